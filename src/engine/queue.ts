@@ -1,0 +1,104 @@
+/**
+ * The durable job queue: pg-boss on the project's own pool. Jobs survive crashes (an expired
+ * active job is retried), can be delayed (`startAfter`), and one per task waits at a time
+ * (queue policy `short` + singletonKey = task id: a second "advance T" while one is queued is
+ * the same job, since the queued one will read everything when it runs).
+ */
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Queryable } from '../db/queryable.js';
+import type { Logger } from '../logger.js';
+
+export interface SendOptions {
+  /** Enqueue inside the caller's transaction. */
+  db?: Queryable;
+  singletonKey?: string;
+  startAfter?: Date;
+}
+
+export interface JobQueue {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Creates the queue (idempotent) with per-key dedupe of waiting jobs. */
+  declare(name: string): Promise<void>;
+  /** Enqueues a job; with `db`, call `wake(name)` once the caller's transaction has committed. */
+  send(name: string, data: object, options?: SendOptions): Promise<string | null>;
+  /** Tells this process's idle workers on `name` to fetch now rather than at their next poll. */
+  wake(name: string): void;
+  /** Runs `concurrency` workers on `name`; a handler that throws has its job retried with backoff. */
+  work<T extends object>(name: string, concurrency: number, handler: (data: T) => Promise<void>): Promise<void>;
+}
+
+export interface QueueOptions {
+  pool: pg.Pool;
+  logger: Logger;
+  /** How long a job may run before it counts as lost (its worker died) and is retried. */
+  expireSeconds: number;
+  /** Seconds between polls when nothing in this process said there is work. */
+  pollingSeconds?: number;
+}
+
+export function createQueue(options: QueueOptions): JobQueue {
+  const { pool, logger } = options;
+  const boss = new PgBoss({
+    db: { executeSql: (text, values) => pool.query(text, values) },
+    schema: 'pgboss',
+    schedule: false,
+    expireInSeconds: options.expireSeconds,
+    retryLimit: 8,
+    retryDelay: 1,
+    retryBackoff: true,
+    monitorStateIntervalSeconds: 30,
+    maintenanceIntervalSeconds: 30,
+  });
+  boss.on('error', (error) => logger.warn({ err: error }, 'job queue error'));
+  const workerIds = new Map<string, string[]>();
+  const declared = new Set<string>();
+
+  const wake = (name: string) => {
+    for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
+  };
+
+  return {
+    start: async () => {
+      await boss.start();
+    },
+    stop: async () => {
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    },
+    declare: async (name) => {
+      if (declared.has(name)) return;
+      if (!(await boss.getQueue(name))) {
+        try {
+          await boss.createQueue(name, { name, policy: 'short' });
+        } catch (error) {
+          // Two processes declaring at once: the loser finds the queue made.
+          if (!(await boss.getQueue(name))) throw error;
+        }
+      }
+      declared.add(name);
+    },
+    send: async (name, data, opts = {}) => {
+      const id = await boss.send(name, data, {
+        singletonKey: opts.singletonKey,
+        startAfter: opts.startAfter,
+        db: opts.db && { executeSql: (text: string, values: unknown[]) => (opts.db as Queryable).query(text, values) },
+      });
+      // A job sent inside a transaction is invisible until the caller commits; the caller wakes then.
+      if (!opts.db) wake(name);
+      return id;
+    },
+    wake,
+    work: async <T extends object>(name: string, concurrency: number, handler: (data: T) => Promise<void>) => {
+      const ids: string[] = [];
+      for (let i = 0; i < concurrency; i++) {
+        ids.push(
+          await boss.work<T>(name, { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5 }, async (jobs) => {
+            for (const job of jobs) await handler(job.data);
+          }),
+        );
+      }
+      workerIds.set(name, [...(workerIds.get(name) ?? []), ...ids]);
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * Advancing a task: the job handler behind "advance task T". It holds the task's advisory lock
+ * while it runs, so two workers (or two replicas) never run one graph thread at once: LangGraph
+ * itself would run a doubly resumed node twice and fork the history. Everything it does is
+ * derived from the database, so running it again after a crash, or for nothing, is harmless:
+ *
+ * 1. deliver events left undelivered;
+ * 2. pick the input: the task's start, the decisions not yet applied (resumed by interrupt id),
+ *    or nothing but a retry of a step that failed or was cut off by a crash;
+ * 3. run the graph; 4. turn pending interrupts into reviews, or finish the task;
+ * 5. prune superseded checkpoints; 6. deliver the new events.
+ */
+import { Command, type LangGraphRunnableConfig, type StateSnapshot } from '@langchain/langgraph';
+import type pg from 'pg';
+import { isConnectionError } from '../db/queryable.js';
+import type { Logger } from '../logger.js';
+import { excerpt } from '../llm/scripted.js';
+import { checkpointSettings, type WorkflowsConfig } from '../workflow-config.js';
+import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
+import type { Outbox } from './outbox.js';
+import { pruneCheckpoints } from './prune.js';
+import * as store from './store.js';
+import { toReviewRequest } from './review-request.js';
+import { type Clock, FINAL_STATUSES, type ReviewSettings, type Task } from './types.js';
+
+export interface LoadedWorkflow {
+  definition: WorkflowDefinition;
+  graph: RunnableGraph;
+}
+
+export interface RunnerDeps {
+  pool: pg.Pool;
+  outbox: Outbox;
+  workflows: ReadonlyMap<string, LoadedWorkflow>;
+  config: WorkflowsConfig;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The pending interrupts of a graph state: listed in `tasks`, not yet answered (`result` unset). */
+export function pendingInterrupts(state: StateSnapshot): { id: string; value: unknown }[] {
+  return state.tasks
+    .filter((t) => (t as { result?: unknown }).result === undefined)
+    .flatMap((t) => t.interrupts.map((i) => ({ id: i.id as string, value: i.value })));
+}
+
+export function createRunner(deps: RunnerDeps) {
+  const { pool, outbox, logger } = deps;
+  const inFlight = new Map<string, AbortController>();
+
+  async function withTaskLock<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`signoff:task:${taskId}`]);
+      try {
+        return await fn();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`signoff:task:${taskId}`]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  async function advance(taskId: string): Promise<void> {
+    await withTaskLock(taskId, async () => {
+      await outbox.deliver(taskId);
+      const task = await store.getTask(pool, taskId);
+      if (!task) return;
+      if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed') await step(task);
+      await pruneCheckpoints(pool, taskId);
+      await outbox.deliver(taskId);
+    });
+  }
+
+  async function step(task: Task): Promise<void> {
+    const log = logger.child({ task: task.id, workflow: task.workflow });
+    const workflow = deps.workflows.get(task.workflow);
+    if (!workflow) {
+      await store.setStatus(pool, task.id, 'failed', `the workflow "${task.workflow}" is not available any more`);
+      return;
+    }
+    const config: LangGraphRunnableConfig = {
+      configurable: { thread_id: task.id, __pregel_strict_resume: true },
+    };
+    const before = await workflow.graph.getState(config);
+    const pending = new Set(pendingInterrupts(before).map((i) => i.id));
+    const decided = await store.unappliedDecisions(pool, task.id);
+    // A decision whose interrupt is no longer pending was consumed by a run that crashed before
+    // it could say so; nothing is resumed twice.
+    await store.markApplied(
+      pool,
+      decided.filter((r) => !pending.has(r.id)).map((r) => r.id),
+    );
+    const toApply = decided.filter((r) => pending.has(r.id));
+
+    let input: unknown;
+    if (!before.createdAt) input = workflow.definition.input(task);
+    else if (toApply.length) input = new Command({ resume: Object.fromEntries(toApply.map((r) => [r.id, r.decision])) });
+    else if (before.next.length && pending.size === 0) input = null;
+
+    if (input !== undefined) {
+      await store.setStatus(pool, task.id, 'working', null);
+      await outbox.deliver(task.id);
+      const controller = new AbortController();
+      inFlight.set(task.id, controller);
+      try {
+        log.debug({ resumes: toApply.map((r) => r.id) }, 'running graph');
+        await workflow.graph.invoke(input, { ...config, signal: controller.signal });
+        await store.markApplied(
+          pool,
+          toApply.map((r) => r.id),
+        );
+      } catch (error) {
+        if (isConnectionError(error)) throw error;
+        const current = await store.getTask(pool, task.id);
+        if (current?.status === 'cancelled') return;
+        log.warn({ err: error }, 'workflow step failed');
+        const reason = excerpt(error instanceof Error ? error.message : String(error), 300);
+        await store.setStatus(pool, task.id, 'failed', reason);
+        return;
+      } finally {
+        inFlight.delete(task.id);
+      }
+    }
+    await settle(task, workflow, config);
+  }
+
+  /** After a run: pending interrupts become reviews (waiting), or the task is finished. */
+  async function settle(task: Task, workflow: LoadedWorkflow, config: LangGraphRunnableConfig): Promise<void> {
+    const current = await store.getTask(pool, task.id);
+    if (!current || FINAL_STATUSES.includes(current.status)) return;
+    const state = await workflow.graph.getState(config);
+    const interrupts = pendingInterrupts(state);
+    if (interrupts.length) {
+      for (const interrupt of interrupts) {
+        const request = toReviewRequest(interrupt.value);
+        const settings = reviewSettings(deps.config, task.workflow, request.kind);
+        const dueAt = settings.timeoutSeconds ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000) : null;
+        const review = await store.insertReview(pool, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
+        if (review) await store.insertEvent(pool, task.id, `review:${review.id}`, { type: 'review_requested', review });
+      }
+      await store.setStatus(pool, task.id, 'waiting', null);
+      return;
+    }
+    if (state.next.length === 0) {
+      const outcome = workflow.definition.outcome(state.values as Record<string, unknown>);
+      await store.setStatus(pool, task.id, outcome.status, outcome.reason ?? null);
+    }
+  }
+
+  return {
+    advance,
+    /** Stops the task's graph run if it runs in this process (cancel, redirect). */
+    abort: (taskId: string) => inFlight.get(taskId)?.abort(new Error('cancelled')),
+  };
+}
+
+export type Runner = ReturnType<typeof createRunner>;
+
+export function reviewSettings(config: WorkflowsConfig, workflow: string, checkpoint: string): ReviewSettings {
+  const c = checkpointSettings(config, workflow, checkpoint);
+  return {
+    reviewers: c.reviewers,
+    allowSelfApproval: c.allowSelfApproval,
+    timeoutSeconds: c.timeout,
+    onTimeout: c.onTimeout,
+    allowSkip: c.allowSkip,
+    dmReviewers: c.dmReviewers,
+    feedback: c.feedback,
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * SQL for the engine's own tables. Every function takes a `Queryable`, so callers choose
+ * whether it runs on the pool or inside their transaction.
+ */
+import type { Queryable } from '../db/queryable.js';
+import type {
+  Decision,
+  DeliveredEvent,
+  EngineEvent,
+  Review,
+  ReviewRequest,
+  ReviewSettings,
+  Surface,
+  Task,
+  TaskStatus,
+} from './types.js';
+
+interface TaskRow {
+  id: string;
+  workflow: string;
+  surface: Surface;
+  text: string;
+  requester: string;
+  origin: Record<string, unknown>;
+  status: TaskStatus;
+  status_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ReviewRow {
+  id: string;
+  task_id: string;
+  checkpoint: string;
+  request: ReviewRequest;
+  settings: ReviewSettings;
+  status: Review['status'];
+  decision: Decision | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  due_at: Date | null;
+  created_at: Date;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const toTask = (r: TaskRow): Task => ({
+  id: r.id,
+  workflow: r.workflow,
+  surface: r.surface,
+  text: r.text,
+  requester: r.requester,
+  origin: r.origin,
+  status: r.status,
+  statusReason: r.status_reason,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
+
+const toReview = (r: ReviewRow): Review => ({
+  id: r.id,
+  taskId: r.task_id,
+  checkpoint: r.checkpoint,
+  request: r.request,
+  settings: r.settings,
+  status: r.status,
+  decision: r.decision,
+  decidedBy: r.decided_by,
+  decidedAt: iso(r.decided_at),
+  dueAt: iso(r.due_at),
+  createdAt: r.created_at.toISOString(),
+});
+
+export interface NewTask {
+  id: string;
+  workflow: string;
+  surface: Surface;
+  text: string;
+  requester: string;
+  origin: Record<string, unknown>;
+}
+
+/** Inserts the task unless one with that id exists; returns it and whether it is new. */
+export async function insertTask(db: Queryable, t: NewTask): Promise<{ task: Task; created: boolean }> {
+  const inserted = await db.query<TaskRow>(
+    `INSERT INTO signoff.tasks (id, workflow, surface, text, requester, origin)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING *`,
+    [t.id, t.workflow, t.surface, t.text, t.requester, t.origin],
+  );
+  if (inserted.rows[0]) return { task: toTask(inserted.rows[0]), created: true };
+  const existing = await getTask(db, t.id);
+  return { task: existing as Task, created: false };
+}
+
+export async function getTask(db: Queryable, id: string, forUpdate = false): Promise<Task | undefined> {
+  const r = await db.query<TaskRow>(`SELECT * FROM signoff.tasks WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return r.rows[0] && toTask(r.rows[0]);
+}
+
+export async function listTasks(db: Queryable, opts: { surface?: Surface; limit?: number } = {}): Promise<Task[]> {
+  const r = await db.query<TaskRow>(
+    `SELECT * FROM signoff.tasks WHERE ($1::text IS NULL OR surface = $1)
+     ORDER BY updated_at DESC LIMIT $2`,
+    [opts.surface ?? null, opts.limit ?? 50],
+  );
+  return r.rows.map(toTask);
+}
+
+/**
+ * Moves the task to `status` and records a status event, unless it is already there or in a
+ * final state (a cancelled task stays cancelled whatever a late run says). Returns the event key.
+ */
+export async function setStatus(
+  db: Queryable,
+  taskId: string,
+  status: TaskStatus,
+  reason: string | null,
+  opts: { fromFinal?: boolean } = {},
+): Promise<boolean> {
+  const r = await db.query<{ version: number }>(
+    `UPDATE signoff.tasks SET status = $2, status_reason = $3, version = version + 1, updated_at = now()
+     WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3)
+       AND ($4 OR status NOT IN ('done', 'rejected', 'cancelled'))
+     RETURNING version`,
+    [taskId, status, reason, opts.fromFinal ?? false],
+  );
+  const row = r.rows[0];
+  if (!row) return false;
+  await insertEvent(db, taskId, `status:${row.version}`, { type: 'task_status', status, reason });
+  return true;
+}
+
+export async function insertReview(
+  db: Queryable,
+  r: { id: string; taskId: string; request: ReviewRequest; settings: ReviewSettings; dueAt: Date | null },
+): Promise<Review | undefined> {
+  const inserted = await db.query<ReviewRow>(
+    `INSERT INTO signoff.reviews (id, task_id, checkpoint, request, settings, due_at)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING *`,
+    [r.id, r.taskId, r.request.kind, r.request, r.settings, r.dueAt],
+  );
+  return inserted.rows[0] && toReview(inserted.rows[0]);
+}
+
+export async function getReview(db: Queryable, id: string, forUpdate = false): Promise<Review | undefined> {
+  const r = await db.query<ReviewRow>(`SELECT * FROM signoff.reviews WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return r.rows[0] && toReview(r.rows[0]);
+}
+
+export async function reviewsOf(db: Queryable, taskId: string, status?: Review['status']): Promise<Review[]> {
+  const r = await db.query<ReviewRow>(
+    `SELECT * FROM signoff.reviews WHERE task_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at, id`,
+    [taskId, status ?? null],
+  );
+  return r.rows.map(toReview);
+}
+
+/** The exactly-once step: only a pending review becomes decided; a second caller gets nothing. */
+export async function decideReview(db: Queryable, id: string, decision: Decision): Promise<Review | undefined> {
+  const r = await db.query<ReviewRow>(
+    `UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = $3, decided_at = now()
+     WHERE id = $1 AND status = 'pending' RETURNING *`,
+    [id, decision, decision.by],
+  );
+  return r.rows[0] && toReview(r.rows[0]);
+}
+
+/** Decisions recorded but not yet consumed by the graph. */
+export async function unappliedDecisions(db: Queryable, taskId: string): Promise<Review[]> {
+  const r = await db.query<ReviewRow>(
+    `SELECT * FROM signoff.reviews WHERE task_id = $1 AND status = 'decided' AND applied_at IS NULL ORDER BY decided_at`,
+    [taskId],
+  );
+  return r.rows.map(toReview);
+}
+
+export async function markApplied(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query('UPDATE signoff.reviews SET applied_at = now() WHERE id = ANY($1) AND applied_at IS NULL', [ids]);
+}
+
+export async function cancelPendingReviews(db: Queryable, taskId: string, exceptIds: string[] = []): Promise<number> {
+  const r = await db.query(
+    `UPDATE signoff.reviews SET status = 'cancelled' WHERE task_id = $1 AND status = 'pending' AND NOT (id = ANY($2))`,
+    [taskId, exceptIds],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** Records an event once per (task, key); returns whether this call recorded it. */
+export async function insertEvent(db: Queryable, taskId: string, key: string, event: EngineEvent): Promise<boolean> {
+  const r = await db.query(
+    'INSERT INTO signoff.events (task_id, key, type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (task_id, key) DO NOTHING',
+    [taskId, key, event.type, event],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
+export async function undeliveredEvents(db: Queryable, taskId: string): Promise<DeliveredEvent[]> {
+  const r = await db.query<{ id: string; task_id: string; key: string; payload: EngineEvent }>(
+    'SELECT id, task_id, key, payload FROM signoff.events WHERE task_id = $1 AND delivered_at IS NULL ORDER BY id',
+    [taskId],
+  );
+  return r.rows.map((row) => ({ id: Number(row.id), taskId: row.task_id, key: row.key, event: row.payload }));
+}
+
+export async function markDelivered(db: Queryable, eventId: number): Promise<void> {
+  await db.query('UPDATE signoff.events SET delivered_at = now() WHERE id = $1', [eventId]);
+}
+
+export async function eventsOf(db: Queryable, taskId: string): Promise<DeliveredEvent[]> {
+  const r = await db.query<{ id: string; task_id: string; key: string; payload: EngineEvent }>(
+    'SELECT id, task_id, key, payload FROM signoff.events WHERE task_id = $1 ORDER BY id',
+    [taskId],
+  );
+  return r.rows.map((row) => ({ id: Number(row.id), taskId: row.task_id, key: row.key, event: row.payload }));
+}
+
+export async function audit(
+  db: Queryable,
+  entry: { taskId?: string; reviewId?: string; actor: string; action: string; detail?: Record<string, unknown> },
+): Promise<void> {
+  await db.query('INSERT INTO signoff.audit (task_id, review_id, actor, action, detail) VALUES ($1, $2, $3, $4, $5)', [
+    entry.taskId ?? null,
+    entry.reviewId ?? null,
+    entry.actor,
+    entry.action,
+    entry.detail ?? {},
+  ]);
+}

@@ -1,0 +1,28 @@
+/**
+ * Chooses the chat model for each agent: an OpenAI-compatible server when a key is given,
+ * otherwise the scripted offline model. Workflows receive `ModelFor` and never read config.
+ */
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { ChatOpenAI } from '@langchain/openai';
+import type { Config } from '../config.js';
+import type { AgentConfig } from '../workflow-config.js';
+import { ScriptedChatModel } from './scripted.js';
+
+/** Returns the model an agent speaks with, given its display name and its config entry. */
+export type ModelFor = (agent: { name: string; config?: AgentConfig }) => BaseChatModel;
+
+export function createModelFor(model: Config['model']): ModelFor {
+  if (!model.apiKey) {
+    return ({ name }) => new ScriptedChatModel({ agent: name, delayMs: model.scriptedDelayMs });
+  }
+  return ({ config }) =>
+    new ChatOpenAI({
+      model: config?.model ?? model.name,
+      apiKey: model.apiKey,
+      temperature: config?.temperature,
+      // Timeouts, 429 and 5xx are retried with exponential backoff before the step fails.
+      maxRetries: 4,
+      timeout: 120_000,
+      configuration: model.baseUrl ? { baseURL: model.baseUrl } : undefined,
+    });
+}

@@ -1,0 +1,115 @@
+/**
+ * The offline model (the seeds' "parrot services"): deterministic answers computed from the
+ * prompt, each clearly marked as offline, so every workflow runs end to end without a key.
+ *
+ * Rules, in order:
+ * - a system prompt containing `Answer with exactly one of: a, b, c` → the first option named in
+ *   the latest human message, else the first option (routing decisions);
+ * - otherwise a short reply that names the agent and the task, says whether it answers feedback
+ *   (quoting it) and how many messages of context it was given (so a test can see the full
+ *   history arrived).
+ */
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
+
+export const OFFLINE_MARK = '[offline model]';
+
+export interface ScriptedModelOptions extends BaseChatModelParams {
+  /** Who is speaking, for the reply text. */
+  agent?: string;
+  /** Simulated thinking time per call; aborted calls stop waiting at once. */
+  delayMs?: number;
+  /** Test hook: the first `failures` calls throw like an overloaded server (HTTP 503). */
+  failures?: number;
+}
+
+const ONE_OF = /Answer with exactly one of:\s*([^\n.]+)/i;
+
+function text(message: BaseMessage): string {
+  return typeof message.content === 'string'
+    ? message.content
+    : message.content.map((part) => ('text' in part ? part.text : '')).join('');
+}
+
+/** A one-line excerpt; long input is cut at a word boundary. */
+export function excerpt(s: string, max = 90): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max - 20))}…`;
+}
+
+export function scriptedReply(messages: BaseMessage[], agent: string): string {
+  const system = messages.filter((m) => m.getType() === 'system').map(text).join('\n');
+  const humans = messages.filter((m) => m.getType() === 'human');
+  const latest = humans.length ? text(humans[humans.length - 1] as BaseMessage) : '';
+  const choice = ONE_OF.exec(system);
+  if (choice) {
+    const options = (choice[1] as string)
+      .split(',')
+      .map((o) => o.trim().toLowerCase())
+      .filter(Boolean);
+    const lower = latest.toLowerCase();
+    return options.find((o) => lower.includes(o)) ?? options[0] ?? '';
+  }
+  const context = messages.filter((m) => m.getType() !== 'system').length;
+  const task = humans.length ? text(humans[0] as BaseMessage).replace(/^Task:\s*/, '').split('\n')[0] ?? '' : '';
+  const feedback = /(?:^|\n)(?:Feedback|\[round \d+\] Human feedback):\s*([^\n]*)\s*$/.exec(latest);
+  const speaker = /^([A-Z][\w ]{0,40}):/.exec(latest);
+  const clause = feedback
+    ? `revised to address the feedback "${excerpt(feedback[1] ?? '', 80)}"`
+    : humans.length > 1 && speaker
+      ? `building on what ${speaker[1]} said`
+      : 'a first draft';
+  return `${OFFLINE_MARK} ${agent} on "${excerpt(task, 60)}": ${clause} (read ${context} message${context === 1 ? '' : 's'} of context).`;
+}
+
+export class ScriptedChatModel extends BaseChatModel {
+  private calls = 0;
+  private readonly agent: string;
+  private readonly delayMs: number;
+  private readonly failures: number;
+
+  constructor(options: ScriptedModelOptions = {}) {
+    super(options);
+    this.agent = options.agent ?? 'Agent';
+    this.delayMs = options.delayMs ?? 0;
+    this.failures = options.failures ?? 0;
+  }
+
+  _llmType(): string {
+    return 'signoff-scripted';
+  }
+
+  async _generate(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    this.calls += 1;
+    if (this.delayMs > 0) await sleep(this.delayMs, options.signal);
+    options.signal?.throwIfAborted();
+    if (this.calls <= this.failures) {
+      throw Object.assign(new Error('503 The offline model is overloaded (simulated)'), { status: 503 });
+    }
+    const reply = scriptedReply(messages, this.agent);
+    return { generations: [{ text: reply, message: new AIMessage(reply) }] };
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

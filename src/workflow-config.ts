@@ -1,0 +1,131 @@
+/**
+ * The workflow config file (YAML): which workflows are on, who reviews each checkpoint, timeouts,
+ * agents' models and prompts, loop limits. Every field is optional; no file at all means defaults.
+ * Errors name the file, the line, the field's path and what was expected.
+ */
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { SignoffError } from './errors.js';
+
+const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/;
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
+
+/** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
+const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'number') return v;
+  const m = DURATION.exec(v.trim());
+  if (!m) {
+    ctx.addIssue({ code: 'custom', message: 'expected a duration such as 90s, 30m, 2h or 1d' });
+    return z.NEVER;
+  }
+  return Number(m[1]) * UNIT_SECONDS[m[2] as keyof typeof UNIT_SECONDS];
+});
+
+/** `requester`, `anyone` (anyone in the channel), a user id (U…/W…) or a user group id (S…). */
+const reviewer = z
+  .string()
+  .regex(/^(requester|anyone|[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected requester, anyone, a user id (U…) or a user group id (S…)');
+
+export const checkpointSchema = z
+  .object({
+    reviewers: z.array(reviewer).min(1).default(['anyone']),
+    /** May the person who started the task approve its own work? */
+    allowSelfApproval: z.boolean().default(true),
+    timeout: duration.optional(),
+    onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind']).default('remind'),
+    /** Reminder pings before the deadline (seconds each); default: one at half time. */
+    reminders: z.array(duration).optional(),
+    allowSkip: z.boolean().default(false),
+    /** Also message reviewers directly with a link to the thread. */
+    dmReviewers: z.boolean().default(false),
+    /** Limits on typed feedback (seed 004's validation). */
+    feedback: z
+      .object({ minLength: z.number().int().min(0).default(1), maxLength: z.number().int().min(1).max(3000).default(3000) })
+      .strict()
+      .default({ minLength: 1, maxLength: 3000 }),
+  })
+  .strict();
+export type CheckpointConfig = z.infer<typeof checkpointSchema>;
+
+const agentSchema = z
+  .object({
+    /** Shown as the author of the agent's messages. */
+    name: z.string().min(1).max(80).optional(),
+    model: z.string().min(1).optional(),
+    prompt: z.string().min(1).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+  })
+  .strict();
+export type AgentConfig = z.infer<typeof agentSchema>;
+
+const workflowSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    description: z.string().optional(),
+    /** Slack channel ids where the workflow may start; absent = everywhere. */
+    channels: z.array(z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'expected a channel id such as C0123ABC')).optional(),
+    /** Switch human review off for this workflow (seed 002, property 5). */
+    review: z.boolean().default(true),
+    maxIterations: z.number().int().min(1).max(50).optional(),
+    maxRevisions: z.number().int().min(1).max(100).optional(),
+    specialists: z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'expected a lowercase name')).min(1).optional(),
+    agents: z.record(z.string(), agentSchema).default({}),
+    checkpoints: z.record(z.string(), checkpointSchema).default({}),
+  })
+  .strict();
+export type WorkflowConfig = z.infer<typeof workflowSchema>;
+
+const fileSchema = z
+  .object({
+    defaults: z.object({ checkpoint: checkpointSchema.optional() }).strict().default({}),
+    workflows: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema).default({}),
+  })
+  .strict();
+export type WorkflowsConfig = z.infer<typeof fileSchema>;
+
+/** Settings for one checkpoint: the workflow's own, else the file's default, else built-in defaults. */
+export function checkpointSettings(config: WorkflowsConfig, workflow: string, checkpoint: string): CheckpointConfig {
+  return (
+    config.workflows[workflow]?.checkpoints[checkpoint] ??
+    config.defaults.checkpoint ??
+    checkpointSchema.parse({})
+  );
+}
+
+export function workflowSettings(config: WorkflowsConfig, workflow: string): WorkflowConfig {
+  return config.workflows[workflow] ?? workflowSchema.parse({});
+}
+
+export function parseWorkflowConfig(text: string, file: string): WorkflowsConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length) {
+    const lines = doc.errors.map((e) => {
+      const pos = lineCounter.linePos(e.pos[0]);
+      return `${file}:${pos.line}:${pos.col} ${e.message.split('\n')[0]}`;
+    });
+    throw new SignoffError('config_invalid', lines.join('\n'));
+  }
+  const raw = doc.toJS() ?? {};
+  const result = fileSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const path = issue.path.map(String);
+    const where = locate(doc, lineCounter, path);
+    return `${file}:${where} ${path.join('.') || '(top level)'}: ${issue.message}`;
+  });
+  throw new SignoffError('config_invalid', lines.join('\n'));
+}
+
+/** The line of the deepest node of `path` that exists (a missing key points at its parent). */
+function locate(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: string[]): string {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth), true);
+    const range = isScalar(node) || isMap(node) ? node.range : (node as { range?: [number, number, number] } | undefined)?.range;
+    if (range) {
+      const pos = counter.linePos(range[0]);
+      return `${pos.line}:${pos.col}`;
+    }
+  }
+  return '1:1';
+}

@@ -1,0 +1,6 @@
+import { pairWorkflow } from './pair/pair-graph.js';
+import type { WorkflowDefinition } from './shared/types.js';
+import { specialistWorkflow } from './specialist/specialist-graph.js';
+
+/** The built-in workflows, by name. */
+export const BUILT_IN_WORKFLOWS: readonly WorkflowDefinition[] = [pairWorkflow, specialistWorkflow];

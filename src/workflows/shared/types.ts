@@ -1,0 +1,33 @@
+/**
+ * What a workflow is to the engine: a compiled LangGraph graph plus how to start it and how to
+ * read its ending. Nothing here knows about Slack or the terminal.
+ */
+import type { BaseCheckpointSaver, LangGraphRunnableConfig, StateSnapshot } from '@langchain/langgraph';
+import type { ModelFor } from '../../llm/models.js';
+import type { WorkflowConfig } from '../../workflow-config.js';
+
+/** Posts an agent's message to wherever the task is shown, once per graph step. */
+export type Say = (config: LangGraphRunnableConfig, message: { agent: string; text: string; part?: number }) => Promise<void>;
+
+export interface WorkflowDeps {
+  modelFor: ModelFor;
+  say: Say;
+  settings: WorkflowConfig;
+  checkpointer: BaseCheckpointSaver;
+}
+
+/** The part of a compiled graph the engine uses. */
+export interface RunnableGraph {
+  invoke(input: unknown, config: LangGraphRunnableConfig): Promise<unknown>;
+  getState(config: LangGraphRunnableConfig): Promise<StateSnapshot>;
+}
+
+export interface WorkflowDefinition {
+  name: string;
+  description: string;
+  build(deps: WorkflowDeps): RunnableGraph;
+  /** The graph's input for a new task. */
+  input(task: { text: string; requester: string }): Record<string, unknown>;
+  /** How a finished run ended, from its final state. */
+  outcome(values: Record<string, unknown>): { status: 'done' | 'rejected'; reason?: string };
+}

@@ -1,0 +1,142 @@
+/**
+ * Workflow `specialist` (seed 002): a planner routes the task to one specialist; a person reviews
+ * the result. Revise goes straight back to the specialist with the feedback and the whole history,
+ * as many times as needed; approve completes; reject ends. Review can be switched off. A failed
+ * agent says so in the thread and offers Retry (seed 002's error rules).
+ */
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { excerpt } from '../../llm/scripted.js';
+import { contentOf } from '../shared/messages.js';
+import { askReview } from '../shared/review.js';
+import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
+import { DEFAULT_SPECIALISTS, plannerPrompt, renderHistory, specialistPrompt, title } from './prompts.js';
+import { SpecialistState, type SpecialistStateType } from './specialist-state.js';
+
+type Node = 'planner' | 'specialist_agent' | 'review' | 'failed' | typeof END;
+
+/** Seed 002 routing: a failure waits for a person; otherwise review when enabled (property 1/5). */
+export const afterPlanner = (s: Pick<SpecialistStateType, 'failure'>): Node => (s.failure ? 'failed' : 'specialist_agent');
+export const afterSpecialist = (s: Pick<SpecialistStateType, 'failure'>, reviewOn: boolean): Node =>
+  s.failure ? 'failed' : reviewOn ? 'review' : END;
+/** Approve and reject end (property 3); revise goes directly back to the specialist (property 4). */
+export const afterReview = (s: Pick<SpecialistStateType, 'outcome'>): Node => (s.outcome ? END : 'specialist_agent');
+export const afterFailure = (s: Pick<SpecialistStateType, 'outcome' | 'specialist'>): Node =>
+  s.outcome ? END : s.specialist ? 'specialist_agent' : 'planner';
+
+/** Matches a model's routing answer to a configured specialist; unknown answers fall back to the first. */
+export function pickSpecialist(answer: string, specialists: string[]): string {
+  const lower = answer.toLowerCase();
+  return specialists.find((s) => lower.includes(s)) ?? (specialists[0] as string);
+}
+
+export function buildSpecialistGraph(deps: WorkflowDeps) {
+  const specialists = deps.settings.specialists ?? DEFAULT_SPECIALISTS;
+  const reviewOn = deps.settings.review;
+  const plannerConfig = deps.settings.agents.planner;
+  const plannerName = plannerConfig?.name ?? 'Planner';
+  const planner = deps.modelFor({ name: plannerName, config: plannerConfig });
+  const agentFor = (specialist: string) => {
+    const config = deps.settings.agents[specialist];
+    const name = config?.name ?? `${title(specialist)} specialist`;
+    return { name, prompt: config?.prompt ?? specialistPrompt(specialist), model: deps.modelFor({ name, config }) };
+  };
+
+  const plan = async (state: SpecialistStateType, config: LangGraphRunnableConfig) => {
+    try {
+      const answer = await planner.invoke(
+        [new SystemMessage(plannerConfig?.prompt ?? plannerPrompt(specialists)), new HumanMessage(state.originalTask)],
+        { signal: config.signal },
+      );
+      const specialist = pickSpecialist(contentOf(answer), specialists);
+      const result = `Routing this to the ${specialist} specialist.`;
+      await deps.say(config, { agent: plannerName, text: result });
+      return { specialist, failure: null, history: [{ iteration: state.iteration, agent: plannerName, result }] };
+    } catch (error) {
+      return failed(config, plannerName, 'planner', error);
+    }
+  };
+
+  const work = async (state: SpecialistStateType, config: LangGraphRunnableConfig) => {
+    const agent = agentFor(state.specialist as string);
+    try {
+      const answer = await agent.model.invoke(
+        [new SystemMessage(agent.prompt), new HumanMessage(renderHistory(state.originalTask, state.history))],
+        { signal: config.signal },
+      );
+      const result = contentOf(answer);
+      await deps.say(config, { agent: agent.name, text: result });
+      return { result, failure: null, history: [{ iteration: state.iteration, agent: agent.name, result }] };
+    } catch (error) {
+      return failed(config, agent.name, 'specialist', error);
+    }
+  };
+
+  const failed = async (
+    config: LangGraphRunnableConfig,
+    name: string,
+    agent: 'planner' | 'specialist',
+    error: unknown,
+  ) => {
+    if (config.signal?.aborted) throw error;
+    const message = excerpt(error instanceof Error ? error.message : String(error), 300);
+    await deps.say(config, { agent: name, text: `I could not finish this step: ${message}` });
+    return { failure: { agent, message } };
+  };
+
+  const review = (state: SpecialistStateType) => {
+    const agent = agentFor(state.specialist as string);
+    const decision = askReview({
+      kind: 'review',
+      title: `Approve the ${agent.name}'s result?`,
+      body: state.result ?? '',
+      round: state.iteration,
+      labels: { revise: 'Revise' },
+    });
+    if (decision.action === 'revise' && decision.feedback?.trim()) {
+      return {
+        iteration: state.iteration + 1,
+        history: [{ iteration: state.iteration, agent: 'HITL', userFeedback: decision.feedback.trim() }],
+      };
+    }
+    return { outcome: decision.action === 'reject' ? ('rejected' as const) : ('done' as const) };
+  };
+
+  const retry = (state: SpecialistStateType) => {
+    const failure = state.failure as NonNullable<SpecialistStateType['failure']>;
+    const decision = askReview({
+      kind: 'retry',
+      title: `The ${failure.agent} failed. Retry?`,
+      body: failure.message,
+      round: state.iteration,
+      labels: { approve: 'Retry', revise: 'Retry with instructions', reject: 'Give up' },
+    });
+    if (decision.action === 'reject') return { outcome: 'rejected' as const, failure: null };
+    const feedback = decision.action === 'revise' ? decision.feedback?.trim() : undefined;
+    return {
+      failure: null,
+      history: feedback ? [{ iteration: state.iteration, agent: 'HITL', userFeedback: feedback }] : [],
+    };
+  };
+
+  return new StateGraph(SpecialistState)
+    .addNode('planner', plan)
+    .addNode('specialist_agent', work)
+    .addNode('review', review)
+    .addNode('failed', retry)
+    .addEdge(START, 'planner')
+    .addConditionalEdges('planner', afterPlanner, ['specialist_agent', 'failed'])
+    .addConditionalEdges('specialist_agent', (s) => afterSpecialist(s, reviewOn), ['review', 'failed', END])
+    .addConditionalEdges('review', afterReview, ['specialist_agent', END])
+    .addConditionalEdges('failed', afterFailure, ['planner', 'specialist_agent', END])
+    .compile({ checkpointer: deps.checkpointer });
+}
+
+export const specialistWorkflow: WorkflowDefinition = {
+  name: 'specialist',
+  description: 'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
+  build: buildSpecialistGraph,
+  input: (task) => ({ originalTask: task.text }),
+  outcome: (values) =>
+    values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },
+};
