@@ -2,9 +2,10 @@
  * Entry point for `npm start` and `signoff …`: Slack when its tokens are set, the terminal
  * otherwise. Configuration errors are printed one per line and exit 2.
  */
-import { createFeed } from './cli/printer.js';
+
 import { runCommand, USAGE } from './cli/commands.js';
 import { linesFrom } from './cli/lines.js';
+import { createFeed } from './cli/printer.js';
 import { loadConfig } from './config.js';
 import { isSignoffError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -23,7 +24,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (config.slack && argv.length === 0) {
-    err.write('Slack tokens are set, but the Slack surface is not part of this build yet. Unset them to use the terminal.\n');
+    err.write(
+      'Slack tokens are set, but the Slack surface is not part of this build yet. Unset them to use the terminal.\n',
+    );
     return 2;
   }
   if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
@@ -33,7 +36,10 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(config.logLevel ?? 'warn');
   const lines = linesFrom(process.stdin);
   let feed: ReturnType<typeof createFeed> | undefined;
-  const app = await openSignoff(config, { logger, sinks: { cli: (...args) => (feed as NonNullable<typeof feed>).sink(...args) } });
+  const app = await openSignoff(config, {
+    logger,
+    sinks: { cli: (...args) => (feed as NonNullable<typeof feed>).sink(...args) },
+  });
   feed = createFeed({ events: app.engine.events, out });
   const stop = async () => {
     lines.close();

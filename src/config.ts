@@ -75,10 +75,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const problems: string[] = parsed.success
     ? []
     : parsed.error.issues.map((i) => i.message || `${i.path.join('.')}: invalid`);
+  // Report a half-configured Slack too, even when another variable is already wrong.
+  const slack = slackFrom(parsed.success ? parsed.data : lenient(env), problems);
   if (!parsed.success) throw new SignoffError('config_invalid', problems.join('\n'));
   const e = parsed.data;
 
-  const slack = slackFrom(e, problems);
   const configPath = e.SIGNOFF_CONFIG ? resolve(cwd, e.SIGNOFF_CONFIG) : undefined;
   let workflows: WorkflowsConfig = parseWorkflowConfig('', '(defaults)');
   if (configPath) {
@@ -115,8 +116,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
 }
 
+type SlackEnv = Pick<
+  z.infer<typeof envSchema>,
+  'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL' | 'PORT'
+>;
+
+const lenient = (env: Env): SlackEnv => ({
+  SLACK_BOT_TOKEN: env.SLACK_BOT_TOKEN?.trim() || undefined,
+  SLACK_SIGNING_SECRET: env.SLACK_SIGNING_SECRET?.trim() || undefined,
+  SLACK_APP_TOKEN: env.SLACK_APP_TOKEN?.trim() || undefined,
+  SLACK_API_URL: env.SLACK_API_URL?.trim() || undefined,
+  PORT: 0,
+});
+
 /** Slack is all or nothing: a half-configured Slack is an error, never a silent fallback. */
-function slackFrom(e: z.infer<typeof envSchema>, problems: string[]): Config['slack'] {
+function slackFrom(e: SlackEnv, problems: string[]): Config['slack'] {
   const any = e.SLACK_BOT_TOKEN || e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN;
   if (!any) return undefined;
   if (!e.SLACK_BOT_TOKEN) {
@@ -124,7 +138,11 @@ function slackFrom(e: z.infer<typeof envSchema>, problems: string[]): Config['sl
     return undefined;
   }
   if (e.SLACK_APP_TOKEN) {
-    return { botToken: e.SLACK_BOT_TOKEN, mode: { kind: 'socket', appToken: e.SLACK_APP_TOKEN }, apiUrl: e.SLACK_API_URL };
+    return {
+      botToken: e.SLACK_BOT_TOKEN,
+      mode: { kind: 'socket', appToken: e.SLACK_APP_TOKEN },
+      apiUrl: e.SLACK_API_URL,
+    };
   }
   if (!e.SLACK_SIGNING_SECRET) {
     problems.push(

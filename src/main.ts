@@ -11,7 +11,7 @@ import { createEngine, type Engine } from './engine/engine.js';
 import { createOutbox } from './engine/outbox.js';
 import { CHECKPOINT_SCHEMA } from './engine/prune.js';
 import { createQueue, type JobQueue } from './engine/queue.js';
-import { createRunner, type LoadedWorkflow } from './engine/runner.js';
+import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.js';
 import { type Clock, type Sink, type Surface, systemClock } from './engine/types.js';
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
@@ -23,6 +23,7 @@ export interface Signoff {
   config: Config;
   db: Database;
   engine: Engine;
+  runner: Runner;
   queue: JobQueue;
   checkpointer: PostgresSaver;
   close(): Promise<void>;
@@ -53,7 +54,12 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
   const { logger } = options;
   const db =
     options.database ??
-    (await openDatabase({ url: config.database.url, dataDir: config.database.dataDir, logger, poolSize: config.queue.workers * 2 + 10 }));
+    (await openDatabase({
+      url: config.database.url,
+      dataDir: config.database.dataDir,
+      logger,
+      poolSize: config.queue.workers * 2 + 10,
+    }));
   try {
     const checkpointer = await setupCheckpointer(db.pool);
     const queue = createQueue({ pool: db.pool, logger, expireSeconds: config.queue.expireSeconds });
@@ -67,12 +73,29 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       workflows.set(definition.name, { definition, graph });
     }
     const clock = options.clock ?? systemClock;
-    const runner = createRunner({ pool: db.pool, outbox, workflows, config: config.workflows, clock, logger });
-    const engine = createEngine({ pool: db.pool, queue, outbox, runner, workflows, config: config.workflows, clock, logger });
+    const runner = createRunner({
+      pool: db.pool,
+      outbox,
+      workflows,
+      config: config.workflows,
+      clock,
+      logger,
+    });
+    const engine = createEngine({
+      pool: db.pool,
+      queue,
+      outbox,
+      runner,
+      workflows,
+      config: config.workflows,
+      clock,
+      logger,
+    });
     return {
       config,
       db,
       engine,
+      runner,
       queue,
       checkpointer,
       close: async () => {

@@ -24,7 +24,10 @@ const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx)
 /** `requester`, `anyone` (anyone in the channel), a user id (U…/W…) or a user group id (S…). */
 const reviewer = z
   .string()
-  .regex(/^(requester|anyone|[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected requester, anyone, a user id (U…) or a user group id (S…)');
+  .regex(
+    /^(requester|anyone|[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/,
+    'expected requester, anyone, a user id (U…) or a user group id (S…)',
+  );
 
 export const checkpointSchema = z
   .object({
@@ -40,7 +43,10 @@ export const checkpointSchema = z
     dmReviewers: z.boolean().default(false),
     /** Limits on typed feedback (seed 004's validation). */
     feedback: z
-      .object({ minLength: z.number().int().min(0).default(1), maxLength: z.number().int().min(1).max(3000).default(3000) })
+      .object({
+        minLength: z.number().int().min(0).default(1),
+        maxLength: z.number().int().min(1).max(3000).default(3000),
+      })
       .strict()
       .default({ minLength: 1, maxLength: 3000 }),
   })
@@ -63,12 +69,17 @@ const workflowSchema = z
     enabled: z.boolean().default(true),
     description: z.string().optional(),
     /** Slack channel ids where the workflow may start; absent = everywhere. */
-    channels: z.array(z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'expected a channel id such as C0123ABC')).optional(),
+    channels: z
+      .array(z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'expected a channel id such as C0123ABC'))
+      .optional(),
     /** Switch human review off for this workflow (seed 002, property 5). */
     review: z.boolean().default(true),
     maxIterations: z.number().int().min(1).max(50).optional(),
     maxRevisions: z.number().int().min(1).max(100).optional(),
-    specialists: z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'expected a lowercase name')).min(1).optional(),
+    specialists: z
+      .array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'expected a lowercase name'))
+      .min(1)
+      .optional(),
     agents: z.record(z.string(), agentSchema).default({}),
     checkpoints: z.record(z.string(), checkpointSchema).default({}),
   })
@@ -78,13 +89,19 @@ export type WorkflowConfig = z.infer<typeof workflowSchema>;
 const fileSchema = z
   .object({
     defaults: z.object({ checkpoint: checkpointSchema.optional() }).strict().default({}),
-    workflows: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema).default({}),
+    workflows: z
+      .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema)
+      .default({}),
   })
   .strict();
 export type WorkflowsConfig = z.infer<typeof fileSchema>;
 
 /** Settings for one checkpoint: the workflow's own, else the file's default, else built-in defaults. */
-export function checkpointSettings(config: WorkflowsConfig, workflow: string, checkpoint: string): CheckpointConfig {
+export function checkpointSettings(
+  config: WorkflowsConfig,
+  workflow: string,
+  checkpoint: string,
+): CheckpointConfig {
   return (
     config.workflows[workflow]?.checkpoints[checkpoint] ??
     config.defaults.checkpoint ??
@@ -110,7 +127,11 @@ export function parseWorkflowConfig(text: string, file: string): WorkflowsConfig
   const result = fileSchema.safeParse(raw);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
-    const path = issue.path.map(String);
+    // An unknown key is reported at the key itself, not at the map that holds it.
+    const path = [
+      ...issue.path.map(String),
+      ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : []),
+    ];
     const where = locate(doc, lineCounter, path);
     return `${file}:${where} ${path.join('.') || '(top level)'}: ${issue.message}`;
   });
@@ -121,7 +142,10 @@ export function parseWorkflowConfig(text: string, file: string): WorkflowsConfig
 function locate(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: string[]): string {
   for (let depth = path.length; depth >= 0; depth--) {
     const node = doc.getIn(path.slice(0, depth), true);
-    const range = isScalar(node) || isMap(node) ? node.range : (node as { range?: [number, number, number] } | undefined)?.range;
+    const range =
+      isScalar(node) || isMap(node)
+        ? node.range
+        : (node as { range?: [number, number, number] } | undefined)?.range;
     if (range) {
       const pos = counter.linePos(range[0]);
       return `${pos.line}:${pos.col}`;

@@ -4,7 +4,10 @@ const APPROVE = new Set(['', 'approve', 'a', 'yes', 'y', 'ok', 'lgtm', 'accept',
 const REJECT = new Set(['reject', 'r', 'no', 'n']);
 
 /** One typed line → a decision: Enter/approve, reject, or any other text = revise with it. */
-export function parseAnswer(line: string, review: Review): { action: Action; feedback?: string } | { error: string } {
+export function parseAnswer(
+  line: string,
+  review: Review,
+): { action: Action; feedback?: string } | { error: string } {
   const text = line.trim();
   const word = text.toLowerCase();
   const allowed = review.request.actions;

@@ -12,7 +12,7 @@ import { userInfo } from 'node:os';
 import type { Engine } from '../engine/engine.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { LineSource } from './lines.js';
-import { createFeed, type Output, statusWords } from './printer.js';
+import { type createFeed, type Output, statusWords } from './printer.js';
 import { runSession } from './session.js';
 
 export const USAGE = `usage:
@@ -72,7 +72,9 @@ export async function runCommand(
         const tasks = await engine.listTasks({ limit: 50 });
         if (!tasks.length) io.out.write('No tasks yet. Start one with: signoff run <workflow> <task…>\n');
         for (const t of tasks) {
-          io.out.write(`${t.id}  ${t.workflow.padEnd(10)}  ${statusWords(t.status).padEnd(18)}  ${t.updatedAt}  ${t.text.slice(0, 60)}\n`);
+          io.out.write(
+            `${t.id}  ${t.workflow.padEnd(10)}  ${statusWords(t.status).padEnd(18)}  ${t.updatedAt}  ${t.text.slice(0, 60)}\n`,
+          );
         }
         return 0;
       }
@@ -117,10 +119,17 @@ async function startAndFollow(
   return 0;
 }
 
-async function interactive(engine: Engine, feed: ReturnType<typeof createFeed>, io: CliIo, actor: string): Promise<number> {
+async function interactive(
+  engine: Engine,
+  feed: ReturnType<typeof createFeed>,
+  io: CliIo,
+  actor: string,
+): Promise<number> {
   io.out.write(`signoff in the terminal (no Slack tokens set). Workflows:\n${describe(engine)}\n`);
   for (;;) {
-    io.out.write('\nWhat should the agents do? Type "<workflow> <task>" (empty line or end of input to quit)\n> ');
+    io.out.write(
+      '\nWhat should the agents do? Type "<workflow> <task>" (empty line or end of input to quit)\n> ',
+    );
     const line = (await io.lines.next())?.trim();
     if (!line) return 0;
     const [workflow = '', ...words] = line.split(/\s+/);
@@ -134,13 +143,21 @@ async function interactive(engine: Engine, feed: ReturnType<typeof createFeed>, 
 }
 
 async function existing(engine: Engine, id: string | undefined) {
-  if (!id) throw new SignoffError('unknown_task', 'Name the task, e.g. signoff resume cli-1a2b3c4d (see: signoff tasks).');
+  if (!id)
+    throw new SignoffError(
+      'unknown_task',
+      'Name the task, e.g. signoff resume cli-1a2b3c4d (see: signoff tasks).',
+    );
   const task = await engine.getTask(id);
   if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: signoff tasks`);
   return task;
 }
 
-const names = (engine: Engine) => engine.available().map((w) => w.name).join(', ');
+const names = (engine: Engine) =>
+  engine
+    .available()
+    .map((w) => w.name)
+    .join(', ');
 const describe = (engine: Engine) =>
   engine
     .available()

@@ -20,8 +20,12 @@ export const statusWords = (status: Task['status']) => STATUS_WORDS[status];
 export function formatReview(review: Review): string {
   const r = review.request;
   const choices = [
-    r.actions.includes('approve') ? `Enter or "approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}` : undefined,
-    r.actions.includes('revise') ? `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}` : undefined,
+    r.actions.includes('approve')
+      ? `Enter or "approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}`
+      : undefined,
+    r.actions.includes('revise')
+      ? `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}`
+      : undefined,
     r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
   ].filter(Boolean);
   const due = review.dueAt ? `  (due ${review.dueAt})` : '';
@@ -47,7 +51,9 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
       return `→ ${d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
     }
     case 'task_status':
-      return event.status === 'working' ? undefined : `[${statusWords(event.status)}${event.reason ? `: ${event.reason}` : ''}]`;
+      return event.status === 'working'
+        ? undefined
+        : `[${statusWords(event.status)}${event.reason ? `: ${event.reason}` : ''}]`;
   }
 }
 

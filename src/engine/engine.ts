@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { workflowSettings, type WorkflowsConfig } from '../workflow-config.js';
+import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { refusal } from './authorize.js';
 import type { Outbox } from './outbox.js';
 import type { JobQueue } from './queue.js';
@@ -43,7 +43,12 @@ export interface DecideInput {
 
 export type DecideResult =
   | { ok: true; review: Review; task: Task }
-  | { ok: false; code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision'; message: string; review?: Review };
+  | {
+      ok: false;
+      code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision';
+      message: string;
+      review?: Review;
+    };
 
 export interface EngineDeps {
   pool: pg.Pool;
@@ -81,7 +86,10 @@ export function createEngine(deps: EngineDeps) {
   async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
     const names = available(input.channel).map((w) => w.name);
     if (!deps.workflows.has(input.workflow)) {
-      throw new SignoffError('unknown_workflow', `There is no workflow "${input.workflow}". Try one of: ${names.join(', ')}.`);
+      throw new SignoffError(
+        'unknown_workflow',
+        `There is no workflow "${input.workflow}". Try one of: ${names.join(', ')}.`,
+      );
     }
     if (!names.includes(input.workflow)) {
       throw new SignoffError(
@@ -90,9 +98,16 @@ export function createEngine(deps: EngineDeps) {
       );
     }
     const text = input.text.trim();
-    if (!text) throw new SignoffError('empty_task', `Describe the task after the workflow's name, e.g. "${input.workflow} summarise Q3 invoices".`);
+    if (!text)
+      throw new SignoffError(
+        'empty_task',
+        `Describe the task after the workflow's name, e.g. "${input.workflow} summarise Q3 invoices".`,
+      );
     if (text.length > MAX_TASK_LENGTH) {
-      throw new SignoffError('empty_task', `The task is ${text.length} characters long; keep it under ${MAX_TASK_LENGTH}.`);
+      throw new SignoffError(
+        'empty_task',
+        `The task is ${text.length} characters long; keep it under ${MAX_TASK_LENGTH}.`,
+      );
     }
     const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
     const result = await inTransaction(pool, async (db) => {
@@ -106,7 +121,12 @@ export function createEngine(deps: EngineDeps) {
       });
       if (inserted.created) {
         await store.insertEvent(db, id, 'started', { type: 'task_started', task: inserted.task });
-        await store.audit(db, { taskId: id, actor: input.requester, action: 'start', detail: { workflow: input.workflow } });
+        await store.audit(db, {
+          taskId: id,
+          actor: input.requester,
+          action: 'start',
+          detail: { workflow: input.workflow },
+        });
         await enqueue(db, inserted.task);
       }
       return inserted;
@@ -116,51 +136,70 @@ export function createEngine(deps: EngineDeps) {
   }
 
   async function decide(input: DecideInput): Promise<DecideResult> {
-    const refuse = async (code: Exclude<DecideResult, { ok: true }>['code'], message: string, review?: Review) => {
+    const refuse = async (
+      code: Exclude<DecideResult, { ok: true }>['code'],
+      message: string,
+      review?: Review,
+    ) => {
       await store
-        .audit(pool, { taskId: review?.taskId, reviewId: input.reviewId, actor: input.actor.id, action: `refused:${input.action}`, detail: { code, message } })
+        .audit(pool, {
+          taskId: review?.taskId,
+          reviewId: input.reviewId,
+          actor: input.actor.id,
+          action: `refused:${input.action}`,
+          detail: { code, message },
+        })
         .catch((err) => logger.warn({ err }, 'audit failed'));
       return { ok: false as const, code, message, review };
     };
-    type Refused = { refused: readonly [Exclude<DecideResult, { ok: true }>['code'], string]; review?: Review };
-    const outcome = await inTransaction(pool, async (db): Promise<Refused | { review: Review; task: Task }> => {
-      const review = await store.getReview(db, input.reviewId, true);
-      if (!review || (input.taskId !== undefined && review.taskId !== input.taskId)) {
-        return { refused: ['unknown_review', 'That review does not exist here.'] as const };
-      }
-      if (review.status !== 'pending') {
-        const what =
-          review.status === 'decided'
-            ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
-            : 'It was cancelled.';
-        return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
-      }
-      const task = (await store.getTask(db, review.taskId)) as Task;
-      const why = input.automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
-      if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
-      const invalid = invalidDecision(review, input);
-      if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
+    type Refused = {
+      refused: readonly [Exclude<DecideResult, { ok: true }>['code'], string];
+      review?: Review;
+    };
+    const outcome = await inTransaction(
+      pool,
+      async (db): Promise<Refused | { review: Review; task: Task }> => {
+        const review = await store.getReview(db, input.reviewId, true);
+        if (!review || (input.taskId !== undefined && review.taskId !== input.taskId)) {
+          return { refused: ['unknown_review', 'That review does not exist here.'] as const };
+        }
+        if (review.status !== 'pending') {
+          const what =
+            review.status === 'decided'
+              ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
+              : 'It was cancelled.';
+          return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
+        }
+        const task = (await store.getTask(db, review.taskId)) as Task;
+        const why = input.automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
+        if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
+        const invalid = invalidDecision(review, input);
+        if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
 
-      const decision: Decision = {
-        action: input.action,
-        feedback: input.feedback?.trim() || undefined,
-        values: input.values ?? {},
-        by: input.actor.id,
-        at: deps.clock.now().toISOString(),
-        automatic: input.automatic,
-      };
-      const decided = (await store.decideReview(db, review.id, decision)) as Review;
-      await store.insertEvent(db, task.id, `decided:${review.id}`, { type: 'review_decided', review: decided });
-      await store.audit(db, {
-        taskId: task.id,
-        reviewId: review.id,
-        actor: input.actor.id,
-        action: input.action,
-        detail: { feedback: decision.feedback, automatic: input.automatic },
-      });
-      await enqueue(db, task);
-      return { review: decided, task };
-    });
+        const decision: Decision = {
+          action: input.action,
+          feedback: input.feedback?.trim() || undefined,
+          values: input.values ?? {},
+          by: input.actor.id,
+          at: deps.clock.now().toISOString(),
+          automatic: input.automatic,
+        };
+        const decided = (await store.decideReview(db, review.id, decision)) as Review;
+        await store.insertEvent(db, task.id, `decided:${review.id}`, {
+          type: 'review_decided',
+          review: decided,
+        });
+        await store.audit(db, {
+          taskId: task.id,
+          reviewId: review.id,
+          actor: input.actor.id,
+          action: input.action,
+          detail: { feedback: decision.feedback, automatic: input.automatic },
+        });
+        await enqueue(db, task);
+        return { review: decided, task };
+      },
+    );
     if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
     queue.wake(advanceQueue(outcome.task.surface));
     return { ok: true, review: outcome.review, task: outcome.task };
@@ -174,7 +213,8 @@ export function createEngine(deps: EngineDeps) {
     const feedback = input.feedback?.trim() ?? '';
     const { minLength, maxLength } = review.settings.feedback;
     if (feedback.length < Math.max(1, minLength)) return 'Say what should change: the feedback is empty.';
-    if (feedback.length > maxLength) return `The feedback is ${feedback.length} characters; keep it under ${maxLength}.`;
+    if (feedback.length > maxLength)
+      return `The feedback is ${feedback.length} characters; keep it under ${maxLength}.`;
     return undefined;
   }
 
@@ -200,7 +240,10 @@ export function createEngine(deps: EngineDeps) {
       const current = await store.getTask(db, taskId, true);
       if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
       if (current.status !== 'failed') {
-        throw new SignoffError('task_not_waiting', `Task ${taskId} is ${current.status}; only a failed task can be retried.`);
+        throw new SignoffError(
+          'task_not_waiting',
+          `Task ${taskId} is ${current.status}; only a failed task can be retried.`,
+        );
       }
       await store.setStatus(db, taskId, 'working', null);
       await store.audit(db, { taskId, actor: actor.id, action: 'retry' });
@@ -214,7 +257,9 @@ export function createEngine(deps: EngineDeps) {
   /** Starts `concurrency` workers that run this surface's tasks. */
   async function work(surface: Surface, concurrency: number): Promise<void> {
     await queue.declare(advanceQueue(surface));
-    await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, ({ taskId }) => runner.advance(taskId));
+    await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, ({ taskId }) =>
+      runner.advance(taskId),
+    );
     // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
     const unfinished = await pool.query<{ id: string }>(
       `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,

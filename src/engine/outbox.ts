@@ -18,7 +18,11 @@ export interface Outbox {
   say: Say;
 }
 
-export function createOutbox(deps: { pool: pg.Pool; sinks: Partial<Record<Surface, Sink>>; logger: Logger }): Outbox {
+export function createOutbox(deps: {
+  pool: pg.Pool;
+  sinks: Partial<Record<Surface, Sink>>;
+  logger: Logger;
+}): Outbox {
   const { pool, sinks, logger } = deps;
   // One delivery at a time per task in this process; other processes never deliver a task's
   // events while this one holds the task's run lock.
@@ -38,9 +42,11 @@ export function createOutbox(deps: { pool: pg.Pool; sinks: Partial<Record<Surfac
     const previous = chains.get(taskId) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => deliverNow(taskId));
     chains.set(taskId, next);
-    void next.finally(() => {
-      if (chains.get(taskId) === next) chains.delete(taskId);
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (chains.get(taskId) === next) chains.delete(taskId);
+      })
+      .catch(() => undefined);
     return next;
   };
 
@@ -52,9 +58,14 @@ export function createOutbox(deps: { pool: pg.Pool; sinks: Partial<Record<Surfac
     const taskId = config.configurable?.thread_id as string;
     const meta = config.metadata ?? {};
     const key = `said:${meta.langgraph_step}:${meta.langgraph_node}:${message.part ?? 0}`;
-    const recorded = await insertEvent(pool, taskId, key, { type: 'agent_said', agent: message.agent, text: message.text });
+    const recorded = await insertEvent(pool, taskId, key, {
+      type: 'agent_said',
+      agent: message.agent,
+      text: message.text,
+    });
     // A surface that fails now must not fail the agent's step: the run delivers again at its end.
-    if (recorded) await deliver(taskId).catch((err) => logger.warn({ err, task: taskId }, 'delivery failed; will retry'));
+    if (recorded)
+      await deliver(taskId).catch((err) => logger.warn({ err, task: taskId }, 'delivery failed; will retry'));
   };
 
   return { record, deliver, say };

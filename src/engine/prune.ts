@@ -9,7 +9,11 @@ import type { Queryable } from '../db/queryable.js';
 
 export const CHECKPOINT_SCHEMA = 'langgraph';
 
-export async function pruneCheckpoints(db: Queryable, threadId: string, schema = CHECKPOINT_SCHEMA): Promise<void> {
+export async function pruneCheckpoints(
+  db: Queryable,
+  threadId: string,
+  schema = CHECKPOINT_SCHEMA,
+): Promise<void> {
   await db.query(
     `DELETE FROM ${schema}.checkpoints c
      USING (SELECT checkpoint_ns, max(checkpoint_id) AS latest FROM ${schema}.checkpoints
@@ -33,7 +37,11 @@ export async function pruneCheckpoints(db: Queryable, threadId: string, schema =
 }
 
 /** Bytes a thread occupies in the checkpointer's tables (for the benchmark and the tests). */
-export async function checkpointBytes(db: Queryable, threadId: string, schema = CHECKPOINT_SCHEMA): Promise<number> {
+export async function checkpointBytes(
+  db: Queryable,
+  threadId: string,
+  schema = CHECKPOINT_SCHEMA,
+): Promise<number> {
   const r = await db.query<{ bytes: string }>(
     `SELECT (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM ${schema}.checkpoints c WHERE thread_id = $1)
           + (SELECT coalesce(sum(pg_column_size(b.*)), 0) FROM ${schema}.checkpoint_blobs b WHERE thread_id = $1)

@@ -4,8 +4,9 @@
  * (queue policy `short` + singletonKey = task id: a second "advance T" while one is queued is
  * the same job, since the queued one will read everything when it runs).
  */
-import PgBoss from 'pg-boss';
+
 import type pg from 'pg';
+import PgBoss from 'pg-boss';
 import type { Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 
@@ -26,7 +27,11 @@ export interface JobQueue {
   /** Tells this process's idle workers on `name` to fetch now rather than at their next poll. */
   wake(name: string): void;
   /** Runs `concurrency` workers on `name`; a handler that throws has its job retried with backoff. */
-  work<T extends object>(name: string, concurrency: number, handler: (data: T) => Promise<void>): Promise<void>;
+  work<T extends object>(
+    name: string,
+    concurrency: number,
+    handler: (data: T) => Promise<void>,
+  ): Promise<void>;
 }
 
 export interface QueueOptions {
@@ -82,20 +87,30 @@ export function createQueue(options: QueueOptions): JobQueue {
       const id = await boss.send(name, data, {
         singletonKey: opts.singletonKey,
         startAfter: opts.startAfter,
-        db: opts.db && { executeSql: (text: string, values: unknown[]) => (opts.db as Queryable).query(text, values) },
+        db: opts.db && {
+          executeSql: (text: string, values: unknown[]) => (opts.db as Queryable).query(text, values),
+        },
       });
       // A job sent inside a transaction is invisible until the caller commits; the caller wakes then.
       if (!opts.db) wake(name);
       return id;
     },
     wake,
-    work: async <T extends object>(name: string, concurrency: number, handler: (data: T) => Promise<void>) => {
+    work: async <T extends object>(
+      name: string,
+      concurrency: number,
+      handler: (data: T) => Promise<void>,
+    ) => {
       const ids: string[] = [];
       for (let i = 0; i < concurrency; i++) {
         ids.push(
-          await boss.work<T>(name, { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5 }, async (jobs) => {
-            for (const job of jobs) await handler(job.data);
-          }),
+          await boss.work<T>(
+            name,
+            { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5 },
+            async (jobs) => {
+              for (const job of jobs) await handler(job.data);
+            },
+          ),
         );
       }
       workerIds.set(name, [...(workerIds.get(name) ?? []), ...ids]);

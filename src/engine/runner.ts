@@ -7,20 +7,20 @@
  * 1. deliver events left undelivered;
  * 2. pick the input: the task's start, the decisions not yet applied (resumed by interrupt id),
  *    or nothing but a retry of a step that failed or was cut off by a crash;
- * 3. run the graph; 4. turn pending interrupts into reviews, or finish the task;
- * 5. prune superseded checkpoints; 6. deliver the new events.
+ * 3. run the graph; 4. prune superseded checkpoints;
+ * 5. turn pending interrupts into reviews, or finish the task; 6. deliver the new events.
  */
 import { Command, type LangGraphRunnableConfig, type StateSnapshot } from '@langchain/langgraph';
 import type pg from 'pg';
 import { isConnectionError } from '../db/queryable.js';
-import type { Logger } from '../logger.js';
 import { excerpt } from '../llm/scripted.js';
+import type { Logger } from '../logger.js';
 import { checkpointSettings, type WorkflowsConfig } from '../workflow-config.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import type { Outbox } from './outbox.js';
 import { pruneCheckpoints } from './prune.js';
-import * as store from './store.js';
 import { toReviewRequest } from './review-request.js';
+import * as store from './store.js';
 import { type Clock, FINAL_STATUSES, type ReviewSettings, type Task } from './types.js';
 
 export interface LoadedWorkflow {
@@ -68,7 +68,6 @@ export function createRunner(deps: RunnerDeps) {
       const task = await store.getTask(pool, taskId);
       if (!task) return;
       if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed') await step(task);
-      await pruneCheckpoints(pool, taskId);
       await outbox.deliver(taskId);
     });
   }
@@ -77,7 +76,12 @@ export function createRunner(deps: RunnerDeps) {
     const log = logger.child({ task: task.id, workflow: task.workflow });
     const workflow = deps.workflows.get(task.workflow);
     if (!workflow) {
-      await store.setStatus(pool, task.id, 'failed', `the workflow "${task.workflow}" is not available any more`);
+      await store.setStatus(
+        pool,
+        task.id,
+        'failed',
+        `the workflow "${task.workflow}" is not available any more`,
+      );
       return;
     }
     const config: LangGraphRunnableConfig = {
@@ -96,7 +100,8 @@ export function createRunner(deps: RunnerDeps) {
 
     let input: unknown;
     if (!before.createdAt) input = workflow.definition.input(task);
-    else if (toApply.length) input = new Command({ resume: Object.fromEntries(toApply.map((r) => [r.id, r.decision])) });
+    else if (toApply.length)
+      input = new Command({ resume: Object.fromEntries(toApply.map((r) => [r.id, r.decision])) });
     else if (before.next.length && pending.size === 0) input = null;
 
     if (input !== undefined) {
@@ -123,11 +128,17 @@ export function createRunner(deps: RunnerDeps) {
         inFlight.delete(task.id);
       }
     }
+    // Before the task is announced as waiting or finished, so nobody sees the history it drops.
+    await pruneCheckpoints(pool, task.id);
     await settle(task, workflow, config);
   }
 
   /** After a run: pending interrupts become reviews (waiting), or the task is finished. */
-  async function settle(task: Task, workflow: LoadedWorkflow, config: LangGraphRunnableConfig): Promise<void> {
+  async function settle(
+    task: Task,
+    workflow: LoadedWorkflow,
+    config: LangGraphRunnableConfig,
+  ): Promise<void> {
     const current = await store.getTask(pool, task.id);
     if (!current || FINAL_STATUSES.includes(current.status)) return;
     const state = await workflow.graph.getState(config);
@@ -136,9 +147,18 @@ export function createRunner(deps: RunnerDeps) {
       for (const interrupt of interrupts) {
         const request = toReviewRequest(interrupt.value);
         const settings = reviewSettings(deps.config, task.workflow, request.kind);
-        const dueAt = settings.timeoutSeconds ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000) : null;
-        const review = await store.insertReview(pool, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
-        if (review) await store.insertEvent(pool, task.id, `review:${review.id}`, { type: 'review_requested', review });
+        const dueAt = settings.timeoutSeconds
+          ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
+          : null;
+        const review = await store.insertReview(pool, {
+          id: interrupt.id,
+          taskId: task.id,
+          request,
+          settings,
+          dueAt,
+        });
+        if (review)
+          await store.insertEvent(pool, task.id, `review:${review.id}`, { type: 'review_requested', review });
       }
       await store.setStatus(pool, task.id, 'waiting', null);
       return;
@@ -158,7 +178,11 @@ export function createRunner(deps: RunnerDeps) {
 
 export type Runner = ReturnType<typeof createRunner>;
 
-export function reviewSettings(config: WorkflowsConfig, workflow: string, checkpoint: string): ReviewSettings {
+export function reviewSettings(
+  config: WorkflowsConfig,
+  workflow: string,
+  checkpoint: string,
+): ReviewSettings {
   const c = checkpointSettings(config, workflow, checkpoint);
   return {
     reviewers: c.reviewers,

@@ -93,11 +93,17 @@ export async function insertTask(db: Queryable, t: NewTask): Promise<{ task: Tas
 }
 
 export async function getTask(db: Queryable, id: string, forUpdate = false): Promise<Task | undefined> {
-  const r = await db.query<TaskRow>(`SELECT * FROM signoff.tasks WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const r = await db.query<TaskRow>(
+    `SELECT * FROM signoff.tasks WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
   return r.rows[0] && toTask(r.rows[0]);
 }
 
-export async function listTasks(db: Queryable, opts: { surface?: Surface; limit?: number } = {}): Promise<Task[]> {
+export async function listTasks(
+  db: Queryable,
+  opts: { surface?: Surface; limit?: number } = {},
+): Promise<Task[]> {
   const r = await db.query<TaskRow>(
     `SELECT * FROM signoff.tasks WHERE ($1::text IS NULL OR surface = $1)
      ORDER BY updated_at DESC LIMIT $2`,
@@ -143,7 +149,10 @@ export async function insertReview(
 }
 
 export async function getReview(db: Queryable, id: string, forUpdate = false): Promise<Review | undefined> {
-  const r = await db.query<ReviewRow>(`SELECT * FROM signoff.reviews WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const r = await db.query<ReviewRow>(
+    `SELECT * FROM signoff.reviews WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
   return r.rows[0] && toReview(r.rows[0]);
 }
 
@@ -156,7 +165,11 @@ export async function reviewsOf(db: Queryable, taskId: string, status?: Review['
 }
 
 /** The exactly-once step: only a pending review becomes decided; a second caller gets nothing. */
-export async function decideReview(db: Queryable, id: string, decision: Decision): Promise<Review | undefined> {
+export async function decideReview(
+  db: Queryable,
+  id: string,
+  decision: Decision,
+): Promise<Review | undefined> {
   const r = await db.query<ReviewRow>(
     `UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = $3, decided_at = now()
      WHERE id = $1 AND status = 'pending' RETURNING *`,
@@ -176,10 +189,16 @@ export async function unappliedDecisions(db: Queryable, taskId: string): Promise
 
 export async function markApplied(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.query('UPDATE signoff.reviews SET applied_at = now() WHERE id = ANY($1) AND applied_at IS NULL', [ids]);
+  await db.query('UPDATE signoff.reviews SET applied_at = now() WHERE id = ANY($1) AND applied_at IS NULL', [
+    ids,
+  ]);
 }
 
-export async function cancelPendingReviews(db: Queryable, taskId: string, exceptIds: string[] = []): Promise<number> {
+export async function cancelPendingReviews(
+  db: Queryable,
+  taskId: string,
+  exceptIds: string[] = [],
+): Promise<number> {
   const r = await db.query(
     `UPDATE signoff.reviews SET status = 'cancelled' WHERE task_id = $1 AND status = 'pending' AND NOT (id = ANY($2))`,
     [taskId, exceptIds],
@@ -188,7 +207,12 @@ export async function cancelPendingReviews(db: Queryable, taskId: string, except
 }
 
 /** Records an event once per (task, key); returns whether this call recorded it. */
-export async function insertEvent(db: Queryable, taskId: string, key: string, event: EngineEvent): Promise<boolean> {
+export async function insertEvent(
+  db: Queryable,
+  taskId: string,
+  key: string,
+  event: EngineEvent,
+): Promise<boolean> {
   const r = await db.query(
     'INSERT INTO signoff.events (task_id, key, type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (task_id, key) DO NOTHING',
     [taskId, key, event.type, event],
@@ -218,13 +242,16 @@ export async function eventsOf(db: Queryable, taskId: string): Promise<Delivered
 
 export async function audit(
   db: Queryable,
-  entry: { taskId?: string; reviewId?: string; actor: string; action: string; detail?: Record<string, unknown> },
+  entry: {
+    taskId?: string;
+    reviewId?: string;
+    actor: string;
+    action: string;
+    detail?: Record<string, unknown>;
+  },
 ): Promise<void> {
-  await db.query('INSERT INTO signoff.audit (task_id, review_id, actor, action, detail) VALUES ($1, $2, $3, $4, $5)', [
-    entry.taskId ?? null,
-    entry.reviewId ?? null,
-    entry.actor,
-    entry.action,
-    entry.detail ?? {},
-  ]);
+  await db.query(
+    'INSERT INTO signoff.audit (task_id, review_id, actor, action, detail) VALUES ($1, $2, $3, $4, $5)',
+    [entry.taskId ?? null, entry.reviewId ?? null, entry.actor, entry.action, entry.detail ?? {}],
+  );
 }

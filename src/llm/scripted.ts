@@ -42,7 +42,10 @@ export function excerpt(s: string, max = 90): string {
 }
 
 export function scriptedReply(messages: BaseMessage[], agent: string): string {
-  const system = messages.filter((m) => m.getType() === 'system').map(text).join('\n');
+  const system = messages
+    .filter((m) => m.getType() === 'system')
+    .map(text)
+    .join('\n');
   const humans = messages.filter((m) => m.getType() === 'human');
   const latest = humans.length ? text(humans[humans.length - 1] as BaseMessage) : '';
   const choice = ONE_OF.exec(system);
@@ -55,7 +58,11 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
     return options.find((o) => lower.includes(o)) ?? options[0] ?? '';
   }
   const context = messages.filter((m) => m.getType() !== 'system').length;
-  const task = humans.length ? text(humans[0] as BaseMessage).replace(/^Task:\s*/, '').split('\n')[0] ?? '' : '';
+  const task = humans.length
+    ? (text(humans[0] as BaseMessage)
+        .replace(/^Task:\s*/, '')
+        .split('\n')[0] ?? '')
+    : '';
   const feedback = /(?:^|\n)(?:Feedback|\[round \d+\] Human feedback):\s*([^\n]*)\s*$/.exec(latest);
   const speaker = /^([A-Z][\w ]{0,40}):/.exec(latest);
   const clause = feedback

@@ -4,8 +4,8 @@
  * the next cycle starts with Agent 1. Approve ends the run; reject ends it as rejected.
  */
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
-import { askReview } from '../shared/review.js';
 import { contentOf, toChat } from '../shared/messages.js';
+import { askReview } from '../shared/review.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { PairState, type PairStateType } from './pair-state.js';
 import { DEFAULT_AGENTS, reviewBody } from './prompts.js';
@@ -28,12 +28,19 @@ export function buildPairGraph(deps: WorkflowDeps) {
   const agents = (['agent1', 'agent2'] as const).map((key) => {
     const config = deps.settings.agents[key];
     const name = config?.name ?? DEFAULT_AGENTS[key].name;
-    return { key, name, prompt: config?.prompt ?? DEFAULT_AGENTS[key].prompt, model: deps.modelFor({ name, config }) };
+    return {
+      key,
+      name,
+      prompt: config?.prompt ?? DEFAULT_AGENTS[key].prompt,
+      model: deps.modelFor({ name, config }),
+    };
   });
 
   const turnNode = (index: 0 | 1) => async (state: PairStateType, config: LangGraphRunnableConfig) => {
     const agent = agents[index] as (typeof agents)[number];
-    const reply = await agent.model.invoke(toChat(agent.prompt, state.messages, agent.name), { signal: config.signal });
+    const reply = await agent.model.invoke(toChat(agent.prompt, state.messages, agent.name), {
+      signal: config.signal,
+    });
     const content = contentOf(reply);
     await deps.say(config, { agent: agent.name, text: content });
     return { messages: [{ role: 'agent' as const, author: agent.name, content }], turn: state.turn + 1 };
@@ -50,7 +57,9 @@ export function buildPairGraph(deps: WorkflowDeps) {
     });
     if (decision.action === 'revise' && decision.feedback?.trim()) {
       return {
-        messages: [{ role: 'human' as const, author: decision.by, content: `Feedback: ${decision.feedback.trim()}` }],
+        messages: [
+          { role: 'human' as const, author: decision.by, content: `Feedback: ${decision.feedback.trim()}` },
+        ],
         phase: state.phase + 1,
         turn: 0,
       };
@@ -63,8 +72,16 @@ export function buildPairGraph(deps: WorkflowDeps) {
     .addNode('agent2', turnNode(1))
     .addNode('review', review)
     .addEdge(START, 'agent1')
-    .addConditionalEdges('agent1', (s) => nextAfterTurn(s.turn, maxIterations), ['agent1', 'agent2', 'review'])
-    .addConditionalEdges('agent2', (s) => nextAfterTurn(s.turn, maxIterations), ['agent1', 'agent2', 'review'])
+    .addConditionalEdges('agent1', (s) => nextAfterTurn(s.turn, maxIterations), [
+      'agent1',
+      'agent2',
+      'review',
+    ])
+    .addConditionalEdges('agent2', (s) => nextAfterTurn(s.turn, maxIterations), [
+      'agent1',
+      'agent2',
+      'review',
+    ])
     .addConditionalEdges('review', nextAfterReview, ['agent1', END])
     .compile({ checkpointer: deps.checkpointer });
 }

@@ -1,5 +1,10 @@
 import { interrupt } from '@langchain/langgraph';
-import { type Decision, decisionSchema, type ReviewRequestInput, reviewRequestSchema } from '../../engine/types.js';
+import {
+  type Decision,
+  decisionSchema,
+  type ReviewRequestInput,
+  reviewRequestSchema,
+} from '../../engine/types.js';
 
 /**
  * Pauses the graph for a person. Returns their decision; a malformed resume value is treated
@@ -10,5 +15,11 @@ export function askReview(request: ReviewRequestInput): Decision {
   const value = interrupt(reviewRequestSchema.parse(request));
   const parsed = decisionSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  return { action: 'approve', values: {}, by: 'signoff', at: new Date().toISOString(), automatic: 'malformed response' };
+  return {
+    action: 'approve',
+    values: {},
+    by: 'signoff',
+    at: new Date().toISOString(),
+    automatic: 'malformed response',
+  };
 }

@@ -7,7 +7,10 @@ import type { ModelFor } from '../../llm/models.js';
 import type { WorkflowConfig } from '../../workflow-config.js';
 
 /** Posts an agent's message to wherever the task is shown, once per graph step. */
-export type Say = (config: LangGraphRunnableConfig, message: { agent: string; text: string; part?: number }) => Promise<void>;
+export type Say = (
+  config: LangGraphRunnableConfig,
+  message: { agent: string; text: string; part?: number },
+) => Promise<void>;
 
 export interface WorkflowDeps {
   modelFor: ModelFor;

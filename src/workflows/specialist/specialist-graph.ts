@@ -16,11 +16,13 @@ import { SpecialistState, type SpecialistStateType } from './specialist-state.js
 type Node = 'planner' | 'specialist_agent' | 'review' | 'failed' | typeof END;
 
 /** Seed 002 routing: a failure waits for a person; otherwise review when enabled (property 1/5). */
-export const afterPlanner = (s: Pick<SpecialistStateType, 'failure'>): Node => (s.failure ? 'failed' : 'specialist_agent');
+export const afterPlanner = (s: Pick<SpecialistStateType, 'failure'>): Node =>
+  s.failure ? 'failed' : 'specialist_agent';
 export const afterSpecialist = (s: Pick<SpecialistStateType, 'failure'>, reviewOn: boolean): Node =>
   s.failure ? 'failed' : reviewOn ? 'review' : END;
 /** Approve and reject end (property 3); revise goes directly back to the specialist (property 4). */
-export const afterReview = (s: Pick<SpecialistStateType, 'outcome'>): Node => (s.outcome ? END : 'specialist_agent');
+export const afterReview = (s: Pick<SpecialistStateType, 'outcome'>): Node =>
+  s.outcome ? END : 'specialist_agent';
 export const afterFailure = (s: Pick<SpecialistStateType, 'outcome' | 'specialist'>): Node =>
   s.outcome ? END : s.specialist ? 'specialist_agent' : 'planner';
 
@@ -39,19 +41,30 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
   const agentFor = (specialist: string) => {
     const config = deps.settings.agents[specialist];
     const name = config?.name ?? `${title(specialist)} specialist`;
-    return { name, prompt: config?.prompt ?? specialistPrompt(specialist), model: deps.modelFor({ name, config }) };
+    return {
+      name,
+      prompt: config?.prompt ?? specialistPrompt(specialist),
+      model: deps.modelFor({ name, config }),
+    };
   };
 
   const plan = async (state: SpecialistStateType, config: LangGraphRunnableConfig) => {
     try {
       const answer = await planner.invoke(
-        [new SystemMessage(plannerConfig?.prompt ?? plannerPrompt(specialists)), new HumanMessage(state.originalTask)],
+        [
+          new SystemMessage(plannerConfig?.prompt ?? plannerPrompt(specialists)),
+          new HumanMessage(state.originalTask),
+        ],
         { signal: config.signal },
       );
       const specialist = pickSpecialist(contentOf(answer), specialists);
       const result = `Routing this to the ${specialist} specialist.`;
       await deps.say(config, { agent: plannerName, text: result });
-      return { specialist, failure: null, history: [{ iteration: state.iteration, agent: plannerName, result }] };
+      return {
+        specialist,
+        failure: null,
+        history: [{ iteration: state.iteration, agent: plannerName, result }],
+      };
     } catch (error) {
       return failed(config, plannerName, 'planner', error);
     }
@@ -134,7 +147,8 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
 
 export const specialistWorkflow: WorkflowDefinition = {
   name: 'specialist',
-  description: 'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
+  description:
+    'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
   build: buildSpecialistGraph,
   input: (task) => ({ originalTask: task.text }),
   outcome: (values) =>

@@ -1,0 +1,91 @@
+/**
+ * A signoff on a test database: the real engine, queue and checkpointer; only the model may be
+ * replaced. Events are collected as a surface would receive them.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { BaseMessage } from '@langchain/core/messages';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
+import type { ModelFor } from '../../src/llm/models.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { createLogger } from '../../src/logger.js';
+import { openSignoff, type Signoff } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+
+export interface HarnessOptions {
+  url: string;
+  yaml?: string;
+  env?: Record<string, string>;
+  modelFor?: ModelFor;
+  /** Run this surface's workers in this process (default true). */
+  work?: boolean;
+}
+
+export interface Harness extends Signoff {
+  delivered: DeliveredEvent[];
+  waitFor(taskId: string, predicate: (t: Task) => boolean, timeoutMs?: number): Promise<Task>;
+  /** Waits for the task to ask a new question (a pending review other than `previousId`). */
+  nextReview(taskId: string, previousId?: string): Promise<Review>;
+}
+
+export function testConfig(url: string, yaml = '', env: Record<string, string> = {}): Config {
+  const config = loadConfig({ DATABASE_URL: url, SIGNOFF_WORKERS: '4', ...env });
+  return { ...config, workflows: parseWorkflowConfig(yaml, 'test.yml') };
+}
+
+export async function openHarness(options: HarnessOptions): Promise<Harness> {
+  const delivered: DeliveredEvent[] = [];
+  const app = await openSignoff(testConfig(options.url, options.yaml, options.env), {
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    modelFor: options.modelFor,
+    sinks: {
+      cli: async (event) => {
+        delivered.push(event);
+      },
+    },
+  });
+  if (options.work !== false) await app.engine.work('cli', 4);
+  return {
+    ...app,
+    delivered,
+    waitFor: async (taskId, predicate, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const task = await app.engine.getTask(taskId);
+        if (task && predicate(task)) return task;
+        if (Date.now() > deadline)
+          throw new Error(`task ${taskId} stayed ${task?.status} (${task?.statusReason})`);
+        await sleep(20);
+      }
+    },
+    nextReview: async (taskId, previousId) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const task = await app.engine.getTask(taskId);
+        const pending = await app.engine.reviews(taskId, 'pending');
+        const review = pending.find((r) => r.id !== previousId);
+        if (review && task?.status === 'waiting') return review;
+        if (Date.now() > deadline) throw new Error(`task ${taskId} asked nothing new (${task?.status})`);
+        await sleep(20);
+      }
+    },
+  };
+}
+
+export const settled = (t: Task) => t.status !== 'working';
+
+/** A model factory that records every prompt each agent received. */
+export function recordingModels(options: { failures?: number; delayMs?: number } = {}) {
+  const calls: { agent: string; messages: BaseMessage[] }[] = [];
+  const modelFor: ModelFor = ({ name }) => {
+    const model = new ScriptedChatModel({ agent: name, ...options });
+    const invoke = model.invoke.bind(model);
+    model.invoke = (async (input: BaseMessage[], callOptions?: unknown) => {
+      calls.push({ agent: name, messages: input });
+      return invoke(input, callOptions as never);
+    }) as BaseChatModel['invoke'];
+    return model;
+  };
+  return { modelFor, calls };
+}

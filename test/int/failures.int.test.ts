@@ -1,0 +1,111 @@
+/**
+ * When a model keeps failing: the task says so (failed, with the reason) and can be retried; the
+ * specialist workflow follows seed 002 (the agent says it failed and offers Retry).
+ */
+
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR } from '../../src/db/database.js';
+import { migrate, readMigrations } from '../../src/db/migrate.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { type Harness, openHarness } from '../helpers/harness.js';
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let h: Harness;
+let failuresLeft = 0;
+
+beforeAll(async () => {
+  db = await createTestDatabase('failures');
+  // A model that fails while `failuresLeft` > 0, like a server answering 503.
+  h = await openHarness({
+    url: db.url,
+    modelFor: ({ name }) => {
+      const model = new ScriptedChatModel({ agent: name });
+      const invoke = model.invoke.bind(model);
+      model.invoke = (async (...args: Parameters<typeof invoke>) => {
+        if (failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+        }
+        return invoke(...args);
+      }) as typeof model.invoke;
+      return model;
+    },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await db?.drop();
+});
+
+describe('model failures', () => {
+  it('a pair task fails with the reason and continues from the failed step on retry', async () => {
+    failuresLeft = 1;
+    const { task } = await h.engine.start({
+      workflow: 'pair',
+      text: 'write the FAQ',
+      requester: 'ann',
+      surface: 'cli',
+    });
+    const failed = await h.waitFor(task.id, (t) => t.status !== 'working');
+    expect(failed.status).toBe('failed');
+    expect(failed.statusReason).toContain('503 upstream model overloaded');
+    await h.engine.retry(task.id, { id: 'ann' });
+    await h.nextReview(task.id);
+    const said = (await h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
+    expect(said).toHaveLength(3);
+    await expect(h.engine.retry(task.id, { id: 'ann' })).rejects.toThrow('only a failed task can be retried');
+  });
+
+  it('a failing specialist says so in the thread and offers Retry', async () => {
+    const { task } = await h.engine.start({
+      workflow: 'specialist',
+      text: 'audit the travel claims',
+      requester: 'ann',
+      surface: 'cli',
+    });
+    const first = await h.nextReview(task.id);
+    failuresLeft = 1;
+    await h.engine.decide({
+      reviewId: first.id,
+      actor: { id: 'bob' },
+      action: 'revise',
+      feedback: 'include March',
+    });
+    const retry = await h.nextReview(task.id, first.id);
+    expect(retry.request.kind).toBe('retry');
+    expect(retry.request.labels.approve).toBe('Retry');
+    const said = (await h.engine.events(task.id))
+      .filter((e) => e.event.type === 'agent_said')
+      .map((e) => (e.event as { text: string }).text);
+    expect(said.at(-1)).toContain('I could not finish this step: 503 upstream model overloaded');
+    await h.engine.decide({ reviewId: retry.id, actor: { id: 'bob' }, action: 'approve' });
+    const again = await h.nextReview(task.id, retry.id);
+    expect(again.request.kind).toBe('review');
+    expect(again.request.body).toContain('include March');
+  });
+});
+
+describe('migrations', () => {
+  it('two processes migrating at once apply each file once', async () => {
+    const fresh = await createTestDatabase('migrate_race');
+    const pools = [
+      new pg.Pool({ connectionString: fresh.url }),
+      new pg.Pool({ connectionString: fresh.url }),
+    ];
+    try {
+      const applied = await Promise.all(pools.map((p) => migrate(p, readMigrations(MIGRATIONS_DIR))));
+      expect(applied.flat().sort()).toEqual(
+        readMigrations(MIGRATIONS_DIR)
+          .map((m) => m.name)
+          .sort(),
+      );
+      const again = await migrate(pools[0] as pg.Pool, readMigrations(MIGRATIONS_DIR));
+      expect(again).toEqual([]);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+      await fresh.drop();
+    }
+  });
+});

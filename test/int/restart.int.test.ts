@@ -1,0 +1,107 @@
+/**
+ * Durability across processes: a review answered by a different process, and a worker killed
+ * with SIGKILL in the middle of a run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers/database.js';
+import { type Harness, openHarness } from '../helpers/harness.js';
+import { runSignoff, startScript } from '../helpers/processes.js';
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => {
+  db = await createTestDatabase('restart');
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe('a task outlives its process', () => {
+  it('is started in one process, left waiting at end of input, and finished by another', async () => {
+    const env = { DATABASE_URL: db.url };
+    const first = await runSignoff(['run', 'specialist', 'reconcile the audit findings'], env, '');
+    expect(first.code).toBe(0);
+    const id = /signoff resume (\S+)/.exec(first.stdout)?.[1];
+    expect(id, first.stdout + first.stderr).toBeDefined();
+    expect(first.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: waiting for review`);
+    expect(first.stdout).toContain('Routing this to the audit specialist.');
+
+    const second = await runSignoff(['resume', id as string], env, 'split it by quarter\napprove\n');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('revised to address the feedback "split it by quarter"');
+    expect(second.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: done`);
+
+    const tasks = await runSignoff(['tasks'], env);
+    expect(tasks.stdout).toMatch(new RegExp(`${id}\\s+specialist\\s+done`));
+  });
+
+  it('finishes the interrupted step after a kill -9, announcing nothing twice', async () => {
+    let h: Harness | undefined;
+    const worker = await startScript('test/fixtures/worker.ts', {
+      DATABASE_URL: db.url,
+      SIGNOFF_SCRIPTED_DELAY_MS: '400',
+    });
+    try {
+      h = await openHarness({ url: db.url, work: false });
+      const { task } = await h.engine.start({
+        workflow: 'pair',
+        text: 'draft the launch email',
+        requester: 'ann',
+        surface: 'cli',
+      });
+      // Kill the worker once the first agent has spoken and the second is thinking.
+      for (let i = 0; i < 200; i++) {
+        const said = (await h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
+        if (said.length >= 1) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      worker.kill('SIGKILL');
+      await new Promise((r) => worker.once('exit', r));
+      expect((await h.engine.getTask(task.id))?.status).toBe('working');
+
+      await h.engine.work('cli', 2);
+      await h.nextReview(task.id);
+      const said = (await h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
+      expect(said.map((e) => (e.event as { agent: string }).agent)).toEqual(['Author', 'Reviewer', 'Author']);
+      expect(said.map((e) => (e.event as { text: string }).text.match(/read (\d+) message/)?.[1])).toEqual([
+        '1',
+        '2',
+        '3',
+      ]);
+      expect(await h.engine.reviews(task.id, 'pending')).toHaveLength(1);
+    } finally {
+      worker.kill('SIGKILL');
+      await h?.close();
+    }
+  });
+});
+
+describe('the terminal says what is wrong', () => {
+  const env = () => ({ DATABASE_URL: db.url });
+  it.each([
+    [['run', 'nonesuch', 'do it'], 2, 'There is no workflow "nonesuch". Try one of: pair, specialist.'],
+    [['run', 'pair'], 2, `Describe the task after the workflow's name`],
+    [['run'], 2, 'Name a workflow'],
+    [['resume', 'cli-nope'], 2, 'There is no task "cli-nope". See them with: signoff tasks'],
+    [['frobnicate'], 2, 'Unknown command "frobnicate"'],
+  ])('signoff %j → exit %i', async (args, code, message) => {
+    const r = await runSignoff(args as string[], env());
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses to resume a finished task', async () => {
+    const done = await runSignoff(['run', 'pair', 'say hi'], env(), 'approve\n');
+    const id = /task (\S+): done/.exec(done.stdout)?.[1] as string;
+    const r = await runSignoff(['resume', id], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Task ${id} is done; there is nothing to decide.`);
+  });
+
+  it('explains a bad environment instead of starting', async () => {
+    const r = await runSignoff(['tasks'], { ...env(), PORT: 'eighty', SLACK_BOT_TOKEN: 'xoxb-1' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('PORT must be a whole number');
+    expect(r.stderr).toContain('SLACK_SIGNING_SECRET is missing');
+  });
+});

@@ -1,0 +1,131 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { checkpointSettings, parseWorkflowConfig } from '../../src/workflow-config.js';
+
+const problems = (env: Record<string, string>) => {
+  try {
+    loadConfig(env, '/tmp');
+    return [];
+  } catch (error) {
+    return (error as Error).message.split('\n');
+  }
+};
+
+describe('loadConfig', () => {
+  it('runs on embedded defaults with an empty environment', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c.slack).toBeUndefined();
+    expect(c.database).toEqual({ url: undefined, dataDir: '/srv/app/.data' });
+    expect(c.model.apiKey).toBeUndefined();
+    expect(c.port).toBe(3000);
+    expect(c.workflows.workflows).toEqual({});
+  });
+
+  it('picks HTTP mode with a bot token and signing secret, Socket Mode with an app token', () => {
+    expect(
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: '8080' }).slack?.mode,
+    ).toEqual({
+      kind: 'http',
+      signingSecret: 's',
+      port: 8080,
+    });
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slack?.mode.kind).toBe(
+      'socket',
+    );
+  });
+
+  it('lists every problem, one line each', () => {
+    expect(
+      problems({ PORT: '70000', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', SLACK_SIGNING_SECRET: 's' }),
+    ).toEqual([
+      'DATABASE_URL must be a postgres:// URL',
+      'PORT must be at most 65535',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+      'SLACK_BOT_TOKEN is missing: Slack needs the bot token (xoxb-…) as well',
+    ]);
+  });
+
+  it('refuses a half-configured Slack instead of falling back to the terminal', () => {
+    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
+      'SLACK_SIGNING_SECRET is missing: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)',
+    ]);
+    expect(problems({ SLACK_BOT_TOKEN: 'xoxp-user' })[0]).toContain(
+      'must be a bot token starting with xoxb-',
+    );
+  });
+
+  it('reads the workflow file named by SIGNOFF_CONFIG and names a missing one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signoff-config-'));
+    writeFileSync(join(dir, 'signoff.yml'), 'workflows:\n  pair:\n    maxIterations: 5\n');
+    expect(loadConfig({ SIGNOFF_CONFIG: 'signoff.yml' }, dir).workflows.workflows.pair?.maxIterations).toBe(
+      5,
+    );
+    expect(problems({ SIGNOFF_CONFIG: '/nonexistent/signoff.yml' })[0]).toMatch(
+      /^SIGNOFF_CONFIG: cannot read \/nonexistent\/signoff.yml/,
+    );
+  });
+});
+
+describe('the workflow config file', () => {
+  it('names file, line, field path and expectation for each error', () => {
+    const yaml = [
+      'workflows:',
+      '  pair:',
+      '    maxIterations: lots',
+      '    checkpoints:',
+      '      review:',
+      '        reviewers: [bob]',
+      '        timeout: soon',
+      '    colour: blue',
+    ].join('\n');
+    expect(() => parseWorkflowConfig(yaml, 'signoff.yml')).toThrow();
+    try {
+      parseWorkflowConfig(yaml, 'signoff.yml');
+    } catch (error) {
+      const lines = (error as Error).message.split('\n');
+      expect(lines).toContain(
+        'signoff.yml:3:20 workflows.pair.maxIterations: Invalid input: expected number, received string',
+      );
+      expect(lines).toContain(
+        'signoff.yml:6:21 workflows.pair.checkpoints.review.reviewers.0: expected requester, anyone, a user id (U…) or a user group id (S…)',
+      );
+      expect(lines).toContain(
+        'signoff.yml:7:18 workflows.pair.checkpoints.review.timeout: expected a duration such as 90s, 30m, 2h or 1d',
+      );
+      expect(lines).toContain('signoff.yml:8:13 workflows.pair.colour: Unrecognized key: "colour"');
+    }
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    expect(() => parseWorkflowConfig('workflows:\n  pair: [1,\n', 'bad.yml')).toThrow(/^bad\.yml:\d+:\d+ /);
+  });
+
+  it('resolves checkpoint settings: workflow, then file default, then built-in', () => {
+    const c = parseWorkflowConfig(
+      'defaults:\n  checkpoint:\n    timeout: 2h\nworkflows:\n  pair:\n    checkpoints:\n      review:\n        reviewers: [requester, S0TEAM]\n        timeout: 30m\n        onTimeout: approve\n',
+      'x.yml',
+    );
+    expect(checkpointSettings(c, 'pair', 'review')).toMatchObject({
+      reviewers: ['requester', 'S0TEAM'],
+      timeout: 1800,
+      onTimeout: 'approve',
+    });
+    expect(checkpointSettings(c, 'specialist', 'review')).toMatchObject({
+      reviewers: ['anyone'],
+      timeout: 7200,
+    });
+    const builtIn = checkpointSettings(parseWorkflowConfig('', 'y'), 'pair', 'review');
+    expect(builtIn.reviewers).toEqual(['anyone']);
+    expect(builtIn.timeout).toBeUndefined();
+  });
+
+  it('accepts the documented example file', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'signoff.example.yml'), 'utf8');
+    const c = parseWorkflowConfig(text, 'signoff.example.yml');
+    expect(Object.keys(c.workflows)).toEqual(['pair', 'specialist']);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { parseAnswer } from '../../src/cli/answer.js';
+import { formatReview } from '../../src/cli/printer.js';
+import { refusal } from '../../src/engine/authorize.js';
+import type { Review, ReviewSettings, Task } from '../../src/engine/types.js';
+
+const settings = (over: Partial<ReviewSettings> = {}): ReviewSettings => ({
+  reviewers: ['anyone'],
+  allowSelfApproval: true,
+  onTimeout: 'remind',
+  allowSkip: false,
+  dmReviewers: false,
+  feedback: { minLength: 1, maxLength: 3000 },
+  ...over,
+});
+const task = { requester: 'U_ANN' } as Task;
+const review = (actions: Review['request']['actions'] = ['approve', 'revise', 'reject']) =>
+  ({
+    request: {
+      kind: 'review',
+      title: 'Check the plan',
+      body: 'step 1\nstep 2',
+      actions,
+      labels: {},
+      round: 2,
+      fields: [],
+    },
+    dueAt: null,
+  }) as unknown as Review;
+
+describe('who may decide', () => {
+  it('anyone, listed users, members of listed groups, the requester when listed', () => {
+    expect(refusal(settings(), task, { id: 'U_X' }, 'approve')).toBeUndefined();
+    expect(refusal(settings({ reviewers: ['U_BOB'] }), task, { id: 'U_X' }, 'approve')).toBe(
+      'you are not a reviewer for this step',
+    );
+    expect(refusal(settings({ reviewers: ['U_BOB'] }), task, { id: 'U_BOB' }, 'approve')).toBeUndefined();
+    expect(
+      refusal(settings({ reviewers: ['S_FIN'] }), task, { id: 'U_X', groups: ['S_FIN'] }, 'reject'),
+    ).toBeUndefined();
+    expect(refusal(settings({ reviewers: ['requester'] }), task, { id: 'U_ANN' }, 'revise')).toBeUndefined();
+    expect(refusal(settings({ reviewers: ['requester'] }), task, { id: 'U_X' }, 'revise')).toBeDefined();
+  });
+  it('forbids self-approval when configured, but not self-revision', () => {
+    const s = settings({ allowSelfApproval: false });
+    expect(refusal(s, task, { id: 'U_ANN' }, 'approve')).toContain('someone else has to approve');
+    expect(refusal(s, task, { id: 'U_ANN' }, 'revise')).toBeUndefined();
+  });
+});
+
+describe('terminal answers', () => {
+  it('Enter or approve approves, reject rejects, anything else revises with that text', () => {
+    expect(parseAnswer('', review())).toEqual({ action: 'approve' });
+    expect(parseAnswer('  LGTM ', review())).toEqual({ action: 'approve' });
+    expect(parseAnswer('reject', review())).toEqual({ action: 'reject' });
+    expect(parseAnswer('  use euros ', review())).toEqual({ action: 'revise', feedback: 'use euros' });
+  });
+  it('says which answers are possible when one is not', () => {
+    expect(parseAnswer('more detail', review(['approve', 'reject']))).toEqual({
+      error: '"revise" is not possible here; choose: approve, reject.',
+    });
+  });
+  it('prints the review with its round and choices', () => {
+    const text = formatReview(review());
+    expect(text).toContain('Review: Check the plan  [round 2]');
+    expect(text).toContain('│ step 2');
+    expect(text).toContain('"reject" to reject');
+  });
+});

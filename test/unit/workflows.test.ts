@@ -1,0 +1,123 @@
+import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { END } from '@langchain/langgraph';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { toReviewRequest } from '../../src/engine/review-request.js';
+import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
+import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
+import { nextAfterReview, nextAfterTurn } from '../../src/workflows/pair/pair-graph.js';
+import { renderHistory } from '../../src/workflows/specialist/prompts.js';
+import {
+  afterFailure,
+  afterPlanner,
+  afterReview,
+  afterSpecialist,
+  pickSpecialist,
+} from '../../src/workflows/specialist/specialist-graph.js';
+
+describe('review request schema', () => {
+  it('fills defaults: all three actions, round 1, no fields', () => {
+    expect(reviewRequestSchema.parse({ kind: 'review', title: 'Check', body: 'x' })).toEqual({
+      kind: 'review',
+      title: 'Check',
+      body: 'x',
+      actions: ['approve', 'revise', 'reject'],
+      labels: {},
+      round: 1,
+      fields: [],
+    });
+  });
+  it('rejects unknown actions, empty titles and bad kinds', () => {
+    expect(
+      reviewRequestSchema.safeParse({ kind: 'review', title: 'x', body: '', actions: ['ship'] }).success,
+    ).toBe(false);
+    expect(reviewRequestSchema.safeParse({ kind: 'review', title: '', body: '' }).success).toBe(false);
+    expect(reviewRequestSchema.safeParse({ kind: 'Goal Review', title: 't', body: '' }).success).toBe(false);
+  });
+  it('shows a foreign interrupt value as JSON with the standard actions', () => {
+    const r = toReviewRequest({ question: 'deploy?' });
+    expect(r.body).toContain('"question": "deploy?"');
+    expect(r.actions).toEqual(['approve', 'revise', 'reject']);
+  });
+  it('decisions need an action and who made it', () => {
+    expect(decisionSchema.safeParse({ action: 'approve', by: 'U1', at: 'now' }).success).toBe(true);
+    expect(decisionSchema.safeParse({ action: 'approve', at: 'now' }).success).toBe(false);
+  });
+});
+
+describe('pair routing (seed 000)', () => {
+  it('alternates agents for maxIterations turns, then asks for review', () => {
+    expect([1, 2, 3].map((t) => nextAfterTurn(t, 3))).toEqual(['agent2', 'agent1', 'review']);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 20 }), (turn, max) => {
+        const next = nextAfterTurn(turn, max);
+        expect(next).toBe(turn >= max ? 'review' : turn % 2 === 1 ? 'agent2' : 'agent1');
+      }),
+    );
+  });
+  it('feedback loops to agent 1; approval or rejection ends', () => {
+    expect(nextAfterReview({ outcome: null })).toBe('agent1');
+    expect(nextAfterReview({ outcome: 'done' })).toBe(END);
+    expect(nextAfterReview({ outcome: 'rejected' })).toBe(END);
+  });
+});
+
+describe('specialist routing (seed 002)', () => {
+  it('routes planner → specialist → review, revise → specialist, failures → retry review', () => {
+    expect(afterPlanner({ failure: null })).toBe('specialist_agent');
+    expect(afterPlanner({ failure: { agent: 'planner', message: 'x' } })).toBe('failed');
+    expect(afterSpecialist({ failure: null }, true)).toBe('review');
+    expect(afterSpecialist({ failure: null }, false)).toBe(END);
+    expect(afterReview({ outcome: null })).toBe('specialist_agent');
+    expect(afterReview({ outcome: 'done' })).toBe(END);
+    expect(afterFailure({ outcome: null, specialist: null })).toBe('planner');
+    expect(afterFailure({ outcome: null, specialist: 'audit' })).toBe('specialist_agent');
+    expect(afterFailure({ outcome: 'rejected', specialist: 'audit' })).toBe(END);
+  });
+  it('matches the planner answer to a configured specialist, else the first', () => {
+    expect(pickSpecialist('Closing.', ['invoice', 'closing', 'audit'])).toBe('closing');
+    expect(pickSpecialist('no idea', ['invoice', 'closing'])).toBe('invoice');
+  });
+  it('renders the original task and every feedback in order', () => {
+    const text = renderHistory('pay suppliers', [
+      { iteration: 1, agent: 'Invoice specialist', result: 'draft' },
+      { iteration: 1, agent: 'HITL', userFeedback: 'add dates' },
+    ]);
+    expect(text).toBe(
+      'Task: pay suppliers\n\nHistory:\n[round 1] Invoice specialist: draft\n[round 1] Human feedback: add dates',
+    );
+  });
+});
+
+describe('the offline model', () => {
+  it('is deterministic, marked, and reports how much context it was given', async () => {
+    const messages = [
+      new SystemMessage('You are the Author.'),
+      new HumanMessage('write a limerick'),
+      new AIMessage('There once…'),
+      new HumanMessage('Feedback: funnier'),
+    ];
+    const a = scriptedReply(messages, 'Author');
+    expect(a).toBe(scriptedReply(messages, 'Author'));
+    expect(a.startsWith(OFFLINE_MARK)).toBe(true);
+    expect(a).toContain('"write a limerick"');
+    expect(a).toContain('address the feedback "funnier"');
+    expect(a).toContain('read 3 messages of context');
+  });
+  it('answers routing prompts with one of the options', () => {
+    const route = (task: string) =>
+      scriptedReply(
+        [new SystemMessage('Answer with exactly one of: invoice, closing, audit.'), new HumanMessage(task)],
+        'P',
+      );
+    expect(route('prepare the closing')).toBe('closing');
+    expect(route('something else')).toBe('invoice');
+  });
+  it('can fail like an overloaded server and be aborted', async () => {
+    await expect(new ScriptedChatModel({ failures: 1 }).invoke('hi')).rejects.toThrow('503');
+    const controller = new AbortController();
+    const call = new ScriptedChatModel({ delayMs: 5000 }).invoke('hi', { signal: controller.signal });
+    controller.abort(new Error('redirected'));
+    await expect(call).rejects.toThrow();
+  });
+});
