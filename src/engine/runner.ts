@@ -23,6 +23,9 @@ import { toReviewRequest } from './review-request.js';
 import * as store from './store.js';
 import { type Clock, FINAL_STATUSES, type ReviewSettings, type Task } from './types.js';
 
+/** Steps between prunes inside one run (each prune is three indexed deletes). */
+const PRUNE_EVERY_STEPS = 20;
+
 export interface LoadedWorkflow {
   definition: WorkflowDefinition;
   graph: RunnableGraph;
@@ -111,7 +114,12 @@ export function createRunner(deps: RunnerDeps) {
       inFlight.set(task.id, controller);
       try {
         log.debug({ resumes: toApply.map((r) => r.id) }, 'running graph');
-        await workflow.graph.invoke(input, { ...config, signal: controller.signal });
+        // Stepwise, so a long run prunes as it goes and never holds a quadratic history.
+        let steps = 0;
+        for await (const _ of await workflow.graph.stream(input, { ...config, signal: controller.signal, streamMode: 'updates' })) {
+          steps += 1;
+          if (steps % PRUNE_EVERY_STEPS === 0) await pruneCheckpoints(pool, task.id);
+        }
         await store.markApplied(
           pool,
           toApply.map((r) => r.id),

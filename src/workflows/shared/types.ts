@@ -22,6 +22,7 @@ export interface WorkflowDeps {
 /** The part of a compiled graph the engine uses. */
 export interface RunnableGraph {
   invoke(input: unknown, config: LangGraphRunnableConfig): Promise<unknown>;
+  stream(input: unknown, config: LangGraphRunnableConfig & { streamMode: 'updates' }): Promise<AsyncIterable<unknown>>;
   getState(config: LangGraphRunnableConfig): Promise<StateSnapshot>;
 }
 
