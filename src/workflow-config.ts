@@ -72,6 +72,8 @@ const workflowSchema = z
     channels: z
       .array(z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'expected a channel id such as C0123ABC'))
       .optional(),
+    /** When graph state is saved during a run (see WorkflowDefinition.durability); default per workflow. */
+    durability: z.enum(['exit', 'async', 'sync']).optional(),
     /** Switch human review off for this workflow (seed 002, property 5). */
     review: z.boolean().default(true),
     maxIterations: z.number().int().min(1).max(50).optional(),

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { Logger } from '../logger.js';
 import type { Say } from '../workflows/shared/types.js';
 import { getTask, insertEvent, markDelivered, undeliveredEvents } from './store.js';
-import type { EngineEvent, Sink, Surface } from './types.js';
+import type { DeliveredEvent, EngineEvent, Sink, Surface, Task } from './types.js';
 
 export interface Outbox {
   /** Records `event` for the task unless `key` was recorded before; then delivers. */
@@ -18,6 +18,8 @@ export interface Outbox {
   say: Say;
 }
 
+const MAX_CACHED = 1000;
+
 export function createOutbox(deps: {
   pool: pg.Pool;
   sinks: Partial<Record<Surface, Sink>>;
@@ -27,20 +29,42 @@ export function createOutbox(deps: {
   // One delivery at a time per task in this process; other processes never deliver a task's
   // events while this one holds the task's run lock.
   const chains = new Map<string, Promise<void>>();
+  // Sinks use a task's fixed fields (surface, origin); status travels in the events themselves.
+  const tasks = new Map<string, Task>();
+  // Tasks whose every recorded event this process has delivered: a new one can go straight out.
+  const clean = new Set<string>();
 
-  const deliverNow = async (taskId: string) => {
+  const remember = <T>(map: Map<string, T> | Set<string>, key: string, value?: T) => {
+    if (map.size >= MAX_CACHED) {
+      const oldest = map.keys().next().value as string;
+      map.delete(oldest);
+    }
+    if (map instanceof Map) map.set(key, value as T);
+    else map.add(key);
+  };
+
+  const taskOf = async (taskId: string) => {
+    const cached = tasks.get(taskId);
+    if (cached) return cached;
     const task = await getTask(pool, taskId);
+    if (task) remember(tasks, taskId, task);
+    return task;
+  };
+
+  const send = async (taskId: string, events: DeliveredEvent[]) => {
+    const task = await taskOf(taskId);
     const sink = task && sinks[task.surface];
-    if (!task || !sink) return;
-    for (const event of await undeliveredEvents(pool, taskId)) {
+    if (!task || !sink) return false;
+    for (const event of events) {
       await sink(event, task);
       await markDelivered(pool, event.id);
     }
+    return true;
   };
 
-  const deliver = (taskId: string) => {
-    const previous = chains.get(taskId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => deliverNow(taskId));
+  /** Runs `fn` after the task's previous delivery, whatever its outcome. */
+  const chained = (taskId: string, fn: () => Promise<void>) => {
+    const next = (chains.get(taskId) ?? Promise.resolve()).catch(() => undefined).then(fn);
     chains.set(taskId, next);
     void next
       .finally(() => {
@@ -50,8 +74,27 @@ export function createOutbox(deps: {
     return next;
   };
 
+  const deliver = (taskId: string) =>
+    chained(taskId, async () => {
+      clean.delete(taskId);
+      if (await send(taskId, await undeliveredEvents(pool, taskId))) remember(clean, taskId);
+    });
+
+  /** Delivers one just-recorded event: directly when nothing is pending before it. */
+  const deliverRecorded = (event: DeliveredEvent) =>
+    chained(event.taskId, async () => {
+      if (!clean.has(event.taskId)) {
+        if (await send(event.taskId, await undeliveredEvents(pool, event.taskId)))
+          remember(clean, event.taskId);
+        return;
+      }
+      clean.delete(event.taskId);
+      if (await send(event.taskId, [event])) remember(clean, event.taskId);
+    });
+
   const record = async (taskId: string, key: string, event: EngineEvent) => {
-    if (await insertEvent(pool, taskId, key, event)) await deliver(taskId);
+    const recorded = await insertEvent(pool, taskId, key, event);
+    if (recorded) await deliverRecorded(recorded);
   };
 
   const say: Say = async (config, message) => {
@@ -64,8 +107,11 @@ export function createOutbox(deps: {
       text: message.text,
     });
     // A surface that fails now must not fail the agent's step: the run delivers again at its end.
-    if (recorded)
-      await deliver(taskId).catch((err) => logger.warn({ err, task: taskId }, 'delivery failed; will retry'));
+    if (recorded) {
+      await deliverRecorded(recorded).catch((err) =>
+        logger.warn({ err, task: taskId }, 'delivery failed; will retry'),
+      );
+    }
   };
 
   return { record, deliver, say };

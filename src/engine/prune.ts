@@ -14,24 +14,22 @@ export async function pruneCheckpoints(
   threadId: string,
   schema = CHECKPOINT_SCHEMA,
 ): Promise<void> {
+  // One statement (one round trip). A checkpoint being written concurrently commits together
+  // with its blobs and is newer than `latest`, so nothing it needs is visible here to delete.
   await db.query(
-    `DELETE FROM ${schema}.checkpoints c
-     USING (SELECT checkpoint_ns, max(checkpoint_id) AS latest FROM ${schema}.checkpoints
-            WHERE thread_id = $1 GROUP BY checkpoint_ns) l
-     WHERE c.thread_id = $1 AND c.checkpoint_ns = l.checkpoint_ns AND c.checkpoint_id < l.latest`,
-    [threadId],
-  );
-  await db.query(
-    `DELETE FROM ${schema}.checkpoint_writes w WHERE w.thread_id = $1 AND NOT EXISTS (
-       SELECT 1 FROM ${schema}.checkpoints c
-       WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`,
-    [threadId],
-  );
-  await db.query(
-    `DELETE FROM ${schema}.checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS (
-       SELECT 1 FROM ${schema}.checkpoints c
-       WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
-         AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`,
+    `WITH latest AS (
+       SELECT DISTINCT ON (checkpoint_ns) checkpoint_ns, checkpoint_id, checkpoint
+       FROM ${schema}.checkpoints WHERE thread_id = $1 ORDER BY checkpoint_ns, checkpoint_id DESC),
+     old_checkpoints AS (
+       DELETE FROM ${schema}.checkpoints c USING latest l
+       WHERE c.thread_id = $1 AND c.checkpoint_ns = l.checkpoint_ns AND c.checkpoint_id < l.checkpoint_id),
+     old_writes AS (
+       DELETE FROM ${schema}.checkpoint_writes w USING latest l
+       WHERE w.thread_id = $1 AND w.checkpoint_ns = l.checkpoint_ns AND w.checkpoint_id < l.checkpoint_id)
+     DELETE FROM ${schema}.checkpoint_blobs b
+     WHERE b.thread_id = $1 AND EXISTS (SELECT 1 FROM latest l WHERE l.checkpoint_ns = b.checkpoint_ns)
+       AND NOT EXISTS (SELECT 1 FROM latest l WHERE l.checkpoint_ns = b.checkpoint_ns
+                       AND l.checkpoint -> 'channel_versions' ->> b.channel = b.version)`,
     [threadId],
   );
 }

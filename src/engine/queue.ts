@@ -58,10 +58,23 @@ export function createQueue(options: QueueOptions): JobQueue {
   });
   boss.on('error', (error) => logger.warn({ err: error }, 'job queue error'));
   const workerIds = new Map<string, string[]>();
+  const busy = new Set<string>();
+  const turn = new Map<string, number>();
   const declared = new Set<string>();
 
+  // One idle worker, in rotation, so that two jobs sent together wake two workers while a
+  // single job does not send every worker to fetch. Busy workers look again when they finish.
   const wake = (name: string) => {
-    for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
+    const ids = workerIds.get(name) ?? [];
+    const start = turn.get(name) ?? 0;
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[(start + k) % ids.length] as string;
+      if (!busy.has(id)) {
+        turn.set(name, (start + k + 1) % ids.length);
+        boss.notifyWorker(id);
+        return;
+      }
+    }
   };
 
   return {
@@ -103,15 +116,21 @@ export function createQueue(options: QueueOptions): JobQueue {
     ) => {
       const ids: string[] = [];
       for (let i = 0; i < concurrency; i++) {
-        ids.push(
-          await boss.work<T>(
-            name,
-            { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5 },
-            async (jobs) => {
+        let self = '';
+        self = await boss.work<T>(
+          name,
+          { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5 },
+          async (jobs) => {
+            try {
               for (const job of jobs) await handler(job.data);
-            },
-          ),
+            } finally {
+              // pg-boss 10 sleeps out the polling interval after every job, even with more
+              // waiting; a worker that just found work looks again at once.
+              if (jobs.length) boss.notifyWorker(self);
+            }
+          },
         );
+        ids.push(self);
       }
       workerIds.set(name, [...(workerIds.get(name) ?? []), ...ids]);
     },

@@ -10,12 +10,12 @@
  * 3. run the graph; 4. prune superseded checkpoints;
  * 5. turn pending interrupts into reviews, or finish the task; 6. deliver the new events.
  */
-import { Command, type LangGraphRunnableConfig, type StateSnapshot } from '@langchain/langgraph';
+import { Command, INTERRUPT, type LangGraphRunnableConfig, type StateSnapshot } from '@langchain/langgraph';
 import type pg from 'pg';
 import { isConnectionError } from '../db/queryable.js';
 import { excerpt } from '../llm/scripted.js';
 import type { Logger } from '../logger.js';
-import { checkpointSettings, type WorkflowsConfig } from '../workflow-config.js';
+import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import type { Outbox } from './outbox.js';
 import { pruneCheckpoints } from './prune.js';
@@ -23,7 +23,22 @@ import { toReviewRequest } from './review-request.js';
 import * as store from './store.js';
 import { type Clock, FINAL_STATUSES, type ReviewSettings, type Task } from './types.js';
 
-/** Steps between prunes inside one run (each prune is three indexed deletes). */
+interface RunResult {
+  interrupts: { id: string; value: unknown }[];
+  finished: boolean;
+  values?: Record<string, unknown>;
+}
+
+/** What settling needs, read from saved state when this advance ran nothing. */
+function fromState(state: StateSnapshot): RunResult {
+  return {
+    interrupts: pendingInterrupts(state),
+    finished: state.next.length === 0,
+    values: state.values as Record<string, unknown>,
+  };
+}
+
+/** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
 const PRUNE_EVERY_STEPS = 20;
 
 export interface LoadedWorkflow {
@@ -107,6 +122,7 @@ export function createRunner(deps: RunnerDeps) {
       input = new Command({ resume: Object.fromEntries(toApply.map((r) => [r.id, r.decision])) });
     else if (before.next.length && pending.size === 0) input = null;
 
+    let ran: RunResult | undefined;
     if (input !== undefined) {
       await store.setStatus(pool, task.id, 'working', null);
       await outbox.deliver(task.id);
@@ -114,12 +130,7 @@ export function createRunner(deps: RunnerDeps) {
       inFlight.set(task.id, controller);
       try {
         log.debug({ resumes: toApply.map((r) => r.id) }, 'running graph');
-        // Stepwise, so a long run prunes as it goes and never holds a quadratic history.
-        let steps = 0;
-        for await (const _ of await workflow.graph.stream(input, { ...config, signal: controller.signal, streamMode: 'updates' })) {
-          steps += 1;
-          if (steps % PRUNE_EVERY_STEPS === 0) await pruneCheckpoints(pool, task.id);
-        }
+        ran = await run(task, workflow, input, { ...config, signal: controller.signal });
         await store.markApplied(
           pool,
           toApply.map((r) => r.id),
@@ -138,41 +149,70 @@ export function createRunner(deps: RunnerDeps) {
     }
     // Before the task is announced as waiting or finished, so nobody sees the history it drops.
     await pruneCheckpoints(pool, task.id);
-    await settle(task, workflow, config);
+    await settle(task, workflow, ran ?? fromState(await workflow.graph.getState(config)));
+  }
+
+  /**
+   * Runs the graph stepwise (a long run prunes as it goes and never holds a quadratic history)
+   * and keeps what settling needs: the interrupts pending at the end (a run re-emits those it
+   * leaves pending) and the final values.
+   */
+  async function run(
+    task: Task,
+    workflow: LoadedWorkflow,
+    input: unknown,
+    config: LangGraphRunnableConfig,
+  ): Promise<RunResult> {
+    const durability =
+      workflowSettings(deps.config, task.workflow).durability ?? workflow.definition.durability;
+    const interrupts = new Map<string, unknown>();
+    let values: Record<string, unknown> | undefined;
+    let steps = 0;
+    const stream = await workflow.graph.stream(input, {
+      ...config,
+      durability,
+      streamMode: ['updates', 'values'],
+    });
+    for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+      const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
+      if (pending) for (const i of pending) interrupts.set(i.id, i.value);
+      else if (mode === 'values') values = chunk;
+      else if (++steps % PRUNE_EVERY_STEPS === 0) await pruneCheckpoints(pool, task.id);
+    }
+    return {
+      interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
+      finished: interrupts.size === 0,
+      values,
+    };
   }
 
   /** After a run: pending interrupts become reviews (waiting), or the task is finished. */
-  async function settle(
-    task: Task,
-    workflow: LoadedWorkflow,
-    config: LangGraphRunnableConfig,
-  ): Promise<void> {
+  async function settle(task: Task, workflow: LoadedWorkflow, result: RunResult): Promise<void> {
     const current = await store.getTask(pool, task.id);
     if (!current || FINAL_STATUSES.includes(current.status)) return;
-    const state = await workflow.graph.getState(config);
-    const interrupts = pendingInterrupts(state);
-    if (interrupts.length) {
-      for (const interrupt of interrupts) {
-        const request = toReviewRequest(interrupt.value);
-        const settings = reviewSettings(deps.config, task.workflow, request.kind);
-        const dueAt = settings.timeoutSeconds
-          ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
-          : null;
-        const review = await store.insertReview(pool, {
-          id: interrupt.id,
-          taskId: task.id,
-          request,
-          settings,
-          dueAt,
-        });
-        if (review)
-          await store.insertEvent(pool, task.id, `review:${review.id}`, { type: 'review_requested', review });
-      }
+    for (const interrupt of result.interrupts) {
+      const request = toReviewRequest(interrupt.value);
+      const settings = reviewSettings(deps.config, task.workflow, request.kind);
+      const dueAt = settings.timeoutSeconds
+        ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
+        : null;
+      const review = await store.insertReview(pool, {
+        id: interrupt.id,
+        taskId: task.id,
+        request,
+        settings,
+        dueAt,
+      });
+      if (review)
+        await store.insertEvent(pool, task.id, `review:${review.id}`, { type: 'review_requested', review });
+    }
+    // A review still pending from before this run (a parallel branch) keeps the task waiting too.
+    if (result.interrupts.length || (await store.reviewsOf(pool, task.id, 'pending')).length) {
       await store.setStatus(pool, task.id, 'waiting', null);
       return;
     }
-    if (state.next.length === 0) {
-      const outcome = workflow.definition.outcome(state.values as Record<string, unknown>);
+    if (result.finished) {
+      const outcome = workflow.definition.outcome(result.values ?? {});
       await store.setStatus(pool, task.id, outcome.status, outcome.reason ?? null);
     }
   }

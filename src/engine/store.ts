@@ -114,7 +114,7 @@ export async function listTasks(
 
 /**
  * Moves the task to `status` and records a status event, unless it is already there or in a
- * final state (a cancelled task stays cancelled whatever a late run says). Returns the event key.
+ * final state (a cancelled task stays cancelled whatever a late run says). Returns whether it moved.
  */
 export async function setStatus(
   db: Queryable,
@@ -123,17 +123,20 @@ export async function setStatus(
   reason: string | null,
   opts: { fromFinal?: boolean } = {},
 ): Promise<boolean> {
-  const r = await db.query<{ version: number }>(
-    `UPDATE signoff.tasks SET status = $2, status_reason = $3, version = version + 1, updated_at = now()
-     WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3)
-       AND ($4 OR status NOT IN ('done', 'rejected', 'cancelled'))
-     RETURNING version`,
-    [taskId, status, reason, opts.fromFinal ?? false],
+  const event: EngineEvent = { type: 'task_status', status, reason };
+  // The change and its event in one statement (one round trip; they cannot part).
+  const r = await db.query(
+    `WITH changed AS (
+       UPDATE signoff.tasks SET status = $2, status_reason = $3, version = version + 1, updated_at = now()
+       WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3)
+         AND ($4 OR status NOT IN ('done', 'rejected', 'cancelled'))
+       RETURNING version)
+     INSERT INTO signoff.events (task_id, key, type, payload)
+     SELECT $1, 'status:' || version, 'task_status', $5 FROM changed
+     ON CONFLICT (task_id, key) DO NOTHING`,
+    [taskId, status, reason, opts.fromFinal ?? false, event],
   );
-  const row = r.rows[0];
-  if (!row) return false;
-  await insertEvent(db, taskId, `status:${row.version}`, { type: 'task_status', status, reason });
-  return true;
+  return (r.rowCount ?? 0) > 0;
 }
 
 export async function insertReview(
@@ -146,6 +149,29 @@ export async function insertReview(
     [r.id, r.taskId, r.request.kind, r.request, r.settings, r.dueAt],
   );
   return inserted.rows[0] && toReview(inserted.rows[0]);
+}
+
+/** A review with its task, read (and with `forUpdate`, the review locked) in one round trip. */
+export async function getReviewWithTask(
+  db: Queryable,
+  id: string,
+  forUpdate = false,
+): Promise<{ review: Review; task: Task } | undefined> {
+  const r = await db.query<{ r: ReviewRow; t: TaskRow }>(
+    `SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
+     WHERE r.id = $1${forUpdate ? ' FOR UPDATE OF r' : ''}`,
+    [id],
+  );
+  const row = r.rows[0];
+  if (!row) return undefined;
+  const dates = <T extends object>(o: T, keys: string[]) =>
+    Object.fromEntries(
+      Object.entries(o).map(([k, v]) => [k, keys.includes(k) && v !== null ? new Date(v as string) : v]),
+    ) as T;
+  return {
+    review: toReview(dates(row.r, ['decided_at', 'due_at', 'created_at'])),
+    task: toTask(dates(row.t, ['created_at', 'updated_at'])),
+  };
 }
 
 export async function getReview(db: Queryable, id: string, forUpdate = false): Promise<Review | undefined> {
@@ -206,18 +232,20 @@ export async function cancelPendingReviews(
   return r.rowCount ?? 0;
 }
 
-/** Records an event once per (task, key); returns whether this call recorded it. */
+/** Records an event once per (task, key); returns it if this call recorded it. */
 export async function insertEvent(
   db: Queryable,
   taskId: string,
   key: string,
   event: EngineEvent,
-): Promise<boolean> {
-  const r = await db.query(
-    'INSERT INTO signoff.events (task_id, key, type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (task_id, key) DO NOTHING',
+): Promise<DeliveredEvent | undefined> {
+  const r = await db.query<{ id: string }>(
+    `INSERT INTO signoff.events (task_id, key, type, payload) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (task_id, key) DO NOTHING RETURNING id`,
     [taskId, key, event.type, event],
   );
-  return (r.rowCount ?? 0) > 0;
+  const row = r.rows[0];
+  return row && { id: Number(row.id), taskId, key, event };
 }
 
 export async function undeliveredEvents(db: Queryable, taskId: string): Promise<DeliveredEvent[]> {

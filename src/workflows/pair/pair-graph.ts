@@ -90,6 +90,7 @@ export const pairWorkflow: WorkflowDefinition = {
   name: 'pair',
   description: 'Two agents take turns on the task, then you review; feedback starts another round.',
   build: buildPairGraph,
+  durability: 'exit',
   input: (task) => ({ messages: [{ role: 'user', author: task.requester, content: task.text }] }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },

@@ -12,6 +12,8 @@ export type Say = (
   message: { agent: string; text: string; part?: number },
 ) => Promise<void>;
 
+export type Durability = 'exit' | 'async' | 'sync';
+
 export interface WorkflowDeps {
   modelFor: ModelFor;
   say: Say;
@@ -22,7 +24,10 @@ export interface WorkflowDeps {
 /** The part of a compiled graph the engine uses. */
 export interface RunnableGraph {
   invoke(input: unknown, config: LangGraphRunnableConfig): Promise<unknown>;
-  stream(input: unknown, config: LangGraphRunnableConfig & { streamMode: 'updates' }): Promise<AsyncIterable<unknown>>;
+  stream(
+    input: unknown,
+    config: LangGraphRunnableConfig & { streamMode: ['updates', 'values']; durability?: Durability },
+  ): Promise<AsyncIterable<unknown>>;
   getState(config: LangGraphRunnableConfig): Promise<StateSnapshot>;
 }
 
@@ -32,6 +37,12 @@ export interface WorkflowDefinition {
   build(deps: WorkflowDeps): RunnableGraph;
   /** The graph's input for a new task. */
   input(task: { text: string; requester: string }): Record<string, unknown>;
+  /**
+   * When LangGraph saves state during a run. `exit` (save when the run pauses or ends) suits
+   * short runs between reviews: a crash re-runs them from the last review, and announcements
+   * are keyed by step so nothing is said twice. Long autonomous runs want `async`.
+   */
+  durability: Durability;
   /** How a finished run ended, from its final state. */
   outcome(values: Record<string, unknown>): { status: 'done' | 'rejected'; reason?: string };
 }

@@ -150,6 +150,7 @@ export const specialistWorkflow: WorkflowDefinition = {
   description:
     'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
   build: buildSpecialistGraph,
+  durability: 'exit',
   input: (task) => ({ originalTask: task.text }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },

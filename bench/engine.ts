@@ -1,0 +1,70 @@
+/**
+ * The engine: decide → the next review delivered to the surface, through the queue, the task
+ * lock, the outbox and pruning; the same graph and database as the floor.
+ */
+
+import type { Config } from '../src/config.js';
+import type { Database } from '../src/db/database.js';
+import type { Logger } from '../src/logger.js';
+import { openSignoff } from '../src/main.js';
+import { throughput } from './stats.js';
+
+export async function engine(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  rounds: number,
+  tasks: number,
+  roundsPerTask: number,
+) {
+  const waiters = new Map<string, (reviewId: string) => void>();
+  const app = await openSignoff(config, {
+    logger,
+    database: db,
+    sinks: {
+      cli: async (e) => {
+        if (e.event.type === 'review_requested') waiters.get(e.taskId)?.(e.event.review.id);
+      },
+    },
+  });
+  await app.engine.work('cli', config.queue.workers);
+  const nextReview = (taskId: string) => new Promise<string>((resolve) => waiters.set(taskId, resolve));
+  const start = async (id: string) => {
+    const first = nextReview(id);
+    await app.engine.start({
+      id,
+      workflow: 'pair',
+      text: 'benchmark task',
+      requester: 'bench',
+      surface: 'cli',
+    });
+    return { id, review: await first };
+  };
+  const decide = async (t: { id: string; review: string }, round: number) => {
+    const next = nextReview(t.id);
+    const r = await app.engine.decide({
+      reviewId: t.review,
+      actor: { id: 'bench' },
+      action: 'revise',
+      feedback: `round ${round}`,
+    });
+    if (!r.ok) throw new Error(r.message);
+    t.review = await next;
+  };
+
+  const latency: number[] = [];
+  let task = { id: '', review: '' };
+  for (let i = 0; i < rounds; i++) {
+    // A fresh task every 20 rounds keeps the history about the size a real review round has.
+    if (i % 20 === 0) task = await start(`cli-latency-${i}`);
+    const t0 = performance.now();
+    await decide(task, i);
+    latency.push(performance.now() - t0);
+  }
+  const all = await Promise.all(Array.from({ length: tasks }, (_, i) => start(`cli-load-${i}`)));
+  const perSecond = await throughput(tasks, roundsPerTask, (i, round) =>
+    decide(all[i] as { id: string; review: string }, round),
+  );
+  await app.close();
+  return { latency, perSecond };
+}

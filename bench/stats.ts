@@ -1,0 +1,27 @@
+export const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+};
+export const ms = (n: number) => `${n.toFixed(1)} ms`;
+export const revise = (feedback: string) => ({
+  action: 'revise',
+  feedback,
+  values: {},
+  by: 'bench',
+  at: new Date().toISOString(),
+});
+
+/** Runs `n` loops at once, each `rounds` times; returns rounds per second. */
+export async function throughput(
+  n: number,
+  rounds: number,
+  loop: (i: number, round: number) => Promise<void>,
+) {
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      for (let r = 0; r < rounds; r++) await loop(i, r);
+    }),
+  );
+  return (n * rounds) / ((performance.now() - t0) / 1000);
+}
