@@ -45,10 +45,16 @@ async function main(argv: string[]): Promise<number> {
     lines.close();
     await app.close();
   };
-  process.once('SIGINT', () => {
-    err.write('\nInterrupted; tasks keep their state. See them with: signoff tasks\n');
-    void stop().finally(() => process.exit(130));
-  });
+  // Stop the embedded server cleanly on Ctrl-C and on a container's SIGTERM alike.
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      err.write('\nStopping; tasks keep their state. See them with: signoff tasks\n');
+      void stop().finally(() => process.exit(code));
+    });
+  }
   try {
     await app.engine.work('cli', config.queue.workers);
     return await runCommand(argv, app.engine, feed, { lines, out, err });

@@ -159,10 +159,11 @@ export function createEngine(deps: EngineDeps) {
     const outcome = await inTransaction(
       pool,
       async (db): Promise<Refused | { review: Review; task: Task }> => {
-        const review = await store.getReview(db, input.reviewId, true);
-        if (!review || (input.taskId !== undefined && review.taskId !== input.taskId)) {
+        const found = await store.getReviewWithTask(db, input.reviewId, true);
+        if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
           return { refused: ['unknown_review', 'That review does not exist here.'] as const };
         }
+        const { review, task } = found;
         if (review.status !== 'pending') {
           const what =
             review.status === 'decided'
@@ -170,7 +171,6 @@ export function createEngine(deps: EngineDeps) {
               : 'It was cancelled.';
           return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
         }
-        const task = (await store.getTask(db, review.taskId)) as Task;
         const why = input.automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
         if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
         const invalid = invalidDecision(review, input);
@@ -185,17 +185,6 @@ export function createEngine(deps: EngineDeps) {
           automatic: input.automatic,
         };
         const decided = (await store.decideReview(db, review.id, decision)) as Review;
-        await store.insertEvent(db, task.id, `decided:${review.id}`, {
-          type: 'review_decided',
-          review: decided,
-        });
-        await store.audit(db, {
-          taskId: task.id,
-          reviewId: review.id,
-          actor: input.actor.id,
-          action: input.action,
-          detail: { feedback: decision.feedback, automatic: input.automatic },
-        });
         await enqueue(db, task);
         return { review: decided, task };
       },

@@ -82,8 +82,8 @@ export function createRunner(deps: RunnerDeps) {
 
   async function advance(taskId: string): Promise<void> {
     await withTaskLock(taskId, async () => {
-      await outbox.deliver(taskId);
-      const task = await store.getTask(pool, taskId);
+      // Independent reads and the delivery of what is pending go out together.
+      const [, task] = await Promise.all([outbox.deliver(taskId), store.getTask(pool, taskId)]);
       if (!task) return;
       if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed') await step(task);
       await outbox.deliver(taskId);
@@ -105,9 +105,11 @@ export function createRunner(deps: RunnerDeps) {
     const config: LangGraphRunnableConfig = {
       configurable: { thread_id: task.id, __pregel_strict_resume: true },
     };
-    const before = await workflow.graph.getState(config);
+    const [before, decided] = await Promise.all([
+      workflow.graph.getState(config),
+      store.unappliedDecisions(pool, task.id),
+    ]);
     const pending = new Set(pendingInterrupts(before).map((i) => i.id));
-    const decided = await store.unappliedDecisions(pool, task.id);
     // A decision whose interrupt is no longer pending was consumed by a run that crashed before
     // it could say so; nothing is resumed twice.
     await store.markApplied(
@@ -131,10 +133,6 @@ export function createRunner(deps: RunnerDeps) {
       try {
         log.debug({ resumes: toApply.map((r) => r.id) }, 'running graph');
         ran = await run(task, workflow, input, { ...config, signal: controller.signal });
-        await store.markApplied(
-          pool,
-          toApply.map((r) => r.id),
-        );
       } catch (error) {
         if (isConnectionError(error)) throw error;
         const current = await store.getTask(pool, task.id);
@@ -148,7 +146,13 @@ export function createRunner(deps: RunnerDeps) {
       }
     }
     // Before the task is announced as waiting or finished, so nobody sees the history it drops.
-    await pruneCheckpoints(pool, task.id);
+    await Promise.all([
+      pruneCheckpoints(pool, task.id),
+      store.markApplied(
+        pool,
+        toApply.map((r) => r.id),
+      ),
+    ]);
     await settle(task, workflow, ran ?? fromState(await workflow.graph.getState(config)));
   }
 

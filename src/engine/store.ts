@@ -44,6 +44,12 @@ interface ReviewRow {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** Rows read through to_jsonb carry timestamps as strings; the mappers expect Dates. */
+const withDates = <T extends object>(o: T, keys: string[]) =>
+  Object.fromEntries(
+    Object.entries(o).map(([k, v]) => [k, keys.includes(k) && v !== null ? new Date(v as string) : v]),
+  ) as T;
+
 const toTask = (r: TaskRow): Task => ({
   id: r.id,
   workflow: r.workflow,
@@ -139,16 +145,30 @@ export async function setStatus(
   return (r.rowCount ?? 0) > 0;
 }
 
+/**
+ * Opens a review for a pending interrupt, with its `review_requested` event, in one statement;
+ * nothing when it exists already or the task has ended (cancelled while the run went on).
+ */
 export async function insertReview(
   db: Queryable,
   r: { id: string; taskId: string; request: ReviewRequest; settings: ReviewSettings; dueAt: Date | null },
 ): Promise<Review | undefined> {
-  const inserted = await db.query<ReviewRow>(
-    `INSERT INTO signoff.reviews (id, task_id, checkpoint, request, settings, due_at)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING *`,
+  const inserted = await db.query<{ row: ReviewRow }>(
+    `WITH opened AS (
+       INSERT INTO signoff.reviews (id, task_id, checkpoint, request, settings, due_at)
+       SELECT $1, $2, $3, $4, $5, $6 FROM signoff.tasks
+       WHERE id = $2 AND status NOT IN ('done', 'rejected', 'cancelled')
+       ON CONFLICT (id) DO NOTHING RETURNING *),
+     announced AS (
+       INSERT INTO signoff.events (task_id, key, type, payload)
+       SELECT task_id, 'review:' || id, 'review_requested',
+              jsonb_build_object('type', 'review_requested', 'review', signoff.review_json(opened::signoff.reviews))
+       FROM opened ON CONFLICT (task_id, key) DO NOTHING)
+     SELECT to_jsonb(opened) AS row FROM opened`,
     [r.id, r.taskId, r.request.kind, r.request, r.settings, r.dueAt],
   );
-  return inserted.rows[0] && toReview(inserted.rows[0]);
+  const row = inserted.rows[0]?.row;
+  return row && toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
 }
 
 /** A review with its task, read (and with `forUpdate`, the review locked) in one round trip. */
@@ -174,14 +194,6 @@ export async function getReviewWithTask(
   };
 }
 
-export async function getReview(db: Queryable, id: string, forUpdate = false): Promise<Review | undefined> {
-  const r = await db.query<ReviewRow>(
-    `SELECT * FROM signoff.reviews WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-    [id],
-  );
-  return r.rows[0] && toReview(r.rows[0]);
-}
-
 export async function reviewsOf(db: Queryable, taskId: string, status?: Review['status']): Promise<Review[]> {
   const r = await db.query<ReviewRow>(
     `SELECT * FROM signoff.reviews WHERE task_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at, id`,
@@ -190,18 +202,38 @@ export async function reviewsOf(db: Queryable, taskId: string, status?: Review['
   return r.rows.map(toReview);
 }
 
-/** The exactly-once step: only a pending review becomes decided; a second caller gets nothing. */
+/**
+ * The exactly-once step: only a pending review becomes decided; a second caller gets nothing.
+ * The decision's event and audit entry are written by the same statement.
+ */
 export async function decideReview(
   db: Queryable,
   id: string,
   decision: Decision,
 ): Promise<Review | undefined> {
-  const r = await db.query<ReviewRow>(
-    `UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = $3, decided_at = now()
-     WHERE id = $1 AND status = 'pending' RETURNING *`,
-    [id, decision, decision.by],
+  const r = await db.query<{ row: ReviewRow }>(
+    `WITH decided AS (
+       UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = $3, decided_at = now()
+       WHERE id = $1 AND status = 'pending' RETURNING *),
+     announced AS (
+       INSERT INTO signoff.events (task_id, key, type, payload)
+       SELECT task_id, 'decided:' || id, 'review_decided',
+              jsonb_build_object('type', 'review_decided', 'review', signoff.review_json(decided::signoff.reviews))
+       FROM decided ON CONFLICT (task_id, key) DO NOTHING),
+     audited AS (
+       INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
+       SELECT task_id, id, $3, $4, $5 FROM decided)
+     SELECT to_jsonb(decided) AS row FROM decided`,
+    [
+      id,
+      decision,
+      decision.by,
+      decision.action,
+      { feedback: decision.feedback, automatic: decision.automatic },
+    ],
   );
-  return r.rows[0] && toReview(r.rows[0]);
+  const row = r.rows[0]?.row;
+  return row && toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
 }
 
 /** Decisions recorded but not yet consumed by the graph. */
