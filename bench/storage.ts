@@ -45,7 +45,9 @@ export async function bytesPerTask(
   const pendingReview = async () => {
     for (;;) {
       const [review] = await app.engine.reviews(task.id, 'pending');
-      if (review && (await app.engine.getTask(task.id))?.status === 'waiting') return review.id;
+      const current = await app.engine.getTask(task.id);
+      if (current?.status === 'failed') throw new Error(`storage task failed: ${current.statusReason}`);
+      if (review && current?.status === 'waiting') return review.id;
       await new Promise((r) => setTimeout(r, 20));
     }
   };

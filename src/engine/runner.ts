@@ -38,6 +38,8 @@ function fromState(state: StateSnapshot): RunResult {
   };
 }
 
+const RECURSION_LIMIT = 1000;
+
 /** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
 const PRUNE_EVERY_STEPS = 20;
 
@@ -104,6 +106,9 @@ export function createRunner(deps: RunnerDeps) {
     }
     const config: LangGraphRunnableConfig = {
       configurable: { thread_id: task.id, __pregel_strict_resume: true },
+      // LangGraph's default (25 steps per run) would fail a long cycle; runs pause at reviews,
+      // so this only guards against a workflow that loops without ever asking anyone.
+      recursionLimit: RECURSION_LIMIT,
     };
     const [before, decided] = await Promise.all([
       workflow.graph.getState(config),
