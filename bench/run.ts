@@ -26,7 +26,12 @@ const given = process.env.DATABASE_URL;
 const dir = given ? undefined : mkdtempSync(join(tmpdir(), 'signoff-bench-'));
 const server = dir ? await startEmbeddedPostgres(dir, logger) : undefined;
 const url = given ?? (server?.url as string);
-const db = await openDatabase({ url, dataDir: '', logger, poolSize: WORKERS * 2 + 20 });
+const db = await openDatabase({
+  url,
+  dataDir: '',
+  logger,
+  poolSize: Number(process.env.BENCH_POOL ?? WORKERS * 2 + 20),
+});
 const config = {
   ...loadConfig({ DATABASE_URL: url, SIGNOFF_WORKERS: String(WORKERS) }),
   workflows: parseWorkflowConfig('', 'bench'),

@@ -132,7 +132,8 @@ export function createRunner(deps: RunnerDeps) {
     let ran: RunResult | undefined;
     if (input !== undefined) {
       await store.setStatus(pool, task.id, 'working', null);
-      await outbox.deliver(task.id);
+      // Shown while the graph starts; the delivery chain keeps it ahead of what agents say.
+      void outbox.deliver(task.id).catch((err) => log.warn({ err }, 'delivery failed; will retry'));
       const controller = new AbortController();
       inFlight.set(task.id, controller);
       try {
