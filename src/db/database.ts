@@ -29,8 +29,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const embedded = options.url ? undefined : await startEmbeddedPostgres(options.dataDir, options.logger);
   const url = options.url ?? (embedded?.url as string);
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
+  let closing = false;
   // An idle client losing its server must not crash the process; the next query reports it.
-  pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database client failed'));
+  // (Only code and message: a pg error carries its whole client object.)
+  pool.on('error', (error: Error & { code?: string }) => {
+    if (!closing)
+      options.logger.warn({ code: error.code, message: error.message }, 'idle database client failed');
+  });
   try {
     const applied = await migrate(pool, readMigrations(MIGRATIONS_DIR));
     if (applied.length) options.logger.info({ applied }, 'migrations applied');
@@ -43,6 +48,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool,
     url,
     close: async () => {
+      closing = true;
       await pool.end();
       await embedded?.stop();
     },
