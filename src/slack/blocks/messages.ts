@@ -1,0 +1,59 @@
+/**
+ * Block Kit for what the bot posts in a task's thread: the root message (the task and its live
+ * status) and agents' messages (split so that Slack never refuses them).
+ */
+import type { types } from '@slack/bolt';
+import type { Task, TaskStatus } from '../../engine/types.js';
+import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText, truncate } from './text.js';
+
+type KnownBlock = types.KnownBlock;
+
+export interface SlackMessage {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+const STATUS: Record<TaskStatus, string> = {
+  working: ':hourglass_flowing_sand: Working',
+  waiting: ':raised_hand: Waiting for review',
+  done: ':white_check_mark: Done',
+  rejected: ':no_entry_sign: Rejected',
+  cancelled: ':heavy_minus_sign: Cancelled',
+  failed: ':warning: Failed',
+};
+
+/** The task's root message: who asked, the workflow, the task, and its status in words. */
+export function rootMessage(
+  task: Pick<Task, 'requester' | 'workflow' | 'text'>,
+  status: TaskStatus,
+  reason?: string | null,
+): SlackMessage {
+  const statusLine = `${STATUS[status]}${reason ? ` — ${escapeMrkdwn(truncate(reason, 300))}` : ''}`;
+  return {
+    text: escapeMrkdwn(
+      `${task.workflow}: ${truncate(task.text, 200)} (${STATUS[status].replace(/^:[a-z_]+: /, '')})`,
+    ),
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: truncate(
+            `<@${task.requester}> started *${escapeMrkdwn(task.workflow)}*:\n>${escapeMrkdwn(task.text).replace(/\n/g, '\n>')}`,
+            LIMITS.sectionText,
+          ),
+        },
+      },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: statusLine }] },
+    ],
+  };
+}
+
+/** An agent's message as one or more Slack messages, each within every limit. */
+export function agentMessages(text: string): SlackMessage[] {
+  const safe = neutralizeMarkdown(text.trim() || '(no output)');
+  return splitText(safe, LIMITS.markdownPerPayload).map((part) => ({
+    text: escapeMrkdwn(truncate(text.trim() || '(no output)', LIMITS.sectionText)),
+    blocks: [{ type: 'markdown', text: part } as KnownBlock],
+  }));
+}

@@ -1,0 +1,131 @@
+/**
+ * The review card: what is asked, the content (a markdown block), round and due time, the
+ * reviewers pinged, and Approve / Revise / Reject. After the decision the same message is
+ * updated to say who decided, when and with what feedback; the buttons are gone.
+ */
+import type { types } from '@slack/bolt';
+import type { Action, Review } from '../../engine/types.js';
+import type { SlackMessage } from './messages.js';
+import { escapeMrkdwn, LIMITS, neutralizeMarkdown, neutralizePlain, truncate } from './text.js';
+
+type KnownBlock = types.KnownBlock;
+
+export const ACTION_IDS: Record<Action, string> = {
+  approve: 'signoff_approve',
+  revise: 'signoff_revise',
+  reject: 'signoff_reject',
+};
+
+const DEFAULT_LABELS: Record<Action, string> = { approve: 'Approve', revise: 'Revise', reject: 'Reject' };
+/** Room left in the card's markdown budget for the note that the content was cut. */
+const BODY_BUDGET = LIMITS.markdownPerPayload - 200;
+
+/** The button value: which review, checked again against the message it came from. */
+export const buttonValue = (review: Pick<Review, 'id' | 'taskId'>) =>
+  JSON.stringify({ review: review.id, task: review.taskId });
+
+/** `<!date^…>` shows the time in each reader's own time zone. */
+const slackDate = (iso: string) => {
+  const seconds = Math.floor(new Date(iso).getTime() / 1000);
+  return `<!date^${seconds}^{date_short_pretty} at {time}|${iso}>`;
+};
+
+function mentions(reviewers: string[], requester: string): string {
+  const names = reviewers.map((r) =>
+    r === 'anyone'
+      ? 'anyone in this channel'
+      : r === 'requester'
+        ? `<@${requester}>`
+        : r.startsWith('S')
+          ? `<!subteam^${r}>`
+          : `<@${r}>`,
+  );
+  return names.join(', ');
+}
+
+function head(review: Review, requester: string): KnownBlock[] {
+  const r = review.request;
+  const body = neutralizeMarkdown(r.body.trim() || '(nothing to show)');
+  const cut = body.length > BODY_BUDGET;
+  const facts = [`Round ${r.round}`, review.dueAt ? `due ${slackDate(review.dueAt)}` : undefined]
+    .filter(Boolean)
+    .join(' · ');
+  return [
+    {
+      type: 'header',
+      text: { type: 'plain_text', text: truncate(neutralizePlain(r.title), 150), emoji: true },
+    },
+    {
+      type: 'markdown',
+      text: cut
+        ? `${body.slice(0, BODY_BUDGET)}\n\n_…cut here; the full text is in the messages above._`
+        : body,
+    } as KnownBlock,
+    {
+      type: 'context',
+      elements: [
+        { type: 'mrkdwn', text: `${facts} · Reviewers: ${mentions(review.settings.reviewers, requester)}` },
+      ],
+    },
+  ];
+}
+
+/** The open card, with the buttons the review allows. */
+export function reviewCard(review: Review, requester: string): SlackMessage {
+  const r = review.request;
+  const label = (a: Action) => truncate(r.labels[a] ?? DEFAULT_LABELS[a], 75);
+  const buttons = r.actions.map((action) => ({
+    type: 'button' as const,
+    action_id: ACTION_IDS[action],
+    text: { type: 'plain_text' as const, text: label(action), emoji: true },
+    value: buttonValue(review),
+    ...(action === 'approve' ? { style: 'primary' as const } : {}),
+    ...(action === 'reject'
+      ? {
+          style: 'danger' as const,
+          confirm: {
+            title: { type: 'plain_text' as const, text: 'Reject this?' },
+            text: {
+              type: 'plain_text' as const,
+              text: truncate(`This ends the task: ${neutralizePlain(r.title)}`, 300),
+            },
+            confirm: { type: 'plain_text' as const, text: label('reject') },
+            deny: { type: 'plain_text' as const, text: 'Keep reviewing' },
+            style: 'danger' as const,
+          },
+        }
+      : {}),
+  }));
+  return {
+    text: escapeMrkdwn(`Review needed: ${truncate(r.title, 200)}`),
+    blocks: [
+      ...head(review, requester),
+      { type: 'actions', block_id: `review:${review.id}`.slice(0, 255), elements: buttons },
+    ],
+  };
+}
+
+const VERB: Record<Action, string> = {
+  approve: ':white_check_mark: Approved',
+  revise: ':pencil2: Revision asked',
+  reject: ':no_entry_sign: Rejected',
+};
+
+/** The card once decided (or cancelled): the same content, the outcome instead of buttons. */
+export function decidedCard(review: Review, requester: string): SlackMessage {
+  const d = review.decision;
+  const who = d?.automatic
+    ? `automatically (${escapeMrkdwn(d.automatic)})`
+    : `by <@${d?.by ?? review.decidedBy}>`;
+  const outcome =
+    review.status === 'cancelled' || !d
+      ? ':heavy_minus_sign: Closed without a decision'
+      : `${VERB[d.action]} ${who} ${slackDate(d.at)}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2500)).replace(/\n/g, '\n>')}` : ''}`;
+  return {
+    text: escapeMrkdwn(`${review.request.title}: ${d ? d.action : 'closed'}`),
+    blocks: [
+      ...head(review, requester),
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, LIMITS.sectionText) } },
+    ],
+  };
+}

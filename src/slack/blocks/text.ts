@@ -1,0 +1,80 @@
+/**
+ * Text that goes to Slack: nothing an agent or a person wrote may ping a channel, forge a mention
+ * or a link, or exceed Slack's limits.
+ */
+
+/** Limits Slack enforces (docs and FACTS.md), with a margin where Slack counts differently. */
+export const LIMITS = {
+  blocksPerMessage: 50,
+  sectionText: 3000,
+  /** All markdown blocks of one payload together (Slack: 12,000; it errs near that). */
+  markdownPerPayload: 11_000,
+  messageText: 40_000,
+  buttonValue: 2000,
+  plainTextInput: 3000,
+  modalTitle: 24,
+} as const;
+
+const ZWSP = '\u200b';
+const BROADCAST = /@(channel|here|everyone)\b/gi;
+
+/** For mrkdwn (section, context): Slack's three control characters escaped, broadcasts broken. */
+export function escapeMrkdwn(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(BROADCAST, `@${ZWSP}$1`);
+}
+
+/**
+ * For `markdown` blocks (standard Markdown that Slack translates): special `<!…>`, `<@…>`,
+ * `<#…>` sequences and broadcast words get a zero-width space, so they show but never act.
+ */
+export function neutralizeMarkdown(text: string): string {
+  return text.replace(/<([!@#])/g, `<${ZWSP}$1`).replace(BROADCAST, `@${ZWSP}$1`);
+}
+
+/**
+ * For plain_text objects (headers, modal titles), which Slack shows as typed: entities would show
+ * literally, so special sequences and broadcasts are broken with a zero-width space instead.
+ * (A message's fallback `text` is mrkdwn: use escapeMrkdwn for it.)
+ */
+export const neutralizePlain = neutralizeMarkdown;
+
+/** Cuts to `max` characters, ending with an ellipsis when cut. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/**
+ * Splits text into chunks of at most `max` characters, at paragraph, then line, then word
+ * boundaries; a code fence cut in two is closed and reopened so both halves render as code.
+ */
+export function splitText(text: string, max: number): string[] {
+  if (text.length <= max) return [text];
+  const chunks: string[] = [];
+  let rest = text;
+  let openFence = false;
+  while (rest.length > 0) {
+    const budget = max - (openFence ? 4 : 0) - 4;
+    if (rest.length <= budget) {
+      chunks.push((openFence ? '```\n' : '') + rest);
+      break;
+    }
+    const window = rest.slice(0, budget);
+    let cut = window.lastIndexOf('\n\n');
+    if (cut < budget / 2) cut = window.lastIndexOf('\n');
+    if (cut < budget / 2) cut = window.lastIndexOf(' ');
+    if (cut < budget / 2) cut = budget;
+    let chunk = rest.slice(0, cut);
+    rest = rest.slice(cut).replace(/^\s+/, '');
+    const fences = (chunk.match(/```/g) ?? []).length;
+    const startsOpen = openFence;
+    const endsOpen: boolean = fences % 2 === 1 ? !openFence : openFence;
+    chunk = (startsOpen ? '```\n' : '') + chunk + (endsOpen ? '\n```' : '');
+    openFence = endsOpen;
+    chunks.push(chunk);
+  }
+  return chunks;
+}

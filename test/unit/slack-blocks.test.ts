@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Review } from '../../src/engine/types.js';
+import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
+import { decidedCard, reviewCard } from '../../src/slack/blocks/review-card.js';
+import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
+
+const review = (over: Partial<Review['request']> = {}, extra: Partial<Review> = {}): Review => ({
+  id: 'abc123',
+  taskId: 'slack-T1-C1-1.2',
+  checkpoint: 'review',
+  request: {
+    kind: 'review',
+    title: 'Approve the plan?',
+    body: 'Step 1',
+    actions: ['approve', 'revise', 'reject'],
+    labels: {},
+    round: 2,
+    fields: [],
+    ...over,
+  },
+  settings: {
+    reviewers: ['requester', 'U0BOB', 'S0FIN'],
+    allowSelfApproval: true,
+    onTimeout: 'remind',
+    allowSkip: false,
+    dmReviewers: false,
+    feedback: { minLength: 1, maxLength: 3000 },
+  },
+  status: 'pending',
+  decision: null,
+  decidedBy: null,
+  decidedAt: null,
+  dueAt: null,
+  createdAt: '2026-11-22T10:00:00.000Z',
+  ...extra,
+});
+
+/** Everything the bot would send, as one string, to look for live control sequences. */
+const sent = (m: { text: string; blocks: unknown[] }) => JSON.stringify(m);
+const LIVE = /<!(channel|here|everyone)>|<@U[A-Z0-9]+>|<https?:[^>]*>/;
+
+describe('escaping', () => {
+  it('turns mrkdwn control characters into entities and breaks broadcasts', () => {
+    expect(escapeMrkdwn('a <!channel> & <@U1|x> @here')).toBe(
+      'a &lt;!channel&gt; &amp; &lt;@U1|x&gt; @\u200bhere',
+    );
+  });
+  it('leaves nothing live in markdown blocks, whatever the text', () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.constantFrom('<!channel>', '<!here>', '<@U0ADMIN>', '<!everyone>', '@channel'),
+        fc.string(),
+        (a, attack, b) => {
+          const out = neutralizeMarkdown(`${a}${attack}${b}`);
+          expect(out).not.toMatch(/<!(channel|here|everyone)>|<@U0ADMIN>|(^|[^\u200b])@channel\b/);
+        },
+      ),
+    );
+  });
+  it('a task text with <!channel> is never posted raw in the root message', () => {
+    const m = rootMessage(
+      { requester: 'U0ANN', workflow: 'pair', text: 'ping <!channel> and <https://evil|bank>' },
+      'working',
+    );
+    expect(sent(m).replace('<@U0ANN>', '')).not.toMatch(LIVE);
+  });
+});
+
+describe('splitting', () => {
+  it('keeps every chunk within the limit and loses no words', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ minLength: 1, maxLength: 400 }), { maxLength: 60 }),
+        fc.integer({ min: 200, max: 3000 }),
+        (parts, max) => {
+          const text = parts.join('\n');
+          const chunks = splitText(text, max);
+          for (const c of chunks) expect(c.length).toBeLessThanOrEqual(max);
+          expect(chunks.join(' ').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
+        },
+      ),
+    );
+  });
+  it('closes and reopens a code fence cut in two', () => {
+    const code = `\`\`\`\n${'x = 1\n'.repeat(400)}\`\`\``;
+    const chunks = splitText(code, 1000);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const c of chunks) expect((c.match(/```/g) ?? []).length % 2).toBe(0);
+  });
+  it('an agent message of any length fits Slack: markdown budget per message, text under 40,000', () => {
+    for (const size of [10, 11_000, 12_500, 100_000]) {
+      for (const m of agentMessages('word '.repeat(size / 5))) {
+        expect(m.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
+        expect(JSON.stringify(m.blocks).length).toBeLessThan(12_000 + 200);
+        expect(m.text.length).toBeLessThanOrEqual(LIMITS.messageText);
+      }
+    }
+  });
+});
+
+describe('review card', () => {
+  it('has the title, content, round, reviewers pinged and three buttons, Reject with a confirm', () => {
+    const card = reviewCard(review(), 'U0ANN');
+    const json = sent(card);
+    expect(json).toContain('Approve the plan?');
+    expect(json).toContain('Round 2');
+    expect(json).toContain('<@U0ANN>, <@U0BOB>, <!subteam^S0FIN>');
+    const actions = card.blocks.at(-1) as {
+      type: string;
+      elements: { action_id: string; style?: string; confirm?: unknown; value: string }[];
+    };
+    expect(actions.type).toBe('actions');
+    expect(actions.elements.map((e) => [e.action_id, e.style])).toEqual([
+      ['signoff_approve', 'primary'],
+      ['signoff_revise', undefined],
+      ['signoff_reject', 'danger'],
+    ]);
+    expect(actions.elements[2]?.confirm).toBeDefined();
+    expect(JSON.parse(actions.elements[0]?.value ?? '')).toEqual({
+      review: 'abc123',
+      task: 'slack-T1-C1-1.2',
+    });
+  });
+  it('cuts an oversized body to fit and says so; neutralises agent text', () => {
+    const card = reviewCard(review({ body: `<!channel> ${'long '.repeat(5000)}` }), 'U0ANN');
+    const md = card.blocks.find((b) => b.type === 'markdown') as { text: string };
+    expect(md.text.length).toBeLessThanOrEqual(LIMITS.markdownPerPayload);
+    expect(md.text).toContain('the full text is in the messages above');
+    expect(sent(card)).not.toMatch(/<!channel>/);
+  });
+  it('once decided shows who, when and the feedback, without buttons', () => {
+    const card = decidedCard(
+      review(
+        {},
+        {
+          status: 'decided',
+          decision: {
+            action: 'revise',
+            feedback: 'add <!here> costs',
+            values: {},
+            by: 'U0BOB',
+            at: '2026-11-22T11:00:00.000Z',
+          },
+        },
+      ),
+      'U0ANN',
+    );
+    const json = sent(card);
+    expect(card.blocks.some((b) => b.type === 'actions')).toBe(false);
+    expect(json).toContain('Revision asked by <@U0BOB>');
+    expect(json).toContain('add &lt;!here&gt; costs');
+  });
+});
