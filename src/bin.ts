@@ -9,10 +9,26 @@ import { createFeed } from './cli/printer.js';
 import { loadConfig } from './config.js';
 import { isSignoffError } from './errors.js';
 import { createLogger } from './logger.js';
-import { openSignoff } from './main.js';
+import { openSignoff, startSlack } from './main.js';
 
 const out = { write: (s: string) => void process.stdout.write(s) };
 const err = { write: (s: string) => void process.stderr.write(s) };
+
+/** Runs until SIGINT or SIGTERM; the process exits from the signal handler. */
+async function serveSlack(config: ReturnType<typeof loadConfig>): Promise<number> {
+  const logger = createLogger(config.logLevel ?? 'info');
+  const service = await startSlack(config, { logger });
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'stopping');
+      void service.stop().finally(() => process.exit(code));
+    });
+  }
+  return await new Promise<number>(() => undefined);
+}
 
 async function main(argv: string[]): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
@@ -23,12 +39,7 @@ async function main(argv: string[]): Promise<number> {
     err.write(`signoff cannot start; fix the configuration:\n${error.message.replace(/^/gm, '  ')}\n`);
     return 2;
   }
-  if (config.slack && argv.length === 0) {
-    err.write(
-      'Slack tokens are set, but the Slack surface is not part of this build yet. Unset them to use the terminal.\n',
-    );
-    return 2;
-  }
+  if (config.slack && argv.length === 0) return await serveSlack(config);
   if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     out.write(`${USAGE}\n`);
     return 0;

@@ -3,6 +3,7 @@
  * `openSignoff` is used by the terminal, the tests and the benchmark alike.
  */
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -15,6 +16,9 @@ import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.
 import { type Clock, type Sink, type Surface, systemClock } from './engine/types.js';
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
+import { createSlackApp } from './slack/app.js';
+import { boltLogger } from './slack/bolt-logger.js';
+import { createSlackSink } from './slack/sink.js';
 import { workflowSettings } from './workflow-config.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
 import type { WorkflowDefinition } from './workflows/shared/types.js';
@@ -31,7 +35,8 @@ export interface Signoff {
 
 export interface OpenOptions {
   logger: Logger;
-  sinks?: Partial<Record<Surface, Sink>>;
+  /** How each surface shows events; a function when the sink needs the database. */
+  sinks?: Partial<Record<Surface, Sink>> | ((db: Database) => Partial<Record<Surface, Sink>>);
   clock?: Clock;
   /** Replaces the model factory (tests inject failing or slow models). */
   modelFor?: ModelFor;
@@ -64,7 +69,8 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const checkpointer = await setupCheckpointer(db.pool);
     const queue = createQueue({ pool: db.pool, logger, expireSeconds: config.queue.expireSeconds });
     await queue.start();
-    const outbox = createOutbox({ pool: db.pool, sinks: options.sinks ?? {}, logger });
+    const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
+    const outbox = createOutbox({ pool: db.pool, sinks, logger });
     const modelFor = options.modelFor ?? createModelFor(config.model);
     const workflows = new Map<string, LoadedWorkflow>();
     for (const definition of options.workflows ?? BUILT_IN_WORKFLOWS) {
@@ -107,4 +113,46 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     if (!options.database) await db.close();
     throw error;
   }
+}
+
+export interface SlackService {
+  signoff: Signoff;
+  /** The HTTP port Slack posts to (HTTP mode), once listening. */
+  port?: number;
+  stop(): Promise<void>;
+}
+
+/** Runs the Slack surface: the engine's workers for Slack tasks and the Bolt app. */
+export async function startSlack(config: Config, options: OpenOptions): Promise<SlackService> {
+  const slack = config.slack;
+  if (!slack) throw new Error('startSlack needs Slack settings');
+  const { logger } = options;
+  const client = new WebClient(slack.botToken, { slackApiUrl: slack.apiUrl, logger: boltLogger(logger) });
+  const signoff = await openSignoff(config, {
+    ...options,
+    sinks: (db) => ({ slack: createSlackSink({ client, pool: db.pool, logger }) }),
+  });
+  let ready = false;
+  const healthy = async () =>
+    ready &&
+    (await signoff.db.pool.query('SELECT 1').then(
+      () => true,
+      () => false,
+    ));
+  const app = createSlackApp({ slack, engine: signoff.engine, pool: signoff.db.pool, logger, healthy });
+  await signoff.engine.work('slack', config.queue.workers);
+  const server = (await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown;
+  ready = true;
+  const address = (server as { address?: () => unknown } | undefined)?.address?.();
+  const port = typeof address === 'object' && address ? (address as { port: number }).port : undefined;
+  logger.info({ mode: slack.mode.kind, port }, 'signoff is listening to Slack');
+  return {
+    signoff,
+    port,
+    stop: async () => {
+      ready = false;
+      await app.stop();
+      await signoff.close();
+    },
+  };
 }

@@ -83,7 +83,8 @@ export function createEngine(deps: EngineDeps) {
       }));
   }
 
-  async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
+  /** Checks a start before anything is posted anywhere; returns the task text, trimmed. */
+  function validate(input: Pick<StartInput, 'workflow' | 'text' | 'channel'>): string {
     const names = available(input.channel).map((w) => w.name);
     if (!deps.workflows.has(input.workflow)) {
       throw new SignoffError(
@@ -98,17 +99,23 @@ export function createEngine(deps: EngineDeps) {
       );
     }
     const text = input.text.trim();
-    if (!text)
+    if (!text) {
       throw new SignoffError(
         'empty_task',
         `Describe the task after the workflow's name, e.g. "${input.workflow} summarise Q3 invoices".`,
       );
+    }
     if (text.length > MAX_TASK_LENGTH) {
       throw new SignoffError(
         'empty_task',
         `The task is ${text.length} characters long; keep it under ${MAX_TASK_LENGTH}.`,
       );
     }
+    return text;
+  }
+
+  async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
+    const text = validate(input);
     const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
     const result = await inTransaction(pool, async (db) => {
       const inserted = await store.insertTask(db, {
@@ -260,6 +267,7 @@ export function createEngine(deps: EngineDeps) {
 
   return {
     available,
+    validate,
     start,
     decide,
     cancel,
@@ -268,6 +276,7 @@ export function createEngine(deps: EngineDeps) {
     getTask: (id: string) => store.getTask(pool, id),
     listTasks: (opts?: { surface?: Surface; limit?: number }) => store.listTasks(pool, opts),
     reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
+    review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
     events: (taskId: string): Promise<DeliveredEvent[]> => store.eventsOf(pool, taskId),
     /** Delivers a task's undelivered events now (a surface that came back, say). */
     deliver: (taskId: string) => deps.outbox.deliver(taskId),

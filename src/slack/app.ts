@@ -1,0 +1,47 @@
+/**
+ * The Bolt app: HTTP mode (everything POSTs to /slack/events on PORT, plus GET /healthz) or
+ * Socket Mode. SLACK_API_URL reaches every Web API client the app makes.
+ */
+import { App } from '@slack/bolt';
+import type { Config } from '../config.js';
+import { boltLogger } from './bolt-logger.js';
+import type { ListenerDeps } from './deps.js';
+import { registerListeners } from './listeners/index.js';
+
+export interface SlackAppDeps extends ListenerDeps {
+  slack: NonNullable<Config['slack']>;
+  /** True once the database, migrations and queue are ready and the database answers. */
+  healthy(): Promise<boolean>;
+}
+
+export function createSlackApp(deps: SlackAppDeps): App {
+  const { slack } = deps;
+  const clientOptions = slack.apiUrl ? { slackApiUrl: slack.apiUrl } : undefined;
+  const common = { token: slack.botToken, logger: boltLogger(deps.logger), clientOptions };
+  const app =
+    slack.mode.kind === 'socket'
+      ? new App({
+          ...common,
+          appToken: slack.mode.appToken,
+          socketMode: true,
+          installerOptions: { clientOptions },
+        })
+      : new App({
+          ...common,
+          signingSecret: slack.mode.signingSecret,
+          customRoutes: [
+            {
+              path: '/healthz',
+              method: ['GET'],
+              handler: (_req, res) => {
+                void deps.healthy().then((ok) => {
+                  res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
+                  res.end(ok ? 'ok' : 'not ready');
+                });
+              },
+            },
+          ],
+        });
+  registerListeners(app, deps);
+  return app;
+}

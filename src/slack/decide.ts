@@ -1,0 +1,92 @@
+/**
+ * Turning a click or a modal into a decision. The button value is attacker-controlled: it is
+ * parsed with zod, and the review it names must have its card in the very message clicked.
+ * Refusals and failures become an ephemeral sentence; the card is left as it was.
+ */
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Action } from '../engine/types.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
+import { findPost } from './posts.js';
+
+export const buttonValueSchema = z.object({
+  review: z.string().min(1).max(100),
+  task: z.string().min(1).max(300),
+});
+export type ButtonValue = z.infer<typeof buttonValueSchema>;
+
+export const NOT_THIS_CARD = 'That button does not belong to a review here; nothing was changed.';
+
+/** The review a click names, if it really is the card in the clicked message. */
+export async function clickedReview(
+  deps: ListenerDeps,
+  value: unknown,
+  where: { channel?: string; messageTs?: string },
+): Promise<ButtonValue | undefined> {
+  const parsed = buttonValueSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
+  if (!parsed.success) return undefined;
+  const card = await findPost(deps.pool, `card:${parsed.data.review}`);
+  if (!card || card.channel !== where.channel || card.ts !== where.messageTs) return undefined;
+  return parsed.data;
+}
+
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** User groups (among the review's reviewers) the user belongs to. */
+async function groupsOf(
+  deps: ListenerDeps,
+  client: WebClient,
+  reviewId: string,
+  user: string,
+): Promise<string[]> {
+  const review = await deps.engine.review(reviewId);
+  const groups = (review?.settings.reviewers ?? []).filter((r) => r.startsWith('S'));
+  const member = await Promise.all(
+    groups.map(async (g) =>
+      ((await client.usergroups.users.list({ usergroup: g })).users ?? []).includes(user),
+    ),
+  );
+  return groups.filter((_, i) => member[i]);
+}
+
+export interface SlackDecision {
+  click: ButtonValue;
+  user: string;
+  channel: string;
+  action: Action;
+  feedback?: string;
+  threadTs?: string;
+}
+
+/** Records the decision; tells the person in a sentence when it was refused or failed. */
+export async function decideFromSlack(
+  deps: ListenerDeps,
+  client: WebClient,
+  d: SlackDecision,
+): Promise<void> {
+  const tell = (text: string) =>
+    client.chat
+      .postEphemeral({ channel: d.channel, user: d.user, text, thread_ts: d.threadTs })
+      .catch((err) => {
+        deps.logger.warn({ err: { message: (err as Error).message } }, 'could not tell the person');
+      });
+  try {
+    const result = await deps.engine.decide({
+      reviewId: d.click.review,
+      taskId: d.click.task,
+      actor: { id: d.user, groups: await groupsOf(deps, client, d.click.review, d.user) },
+      action: d.action,
+      feedback: d.feedback,
+    });
+    if (!result.ok) await tell(result.message);
+  } catch (error) {
+    deps.logger.error({ err: { message: (error as Error).message } }, 'decision failed');
+    await tell(COULD_NOT_RECORD);
+  }
+}

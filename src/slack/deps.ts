@@ -1,0 +1,14 @@
+import type pg from 'pg';
+import type { Engine } from '../engine/engine.js';
+import type { Logger } from '../logger.js';
+
+/** What every listener receives. */
+export interface ListenerDeps {
+  engine: Engine;
+  pool: pg.Pool;
+  logger: Logger;
+}
+
+/** The sentence a person sees when the database could not take their action. */
+export const COULD_NOT_RECORD =
+  'Sorry, I could not record that just now (the database did not answer). Please try again.';

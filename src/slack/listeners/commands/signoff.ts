@@ -1,0 +1,57 @@
+/**
+ * `/signoff` — alone: a modal to pick a workflow and describe the task; `help`: the workflows;
+ * `list`: reviews waiting; `<workflow> <task…>`: start at once. Input is checked before the ack,
+ * so a mistake gets an ephemeral sentence and nothing is posted in the channel.
+ */
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { isSignoffError } from '../../../errors.js';
+import { startModal } from '../../blocks/modals.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { startFromSlack } from '../../start-task.js';
+
+export function createSignoffCommand(deps: ListenerDeps) {
+  const help = (channel: string) =>
+    [
+      '*signoff* runs AI-agent workflows here and asks you to review their work.',
+      '`/signoff <workflow> <task>` starts one; `/signoff` alone opens a form.',
+      '',
+      ...deps.engine.available(channel).map((w) => `• *${w.name}* — ${w.description}`),
+    ].join('\n');
+
+  return async ({ command, ack, client, logger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    const text = command.text.trim();
+    const [word = '', ...rest] = text.split(/\s+/);
+    if (!text) {
+      await ack();
+      await client.views.open({
+        trigger_id: command.trigger_id,
+        view: startModal(deps.engine.available(command.channel_id), command.channel_id),
+      });
+      return;
+    }
+    if (word === 'help') return ack({ response_type: 'ephemeral', text: help(command.channel_id) });
+    let taskText: string;
+    try {
+      taskText = deps.engine.validate({ workflow: word, text: rest.join(' '), channel: command.channel_id });
+    } catch (error) {
+      if (!isSignoffError(error)) throw error;
+      return ack({ response_type: 'ephemeral', text: `${error.message}\nSee \`/signoff help\`.` });
+    }
+    await ack();
+    try {
+      await startFromSlack(deps, client, {
+        requestKey: `command:${command.trigger_id}`,
+        team: command.team_id,
+        channel: command.channel_id,
+        user: command.user_id,
+        workflow: word,
+        text: taskText,
+      });
+    } catch (error) {
+      logger.error(error);
+      await client.chat
+        .postEphemeral({ channel: command.channel_id, user: command.user_id, text: COULD_NOT_RECORD })
+        .catch(() => undefined);
+    }
+  };
+}

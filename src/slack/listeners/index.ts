@@ -1,0 +1,19 @@
+/** Registers every listener, keyed by command, action_id and callback_id. */
+import type { App } from '@slack/bolt';
+import { REVISE_VIEW, START_VIEW } from '../blocks/modals.js';
+import { ACTION_IDS } from '../blocks/review-card.js';
+import type { ListenerDeps } from '../deps.js';
+import { createDecisionAction } from './actions/decision.js';
+import { createReviseAction } from './actions/revise.js';
+import { createSignoffCommand } from './commands/signoff.js';
+import { createReviseSubmission } from './views/revise.js';
+import { createStartSubmission } from './views/start.js';
+
+export function registerListeners(app: App, deps: ListenerDeps): void {
+  app.command('/signoff', createSignoffCommand(deps));
+  app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));
+  app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));
+  app.action(ACTION_IDS.revise, createReviseAction(deps));
+  app.view(REVISE_VIEW, createReviseSubmission(deps));
+  app.view(START_VIEW, createStartSubmission(deps));
+}

@@ -1,0 +1,46 @@
+/** The revise modal's submission: empty feedback is refused inside the modal; otherwise decide. */
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import { clickedReview, decideFromSlack, NOT_THIS_CARD, safeJson } from '../../decide.js';
+import type { ListenerDeps } from '../../deps.js';
+
+const metaSchema = z.object({
+  value: z.unknown(),
+  channel: z.string().optional(),
+  messageTs: z.string().optional(),
+  threadTs: z.string().optional(),
+});
+
+export function createReviseSubmission(deps: ListenerDeps) {
+  return async ({ ack, view, body, client }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
+    const feedback = (view.state.values.feedback?.value?.value ?? '').trim();
+    if (!feedback) {
+      await ack({
+        response_action: 'errors',
+        errors: { feedback: 'Say what should change; the feedback is empty.' },
+      });
+      return;
+    }
+    await ack();
+    const meta = metaSchema.safeParse(safeJson(view.private_metadata));
+    const channel = meta.success ? meta.data.channel : undefined;
+    const click = meta.success
+      ? await clickedReview(deps, meta.data.value, { channel, messageTs: meta.data.messageTs })
+      : undefined;
+    if (!click || !channel) {
+      if (channel)
+        await client.chat
+          .postEphemeral({ channel, user: body.user.id, text: NOT_THIS_CARD })
+          .catch(() => undefined);
+      return;
+    }
+    await decideFromSlack(deps, client, {
+      click,
+      user: body.user.id,
+      channel,
+      action: 'revise',
+      feedback,
+      threadTs: meta.success ? meta.data.threadTs : undefined,
+    });
+  };
+}

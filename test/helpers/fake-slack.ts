@@ -1,0 +1,148 @@
+/**
+ * A local fake of Slack's Web API: records every call and answers like Slack, errors included.
+ * It refuses what Slack refuses (invalid_blocks over the limits, msg_too_long, not_authed) and
+ * answers 429 with Retry-After when told to.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+}
+
+const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
+
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  if ((req.headers['content-type'] ?? '').includes('application/json')) return raw ? JSON.parse(raw) : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    // The Web API client sends objects and arrays as JSON strings inside a form.
+    out[k] = /^[[{]/.test(v) ? parseOr(v) : v;
+  }
+  return out;
+}
+
+/** What Slack says about a message's blocks and text, or undefined when it would accept them. */
+export function slackRefusal(args: Record<string, unknown>): string | undefined {
+  const text = typeof args.text === 'string' ? args.text : '';
+  if (text.length > 40_000) return 'msg_too_long';
+  const blocks = (args.blocks ?? []) as {
+    type: string;
+    text?: { text?: string } | string;
+    elements?: { value?: string }[];
+  }[];
+  if (!Array.isArray(blocks)) return 'invalid_blocks';
+  if (blocks.length > 50) return 'invalid_blocks';
+  let markdown = 0;
+  for (const b of blocks) {
+    if (b.type === 'markdown') markdown += String(b.text ?? '').length;
+    if (b.type === 'section' && typeof b.text === 'object' && (b.text.text ?? '').length > 3000)
+      return 'invalid_blocks';
+    if (b.type === 'header' && typeof b.text === 'object' && (b.text.text ?? '').length > 150)
+      return 'invalid_blocks';
+    for (const e of b.elements ?? []) if ((e.value ?? '').length > 2000) return 'invalid_blocks';
+  }
+  if (markdown > 12_000) return 'invalid_blocks';
+  if (!text && blocks.length === 0) return 'no_text';
+  return undefined;
+}
+
+export class FakeSlack {
+  readonly calls: SlackCall[] = [];
+  private server: Server | undefined;
+  private ts = 1_700_000_000;
+  private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
+  /** User groups and their members, for reviewer checks. */
+  groups: Record<string, string[]> = {};
+
+  get url(): string {
+    const address = this.server?.address() as AddressInfo;
+    return `http://127.0.0.1:${address.port}/api/`;
+  }
+
+  /** The next call of `method` fails: 429 with Retry-After, or a Slack error such as channel_not_found. */
+  failNext(method: string, failure: { status?: number; retryAfter?: number; error?: string }): void {
+    this.failures.push({ method, status: failure.status ?? 200, ...failure });
+  }
+
+  callsOf(method: string): Record<string, unknown>[] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer(async (req, res) => {
+      const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
+      const args = await readBody(req);
+      const reply = (status: number, body: object, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(body));
+      };
+      if (!String(req.headers.authorization ?? '').startsWith('Bearer xoxb-'))
+        return reply(200, { ok: false, error: 'not_authed' });
+      const failure = this.failures.findIndex((f) => f.method === method);
+      if (failure >= 0) {
+        const [f] = this.failures.splice(failure, 1);
+        this.calls.push({ method, args: { ...args, failed: true } });
+        if (f?.status === 429)
+          return reply(
+            429,
+            { ok: false, error: 'ratelimited' },
+            { 'retry-after': String(f.retryAfter ?? 1) },
+          );
+        return reply(f?.status ?? 200, { ok: false, error: f?.error ?? 'internal_error' });
+      }
+      this.calls.push({ method, args });
+      reply(200, this.answer(method, args));
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+  }
+
+  private answer(method: string, args: Record<string, unknown>): object {
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, ...BOT, url: 'https://fake.slack.test/' };
+      case 'chat.postMessage': {
+        const refused = slackRefusal(args);
+        if (refused) return { ok: false, error: refused };
+        this.ts += 1;
+        return { ok: true, channel: args.channel, ts: `${this.ts}.000100`, message: { text: args.text } };
+      }
+      case 'chat.update': {
+        const refused = slackRefusal(args);
+        return refused ? { ok: false, error: refused } : { ok: true, channel: args.channel, ts: args.ts };
+      }
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: `${this.ts}.000200` };
+      case 'views.open':
+      case 'views.update':
+        return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
+      case 'usergroups.users.list':
+        return { ok: true, users: this.groups[String(args.usergroup)] ?? [] };
+      case 'chat.getPermalink':
+        return {
+          ok: true,
+          permalink: `https://fake.slack.test/archives/${args.channel}/p${String(args.message_ts).replace('.', '')}`,
+        };
+      case 'conversations.open':
+        return { ok: true, channel: { id: `D${String(args.users).replace(/^U/, '')}` } };
+      default:
+        return { ok: true };
+    }
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+}

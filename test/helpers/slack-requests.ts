@@ -1,0 +1,98 @@
+/** Signed requests to Bolt's HTTP receiver, as Slack sends them. */
+import { createHmac } from 'node:crypto';
+
+export const SIGNING_SECRET = 'test-signing-secret';
+
+export interface SentRequest {
+  status: number;
+  body: string;
+}
+
+export async function postSigned(
+  url: string,
+  body: string,
+  opts: { secret?: string; timestamp?: number; headers?: Record<string, string> } = {},
+): Promise<SentRequest> {
+  const ts = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = `v0=${createHmac('sha256', opts.secret ?? SIGNING_SECRET)
+    .update(`v0:${ts}:${body}`)
+    .digest('hex')}`;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': ts,
+      'x-slack-signature': signature,
+      ...opts.headers,
+    },
+    body,
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+let triggers = 0;
+export const commandBody = (text: string, user = 'U0ANN', extra: Record<string, string> = {}) =>
+  new URLSearchParams({
+    token: 'legacy',
+    team_id: 'T0TEAM',
+    team_domain: 'acme',
+    channel_id: 'C0WORK',
+    channel_name: 'work',
+    user_id: user,
+    user_name: user.toLowerCase(),
+    command: '/signoff',
+    text,
+    api_app_id: 'A0APP',
+    response_url: 'https://hooks.slack.test/commands/1',
+    trigger_id: `trigger-${++triggers}`,
+    ...extra,
+  }).toString();
+
+export const payloadBody = (payload: object) =>
+  new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+
+/** A click on a button of the message `messageTs` in channel C0WORK. */
+export function click(user: string, actionId: string, value: string, messageTs: string, threadTs?: string) {
+  return payloadBody({
+    type: 'block_actions',
+    team: { id: 'T0TEAM', domain: 'acme' },
+    user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy',
+    trigger_id: `trigger-${++triggers}`,
+    container: { type: 'message', message_ts: messageTs, channel_id: 'C0WORK', is_ephemeral: false },
+    channel: { id: 'C0WORK', name: 'work' },
+    message: { type: 'message', ts: messageTs, thread_ts: threadTs, text: 'card' },
+    response_url: 'https://hooks.slack.test/actions/1',
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'review',
+        value,
+        action_ts: String(Date.now() / 1000),
+      },
+    ],
+  });
+}
+
+/** Submitting the revise modal with `feedback`, carrying the metadata the modal was opened with. */
+export function reviseSubmission(user: string, privateMetadata: string, feedback: string) {
+  return payloadBody({
+    type: 'view_submission',
+    team: { id: 'T0TEAM', domain: 'acme' },
+    user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy',
+    trigger_id: `trigger-${++triggers}`,
+    view: {
+      id: `V${++triggers}`,
+      team_id: 'T0TEAM',
+      type: 'modal',
+      callback_id: 'signoff_revise',
+      private_metadata: privateMetadata,
+      state: { values: { feedback: { value: { type: 'plain_text_input', value: feedback } } } },
+      hash: 'h',
+    },
+  });
+}

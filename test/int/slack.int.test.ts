@@ -1,0 +1,211 @@
+/**
+ * The Slack surface end to end: signed requests to Bolt's real HTTP receiver, a real engine and
+ * Postgres, and a fake of Slack's Web API that answers like Slack.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type SlackService, startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import {
+  click,
+  commandBody,
+  postSigned,
+  reviseSubmission,
+  SIGNING_SECRET,
+} from '../helpers/slack-requests.js';
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+const slack = new FakeSlack();
+let service: SlackService;
+let events: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack');
+  await slack.start();
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    PORT: '0',
+  });
+  const yaml =
+    'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review:\n        reviewers: [anyone]\n  specialist:\n    checkpoints:\n      review:\n        reviewers: [U0BOB]\n';
+  service = await startSlack(
+    { ...config, workflows: parseWorkflowConfig(yaml, 'test.yml') },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+  );
+  events = `http://127.0.0.1:${service.port}/slack/events`;
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+async function until<T>(what: string, find: () => T | undefined, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+type Post = {
+  channel: string;
+  thread_ts?: string;
+  text: string;
+  blocks: { type: string; elements?: { action_id: string; value: string }[] }[];
+};
+const posts = () => slack.callsOf('chat.postMessage') as unknown as Post[];
+const cardsIn = (thread: string) =>
+  posts().filter((p) => p.thread_ts === thread && p.blocks?.some((b) => b.type === 'actions'));
+const rootOf = (text: string) => posts().find((p) => !p.thread_ts && p.text.includes(text));
+/** The ts the fake gave a post: its index among postMessage answers. */
+const tsOf = (post: Post) => {
+  const ok = slack.calls.filter((c) => c.method === 'chat.postMessage' && !c.args.failed);
+  return `${1_700_000_000 + ok.findIndex((c) => c.args === (post as unknown)) + 1}.000100`;
+};
+const buttons = (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [];
+
+async function startTask(text: string, user = 'U0ANN') {
+  const res = await postSigned(events, commandBody(text, user));
+  expect(res.status).toBe(200);
+  const root = await until(`root message for ${text}`, () => rootOf(text.split(' ').slice(1).join(' ')));
+  const thread = tsOf(root);
+  const card = await until('review card', () => cardsIn(thread)[0]);
+  return { root, thread, card, cardTs: tsOf(card) };
+}
+
+describe('Slack surface', () => {
+  it('GET /healthz answers 200 once ready', async () => {
+    const res = await fetch(`http://127.0.0.1:${service.port}/healthz`);
+    expect(res.status).toBe(200);
+  });
+
+  it('start → agents in the thread → card → approve → card and root updated', async () => {
+    const { thread, card, cardTs } = await startTask('pair write a haiku about ledgers');
+    const agentPosts = posts().filter(
+      (p) => p.thread_ts === thread && (p as unknown as { username?: string }).username === 'Author',
+    );
+    expect(agentPosts.length).toBe(1);
+    const approve = buttons(card).find((b) => b.action_id === 'signoff_approve');
+    const res = await postSigned(
+      events,
+      click('U0BOB', 'signoff_approve', approve?.value ?? '', cardTs, thread),
+    );
+    expect(res.status).toBe(200);
+    const updated = await until('card update', () =>
+      slack
+        .callsOf('chat.update')
+        .find((u) => u.ts === cardTs && JSON.stringify(u.blocks).includes('Approved by <@U0BOB>')),
+    );
+    expect(JSON.stringify(updated.blocks)).not.toContain('signoff_approve');
+    await until('root says done', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
+    );
+  });
+
+  it('revise through the modal → round 2 → approve', async () => {
+    const { thread, card, cardTs } = await startTask('pair name our new product');
+    const revise = buttons(card).find((b) => b.action_id === 'signoff_revise');
+    await postSigned(events, click('U0ANN', 'signoff_revise', revise?.value ?? '', cardTs, thread));
+    const opened = await until('views.open', () => slack.callsOf('views.open').at(-1));
+    const meta = (opened.view as { private_metadata: string }).private_metadata;
+    const empty = await postSigned(events, reviseSubmission('U0ANN', meta, '   '));
+    expect(JSON.parse(empty.body)).toEqual({
+      response_action: 'errors',
+      errors: { feedback: 'Say what should change; the feedback is empty.' },
+    });
+    await postSigned(events, reviseSubmission('U0ANN', meta, 'shorter, please'));
+    const second = await until('round 2 card', () => cardsIn(thread)[1]);
+    expect(JSON.stringify(second.blocks)).toContain('Round 2');
+    expect(JSON.stringify(slack.callsOf('chat.update').find((u) => u.ts === cardTs)?.blocks)).toContain(
+      'shorter, please',
+    );
+  });
+
+  it('two people approving at once: one decision', async () => {
+    const { thread, card, cardTs } = await startTask('pair plan the offsite');
+    const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    await Promise.all([
+      postSigned(events, click('U0BOB', 'signoff_approve', value, cardTs, thread)),
+      postSigned(events, click('U0CAT', 'signoff_approve', value, cardTs, thread)),
+    ]);
+    await until('root says done', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
+    );
+    const refused = await until('the loser told', () =>
+      slack.callsOf('chat.postEphemeral').find((e) => String(e.text).includes('already decided')),
+    );
+    expect(['U0BOB', 'U0CAT']).toContain(refused.user);
+    const rows = await service.signoff.db.pool.query(
+      `SELECT count(*)::int AS n FROM signoff.audit WHERE action = 'approve' AND task_id LIKE $1`,
+      [`%${thread}`],
+    );
+    expect(rows.rows[0].n).toBe(1);
+  });
+
+  it('refuses forged signatures and stale timestamps with 401', async () => {
+    expect((await postSigned(events, commandBody('pair x'), { secret: 'wrong' })).status).toBe(401);
+    expect(
+      (await postSigned(events, commandBody('pair x'), { timestamp: Math.floor(Date.now() / 1000) - 600 }))
+        .status,
+    ).toBe(401);
+  });
+
+  it('unknown workflow or empty task: an ephemeral answer, nothing posted', async () => {
+    const before = posts().length;
+    const unknown = await postSigned(events, commandBody('nonesuch do it'));
+    expect(JSON.parse(unknown.body)).toMatchObject({ response_type: 'ephemeral' });
+    expect(JSON.parse(unknown.body).text).toContain(
+      'There is no workflow "nonesuch". Try one of: pair, specialist.',
+    );
+    const empty = await postSigned(events, commandBody('pair'));
+    expect(JSON.parse(empty.body).text).toContain("Describe the task after the workflow's name");
+    await sleep(200);
+    expect(posts().length).toBe(before);
+  });
+
+  it('tampered button values and non-reviewers change nothing and get a sentence', async () => {
+    const { thread, card, cardTs } = await startTask('specialist reconcile invoices', 'U0ANN');
+    const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    await postSigned(
+      events,
+      click('U0EVE', 'signoff_approve', JSON.stringify({ review: 'nope', task: 'x' }), cardTs, thread),
+    );
+    await postSigned(events, click('U0EVE', 'signoff_approve', value, '1.000', thread));
+    await postSigned(events, click('U0EVE', 'signoff_approve', value, cardTs, thread));
+    const told = await until('three sentences', () => {
+      const e = slack.callsOf('chat.postEphemeral').filter((x) => x.user === 'U0EVE');
+      return e.length >= 3 ? e : undefined;
+    });
+    expect(told.map((e) => e.text)).toEqual([
+      'That button does not belong to a review here; nothing was changed.',
+      'That button does not belong to a review here; nothing was changed.',
+      'Sorry, you are not a reviewer for this step.',
+    ]);
+    const task = (await service.signoff.engine.listTasks({ surface: 'slack' })).find(
+      (t) => t.text === 'reconcile invoices',
+    );
+    expect(task?.status).toBe('waiting');
+  });
+
+  it('a retried slash command starts one task; <!channel> in a task is never posted raw', async () => {
+    const body = commandBody('pair announce <!channel> the launch');
+    await postSigned(events, body);
+    await postSigned(events, body, {
+      headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' },
+    });
+    await until('root', () => rootOf('the launch'));
+    await sleep(300);
+    expect(posts().filter((p) => !p.thread_ts && p.text.includes('the launch'))).toHaveLength(1);
+    for (const call of slack.calls) expect(JSON.stringify(call.args)).not.toContain('<!channel>');
+  });
+});
