@@ -1,6 +1,7 @@
 /**
  * One pg.Pool for everything: the project's tables, LangGraph's checkpointer and the job queue.
  */
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -8,7 +9,12 @@ import type { Logger } from '../logger.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { migrate, readMigrations } from './migrate.js';
 
-export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
+/** `migrations/` at the package root: two levels up from src/db, three from dist/src/db. */
+export const MIGRATIONS_DIR = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, '..', '..', 'migrations'), join(here, '..', '..', '..', 'migrations')];
+  return candidates.find((dir) => existsSync(dir)) ?? (candidates[0] as string);
+})();
 
 export interface Database {
   pool: pg.Pool;

@@ -11,7 +11,7 @@ export interface SentRequest {
 export async function postSigned(
   url: string,
   body: string,
-  opts: { secret?: string; timestamp?: number; headers?: Record<string, string> } = {},
+  opts: { secret?: string; timestamp?: number; headers?: Record<string, string>; json?: boolean } = {},
 ): Promise<SentRequest> {
   const ts = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
   const signature = `v0=${createHmac('sha256', opts.secret ?? SIGNING_SECRET)
@@ -20,7 +20,7 @@ export async function postSigned(
   const res = await fetch(url, {
     method: 'POST',
     headers: {
-      'content-type': 'application/x-www-form-urlencoded',
+      'content-type': opts.json ? 'application/json' : 'application/x-www-form-urlencoded',
       'x-slack-request-timestamp': ts,
       'x-slack-signature': signature,
       ...opts.headers,
@@ -93,6 +93,28 @@ export function reviseSubmission(user: string, privateMetadata: string, feedback
       private_metadata: privateMetadata,
       state: { values: { feedback: { value: { type: 'plain_text_input', value: feedback } } } },
       hash: 'h',
+    },
+  });
+}
+
+let eventIds = 0;
+/** An Events API delivery of a message posted by `user` in the thread `threadTs`. */
+export function threadMessage(user: string, text: string, threadTs: string) {
+  return JSON.stringify({
+    token: 'legacy',
+    team_id: 'T0TEAM',
+    api_app_id: 'A0APP',
+    type: 'event_callback',
+    event_id: `Ev${++eventIds}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: 'message',
+      channel: 'C0WORK',
+      channel_type: 'channel',
+      user,
+      text,
+      ts: `${Date.now() / 1000}`,
+      thread_ts: threadTs,
     },
   });
 }

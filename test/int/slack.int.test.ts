@@ -16,6 +16,7 @@ import {
   postSigned,
   reviseSubmission,
   SIGNING_SECRET,
+  threadMessage,
 } from '../helpers/slack-requests.js';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -207,5 +208,18 @@ describe('Slack surface', () => {
     await sleep(300);
     expect(posts().filter((p) => !p.thread_ts && p.text.includes('the launch'))).toHaveLength(1);
     for (const call of slack.calls) expect(JSON.stringify(call.args)).not.toContain('<!channel>');
+  });
+
+  it('a reply in the thread while a review waits counts as Revise from that person', async () => {
+    const { thread, cardTs } = await startTask('pair draft the release notes');
+    const res = await postSigned(events, threadMessage('U0DAN', 'mention the new API', thread), {
+      json: true,
+    });
+    expect(res.status).toBe(200);
+    const second = await until('round 2 card', () => cardsIn(thread)[1]);
+    expect(JSON.stringify(second.blocks)).toContain('Round 2');
+    const updated = slack.callsOf('chat.update').find((u) => u.ts === cardTs);
+    expect(JSON.stringify(updated?.blocks)).toContain('Revision asked by <@U0DAN>');
+    expect(JSON.stringify(updated?.blocks)).toContain('mention the new API');
   });
 });

@@ -6,6 +6,7 @@ import type { ListenerDeps } from '../deps.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createReviseAction } from './actions/revise.js';
 import { createSignoffCommand } from './commands/signoff.js';
+import { createThreadReply } from './events/thread-reply.js';
 import { createReviseSubmission } from './views/revise.js';
 import { createStartSubmission } from './views/start.js';
 
@@ -16,4 +17,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(ACTION_IDS.revise, createReviseAction(deps));
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
+  app.event('message', createThreadReply(deps));
 }
