@@ -61,6 +61,8 @@ export function slackRefusal(args: Record<string, unknown>): string | undefined 
 
 export class FakeSlack {
   readonly calls: SlackCall[] = [];
+  /** Every call Slack would have refused, with its error. */
+  readonly refusals: { method: string; error: string }[] = [];
   private server: Server | undefined;
   private ts = 1_700_000_000;
   private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
@@ -115,12 +117,16 @@ export class FakeSlack {
         return { ok: true, ...BOT, url: 'https://fake.slack.test/' };
       case 'chat.postMessage': {
         const refused = slackRefusal(args);
-        if (refused) return { ok: false, error: refused };
+        if (refused) {
+          this.refusals.push({ method, error: refused });
+          return { ok: false, error: refused };
+        }
         this.ts += 1;
         return { ok: true, channel: args.channel, ts: `${this.ts}.000100`, message: { text: args.text } };
       }
       case 'chat.update': {
         const refused = slackRefusal(args);
+        if (refused) this.refusals.push({ method, error: refused });
         return refused ? { ok: false, error: refused } : { ok: true, channel: args.channel, ts: args.ts };
       }
       case 'chat.postEphemeral':

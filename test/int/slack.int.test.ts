@@ -64,7 +64,7 @@ type Post = {
   text: string;
   blocks: { type: string; elements?: { action_id: string; value: string }[] }[];
 };
-const posts = () => slack.callsOf('chat.postMessage') as unknown as Post[];
+const posts = () => slack.callsOf('chat.postMessage').filter((p) => !p.failed) as unknown as Post[];
 const cardsIn = (thread: string) =>
   posts().filter((p) => p.thread_ts === thread && p.blocks?.some((b) => b.type === 'actions'));
 const rootOf = (text: string) => posts().find((p) => !p.thread_ts && p.text.includes(text));
@@ -221,5 +221,92 @@ describe('Slack surface', () => {
     const updated = slack.callsOf('chat.update').find((u) => u.ts === cardTs);
     expect(JSON.stringify(updated?.blocks)).toContain('Revision asked by <@U0DAN>');
     expect(JSON.stringify(updated?.blocks)).toContain('mention the new API');
+  });
+
+  it('waits out a 429 on a post and posts the card once', async () => {
+    slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
+    const res = await postSigned(events, commandBody('pair slow down please'));
+    expect(res.status).toBe(200);
+    // The root message took the 429 (first post after the command) and was retried after 1 s.
+    const root = await until('root after 429', () => rootOf('slow down please'), 20_000);
+    const thread = tsOf(root);
+    await until('card', () => cardsIn(thread)[0], 20_000);
+    expect(cardsIn(thread)).toHaveLength(1);
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.failed)).toHaveLength(1);
+  });
+
+  it('database down at the click: a sentence, and the card stays as it was', async () => {
+    const { thread, card, cardTs } = await startTask('pair check the numbers');
+    const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    const admin = service.signoff.db.pool;
+    const name = (await admin.query('SELECT current_database() AS n')).rows[0].n as string;
+    const updatesBefore = slack.callsOf('chat.update').filter((u) => u.ts === cardTs).length;
+    // Refuse new connections to this database and drop the open ones: "the database is down".
+    const outside = new (await import('pg')).default.Client({
+      connectionString: db.url.replace(/\/[^/]*$/, '/postgres'),
+    });
+    await outside.connect();
+    await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await outside.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    );
+    try {
+      await postSigned(events, click('U0BOB', 'signoff_approve', value, cardTs, thread));
+      const told = await until('a sentence', () =>
+        slack
+          .callsOf('chat.postEphemeral')
+          .find((e) => e.user === 'U0BOB' && String(e.text).includes('could not record')),
+      );
+      expect(told.text).toContain('Please try again');
+      expect((await fetch(`http://127.0.0.1:${service.port}/healthz`)).status).toBe(503);
+    } finally {
+      await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await outside.end();
+    }
+    expect(slack.callsOf('chat.update').filter((u) => u.ts === cardTs)).toHaveLength(updatesBefore);
+    // With the database back, the same click goes through.
+    await postSigned(events, click('U0BOB', 'signoff_approve', value, cardTs, thread));
+    await until('approved', () =>
+      slack
+        .callsOf('chat.update')
+        .find((u) => u.ts === cardTs && JSON.stringify(u.blocks).includes('Approved by <@U0BOB>')),
+    );
+  });
+
+  it('a restart while a review waits: the click after it finishes the task', async () => {
+    const { thread, card, cardTs } = await startTask('pair survive a deploy');
+    await service.stop();
+    service = await startSlack(
+      {
+        ...loadConfig({
+          DATABASE_URL: db.url,
+          SLACK_BOT_TOKEN: 'xoxb-test',
+          SLACK_SIGNING_SECRET: SIGNING_SECRET,
+          SLACK_API_URL: slack.url,
+          PORT: '0',
+        }),
+        workflows: parseWorkflowConfig('workflows:\n  pair:\n    maxIterations: 1\n', 'test.yml'),
+      },
+      {
+        logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+        // After the deploy the agents write at length: 30,000 characters each.
+        modelFor: () =>
+          ({
+            invoke: async () => ({ content: `# Report\n\n${'A long paragraph of findings. '.repeat(1000)}` }),
+          }) as never,
+      },
+    );
+    events = `http://127.0.0.1:${service.port}/slack/events`;
+    const value = buttons(card).find((b) => b.action_id === 'signoff_revise')?.value ?? '';
+    await postSigned(events, threadMessage('U0BOB', 'now in much more detail', thread), { json: true });
+    await until('round 2 card after the restart', () => cardsIn(thread)[1], 20_000);
+    expect(value).toContain('review');
+    const long = posts().filter(
+      (p) => p.thread_ts === thread && JSON.stringify(p.blocks).includes('A long paragraph'),
+    );
+    expect(long.length).toBeGreaterThan(2);
+    expect(slack.refusals).toEqual([]);
+    expect(cardTs).toBeDefined();
   });
 });

@@ -2,7 +2,7 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { Action } from '../../../engine/types.js';
 import { clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';
-import type { ListenerDeps } from '../../deps.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 
 export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action, 'revise'>) {
   return async ({
@@ -14,20 +14,26 @@ export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action,
     await ack();
     const channel = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.message?.ts ?? body.container?.message_ts;
-    const click = await clickedReview(deps, button.value, { channel, messageTs });
-    if (!click || !channel) {
-      if (channel)
-        await client.chat
-          .postEphemeral({ channel, user: body.user.id, text: NOT_THIS_CARD })
-          .catch(() => undefined);
-      return;
+    if (!channel) return;
+    const tell = (text: string) =>
+      client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
+    try {
+      const click = await clickedReview(deps, button.value, { channel, messageTs });
+      if (!click) {
+        await tell(NOT_THIS_CARD);
+        return;
+      }
+      await decideFromSlack(deps, client, {
+        click,
+        user: body.user.id,
+        channel,
+        action,
+        threadTs: body.message?.thread_ts,
+      });
+    } catch (error) {
+      // The database did not answer: say so; the card stays as it was and the click can be repeated.
+      deps.logger.error({ err: { message: (error as Error).message } }, 'click failed');
+      await tell(COULD_NOT_RECORD);
     }
-    await decideFromSlack(deps, client, {
-      click,
-      user: body.user.id,
-      channel,
-      action,
-      threadTs: body.message?.thread_ts,
-    });
   };
 }
