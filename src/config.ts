@@ -46,6 +46,9 @@ const envSchema = z.object({
     .optional(),
   SIGNOFF_CONFIG: optionalString,
   SIGNOFF_WORKERS: intFrom('SIGNOFF_WORKERS', 1, 4),
+  SIGNOFF_ROLE: z
+    .enum(['all', 'web', 'worker'], { error: 'SIGNOFF_ROLE must be all, web or worker' })
+    .default('all'),
   SIGNOFF_JOB_EXPIRE_SECONDS: intFrom('SIGNOFF_JOB_EXPIRE_SECONDS', 1, 900),
   SIGNOFF_SCRIPTED_DELAY_MS: intFrom('SIGNOFF_SCRIPTED_DELAY_MS', 0, 0),
 });
@@ -64,6 +67,11 @@ export interface Config {
   /** Unset means each surface's default (the terminal keeps quiet, a server logs info). */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   port: number;
+  /**
+   * What this process does: `web` answers Slack (acks stay fast), `worker` runs graphs and posts
+   * their results, `all` both. Scale out with any mix against one database.
+   */
+  role: 'all' | 'web' | 'worker';
   queue: { workers: number; expireSeconds: number };
   workflows: WorkflowsConfig;
   configPath?: string;
@@ -110,6 +118,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
+    role: e.SIGNOFF_ROLE,
     queue: { workers: e.SIGNOFF_WORKERS, expireSeconds: e.SIGNOFF_JOB_EXPIRE_SECONDS },
     workflows,
     configPath,

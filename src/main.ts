@@ -18,6 +18,7 @@ import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
 import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { createLimiter } from './slack/limiter.js';
 import { createSlackSink } from './slack/sink.js';
 import { workflowSettings } from './workflow-config.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
@@ -122,6 +123,9 @@ export interface SlackService {
   stop(): Promise<void>;
 }
 
+/** Decisions recorded at once by one web process; more clicks wait their turn after their ack. */
+const AFTER_ACK_CONCURRENCY = 8;
+
 /** Runs the Slack surface: the engine's workers for Slack tasks and the Bolt app. */
 export async function startSlack(config: Config, options: OpenOptions): Promise<SlackService> {
   const slack = config.slack;
@@ -139,7 +143,15 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
       () => true,
       () => false,
     ));
-  const app = createSlackApp({ slack, engine: signoff.engine, pool: signoff.db.pool, logger, healthy });
+  const afterAck = createLimiter(AFTER_ACK_CONCURRENCY);
+  const app = createSlackApp({
+    slack,
+    engine: signoff.engine,
+    pool: signoff.db.pool,
+    logger,
+    healthy,
+    afterAck,
+  });
   await signoff.engine.work('slack', config.queue.workers);
   const server = (await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown;
   ready = true;

@@ -178,7 +178,14 @@ export function createEngine(deps: EngineDeps) {
               : 'It was cancelled.';
           return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
         }
-        const why = input.automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
+        const named = review.settings.reviewers.filter((r) => r.startsWith('S'));
+        const groups =
+          named.length && input.actor.memberOf
+            ? await input.actor.memberOf(named)
+            : (input.actor.groups ?? []);
+        const why = input.automatic
+          ? undefined
+          : refusal(review.settings, task, { ...input.actor, groups }, input.action);
         if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };

@@ -121,6 +121,8 @@ export type Sink = (event: DeliveredEvent, task: Task) => Promise<void>;
 export interface Actor {
   id: string;
   groups?: string[];
+  /** Asked only when a checkpoint names user groups: which of `groupIds` the actor is in. */
+  memberOf?: (groupIds: string[]) => Promise<string[]>;
 }
 
 export interface Clock {

@@ -38,22 +38,15 @@ export function safeJson(text: string): unknown {
   }
 }
 
-/** User groups (among the review's reviewers) the user belongs to. */
-async function groupsOf(
-  deps: ListenerDeps,
-  client: WebClient,
-  reviewId: string,
-  user: string,
-): Promise<string[]> {
-  const review = await deps.engine.review(reviewId);
-  const groups = (review?.settings.reviewers ?? []).filter((r) => r.startsWith('S'));
+/** Which of `groups` the user is in, from Slack (asked only when a checkpoint names groups). */
+const memberOf = (client: WebClient, user: string) => async (groups: string[]) => {
   const member = await Promise.all(
     groups.map(async (g) =>
       ((await client.usergroups.users.list({ usergroup: g })).users ?? []).includes(user),
     ),
   );
   return groups.filter((_, i) => member[i]);
-}
+};
 
 export interface SlackDecision {
   click: ButtonValue;
@@ -80,7 +73,7 @@ export async function decideFromSlack(
     const result = await deps.engine.decide({
       reviewId: d.click.review,
       taskId: d.click.task,
-      actor: { id: d.user, groups: await groupsOf(deps, client, d.click.review, d.user) },
+      actor: { id: d.user, memberOf: memberOf(client, d.user) },
       action: d.action,
       feedback: d.feedback,
     });

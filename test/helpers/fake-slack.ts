@@ -85,6 +85,12 @@ export class FakeSlack {
 
   async start(): Promise<void> {
     this.server = createServer(async (req, res) => {
+      // What was called, for a test or benchmark in another process.
+      if (req.method === 'GET' && req.url === '/calls') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(this.calls));
+        return;
+      }
       const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
       const args = await readBody(req);
       const reply = (status: number, body: object, headers: Record<string, string> = {}) => {

@@ -17,23 +17,25 @@ export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action,
     if (!channel) return;
     const tell = (text: string) =>
       client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
-    try {
-      const click = await clickedReview(deps, button.value, { channel, messageTs });
-      if (!click) {
-        await tell(NOT_THIS_CARD);
-        return;
+    await deps.afterAck(async () => {
+      try {
+        const click = await clickedReview(deps, button.value, { channel, messageTs });
+        if (!click) {
+          await tell(NOT_THIS_CARD);
+          return;
+        }
+        await decideFromSlack(deps, client, {
+          click,
+          user: body.user.id,
+          channel,
+          action,
+          threadTs: body.message?.thread_ts,
+        });
+      } catch (error) {
+        // The database did not answer: say so; the card stays as it was and the click can be repeated.
+        deps.logger.error({ err: { message: (error as Error).message } }, 'click failed');
+        await tell(COULD_NOT_RECORD);
       }
-      await decideFromSlack(deps, client, {
-        click,
-        user: body.user.id,
-        channel,
-        action,
-        threadTs: body.message?.thread_ts,
-      });
-    } catch (error) {
-      // The database did not answer: say so; the card stays as it was and the click can be repeated.
-      deps.logger.error({ err: { message: (error as Error).message } }, 'click failed');
-      await tell(COULD_NOT_RECORD);
-    }
+    });
   };
 }

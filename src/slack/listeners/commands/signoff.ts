@@ -38,20 +38,22 @@ export function createSignoffCommand(deps: ListenerDeps) {
       return ack({ response_type: 'ephemeral', text: `${error.message}\nSee \`/signoff help\`.` });
     }
     await ack();
-    try {
-      await startFromSlack(deps, client, {
-        requestKey: `command:${command.trigger_id}`,
-        team: command.team_id,
-        channel: command.channel_id,
-        user: command.user_id,
-        workflow: word,
-        text: taskText,
-      });
-    } catch (error) {
-      logger.error(error);
-      await client.chat
-        .postEphemeral({ channel: command.channel_id, user: command.user_id, text: COULD_NOT_RECORD })
-        .catch(() => undefined);
-    }
+    await deps.afterAck(async () => {
+      try {
+        await startFromSlack(deps, client, {
+          requestKey: `command:${command.trigger_id}`,
+          team: command.team_id,
+          channel: command.channel_id,
+          user: command.user_id,
+          workflow: word,
+          text: taskText,
+        });
+      } catch (error) {
+        logger.error(error);
+        await client.chat
+          .postEphemeral({ channel: command.channel_id, user: command.user_id, text: COULD_NOT_RECORD })
+          .catch(() => undefined);
+      }
+    });
   };
 }

@@ -22,25 +22,27 @@ export function createReviseSubmission(deps: ListenerDeps) {
       return;
     }
     await ack();
-    const meta = metaSchema.safeParse(safeJson(view.private_metadata));
-    const channel = meta.success ? meta.data.channel : undefined;
-    const click = meta.success
-      ? await clickedReview(deps, meta.data.value, { channel, messageTs: meta.data.messageTs })
-      : undefined;
-    if (!click || !channel) {
-      if (channel)
-        await client.chat
-          .postEphemeral({ channel, user: body.user.id, text: NOT_THIS_CARD })
-          .catch(() => undefined);
-      return;
-    }
-    await decideFromSlack(deps, client, {
-      click,
-      user: body.user.id,
-      channel,
-      action: 'revise',
-      feedback,
-      threadTs: meta.success ? meta.data.threadTs : undefined,
+    await deps.afterAck(async () => {
+      const meta = metaSchema.safeParse(safeJson(view.private_metadata));
+      const channel = meta.success ? meta.data.channel : undefined;
+      const click = meta.success
+        ? await clickedReview(deps, meta.data.value, { channel, messageTs: meta.data.messageTs })
+        : undefined;
+      if (!click || !channel) {
+        if (channel)
+          await client.chat
+            .postEphemeral({ channel, user: body.user.id, text: NOT_THIS_CARD })
+            .catch(() => undefined);
+        return;
+      }
+      await decideFromSlack(deps, client, {
+        click,
+        user: body.user.id,
+        channel,
+        action: 'revise',
+        feedback,
+        threadTs: meta.success ? meta.data.threadTs : undefined,
+      });
     });
   };
 }
