@@ -51,15 +51,20 @@ export const commandBody = (text: string, user = 'U0ANN', extra: Record<string, 
 export const payloadBody = (payload: object) =>
   new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 
+/** The fields every interaction payload from `user` carries. */
+const interaction = (user: string) => ({
+  team: { id: 'T0TEAM', domain: 'acme' },
+  user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
+  api_app_id: 'A0APP',
+  token: 'legacy',
+  trigger_id: `trigger-${++triggers}`,
+});
+
 /** A click on a button of the message `messageTs` in channel C0WORK. */
 export function click(user: string, actionId: string, value: string, messageTs: string, threadTs?: string) {
   return payloadBody({
     type: 'block_actions',
-    team: { id: 'T0TEAM', domain: 'acme' },
-    user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
-    api_app_id: 'A0APP',
-    token: 'legacy',
-    trigger_id: `trigger-${++triggers}`,
+    ...interaction(user),
     container: { type: 'message', message_ts: messageTs, channel_id: 'C0WORK', is_ephemeral: false },
     channel: { id: 'C0WORK', name: 'work' },
     message: { type: 'message', ts: messageTs, thread_ts: threadTs, text: 'card' },
@@ -80,11 +85,7 @@ export function click(user: string, actionId: string, value: string, messageTs: 
 export function reviseSubmission(user: string, privateMetadata: string, feedback: string) {
   return payloadBody({
     type: 'view_submission',
-    team: { id: 'T0TEAM', domain: 'acme' },
-    user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
-    api_app_id: 'A0APP',
-    token: 'legacy',
-    trigger_id: `trigger-${++triggers}`,
+    ...interaction(user),
     view: {
       id: `V${++triggers}`,
       team_id: 'T0TEAM',
