@@ -4,7 +4,7 @@
  * waiting, durably, and the session says how to continue.
  */
 import type { Engine } from '../engine/engine.js';
-import { FINAL_STATUSES, type Task } from '../engine/types.js';
+import type { Task } from '../engine/types.js';
 import { parseAnswer } from './answer.js';
 import type { LineSource } from './lines.js';
 import { type Feed, formatReview, type Output, statusWords } from './printer.js';
@@ -63,5 +63,3 @@ function finish(out: Output, task: Task): Task {
   out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
   return task;
 }
-
-export const isFinal = (task: Task) => FINAL_STATUSES.includes(task.status);

@@ -7,11 +7,9 @@ import type pg from 'pg';
 import type { Logger } from '../logger.js';
 import type { Say } from '../workflows/shared/types.js';
 import { getTask, insertEvent, markDelivered, undeliveredEvents } from './store.js';
-import type { DeliveredEvent, EngineEvent, Sink, Surface, Task } from './types.js';
+import type { DeliveredEvent, Sink, Surface, Task } from './types.js';
 
 export interface Outbox {
-  /** Records `event` for the task unless `key` was recorded before; then delivers. */
-  record(taskId: string, key: string, event: EngineEvent): Promise<void>;
   /** Delivers what is undelivered for the task, in order; throws if the surface failed. */
   deliver(taskId: string): Promise<void>;
   /** `say` for workflows: an agent message keyed by graph step and node. */
@@ -92,11 +90,6 @@ export function createOutbox(deps: {
       if (await send(event.taskId, [event])) remember(clean, event.taskId);
     });
 
-  const record = async (taskId: string, key: string, event: EngineEvent) => {
-    const recorded = await insertEvent(pool, taskId, key, event);
-    if (recorded) await deliverRecorded(recorded);
-  };
-
   const say: Say = async (config, message) => {
     const taskId = config.configurable?.thread_id as string;
     const meta = config.metadata ?? {};
@@ -114,5 +107,5 @@ export function createOutbox(deps: {
     }
   };
 
-  return { record, deliver, say };
+  return { deliver, say };
 }
