@@ -283,7 +283,6 @@ export function createEngine(deps: EngineDeps) {
     getTask: (id: string) => store.getTask(pool, id),
     listTasks: (opts?: { surface?: Surface; limit?: number }) => store.listTasks(pool, opts),
     reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
-    review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
     events: (taskId: string): Promise<DeliveredEvent[]> => store.eventsOf(pool, taskId),
     /** Delivers a task's undelivered events now (a surface that came back, say). */
     deliver: (taskId: string) => deps.outbox.deliver(taskId),
