@@ -3,7 +3,12 @@ import pg from 'pg';
 import { inject } from 'vitest';
 
 /** A new empty database on the shared test server, named after the test file; returns its URL. */
-export async function createTestDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const serverUrl = inject('databaseUrl');
   const name = `t_${label.replace(/\W+/g, '_').toLowerCase()}_${randomUUID().slice(0, 8)}`;
   const admin = new pg.Client({ connectionString: serverUrl });

@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
+import { afterAll, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import type { ModelFor } from '../../src/llm/models.js';
@@ -12,6 +13,7 @@ import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
 import { openSignoff, type Signoff } from '../../src/main.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface HarnessOptions {
   url: string;
@@ -27,6 +29,23 @@ export interface Harness extends Signoff {
   waitFor(taskId: string, predicate: (t: Task) => boolean, timeoutMs?: number): Promise<Task>;
   /** Waits for the task to ask a new question (a pending review other than `previousId`). */
   nextReview(taskId: string, previousId?: string): Promise<Review>;
+}
+
+/**
+ * One database and one harness for a test file: made before its tests, closed and dropped after.
+ * Read `.h` inside tests (it is set once the file's beforeAll has run).
+ */
+export function harnessPerFile(label: string, options: () => Omit<HarnessOptions, 'url'> = () => ({})) {
+  const file = {} as { h: Harness; db: TestDatabase };
+  beforeAll(async () => {
+    file.db = await createTestDatabase(label);
+    file.h = await openHarness({ url: file.db.url, ...options() });
+  });
+  afterAll(async () => {
+    await file.h?.close();
+    await file.db?.drop();
+  });
+  return file;
 }
 
 export function testConfig(url: string, yaml = '', env: Record<string, string> = {}): Config {

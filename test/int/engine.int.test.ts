@@ -1,101 +1,92 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkpointBytes } from '../../src/engine/prune.js';
-import { createTestDatabase } from '../helpers/database.js';
-import { type Harness, openHarness, recordingModels, settled } from '../helpers/harness.js';
+import { harnessPerFile, recordingModels, settled } from '../helpers/harness.js';
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let h: Harness;
 const models = recordingModels();
-
-beforeAll(async () => {
-  db = await createTestDatabase('engine');
-  h = await openHarness({ url: db.url, modelFor: models.modelFor });
-});
-afterAll(async () => {
-  await h?.close();
-  await db?.drop();
-});
+const t = harnessPerFile('engine', () => ({ modelFor: models.modelFor }));
 
 const textOf = (e: { event: unknown } | undefined) => (e?.event as { text?: string } | undefined)?.text ?? '';
-const saidIn = (h: Harness, taskId: string) =>
-  h.delivered.filter((e) => e.taskId === taskId && e.event.type === 'agent_said');
+const saidIn = (taskId: string) =>
+  t.h.delivered.filter((e) => e.taskId === taskId && e.event.type === 'agent_said');
 
 describe('pair workflow through the engine', () => {
   it('runs three turns, waits, loops on feedback with the whole history, and ends on approve', async () => {
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'pair',
       text: 'draft a refund policy',
       requester: 'ann',
       surface: 'cli',
     });
-    await h.waitFor(task.id, settled);
-    expect((await h.engine.getTask(task.id))?.status).toBe('waiting');
-    expect(saidIn(h, task.id)).toHaveLength(3);
-    const review = await h.nextReview(task.id);
+    await t.h.waitFor(task.id, settled);
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+    expect(saidIn(task.id)).toHaveLength(3);
+    const review = await t.h.nextReview(task.id);
     expect(review.request.round).toBe(1);
 
-    const revised = await h.engine.decide({
+    const revised = await t.h.engine.decide({
       reviewId: review.id,
       actor: { id: 'bob' },
       action: 'revise',
       feedback: 'cover digital goods',
     });
     expect(revised.ok).toBe(true);
-    const second = await h.nextReview(task.id, review.id);
-    const said = saidIn(h, task.id);
+    const second = await t.h.nextReview(task.id, review.id);
+    const said = saidIn(task.id);
     expect(said).toHaveLength(6);
     // The first turn of cycle 2 saw the task, 3 turns and the feedback: 5 messages.
     expect(textOf(said[3])).toContain('cover digital goods');
     expect(textOf(said[3])).toContain('read 5 messages');
 
     expect(second.request.round).toBe(2);
-    expect((await h.engine.decide({ reviewId: second.id, actor: { id: 'bob' }, action: 'approve' })).ok).toBe(
-      true,
-    );
-    const done = await h.waitFor(task.id, (t) => t.status !== 'working' && t.status !== 'waiting');
+    expect(
+      (await t.h.engine.decide({ reviewId: second.id, actor: { id: 'bob' }, action: 'approve' })).ok,
+    ).toBe(true);
+    const done = await t.h.waitFor(task.id, (t) => t.status !== 'working' && t.status !== 'waiting');
     expect(done.status).toBe('done');
-    const types = h.delivered.filter((e) => e.taskId === task.id).map((e) => e.event.type);
+    const types = t.h.delivered.filter((e) => e.taskId === task.id).map((e) => e.event.type);
     expect(types[0]).toBe('task_started');
     expect(types.filter((t) => t === 'review_decided')).toHaveLength(2);
-    expect(new Set(h.delivered.map((e) => e.id)).size).toBe(h.delivered.length);
+    expect(new Set(t.h.delivered.map((e) => e.id)).size).toBe(t.h.delivered.length);
   });
 
   it('refuses a stale decision instead of applying it to the next question', async () => {
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'pair',
       text: 'name the product',
       requester: 'ann',
       surface: 'cli',
     });
-    await h.waitFor(task.id, settled);
-    const first = await h.nextReview(task.id);
-    await h.engine.decide({
+    await t.h.waitFor(task.id, settled);
+    const first = await t.h.nextReview(task.id);
+    await t.h.engine.decide({
       reviewId: first.id,
       actor: { id: 'ann' },
       action: 'revise',
       feedback: 'shorter',
     });
-    await h.nextReview(task.id, first.id);
-    const again = await h.engine.decide({ reviewId: first.id, actor: { id: 'ann' }, action: 'approve' });
+    await t.h.nextReview(task.id, first.id);
+    const again = await t.h.engine.decide({ reviewId: first.id, actor: { id: 'ann' }, action: 'approve' });
     expect(again).toMatchObject({ ok: false, code: 'review_not_pending' });
     expect(again.ok ? '' : again.message).toContain('already decided (revise) by ann');
   });
 
   it('refuses unknown reviews, reviews of another task, empty feedback and actions not offered', async () => {
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'pair',
       text: 'plan the offsite',
       requester: 'ann',
       surface: 'cli',
     });
-    await h.waitFor(task.id, settled);
-    const review = await h.nextReview(task.id);
-    expect(await h.engine.decide({ reviewId: 'nope', actor: { id: 'a' }, action: 'approve' })).toMatchObject({
+    await t.h.waitFor(task.id, settled);
+    const review = await t.h.nextReview(task.id);
+    expect(
+      await t.h.engine.decide({ reviewId: 'nope', actor: { id: 'a' }, action: 'approve' }),
+    ).toMatchObject({
       ok: false,
       code: 'unknown_review',
     });
     expect(
-      await h.engine.decide({
+      await t.h.engine.decide({
         reviewId: review.id,
         taskId: 'cli-other',
         actor: { id: 'a' },
@@ -106,45 +97,45 @@ describe('pair workflow through the engine', () => {
       code: 'unknown_review',
     });
     expect(
-      await h.engine.decide({ reviewId: review.id, actor: { id: 'a' }, action: 'revise', feedback: '   ' }),
+      await t.h.engine.decide({ reviewId: review.id, actor: { id: 'a' }, action: 'revise', feedback: '   ' }),
     ).toMatchObject({
       ok: false,
       code: 'invalid_decision',
     });
-    expect((await h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([review.id]);
+    expect((await t.h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([review.id]);
   });
 
   it('keeps one checkpoint per thread after each run', async () => {
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'pair',
       text: 'write release notes',
       requester: 'ann',
       surface: 'cli',
     });
-    await h.waitFor(task.id, settled);
-    const r = await h.db.pool.query(
+    await t.h.waitFor(task.id, settled);
+    const r = await t.h.db.pool.query(
       'SELECT count(*)::int AS n FROM langgraph.checkpoints WHERE thread_id = $1',
       [task.id],
     );
     expect(r.rows[0].n).toBe(1);
-    expect(await checkpointBytes(h.db.pool, task.id)).toBeGreaterThan(0);
+    expect(await checkpointBytes(t.h.db.pool, task.id)).toBeGreaterThan(0);
   });
 });
 
 describe('exactly-once decisions', () => {
   it('50 concurrent decisions on one review: one wins, one resume, no forked history', async () => {
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'pair',
       text: 'summarise the board minutes',
       requester: 'ann',
       surface: 'cli',
     });
-    await h.waitFor(task.id, settled);
-    const review = await h.nextReview(task.id);
+    await t.h.waitFor(task.id, settled);
+    const review = await t.h.nextReview(task.id);
     const before = models.calls.length;
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        h.engine.decide({
+        t.h.engine.decide({
           reviewId: review.id,
           actor: { id: `U${i}` },
           action: 'revise',
@@ -154,13 +145,13 @@ describe('exactly-once decisions', () => {
     );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(results.filter((r) => !r.ok && r.code === 'review_not_pending')).toHaveLength(49);
-    await h.nextReview(task.id, review.id);
-    expect(await h.engine.reviews(task.id, 'pending')).toHaveLength(1);
+    await t.h.nextReview(task.id, review.id);
+    expect(await t.h.engine.reviews(task.id, 'pending')).toHaveLength(1);
     // Exactly one more cycle ran: three model calls, one feedback in the history.
     expect(models.calls.length - before).toBe(3);
     const last = models.calls.at(-1)?.messages.map((m) => String(m.content)) ?? [];
     expect(last.filter((c) => c.startsWith('Feedback:'))).toHaveLength(1);
-    const audit = await h.db.pool.query(
+    const audit = await t.h.db.pool.query(
       `SELECT action, count(*)::int AS n FROM signoff.audit WHERE review_id = $1 GROUP BY action`,
       [review.id],
     );
@@ -171,17 +162,17 @@ describe('exactly-once decisions', () => {
   });
 
   it('two advances of one task at once run the graph once (the per-task lock)', async () => {
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'pair',
       text: 'compare two vendors',
       requester: 'ann',
       surface: 'cli',
     });
-    await h.waitFor(task.id, settled);
-    const review = await h.nextReview(task.id);
+    await t.h.waitFor(task.id, settled);
+    const review = await t.h.nextReview(task.id);
     // Record the decision without a job, then run two advances side by side, as two workers
     // (or two replicas) would after a duplicated job.
-    await h.db.pool.query(
+    await t.h.db.pool.query(
       `UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = 'ann', decided_at = now() WHERE id = $1`,
       [
         review.id,
@@ -189,9 +180,9 @@ describe('exactly-once decisions', () => {
       ],
     );
     const before = models.calls.length;
-    await Promise.all([h.runner.advance(task.id), h.runner.advance(task.id)]);
+    await Promise.all([t.h.runner.advance(task.id), t.h.runner.advance(task.id)]);
     expect(models.calls.length - before).toBe(3);
-    expect(await h.engine.reviews(task.id, 'pending')).toHaveLength(1);
-    expect(saidIn(h, task.id)).toHaveLength(6);
+    expect(await t.h.engine.reviews(task.id, 'pending')).toHaveLength(1);
+    expect(saidIn(task.id)).toHaveLength(6);
   });
 });

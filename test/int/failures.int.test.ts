@@ -4,84 +4,74 @@
  */
 
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../../src/db/database.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { type Harness, openHarness } from '../helpers/harness.js';
+import { harnessPerFile } from '../helpers/harness.js';
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let h: Harness;
 let failuresLeft = 0;
-
-beforeAll(async () => {
-  db = await createTestDatabase('failures');
-  // A model that fails while `failuresLeft` > 0, like a server answering 503.
-  h = await openHarness({
-    url: db.url,
-    modelFor: ({ name }) => {
-      const model = new ScriptedChatModel({ agent: name });
-      const invoke = model.invoke.bind(model);
-      model.invoke = (async (...args: Parameters<typeof invoke>) => {
-        if (failuresLeft > 0) {
-          failuresLeft -= 1;
-          throw Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
-        }
-        return invoke(...args);
-      }) as typeof model.invoke;
-      return model;
-    },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-  await db?.drop();
-});
+const t = harnessPerFile('failures', () => ({
+  modelFor: ({ name }) => {
+    const model = new ScriptedChatModel({ agent: name });
+    const invoke = model.invoke.bind(model);
+    model.invoke = (async (...args: Parameters<typeof invoke>) => {
+      if (failuresLeft > 0) {
+        failuresLeft -= 1;
+        throw Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+      }
+      return invoke(...args);
+    }) as typeof model.invoke;
+    return model;
+  },
+}));
 
 describe('model failures', () => {
   it('a pair task fails with the reason and continues from the failed step on retry', async () => {
     failuresLeft = 1;
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'pair',
       text: 'write the FAQ',
       requester: 'ann',
       surface: 'cli',
     });
-    const failed = await h.waitFor(task.id, (t) => t.status !== 'working');
+    const failed = await t.h.waitFor(task.id, (t) => t.status !== 'working');
     expect(failed.status).toBe('failed');
     expect(failed.statusReason).toContain('503 upstream model overloaded');
-    await h.engine.retry(task.id, { id: 'ann' });
-    await h.nextReview(task.id);
-    const said = (await h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
+    await t.h.engine.retry(task.id, { id: 'ann' });
+    await t.h.nextReview(task.id);
+    const said = (await t.h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
     expect(said).toHaveLength(3);
-    await expect(h.engine.retry(task.id, { id: 'ann' })).rejects.toThrow('only a failed task can be retried');
+    await expect(t.h.engine.retry(task.id, { id: 'ann' })).rejects.toThrow(
+      'only a failed task can be retried',
+    );
   });
 
   it('a failing specialist says so in the thread and offers Retry', async () => {
-    const { task } = await h.engine.start({
+    const { task } = await t.h.engine.start({
       workflow: 'specialist',
       text: 'audit the travel claims',
       requester: 'ann',
       surface: 'cli',
     });
-    const first = await h.nextReview(task.id);
+    const first = await t.h.nextReview(task.id);
     failuresLeft = 1;
-    await h.engine.decide({
+    await t.h.engine.decide({
       reviewId: first.id,
       actor: { id: 'bob' },
       action: 'revise',
       feedback: 'include March',
     });
-    const retry = await h.nextReview(task.id, first.id);
+    const retry = await t.h.nextReview(task.id, first.id);
     expect(retry.request.kind).toBe('retry');
     expect(retry.request.labels.approve).toBe('Retry');
-    const said = (await h.engine.events(task.id))
+    const said = (await t.h.engine.events(task.id))
       .filter((e) => e.event.type === 'agent_said')
       .map((e) => (e.event as { text: string }).text);
     expect(said.at(-1)).toContain('I could not finish this step: 503 upstream model overloaded');
-    await h.engine.decide({ reviewId: retry.id, actor: { id: 'bob' }, action: 'approve' });
-    const again = await h.nextReview(task.id, retry.id);
+    await t.h.engine.decide({ reviewId: retry.id, actor: { id: 'bob' }, action: 'approve' });
+    const again = await t.h.nextReview(task.id, retry.id);
     expect(again.request.kind).toBe('review');
     expect(again.request.body).toContain('include March');
   });

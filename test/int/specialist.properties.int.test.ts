@@ -4,22 +4,12 @@
  * back to the specialist with full context (4), unlimited iterations (6); plus optional HITL (5).
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/database.js';
-import { type Harness, openHarness, recordingModels } from '../helpers/harness.js';
+import { harnessPerFile, openHarness, recordingModels } from '../helpers/harness.js';
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let h: Harness;
 const models = recordingModels();
-
-beforeAll(async () => {
-  db = await createTestDatabase('specialist_props');
-  h = await openHarness({ url: db.url, modelFor: models.modelFor });
-});
-afterAll(async () => {
-  await h?.close();
-  await db?.drop();
-});
+const t = harnessPerFile('specialist_props', () => ({ modelFor: models.modelFor }));
 
 const feedbackArb = fc
   .string({ minLength: 1, maxLength: 60 })
@@ -40,31 +30,31 @@ describe('specialist workflow (seed 002)', () => {
         fc.constantFrom('approve', 'reject'),
         async (text, feedbacks, ending) => {
           const from = models.calls.length;
-          const { task } = await h.engine.start({
+          const { task } = await t.h.engine.start({
             workflow: 'specialist',
             text,
             requester: 'ann',
             surface: 'cli',
           });
-          let review = await h.nextReview(task.id);
+          let review = await t.h.nextReview(task.id);
           for (const feedback of feedbacks) {
-            const r = await h.engine.decide({
+            const r = await t.h.engine.decide({
               reviewId: review.id,
               actor: { id: 'bob' },
               action: 'revise',
               feedback,
             });
             expect(r.ok).toBe(true);
-            review = await h.nextReview(task.id, review.id);
+            review = await t.h.nextReview(task.id, review.id);
           }
           expect(review.request.round).toBe(feedbacks.length + 1);
-          const end = await h.engine.decide({
+          const end = await t.h.engine.decide({
             reviewId: review.id,
             actor: { id: 'bob' },
             action: ending as 'approve' | 'reject',
           });
           expect(end.ok).toBe(true);
-          const finished = await h.waitFor(task.id, (t) => t.status === 'done' || t.status === 'rejected');
+          const finished = await t.h.waitFor(task.id, (t) => t.status === 'done' || t.status === 'rejected');
           // Property 3: approval completes without looping (and reject ends too).
           expect(finished.status).toBe(ending === 'approve' ? 'done' : 'rejected');
 
