@@ -27,6 +27,8 @@ export interface HarnessOptions {
 export interface Harness extends Signoff {
   delivered: DeliveredEvent[];
   waitFor(taskId: string, predicate: (t: Task) => boolean, timeoutMs?: number): Promise<Task>;
+  /** Starts a terminal task requested by "ann". */
+  start(workflow: string, text: string): Promise<Task>;
   /** Waits for the task to ask a new question (a pending review other than `previousId`). */
   nextReview(taskId: string, previousId?: string): Promise<Review>;
 }
@@ -78,6 +80,8 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
         await sleep(20);
       }
     },
+    start: async (workflow, text) =>
+      (await app.engine.start({ workflow, text, requester: 'ann', surface: 'cli' })).task,
     nextReview: async (taskId, previousId) => {
       const deadline = Date.now() + 20_000;
       for (;;) {

@@ -11,12 +11,7 @@ const saidIn = (taskId: string) =>
 
 describe('pair workflow through the engine', () => {
   it('runs three turns, waits, loops on feedback with the whole history, and ends on approve', async () => {
-    const { task } = await t.h.engine.start({
-      workflow: 'pair',
-      text: 'draft a refund policy',
-      requester: 'ann',
-      surface: 'cli',
-    });
+    const task = await t.h.start('pair', 'draft a refund policy');
     await t.h.waitFor(task.id, settled);
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
     expect(saidIn(task.id)).toHaveLength(3);
@@ -50,13 +45,7 @@ describe('pair workflow through the engine', () => {
   });
 
   it('refuses a stale decision instead of applying it to the next question', async () => {
-    const { task } = await t.h.engine.start({
-      workflow: 'pair',
-      text: 'name the product',
-      requester: 'ann',
-      surface: 'cli',
-    });
-    await t.h.waitFor(task.id, settled);
+    const task = await t.h.start('pair', 'name the product');
     const first = await t.h.nextReview(task.id);
     await t.h.engine.decide({
       reviewId: first.id,
@@ -71,13 +60,7 @@ describe('pair workflow through the engine', () => {
   });
 
   it('refuses unknown reviews, reviews of another task, empty feedback and actions not offered', async () => {
-    const { task } = await t.h.engine.start({
-      workflow: 'pair',
-      text: 'plan the offsite',
-      requester: 'ann',
-      surface: 'cli',
-    });
-    await t.h.waitFor(task.id, settled);
+    const task = await t.h.start('pair', 'plan the offsite');
     const review = await t.h.nextReview(task.id);
     expect(
       await t.h.engine.decide({ reviewId: 'nope', actor: { id: 'a' }, action: 'approve' }),
@@ -106,12 +89,7 @@ describe('pair workflow through the engine', () => {
   });
 
   it('keeps one checkpoint per thread after each run', async () => {
-    const { task } = await t.h.engine.start({
-      workflow: 'pair',
-      text: 'write release notes',
-      requester: 'ann',
-      surface: 'cli',
-    });
+    const task = await t.h.start('pair', 'write release notes');
     await t.h.waitFor(task.id, settled);
     const r = await t.h.db.pool.query(
       'SELECT count(*)::int AS n FROM langgraph.checkpoints WHERE thread_id = $1',
@@ -124,13 +102,7 @@ describe('pair workflow through the engine', () => {
 
 describe('exactly-once decisions', () => {
   it('50 concurrent decisions on one review: one wins, one resume, no forked history', async () => {
-    const { task } = await t.h.engine.start({
-      workflow: 'pair',
-      text: 'summarise the board minutes',
-      requester: 'ann',
-      surface: 'cli',
-    });
-    await t.h.waitFor(task.id, settled);
+    const task = await t.h.start('pair', 'summarise the board minutes');
     const review = await t.h.nextReview(task.id);
     const before = models.calls.length;
     const results = await Promise.all(
@@ -162,13 +134,7 @@ describe('exactly-once decisions', () => {
   });
 
   it('two advances of one task at once run the graph once (the per-task lock)', async () => {
-    const { task } = await t.h.engine.start({
-      workflow: 'pair',
-      text: 'compare two vendors',
-      requester: 'ann',
-      surface: 'cli',
-    });
-    await t.h.waitFor(task.id, settled);
+    const task = await t.h.start('pair', 'compare two vendors');
     const review = await t.h.nextReview(task.id);
     // Record the decision without a job, then run two advances side by side, as two workers
     // (or two replicas) would after a duplicated job.

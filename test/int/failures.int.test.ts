@@ -30,12 +30,7 @@ const t = harnessPerFile('failures', () => ({
 describe('model failures', () => {
   it('a pair task fails with the reason and continues from the failed step on retry', async () => {
     failuresLeft = 1;
-    const { task } = await t.h.engine.start({
-      workflow: 'pair',
-      text: 'write the FAQ',
-      requester: 'ann',
-      surface: 'cli',
-    });
+    const task = await t.h.start('pair', 'write the FAQ');
     const failed = await t.h.waitFor(task.id, (t) => t.status !== 'working');
     expect(failed.status).toBe('failed');
     expect(failed.statusReason).toContain('503 upstream model overloaded');
@@ -49,12 +44,7 @@ describe('model failures', () => {
   });
 
   it('a failing specialist says so in the thread and offers Retry', async () => {
-    const { task } = await t.h.engine.start({
-      workflow: 'specialist',
-      text: 'audit the travel claims',
-      requester: 'ann',
-      surface: 'cli',
-    });
+    const task = await t.h.start('specialist', 'audit the travel claims');
     const first = await t.h.nextReview(task.id);
     failuresLeft = 1;
     await t.h.engine.decide({

@@ -9,12 +9,7 @@ import { harnessPerFile } from '../helpers/harness.js';
 const t = harnessPerFile('long_runs', () => ({ yaml: 'workflows:\n  pair:\n    maxIterations: 40\n' }));
 
 it('runs a 40-turn cycle and keeps storage linear across cycles', async () => {
-  const { task } = await t.h.engine.start({
-    workflow: 'pair',
-    text: 'write a long report',
-    requester: 'ann',
-    surface: 'cli',
-  });
+  const task = await t.h.start('pair', 'write a long report');
   let review = await t.h.nextReview(task.id);
   const sizes = [await checkpointBytes(t.h.db.pool, task.id)];
   for (let cycle = 2; cycle <= 3; cycle++) {

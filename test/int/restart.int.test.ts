@@ -42,12 +42,7 @@ describe('a task outlives its process', () => {
     });
     try {
       h = await openHarness({ url: db.url, work: false });
-      const { task } = await h.engine.start({
-        workflow: 'pair',
-        text: 'draft the launch email',
-        requester: 'ann',
-        surface: 'cli',
-      });
+      const task = await h.start('pair', 'draft the launch email');
       // Kill the worker once the first agent has spoken and the second is thinking.
       for (let i = 0; i < 200; i++) {
         const said = (await h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');

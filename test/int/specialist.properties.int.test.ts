@@ -87,12 +87,7 @@ describe('specialist workflow (seed 002)', () => {
     const own = await createTestDatabase('specialist_no_review');
     const off = await openHarness({ url: own.url, yaml: 'workflows:\n  specialist:\n    review: false\n' });
     try {
-      const { task } = await off.engine.start({
-        workflow: 'specialist',
-        text: 'close the books',
-        requester: 'ann',
-        surface: 'cli',
-      });
+      const task = await off.start('specialist', 'close the books');
       const done = await off.waitFor(task.id, (t) => t.status !== 'working');
       expect(done.status).toBe('done');
       expect(await off.engine.reviews(task.id)).toHaveLength(0);
