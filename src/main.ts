@@ -16,9 +16,9 @@ import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.
 import { type Clock, type Sink, type Surface, systemClock } from './engine/types.js';
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
+import { createAfterAck } from './slack/after-ack.js';
 import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
-import { createLimiter } from './slack/limiter.js';
 import { createSlackSink } from './slack/sink.js';
 import { workflowSettings } from './workflow-config.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
@@ -123,8 +123,11 @@ export interface SlackService {
   stop(): Promise<void>;
 }
 
-/** Decisions recorded at once by one web process; more clicks wait their turn after their ack. */
-const AFTER_ACK_CONCURRENCY = 8;
+/**
+ * Decisions recorded at once by one web process; more clicks wait their turn after their ack,
+ * and none start while a burst of requests is still being acked (at most 2 s).
+ */
+const AFTER_ACK = { size: 8, quietMs: 20, maxWaitMs: 2000 };
 
 /** Runs the Slack surface: the engine's workers for Slack tasks and the Bolt app. */
 export async function startSlack(config: Config, options: OpenOptions): Promise<SlackService> {
@@ -143,7 +146,7 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
       () => true,
       () => false,
     ));
-  const afterAck = createLimiter(AFTER_ACK_CONCURRENCY);
+  const afterAck = createAfterAck(AFTER_ACK);
   const app = createSlackApp({
     slack,
     engine: signoff.engine,
@@ -152,18 +155,26 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
     healthy,
     afterAck,
   });
-  await signoff.engine.work('slack', config.queue.workers);
-  const server = (await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown;
+  // A web replica only answers Slack, so a burst of graph runs never delays an ack; a worker only
+  // runs graphs and posts their results, so it must not take Slack's requests or socket events.
+  if (config.role !== 'web') await signoff.engine.work('slack', config.queue.workers);
+  const listen = config.role !== 'worker';
+  const server = listen
+    ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)
+    : undefined;
   ready = true;
   const address = (server as { address?: () => unknown } | undefined)?.address?.();
   const port = typeof address === 'object' && address ? (address as { port: number }).port : undefined;
-  logger.info({ mode: slack.mode.kind, port }, 'signoff is listening to Slack');
+  logger.info(
+    { role: config.role, mode: listen ? slack.mode.kind : undefined, port },
+    listen ? 'signoff is listening to Slack' : 'signoff is running Slack tasks (worker role)',
+  );
   return {
     signoff,
     port,
     stop: async () => {
       ready = false;
-      await app.stop();
+      if (listen) await app.stop();
       await signoff.close();
     },
   };

@@ -77,6 +77,19 @@ export function createQueue(options: QueueOptions): JobQueue {
     }
   };
 
+  const declare = async (name: string) => {
+    if (declared.has(name)) return;
+    if (!(await boss.getQueue(name))) {
+      try {
+        await boss.createQueue(name, { name, policy: 'short' });
+      } catch (error) {
+        // Two processes declaring at once: the loser finds the queue made.
+        if (!(await boss.getQueue(name))) throw error;
+      }
+    }
+    declared.add(name);
+  };
+
   return {
     start: async () => {
       await boss.start();
@@ -84,19 +97,10 @@ export function createQueue(options: QueueOptions): JobQueue {
     stop: async () => {
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     },
-    declare: async (name) => {
-      if (declared.has(name)) return;
-      if (!(await boss.getQueue(name))) {
-        try {
-          await boss.createQueue(name, { name, policy: 'short' });
-        } catch (error) {
-          // Two processes declaring at once: the loser finds the queue made.
-          if (!(await boss.getQueue(name))) throw error;
-        }
-      }
-      declared.add(name);
-    },
+    declare,
     send: async (name, data, opts = {}) => {
+      // A process that only sends (a web replica) must not depend on a worker having declared it.
+      await declare(name);
       const id = await boss.send(name, data, {
         singletonKey: opts.singletonKey,
         startAfter: opts.startAfter,

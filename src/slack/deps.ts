@@ -1,15 +1,15 @@
 import type pg from 'pg';
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../logger.js';
-import type { Limiter } from './limiter.js';
+import type { AfterAck } from './after-ack.js';
 
 /** What every listener receives. */
 export interface ListenerDeps {
   engine: Engine;
   pool: pg.Pool;
   logger: Logger;
-  /** Bounds the work listeners do after their ack (see limiter.ts). */
-  afterAck: Limiter;
+  /** Bounds the work listeners do after their ack (see after-ack.ts). */
+  afterAck: AfterAck;
 }
 
 /** The sentence a person sees when the database could not take their action. */

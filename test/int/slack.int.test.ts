@@ -18,6 +18,7 @@ import {
   SIGNING_SECRET,
   threadMessage,
 } from '../helpers/slack-requests.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 const slack = new FakeSlack();
@@ -48,32 +49,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function until<T>(what: string, find: () => T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-type Post = {
-  channel: string;
-  thread_ts?: string;
-  text: string;
-  blocks: { type: string; elements?: { action_id: string; value: string }[] }[];
-};
-const posts = () => slack.callsOf('chat.postMessage').filter((p) => !p.failed) as unknown as Post[];
-const cardsIn = (thread: string) =>
-  posts().filter((p) => p.thread_ts === thread && p.blocks?.some((b) => b.type === 'actions'));
-const rootOf = (text: string) => posts().find((p) => !p.thread_ts && p.text.includes(text));
-/** The ts the fake gave a post: its index among postMessage answers. */
-const tsOf = (post: Post) => {
-  const ok = slack.calls.filter((c) => c.method === 'chat.postMessage' && !c.args.failed);
-  return `${1_700_000_000 + ok.findIndex((c) => c.args === (post as unknown)) + 1}.000100`;
-};
-const buttons = (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [];
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 
 async function startTask(text: string, user = 'U0ANN') {
   const res = await postSigned(events, commandBody(text, user));

@@ -17,7 +17,7 @@ export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action,
     if (!channel) return;
     const tell = (text: string) =>
       client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
-    await deps.afterAck(async () => {
+    await deps.afterAck.run(async () => {
       try {
         const click = await clickedReview(deps, button.value, { channel, messageTs });
         if (!click) {

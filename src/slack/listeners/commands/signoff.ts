@@ -38,7 +38,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
       return ack({ response_type: 'ephemeral', text: `${error.message}\nSee \`/signoff help\`.` });
     }
     await ack();
-    await deps.afterAck(async () => {
+    await deps.afterAck.run(async () => {
       try {
         await startFromSlack(deps, client, {
           requestKey: `command:${command.trigger_id}`,

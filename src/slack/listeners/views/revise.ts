@@ -22,7 +22,7 @@ export function createReviseSubmission(deps: ListenerDeps) {
       return;
     }
     await ack();
-    await deps.afterAck(async () => {
+    await deps.afterAck.run(async () => {
       const meta = metaSchema.safeParse(safeJson(view.private_metadata));
       const channel = meta.success ? meta.data.channel : undefined;
       const click = meta.success

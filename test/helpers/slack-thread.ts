@@ -1,0 +1,41 @@
+/** Reading what the bot posted to the fake Slack: roots, threads, cards and their buttons. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FakeSlack } from './fake-slack.js';
+
+/** Polls `find` until it returns something. */
+export async function until<T>(
+  what: string,
+  find: () => T | undefined | Promise<T | undefined>,
+  ms = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+export type Post = {
+  channel: string;
+  thread_ts?: string;
+  text: string;
+  blocks: { type: string; elements?: { action_id: string; value: string }[] }[];
+};
+
+export function slackThreads(slack: FakeSlack) {
+  const posts = () => slack.callsOf('chat.postMessage').filter((p) => !p.failed) as unknown as Post[];
+  return {
+    posts,
+    cardsIn: (thread: string) =>
+      posts().filter((p) => p.thread_ts === thread && p.blocks?.some((b) => b.type === 'actions')),
+    rootOf: (text: string) => posts().find((p) => !p.thread_ts && p.text.includes(text)),
+    /** The ts the fake gave a post: its index among postMessage answers. */
+    tsOf: (post: Post) => {
+      const ok = slack.calls.filter((c) => c.method === 'chat.postMessage' && !c.args.failed);
+      return `${1_700_000_000 + ok.findIndex((c) => c.args === (post as unknown)) + 1}.000100`;
+    },
+    buttons: (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [],
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * SIGNOFF_ROLE: a web process answers Slack and never runs a graph; a worker runs graphs and
+ * posts their results and never listens to Slack. Together, on one database, they do the job.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type SlackService, startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { click, commandBody, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+const services: SlackService[] = [];
+
+const startRole = async (role: 'web' | 'worker') => {
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    PORT: '0',
+    SIGNOFF_ROLE: role,
+  });
+  const service = await startSlack(
+    { ...config, workflows: parseWorkflowConfig('workflows:\n  pair:\n    maxIterations: 1\n', 'test.yml') },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+  );
+  services.push(service);
+  return service;
+};
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_roles');
+  await slack.start();
+});
+afterAll(async () => {
+  for (const s of services) await s.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+it('a web process queues the run; a worker process runs it; the click on the web finishes it', async () => {
+  const web = await startRole('web');
+  const events = `http://127.0.0.1:${web.port}/slack/events`;
+  await postSigned(events, commandBody('pair split the roles'));
+  const root = await until('root message', () => rootOf('split the roles'));
+  const thread = tsOf(root);
+  const jobs = new pg.Pool({ connectionString: db.url });
+  try {
+    const states = async () =>
+      (
+        await jobs.query<{ state: string }>(
+          `SELECT state FROM pgboss.job WHERE name = 'signoff-advance-slack'`,
+        )
+      ).rows.map((r) => r.state);
+    await until('the queued run', async () => ((await states()).length ? true : undefined), 5000);
+    await new Promise((r) => setTimeout(r, 500));
+    // Nobody took the run: the web process does not run graphs.
+    expect(await states()).toEqual(['created']);
+    expect(cardsIn(thread)).toEqual([]);
+
+    const worker = await startRole('worker');
+    expect(worker.port).toBeUndefined();
+    const card = await until('review card', () => cardsIn(thread)[0]);
+    const approve = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    expect((await postSigned(events, click('U0BOB', 'signoff_approve', approve, tsOf(card)))).status).toBe(
+      200,
+    );
+    await until('the task done', async () => {
+      const [task] = await web.signoff.engine.listTasks();
+      return task?.status === 'done' ? task : undefined;
+    });
+  } finally {
+    await jobs.end();
+  }
+});
