@@ -50,6 +50,8 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
       const how = d?.automatic ? ` (automatic: ${d.automatic})` : '';
       return `→ ${d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
     }
+    case 'review_closed':
+      return `→ review closed without a decision: ${event.reason} (by ${event.by})`;
     case 'task_status':
       return event.status === 'working'
         ? undefined

@@ -22,3 +22,10 @@ export function refusal(
   }
   return undefined;
 }
+
+/** The actor with the user groups it is in, asked (from Slack) only when the checkpoint names groups. */
+export async function withGroups(settings: ReviewSettings, actor: Actor): Promise<Actor> {
+  const named = settings.reviewers.filter((r) => r.startsWith('S'));
+  if (!named.length || !actor.memberOf) return actor;
+  return { ...actor, groups: await actor.memberOf(named) };
+}

@@ -8,12 +8,22 @@ import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
-import { refusal } from './authorize.js';
+import { refusal, withGroups } from './authorize.js';
 import type { Outbox } from './outbox.js';
 import type { JobQueue } from './queue.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import * as store from './store.js';
-import type { Action, Actor, Clock, Decision, DeliveredEvent, Review, Surface, Task } from './types.js';
+import {
+  type Action,
+  type Actor,
+  type Clock,
+  type Decision,
+  type DeliveredEvent,
+  FINAL_STATUSES,
+  type Review,
+  type Surface,
+  type Task,
+} from './types.js';
 
 export const MAX_TASK_LENGTH = 4000;
 
@@ -178,14 +188,9 @@ export function createEngine(deps: EngineDeps) {
               : 'It was cancelled.';
           return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
         }
-        const named = review.settings.reviewers.filter((r) => r.startsWith('S'));
-        const groups =
-          named.length && input.actor.memberOf
-            ? await input.actor.memberOf(named)
-            : (input.actor.groups ?? []);
         const why = input.automatic
           ? undefined
-          : refusal(review.settings, task, { ...input.actor, groups }, input.action);
+          : refusal(review.settings, task, await withGroups(review.settings, input.actor), input.action);
         if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
@@ -221,12 +226,20 @@ export function createEngine(deps: EngineDeps) {
     return undefined;
   }
 
-  async function cancel(taskId: string, actor: Actor): Promise<Task> {
+  /**
+   * Cancels a task and closes its pending reviews. With `authorize` (a Slack click) the actor is
+   * checked (see mayControl); the terminal's own user is trusted.
+   */
+  async function cancel(taskId: string, actor: Actor, options: { authorize?: boolean } = {}): Promise<Task> {
     const task = await inTransaction(pool, async (db) => {
       const current = await store.getTask(db, taskId, true);
       if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+      if (FINAL_STATUSES.includes(current.status)) {
+        throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
+      }
+      if (options.authorize) await mayControl(db, current, actor, 'cancel');
       if (await store.setStatus(db, taskId, 'cancelled', `cancelled by ${actor.id}`)) {
-        await store.cancelPendingReviews(db, taskId);
+        await store.cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was cancelled' });
         await store.audit(db, { taskId, actor: actor.id, action: 'cancel' });
         await enqueue(db, current);
       }
@@ -237,11 +250,24 @@ export function createEngine(deps: EngineDeps) {
     return (await store.getTask(pool, taskId)) as Task;
   }
 
+  /** Cancel and retry from a shared place (Slack): the requester, or who may reject what is pending. */
+  async function mayControl(db: Queryable, task: Task, actor: Actor, what: 'cancel' | 'retry') {
+    if (actor.id === task.requester) return;
+    for (const review of await store.reviewsOf(db, task.id, 'pending')) {
+      if (!refusal(review.settings, task, await withGroups(review.settings, actor), 'reject')) return;
+    }
+    throw new SignoffError(
+      'not_allowed',
+      `Sorry, only the person who started this task or one of its reviewers can ${what} it.`,
+    );
+  }
+
   /** Runs a failed task again from its last checkpoint. */
-  async function retry(taskId: string, actor: Actor): Promise<Task> {
+  async function retry(taskId: string, actor: Actor, options: { authorize?: boolean } = {}): Promise<Task> {
     const task = await inTransaction(pool, async (db) => {
       const current = await store.getTask(db, taskId, true);
       if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+      if (options.authorize) await mayControl(db, current, actor, 'retry');
       if (current.status !== 'failed') {
         throw new SignoffError(
           'task_not_waiting',
@@ -281,7 +307,16 @@ export function createEngine(deps: EngineDeps) {
     retry,
     work,
     getTask: (id: string) => store.getTask(pool, id),
-    listTasks: (opts?: { surface?: Surface; limit?: number }) => store.listTasks(pool, opts),
+    listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),
+    /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
+    reviewsFor: async (surface: Surface, actor: Actor) => {
+      const mine: { review: Review; task: Task }[] = [];
+      for (const item of await store.pendingReviews(pool, surface)) {
+        const who = await withGroups(item.review.settings, actor);
+        if (!refusal(item.review.settings, item.task, who, 'revise')) mine.push(item);
+      }
+      return mine;
+    },
     reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
     events: (taskId: string): Promise<DeliveredEvent[]> => store.eventsOf(pool, taskId),
     /** Delivers a task's undelivered events now (a surface that came back, say). */

@@ -106,14 +106,28 @@ export async function getTask(db: Queryable, id: string, forUpdate = false): Pro
   return r.rows[0] && toTask(r.rows[0]);
 }
 
-export async function listTasks(
-  db: Queryable,
-  opts: { surface?: Surface; limit?: number } = {},
-): Promise<Task[]> {
+export interface TaskFilter {
+  surface?: Surface;
+  requester?: string;
+  statuses?: readonly TaskStatus[];
+  /** The surface's own place, matched against `origin.channel` (a Slack channel). */
+  channel?: string;
+  limit?: number;
+}
+
+export async function listTasks(db: Queryable, opts: TaskFilter = {}): Promise<Task[]> {
   const r = await db.query<TaskRow>(
-    `SELECT * FROM signoff.tasks WHERE ($1::text IS NULL OR surface = $1)
-     ORDER BY updated_at DESC LIMIT $2`,
-    [opts.surface ?? null, opts.limit ?? 50],
+    `SELECT * FROM signoff.tasks
+     WHERE ($1::text IS NULL OR surface = $1) AND ($2::text IS NULL OR requester = $2)
+       AND ($3::text[] IS NULL OR status = ANY($3)) AND ($4::text IS NULL OR origin->>'channel' = $4)
+     ORDER BY updated_at DESC LIMIT $5`,
+    [
+      opts.surface ?? null,
+      opts.requester ?? null,
+      opts.statuses ?? null,
+      opts.channel ?? null,
+      opts.limit ?? 50,
+    ],
   );
   return r.rows.map(toTask);
 }
@@ -177,20 +191,35 @@ export async function getReviewWithTask(
   id: string,
   forUpdate = false,
 ): Promise<{ review: Review; task: Task } | undefined> {
-  const r = await db.query<{ r: ReviewRow; t: TaskRow }>(
+  const r = await db.query<ReviewTaskRow>(
     `SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
      WHERE r.id = $1${forUpdate ? ' FOR UPDATE OF r' : ''}`,
     [id],
   );
-  const row = r.rows[0];
-  if (!row) return undefined;
-  const dates = <T extends object>(o: T, keys: string[]) =>
-    Object.fromEntries(
-      Object.entries(o).map(([k, v]) => [k, keys.includes(k) && v !== null ? new Date(v as string) : v]),
-    ) as T;
+  return r.rows[0] && toReviewWithTask(r.rows[0]);
+}
+
+/** Pending reviews of a surface's tasks, oldest first, each with its task. */
+export async function pendingReviews(
+  db: Queryable,
+  surface: Surface,
+  limit = 100,
+): Promise<{ review: Review; task: Task }[]> {
+  const r = await db.query<ReviewTaskRow>(
+    `SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
+     WHERE r.status = 'pending' AND t.surface = $1 ORDER BY r.created_at LIMIT $2`,
+    [surface, limit],
+  );
+  return r.rows.map(toReviewWithTask);
+}
+
+type ReviewTaskRow = { r: ReviewRow; t: TaskRow };
+
+// Rows read through to_jsonb carry their timestamps as strings.
+function toReviewWithTask(row: ReviewTaskRow): { review: Review; task: Task } {
   return {
-    review: toReview(dates(row.r, ['decided_at', 'due_at', 'created_at'])),
-    task: toTask(dates(row.t, ['created_at', 'updated_at'])),
+    review: toReview(withDates(row.r, ['decided_at', 'due_at', 'created_at'])),
+    task: toTask(withDates(row.t, ['created_at', 'updated_at'])),
   };
 }
 
@@ -252,16 +281,26 @@ export async function markApplied(db: Queryable, ids: string[]): Promise<void> {
   ]);
 }
 
+/** Closes the task's pending reviews without a decision, announcing each (its card says why). */
 export async function cancelPendingReviews(
   db: Queryable,
   taskId: string,
-  exceptIds: string[] = [],
+  closed: { by: string; reason: string },
 ): Promise<number> {
   const r = await db.query(
-    `UPDATE signoff.reviews SET status = 'cancelled' WHERE task_id = $1 AND status = 'pending' AND NOT (id = ANY($2))`,
-    [taskId, exceptIds],
+    `WITH closed AS (
+       UPDATE signoff.reviews SET status = 'cancelled'
+       WHERE task_id = $1 AND status = 'pending' RETURNING *),
+     announced AS (
+       INSERT INTO signoff.events (task_id, key, type, payload)
+       SELECT task_id, 'closed:' || id, 'review_closed',
+              jsonb_build_object('type', 'review_closed', 'by', $2::text, 'reason', $3::text,
+                                 'review', signoff.review_json(closed::signoff.reviews))
+       FROM closed ON CONFLICT (task_id, key) DO NOTHING)
+     SELECT count(*)::int AS n FROM closed`,
+    [taskId, closed.by, closed.reason],
   );
-  return r.rowCount ?? 0;
+  return (r.rows[0] as { n: number }).n;
 }
 
 /** Records an event once per (task, key); returns it if this call recorded it. */

@@ -105,6 +105,8 @@ export type EngineEvent =
   | { type: 'agent_said'; agent: string; text: string }
   | { type: 'review_requested'; review: Review }
   | { type: 'review_decided'; review: Review }
+  /** A review closed without a decision (its task was cancelled): who closed it and why. */
+  | { type: 'review_closed'; review: Review; by: string; reason: string }
   | { type: 'task_status'; status: TaskStatus; reason: string | null };
 
 export interface DeliveredEvent {

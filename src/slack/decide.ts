@@ -39,7 +39,7 @@ export function safeJson(text: string): unknown {
 }
 
 /** Which of `groups` the user is in, from Slack (asked only when a checkpoint names groups). */
-const memberOf = (client: WebClient, user: string) => async (groups: string[]) => {
+export const memberOf = (client: WebClient, user: string) => async (groups: string[]) => {
   const member = await Promise.all(
     groups.map(async (g) =>
       ((await client.usergroups.users.list({ usergroup: g })).users ?? []).includes(user),

@@ -15,3 +15,7 @@ export interface ListenerDeps {
 /** The sentence a person sees when the database could not take their action. */
 export const COULD_NOT_RECORD =
   'Sorry, I could not record that just now (the database did not answer). Please try again.';
+
+/** The same, when only reading failed. */
+export const COULD_NOT_READ =
+  'Sorry, I could not look that up just now (the database did not answer). Please try again.';

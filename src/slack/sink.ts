@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import { agentMessages, rootMessage } from './blocks/messages.js';
 import { decidedCard, reviewCard } from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
+import { createReviewerPings } from './pings.js';
 import { findPost, recordPost } from './posts.js';
 
 const PERMANENT = new Set([
@@ -24,6 +25,7 @@ const PERMANENT = new Set([
 
 export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Sink {
   const { client, pool, logger } = deps;
+  const pingReviewers = createReviewerPings({ client, pool });
 
   /** Posts once per key: a key already posted is skipped. */
   const postOnce = async (
@@ -75,9 +77,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       }
       case 'review_requested':
         await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester));
+        if (e.review.settings.dmReviewers) await pingReviewers(task, e.review);
         return;
       case 'review_decided':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester));
+        return;
+      case 'review_closed':
+        await update(`card:${e.review.id}`, decidedCard(e.review, task.requester, e));
         return;
       case 'task_status':
         await client.chat.update({

@@ -99,8 +99,8 @@ export function reviseSubmission(user: string, privateMetadata: string, feedback
 }
 
 let eventIds = 0;
-/** An Events API delivery of a message posted by `user` in the thread `threadTs`. */
-export function threadMessage(user: string, text: string, threadTs: string) {
+/** An Events API delivery of `event` in team T0TEAM. */
+export function eventCallback(event: Record<string, unknown>) {
   return JSON.stringify({
     token: 'legacy',
     team_id: 'T0TEAM',
@@ -108,14 +108,28 @@ export function threadMessage(user: string, text: string, threadTs: string) {
     type: 'event_callback',
     event_id: `Ev${++eventIds}`,
     event_time: Math.floor(Date.now() / 1000),
-    event: {
-      type: 'message',
-      channel: 'C0WORK',
-      channel_type: 'channel',
-      user,
-      text,
-      ts: `${Date.now() / 1000}`,
-      thread_ts: threadTs,
-    },
+    event,
   });
 }
+
+/** A message posted by `user` in the thread `threadTs` of channel C0WORK. */
+export const threadMessage = (user: string, text: string, threadTs: string) =>
+  eventCallback({
+    type: 'message',
+    channel: 'C0WORK',
+    channel_type: 'channel',
+    user,
+    text,
+    ts: `${Date.now() / 1000}`,
+    thread_ts: threadTs,
+  });
+
+/** `user` opening the app's Home tab. */
+export const appHomeOpened = (user: string) =>
+  eventCallback({
+    type: 'app_home_opened',
+    user,
+    channel: 'D0HOME',
+    tab: 'home',
+    event_ts: `${Date.now() / 1000}`,
+  });

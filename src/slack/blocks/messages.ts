@@ -13,7 +13,7 @@ export interface SlackMessage {
   blocks: KnownBlock[];
 }
 
-const STATUS: Record<TaskStatus, string> = {
+export const STATUS: Record<TaskStatus, string> = {
   working: ':hourglass_flowing_sand: Working',
   waiting: ':raised_hand: Waiting for review',
   done: ':white_check_mark: Done',
@@ -21,6 +21,38 @@ const STATUS: Record<TaskStatus, string> = {
   cancelled: ':heavy_minus_sign: Cancelled',
   failed: ':warning: Failed',
 };
+
+/**
+ * Buttons on the root message. Their value carries nothing: the task is the one whose root
+ * message was clicked (team, channel and ts come from Slack's signed payload).
+ */
+export const TASK_ACTION_IDS = { cancel: 'signoff_cancel', retry: 'signoff_retry' } as const;
+
+function taskControls(status: TaskStatus): KnownBlock[] {
+  const cancel = {
+    type: 'button' as const,
+    action_id: TASK_ACTION_IDS.cancel,
+    value: 'task',
+    text: { type: 'plain_text' as const, text: 'Cancel task' },
+    confirm: {
+      title: { type: 'plain_text' as const, text: 'Cancel this task?' },
+      text: { type: 'mrkdwn' as const, text: 'The agents stop and open reviews close without a decision.' },
+      confirm: { type: 'plain_text' as const, text: 'Cancel task' },
+      deny: { type: 'plain_text' as const, text: 'Keep it' },
+      style: 'danger' as const,
+    },
+  };
+  const retry = {
+    type: 'button' as const,
+    action_id: TASK_ACTION_IDS.retry,
+    value: 'task',
+    style: 'primary' as const,
+    text: { type: 'plain_text' as const, text: 'Retry' },
+  };
+  if (status === 'working' || status === 'waiting') return [{ type: 'actions', elements: [cancel] }];
+  if (status === 'failed') return [{ type: 'actions', elements: [retry, cancel] }];
+  return [];
+}
 
 /** The task's root message: who asked, the workflow, the task, and its status in words. */
 export function rootMessage(
@@ -45,6 +77,7 @@ export function rootMessage(
         },
       },
       { type: 'context', elements: [{ type: 'mrkdwn', text: statusLine }] },
+      ...taskControls(status),
     ],
   };
 }

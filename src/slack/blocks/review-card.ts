@@ -112,14 +112,19 @@ const VERB: Record<Action, string> = {
 };
 
 /** The card once decided (or cancelled): the same content, the outcome instead of buttons. */
-export function decidedCard(review: Review, requester: string): SlackMessage {
+export function decidedCard(
+  review: Review,
+  requester: string,
+  closed?: { by: string; reason: string },
+): SlackMessage {
   const d = review.decision;
+  const why = closed ? `: ${escapeMrkdwn(closed.reason)} by <@${closed.by}>` : '';
   const who = d?.automatic
     ? `automatically (${escapeMrkdwn(d.automatic)})`
     : `by <@${d?.by ?? review.decidedBy}>`;
   const outcome =
     review.status === 'cancelled' || !d
-      ? ':heavy_minus_sign: Closed without a decision'
+      ? `:heavy_minus_sign: Closed without a decision${why}`
       : `${VERB[d.action]} ${who} ${slackDate(d.at)}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2500)).replace(/\n/g, '\n>')}` : ''}`;
   return {
     text: escapeMrkdwn(`${review.request.title}: ${d ? d.action : 'closed'}`),

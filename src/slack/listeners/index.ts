@@ -1,11 +1,14 @@
 /** Registers every listener, keyed by command, action_id and callback_id. */
 import type { App } from '@slack/bolt';
+import { TASK_ACTION_IDS } from '../blocks/messages.js';
 import { REVISE_VIEW, START_VIEW } from '../blocks/modals.js';
 import { ACTION_IDS } from '../blocks/review-card.js';
 import type { ListenerDeps } from '../deps.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createReviseAction } from './actions/revise.js';
+import { createTaskControl } from './actions/task-controls.js';
 import { createSignoffCommand } from './commands/signoff.js';
+import { createAppHome } from './events/app-home.js';
 import { createThreadReply } from './events/thread-reply.js';
 import { createReviseSubmission } from './views/revise.js';
 import { createStartSubmission } from './views/start.js';
@@ -20,7 +23,10 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));
   app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));
   app.action(ACTION_IDS.revise, createReviseAction(deps));
+  app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
+  app.action(TASK_ACTION_IDS.retry, createTaskControl(deps, 'retry'));
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
   app.event('message', createThreadReply(deps));
+  app.event('app_home_opened', createAppHome(deps));
 }

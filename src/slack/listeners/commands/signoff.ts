@@ -7,13 +7,14 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
 import { isSignoffError } from '../../../errors.js';
 import { startModal } from '../../blocks/modals.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { listOpenTasks } from '../../overview.js';
 import { startFromSlack } from '../../start-task.js';
 
 export function createSignoffCommand(deps: ListenerDeps) {
   const help = (channel: string) =>
     [
       '*signoff* runs AI-agent workflows here and asks you to review their work.',
-      '`/signoff <workflow> <task>` starts one; `/signoff` alone opens a form.',
+      '`/signoff <workflow> <task>` starts one; `/signoff` alone opens a form; `/signoff list` shows the open ones.',
       '',
       ...deps.engine.available(channel).map((w) => `• *${w.name}* — ${w.description}`),
     ].join('\n');
@@ -30,6 +31,11 @@ export function createSignoffCommand(deps: ListenerDeps) {
       return;
     }
     if (word === 'help') return ack({ response_type: 'ephemeral', text: help(command.channel_id) });
+    if (word === 'list' && rest.length === 0) {
+      await ack();
+      await deps.afterAck.run(() => listOpenTasks(deps, client, command.channel_id, command.user_id));
+      return;
+    }
     let taskText: string;
     try {
       taskText = deps.engine.validate({ workflow: word, text: rest.join(' '), channel: command.channel_id });

@@ -1,0 +1,37 @@
+/**
+ * Cancel and Retry on a task's root message. The task is the one whose root message was clicked
+ * (from Slack's signed payload, not the button's value); the engine checks who may do it.
+ */
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { isSignoffError } from '../../../errors.js';
+import { memberOf } from '../../decide.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { slackTaskId } from '../../origin.js';
+
+export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') {
+  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+    await ack();
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const ts = body.message?.ts ?? body.container?.message_ts;
+    const team = body.team?.id ?? body.user.team_id;
+    if (!channel || !ts || !team) return;
+    const tell = (text: string) =>
+      client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
+    await deps.afterAck.run(async () => {
+      const taskId = slackTaskId({ team, channel, ts });
+      const actor = { id: body.user.id, memberOf: memberOf(client, body.user.id) };
+      try {
+        // The root message and the cards are updated by the events this writes.
+        if (what === 'cancel') await deps.engine.cancel(taskId, actor, { authorize: true });
+        else await deps.engine.retry(taskId, actor, { authorize: true });
+      } catch (error) {
+        if (isSignoffError(error, 'unknown_task')) await tell('That message is not a signoff task.');
+        else if (isSignoffError(error)) await tell(error.message);
+        else {
+          deps.logger.error({ err: { message: (error as Error).message } }, `${what} failed`);
+          await tell(COULD_NOT_RECORD);
+        }
+      }
+    });
+  };
+}

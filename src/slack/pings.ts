@@ -1,0 +1,43 @@
+/**
+ * Direct messages to a review's reviewers (a checkpoint's `dmReviewers`), each with a link to the
+ * card in its thread. Each person is messaged once per review, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged.
+ */
+import type { WebClient } from '@slack/web-api';
+import type pg from 'pg';
+import type { Review, Task } from '../engine/types.js';
+import { escapeMrkdwn, truncate } from './blocks/text.js';
+import { findPost, recordPost } from './posts.js';
+
+export type PingReviewers = (task: Task, review: Review) => Promise<void>;
+
+export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }): PingReviewers {
+  const { client, pool } = deps;
+
+  const people = async (task: Task, review: Review): Promise<string[]> => {
+    const users = new Set<string>();
+    for (const r of review.settings.reviewers) {
+      if (r === 'requester') users.add(task.requester);
+      else if (/^[UW]/.test(r)) users.add(r);
+      else if (r.startsWith('S')) {
+        for (const u of (await client.usergroups.users.list({ usergroup: r })).users ?? []) users.add(u);
+      }
+    }
+    return [...users];
+  };
+
+  return async (task, review) => {
+    const card = await findPost(pool, `card:${review.id}`);
+    if (!card) return;
+    const { permalink } = await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts });
+    const title = escapeMrkdwn(truncate(review.request.title, 200));
+    const text = `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: <${permalink}|${title}>`;
+    for (const user of await people(task, review)) {
+      const key = `dm:${review.id}:${user}`;
+      if (await findPost(pool, key)) continue;
+      const dm = await client.conversations.open({ users: user });
+      const channel = dm.channel?.id as string;
+      const posted = await client.chat.postMessage({ channel, text, unfurl_links: false });
+      await recordPost(pool, key, channel, posted.ts as string);
+    }
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Who may do what in Slack, and how people find their work: self-approval forbidden by config,
+ * reviewers messaged directly, Cancel and Retry on the root message, `/signoff list`, the Home tab.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { createLogger } from '../../src/logger.js';
+import { type SlackService, startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { appHomeOpened, click, commandBody, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+let failuresLeft = 0;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_controls');
+  await slack.start();
+  slack.groups = { S0LEADS: ['U0CAT'] };
+  const yaml = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review:
+        reviewers: [requester, U0BOB, S0LEADS]
+        allowSelfApproval: false
+        dmReviewers: true
+`;
+  service = await startSlack(
+    {
+      ...loadConfig({
+        DATABASE_URL: db.url,
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: slack.url,
+        PORT: '0',
+      }),
+      workflows: parseWorkflowConfig(yaml, 'test.yml'),
+    },
+    {
+      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      modelFor: ({ name }) => {
+        const model = new ScriptedChatModel({ agent: name });
+        const invoke = model.invoke.bind(model);
+        model.invoke = (async (...args: Parameters<typeof invoke>) => {
+          if (failuresLeft > 0) {
+            failuresLeft -= 1;
+            throw Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+          }
+          return invoke(...args);
+        }) as typeof model.invoke;
+        return model;
+      },
+    },
+  );
+  events = `http://127.0.0.1:${service.port}/slack/events`;
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const ephemeralsTo = (user: string) =>
+  slack
+    .callsOf('chat.postEphemeral')
+    .filter((e) => e.user === user)
+    .map((e) => String(e.text));
+const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((u) => u.ts === ts);
+const taskOf = async (text: string) =>
+  (await service.signoff.engine.listTasks()).find((t) => t.text === text);
+
+async function startTask(text: string, withCard = true) {
+  expect((await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
+  const root = await until('root message', () => rootOf(text));
+  const thread = tsOf(root);
+  const card = withCard ? await until('review card', () => cardsIn(thread)[0]) : undefined;
+  return {
+    thread,
+    card,
+    value: (id: string) => (card ? buttons(card) : []).find((b) => b.action_id === id)?.value ?? '',
+  };
+}
+
+describe('Slack controls', () => {
+  it('the requester may not approve their own work; a reviewer can', async () => {
+    const { thread, card, value } = await startTask('draft the launch post');
+    const cardTs = tsOf(card as never);
+    await postSigned(events, click('U0ANN', 'signoff_approve', value('signoff_approve'), cardTs, thread));
+    await until('refusal', () =>
+      ephemeralsTo('U0ANN').find((t) => t.includes('someone else has to approve')),
+    );
+    expect(updatesOf(cardTs)).toEqual([]);
+    expect((await taskOf('draft the launch post'))?.status).toBe('waiting');
+
+    await postSigned(events, click('U0CAT', 'signoff_approve', value('signoff_approve'), cardTs, thread));
+    await until('done', async () =>
+      (await taskOf('draft the launch post'))?.status === 'done' ? true : undefined,
+    );
+    expect(JSON.stringify(updatesOf(cardTs).at(-1)?.blocks)).toContain('<@U0CAT>');
+  });
+
+  it('reviewers are messaged directly, once each, with a link to the card', async () => {
+    const { card } = await startTask('plan the offsite');
+    const cardTs = tsOf(card as never);
+    const link = `https://fake.slack.test/archives/C0WORK/p${cardTs.replace('.', '')}`;
+    const dms = await until('three direct messages', () => {
+      const found = posts().filter((p) => p.channel.startsWith('D') && p.text.includes(link));
+      return found.length >= 3 ? found : undefined;
+    });
+    // The requester, U0BOB, and U0CAT through the user group S0LEADS; nobody twice.
+    expect(dms.map((d) => d.channel).sort()).toEqual(['D0ANN', 'D0BOB', 'D0CAT']);
+    expect(dms[0]?.text).toContain("<@U0ANN>'s *pair* task needs your review");
+  });
+
+  it('Cancel on the root message: refused to others, and closes the open card', async () => {
+    const { thread, card } = await startTask('rename the product');
+    const cardTs = tsOf(card as never);
+    await postSigned(events, click('U0DAN', 'signoff_cancel', 'task', thread));
+    await until('refusal', () => ephemeralsTo('U0DAN').find((t) => t.includes('can cancel it')));
+    expect((await taskOf('rename the product'))?.status).toBe('waiting');
+
+    await postSigned(events, click('U0BOB', 'signoff_cancel', 'task', thread));
+    const closed = await until('card closed', () =>
+      updatesOf(cardTs).find((u) => JSON.stringify(u.blocks).includes('Closed without a decision')),
+    );
+    expect(JSON.stringify(closed.blocks)).toContain('the task was cancelled by <@U0BOB>');
+    expect(JSON.stringify(closed.blocks)).not.toContain('"actions"');
+    const root = await until('root says cancelled', () =>
+      updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('Cancelled')),
+    );
+    expect(JSON.stringify(root.blocks)).not.toContain('signoff_cancel');
+    expect((await taskOf('rename the product'))?.status).toBe('cancelled');
+
+    // A second click on the stale button is answered, not applied.
+    await postSigned(events, click('U0BOB', 'signoff_cancel', 'task', thread));
+    await until('already ended', () => ephemeralsTo('U0BOB').find((t) => t.includes('already ended')));
+  });
+
+  it('Retry on a failed task: only for its people, then it carries on', async () => {
+    failuresLeft = 1;
+    const { thread } = await startTask('summarise the survey', false);
+    const failedRoot = await until('root says failed', () =>
+      updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('signoff_retry')),
+    );
+    expect(JSON.stringify(failedRoot.blocks)).toContain('503 upstream model overloaded');
+    await postSigned(events, click('U0DAN', 'signoff_retry', 'task', thread));
+    await until('refusal', () => ephemeralsTo('U0DAN').find((t) => t.includes('can retry it')));
+    await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));
+    await until('review card after the retry', () => cardsIn(thread)[0]);
+  });
+
+  it('/signoff list and the Home tab show what waits for whom', async () => {
+    await startTask('price the new plan');
+    await postSigned(events, commandBody('list', 'U0BOB'));
+    const list = await until('list for U0BOB', () =>
+      ephemeralsTo('U0BOB').find((t) => t.includes('Open tasks in this channel')),
+    );
+    expect(list).toMatch(/price the new plan.*waiting for your review/);
+    await postSigned(events, commandBody('list', 'U0DAN'));
+    const other = await until('list for U0DAN', () =>
+      ephemeralsTo('U0DAN').find((t) => t.includes('Open tasks in this channel')),
+    );
+    expect(other).toContain('price the new plan');
+    expect(other).not.toContain('waiting for your review');
+
+    await postSigned(events, appHomeOpened('U0CAT'), { json: true });
+    const home = await until('home for U0CAT', () =>
+      slack.callsOf('views.publish').find((v) => v.user_id === 'U0CAT'),
+    );
+    const view = JSON.stringify(home.view);
+    expect(view).toContain('Waiting for your review');
+    expect(view).toContain('price the new plan');
+    expect(view).toContain('You have not started any task');
+    expect(slack.refusals).toEqual([]);
+  });
+});
