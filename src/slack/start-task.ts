@@ -28,14 +28,31 @@ export async function startFromSlack(deps: ListenerDeps, client: WebClient, s: S
     unfurl_links: false,
   });
   const origin = { team: s.team, channel: s.channel, ts: root.ts as string };
-  const { task } = await deps.engine.start({
-    id: slackTaskId(origin),
-    workflow: s.workflow,
-    text: s.text,
-    requester: s.user,
-    surface: 'slack',
-    origin,
-    channel: s.channel,
-  });
-  await linkRequest(deps.pool, s.requestKey, task.id);
+  try {
+    const { task } = await deps.engine.start({
+      id: slackTaskId(origin),
+      workflow: s.workflow,
+      text: s.text,
+      requester: s.user,
+      surface: 'slack',
+      origin,
+      channel: s.channel,
+    });
+    await linkRequest(deps.pool, s.requestKey, task.id);
+  } catch (error) {
+    // The root message is out but no task stands behind it: it must not say "Working" forever.
+    await client.chat
+      .update({
+        channel: s.channel,
+        ts: origin.ts,
+        ...rootMessage(
+          { requester: s.user, workflow: s.workflow, text: s.text },
+          'failed',
+          'it could not be started (the database did not answer); start it again',
+          { controls: false },
+        ),
+      })
+      .catch(() => undefined);
+    throw error;
+  }
 }

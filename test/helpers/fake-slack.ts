@@ -1,10 +1,13 @@
 /**
  * A local fake of Slack's Web API: records every call and answers like Slack, errors included.
  * It refuses what Slack refuses (invalid_blocks over the limits, msg_too_long, not_authed) and
- * answers 429 with Retry-After when told to.
+ * answers 429 with Retry-After when told to. It also speaks Socket Mode: apps.connections.open
+ * (with an app-level token) hands out a WebSocket URL on which envelopes are sent and acked.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 export interface SlackCall {
   method: string;
@@ -59,6 +62,15 @@ export function slackRefusal(args: Record<string, unknown>): string | undefined 
   return undefined;
 }
 
+/** A promise and its resolve (Promise.withResolvers needs Node 22). */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
 export class FakeSlack {
   readonly calls: SlackCall[] = [];
   /** Every call Slack would have refused, with its error. */
@@ -68,6 +80,35 @@ export class FakeSlack {
   private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
   /** User groups and their members, for reviewer checks. */
   groups: Record<string, string[]> = {};
+  private sockets = new Set<WebSocket>();
+  private holds: { method: string; arrived: () => void; released: Promise<void> }[] = [];
+  private acks = new Map<string, (payload: unknown) => void>();
+
+  /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
+  async socketConnected(ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.sockets.size === 0) {
+      if (Date.now() > deadline) throw new Error('no Socket Mode connection');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Sends an envelope over Socket Mode; resolves with the payload of the app's ack. */
+  async sendEnvelope(
+    type: 'slash_commands' | 'interactive' | 'events_api',
+    payload: object,
+  ): Promise<unknown> {
+    const envelope_id = randomUUID();
+    const acked = new Promise<unknown>((resolve) => this.acks.set(envelope_id, resolve));
+    const message = JSON.stringify({
+      envelope_id,
+      type,
+      payload,
+      accepts_response_payload: type !== 'events_api',
+    });
+    for (const socket of this.sockets) socket.send(message);
+    return acked;
+  }
 
   get url(): string {
     const address = this.server?.address() as AddressInfo;
@@ -75,6 +116,17 @@ export class FakeSlack {
   }
 
   /** The next call of `method` fails: 429 with Retry-After, or a Slack error such as channel_not_found. */
+  /**
+   * The next call of `method` waits before it is answered: `reached` resolves when it arrives,
+   * `release` lets it through (to do something while a request is in flight).
+   */
+  holdNext(method: string): { reached: Promise<void>; release: () => void } {
+    const reached = deferred();
+    const released = deferred();
+    this.holds.push({ method, arrived: reached.resolve, released: released.promise });
+    return { reached: reached.promise, release: released.resolve };
+  }
+
   failNext(method: string, failure: { status?: number; retryAfter?: number; error?: string }): void {
     this.failures.push({ method, status: failure.status ?? 200, ...failure });
   }
@@ -97,8 +149,20 @@ export class FakeSlack {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(body));
       };
-      if (!String(req.headers.authorization ?? '').startsWith('Bearer xoxb-'))
-        return reply(200, { ok: false, error: 'not_authed' });
+      const token = String(req.headers.authorization ?? '');
+      // Socket Mode's handshake takes the app-level token; everything else the bot token.
+      if (method === 'apps.connections.open') {
+        if (!token.startsWith('Bearer xapp-')) return reply(200, { ok: false, error: 'invalid_auth' });
+        this.calls.push({ method, args });
+        return reply(200, { ok: true, url: this.url.replace(/^http/, 'ws').replace(/api\/$/, 'link') });
+      }
+      if (!token.startsWith('Bearer xoxb-')) return reply(200, { ok: false, error: 'not_authed' });
+      const hold = this.holds.findIndex((h) => h.method === method);
+      if (hold >= 0) {
+        const [h] = this.holds.splice(hold, 1);
+        h?.arrived();
+        await h?.released;
+      }
       const failure = this.failures.findIndex((f) => f.method === method);
       if (failure >= 0) {
         const [f] = this.failures.splice(failure, 1);
@@ -113,6 +177,27 @@ export class FakeSlack {
       }
       this.calls.push({ method, args });
       reply(200, this.answer(method, args));
+    });
+    const wss = new WebSocketServer({ server: this.server, path: '/link' });
+    wss.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      socket.on('message', (data) => {
+        const { envelope_id, payload } = JSON.parse(String(data)) as {
+          envelope_id: string;
+          payload: unknown;
+        };
+        this.acks.get(envelope_id)?.(payload);
+        this.acks.delete(envelope_id);
+      });
+      socket.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: 1,
+          debug_info: { host: 'fake', approximate_connection_time: 3600 },
+          connection_info: { app_id: 'A0APP' },
+        }),
+      );
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
   }
@@ -155,6 +240,7 @@ export class FakeSlack {
   }
 
   async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.terminate();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 }

@@ -3,6 +3,7 @@
  * Postgres, and a fake of Slack's Web API that answers like Slack.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -58,6 +59,22 @@ async function startTask(text: string, user = 'U0ANN') {
   const thread = tsOf(root);
   const card = await until('review card', () => cardsIn(thread)[0]);
   return { root, thread, card, cardTs: tsOf(card) };
+}
+
+/** Refuses new connections to the test database and drops the open ones; returns the undo. */
+async function databaseDown(): Promise<() => Promise<void>> {
+  const name = new URL(db.url).pathname.slice(1);
+  const outside = new pg.Client({ connectionString: db.url.replace(/\/[^/]*$/, '/postgres') });
+  await outside.connect();
+  await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+  await outside.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [name],
+  );
+  return async () => {
+    await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await outside.end();
+  };
 }
 
 describe('Slack surface', () => {
@@ -214,19 +231,8 @@ describe('Slack surface', () => {
   it('database down at the click: a sentence, and the card stays as it was', async () => {
     const { thread, card, cardTs } = await startTask('pair check the numbers');
     const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-    const admin = service.signoff.db.pool;
-    const name = (await admin.query('SELECT current_database() AS n')).rows[0].n as string;
     const updatesBefore = slack.callsOf('chat.update').filter((u) => u.ts === cardTs).length;
-    // Refuse new connections to this database and drop the open ones: "the database is down".
-    const outside = new (await import('pg')).default.Client({
-      connectionString: db.url.replace(/\/[^/]*$/, '/postgres'),
-    });
-    await outside.connect();
-    await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-    await outside.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [name],
-    );
+    const restore = await databaseDown();
     try {
       await postSigned(events, click('U0BOB', 'signoff_approve', value, cardTs, thread));
       const told = await until('a sentence', () =>
@@ -237,8 +243,7 @@ describe('Slack surface', () => {
       expect(told.text).toContain('Please try again');
       expect((await fetch(`http://127.0.0.1:${service.port}/healthz`)).status).toBe(503);
     } finally {
-      await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      await outside.end();
+      await restore();
     }
     expect(slack.callsOf('chat.update').filter((u) => u.ts === cardTs)).toHaveLength(updatesBefore);
     // With the database back, the same click goes through.
@@ -248,6 +253,29 @@ describe('Slack surface', () => {
         .callsOf('chat.update')
         .find((u) => u.ts === cardTs && JSON.stringify(u.blocks).includes('Approved by <@U0BOB>')),
     );
+  });
+
+  it('database down after the root message is posted: the root says so, the person is told', async () => {
+    const held = slack.holdNext('chat.postMessage');
+    await postSigned(events, commandBody('pair count the votes'));
+    await held.reached;
+    const restore = await databaseDown();
+    try {
+      held.release();
+      const root = await until('root marked as not started', () =>
+        slack
+          .callsOf('chat.update')
+          .find((u) => JSON.stringify(u.blocks ?? '').includes('could not be started')),
+      );
+      expect(JSON.stringify(root.blocks)).not.toContain('signoff_retry');
+      await until('a sentence', () =>
+        slack
+          .callsOf('chat.postEphemeral')
+          .find((e) => e.user === 'U0ANN' && String(e.text).includes('could not record')),
+      );
+    } finally {
+      await restore();
+    }
   });
 
   it('a restart while a review waits: the click after it finishes the task', async () => {

@@ -59,6 +59,7 @@ export function rootMessage(
   task: Pick<Task, 'requester' | 'workflow' | 'text'>,
   status: TaskStatus,
   reason?: string | null,
+  options: { controls?: boolean } = {},
 ): SlackMessage {
   const statusLine = `${STATUS[status]}${reason ? ` — ${escapeMrkdwn(truncate(reason, 300))}` : ''}`;
   return {
@@ -77,7 +78,7 @@ export function rootMessage(
         },
       },
       { type: 'context', elements: [{ type: 'mrkdwn', text: statusLine }] },
-      ...taskControls(status),
+      ...(options.controls === false ? [] : taskControls(status)),
     ],
   };
 }
