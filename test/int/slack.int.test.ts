@@ -106,6 +106,25 @@ describe('Slack surface', () => {
     );
   });
 
+  it('reject → the card says who rejected, the root says Rejected, the task ends', async () => {
+    const { root, thread, card, cardTs } = await startTask('pair rename every table');
+    const reject = buttons(card).find((b) => b.action_id === 'signoff_reject');
+    expect(JSON.stringify(reject)).toContain('"confirm"');
+    await postSigned(events, click('U0BOB', 'signoff_reject', reject?.value ?? '', cardTs, thread));
+    const updated = await until('card update', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === cardTs),
+    );
+    expect(JSON.stringify(updated.blocks)).toContain('Rejected by <@U0BOB>');
+    expect(JSON.stringify(updated.blocks)).not.toContain('signoff_approve');
+    await until('root says rejected', () =>
+      slack
+        .callsOf('chat.update')
+        .find((u) => u.ts === tsOf(root) && JSON.stringify(u.blocks).includes('Rejected')),
+    );
+    const task = (await service.signoff.engine.listTasks()).find((t) => t.text === 'rename every table');
+    expect(task?.status).toBe('rejected');
+  });
+
   it('revise through the modal → round 2 → approve', async () => {
     const { thread, card, cardTs } = await startTask('pair name our new product');
     const revise = buttons(card).find((b) => b.action_id === 'signoff_revise');
