@@ -53,9 +53,16 @@ export function createOutbox(deps: {
     const task = await taskOf(taskId);
     const sink = task && sinks[task.surface];
     if (!task || !sink) return false;
-    for (const event of events) {
-      await sink(event, task);
-      await markDelivered(pool, event.id);
+    // Marked in one statement at the end (or where a sink failed): a crash in between delivers
+    // those again, which every sink tolerates (Slack posts once per key).
+    const done: number[] = [];
+    try {
+      for (const event of events) {
+        await sink(event, task);
+        done.push(event.id);
+      }
+    } finally {
+      await markDelivered(pool, done);
     }
     return true;
   };

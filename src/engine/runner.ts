@@ -10,7 +10,13 @@
  * 3. run the graph; 4. prune superseded checkpoints;
  * 5. turn pending interrupts into reviews, or finish the task; 6. deliver the new events.
  */
-import { Command, INTERRUPT, type LangGraphRunnableConfig, type StateSnapshot } from '@langchain/langgraph';
+import {
+  Command,
+  INTERRUPT,
+  isUnknownInterruptError,
+  type LangGraphRunnableConfig,
+  type StateSnapshot,
+} from '@langchain/langgraph';
 import type pg from 'pg';
 import { isConnectionError } from '../db/queryable.js';
 import { excerpt } from '../llm/scripted.js';
@@ -21,7 +27,7 @@ import type { Outbox } from './outbox.js';
 import { pruneCheckpoints } from './prune.js';
 import { toReviewRequest } from './review-request.js';
 import * as store from './store.js';
-import { type Clock, FINAL_STATUSES, type ReviewSettings, type Task } from './types.js';
+import { type Clock, FINAL_STATUSES, type Review, type ReviewSettings, type Task } from './types.js';
 
 interface RunResult {
   interrupts: { id: string; value: unknown }[];
@@ -85,14 +91,18 @@ export function createRunner(deps: RunnerDeps) {
   async function advance(taskId: string): Promise<void> {
     await withTaskLock(taskId, async () => {
       // Independent reads and the delivery of what is pending go out together.
-      const [, task] = await Promise.all([outbox.deliver(taskId), store.getTask(pool, taskId)]);
+      const [, task, decided] = await Promise.all([
+        outbox.deliver(taskId),
+        store.getTask(pool, taskId),
+        store.unappliedDecisions(pool, taskId),
+      ]);
       if (!task) return;
-      if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed') await step(task);
+      if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed') await step(task, decided);
       await outbox.deliver(taskId);
     });
   }
 
-  async function step(task: Task): Promise<void> {
+  async function step(task: Task, decided: Review[]): Promise<void> {
     const log = logger.child({ task: task.id, workflow: task.workflow });
     const workflow = deps.workflows.get(task.workflow);
     if (!workflow) {
@@ -110,55 +120,76 @@ export function createRunner(deps: RunnerDeps) {
       // so this only guards against a workflow that loops without ever asking anyone.
       recursionLimit: RECURSION_LIMIT,
     };
-    const [before, decided] = await Promise.all([
-      workflow.graph.getState(config),
-      store.unappliedDecisions(pool, task.id),
-    ]);
-    const pending = new Set(pendingInterrupts(before).map((i) => i.id));
-    // A decision whose interrupt is no longer pending was consumed by a run that crashed before
-    // it could say so; nothing is resumed twice.
-    await store.markApplied(
-      pool,
-      decided.filter((r) => !pending.has(r.id)).map((r) => r.id),
-    );
-    const toApply = decided.filter((r) => pending.has(r.id));
+    const resume = (reviews: Review[]) =>
+      new Command({ resume: Object.fromEntries(reviews.map((r) => [r.id, r.decision])) });
 
-    let input: unknown;
-    if (!before.createdAt) input = workflow.definition.input(task);
-    else if (toApply.length)
-      input = new Command({ resume: Object.fromEntries(toApply.map((r) => [r.id, r.decision])) });
-    else if (before.next.length && pending.size === 0) input = null;
-
-    let ran: RunResult | undefined;
-    if (input !== undefined) {
-      await store.setStatus(pool, task.id, 'working', null);
-      // Shown while the graph starts; the delivery chain keeps it ahead of what agents say.
-      void outbox.deliver(task.id).catch((err) => log.warn({ err }, 'delivery failed; will retry'));
+    /** Runs the graph once; undefined when the run failed (the task says why) or was cancelled. */
+    const execute = async (input: unknown): Promise<RunResult | undefined> => {
+      if (task.status !== 'working' && (await store.setStatus(pool, task.id, 'working', null))) {
+        // Shown while the graph starts; the delivery chain keeps it ahead of what agents say.
+        void outbox.deliver(task.id).catch((err) => log.warn({ err }, 'delivery failed; will retry'));
+      }
       const controller = new AbortController();
       inFlight.set(task.id, controller);
       try {
-        log.debug({ resumes: toApply.map((r) => r.id) }, 'running graph');
-        ran = await run(task, workflow, input, { ...config, signal: controller.signal });
+        return await run(task, workflow, input, { ...config, signal: controller.signal });
       } catch (error) {
-        if (isConnectionError(error)) throw error;
+        if (isConnectionError(error) || isUnknownInterruptError(error)) throw error;
         const current = await store.getTask(pool, task.id);
-        if (current?.status === 'cancelled') return;
+        if (current?.status === 'cancelled') return undefined;
         log.warn({ err: error }, 'workflow step failed');
         const reason = excerpt(error instanceof Error ? error.message : String(error), 300);
         await store.setStatus(pool, task.id, 'failed', reason);
-        return;
+        return undefined;
       } finally {
         inFlight.delete(task.id);
       }
+    };
+
+    let toApply = decided;
+    let ran: RunResult | undefined;
+    let stale = decided.length === 0;
+    if (decided.length) {
+      // The common path: resume by interrupt id without reading the state first. Strict resume
+      // refuses, before running anything, an id no longer pending: one consumed by a run that
+      // crashed before it could say so. Then the saved state decides, below.
+      try {
+        ran = await execute(resume(decided));
+        if (!ran) return;
+      } catch (error) {
+        if (!isUnknownInterruptError(error)) throw error;
+        stale = true;
+      }
+    }
+    if (stale) {
+      const before = await workflow.graph.getState(config);
+      const pending = new Set(pendingInterrupts(before).map((i) => i.id));
+      // Nothing is resumed twice.
+      await store.markApplied(
+        pool,
+        decided.filter((r) => !pending.has(r.id)).map((r) => r.id),
+      );
+      toApply = decided.filter((r) => pending.has(r.id));
+      let input: unknown;
+      if (!before.createdAt) input = workflow.definition.input(task);
+      else if (toApply.length) input = resume(toApply);
+      // A step cut off by a crash or a failure runs again from its checkpoint.
+      else if (before.next.length && pending.size === 0) input = null;
+      if (input !== undefined) {
+        ran = await execute(input);
+        if (!ran) return;
+      }
     }
     // Before the task is announced as waiting or finished, so nobody sees the history it drops.
-    await Promise.all([
+    const [current] = await Promise.all([
+      store.getTask(pool, task.id),
       pruneCheckpoints(pool, task.id),
       store.markApplied(
         pool,
         toApply.map((r) => r.id),
       ),
     ]);
+    if (!current || FINAL_STATUSES.includes(current.status)) return;
     await settle(task, workflow, ran ?? fromState(await workflow.graph.getState(config)));
   }
 
@@ -198,23 +229,14 @@ export function createRunner(deps: RunnerDeps) {
 
   /** After a run: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(task: Task, workflow: LoadedWorkflow, result: RunResult): Promise<void> {
-    const current = await store.getTask(pool, task.id);
-    if (!current || FINAL_STATUSES.includes(current.status)) return;
     for (const interrupt of result.interrupts) {
       const request = toReviewRequest(interrupt.value);
       const settings = reviewSettings(deps.config, task.workflow, request.kind);
       const dueAt = settings.timeoutSeconds
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;
-      const review = await store.insertReview(pool, {
-        id: interrupt.id,
-        taskId: task.id,
-        request,
-        settings,
-        dueAt,
-      });
-      if (review)
-        await store.insertEvent(pool, task.id, `review:${review.id}`, { type: 'review_requested', review });
+      // With its review_requested event, in one statement.
+      await store.insertReview(pool, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
     }
     // A review still pending from before this run (a parallel branch) keeps the task waiting too.
     if (result.interrupts.length || (await store.reviewsOf(pool, task.id, 'pending')).length) {

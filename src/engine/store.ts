@@ -251,7 +251,20 @@ export async function decideReview(
        FROM decided ON CONFLICT (task_id, key) DO NOTHING),
      audited AS (
        INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
-       SELECT task_id, id, $3, $4, $5 FROM decided)
+       SELECT task_id, id, $3, $4, $5 FROM decided),
+     -- The last open question answered: the task is working again from this moment, as its
+     -- status shows, and its run has one write fewer to make.
+     working AS (
+       UPDATE signoff.tasks t SET status = 'working', status_reason = NULL, version = version + 1, updated_at = now()
+       FROM decided d
+       WHERE t.id = d.task_id AND t.status = 'waiting'
+         AND NOT EXISTS (SELECT 1 FROM signoff.reviews o
+                         WHERE o.task_id = d.task_id AND o.status = 'pending' AND o.id <> d.id)
+       RETURNING t.id, t.version),
+     status_announced AS (
+       INSERT INTO signoff.events (task_id, key, type, payload)
+       SELECT id, 'status:' || version, 'task_status', '{"type": "task_status", "status": "working", "reason": null}'::jsonb
+       FROM working ON CONFLICT (task_id, key) DO NOTHING)
      SELECT to_jsonb(decided) AS row FROM decided`,
     [
       id,
@@ -327,8 +340,9 @@ export async function undeliveredEvents(db: Queryable, taskId: string): Promise<
   return r.rows.map((row) => ({ id: Number(row.id), taskId: row.task_id, key: row.key, event: row.payload }));
 }
 
-export async function markDelivered(db: Queryable, eventId: number): Promise<void> {
-  await db.query('UPDATE signoff.events SET delivered_at = now() WHERE id = $1', [eventId]);
+export async function markDelivered(db: Queryable, eventIds: number[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await db.query('UPDATE signoff.events SET delivered_at = now() WHERE id = ANY($1)', [eventIds]);
 }
 
 export async function eventsOf(db: Queryable, taskId: string): Promise<DeliveredEvent[]> {

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 export interface Finished {
   code: number | null;
@@ -21,7 +20,9 @@ export function runSignoff(args: string[], env: Record<string, string>, input = 
 
 /** Starts a TypeScript file as a process (for crash tests); resolves once it prints `ready`. */
 export async function startScript(file: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [TSX, join(ROOT, file)], {
+  // tsx as a loader in this very process: through tsx's CLI a SIGKILL would hit its wrapper and
+  // leave the real worker running.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

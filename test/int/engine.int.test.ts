@@ -151,4 +151,24 @@ describe('exactly-once decisions', () => {
     expect(await t.h.engine.reviews(task.id, 'pending')).toHaveLength(1);
     expect(saidIn(task.id)).toHaveLength(6);
   });
+
+  it('a decision the graph consumed before a crash hid it is not resumed again', async () => {
+    const task = await t.h.start('pair', 'list the risks');
+    const first = await t.h.nextReview(task.id);
+    await t.h.engine.decide({ reviewId: first.id, actor: { id: 'ann' }, action: 'revise', feedback: 'add two' });
+    const second = await t.h.nextReview(task.id, first.id);
+    // As if the run had crashed after the graph took the decision but before it was marked.
+    await t.h.db.pool.query('UPDATE signoff.reviews SET applied_at = NULL WHERE id = $1', [first.id]);
+    const said = saidIn(task.id).length;
+    const calls = models.calls.length;
+    await t.h.runner.advance(task.id);
+    expect(models.calls.length).toBe(calls);
+    expect(saidIn(task.id)).toHaveLength(said);
+    expect((await t.h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([second.id]);
+    const { rows } = await t.h.db.pool.query('SELECT applied_at FROM signoff.reviews WHERE id = $1', [
+      first.id,
+    ]);
+    expect(rows[0].applied_at).not.toBeNull();
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+  });
 });
