@@ -155,7 +155,12 @@ describe('exactly-once decisions', () => {
   it('a decision the graph consumed before a crash hid it is not resumed again', async () => {
     const task = await t.h.start('pair', 'list the risks');
     const first = await t.h.nextReview(task.id);
-    await t.h.engine.decide({ reviewId: first.id, actor: { id: 'ann' }, action: 'revise', feedback: 'add two' });
+    await t.h.engine.decide({
+      reviewId: first.id,
+      actor: { id: 'ann' },
+      action: 'revise',
+      feedback: 'add two',
+    });
     const second = await t.h.nextReview(task.id, first.id);
     // As if the run had crashed after the graph took the decision but before it was marked.
     await t.h.db.pool.query('UPDATE signoff.reviews SET applied_at = NULL WHERE id = $1', [first.id]);
