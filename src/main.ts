@@ -82,6 +82,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const clock = options.clock ?? systemClock;
     const runner = createRunner({
       pool: db.pool,
+      queue,
       outbox,
       workflows,
       config: config.workflows,

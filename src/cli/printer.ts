@@ -50,6 +50,10 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
       const how = d?.automatic ? ` (automatic: ${d.automatic})` : '';
       return `→ ${d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
     }
+    case 'review_reminder':
+      return event.overdue
+        ? `⏰ "${event.review.request.title}" is past its deadline and still waiting for a decision.`
+        : `⏰ Reminder: "${event.review.request.title}" is waiting for a decision${event.review.dueAt ? ` (due ${event.review.dueAt})` : ''}.`;
     case 'review_closed':
       return `→ review closed without a decision: ${event.reason} (by ${event.by})`;
     case 'task_status':

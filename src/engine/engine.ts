@@ -14,6 +14,14 @@ import type { JobQueue } from './queue.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import * as store from './store.js';
 import {
+  formatDuration,
+  isDue,
+  releaseDueTimers,
+  type TimerJob,
+  timerJobSchema,
+  timerQueue,
+} from './timers.js';
+import {
   type Action,
   type Actor,
   type Clock,
@@ -22,6 +30,7 @@ import {
   FINAL_STATUSES,
   type Review,
   type Surface,
+  SYSTEM_ACTOR,
   type Task,
 } from './types.js';
 
@@ -230,7 +239,11 @@ export function createEngine(deps: EngineDeps) {
    * Cancels a task and closes its pending reviews. With `authorize` (a Slack click) the actor is
    * checked (see mayControl); the terminal's own user is trusted.
    */
-  async function cancel(taskId: string, actor: Actor, options: { authorize?: boolean } = {}): Promise<Task> {
+  async function cancel(
+    taskId: string,
+    actor: Actor,
+    options: { authorize?: boolean; reason?: string } = {},
+  ): Promise<Task> {
     const task = await inTransaction(pool, async (db) => {
       const current = await store.getTask(db, taskId, true);
       if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
@@ -238,8 +251,11 @@ export function createEngine(deps: EngineDeps) {
         throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
       }
       if (options.authorize) await mayControl(db, current, actor, 'cancel');
-      if (await store.setStatus(db, taskId, 'cancelled', `cancelled by ${actor.id}`)) {
-        await store.cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was cancelled' });
+      if (await store.setStatus(db, taskId, 'cancelled', options.reason ?? `cancelled by ${actor.id}`)) {
+        await store.cancelPendingReviews(db, taskId, {
+          by: actor.id,
+          reason: options.reason ?? 'the task was cancelled',
+        });
         await store.audit(db, { taskId, actor: actor.id, action: 'cancel' });
         await enqueue(db, current);
       }
@@ -283,12 +299,48 @@ export function createEngine(deps: EngineDeps) {
     return (await store.getTask(pool, taskId)) as Task;
   }
 
-  /** Starts `concurrency` workers that run this surface's tasks. */
+  /** A review's timer: a reminder, or its deadline's action; nothing once the review is closed. */
+  async function onTimer(job: TimerJob): Promise<void> {
+    const found = await store.getReviewWithTask(pool, job.reviewId);
+    if (found?.review.status !== 'pending') return;
+    const { review, task } = found;
+    if (!isDue(job, deps.clock)) {
+      // The queue ran it early by the engine's clock: wait again.
+      await queue.send(timerQueue(task.surface), job, { startAfter: new Date(job.fireAt) });
+      return;
+    }
+    const remind = async (overdue: boolean) => {
+      const key = overdue ? `overdue:${review.id}` : `remind:${review.id}:${job.n}`;
+      await store.insertEvent(pool, task.id, key, { type: 'review_reminder', review, n: job.n, overdue });
+      await runner.deliver(task.id);
+    };
+    if (job.kind === 'remind') return remind(false);
+    const action = review.settings.onTimeout;
+    const late = `no decision within ${formatDuration(review.settings.timeoutSeconds ?? 0)}`;
+    const actor = { id: SYSTEM_ACTOR };
+    if (action === 'cancel') {
+      await cancel(task.id, actor, { reason: late });
+      return;
+    }
+    if (action === 'remind' || !review.request.actions.includes(action)) return remind(true);
+    const result = await decide({
+      reviewId: review.id,
+      actor,
+      action,
+      automatic: `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
+    });
+    // Refused only when a person decided in the meantime, which is as it should be.
+    if (!result.ok) logger.info({ review: review.id, code: result.code }, 'timeout found the review decided');
+  }
+
+  /** Starts `concurrency` workers that run this surface's tasks, and its review timers. */
   async function work(surface: Surface, concurrency: number): Promise<void> {
     await queue.declare(advanceQueue(surface));
     await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, ({ taskId }) =>
       runner.advance(taskId),
     );
+    await queue.declare(timerQueue(surface));
+    await queue.work<TimerJob>(timerQueue(surface), 1, (data) => onTimer(timerJobSchema.parse(data)));
     // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
     const unfinished = await pool.query<{ id: string }>(
       `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,
@@ -306,6 +358,12 @@ export function createEngine(deps: EngineDeps) {
     cancel,
     retry,
     work,
+    /** Runs the timers due by the engine's clock now (after the clock was moved). */
+    releaseDueTimers: async (surface: Surface) => {
+      const released = await releaseDueTimers(pool, surface, deps.clock.now());
+      queue.wake(timerQueue(surface));
+      return released;
+    },
     getTask: (id: string) => store.getTask(pool, id),
     listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),
     /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */

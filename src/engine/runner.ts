@@ -18,15 +18,17 @@ import {
   type StateSnapshot,
 } from '@langchain/langgraph';
 import type pg from 'pg';
-import { isConnectionError } from '../db/queryable.js';
+import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { excerpt } from '../llm/scripted.js';
 import type { Logger } from '../logger.js';
 import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import type { Outbox } from './outbox.js';
 import { pruneCheckpoints } from './prune.js';
+import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
 import * as store from './store.js';
+import { scheduleTimers } from './timers.js';
 import { type Clock, FINAL_STATUSES, type Review, type ReviewSettings, type Task } from './types.js';
 
 interface RunResult {
@@ -56,6 +58,7 @@ export interface LoadedWorkflow {
 
 export interface RunnerDeps {
   pool: pg.Pool;
+  queue: JobQueue;
   outbox: Outbox;
   workflows: ReadonlyMap<string, LoadedWorkflow>;
   config: WorkflowsConfig;
@@ -235,8 +238,17 @@ export function createRunner(deps: RunnerDeps) {
       const dueAt = settings.timeoutSeconds
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;
-      // With its review_requested event, in one statement.
-      await store.insertReview(pool, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
+      // The review with its review_requested event (one statement), and its timers, together.
+      await inTransaction(pool, async (db) => {
+        const review = await store.insertReview(db, {
+          id: interrupt.id,
+          taskId: task.id,
+          request,
+          settings,
+          dueAt,
+        });
+        if (review) await scheduleTimers(deps.queue, db, task.surface, review);
+      });
     }
     // A review still pending from before this run (a parallel branch) keeps the task waiting too.
     if (result.interrupts.length || (await store.reviewsOf(pool, task.id, 'pending')).length) {
@@ -251,6 +263,8 @@ export function createRunner(deps: RunnerDeps) {
 
   return {
     advance,
+    /** Delivers a task's undelivered events under its lock (as a run would, never beside one). */
+    deliver: (taskId: string) => withTaskLock(taskId, () => outbox.deliver(taskId)),
     /** Stops the task's graph run if it runs in this process (cancel, redirect). */
     abort: (taskId: string) => inFlight.get(taskId)?.abort(new Error('cancelled')),
   };
@@ -269,6 +283,7 @@ export function reviewSettings(
     allowSelfApproval: c.allowSelfApproval,
     timeoutSeconds: c.timeout,
     onTimeout: c.onTimeout,
+    remindersBeforeSeconds: c.reminders,
     allowSkip: c.allowSkip,
     dmReviewers: c.dmReviewers,
     feedback: c.feedback,

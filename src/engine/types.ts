@@ -80,6 +80,8 @@ export interface ReviewSettings {
   allowSelfApproval: boolean;
   timeoutSeconds?: number;
   onTimeout: 'approve' | 'reject' | 'cancel' | 'remind';
+  /** Reminder pings, in seconds before the deadline; absent means one at half time. */
+  remindersBeforeSeconds?: number[];
   allowSkip: boolean;
   dmReviewers: boolean;
   feedback: { minLength: number; maxLength: number };
@@ -105,6 +107,8 @@ export type EngineEvent =
   | { type: 'agent_said'; agent: string; text: string }
   | { type: 'review_requested'; review: Review }
   | { type: 'review_decided'; review: Review }
+  /** A review still waiting: a reminder before its deadline (n = 1, 2…), or past it (overdue). */
+  | { type: 'review_reminder'; review: Review; n: number; overdue: boolean }
   /** A review closed without a decision (its task was cancelled): who closed it and why. */
   | { type: 'review_closed'; review: Review; by: string; reason: string }
   | { type: 'task_status'; status: TaskStatus; reason: string | null };
@@ -126,6 +130,9 @@ export interface Actor {
   /** Asked only when a checkpoint names user groups: which of `groupIds` the actor is in. */
   memberOf?: (groupIds: string[]) => Promise<string[]>;
 }
+
+/** Who acts when nobody did: a timeout's default action. */
+export const SYSTEM_ACTOR = 'signoff';
 
 export interface Clock {
   now(): Date;

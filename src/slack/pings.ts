@@ -1,6 +1,7 @@
 /**
  * Direct messages to a review's reviewers (a checkpoint's `dmReviewers`), each with a link to the
- * card in its thread. Each person is messaged once per review, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged.
+ * card in its thread, and again at each reminder. Each person is messaged once per review and
+ * reminder, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged.
  */
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
@@ -8,7 +9,8 @@ import type { Review, Task } from '../engine/types.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
 import { findPost, recordPost } from './posts.js';
 
-export type PingReviewers = (task: Task, review: Review) => Promise<void>;
+/** `why` is 'request' for a new review, else the reminder's event key (one DM per reminder). */
+export type PingReviewers = (task: Task, review: Review, why: string) => Promise<void>;
 
 export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }): PingReviewers {
   const { client, pool } = deps;
@@ -25,14 +27,17 @@ export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }):
     return [...users];
   };
 
-  return async (task, review) => {
+  return async (task, review, why) => {
     const card = await findPost(pool, `card:${review.id}`);
     if (!card) return;
     const { permalink } = await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts });
     const title = escapeMrkdwn(truncate(review.request.title, 200));
-    const text = `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: <${permalink}|${title}>`;
+    const text =
+      why === 'request'
+        ? `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: <${permalink}|${title}>`
+        : `:alarm_clock: Reminder: <${permalink}|${title}> is still waiting for your review.`;
     for (const user of await people(task, review)) {
-      const key = `dm:${review.id}:${user}`;
+      const key = why === 'request' ? `dm:${review.id}:${user}` : `dm:${why}:${user}`;
       if (await findPost(pool, key)) continue;
       const dm = await client.conversations.open({ users: user });
       const channel = dm.channel?.id as string;

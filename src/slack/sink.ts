@@ -10,7 +10,7 @@ import type pg from 'pg';
 import type { Sink, Task } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import { agentMessages, rootMessage } from './blocks/messages.js';
-import { decidedCard, reviewCard } from './blocks/review-card.js';
+import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import { findPost, recordPost } from './posts.js';
@@ -77,10 +77,18 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       }
       case 'review_requested':
         await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester));
-        if (e.review.settings.dmReviewers) await pingReviewers(task, e.review);
+        if (e.review.settings.dmReviewers) await pingReviewers(task, e.review, 'request');
         return;
       case 'review_decided':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester));
+        return;
+      case 'review_reminder':
+        await postOnce(
+          `${event.taskId}:${event.key}`,
+          origin,
+          reminderMessage(e.review, task.requester, e.overdue),
+        );
+        if (e.review.settings.dmReviewers) await pingReviewers(task, e.review, event.key);
         return;
       case 'review_closed':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester, e));

@@ -7,7 +7,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
+import type { Clock, DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
@@ -22,6 +22,18 @@ export interface HarnessOptions {
   modelFor?: ModelFor;
   /** Run this surface's workers in this process (default true). */
   work?: boolean;
+  clock?: Clock;
+}
+
+/** A clock the test moves: starts at the real time, moves only when told. */
+export function testClock(start = new Date()) {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance: (seconds: number) => {
+      now += seconds * 1000;
+    },
+  };
 }
 
 export interface Harness extends Signoff {
@@ -60,6 +72,7 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
   const app = await openSignoff(testConfig(options.url, options.yaml, options.env), {
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     modelFor: options.modelFor,
+    clock: options.clock,
     sinks: {
       cli: async (event) => {
         delivered.push(event);

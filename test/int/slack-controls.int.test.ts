@@ -10,6 +10,7 @@ import { type SlackService, startSlack } from '../../src/main.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
+import { testClock } from '../helpers/harness.js';
 import { appHomeOpened, click, commandBody, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -19,6 +20,7 @@ const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 let service: SlackService;
 let events: string;
 let failuresLeft = 0;
+const clock = testClock();
 
 beforeAll(async () => {
   db = await createTestDatabase('slack_controls');
@@ -32,6 +34,8 @@ beforeAll(async () => {
         reviewers: [requester, U0BOB, S0LEADS]
         allowSelfApproval: false
         dmReviewers: true
+        timeout: 2h
+        onTimeout: reject
 `;
   service = await startSlack(
     {
@@ -46,6 +50,7 @@ beforeAll(async () => {
     },
     {
       logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      clock,
       modelFor: ({ name }) => {
         const model = new ScriptedChatModel({ agent: name });
         const invoke = model.invoke.bind(model);
@@ -179,6 +184,37 @@ describe('Slack controls', () => {
     expect(view).toContain('Waiting for your review');
     expect(view).toContain('price the new plan');
     expect(view).toContain('You have not started any task');
+    expect(slack.refusals).toEqual([]);
+  });
+
+  // Last: moving the clock fires the timers of every review still open in this file.
+  it('a reminder at half time pings the reviewers; at the deadline the card says it was rejected and why', async () => {
+    const { thread, card } = await startTask('order the swag');
+    const cardTs = tsOf(card as never);
+    clock.advance(3600 + 1);
+    await service.signoff.engine.releaseDueTimers('slack');
+    const reminder = await until('reminder in the thread', () =>
+      posts().find((p) => p.thread_ts === thread && p.text.startsWith('Reminder')),
+    );
+    expect(JSON.stringify(reminder.blocks)).toContain('<@U0ANN>, <@U0BOB>, <!subteam^S0LEADS>');
+    await until('reminder DMs', () => {
+      const dms = posts().filter(
+        (p) => p.channel.startsWith('D') && p.text.includes('still waiting for your review'),
+      );
+      return dms.length >= 3 ? dms : undefined;
+    });
+
+    clock.advance(3600);
+    await service.signoff.engine.releaseDueTimers('slack');
+    const closed = await until('card decided by the timeout', () =>
+      updatesOf(cardTs).find((u) => JSON.stringify(u.blocks).includes('automatically')),
+    );
+    expect(JSON.stringify(closed.blocks)).toContain(
+      'Rejected automatically (no decision within 2h; this step rejects on timeout)',
+    );
+    await until('root says rejected', () =>
+      updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('Rejected')),
+    );
     expect(slack.refusals).toEqual([]);
   });
 });

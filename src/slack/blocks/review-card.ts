@@ -4,7 +4,7 @@
  * updated to say who decided, when and with what feedback; the buttons are gone.
  */
 import type { types } from '@slack/bolt';
-import type { Action, Review } from '../../engine/types.js';
+import { type Action, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, neutralizePlain, truncate } from './text.js';
 
@@ -25,12 +25,12 @@ export const buttonValue = (review: Pick<Review, 'id' | 'taskId'>) =>
   JSON.stringify({ review: review.id, task: review.taskId });
 
 /** `<!date^…>` shows the time in each reader's own time zone. */
-const slackDate = (iso: string) => {
+export const slackDate = (iso: string) => {
   const seconds = Math.floor(new Date(iso).getTime() / 1000);
   return `<!date^${seconds}^{date_short_pretty} at {time}|${iso}>`;
 };
 
-function mentions(reviewers: string[], requester: string): string {
+export function mentions(reviewers: string[], requester: string): string {
   const names = reviewers.map((r) =>
     r === 'anyone'
       ? 'anyone in this channel'
@@ -47,9 +47,13 @@ function head(review: Review, requester: string): KnownBlock[] {
   const r = review.request;
   const body = neutralizeMarkdown(r.body.trim() || '(nothing to show)');
   const cut = body.length > BODY_BUDGET;
-  const facts = [`Round ${r.round}`, review.dueAt ? `due ${slackDate(review.dueAt)}` : undefined]
-    .filter(Boolean)
-    .join(' · ');
+  const fallback = { approve: 'approved', reject: 'rejected', cancel: 'cancelled', remind: undefined }[
+    review.settings.onTimeout
+  ];
+  const due = review.dueAt
+    ? `due ${slackDate(review.dueAt)}${fallback ? ` (${fallback} automatically if nobody decides)` : ''}`
+    : undefined;
+  const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
   return [
     {
       type: 'header',
@@ -118,7 +122,8 @@ export function decidedCard(
   closed?: { by: string; reason: string },
 ): SlackMessage {
   const d = review.decision;
-  const why = closed ? `: ${escapeMrkdwn(closed.reason)} by <@${closed.by}>` : '';
+  const by = closed && closed.by !== SYSTEM_ACTOR ? ` by <@${closed.by}>` : '';
+  const why = closed ? `: ${escapeMrkdwn(closed.reason)}${by}` : '';
   const who = d?.automatic
     ? `automatically (${escapeMrkdwn(d.automatic)})`
     : `by <@${d?.by ?? review.decidedBy}>`;
@@ -132,5 +137,18 @@ export function decidedCard(
       ...head(review, requester),
       { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, LIMITS.sectionText) } },
     ],
+  };
+}
+
+/** A reminder in the thread: the reviewers pinged again, and the deadline (or that it passed). */
+export function reminderMessage(review: Review, requester: string, overdue: boolean): SlackMessage {
+  const title = escapeMrkdwn(truncate(review.request.title, 200));
+  const who = mentions(review.settings.reviewers, requester);
+  const text = overdue
+    ? `:alarm_clock: ${who}: *${title}* is past its deadline and still waiting for a decision.`
+    : `:alarm_clock: Reminder for ${who}: *${title}* is waiting for a decision${review.dueAt ? `, due ${slackDate(review.dueAt)}` : ''}.`;
+  return {
+    text: escapeMrkdwn(`Reminder: ${truncate(review.request.title, 200)} is waiting for a decision`),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
   };
 }

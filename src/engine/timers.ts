@@ -1,0 +1,93 @@
+/**
+ * Review timers. A review with a timeout gets reminder pings (by default one at half time) and,
+ * at its deadline, its checkpoint's `onTimeout`: approve or reject (a decision recorded through
+ * the same exactly-once path as a click), cancel the task, or remind once more and keep waiting.
+ *
+ * Each timer is a delayed job in the queue, sent in the transaction that opens the review, so it
+ * survives restarts. When it runs it does nothing unless the review is still pending: a review
+ * decided before its deadline is never touched. Time is the engine's clock; a job that runs
+ * before its time by that clock waits again.
+ */
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Queryable } from '../db/queryable.js';
+import type { JobQueue } from './queue.js';
+import type { Clock, Review, Surface } from './types.js';
+
+export const timerQueue = (surface: Surface) => `signoff-timer-${surface}`;
+
+export const timerJobSchema = z.object({
+  reviewId: z.string(),
+  taskId: z.string(),
+  kind: z.enum(['remind', 'deadline']),
+  n: z.number().int().min(0),
+  fireAt: z.iso.datetime(),
+});
+export type TimerJob = z.infer<typeof timerJobSchema>;
+
+/** The timers of a review just opened: its reminders, then its deadline. */
+export function timersOf(review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'settings'>): TimerJob[] {
+  const timeout = review.settings.timeoutSeconds;
+  if (!review.dueAt || !timeout) return [];
+  const due = Date.parse(review.dueAt);
+  const before = review.settings.remindersBeforeSeconds ?? [timeout / 2];
+  const reminders = [...new Set(before)]
+    .filter((s) => s > 0 && s < timeout)
+    .sort((a, b) => b - a)
+    .map((s, i) => ({ kind: 'remind' as const, n: i + 1, fireAt: new Date(due - s * 1000).toISOString() }));
+  return [
+    ...reminders.map((r) => ({ reviewId: review.id, taskId: review.taskId, ...r })),
+    {
+      reviewId: review.id,
+      taskId: review.taskId,
+      kind: 'deadline',
+      n: 0,
+      fireAt: new Date(due).toISOString(),
+    },
+  ];
+}
+
+/** Sends a review's timers inside the caller's transaction (the one that opens the review). */
+export async function scheduleTimers(
+  queue: JobQueue,
+  db: Queryable,
+  surface: Surface,
+  review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'settings'>,
+): Promise<void> {
+  for (const job of timersOf(review)) {
+    await queue.send(timerQueue(surface), job, {
+      db,
+      startAfter: new Date(job.fireAt),
+      singletonKey: `${job.reviewId}:${job.kind}:${job.n}`,
+    });
+  }
+}
+
+/**
+ * Makes the timers due by `now` runnable at once. With the system clock that changes nothing;
+ * when the engine's clock is moved (tests, or an operator fast-forwarding a stuck review), the
+ * queue learns what time it is.
+ */
+export async function releaseDueTimers(pool: pg.Pool, surface: Surface, now: Date): Promise<number> {
+  const r = await pool.query(
+    `UPDATE pgboss.job SET start_after = now()
+     WHERE name = $1 AND state IN ('created', 'retry') AND (data->>'fireAt')::timestamptz <= $2`,
+    [timerQueue(surface), now],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** Whether the job's time has come by the engine's clock. */
+export const isDue = (job: TimerJob, clock: Clock) => clock.now().getTime() >= Date.parse(job.fireAt);
+
+/** 7200 → "2h", 90 → "90s": how a timeout reads in a sentence. */
+export function formatDuration(seconds: number): string {
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${Math.round(seconds)}s`;
+}

@@ -1,0 +1,114 @@
+/**
+ * Review timeouts and reminders, with a clock the tests move: a reminder at half time, the
+ * deadline's action through the exactly-once path, nothing for a review decided in time, and a
+ * timer that fires after a restart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveredEvent } from '../../src/engine/types.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { type Harness, openHarness, testClock } from '../helpers/harness.js';
+
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review:
+        timeout: 2h
+        onTimeout: approve
+  specialist:
+    checkpoints:
+      review:
+        timeout: 1d
+        onTimeout: cancel
+        reminders: [12h, 1h]
+`;
+
+let db: TestDatabase;
+let h: Harness;
+const clock = testClock();
+
+beforeAll(async () => {
+  db = await createTestDatabase('timers');
+  h = await openHarness({ url: db.url, yaml: YAML, clock });
+});
+afterAll(async () => {
+  await h?.close();
+  await db?.drop();
+});
+
+const eventsOf = async (taskId: string, type: DeliveredEvent['event']['type']) =>
+  (await h.engine.events(taskId)).filter((e) => e.event.type === type);
+
+/** Moves the clock, lets the queue know, and waits for what the timers do. */
+async function passTime(seconds: number, until: () => Promise<boolean>) {
+  clock.advance(seconds);
+  await h.engine.releaseDueTimers('cli');
+  for (let i = 0; i < 400 && !(await until()); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(await until()).toBe(true);
+}
+
+describe('review timers', () => {
+  it('reminds at half time, then applies the default action at the deadline', async () => {
+    const task = await h.start('pair', 'write the release notes');
+    const review = await h.nextReview(task.id);
+    expect(review.dueAt).toBe(new Date(clock.now().getTime() + 2 * 3600_000).toISOString());
+
+    await passTime(3600 + 1, async () => (await eventsOf(task.id, 'review_reminder')).length === 1);
+    const [reminder] = await eventsOf(task.id, 'review_reminder');
+    expect(reminder?.event).toMatchObject({ n: 1, overdue: false });
+    expect((await h.engine.getTask(task.id))?.status).toBe('waiting');
+
+    await passTime(3600, async () => (await h.engine.getTask(task.id))?.status === 'done');
+    const [decided] = await h.engine.reviews(task.id, 'decided');
+    expect(decided?.decision).toMatchObject({
+      action: 'approve',
+      by: 'signoff',
+      automatic: 'no decision within 2h; this step approves on timeout',
+    });
+  });
+
+  it('a review decided before its deadline is never touched by its timers', async () => {
+    const task = await h.start('pair', 'check the totals');
+    const review = await h.nextReview(task.id);
+    const decided = await h.engine.decide({ reviewId: review.id, actor: { id: 'bob' }, action: 'approve' });
+    expect(decided.ok).toBe(true);
+    await h.waitFor(task.id, (t) => t.status === 'done');
+    const before = (await h.engine.events(task.id)).length;
+    clock.advance(3 * 3600);
+    expect(await h.engine.releaseDueTimers('cli')).toBeGreaterThan(0);
+    // Let the released timers run: they find the review decided and do nothing.
+    for (let i = 0; i < 100; i++) {
+      const left = await h.db.pool.query(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'signoff-timer-cli' AND data->>'reviewId' = $1 AND state <> 'completed'`,
+        [review.id],
+      );
+      if (left.rows[0].n === 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect((await h.engine.events(task.id)).length).toBe(before);
+    expect((await h.engine.reviews(task.id, 'decided'))[0]?.decidedBy).toBe('bob');
+  });
+
+  it('reminders at the configured times; cancel at the deadline closes the review and says why', async () => {
+    const task = await h.start('specialist', 'audit the travel claims');
+    await h.nextReview(task.id);
+    await passTime(12 * 3600 + 1, async () => (await eventsOf(task.id, 'review_reminder')).length === 1);
+    await passTime(11 * 3600, async () => (await eventsOf(task.id, 'review_reminder')).length === 2);
+    await passTime(3600, async () => (await h.engine.getTask(task.id))?.status === 'cancelled');
+    expect((await h.engine.getTask(task.id))?.statusReason).toBe('no decision within 1d');
+    const [closed] = await eventsOf(task.id, 'review_closed');
+    expect(closed?.event).toMatchObject({ by: 'signoff', reason: 'no decision within 1d' });
+  });
+
+  it('a timer fires after a restart', async () => {
+    const task = await h.start('pair', 'plan the migration');
+    await h.nextReview(task.id);
+    await h.close();
+    clock.advance(2 * 3600 + 1);
+    h = await openHarness({ url: db.url, yaml: YAML, clock });
+    await passTime(0, async () => (await h.engine.getTask(task.id))?.status === 'done');
+    expect((await h.engine.reviews(task.id, 'decided'))[0]?.decision?.automatic).toContain(
+      'approves on timeout',
+    );
+  });
+});
