@@ -13,6 +13,7 @@ import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager
 import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
+import type { z } from 'zod';
 
 export const OFFLINE_MARK = '[offline model]';
 
@@ -73,6 +74,41 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
   return `${OFFLINE_MARK} ${agent} on "${excerpt(task, 60)}": ${clause} (read ${context} message${context === 1 ? '' : 's'} of context).`;
 }
 
+/** The task (first human message) and the latest feedback in a prompt, if any. */
+function taskAndFeedback(messages: BaseMessage[]): { task: string; feedback?: string } {
+  const humans = messages.filter((m) => m.getType() === 'human').map(text);
+  const task = (humans[0] ?? '').replace(/^(Task|Goal):\s*/, '').split('\n')[0] ?? '';
+  const all = humans.join('\n');
+  const feedback = [...all.matchAll(/(?:^|\n)Feedback:\s*([^\n]+)/g)].at(-1)?.[1];
+  return { task, feedback };
+}
+
+/**
+ * An object of the schema's shape: strings name the agent, the field and the task (and the
+ * latest feedback); enums take their first option; string lists are numbered steps for the task,
+ * with one that applies the feedback when there is feedback.
+ */
+export function scriptedObject(schema: z.ZodObject, messages: BaseMessage[], agent: string): unknown {
+  const { task, feedback } = taskAndFeedback(messages);
+  const about = `"${excerpt(task, 60)}"`;
+  const revised = feedback ? `, revised for "${excerpt(feedback, 80)}"` : '';
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(schema.shape)) {
+    const def = (field as z.ZodType)._zod.def as { type: string; entries?: Record<string, string> };
+    if (def.type === 'enum') out[key] = Object.values(def.entries ?? {})[0];
+    else if (def.type === 'array')
+      out[key] = [
+        `Work out what ${about} needs`,
+        `Do the main work for ${about}`,
+        ...(feedback ? [`Apply the feedback: "${excerpt(feedback, 80)}"`] : []),
+        'Check the result and write it up',
+      ];
+    else if (def.type === 'number') out[key] = 1;
+    else out[key] = `${OFFLINE_MARK} ${agent}: ${key} for ${about}${revised}.`;
+  }
+  return out;
+}
+
 export class ScriptedChatModel extends BaseChatModel {
   private calls = 0;
   private readonly agent: string;
@@ -90,17 +126,32 @@ export class ScriptedChatModel extends BaseChatModel {
     return 'signoff-scripted';
   }
 
+  /** Thinking time, abort and simulated failures, as for every call. */
+  private async call(signal?: AbortSignal): Promise<void> {
+    this.calls += 1;
+    if (this.delayMs > 0) await sleep(this.delayMs, signal);
+    signal?.throwIfAborted();
+    if (this.calls <= this.failures) {
+      throw Object.assign(new Error('503 The offline model is overloaded (simulated)'), { status: 503 });
+    }
+  }
+
+  /** A structured answer: an object of `schema`'s shape built from the prompt (see scriptedObject). */
+  async structured<T extends z.ZodObject>(
+    schema: T,
+    messages: BaseMessage[],
+    signal?: AbortSignal,
+  ): Promise<z.infer<T>> {
+    await this.call(signal);
+    return schema.parse(scriptedObject(schema, messages, this.agent));
+  }
+
   async _generate(
     messages: BaseMessage[],
     options: this['ParsedCallOptions'],
     _runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    this.calls += 1;
-    if (this.delayMs > 0) await sleep(this.delayMs, options.signal);
-    options.signal?.throwIfAborted();
-    if (this.calls <= this.failures) {
-      throw Object.assign(new Error('503 The offline model is overloaded (simulated)'), { status: 503 });
-    }
+    await this.call(options.signal);
     const reply = scriptedReply(messages, this.agent);
     return { generations: [{ text: reply, message: new AIMessage(reply) }] };
   }

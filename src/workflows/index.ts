@@ -1,6 +1,11 @@
+import { goalPlanWorkflow } from './goal-plan/goal-plan-graph.js';
 import { pairWorkflow } from './pair/pair-graph.js';
 import type { WorkflowDefinition } from './shared/types.js';
 import { specialistWorkflow } from './specialist/specialist-graph.js';
 
 /** The built-in workflows, by name. */
-export const BUILT_IN_WORKFLOWS: readonly WorkflowDefinition[] = [pairWorkflow, specialistWorkflow];
+export const BUILT_IN_WORKFLOWS: readonly WorkflowDefinition[] = [
+  pairWorkflow,
+  specialistWorkflow,
+  goalPlanWorkflow,
+];

@@ -73,7 +73,11 @@ describe('a task outlives its process', () => {
 describe('the terminal says what is wrong', () => {
   const env = () => ({ DATABASE_URL: db.url });
   it.each([
-    [['run', 'nonesuch', 'do it'], 2, 'There is no workflow "nonesuch". Try one of: pair, specialist.'],
+    [
+      ['run', 'nonesuch', 'do it'],
+      2,
+      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan.',
+    ],
     [['run', 'pair'], 2, `Describe the task after the workflow's name`],
     [['run'], 2, 'Name a workflow'],
     [['resume', 'cli-nope'], 2, 'There is no task "cli-nope". See them with: signoff tasks'],

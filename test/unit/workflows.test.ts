@@ -5,6 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { toReviewRequest } from '../../src/engine/review-request.js';
 import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
 import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
+import {
+  afterGoalReview,
+  afterPlanReview,
+  afterStep,
+} from '../../src/workflows/goal-plan/goal-plan-graph.js';
 import { nextAfterReview, nextAfterTurn } from '../../src/workflows/pair/pair-graph.js';
 import { renderHistory } from '../../src/workflows/specialist/prompts.js';
 import {
@@ -119,5 +124,21 @@ describe('the offline model', () => {
     const call = new ScriptedChatModel({ delayMs: 5000 }).invoke('hi', { signal: controller.signal });
     controller.abort(new Error('redirected'));
     await expect(call).rejects.toThrow();
+  });
+});
+
+describe('goal-plan routing (seed 001)', () => {
+  it('refines the goal on feedback, else plans', () => {
+    expect(afterGoalReview({ phase: 'refine_goal' })).toBe('refine_goal');
+    expect(afterGoalReview({ phase: 'plan' })).toBe('generate_plan');
+  });
+  it('revises, executes or ends after the plan review', () => {
+    expect(afterPlanReview({ phase: 'revise_plan' })).toBe('revise_plan');
+    expect(afterPlanReview({ phase: 'execute' })).toBe('execute');
+    expect(afterPlanReview({ phase: 'rejected' })).toBe(END);
+  });
+  it('executes every step, then summarises', () => {
+    expect(afterStep({ plan: ['a', 'b'], stepResults: ['x'] })).toBe('execute');
+    expect(afterStep({ plan: ['a', 'b'], stepResults: ['x', 'y'] })).toBe('summarize');
   });
 });

@@ -1,0 +1,228 @@
+/**
+ * Workflow `goal-plan` (seed 001): the goal and the plan are agreed with people, then the plan
+ * runs on its own (the seed's `plan` node is `generate_plan` here: `plan` names the state field).
+ * evaluate → goal review (accept, or refine with feedback, any number of rounds)
+ * → plan → plan review (approve; modify with feedback, the revision says what changed and
+ * `planChangeLog` keeps it; or reject, which ends the task as rejected) → execute every step with
+ * no further questions, one graph step per plan step, each reported → summary.
+ */
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { askStructured } from '../../llm/structured.js';
+import { contentOf } from '../shared/messages.js';
+import { askReview } from '../shared/review.js';
+import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
+import {
+  GoalPlanState,
+  type GoalPlanStateType,
+  goalEvaluationSchema,
+  type HistoryEntry,
+  planSchema,
+} from './goal-plan-state.js';
+import { DEFAULT_AGENTS, numbered } from './prompts.js';
+
+export const afterGoalReview = (s: Pick<GoalPlanStateType, 'phase'>) =>
+  s.phase === 'refine_goal' ? 'refine_goal' : 'generate_plan';
+
+export const afterPlanReview = (s: Pick<GoalPlanStateType, 'phase'>) =>
+  s.phase === 'revise_plan' ? 'revise_plan' : s.phase === 'execute' ? 'execute' : END;
+
+export const afterStep = (s: Pick<GoalPlanStateType, 'plan' | 'stepResults'>) =>
+  s.stepResults.length < s.plan.length ? 'execute' : 'summarize';
+
+const entry = (role: HistoryEntry['role'], content: string): HistoryEntry => ({
+  role,
+  content,
+  timestamp: new Date().toISOString(),
+});
+
+const historyText = (h: HistoryEntry[]) => h.map((e) => `[${e.role}] ${e.content}`).join('\n');
+
+export function buildGoalPlanGraph(deps: WorkflowDeps) {
+  const agent = (key: keyof typeof DEFAULT_AGENTS) => {
+    const config = deps.settings.agents[key];
+    const name = config?.name ?? DEFAULT_AGENTS[key].name;
+    return {
+      name,
+      prompt: config?.prompt ?? DEFAULT_AGENTS[key].prompt,
+      model: deps.modelFor({ name, config }),
+    };
+  };
+  const evaluator = agent('evaluator');
+  const planner = agent('planner');
+  const executor = agent('executor');
+
+  /** evaluate and refine_goal: the same structured answer, with the feedback when there is some. */
+  const evaluateGoal = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
+    const asked = [
+      `Goal: ${s.rawGoal}`,
+      s.goalSpec ? `Current goal:\n${s.goalSpec}` : '',
+      s.userGoalFeedback ? `Feedback: ${s.userGoalFeedback}` : '',
+      s.collaborationHistory.length > 1 ? `History:\n${historyText(s.collaborationHistory)}` : '',
+    ].filter(Boolean);
+    const e = await askStructured(
+      evaluator.model,
+      goalEvaluationSchema,
+      [new SystemMessage(evaluator.prompt), new HumanMessage(asked.join('\n\n'))],
+      config.signal,
+    );
+    const text = `**Goal:** ${e.goalSpec}\n**Feasibility:** ${e.feasibility}\n**Notes:** ${e.notes}`;
+    await deps.say(config, { agent: evaluator.name, text });
+    return {
+      goalSpec: e.goalSpec,
+      goalFeasibility: e.feasibility,
+      evaluationNotes: e.notes,
+      phase: 'goal_review' as const,
+      collaborationHistory: [entry('agent', `${evaluator.name}: ${text}`)],
+    };
+  };
+
+  const presentGoal = (s: GoalPlanStateType) => {
+    const d = askReview({
+      kind: 'goal',
+      title: `Is this the goal? (round ${s.goalIteration})`,
+      body: `**Goal:** ${s.goalSpec}\n\n**Feasibility:** ${s.goalFeasibility}\n\n**Notes:** ${s.evaluationNotes}`,
+      round: s.goalIteration,
+      actions: ['approve', 'revise'],
+      labels: { approve: 'Accept goal', revise: 'Refine' },
+    });
+    const feedback = d.feedback?.trim();
+    if (d.action === 'revise' && feedback) {
+      return {
+        phase: 'refine_goal' as const,
+        userGoalFeedback: feedback,
+        goalIteration: s.goalIteration + 1,
+        collaborationHistory: [entry('human', `${d.by} on the goal: ${feedback}`)],
+      };
+    }
+    return { phase: 'plan' as const, collaborationHistory: [entry('human', `${d.by} accepted the goal`)] };
+  };
+
+  /** plan and revise_plan: steps for the agreed goal; a revision answers the feedback. */
+  const makePlan = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
+    const revising = s.phase === 'revise_plan';
+    const asked = [
+      `Goal: ${s.goalSpec ?? s.rawGoal}`,
+      revising ? `Current plan:\n${numbered(s.plan)}` : '',
+      revising && s.userPlanFeedback ? `Feedback: ${s.userPlanFeedback}` : '',
+    ].filter(Boolean);
+    const p = await askStructured(
+      planner.model,
+      planSchema,
+      [new SystemMessage(planner.prompt), new HumanMessage(asked.join('\n\n'))],
+      config.signal,
+    );
+    const changes = revising ? p.changes.trim() || `Revised for: ${s.userPlanFeedback}` : '';
+    const text = `${numbered(p.steps)}${changes ? `\n\n**What changed:** ${changes}` : ''}`;
+    await deps.say(config, { agent: planner.name, text });
+    return {
+      plan: p.steps,
+      phase: 'plan_review' as const,
+      planChangeLog: revising ? [`Round ${s.planIteration}: ${changes}`] : [],
+      collaborationHistory: [entry('agent', `${planner.name}: ${text}`)],
+    };
+  };
+
+  const presentPlan = (s: GoalPlanStateType) => {
+    const lastChange = s.planChangeLog.at(-1);
+    const d = askReview({
+      kind: 'plan',
+      title: `Approve the plan? (round ${s.planIteration})`,
+      body: `${numbered(s.plan)}${lastChange && s.planIteration > 1 ? `\n\n**What changed:** ${lastChange}` : ''}`,
+      round: s.planIteration,
+      actions: ['approve', 'revise', 'reject'],
+      labels: { approve: 'Approve plan', revise: 'Modify', reject: 'Reject' },
+    });
+    const feedback = d.feedback?.trim();
+    if (d.action === 'revise' && feedback) {
+      return {
+        phase: 'revise_plan' as const,
+        userPlanFeedback: feedback,
+        planIteration: s.planIteration + 1,
+        collaborationHistory: [entry('human', `${d.by} on the plan: ${feedback}`)],
+      };
+    }
+    if (d.action === 'reject') {
+      return {
+        phase: 'rejected' as const,
+        collaborationHistory: [entry('human', `${d.by} rejected the plan`)],
+      };
+    }
+    return { phase: 'execute' as const, collaborationHistory: [entry('human', `${d.by} approved the plan`)] };
+  };
+
+  /** One plan step per graph step: each is reported, and a crash resumes at the step it was on. */
+  const execute = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
+    const index = s.stepResults.length;
+    const step = s.plan[index] as string;
+    const done = s.stepResults.map((r, i) => `Step ${i + 1} result: ${r}`).join('\n');
+    const reply = await executor.model.invoke(
+      [
+        new SystemMessage(executor.prompt),
+        new HumanMessage(
+          [`Goal: ${s.goalSpec}`, `Plan:\n${numbered(s.plan)}`, done, `Now do step ${index + 1}: ${step}`]
+            .filter(Boolean)
+            .join('\n\n'),
+        ),
+      ],
+      { signal: config.signal },
+    );
+    const result = contentOf(reply);
+    await deps.say(config, {
+      agent: executor.name,
+      text: `**Step ${index + 1}/${s.plan.length}: ${step}**\n\n${result}`,
+    });
+    return { stepResults: [result] };
+  };
+
+  const summarize = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
+    const reply = await executor.model.invoke(
+      [
+        new SystemMessage('Summarise what was done for the goal, step by step, in a few lines.'),
+        new HumanMessage(
+          `Goal: ${s.goalSpec}\n\n${s.plan.map((p, i) => `${i + 1}. ${p}: ${s.stepResults[i]}`).join('\n')}`,
+        ),
+      ],
+      { signal: config.signal },
+    );
+    const summary = contentOf(reply);
+    await deps.say(config, { agent: executor.name, text: `**Summary**\n\n${summary}` });
+    return { summary, phase: 'done' as const };
+  };
+
+  return new StateGraph(GoalPlanState)
+    .addNode('evaluate', evaluateGoal)
+    .addNode('present_goal', presentGoal)
+    .addNode('refine_goal', evaluateGoal)
+    .addNode('generate_plan', makePlan)
+    .addNode('present_plan', presentPlan)
+    .addNode('revise_plan', makePlan)
+    .addNode('execute', execute)
+    .addNode('summarize', summarize)
+    .addEdge(START, 'evaluate')
+    .addEdge('evaluate', 'present_goal')
+    .addConditionalEdges('present_goal', afterGoalReview, ['refine_goal', 'generate_plan'])
+    .addEdge('refine_goal', 'present_goal')
+    .addEdge('generate_plan', 'present_plan')
+    .addConditionalEdges('present_plan', afterPlanReview, ['revise_plan', 'execute', END])
+    .addEdge('revise_plan', 'present_plan')
+    .addConditionalEdges('execute', afterStep, ['execute', 'summarize'])
+    .addEdge('summarize', END)
+    .compile({ checkpointer: deps.checkpointer });
+}
+
+export const goalPlanWorkflow: WorkflowDefinition = {
+  name: 'goal-plan',
+  description: 'Agree the goal, then the plan, with the agents; then they carry the plan out on their own.',
+  build: buildGoalPlanGraph,
+  // Execution runs many steps without a person: each step's result is saved as it completes.
+  durability: 'async',
+  input: (task) => ({
+    rawGoal: task.text,
+    collaborationHistory: [entry('user', `${task.requester}: ${task.text}`)],
+  }),
+  outcome: (values) =>
+    values.phase === 'rejected'
+      ? { status: 'rejected', reason: 'the plan was rejected' }
+      : { status: 'done' },
+};

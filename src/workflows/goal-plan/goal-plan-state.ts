@@ -1,0 +1,56 @@
+import { Annotation } from '@langchain/langgraph';
+import { z } from 'zod';
+
+/** What the evaluator answers (seed 001's GoalEvaluation). */
+export const goalEvaluationSchema = z.object({
+  goalSpec: z.string().describe('The goal restated precisely: what done looks like'),
+  feasibility: z.enum(['high', 'medium', 'low']).describe('How feasible the goal is as stated'),
+  notes: z.string().describe('Risks, assumptions and open questions'),
+});
+
+/** What the planner answers: numbered steps, and on a revision what changed. */
+export const planSchema = z.object({
+  steps: z.array(z.string()).min(1).max(20).describe('The steps, in order, each one sentence'),
+  changes: z.string().describe('On a revision: what changed from the previous plan and why; else empty'),
+});
+
+export interface HistoryEntry {
+  role: 'user' | 'agent' | 'human';
+  content: string;
+  timestamp: string;
+}
+
+type Phase =
+  | 'evaluate'
+  | 'goal_review'
+  | 'refine_goal'
+  | 'plan'
+  | 'plan_review'
+  | 'revise_plan'
+  | 'execute'
+  | 'done'
+  | 'rejected';
+
+const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d });
+
+/** Seed 001's state: the goal and plan collaborations, then autonomous execution. */
+export const GoalPlanState = Annotation.Root({
+  rawGoal: last(() => ''),
+  phase: last<Phase>(() => 'evaluate'),
+  /** Everything said, by whom and when: the task, each agent's answer, each piece of feedback. */
+  collaborationHistory: Annotation<HistoryEntry[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  goalSpec: last<string | null>(() => null),
+  goalFeasibility: last<string | null>(() => null),
+  evaluationNotes: last<string | null>(() => null),
+  goalIteration: last(() => 1),
+  userGoalFeedback: last<string | null>(() => null),
+  plan: last<string[]>(() => []),
+  planIteration: last(() => 1),
+  userPlanFeedback: last<string | null>(() => null),
+  /** What changed at each revision of the plan, one entry per round. */
+  planChangeLog: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  /** Results of executed steps, in order. */
+  stepResults: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  summary: last<string | null>(() => null),
+});
+export type GoalPlanStateType = typeof GoalPlanState.State;
