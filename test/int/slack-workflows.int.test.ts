@@ -1,0 +1,102 @@
+/** The seed workflows' main paths end to end through Slack (signed requests, fake Web API). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type SlackService, startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import {
+  click,
+  commandBody,
+  postSigned,
+  reviseSubmission,
+  SIGNING_SECRET,
+  threadMessage,
+} from '../helpers/slack-requests.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_workflows');
+  await slack.start();
+  service = await startSlack(
+    {
+      ...loadConfig({
+        DATABASE_URL: db.url,
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: slack.url,
+        PORT: '0',
+      }),
+      workflows: parseWorkflowConfig('', 'test.yml'),
+    },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+  );
+  events = `http://127.0.0.1:${service.port}/slack/events`;
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const button = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id);
+const clickOn = (card: Post, thread: string, id: string, user = 'U0BOB') =>
+  postSigned(events, click(user, id, button(card, id)?.value ?? '', tsOf(card), thread));
+
+describe('goal-plan in Slack', () => {
+  it('refine the goal three times in the thread, accept, modify the plan in the modal, approve: it runs', async () => {
+    await postSigned(events, commandBody('goal-plan move the docs site to Astro'));
+    const thread = tsOf(await until('root', () => rootOf('move the docs site to Astro')));
+    let card = await until('goal card', () => cardsIn(thread)[0]);
+    expect(button(card, 'signoff_approve')?.value).toBeDefined();
+    expect(JSON.stringify(buttons(card))).toContain('Accept goal');
+    expect(button(card, 'signoff_reject')).toBeUndefined();
+
+    for (const [i, feedback] of ['keep the old URLs', 'add search', 'launch in May'].entries()) {
+      await postSigned(events, threadMessage('U0BOB', feedback, thread), { json: true });
+      card = await until(`goal card ${i + 2}`, () => cardsIn(thread)[i + 1]);
+      expect(JSON.stringify(card.blocks)).toContain(`Round ${i + 2}`);
+    }
+    await clickOn(card, thread, 'signoff_approve');
+    const plan = await until('plan card', () => cardsIn(thread)[4]);
+    expect(JSON.stringify(buttons(plan))).toContain('Modify');
+
+    await clickOn(plan, thread, 'signoff_revise');
+    const opened = await until('modal', () => slack.callsOf('views.open').at(-1));
+    const meta = (opened.view as { private_metadata: string }).private_metadata;
+    await postSigned(events, reviseSubmission('U0BOB', meta, 'start with a pilot section'));
+    const revised = await until('revised plan card', () => cardsIn(thread)[5]);
+    expect(JSON.stringify(revised.blocks)).toContain('start with a pilot section');
+    expect(JSON.stringify(revised.blocks)).toContain('What changed');
+
+    await clickOn(revised, thread, 'signoff_approve');
+    await until('root says done', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
+    );
+    const executor = posts().filter(
+      (p) => p.thread_ts === thread && (p as unknown as { username?: string }).username === 'Executor',
+    );
+    expect(executor.length).toBeGreaterThanOrEqual(4);
+    expect(cardsIn(thread)).toHaveLength(6);
+    expect(slack.refusals).toEqual([]);
+  });
+
+  it('rejecting the plan ends the task as rejected', async () => {
+    await postSigned(events, commandBody('goal-plan rewrite the CLI in Go'));
+    const thread = tsOf(await until('root', () => rootOf('rewrite the CLI in Go')));
+    await clickOn(await until('goal card', () => cardsIn(thread)[0]), thread, 'signoff_approve');
+    await clickOn(await until('plan card', () => cardsIn(thread)[1]), thread, 'signoff_reject');
+    await until('root says rejected', () =>
+      slack
+        .callsOf('chat.update')
+        .find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Rejected')),
+    );
+  });
+});
