@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'unknown_review'
   | 'review_not_pending'
   | 'task_not_waiting'
+  | 'task_not_working'
   | 'not_allowed'
   | 'invalid_decision'
   | 'database_unavailable';

@@ -107,6 +107,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       queue,
       checkpointer,
       close: async () => {
+        runner.stopListening();
         await queue.stop();
         if (!options.database) await db.close();
       },

@@ -6,6 +6,7 @@
  *   signoff tasks                   lists tasks and their status
  *   signoff retry <task-id>         runs a failed task again from its last step
  *   signoff cancel <task-id>        cancels a task
+ *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
  * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state).
  */
 import { userInfo } from 'node:os';
@@ -21,6 +22,7 @@ export const USAGE = `usage:
   signoff tasks                    list tasks and their status
   signoff retry <task-id>          run a failed task again
   signoff cancel <task-id>         cancel a task
+  signoff redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
   signoff                          choose a workflow and describe a task interactively`;
 
 export interface CliIo {
@@ -89,6 +91,13 @@ export async function runCommand(
         io.out.write(`task ${task.id}: ${statusWords(task.status)}\n`);
         return 0;
       }
+      case 'redirect': {
+        const task = await existing(engine, rest[0]);
+        await engine.redirect(task.id, rest.slice(1).join(' '), { id: actor });
+        io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
+        await runSession(session, task.id);
+        return 0;
+      }
       case 'help':
       case '--help':
       case '-h':
@@ -100,7 +109,7 @@ export async function runCommand(
   } catch (error) {
     if (isSignoffError(error)) {
       io.err.write(`${error.message}\n`);
-      return error.code === 'task_not_waiting' ? 1 : 2;
+      return error.code === 'task_not_waiting' || error.code === 'task_not_working' ? 1 : 2;
     }
     throw error;
   }

@@ -54,6 +54,8 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
       return event.overdue
         ? `⏰ "${event.review.request.title}" is past its deadline and still waiting for a decision.`
         : `⏰ Reminder: "${event.review.request.title}" is waiting for a decision${event.review.dueAt ? ` (due ${event.review.dueAt})` : ''}.`;
+    case 'task_redirected':
+      return `↪ Redirected by ${event.by}: the new goal is "${event.text}". Dropped: "${event.abandoned}". Starting over.`;
     case 'review_closed':
       return `→ review closed without a decision: ${event.reason} (by ${event.by})`;
     case 'task_status':

@@ -6,7 +6,7 @@ import type { Action, Actor, ReviewSettings, Task } from './types.js';
  * Returns the reason for a refusal, or undefined when allowed.
  */
 export function refusal(
-  settings: ReviewSettings,
+  settings: Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval'>,
   task: Task,
   actor: Actor,
   action: Action,
@@ -24,7 +24,7 @@ export function refusal(
 }
 
 /** The actor with the user groups it is in, asked (from Slack) only when the checkpoint names groups. */
-export async function withGroups(settings: ReviewSettings, actor: Actor): Promise<Actor> {
+export async function withGroups(settings: Pick<ReviewSettings, 'reviewers'>, actor: Actor): Promise<Actor> {
   const named = settings.reviewers.filter((r) => r.startsWith('S'));
   if (!named.length || !actor.memberOf) return actor;
   return { ...actor, groups: await actor.memberOf(named) };

@@ -7,11 +7,12 @@ import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { checkpointSchema, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { refusal, withGroups } from './authorize.js';
 import type { Outbox } from './outbox.js';
+import { dropThread } from './prune.js';
 import type { JobQueue } from './queue.js';
-import type { LoadedWorkflow, Runner } from './runner.js';
+import { ABORT_CHANNEL, type LoadedWorkflow, type Runner } from './runner.js';
 import * as store from './store.js';
 import {
   formatDuration,
@@ -32,6 +33,7 @@ import {
   type Surface,
   SYSTEM_ACTOR,
   type Task,
+  threadOf,
 } from './types.js';
 
 export const MAX_TASK_LENGTH = 4000;
@@ -257,6 +259,8 @@ export function createEngine(deps: EngineDeps) {
           reason: options.reason ?? 'the task was cancelled',
         });
         await store.audit(db, { taskId, actor: actor.id, action: 'cancel' });
+        // The run may be in another process: its worker stops the step on this notification.
+        await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
         await enqueue(db, current);
       }
       return current;
@@ -266,16 +270,69 @@ export function createEngine(deps: EngineDeps) {
     return (await store.getTask(pool, taskId)) as Task;
   }
 
-  /** Cancel and retry from a shared place (Slack): the requester, or who may reject what is pending. */
-  async function mayControl(db: Queryable, task: Task, actor: Actor, what: 'cancel' | 'retry') {
+  /**
+   * Cancel, retry and redirect from a shared place (Slack): the requester, whoever may reject a
+   * pending review, or whoever the workflow's checkpoints name as reviewers.
+   */
+  async function mayControl(db: Queryable, task: Task, actor: Actor, what: 'cancel' | 'retry' | 'redirect') {
     if (actor.id === task.requester) return;
-    for (const review of await store.reviewsOf(db, task.id, 'pending')) {
-      if (!refusal(review.settings, task, await withGroups(review.settings, actor), 'reject')) return;
+    const configured = Object.values(workflowSettings(deps.config, task.workflow).checkpoints);
+    const rules = [
+      ...(await store.reviewsOf(db, task.id, 'pending')).map((r) => r.settings),
+      ...(configured.length ? configured : [deps.config.defaults.checkpoint ?? checkpointSchema.parse({})]),
+    ];
+    for (const rule of rules) {
+      if (!refusal(rule, task, await withGroups(rule, actor), 'reject')) return;
     }
     throw new SignoffError(
       'not_allowed',
       `Sorry, only the person who started this task or one of its reviewers can ${what} it.`,
     );
+  }
+
+  /**
+   * Gives a working task a new goal (seed 003): the step in flight is stopped (its model call
+   * aborted, in whichever process runs it), the old goal is kept as abandoned, and the workflow
+   * starts over on the new goal. At a review a reply is feedback instead; see decide.
+   */
+  async function redirect(
+    taskId: string,
+    text: string,
+    actor: Actor,
+    options: { authorize?: boolean } = {},
+  ): Promise<Task> {
+    const goal = text.trim();
+    if (!goal) throw new SignoffError('empty_task', 'Say what the new goal is.');
+    if (goal.length > MAX_TASK_LENGTH) {
+      throw new SignoffError(
+        'empty_task',
+        `The new goal is ${goal.length} characters; keep it under ${MAX_TASK_LENGTH}.`,
+      );
+    }
+    const task = await inTransaction(pool, async (db) => {
+      const current = await store.getTask(db, taskId, true);
+      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+      if (current.status !== 'working') {
+        throw new SignoffError(
+          'task_not_working',
+          `The task is ${current.status}; only a task whose agents are working can be redirected.`,
+        );
+      }
+      if (options.authorize) await mayControl(db, current, actor, 'redirect');
+      const moved = (await store.redirectTask(db, taskId, {
+        text: goal,
+        by: actor.id,
+        at: deps.clock.now().toISOString(),
+      })) as Task;
+      await store.cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was redirected' });
+      await dropThread(db, threadOf(current));
+      await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
+      await enqueue(db, current);
+      return moved;
+    });
+    runner.abort(taskId);
+    queue.wake(advanceQueue(task.surface));
+    return task;
   }
 
   /** Runs a failed task again from its last checkpoint. */
@@ -339,6 +396,7 @@ export function createEngine(deps: EngineDeps) {
     await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, ({ taskId }) =>
       runner.advance(taskId),
     );
+    await runner.listenForAborts();
     await queue.declare(timerQueue(surface));
     await queue.work<TimerJob>(timerQueue(surface), 1, (data) => onTimer(timerJobSchema.parse(data)));
     // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
@@ -357,6 +415,7 @@ export function createEngine(deps: EngineDeps) {
     decide,
     cancel,
     retry,
+    redirect,
     work,
     /** Runs the timers due by the engine's clock now (after the clock was moved). */
     releaseDueTimers: async (surface: Surface) => {

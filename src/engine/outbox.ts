@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { Logger } from '../logger.js';
 import type { Say } from '../workflows/shared/types.js';
 import { getTask, insertEvent, markDelivered, undeliveredEvents } from './store.js';
-import type { DeliveredEvent, Sink, Surface, Task } from './types.js';
+import { type DeliveredEvent, type Sink, type Surface, type Task, taskOfThread } from './types.js';
 
 export interface Outbox {
   /** Delivers what is undelivered for the task, in order; throws if the surface failed. */
@@ -60,6 +60,8 @@ export function createOutbox(deps: {
       for (const event of events) {
         await sink(event, task);
         done.push(event.id);
+        // A redirect changed the task's goal: read the task afresh for what follows.
+        if (event.event.type === 'task_redirected') tasks.delete(taskId);
       }
     } finally {
       await markDelivered(pool, done);
@@ -98,9 +100,12 @@ export function createOutbox(deps: {
     });
 
   const say: Say = async (config, message) => {
-    const taskId = config.configurable?.thread_id as string;
+    const thread = config.configurable?.thread_id as string;
+    const taskId = taskOfThread(thread);
+    // Steps count from 0 again on a redirected task's new thread: its generation keeps keys apart.
+    const generation = thread === taskId ? '' : `${thread.slice(taskId.length + 1)}:`;
     const meta = config.metadata ?? {};
-    const key = `said:${meta.langgraph_step}:${meta.langgraph_node}:${message.part ?? 0}`;
+    const key = `said:${generation}${meta.langgraph_step}:${meta.langgraph_node}:${message.part ?? 0}`;
     const recorded = await insertEvent(pool, taskId, key, {
       type: 'agent_said',
       agent: message.agent,

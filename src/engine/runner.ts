@@ -18,7 +18,7 @@ import {
   type StateSnapshot,
 } from '@langchain/langgraph';
 import type pg from 'pg';
-import { inTransaction, isConnectionError } from '../db/queryable.js';
+import { inTransaction, isConnectionError, withClient } from '../db/queryable.js';
 import { excerpt } from '../llm/scripted.js';
 import type { Logger } from '../logger.js';
 import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
@@ -29,7 +29,14 @@ import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
 import * as store from './store.js';
 import { scheduleTimers } from './timers.js';
-import { type Clock, FINAL_STATUSES, type Review, type ReviewSettings, type Task } from './types.js';
+import {
+  type Clock,
+  FINAL_STATUSES,
+  type Review,
+  type ReviewSettings,
+  type Task,
+  threadOf,
+} from './types.js';
 
 interface RunResult {
   interrupts: { id: string; value: unknown }[];
@@ -47,6 +54,9 @@ function fromState(state: StateSnapshot): RunResult {
 }
 
 const RECURSION_LIMIT = 1000;
+
+/** Postgres NOTIFY channel on which cancel and redirect ask whichever process runs a task to stop. */
+export const ABORT_CHANNEL = 'signoff_abort';
 
 /** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
 const PRUNE_EVERY_STEPS = 20;
@@ -78,17 +88,16 @@ export function createRunner(deps: RunnerDeps) {
   const inFlight = new Map<string, AbortController>();
 
   async function withTaskLock<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`signoff:task:${taskId}`]);
+    return withClient(pool, async (client, discard) => {
+      const key = `signoff:task:${taskId}`;
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
       try {
         return await fn();
       } finally {
-        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`signoff:task:${taskId}`]);
+        // If the unlock fails the connection goes, and the lock with it: never back to the pool.
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(discard);
       }
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async function advance(taskId: string): Promise<void> {
@@ -118,7 +127,7 @@ export function createRunner(deps: RunnerDeps) {
       return;
     }
     const config: LangGraphRunnableConfig = {
-      configurable: { thread_id: task.id, __pregel_strict_resume: true },
+      configurable: { thread_id: threadOf(task), __pregel_strict_resume: true },
       // LangGraph's default (25 steps per run) would fail a long cycle; runs pause at reviews,
       // so this only guards against a workflow that loops without ever asking anyone.
       recursionLimit: RECURSION_LIMIT,
@@ -139,7 +148,8 @@ export function createRunner(deps: RunnerDeps) {
       } catch (error) {
         if (isConnectionError(error) || isUnknownInterruptError(error)) throw error;
         const current = await store.getTask(pool, task.id);
-        if (current?.status === 'cancelled') return undefined;
+        // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
+        if (current?.status === 'cancelled' || current?.generation !== task.generation) return undefined;
         log.warn({ err: error }, 'workflow step failed');
         const reason = excerpt(error instanceof Error ? error.message : String(error), 300);
         await store.setStatus(pool, task.id, 'failed', reason);
@@ -174,7 +184,7 @@ export function createRunner(deps: RunnerDeps) {
       );
       toApply = decided.filter((r) => pending.has(r.id));
       let input: unknown;
-      if (!before.createdAt) input = workflow.definition.input(task);
+      if (!before.createdAt) input = workflow.definition.input(withHistory(task));
       else if (toApply.length) input = resume(toApply);
       // A step cut off by a crash or a failure runs again from its checkpoint.
       else if (before.next.length && pending.size === 0) input = null;
@@ -186,7 +196,7 @@ export function createRunner(deps: RunnerDeps) {
     // Before the task is announced as waiting or finished, so nobody sees the history it drops.
     const [current] = await Promise.all([
       store.getTask(pool, task.id),
-      pruneCheckpoints(pool, task.id),
+      pruneCheckpoints(pool, threadOf(task)),
       store.markApplied(
         pool,
         toApply.map((r) => r.id),
@@ -221,7 +231,7 @@ export function createRunner(deps: RunnerDeps) {
       const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
       if (pending) for (const i of pending) interrupts.set(i.id, i.value);
       else if (mode === 'values') values = chunk;
-      else if (++steps % PRUNE_EVERY_STEPS === 0) await pruneCheckpoints(pool, task.id);
+      else if (++steps % PRUNE_EVERY_STEPS === 0) await pruneCheckpoints(pool, threadOf(task));
     }
     return {
       interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
@@ -261,8 +271,27 @@ export function createRunner(deps: RunnerDeps) {
     }
   }
 
+  let listening: pg.PoolClient | undefined;
+  /** Stops local runs when another process cancels or redirects their task. */
+  async function listenForAborts(): Promise<void> {
+    if (listening) return;
+    listening = await pool.connect();
+    listening.on('notification', (n) => {
+      if (n.channel === ABORT_CHANNEL && n.payload) inFlight.get(n.payload)?.abort(new Error('stopped'));
+    });
+    // A broken listening connection must not crash the process; aborts then stay local.
+    listening.on('error', (err) => logger.warn({ err }, 'abort listener lost its connection'));
+    await listening.query(`LISTEN ${ABORT_CHANNEL}`);
+  }
+
   return {
     advance,
+    listenForAborts,
+    /** Gives the listening connection back (at shutdown). */
+    stopListening: () => {
+      listening?.release(true);
+      listening = undefined;
+    },
     /** Delivers a task's undelivered events under its lock (as a run would, never beside one). */
     deliver: (taskId: string) => withTaskLock(taskId, () => outbox.deliver(taskId)),
     /** Stops the task's graph run if it runs in this process (cancel, redirect). */
@@ -287,5 +316,18 @@ export function reviewSettings(
     allowSkip: c.allowSkip,
     dmReviewers: c.dmReviewers,
     feedback: c.feedback,
+  };
+}
+
+/**
+ * The task as its workflow starts: after a redirect, the new goal says which goals it replaces,
+ * so that the agents re-plan knowing what was asked before (seed 003 keeps the abandoned goal).
+ */
+export function withHistory(task: Task): Task {
+  if (task.abandonedGoals.length === 0) return task;
+  const dropped = task.abandonedGoals.map((g) => `"${g.text}"`).join(', ');
+  return {
+    ...task,
+    text: `${task.text}\n\n(This replaces the earlier goal ${dropped}, which is abandoned.)`,
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Queryable } from '../db/queryable.js';
 import type {
+  AbandonedGoal,
   Decision,
   DeliveredEvent,
   EngineEvent,
@@ -24,6 +25,8 @@ interface TaskRow {
   origin: Record<string, unknown>;
   status: TaskStatus;
   status_reason: string | null;
+  generation: number;
+  abandoned_goals: AbandonedGoal[];
   created_at: Date;
   updated_at: Date;
 }
@@ -59,6 +62,8 @@ const toTask = (r: TaskRow): Task => ({
   origin: r.origin,
   status: r.status,
   statusReason: r.status_reason,
+  generation: r.generation,
+  abandonedGoals: r.abandoned_goals,
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
 });
@@ -367,4 +372,35 @@ export async function audit(
     'INSERT INTO signoff.audit (task_id, review_id, actor, action, detail) VALUES ($1, $2, $3, $4, $5)',
     [entry.taskId ?? null, entry.reviewId ?? null, entry.actor, entry.action, entry.detail ?? {}],
   );
+}
+
+/**
+ * Redirects a working task (seed 003): the message becomes its goal, the old goal joins the
+ * abandoned ones, the next generation of its graph thread starts from the workflow's beginning,
+ * and the old thread's checkpoints go. Announced and audited in the same statement.
+ */
+export async function redirectTask(
+  db: Queryable,
+  taskId: string,
+  r: { text: string; by: string; at: string },
+): Promise<Task | undefined> {
+  const res = await db.query<TaskRow>(
+    `WITH old AS (SELECT id, text, generation FROM signoff.tasks WHERE id = $1 AND status = 'working' FOR UPDATE),
+     moved AS (
+       UPDATE signoff.tasks t SET text = $2, generation = t.generation + 1, version = version + 1, updated_at = now(),
+         abandoned_goals = t.abandoned_goals || jsonb_build_array(jsonb_build_object('text', old.text, 'by', $3::text, 'at', $4::text))
+       FROM old WHERE t.id = old.id RETURNING t.*),
+     announced AS (
+       INSERT INTO signoff.events (task_id, key, type, payload)
+       SELECT m.id, 'redirected:' || m.generation, 'task_redirected',
+              jsonb_build_object('type', 'task_redirected', 'text', $2::text, 'by', $3::text, 'abandoned', old.text)
+       FROM moved m JOIN old ON old.id = m.id ON CONFLICT (task_id, key) DO NOTHING),
+     audited AS (
+       INSERT INTO signoff.audit (task_id, actor, action, detail)
+       SELECT m.id, $3, 'redirect', jsonb_build_object('text', $2::text, 'abandoned', old.text)
+       FROM moved m JOIN old ON old.id = m.id)
+     SELECT * FROM moved`,
+    [taskId, r.text, r.by, r.at],
+  );
+  return res.rows[0] && toTask(res.rows[0]);
 }

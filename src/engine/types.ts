@@ -71,9 +71,25 @@ export interface Task {
   origin: Record<string, unknown>;
   status: TaskStatus;
   statusReason: string | null;
+  /** How many times the task was redirected; each generation is its own graph thread. */
+  generation: number;
+  abandonedGoals: AbandonedGoal[];
   createdAt: string;
   updatedAt: string;
 }
+
+export interface AbandonedGoal {
+  text: string;
+  by: string;
+  at: string;
+}
+
+/** The graph thread of a task's current generation (the first keeps the task's own id). */
+export const threadOf = (task: Pick<Task, 'id' | 'generation'>) =>
+  task.generation === 0 ? task.id : `${task.id}#${task.generation}`;
+
+/** The task a graph thread belongs to. */
+export const taskOfThread = (threadId: string) => threadId.replace(/#\d+$/, '');
 
 export interface ReviewSettings {
   reviewers: string[];
@@ -109,6 +125,8 @@ export type EngineEvent =
   | { type: 'review_decided'; review: Review }
   /** A review still waiting: a reminder before its deadline (n = 1, 2…), or past it (overdue). */
   | { type: 'review_reminder'; review: Review; n: number; overdue: boolean }
+  /** The task was given a new goal while agents worked (seed 003); they start over on it. */
+  | { type: 'task_redirected'; text: string; by: string; abandoned: string }
   /** A review closed without a decision (its task was cancelled): who closed it and why. */
   | { type: 'review_closed'; review: Review; by: string; reason: string }
   | { type: 'task_status'; status: TaskStatus; reason: string | null };

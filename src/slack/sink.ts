@@ -9,7 +9,7 @@ import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Sink, Task } from '../engine/types.js';
 import type { Logger } from '../logger.js';
-import { agentMessages, rootMessage } from './blocks/messages.js';
+import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
 import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
@@ -89,6 +89,15 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
           reminderMessage(e.review, task.requester, e.overdue),
         );
         if (e.review.settings.dmReviewers) await pingReviewers(task, e.review, event.key);
+        return;
+      case 'task_redirected':
+        await postOnce(`${event.taskId}:${event.key}`, origin, redirectedMessage(e));
+        // The root message shows the goal: it is the new one now.
+        await client.chat.update({
+          channel: origin.channel,
+          ts: origin.ts,
+          ...rootMessage({ ...task, text: e.text }, 'working'),
+        } as never);
         return;
       case 'review_closed':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester, e));

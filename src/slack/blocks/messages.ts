@@ -91,3 +91,23 @@ export function agentMessages(text: string): SlackMessage[] {
     blocks: [{ type: 'markdown', text: part } as KnownBlock],
   }));
 }
+
+/** Said in the thread when a reply redirected the task (seed 003). */
+export function redirectedMessage(e: { text: string; by: string; abandoned: string }): SlackMessage {
+  const quote = (t: string) => `>${escapeMrkdwn(truncate(t, 1200)).replace(/\n/g, '\n>')}`;
+  return {
+    text: escapeMrkdwn(`Redirected: ${truncate(e.text, 200)}`),
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: truncate(
+            `:twisted_rightwards_arrows: <@${e.by}> redirected this task. The agents stopped what they were doing and start over on the new goal:\n${quote(e.text)}\nDropped:\n${quote(e.abandoned)}`,
+            LIMITS.sectionText,
+          ),
+        },
+      },
+    ],
+  };
+}

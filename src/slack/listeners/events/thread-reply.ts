@@ -1,11 +1,12 @@
 /**
  * A person's reply in a task's thread while a review is pending counts as Revise with that text
- * (if they may review); the card updates as for a button. Replies while agents work are left to
- * the redirect behaviour (seed 003).
+ * (if they may review); the card updates as for a button. While agents work, a reply redirects
+ * the task (seed 003): the step in flight stops and the agents start over on the new goal.
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
-import { decideFromSlack } from '../../decide.js';
-import type { ListenerDeps } from '../../deps.js';
+import { isSignoffError } from '../../../errors.js';
+import { decideFromSlack, memberOf } from '../../decide.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { slackTaskId } from '../../origin.js';
 
 export function createThreadReply(deps: ListenerDeps) {
@@ -24,14 +25,26 @@ export function createThreadReply(deps: ListenerDeps) {
     if (!user || !text) return;
     const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: event.thread_ts });
     const task = await deps.engine.getTask(taskId);
-    if (task?.status !== 'waiting') return;
-    const pending = (await deps.engine.reviews(taskId, 'pending')).filter((r) =>
-      r.request.actions.includes('revise'),
-    );
     const tell = (t: string) =>
       client.chat
         .postEphemeral({ channel: event.channel, user, text: t, thread_ts: event.thread_ts })
         .catch(() => undefined);
+    if (task?.status === 'working') {
+      await deps.engine
+        .redirect(taskId, text, { id: user, memberOf: memberOf(client, user) }, { authorize: true })
+        .catch(async (error) => {
+          if (isSignoffError(error)) await tell(error.message);
+          else {
+            deps.logger.error({ err: { message: (error as Error).message } }, 'redirect failed');
+            await tell(COULD_NOT_RECORD);
+          }
+        });
+      return;
+    }
+    if (task?.status !== 'waiting') return;
+    const pending = (await deps.engine.reviews(taskId, 'pending')).filter((r) =>
+      r.request.actions.includes('revise'),
+    );
     if (pending.length !== 1) {
       if (pending.length > 1)
         await tell('Several reviews are waiting in this thread; use the buttons on the card you mean.');

@@ -1,0 +1,110 @@
+/**
+ * Redirecting a running task (seed 003): the step in flight stops (its model call is aborted,
+ * also when another process asks), nothing of it is posted, the abandoned goal is kept and the
+ * workflow starts over on the new goal.
+ */
+import type { BaseMessage } from '@langchain/core/messages';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { type Harness, harnessPerFile, openHarness } from '../helpers/harness.js';
+
+/**
+ * Calls about an old goal (marked SLOW) think for 30 s, unless aborted, from the second on; calls
+ * after a redirect (their goal names the one it replaces) answer at once.
+ */
+const started: string[] = [];
+const t = harnessPerFile('redirect', () => ({
+  modelFor: ({ name }) => {
+    const model = new ScriptedChatModel({ agent: name });
+    const invoke = model.invoke.bind(model);
+    model.invoke = (async (input: BaseMessage[], options?: { signal?: AbortSignal }) => {
+      const prompt = JSON.stringify(input.map((m) => m.content));
+      if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal')) {
+        started.push(name);
+        if (started.length > 1) {
+          await new Promise((resolve, reject) => {
+            const timer = setTimeout(resolve, 30_000);
+            options?.signal?.addEventListener('abort', () => {
+              clearTimeout(timer);
+              reject(options.signal?.reason);
+            });
+          });
+        }
+      }
+      return invoke(input, options as never);
+    }) as typeof model.invoke;
+    return model;
+  },
+}));
+let other: Harness | undefined;
+afterAll(async () => {
+  await other?.close();
+});
+
+const said = (taskId: string) =>
+  t.h.delivered
+    .filter((e) => e.taskId === taskId && e.event.type === 'agent_said')
+    .map((e) => e.event as { agent: string; text: string });
+
+async function untilThinking(n: number) {
+  for (let i = 0; i < 400 && started.length < n; i++) await new Promise((r) => setTimeout(r, 25));
+  expect(started.length).toBeGreaterThanOrEqual(n);
+}
+
+describe('redirect', () => {
+  it('stops the step in flight, keeps the old goal, and starts over on the new one', async () => {
+    started.length = 0;
+    const task = await t.h.start('pair', 'SLOW write a press release');
+    await untilThinking(2); // the Author answered; the Reviewer is thinking
+    const t0 = Date.now();
+    const moved = await t.h.engine.redirect(task.id, 'write a blog post instead', { id: 'ann' });
+    expect(moved.generation).toBe(1);
+    const review = await t.h.nextReview(task.id);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+
+    const current = await t.h.engine.getTask(task.id);
+    expect(current?.text).toBe('write a blog post instead');
+    expect(current?.abandonedGoals.map((g) => g.text)).toEqual(['SLOW write a press release']);
+    const texts = said(task.id).map((s) => s.text);
+    // The Author's first answer was posted; the Reviewer's aborted one never was.
+    expect(texts.filter((x) => x.includes('SLOW'))).toHaveLength(1);
+    expect(texts.filter((x) => x.includes('write a blog post instead')).length).toBeGreaterThan(0);
+    expect(review.request.body).toContain('write a blog post instead');
+    const redirected = (await t.h.engine.events(task.id)).filter((e) => e.event.type === 'task_redirected');
+    expect(redirected.map((e) => e.event)).toEqual([
+      {
+        type: 'task_redirected',
+        text: 'write a blog post instead',
+        by: 'ann',
+        abandoned: 'SLOW write a press release',
+      },
+    ]);
+    expect(
+      (await t.h.engine.events(task.id)).some(
+        (e) => e.event.type === 'task_status' && (e.event as { status: string }).status === 'failed',
+      ),
+    ).toBe(false);
+  });
+
+  it('a redirect from another process stops the run where it runs', async () => {
+    started.length = 0;
+    const task = await t.h.start('pair', 'SLOW plan the roadmap');
+    await untilThinking(2);
+    other = await openHarness({ url: t.db.url, work: false });
+    await other.engine.redirect(task.id, 'plan only Q3', { id: 'bob' });
+    // Without the cross-process abort the old call would hold the task for 30 s.
+    const review = await t.h.nextReview(task.id);
+    expect(review.request.body).toContain('plan only Q3');
+  });
+
+  it('only a working task can be redirected, and the new goal must say something', async () => {
+    const task = await t.h.start('pair', 'name the meeting rooms');
+    await t.h.nextReview(task.id);
+    await expect(t.h.engine.redirect(task.id, 'something else', { id: 'ann' })).rejects.toThrow(
+      'only a task whose agents are working can be redirected',
+    );
+    await expect(t.h.engine.redirect(task.id, '   ', { id: 'ann' })).rejects.toThrow(
+      'Say what the new goal is.',
+    );
+  });
+});
