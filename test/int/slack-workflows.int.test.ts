@@ -1,6 +1,9 @@
 /** The seed workflows' main paths end to end through Slack (signed requests, fake Web API). */
+
+import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
 import { type SlackService, startSlack } from '../../src/main.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
@@ -21,6 +24,7 @@ const slack = new FakeSlack();
 const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 let service: SlackService;
 let events: string;
+let slowCalls = 0;
 
 beforeAll(async () => {
   db = await createTestDatabase('slack_workflows');
@@ -36,7 +40,29 @@ beforeAll(async () => {
       }),
       workflows: parseWorkflowConfig('', 'test.yml'),
     },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+    {
+      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      // Agents on a goal marked SLOW think for 30 s (abortably), except the first; after a
+      // redirect (the goal names the one it replaces) they answer at once.
+      modelFor: ({ name }) => {
+        const model = new ScriptedChatModel({ agent: name });
+        const invoke = model.invoke.bind(model);
+        model.invoke = (async (input: BaseMessage[], options?: { signal?: AbortSignal }) => {
+          const prompt = JSON.stringify(input.map((m) => m.content));
+          if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal') && ++slowCalls > 1) {
+            await new Promise((resolve, reject) => {
+              const timer = setTimeout(resolve, 30_000);
+              options?.signal?.addEventListener('abort', () => {
+                clearTimeout(timer);
+                reject(options.signal?.reason);
+              });
+            });
+          }
+          return invoke(input, options as never);
+        }) as typeof model.invoke;
+        return model;
+      },
+    },
   );
   events = `http://127.0.0.1:${service.port}/slack/events`;
 });
@@ -98,5 +124,31 @@ describe('goal-plan in Slack', () => {
         .callsOf('chat.update')
         .find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Rejected')),
     );
+  });
+});
+
+describe('redirect in Slack', () => {
+  it('a reply while the agents work redirects the task: the thread says so and they start over', async () => {
+    await postSigned(events, commandBody('pair SLOW write the onboarding guide'));
+    const thread = tsOf(await until('root', () => rootOf('write the onboarding guide')));
+    await until('the first agent answered', () =>
+      posts().find((p) => p.thread_ts === thread && p.text.includes('SLOW')),
+    );
+    await postSigned(events, threadMessage('U0ANN', 'make it a one-page checklist instead', thread), {
+      json: true,
+    });
+    const said = await until('redirect announced', () =>
+      posts().find((p) => p.thread_ts === thread && p.text.startsWith('Redirected')),
+    );
+    expect(JSON.stringify(said.blocks)).toContain('Dropped');
+    await until('root shows the new goal', () =>
+      slack
+        .callsOf('chat.update')
+        .find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('one-page checklist')),
+    );
+    const card = await until('review of the new goal', () => cardsIn(thread)[0]);
+    expect(JSON.stringify(card.blocks)).toContain('one-page checklist');
+    // The second agent's answer on the old goal was cut off and never posted.
+    expect(posts().filter((p) => p.thread_ts === thread && p.text.includes('SLOW'))).toHaveLength(1);
   });
 });
