@@ -5,6 +5,7 @@
 import { Command, INTERRUPT, isInterrupted } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
+import { createDocuments } from '../src/docs/documents.js';
 import { ScriptedChatModel } from '../src/llm/scripted.js';
 import { parseWorkflowConfig, workflowSettings } from '../src/workflow-config.js';
 import { buildPairGraph, pairWorkflow } from '../src/workflows/pair/pair-graph.js';
@@ -18,6 +19,7 @@ export async function floor(pool: pg.Pool, rounds: number, tasks: number, rounds
     say: async () => undefined,
     settings: workflowSettings(parseWorkflowConfig('', 'bench'), 'pair'),
     checkpointer: saver,
+    documents: createDocuments(pool),
   });
   const durability = pairWorkflow.durability;
   const start = async (thread: string) => {

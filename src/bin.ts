@@ -68,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     await app.engine.work('cli', config.queue.workers);
-    return await runCommand(argv, app.engine, feed, { lines, out, err });
+    return await runCommand(argv, app.engine, feed, { lines, out, err }, app.documents);
   } finally {
     await stop();
   }

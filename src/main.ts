@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { inTransaction } from './db/queryable.js';
+import { createDocuments, type Documents } from './docs/documents.js';
 import { createEngine, type Engine } from './engine/engine.js';
 import { createOutbox } from './engine/outbox.js';
 import { CHECKPOINT_SCHEMA } from './engine/prune.js';
@@ -27,6 +28,7 @@ import type { WorkflowDefinition } from './workflows/shared/types.js';
 export interface Signoff {
   config: Config;
   db: Database;
+  documents: Documents;
   engine: Engine;
   runner: Runner;
   queue: JobQueue;
@@ -73,10 +75,11 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
     const outbox = createOutbox({ pool: db.pool, sinks, logger });
     const modelFor = options.modelFor ?? createModelFor(config.model);
+    const documents = createDocuments(db.pool);
     const workflows = new Map<string, LoadedWorkflow>();
     for (const definition of options.workflows ?? BUILT_IN_WORKFLOWS) {
       const settings = workflowSettings(config.workflows, definition.name);
-      const graph = definition.build({ modelFor, say: outbox.say, settings, checkpointer });
+      const graph = definition.build({ modelFor, say: outbox.say, settings, checkpointer, documents });
       workflows.set(definition.name, { definition, graph });
     }
     const clock = options.clock ?? systemClock;
@@ -102,6 +105,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     return {
       config,
       db,
+      documents,
       engine,
       runner,
       queue,

@@ -82,6 +82,8 @@ const workflowSchema = z
       .array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'expected a lowercase name'))
       .min(1)
       .optional(),
+    /** The document collection a workflow searches (`signoff docs add <folder>` names it). */
+    collection: z.string().min(1).max(100).optional(),
     agents: z.record(z.string(), agentSchema).default({}),
     checkpoints: z.record(z.string(), checkpointSchema).default({}),
   })

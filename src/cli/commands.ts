@@ -7,9 +7,12 @@
  *   signoff retry <task-id>         runs a failed task again from its last step
  *   signoff cancel <task-id>        cancels a task
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
+ *   signoff docs add <folder> [collection]  ingests text and Markdown files for searches
  * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state).
  */
+import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/engine.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { LineSource } from './lines.js';
@@ -23,6 +26,7 @@ export const USAGE = `usage:
   signoff retry <task-id>          run a failed task again
   signoff cancel <task-id>         cancel a task
   signoff redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
+  signoff docs add <folder> [name]  add (or update) a folder's .md and .txt files as a collection
   signoff                          choose a workflow and describe a task interactively`;
 
 export interface CliIo {
@@ -47,6 +51,7 @@ export async function runCommand(
   engine: Engine,
   feed: ReturnType<typeof createFeed>,
   io: CliIo,
+  documents?: Pick<Documents, 'addFolder'>,
 ): Promise<number> {
   const [command, ...rest] = argv;
   const actor = terminalActor();
@@ -89,6 +94,22 @@ export async function runCommand(
       case 'cancel': {
         const task = await engine.cancel((await existing(engine, rest[0])).id, { id: actor });
         io.out.write(`task ${task.id}: ${statusWords(task.status)}\n`);
+        return 0;
+      }
+      case 'docs': {
+        const [sub, folder, collection] = rest;
+        if (sub !== 'add' || !folder || !documents) {
+          return fail(io, 'usage: signoff docs add <folder> [collection]');
+        }
+        if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+          return fail(io, `There is no folder "${folder}".`);
+        }
+        const added = await documents.addFolder(folder, collection);
+        io.out.write(
+          added.files
+            ? `${added.files} document${added.files === 1 ? '' : 's'} in the collection "${added.collection}" (added or updated).\n`
+            : `No .md or .txt files under "${folder}"; nothing added.\n`,
+        );
         return 0;
       }
       case 'redirect': {

@@ -83,8 +83,28 @@ function taskAndFeedback(messages: BaseMessage[]): { task: string; feedback?: st
   return { task, feedback };
 }
 
+/** Angles a search query takes, one per cycle, so that no query repeats an earlier one. */
+const ANGLES = [
+  'overview',
+  'methods',
+  'evaluation',
+  'risks',
+  'open problems',
+  'case studies',
+  'costs',
+  'history',
+];
+
+/** How many earlier queries the prompt lists (lines "- …" after "Earlier queries:"). */
+function earlierQueries(messages: BaseMessage[]): number {
+  const prompt = messages.map(text).join('\n');
+  const list = /Earlier queries:\n((?:- .*(?:\n|$))+)/.exec(prompt)?.[1] ?? '';
+  return list.split('\n').filter((l) => l.startsWith('- ')).length;
+}
+
 /**
- * An object of the schema's shape: strings name the agent, the field and the task (and the
+ * An object of the schema's shape: a field named `query` is the task plus an angle no earlier
+ * query listed in the prompt took; strings name the agent, the field and the task (and the
  * latest feedback); enums take their first option; string lists are numbered steps for the task,
  * with one that applies the feedback when there is feedback.
  */
@@ -95,7 +115,9 @@ export function scriptedObject(schema: z.ZodObject, messages: BaseMessage[], age
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(schema.shape)) {
     const def = (field as z.ZodType)._zod.def as { type: string; entries?: Record<string, string> };
-    if (def.type === 'enum') out[key] = Object.values(def.entries ?? {})[0];
+    if (key === 'query')
+      out[key] = `${excerpt(task, 60)} ${ANGLES[earlierQueries(messages) % ANGLES.length]}`;
+    else if (def.type === 'enum') out[key] = Object.values(def.entries ?? {})[0];
     else if (def.type === 'array')
       out[key] = [
         `Work out what ${about} needs`,

@@ -1,5 +1,6 @@
 import { goalPlanWorkflow } from './goal-plan/goal-plan-graph.js';
 import { pairWorkflow } from './pair/pair-graph.js';
+import { proposalWorkflow } from './proposal/proposal-graph.js';
 import type { WorkflowDefinition } from './shared/types.js';
 import { specialistWorkflow } from './specialist/specialist-graph.js';
 
@@ -8,4 +9,5 @@ export const BUILT_IN_WORKFLOWS: readonly WorkflowDefinition[] = [
   pairWorkflow,
   specialistWorkflow,
   goalPlanWorkflow,
+  proposalWorkflow,
 ];

@@ -76,17 +76,25 @@ describe('the terminal says what is wrong', () => {
     [
       ['run', 'nonesuch', 'do it'],
       2,
-      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan.',
+      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal.',
     ],
     [['run', 'pair'], 2, `Describe the task after the workflow's name`],
     [['run'], 2, 'Name a workflow'],
     [['resume', 'cli-nope'], 2, 'There is no task "cli-nope". See them with: signoff tasks'],
     [['frobnicate'], 2, 'Unknown command "frobnicate"'],
+    [['docs', 'add', 'no/such/folder'], 2, 'There is no folder "no/such/folder".'],
+    [['docs'], 2, 'usage: signoff docs add <folder> [collection]'],
   ])('signoff %j → exit %i', async (args, code, message) => {
     const r = await runSignoff(args as string[], env());
     expect(r.code).toBe(code);
     expect(r.stderr).toContain(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('signoff docs add ingests a folder as a collection', async () => {
+    const r = await runSignoff(['docs', 'add', 'test/fixtures/docs', 'energy'], env());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('2 documents in the collection "energy" (added or updated).\n');
   });
 
   it('refuses to resume a finished task', async () => {

@@ -178,7 +178,7 @@ describe('Slack surface', () => {
     const unknown = await postSigned(events, commandBody('nonesuch do it'));
     expect(JSON.parse(unknown.body)).toMatchObject({ response_type: 'ephemeral' });
     expect(JSON.parse(unknown.body).text).toContain(
-      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan.',
+      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal.',
     );
     const empty = await postSigned(events, commandBody('pair'));
     expect(JSON.parse(empty.body).text).toContain("Describe the task after the workflow's name");

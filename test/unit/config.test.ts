@@ -126,6 +126,6 @@ describe('the workflow config file', () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(join(import.meta.dirname, '..', '..', 'signoff.example.yml'), 'utf8');
     const c = parseWorkflowConfig(text, 'signoff.example.yml');
-    expect(Object.keys(c.workflows)).toEqual(['pair', 'specialist', 'goal-plan']);
+    expect(Object.keys(c.workflows)).toEqual(['pair', 'specialist', 'goal-plan', 'proposal']);
   });
 });

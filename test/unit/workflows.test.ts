@@ -2,15 +2,18 @@ import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages
 import { END } from '@langchain/langgraph';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { toReviewRequest } from '../../src/engine/review-request.js';
 import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
-import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
+import { OFFLINE_MARK, ScriptedChatModel, scriptedObject, scriptedReply } from '../../src/llm/scripted.js';
 import {
   afterGoalReview,
   afterPlanReview,
   afterStep,
 } from '../../src/workflows/goal-plan/goal-plan-graph.js';
 import { nextAfterReview, nextAfterTurn } from '../../src/workflows/pair/pair-graph.js';
+import { afterChair, afterInsight } from '../../src/workflows/proposal/proposal-graph.js';
+import { dedupeQueries } from '../../src/workflows/proposal/proposal-state.js';
 import { renderHistory } from '../../src/workflows/specialist/prompts.js';
 import {
   afterFailure,
@@ -140,5 +143,32 @@ describe('goal-plan routing (seed 001)', () => {
   it('executes every step, then summarises', () => {
     expect(afterStep({ plan: ['a', 'b'], stepResults: ['x'] })).toBe('execute');
     expect(afterStep({ plan: ['a', 'b'], stepResults: ['x', 'y'] })).toBe('summarize');
+  });
+});
+
+describe('proposal routing and queries (seed 004)', () => {
+  it('dedupes queries keeping their order', () => {
+    expect(dedupeQueries(['AI safety', 'machine learning', 'ai  safety', 'neural networks'])).toEqual([
+      'AI safety',
+      'machine learning',
+      'neural networks',
+    ]);
+  });
+  it('the chair: approved ends; not approved loops to a person until the limit', () => {
+    expect(afterChair({ isApproved: true, revisions: 0 }, 3)).toBe(END);
+    expect(afterChair({ isApproved: false, revisions: 2 }, 3)).toBe('human_review');
+    expect(afterChair({ isApproved: false, revisions: 3 }, 3)).toBe(END);
+  });
+  it('insight review: on to the plan, or another search cycle', () => {
+    expect(afterInsight({ next: 'plan' })).toBe('formulate_plan');
+    expect(afterInsight({ next: 'search' })).toBe('generate_query');
+  });
+  it('the offline model never repeats an earlier query', () => {
+    const earlier = ['solar overview', 'solar methods'];
+    const prompt = [
+      new HumanMessage(`Topic: solar\n\nEarlier queries:\n${earlier.map((q) => `- ${q}`).join('\n')}`),
+    ];
+    const next = scriptedObject(z.object({ query: z.string() }), prompt, 'Q') as { query: string };
+    expect(earlier).not.toContain(next.query);
   });
 });

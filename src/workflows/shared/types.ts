@@ -3,6 +3,7 @@
  * read its ending. Nothing here knows about Slack or the terminal.
  */
 import type { BaseCheckpointSaver, LangGraphRunnableConfig, StateSnapshot } from '@langchain/langgraph';
+import type { Documents } from '../../docs/documents.js';
 import type { ModelFor } from '../../llm/models.js';
 import type { WorkflowConfig } from '../../workflow-config.js';
 
@@ -19,6 +20,8 @@ export interface WorkflowDeps {
   say: Say;
   settings: WorkflowConfig;
   checkpointer: BaseCheckpointSaver;
+  /** The team's documents (`signoff docs add`), for workflows that search them. */
+  documents: Pick<Documents, 'search' | 'count'>;
 }
 
 /** The part of a compiled graph the engine uses. */

@@ -1,0 +1,261 @@
+/**
+ * Workflow `proposal` (seed 004): generate one new search query → dedupe (order kept) → query
+ * review (continue, or type a query that overrides it) → search the team's documents with only
+ * that query → summaries accumulate → knowledge gap → insight review (continue, refine the gap,
+ * or search more) → formulate a plan → novelty and feasibility reviews in parallel → the review
+ * chair decides: approved ends it; otherwise a person reviews the draft (feedback goes back to the
+ * plan), until `maxRevisions` (default 3) drafts were found wanting, which ends it saying so.
+ */
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { z } from 'zod';
+import { askStructured } from '../../llm/structured.js';
+import { contentOf } from '../shared/messages.js';
+import { askReview } from '../shared/review.js';
+import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
+import { DEFAULT_AGENTS, DEFAULT_COLLECTION, DEFAULT_MAX_REVISIONS } from './prompts.js';
+import { dedupeQueries, ProposalState, type ProposalStateType } from './proposal-state.js';
+
+const querySchema = z.object({ query: z.string().min(1).max(300).describe('One focused search query') });
+
+export const afterInsight = (s: Pick<ProposalStateType, 'next'>) =>
+  s.next === 'search' ? 'generate_query' : 'formulate_plan';
+
+export const afterChair = (s: Pick<ProposalStateType, 'isApproved' | 'revisions'>, maxRevisions: number) =>
+  s.isApproved ? END : s.revisions >= maxRevisions ? END : 'human_review';
+
+export const afterHumanReview = (s: Pick<ProposalStateType, 'outcome'>) =>
+  s.outcome ? END : 'formulate_plan';
+
+export function buildProposalGraph(deps: WorkflowDeps) {
+  const maxRevisions = deps.settings.maxRevisions ?? DEFAULT_MAX_REVISIONS;
+  const collection = deps.settings.collection ?? DEFAULT_COLLECTION;
+  const agent = (key: keyof typeof DEFAULT_AGENTS) => {
+    const config = deps.settings.agents[key];
+    const name = config?.name ?? DEFAULT_AGENTS[key].name;
+    return {
+      name,
+      prompt: config?.prompt ?? DEFAULT_AGENTS[key].prompt,
+      model: deps.modelFor({ name, config }),
+    };
+  };
+  const agents = Object.fromEntries(
+    (Object.keys(DEFAULT_AGENTS) as (keyof typeof DEFAULT_AGENTS)[]).map((k) => [k, agent(k)]),
+  ) as Record<keyof typeof DEFAULT_AGENTS, ReturnType<typeof agent>>;
+
+  const ask = async (who: ReturnType<typeof agent>, parts: string[], config: LangGraphRunnableConfig) =>
+    contentOf(
+      await who.model.invoke(
+        [new SystemMessage(who.prompt), new HumanMessage(parts.filter(Boolean).join('\n\n'))],
+        {
+          signal: config.signal,
+        },
+      ),
+    );
+  const lastQuery = (s: ProposalStateType) => s.searchQueries.at(-1) ?? s.topic;
+
+  const generateQuery = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
+    const earlier = s.searchQueries.length
+      ? `Earlier queries:\n${s.searchQueries.map((q) => `- ${q}`).join('\n')}`
+      : '';
+    const { query } = await askStructured(
+      agents.query.model,
+      querySchema,
+      [
+        new SystemMessage(agents.query.prompt),
+        new HumanMessage(
+          [`Topic: ${s.topic}`, earlier, s.knowledgeGap ? `Knowledge gap: ${s.knowledgeGap}` : '']
+            .filter(Boolean)
+            .join('\n\n'),
+        ),
+      ],
+      config.signal,
+    );
+    await deps.say(config, { agent: agents.query.name, text: `Next search: "${query}"` });
+    return { searchQueries: [...s.searchQueries, query.trim()], cycle: s.cycle + 1 };
+  };
+
+  const dedupe = (s: ProposalStateType) => ({ searchQueries: dedupeQueries(s.searchQueries) });
+
+  const queryReview = (s: ProposalStateType) => {
+    const d = askReview({
+      kind: 'query_review',
+      title: `Search for this? (cycle ${s.cycle})`,
+      body: `**Next search:** ${lastQuery(s)}${s.searchQueries.length > 1 ? `\n\n**Earlier:** ${s.searchQueries.slice(0, -1).join('; ')}` : ''}\n\nContinue, or type the query to search instead.`,
+      round: s.cycle,
+      actions: ['approve', 'revise'],
+      labels: { approve: 'Continue', revise: 'Use my query' },
+    });
+    const custom = d.feedback?.trim();
+    // A typed query overrides the generated one: it becomes the query searched, and the history.
+    if (d.action === 'revise' && custom)
+      return { searchQueries: dedupeQueries([...s.searchQueries.slice(0, -1), custom]) };
+    return {};
+  };
+
+  const literatureSearch = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
+    const query = lastQuery(s);
+    let summary: string;
+    if ((await deps.documents.count(collection)) === 0) {
+      summary = `No documents in the collection "${collection}", so there is no literature for "${query}". Add some with: signoff docs add <folder>`;
+    } else {
+      const passages = await deps.documents.search(collection, query);
+      if (passages.length === 0) {
+        summary = `Nothing in the collection "${collection}" matched "${query}".`;
+      } else {
+        const text = await ask(
+          agents.librarian,
+          [`Query: ${query}`, ...passages.map((p) => `[${p.name}]\n${p.text}`)],
+          config,
+        );
+        summary = `${text}\n\nSources: ${[...new Set(passages.map((p) => `[${p.name}]`))].join(', ')}`;
+      }
+    }
+    await deps.say(config, { agent: agents.librarian.name, text: `**Search:** "${query}"\n\n${summary}` });
+    return { literatureSummaries: [summary] };
+  };
+
+  const synthesizeLiterature = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
+    const gap = await ask(
+      agents.synthesizer,
+      [`Topic: ${s.topic}`, ...s.literatureSummaries.map((x, i) => `Summary ${i + 1}:\n${x}`)],
+      config,
+    );
+    await deps.say(config, { agent: agents.synthesizer.name, text: `**Knowledge gap:** ${gap}` });
+    return { knowledgeGap: gap };
+  };
+
+  const insightReview = (s: ProposalStateType) => {
+    const d = askReview({
+      kind: 'insight_review',
+      title: `Is this the gap to work on? (cycle ${s.cycle})`,
+      body: `**Knowledge gap:** ${s.knowledgeGap}\n\n${s.literatureSummaries.length} search summaries so far.\n\nContinue, type a refined gap, or search more.`,
+      round: s.cycle,
+      actions: ['approve', 'revise', 'reject'],
+      labels: { approve: 'Continue', revise: 'Refine the gap', reject: 'Search more' },
+    });
+    if (d.action === 'reject') return { next: 'search' as const };
+    const refined = d.feedback?.trim();
+    return { next: 'plan' as const, ...(d.action === 'revise' && refined ? { knowledgeGap: refined } : {}) };
+  };
+
+  const formulatePlan = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
+    const draft = await ask(
+      agents.writer,
+      [
+        `Topic: ${s.topic}`,
+        `Knowledge gap: ${s.knowledgeGap}`,
+        `Literature:\n${s.literatureSummaries.join('\n\n')}`,
+        s.proposalDraft ? `Earlier draft:\n${s.proposalDraft}` : '',
+        s.humanFeedback ? `Feedback: ${s.humanFeedback}` : '',
+      ],
+      config,
+    );
+    await deps.say(config, { agent: agents.writer.name, text: draft });
+    return { proposalDraft: draft, isApproved: null };
+  };
+
+  const reviewer =
+    (key: 'novelty' | 'feasibility') => async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
+      const review = await ask(
+        agents[key],
+        [
+          `Topic: ${s.topic}`,
+          `Plan:\n${s.proposalDraft}`,
+          `Literature:\n${s.literatureSummaries.join('\n\n')}`,
+        ],
+        config,
+      );
+      await deps.say(config, { agent: agents[key].name, text: review });
+      return { aiReviews: { [key]: review } };
+    };
+
+  const synthesizeReview = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
+    // The human feedback goes last: it is what the chair weighs most (and what the offline model reads).
+    const verdict = await agents.chair.model.invoke(
+      [
+        new SystemMessage(agents.chair.prompt),
+        new HumanMessage(
+          `Plan:\n${s.proposalDraft}\n\nNovelty review:\n${s.aiReviews.novelty}\n\nFeasibility review:\n${s.aiReviews.feasibility}`,
+        ),
+        new HumanMessage(s.humanFeedback ? `Human feedback: ${s.humanFeedback}` : 'No human feedback yet.'),
+      ],
+      { signal: config.signal },
+    );
+    const approved = /approved/i.test(contentOf(verdict)) && !/revise/i.test(contentOf(verdict));
+    const revisions = approved ? s.revisions : s.revisions + 1;
+    const outcome = approved
+      ? ('approved' as const)
+      : revisions >= maxRevisions
+        ? ('max_revisions' as const)
+        : null;
+    const said = approved
+      ? 'Approved: the plan stands.'
+      : outcome === 'max_revisions'
+        ? `Not approved, and ${revisions} drafts have now been found wanting (the limit is ${maxRevisions}): stopping here with the latest draft.`
+        : `Not approved yet (draft ${revisions} of at most ${maxRevisions}): a person reviews it next.`;
+    await deps.say(config, { agent: agents.chair.name, text: said });
+    return { isApproved: approved, revisions, outcome };
+  };
+
+  const humanReview = (s: ProposalStateType) => {
+    const d = askReview({
+      kind: 'final_review',
+      title: `Review the proposal (draft ${s.revisions + 1})`,
+      body: `${s.proposalDraft}\n\n**Novelty review:** ${s.aiReviews.novelty}\n\n**Feasibility review:** ${s.aiReviews.feasibility}`,
+      round: s.revisions,
+      labels: { approve: 'Accept as is', revise: 'Revise', reject: 'Reject' },
+    });
+    if (d.action === 'approve') return { outcome: 'approved' as const, isApproved: true };
+    if (d.action === 'reject') return { outcome: 'rejected' as const };
+    return { humanFeedback: d.feedback?.trim() || null };
+  };
+
+  return (
+    new StateGraph(ProposalState)
+      .addNode('generate_query', generateQuery)
+      .addNode('dedupe_queries', dedupe)
+      .addNode('query_review', queryReview)
+      .addNode('literature_search', literatureSearch)
+      .addNode('synthesize_literature', synthesizeLiterature)
+      .addNode('insight_review', insightReview)
+      .addNode('formulate_plan', formulatePlan)
+      .addNode('review_novelty', reviewer('novelty'))
+      .addNode('review_feasibility', reviewer('feasibility'))
+      .addNode('synthesize_review', synthesizeReview)
+      .addNode('human_review', humanReview)
+      .addEdge(START, 'generate_query')
+      .addEdge('generate_query', 'dedupe_queries')
+      .addEdge('dedupe_queries', 'query_review')
+      .addEdge('query_review', 'literature_search')
+      .addEdge('literature_search', 'synthesize_literature')
+      .addEdge('synthesize_literature', 'insight_review')
+      .addConditionalEdges('insight_review', afterInsight, ['generate_query', 'formulate_plan'])
+      // The two reviews run in the same step, side by side; the chair waits for both.
+      .addEdge('formulate_plan', 'review_novelty')
+      .addEdge('formulate_plan', 'review_feasibility')
+      .addEdge(['review_novelty', 'review_feasibility'], 'synthesize_review')
+      .addConditionalEdges('synthesize_review', (s) => afterChair(s, maxRevisions), ['human_review', END])
+      .addConditionalEdges('human_review', afterHumanReview, ['formulate_plan', END])
+      .compile({ checkpointer: deps.checkpointer })
+  );
+}
+
+export const proposalWorkflow: WorkflowDefinition = {
+  name: 'proposal',
+  description:
+    "Research the team's documents, agree the gap, and write a plan reviewed for novelty and feasibility.",
+  build: buildProposalGraph,
+  durability: 'exit',
+  input: (task) => ({ topic: task.text }),
+  outcome: (values) => {
+    if (values.outcome === 'rejected') return { status: 'rejected', reason: 'the proposal was rejected' };
+    if (values.outcome === 'max_revisions') {
+      return {
+        status: 'done',
+        reason: `stopped at the revision limit (${values.revisions} drafts) without approval`,
+      };
+    }
+    return { status: 'done', reason: 'approved' };
+  },
+};

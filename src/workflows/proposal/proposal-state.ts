@@ -1,0 +1,36 @@
+import { Annotation } from '@langchain/langgraph';
+
+const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d });
+
+/** Seed 004's state: query cycles over the team's documents, then a plan reviewed until approved. */
+export const ProposalState = Annotation.Root({
+  topic: last(() => ''),
+  /** Every query so far, in order, without repeats; only the last one is searched. */
+  searchQueries: last<string[]>(() => []),
+  cycle: last(() => 0),
+  /** One summary per search, accumulated across cycles. */
+  literatureSummaries: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  knowledgeGap: last<string | null>(() => null),
+  proposalDraft: last<string | null>(() => null),
+  /** The AI reviewers' verdicts on the current draft, written by the two parallel branches. */
+  aiReviews: Annotation<Record<string, string>>({ reducer: (a, b) => ({ ...a, ...b }), default: () => ({}) }),
+  isApproved: last<boolean | null>(() => null),
+  /** Drafts found wanting so far (seed 004's proposal_revision_cycles). */
+  revisions: last(() => 0),
+  humanFeedback: last<string | null>(() => null),
+  /** Where the insight review sent the work: on to the plan, or another search cycle. */
+  next: last<'plan' | 'search'>(() => 'plan'),
+  outcome: last<'approved' | 'max_revisions' | 'rejected' | null>(() => null),
+});
+export type ProposalStateType = typeof ProposalState.State;
+
+/** Order kept, repeats (ignoring case and spacing) dropped. */
+export function dedupeQueries(queries: string[]): string[] {
+  const seen = new Set<string>();
+  return queries.filter((q) => {
+    const key = q.trim().toLowerCase().replace(/\s+/g, ' ');
+    if (!key || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
