@@ -22,6 +22,7 @@ import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createSlackSink } from './slack/sink.js';
 import { workflowSettings } from './workflow-config.js';
+import { loadCustomWorkflow } from './workflows/custom.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
 import type { WorkflowDefinition } from './workflows/shared/types.js';
 
@@ -77,7 +78,12 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const modelFor = options.modelFor ?? createModelFor(config.model);
     const documents = createDocuments(db.pool);
     const workflows = new Map<string, LoadedWorkflow>();
-    for (const definition of options.workflows ?? BUILT_IN_WORKFLOWS) {
+    const custom = await Promise.all(
+      Object.entries(config.workflows.workflows)
+        .filter(([, w]) => w.module)
+        .map(([name, w]) => loadCustomWorkflow(name, w, config.configPath)),
+    );
+    for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom]) {
       const settings = workflowSettings(config.workflows, definition.name);
       const graph = definition.build({ modelFor, say: outbox.say, settings, checkpointer, documents });
       workflows.set(definition.name, { definition, graph });

@@ -82,6 +82,11 @@ const workflowSchema = z
       .array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'expected a lowercase name'))
       .min(1)
       .optional(),
+    /**
+     * A bring-your-own graph: a module (relative to the config file) exporting
+     * `createGraph({ model, modelFor, checkpointer })` that returns a compiled LangGraph graph.
+     */
+    module: z.string().min(1).optional(),
     /** The document collection a workflow searches (`signoff docs add <folder>` names it). */
     collection: z.string().min(1).max(100).optional(),
     agents: z.record(z.string(), agentSchema).default({}),

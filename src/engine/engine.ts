@@ -13,6 +13,7 @@ import type { Outbox } from './outbox.js';
 import { dropThread } from './prune.js';
 import type { JobQueue } from './queue.js';
 import { ABORT_CHANNEL, type LoadedWorkflow, type Runner } from './runner.js';
+import { invalidEdit } from './standard-interrupts.js';
 import * as store from './store.js';
 import {
   formatDuration,
@@ -229,6 +230,11 @@ export function createEngine(deps: EngineDeps) {
       return `"${input.action}" is not possible here; choose ${review.request.actions.join(', ')}.`;
     }
     if (input.action !== 'revise') return undefined;
+    // An edit of a tool call's arguments (a standard interrupt) needs no words, only valid JSON.
+    if (review.request.fields.length && review.request.origin) {
+      const errors = Object.values(invalidEdit(review.request, input.values ?? {}));
+      return errors.length ? errors.join(' ') : undefined;
+    }
     const feedback = input.feedback?.trim() ?? '';
     const { minLength, maxLength } = review.settings.feedback;
     if (feedback.length < Math.max(1, minLength)) return 'Say what should change: the feedback is empty.';
@@ -424,6 +430,8 @@ export function createEngine(deps: EngineDeps) {
       return released;
     },
     getTask: (id: string) => store.getTask(pool, id),
+    /** One review, for a surface that must show its form before a decision (Slack's modal). */
+    review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
     listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),
     /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
     reviewsFor: async (surface: Surface, actor: Actor) => {

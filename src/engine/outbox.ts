@@ -14,6 +14,7 @@ export interface Outbox {
   deliver(taskId: string): Promise<void>;
   /** `say` for workflows: an agent message keyed by graph step and node. */
   say: Say;
+  sayKeyed(taskId: string, key: string, message: { agent: string; text: string }): Promise<void>;
 }
 
 const MAX_CACHED = 1000;
@@ -105,7 +106,15 @@ export function createOutbox(deps: {
     // Steps count from 0 again on a redirected task's new thread: its generation keeps keys apart.
     const generation = thread === taskId ? '' : `${thread.slice(taskId.length + 1)}:`;
     const meta = config.metadata ?? {};
-    const key = `said:${generation}${meta.langgraph_step}:${meta.langgraph_node}:${message.part ?? 0}`;
+    await sayKeyed(
+      taskId,
+      `said:${generation}${meta.langgraph_step}:${meta.langgraph_node}:${message.part ?? 0}`,
+      message,
+    );
+  };
+
+  /** Records and delivers an agent message under a key of the caller's (once per key). */
+  const sayKeyed = async (taskId: string, key: string, message: { agent: string; text: string }) => {
     const recorded = await insertEvent(pool, taskId, key, {
       type: 'agent_said',
       agent: message.agent,
@@ -119,5 +128,5 @@ export function createOutbox(deps: {
     }
   };
 
-  return { deliver, say };
+  return { deliver, say, sayKeyed };
 }

@@ -1,3 +1,4 @@
+import { fromStandard } from './standard-interrupts.js';
 import { type ReviewRequest, reviewRequestSchema } from './types.js';
 
 /**
@@ -7,6 +8,8 @@ import { type ReviewRequest, reviewRequestSchema } from './types.js';
 export function toReviewRequest(value: unknown): ReviewRequest {
   const parsed = reviewRequestSchema.safeParse(value);
   if (parsed.success) return parsed.data;
+  const standard = fromStandard(value);
+  if (standard) return reviewRequestSchema.parse(standard);
   const json = JSON.stringify(value, null, 2) ?? String(value);
   return reviewRequestSchema.parse({
     kind: 'review',

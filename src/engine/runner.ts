@@ -27,10 +27,12 @@ import type { Outbox } from './outbox.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
+import { resumeValue } from './standard-interrupts.js';
 import * as store from './store.js';
 import { scheduleTimers } from './timers.js';
 import {
   type Clock,
+  type Decision,
   FINAL_STATUSES,
   type Review,
   type ReviewSettings,
@@ -133,7 +135,11 @@ export function createRunner(deps: RunnerDeps) {
       recursionLimit: RECURSION_LIMIT,
     };
     const resume = (reviews: Review[]) =>
-      new Command({ resume: Object.fromEntries(reviews.map((r) => [r.id, r.decision])) });
+      new Command({
+        resume: Object.fromEntries(
+          reviews.map((r) => [r.id, resumeValue(r.request, r.decision as Decision)]),
+        ),
+      });
 
     /** Runs the graph once; undefined when the run failed (the task says why) or was cancelled. */
     const execute = async (input: unknown): Promise<RunResult | undefined> => {
@@ -231,7 +237,15 @@ export function createRunner(deps: RunnerDeps) {
       const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
       if (pending) for (const i of pending) interrupts.set(i.id, i.value);
       else if (mode === 'values') values = chunk;
-      else if (++steps % PRUNE_EVERY_STEPS === 0) await pruneCheckpoints(pool, threadOf(task));
+      else if (workflow.definition.announce) {
+        for (const [node, update] of Object.entries(chunk)) {
+          for (const m of workflow.definition.announce(node, update)) {
+            await outbox.sayKeyed(task.id, `said:${m.key}`, m);
+          }
+        }
+      }
+      if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
+        await pruneCheckpoints(pool, threadOf(task));
     }
     return {
       interrupts: [...interrupts].map(([id, value]) => ({ id, value })),

@@ -45,6 +45,11 @@ export const reviewRequestSchema = z.object({
   labels: z.partialRecord(z.enum(ACTIONS), z.string().min(1).max(30)).default({}),
   round: z.number().int().min(1).default(1),
   fields: z.array(reviewFieldSchema).max(5).default([]),
+  /**
+   * Set when the interrupt came in a standard shape (LangChain's HITLRequest, the Agent Inbox's
+   * HumanInterrupt list): the value, so that the decision is answered in that shape.
+   */
+  origin: z.object({ format: z.enum(['hitl', 'agent_inbox']), value: z.unknown() }).optional(),
 });
 export type ReviewRequest = z.infer<typeof reviewRequestSchema>;
 export type ReviewRequestInput = z.input<typeof reviewRequestSchema>;

@@ -10,7 +10,11 @@
  *   history arrived).
  */
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
-import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models';
+import {
+  BaseChatModel,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import type { z } from 'zod';
@@ -136,6 +140,8 @@ export class ScriptedChatModel extends BaseChatModel {
   private readonly agent: string;
   private readonly delayMs: number;
   private readonly failures: number;
+  /** Tools bound by an agent (createAgent): the model calls the first one once, then answers. */
+  private tools: { name: string; schema?: unknown }[] = [];
 
   constructor(options: ScriptedModelOptions = {}) {
     super(options);
@@ -168,12 +174,49 @@ export class ScriptedChatModel extends BaseChatModel {
     return schema.parse(scriptedObject(schema, messages, this.agent));
   }
 
+  override bindTools(tools: BindToolsInput[]): ScriptedChatModel {
+    const bound = new ScriptedChatModel({
+      agent: this.agent,
+      delayMs: this.delayMs,
+      failures: this.failures,
+    });
+    bound.tools = tools.map((t) => {
+      const tool = t as { name?: string; schema?: unknown; function?: { name: string } };
+      return { name: tool.name ?? tool.function?.name ?? 'tool', schema: tool.schema };
+    });
+    return bound;
+  }
+
   async _generate(
     messages: BaseMessage[],
     options: this['ParsedCallOptions'],
     _runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     await this.call(options.signal);
+    const tool = this.tools[0];
+    const lastHuman = messages.findLastIndex((m) => m.getType() === 'human');
+    const answered = messages.slice(lastHuman + 1).find((m) => m.getType() === 'tool');
+    if (tool && !answered) {
+      // The arguments are built like a structured answer, from the tool's zod schema.
+      const schema = tool.schema as z.ZodObject | undefined;
+      const args = schema && 'shape' in schema ? scriptedObject(schema, messages, this.agent) : {};
+      const message = new AIMessage({
+        content: '',
+        tool_calls: [
+          {
+            id: `call_${this.calls}`,
+            name: tool.name,
+            args: args as Record<string, unknown>,
+            type: 'tool_call',
+          },
+        ],
+      });
+      return { generations: [{ text: '', message }] };
+    }
+    if (answered) {
+      const reply = `${OFFLINE_MARK} ${this.agent}: ${tool?.name ?? 'the tool'} returned "${excerpt(text(answered), 120)}".`;
+      return { generations: [{ text: reply, message: new AIMessage(reply) }] };
+    }
     const reply = scriptedReply(messages, this.agent);
     return { generations: [{ text: reply, message: new AIMessage(reply) }] };
   }

@@ -54,6 +54,7 @@ export interface SlackDecision {
   channel: string;
   action: Action;
   feedback?: string;
+  values?: Record<string, string>;
   threadTs?: string;
 }
 
@@ -76,6 +77,7 @@ export async function decideFromSlack(
       actor: { id: d.user, memberOf: memberOf(client, d.user) },
       action: d.action,
       feedback: d.feedback,
+      values: d.values,
     });
     if (!result.ok) await tell(result.message);
   } catch (error) {

@@ -81,8 +81,17 @@ export function click(user: string, actionId: string, value: string, messageTs: 
   });
 }
 
-/** Submitting the revise modal with `feedback`, carrying the metadata the modal was opened with. */
-export function reviseSubmission(user: string, privateMetadata: string, feedback: string) {
+/**
+ * Submitting the revise modal with `feedback` (and any form fields, by block id), carrying the
+ * metadata the modal was opened with.
+ */
+export function reviseSubmission(
+  user: string,
+  privateMetadata: string,
+  feedback: string,
+  fields: Record<string, string> = {},
+) {
+  const input = (value: string) => ({ value: { type: 'plain_text_input', value } });
   return payloadBody({
     type: 'view_submission',
     ...interaction(user),
@@ -92,7 +101,12 @@ export function reviseSubmission(user: string, privateMetadata: string, feedback
       type: 'modal',
       callback_id: 'signoff_revise',
       private_metadata: privateMetadata,
-      state: { values: { feedback: { value: { type: 'plain_text_input', value: feedback } } } },
+      state: {
+        values: {
+          feedback: input(feedback),
+          ...Object.fromEntries(Object.entries(fields).map(([block, v]) => [block, input(v)])),
+        },
+      },
       hash: 'h',
     },
   });

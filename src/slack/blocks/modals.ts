@@ -38,20 +38,51 @@ export function startModal(workflows: { name: string; description: string }[], c
   };
 }
 
-export function reviseModal(meta: object, title: string, maxLength: number): types.View {
+/** The form fields of a review (a tool call's arguments to edit), each prefilled. */
+export interface ModalField {
+  id: string;
+  label: string;
+  multiline: boolean;
+  initial?: string;
+}
+
+export const FIELD_BLOCK = 'field_';
+
+export function reviseModal(
+  meta: object,
+  title: string,
+  maxLength: number,
+  fields: ModalField[] = [],
+): types.View {
+  const editing = fields.length > 0;
   return {
     type: 'modal',
     callback_id: REVISE_VIEW,
     private_metadata: JSON.stringify(meta),
-    title: { type: 'plain_text', text: 'Ask for a revision' },
+    title: { type: 'plain_text', text: editing ? 'Edit before it runs' : 'Ask for a revision' },
     submit: { type: 'plain_text', text: 'Send' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       { type: 'section', text: { type: 'plain_text', text: truncate(neutralizePlain(title), 2000) } },
+      ...fields.map(
+        (f): types.KnownBlock => ({
+          type: 'input',
+          block_id: `${FIELD_BLOCK}${f.id}`,
+          label: { type: 'plain_text', text: truncate(neutralizePlain(f.label), 48) },
+          element: {
+            type: 'plain_text_input',
+            action_id: 'value',
+            multiline: f.multiline,
+            max_length: 3000,
+            ...(f.initial ? { initial_value: f.initial.slice(0, 3000) } : {}),
+          },
+        }),
+      ),
       {
         type: 'input',
         block_id: 'feedback',
-        label: { type: 'plain_text', text: 'What should change?' },
+        optional: editing,
+        label: { type: 'plain_text', text: editing ? 'Note (optional)' : 'What should change?' },
         element: {
           type: 'plain_text_input',
           action_id: 'value',

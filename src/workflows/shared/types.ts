@@ -46,6 +46,11 @@ export interface WorkflowDefinition {
    * are keyed by step so nothing is said twice. Long autonomous runs want `async`.
    */
   durability: Durability;
+  /**
+   * For graphs that do not call `say` (your own): what to post from each node's update, keyed by
+   * something stable (a message id) so that a rerun posts nothing twice.
+   */
+  announce?(node: string, update: unknown): { key: string; agent: string; text: string }[];
   /** How a finished run ended, from its final state. */
   outcome(values: Record<string, unknown>): { status: 'done' | 'rejected'; reason?: string };
 }

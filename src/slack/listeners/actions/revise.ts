@@ -7,7 +7,7 @@ import { reviseModal } from '../../blocks/modals.js';
 import { buttonValueSchema, safeJson } from '../../decide.js';
 import type { ListenerDeps } from '../../deps.js';
 
-export function createReviseAction(_deps: ListenerDeps) {
+export function createReviseAction(deps: ListenerDeps) {
   return async ({
     ack,
     body,
@@ -22,9 +22,21 @@ export function createReviseAction(_deps: ListenerDeps) {
       messageTs: body.message?.ts ?? body.container?.message_ts,
       threadTs: body.message?.thread_ts,
     };
+    // A tool call's review carries a form (its arguments): one quick read, still well inside the
+    // trigger's 3 s. If it fails the plain modal opens and the decision reports the failure.
+    const review = value.success
+      ? await deps.engine.review(value.data.review).catch(() => undefined)
+      : undefined;
+    const fields =
+      review?.taskId === (value.success ? value.data.task : '') ? (review?.request.fields ?? []) : [];
     await client.views.open({
       trigger_id: body.trigger_id,
-      view: reviseModal(meta, 'Tell the agents what to change.', 3000),
+      view: reviseModal(
+        meta,
+        fields.length ? 'Change the arguments, then send.' : 'Tell the agents what to change.',
+        3000,
+        fields,
+      ),
     });
   };
 }

@@ -1,7 +1,9 @@
 /** The revise modal's submission: empty feedback is refused inside the modal; otherwise decide. */
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { clickedReview, decideFromSlack, NOT_THIS_CARD, safeJson } from '../../decide.js';
+import { invalidEdit } from '../../../engine/standard-interrupts.js';
+import { FIELD_BLOCK } from '../../blocks/modals.js';
+import { buttonValueSchema, clickedReview, decideFromSlack, NOT_THIS_CARD, safeJson } from '../../decide.js';
 import type { ListenerDeps } from '../../deps.js';
 
 const metaSchema = z.object({
@@ -14,7 +16,27 @@ const metaSchema = z.object({
 export function createReviseSubmission(deps: ListenerDeps) {
   return async ({ ack, view, body, client }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
     const feedback = (view.state.values.feedback?.value?.value ?? '').trim();
-    if (!feedback) {
+    const values = Object.fromEntries(
+      Object.entries(view.state.values)
+        .filter(([block]) => block.startsWith(FIELD_BLOCK))
+        .map(([block, v]) => [block.slice(FIELD_BLOCK.length), v.value?.value ?? '']),
+    );
+    if (Object.keys(values).length) {
+      // Edited arguments are checked here, so that a mistake is shown in the form itself.
+      const meta = metaSchema.safeParse(safeJson(view.private_metadata));
+      const named = meta.success ? buttonValueSchema.safeParse(meta.data.value) : undefined;
+      const review = named?.success
+        ? await deps.engine.review(named.data.review).catch(() => undefined)
+        : undefined;
+      const errors = review ? invalidEdit(review.request, values) : {};
+      if (Object.keys(errors).length) {
+        await ack({
+          response_action: 'errors',
+          errors: Object.fromEntries(Object.entries(errors).map(([id, e]) => [`${FIELD_BLOCK}${id}`, e])),
+        });
+        return;
+      }
+    } else if (!feedback) {
       await ack({
         response_action: 'errors',
         errors: { feedback: 'Say what should change; the feedback is empty.' },
@@ -41,6 +63,7 @@ export function createReviseSubmission(deps: ListenerDeps) {
         channel,
         action: 'revise',
         feedback,
+        values,
         threadTs: meta.success ? meta.data.threadTs : undefined,
       });
     });

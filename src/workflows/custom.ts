@@ -1,0 +1,93 @@
+/**
+ * Bring your own graph: a workflow in the config file may name a module exporting
+ * `createGraph({ model, modelFor, checkpointer })` (or a default export of the same) that returns
+ * a compiled LangGraph graph. Its interrupts may be signoff's review requests or the standard
+ * shapes (see engine/standard-interrupts.ts). Its input is the task as a user message, unless the
+ * module exports `input(task)`.
+ */
+import { createHash } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { SignoffError } from '../errors.js';
+import type { ModelFor } from '../llm/models.js';
+import type { WorkflowConfig } from '../workflow-config.js';
+import type { RunnableGraph, WorkflowDefinition } from './shared/types.js';
+
+export interface GraphFactoryDeps {
+  /** The model signoff chose for this workflow (agent "agent" in its config, else the default). */
+  model: BaseChatModel;
+  modelFor: ModelFor;
+  checkpointer: BaseCheckpointSaver;
+}
+
+interface CustomModule {
+  createGraph?: (deps: GraphFactoryDeps) => RunnableGraph;
+  default?: (deps: GraphFactoryDeps) => RunnableGraph;
+  input?: (task: { text: string; requester: string }) => Record<string, unknown>;
+}
+
+export async function loadCustomWorkflow(
+  name: string,
+  settings: WorkflowConfig,
+  configPath: string | undefined,
+): Promise<WorkflowDefinition> {
+  const file = resolve(configPath ? dirname(configPath) : process.cwd(), settings.module as string);
+  let mod: CustomModule;
+  try {
+    mod = (await import(pathToFileURL(file).href)) as CustomModule;
+  } catch (cause) {
+    throw new SignoffError(
+      'config_invalid',
+      `workflows.${name}.module: cannot load ${file}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  const factory = mod.createGraph ?? mod.default;
+  if (typeof factory !== 'function') {
+    throw new SignoffError(
+      'config_invalid',
+      `workflows.${name}.module: ${file} exports no createGraph function`,
+    );
+  }
+  return {
+    name,
+    description: settings.description ?? `Your own graph (${settings.module}).`,
+    build: (deps) =>
+      factory({
+        model: deps.modelFor({ name: settings.agents.agent?.name ?? name, config: settings.agents.agent }),
+        modelFor: deps.modelFor,
+        checkpointer: deps.checkpointer,
+      }),
+    input: mod.input ?? ((task) => ({ messages: [{ role: 'user', content: task.text }] })),
+    // An agent's loop runs many steps between reviews: keep each one.
+    durability: 'async',
+    announce: (node, update) => announceMessages(name, node, update),
+    outcome: () => ({ status: 'done' }),
+  };
+}
+
+/**
+ * What a graph of messages says, for the thread: the AI's text answers and the tools' results
+ * (tool calls themselves are shown on review cards). Keyed by message id, else by content.
+ */
+export function announceMessages(
+  workflow: string,
+  node: string,
+  update: unknown,
+): { key: string; agent: string; text: string }[] {
+  const messages = (update as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((m) => {
+    const msg = m as { id?: string; content?: unknown; name?: string; getType?: () => string; type?: string };
+    const type = msg.getType?.() ?? msg.type;
+    const text = typeof msg.content === 'string' ? msg.content.trim() : '';
+    if (!text || (type !== 'ai' && type !== 'tool')) return [];
+    const agent = type === 'tool' ? `${msg.name ?? 'tool'} (tool)` : workflow;
+    const key = msg.id ?? `${node}:${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    return [{ key: `msg:${key}`, agent, text }];
+  });
+}

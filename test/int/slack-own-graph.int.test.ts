@@ -1,0 +1,130 @@
+/**
+ * Bring your own graph through Slack: the example under examples/ (a LangChain createAgent whose
+ * send_email tool needs approval via humanInTheLoopMiddleware) runs as a configured workflow; its
+ * HITLRequest becomes a card; Edit opens a form with the arguments, checked against the tool's
+ * schema in the form itself; the agent resumes with the decision in its own shape.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type SlackService, startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import {
+  click,
+  commandBody,
+  postSigned,
+  reviseSubmission,
+  SIGNING_SECRET,
+} from '../helpers/slack-requests.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_own_graph');
+  await slack.start();
+  service = await startSlack(
+    {
+      ...loadConfig({
+        DATABASE_URL: db.url,
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: slack.url,
+        PORT: '0',
+      }),
+      workflows: parseWorkflowConfig(
+        'workflows:\n  mailer:\n    module: ./examples/approval-agent/graph.ts\n    description: Sends email once you approve\n',
+        'test.yml',
+      ),
+    },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+  );
+  events = `http://127.0.0.1:${service.port}/slack/events`;
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const button = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id);
+const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
+
+async function start(text: string) {
+  await postSigned(events, commandBody(`mailer ${text}`));
+  const thread = tsOf(await until('root', () => rootOf(text)));
+  const card = await until('tool call card', () => cardsIn(thread)[0]);
+  return { thread, card };
+}
+
+describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
+  it('Edit: a form with the arguments, refused in the form when invalid, then the edited call runs', async () => {
+    const { thread, card } = await start('email the launch note to the team');
+    expect(JSON.stringify(card.blocks)).toContain('Approve send_email?');
+    expect(JSON.stringify(card.blocks)).toContain('An email is about to go out');
+    expect(buttons(card).map((b) => b.action_id)).toEqual([
+      'signoff_approve',
+      'signoff_revise',
+      'signoff_reject',
+    ]);
+    expect(JSON.stringify(buttons(card))).toContain('Edit');
+
+    await postSigned(
+      events,
+      click('U0BOB', 'signoff_revise', button(card, 'signoff_revise')?.value ?? '', tsOf(card), thread),
+    );
+    const opened = await until('modal', () => slack.callsOf('views.open').at(-1));
+    const view = opened.view as {
+      private_metadata: string;
+      blocks: { block_id?: string; element?: { initial_value?: string } }[];
+    };
+    const field = view.blocks.find((b) => b.block_id === 'field_args_0');
+    const initial = JSON.parse(field?.element?.initial_value ?? '{}') as Record<string, string>;
+    expect(Object.keys(initial).sort()).toEqual(['body', 'subject', 'to']);
+
+    const submit = (json: string) =>
+      postSigned(events, reviseSubmission('U0BOB', view.private_metadata, '', { field_args_0: json }));
+    const notJson = await submit('{not json');
+    expect(JSON.parse(notJson.body)).toMatchObject({
+      response_action: 'errors',
+      errors: { field_args_0: expect.stringContaining('JSON object') },
+    });
+    const missing = await submit(JSON.stringify({ to: 'team@example.com', subject: 'Launch' }));
+    expect(JSON.parse(missing.body).errors.field_args_0).toContain("must have required property 'body'");
+    expect(slack.callsOf('chat.update').filter((u) => u.ts === tsOf(card))).toEqual([]);
+
+    const ok = await submit(
+      JSON.stringify({ to: 'team@example.com', subject: 'Launch day!', body: 'We ship today.' }),
+    );
+    expect(ok.status).toBe(200);
+    const result = await until('tool result in the thread', () =>
+      inThread(thread).find(
+        (p) =>
+          p.text.includes('Sent \\"Launch day!\\" to team@example.com') ||
+          p.text.includes('Sent "Launch day!" to team@example.com'),
+      ),
+    );
+    expect(result).toBeDefined();
+    await until('root says done', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
+    );
+  });
+
+  it('Reject: the agent is told, nothing is sent', async () => {
+    const { thread, card } = await start('email the pricing sheet to a customer');
+    await postSigned(
+      events,
+      click('U0BOB', 'signoff_reject', button(card, 'signoff_reject')?.value ?? '', tsOf(card), thread),
+    );
+    await until('root says done', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
+    );
+    expect(inThread(thread).some((p) => p.text.includes('Sent "'))).toBe(false);
+  });
+});
