@@ -24,7 +24,9 @@ export function formatReview(review: Review): string {
       ? `Enter or "approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}`
       : undefined,
     r.actions.includes('revise')
-      ? `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}`
+      ? r.fields.length
+        ? `type the arguments as JSON to ${(r.labels.revise ?? 'edit').toLowerCase()}`
+        : `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}`
       : undefined,
     r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
   ].filter(Boolean);

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 /**
  * Durability across processes: a review answered by a different process, and a worker killed
  * with SIGKILL in the middle of a run.
@@ -89,6 +92,23 @@ describe('the terminal says what is wrong', () => {
     expect(r.code).toBe(code);
     expect(r.stderr).toContain(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('runs your own graph from the config file and takes an edit as JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'own-graph-'));
+    const file = join(dir, 'signoff.yml');
+    const module = join(import.meta.dirname, '..', '..', 'examples', 'approval-agent', 'graph.ts');
+    writeFileSync(file, `workflows:\n  mailer:\n    module: ${module}\n`);
+    const r = await runSignoff(
+      ['run', 'mailer', 'email the minutes'],
+      { ...env(), SIGNOFF_CONFIG: file },
+      'not json\n{"to": "ops@example.com", "subject": "Minutes", "body": "Attached."}\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Approve send_email?');
+    expect(r.stdout).toContain('Type the edited arguments as one line of JSON');
+    expect(r.stdout).toContain('Sent "Minutes" to ops@example.com.');
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
   });
 
   it('signoff docs add ingests a folder as a collection', async () => {
