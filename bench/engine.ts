@@ -16,6 +16,8 @@ export async function engine(
   rounds: number,
   tasks: number,
   roundsPerTask: number,
+  workflow = 'pair',
+  lead = 0,
 ) {
   const waiters = new Map<string, (reviewId: string) => void>();
   const app = await openSignoff(config, {
@@ -33,12 +35,19 @@ export async function engine(
     const first = nextReview(id);
     await app.engine.start({
       id,
-      workflow: 'pair',
+      workflow,
       text: 'benchmark task',
       requester: 'bench',
       surface: 'cli',
     });
-    return { id, review: await first };
+    const t = { id, review: await first };
+    for (let i = 0; i < lead; i++) {
+      const next = nextReview(id);
+      const r = await app.engine.decide({ reviewId: t.review, actor: { id: 'bench' }, action: 'approve' });
+      if (!r.ok) throw new Error(r.message);
+      t.review = await next;
+    }
+    return t;
   };
   const decide = async (t: { id: string; review: string }, round: number) => {
     const next = nextReview(t.id);
@@ -56,12 +65,12 @@ export async function engine(
   let task = { id: '', review: '' };
   for (let i = 0; i < rounds; i++) {
     // A fresh task every 20 rounds keeps the history about the size a real review round has.
-    if (i % 20 === 0) task = await start(`cli-latency-${i}`);
+    if (i % 20 === 0) task = await start(`cli-${workflow}-latency-${i}`);
     const t0 = performance.now();
     await decide(task, i);
     latency.push(performance.now() - t0);
   }
-  const all = await Promise.all(Array.from({ length: tasks }, (_, i) => start(`cli-load-${i}`)));
+  const all = await Promise.all(Array.from({ length: tasks }, (_, i) => start(`cli-${workflow}-load-${i}`)));
   const perSecond = await throughput(tasks, roundsPerTask, (i, round) =>
     decide(all[i] as { id: string; review: string }, round),
   );

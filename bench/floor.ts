@@ -1,6 +1,7 @@
 /**
- * The floor: the same pair graph resumed directly with LangGraph + PostgresSaver, with the
- * durability the engine uses for it, and nothing of signoff around it.
+ * The floor: the same workflow graph resumed directly with LangGraph + PostgresSaver, with the
+ * durability the engine uses for it, and nothing of signoff around it. `lead` reviews are
+ * approved before the measured rounds begin (proposal: the query and insight reviews).
  */
 import { Command, INTERRUPT, isInterrupted } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
@@ -8,31 +9,42 @@ import type pg from 'pg';
 import { createDocuments } from '../src/docs/documents.js';
 import { ScriptedChatModel } from '../src/llm/scripted.js';
 import { parseWorkflowConfig, workflowSettings } from '../src/workflow-config.js';
-import { buildPairGraph, pairWorkflow } from '../src/workflows/pair/pair-graph.js';
-import { revise, throughput } from './stats.js';
+import { pairWorkflow } from '../src/workflows/pair/pair-graph.js';
+import type { WorkflowDefinition } from '../src/workflows/shared/types.js';
+import { approve, BENCH_CONFIG, revise, throughput } from './stats.js';
 
-export async function floor(pool: pg.Pool, rounds: number, tasks: number, roundsPerTask: number) {
+export async function floor(
+  pool: pg.Pool,
+  rounds: number,
+  tasks: number,
+  roundsPerTask: number,
+  workflow: WorkflowDefinition = pairWorkflow,
+  lead = 0,
+) {
   const saver = new PostgresSaver(pool, undefined, { schema: 'floor' });
   await saver.setup();
-  const graph = buildPairGraph({
+  const graph = workflow.build({
     modelFor: ({ name }) => new ScriptedChatModel({ agent: name }),
     say: async () => undefined,
-    settings: workflowSettings(parseWorkflowConfig('', 'bench'), 'pair'),
+    settings: workflowSettings(parseWorkflowConfig(BENCH_CONFIG, 'bench'), workflow.name),
     checkpointer: saver,
     documents: createDocuments(pool),
   });
-  const durability = pairWorkflow.durability;
-  const start = async (thread: string) => {
-    const config = { configurable: { thread_id: thread }, durability };
-    const r = await graph.invoke(pairWorkflow.input({ text: 'benchmark task', requester: 'bench' }), config);
-    if (!isInterrupted(r)) throw new Error('the pair graph did not interrupt');
-    return { config, id: r[INTERRUPT][0]?.id as string };
-  };
-  const resume = async (t: Awaited<ReturnType<typeof start>>, round: number) => {
-    const r = await graph.invoke(new Command({ resume: { [t.id]: revise(`round ${round}`) } }), t.config);
-    if (!isInterrupted(r)) throw new Error('the pair graph did not interrupt');
+  const durability = workflow.durability;
+  const answer = async (t: { config: object; id: string }, value: unknown) => {
+    const r = await graph.invoke(new Command({ resume: { [t.id]: value } }), t.config);
+    if (!isInterrupted(r)) throw new Error(`the ${workflow.name} graph did not interrupt`);
     t.id = r[INTERRUPT][0]?.id as string;
   };
+  const start = async (thread: string) => {
+    const config = { configurable: { thread_id: thread }, durability };
+    const r = await graph.invoke(workflow.input({ text: 'benchmark task', requester: 'bench' }), config);
+    if (!isInterrupted(r)) throw new Error(`the ${workflow.name} graph did not interrupt`);
+    const t = { config, id: r[INTERRUPT][0]?.id as string };
+    for (let i = 0; i < lead; i++) await answer(t, approve());
+    return t;
+  };
+  const resume = (t: Awaited<ReturnType<typeof start>>, round: number) => answer(t, revise(`round ${round}`));
 
   const latency: number[] = [];
   let thread: Awaited<ReturnType<typeof start>> | undefined;

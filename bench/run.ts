@@ -11,14 +11,17 @@ import { openDatabase } from '../src/db/database.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { parseWorkflowConfig } from '../src/workflow-config.js';
+import { proposalWorkflow } from '../src/workflows/proposal/proposal-graph.js';
 import { engine } from './engine.js';
 import { floor } from './floor.js';
-import { ms, quantile } from './stats.js';
+import { BENCH_CONFIG, ms, quantile } from './stats.js';
 import { bytesPerTask } from './storage.js';
 
 const ROUNDS = 200;
 const TASKS = 200;
 const ROUNDS_PER_TASK = 3;
+const PROPOSAL_ROUNDS = 100;
+const PROPOSAL_TASKS = 100;
 const WORKERS = 16;
 const logger = createLogger('silent');
 
@@ -34,7 +37,7 @@ const db = await openDatabase({
 });
 const config = {
   ...loadConfig({ DATABASE_URL: url, SIGNOFF_WORKERS: String(WORKERS) }),
-  workflows: parseWorkflowConfig('', 'bench'),
+  workflows: parseWorkflowConfig(BENCH_CONFIG, 'bench'),
 };
 try {
   console.log(
@@ -52,6 +55,30 @@ try {
   console.log(
     `  engine ${e.perSecond.toFixed(0)} review rounds/s   (target ≥ 100; ratio to floor ${(e.perSecond / f.perSecond).toFixed(2)})\n`,
   );
+  // proposal: each measured round is a revision of the plan: the writer, then the novelty and
+  // feasibility reviewers in parallel, then the chair, then the person's next review.
+  const pf = await floor(db.pool, PROPOSAL_ROUNDS, PROPOSAL_TASKS, ROUNDS_PER_TASK, proposalWorkflow, 2);
+  const pe = await engine(
+    config,
+    db,
+    logger,
+    PROPOSAL_ROUNDS,
+    PROPOSAL_TASKS,
+    ROUNDS_PER_TASK,
+    'proposal',
+    2,
+  );
+  const [pfm, pem] = [quantile(pf.latency, 0.5), quantile(pe.latency, 0.5)];
+  console.log(
+    'proposal (plan → parallel novelty and feasibility reviews → chair → human review), per revision:',
+  );
+  console.log(`  floor  median ${ms(pfm)}  p99 ${ms(quantile(pf.latency, 0.99))}`);
+  console.log(`  engine median ${ms(pem)}  p99 ${ms(quantile(pe.latency, 0.99))}`);
+  console.log(`  ratio  ${(pem / pfm).toFixed(2)}   (target ≤ 3)`);
+  console.log(
+    `  throughput, ${PROPOSAL_TASKS} tasks × ${ROUNDS_PER_TASK}: floor ${pf.perSecond.toFixed(0)}, engine ${pe.perSecond.toFixed(0)} revisions/s (ratio ${(pe.perSecond / pf.perSecond).toFixed(2)})\n`,
+  );
+
   const small = await bytesPerTask(config, db, logger, 50);
   const large = await bytesPerTask(config, db, logger, 500);
   const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;

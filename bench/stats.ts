@@ -3,6 +3,10 @@ export const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
 };
 export const ms = (n: number) => `${n.toFixed(1)} ms`;
+/** Workflow settings for every bench: a proposal revises as long as the bench asks. */
+export const BENCH_CONFIG = 'workflows:\n  proposal:\n    maxRevisions: 100\n';
+
+export const approve = () => ({ action: 'approve', values: {}, by: 'bench', at: new Date().toISOString() });
 export const revise = (feedback: string) => ({
   action: 'revise',
   feedback,
