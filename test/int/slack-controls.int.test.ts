@@ -22,11 +22,7 @@ let events: string;
 let failuresLeft = 0;
 const clock = testClock();
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_controls');
-  await slack.start();
-  slack.groups = { S0LEADS: ['U0CAT'] };
-  const yaml = `workflows:
+const YAML = `workflows:
   pair:
     maxIterations: 1
     checkpoints:
@@ -37,6 +33,9 @@ beforeAll(async () => {
         timeout: 2h
         onTimeout: reject
 `;
+
+/** This file's signoff; started again to test what survives a restart. */
+async function startService() {
   service = await startSlack(
     {
       ...loadConfig({
@@ -46,7 +45,7 @@ beforeAll(async () => {
         SLACK_API_URL: slack.url,
         PORT: '0',
       }),
-      workflows: parseWorkflowConfig(yaml, 'test.yml'),
+      workflows: parseWorkflowConfig(YAML, 'test.yml'),
     },
     {
       logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
@@ -66,6 +65,13 @@ beforeAll(async () => {
     },
   );
   events = `http://127.0.0.1:${service.port}/slack/events`;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_controls');
+  await slack.start();
+  slack.groups = { S0LEADS: ['U0CAT'] };
+  await startService();
 });
 afterAll(async () => {
   await service?.stop();
@@ -216,5 +222,20 @@ describe('Slack controls', () => {
       updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('Rejected')),
     );
     expect(slack.refusals).toEqual([]);
+  });
+
+  it('a deadline that passes while signoff is down fires once it is back', async () => {
+    const { thread, card } = await startTask('book the venue');
+    const cardTs = tsOf(card as never);
+    await service.stop();
+    clock.advance(2 * 3600 + 1);
+    await startService();
+    await service.signoff.engine.releaseDueTimers('slack');
+    await until('card decided by the timeout after the restart', () =>
+      updatesOf(cardTs).find((u) => JSON.stringify(u.blocks).includes('Rejected automatically')),
+    );
+    await until('root says rejected', () =>
+      updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('Rejected')),
+    );
   });
 });

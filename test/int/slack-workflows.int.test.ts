@@ -72,6 +72,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
+const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
 const button = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id);
 const clickOn = (card: Post, thread: string, id: string, user = 'U0BOB') =>
   postSigned(events, click(user, id, button(card, id)?.value ?? '', tsOf(card), thread));
@@ -150,5 +151,41 @@ describe('redirect in Slack', () => {
     expect(JSON.stringify(card.blocks)).toContain('one-page checklist');
     // The second agent's answer on the old goal was cut off and never posted.
     expect(posts().filter((p) => p.thread_ts === thread && p.text.includes('SLOW'))).toHaveLength(1);
+  });
+});
+
+describe('proposal in Slack', () => {
+  it('a typed query overrides the generated one; parallel reviews; stops at the revision limit', async () => {
+    await postSigned(events, commandBody('proposal solar microgrids'));
+    const thread = tsOf(await until('root', () => rootOf('solar microgrids')));
+    const query = await until('query card', () => cardsIn(thread)[0]);
+    expect(JSON.stringify(buttons(query))).toContain('Use my query');
+    await postSigned(events, threadMessage('U0BOB', 'microgrid battery sizing', thread), { json: true });
+    const search = await until('search in the thread', () =>
+      inThread(thread).find((p) => p.text.includes('Search:')),
+    );
+    expect(search.text).toContain('"microgrid battery sizing"');
+    expect(search.text).toContain('No documents in the collection "docs"');
+
+    const insight = await until('insight card', () => cardsIn(thread)[1]);
+    expect(JSON.stringify(buttons(insight))).toContain('Search more');
+    await clickOn(insight, thread, 'signoff_approve');
+    let review = await until('first draft review', () => cardsIn(thread)[2]);
+    const by = (agent: string) =>
+      inThread(thread).filter((p) => (p as unknown as { username?: string }).username === agent);
+    expect(by('Novelty reviewer')).toHaveLength(1);
+    expect(by('Feasibility reviewer')).toHaveLength(1);
+
+    await postSigned(events, threadMessage('U0BOB', 'cut the budget', thread), { json: true });
+    review = await until('second draft review', () => cardsIn(thread)[3]);
+    expect(by('Novelty reviewer')).toHaveLength(2);
+    await postSigned(events, threadMessage('U0BOB', 'add a pilot', thread), { json: true });
+    await until('root says done at the limit', () =>
+      slack
+        .callsOf('chat.update')
+        .find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('revision limit')),
+    );
+    expect(cardsIn(thread)).toHaveLength(4);
+    expect(review).toBeDefined();
   });
 });
