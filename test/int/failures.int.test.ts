@@ -7,24 +7,18 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../../src/db/database.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { harnessPerFile } from '../helpers/harness.js';
+import { overloaded, scriptedWith } from '../helpers/slack-service.js';
 
 let failuresLeft = 0;
 const t = harnessPerFile('failures', () => ({
-  modelFor: ({ name }) => {
-    const model = new ScriptedChatModel({ agent: name });
-    const invoke = model.invoke.bind(model);
-    model.invoke = (async (...args: Parameters<typeof invoke>) => {
-      if (failuresLeft > 0) {
-        failuresLeft -= 1;
-        throw Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
-      }
-      return invoke(...args);
-    }) as typeof model.invoke;
-    return model;
-  },
+  modelFor: scriptedWith(async () => {
+    if (failuresLeft > 0) {
+      failuresLeft -= 1;
+      throw overloaded();
+    }
+  }),
 }));
 
 describe('model failures', () => {

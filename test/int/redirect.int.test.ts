@@ -3,10 +3,9 @@
  * also when another process asks), nothing of it is posted, the abandoned goal is kept and the
  * workflow starts over on the new goal.
  */
-import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { type Harness, harnessPerFile, openHarness } from '../helpers/harness.js';
+import { scriptedWith, thinkUnlessAborted } from '../helpers/slack-service.js';
 
 /**
  * Calls about an old goal (marked SLOW) think for 30 s, unless aborted, from the second on; calls
@@ -14,27 +13,13 @@ import { type Harness, harnessPerFile, openHarness } from '../helpers/harness.js
  */
 const started: string[] = [];
 const t = harnessPerFile('redirect', () => ({
-  modelFor: ({ name }) => {
-    const model = new ScriptedChatModel({ agent: name });
-    const invoke = model.invoke.bind(model);
-    model.invoke = (async (input: BaseMessage[], options?: { signal?: AbortSignal }) => {
-      const prompt = JSON.stringify(input.map((m) => m.content));
-      if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal')) {
-        started.push(name);
-        if (started.length > 1) {
-          await new Promise((resolve, reject) => {
-            const timer = setTimeout(resolve, 30_000);
-            options?.signal?.addEventListener('abort', () => {
-              clearTimeout(timer);
-              reject(options.signal?.reason);
-            });
-          });
-        }
-      }
-      return invoke(input, options as never);
-    }) as typeof model.invoke;
-    return model;
-  },
+  modelFor: scriptedWith(async (name, input, options) => {
+    const prompt = JSON.stringify(input.map((m) => m.content));
+    if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal')) {
+      started.push(name);
+      if (started.length > 1) await thinkUnlessAborted(30_000, options?.signal);
+    }
+  }),
 }));
 let other: Harness | undefined;
 afterAll(async () => {

@@ -3,15 +3,12 @@
  * reviewers messaged directly, Cancel and Retry on the root message, `/signoff list`, the Home tab.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { ScriptedChatModel } from '../../src/llm/scripted.js';
-import { createLogger } from '../../src/logger.js';
-import { type SlackService, startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { testClock } from '../helpers/harness.js';
-import { appHomeOpened, click, commandBody, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
+import { appHomeOpened, click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { overloaded, scriptedWith, startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
@@ -36,35 +33,20 @@ const YAML = `workflows:
 
 /** This file's signoff; started again to test what survives a restart. */
 async function startService() {
-  service = await startSlack(
-    {
-      ...loadConfig({
-        DATABASE_URL: db.url,
-        SLACK_BOT_TOKEN: 'xoxb-test',
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: slack.url,
-        PORT: '0',
-      }),
-      workflows: parseWorkflowConfig(YAML, 'test.yml'),
-    },
-    {
-      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml: YAML,
+    options: {
       clock,
-      modelFor: ({ name }) => {
-        const model = new ScriptedChatModel({ agent: name });
-        const invoke = model.invoke.bind(model);
-        model.invoke = (async (...args: Parameters<typeof invoke>) => {
-          if (failuresLeft > 0) {
-            failuresLeft -= 1;
-            throw Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
-          }
-          return invoke(...args);
-        }) as typeof model.invoke;
-        return model;
-      },
+      modelFor: scriptedWith(async () => {
+        if (failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw overloaded();
+        }
+      }),
     },
-  );
-  events = `http://127.0.0.1:${service.port}/slack/events`;
+  }));
 }
 
 beforeAll(async () => {

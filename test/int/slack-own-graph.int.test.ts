@@ -5,19 +5,11 @@
  * schema in the form itself; the agent resumes with the decision in its own shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { type SlackService, startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
-import {
-  click,
-  commandBody,
-  postSigned,
-  reviseSubmission,
-  SIGNING_SECRET,
-} from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
@@ -29,23 +21,11 @@ let events: string;
 beforeAll(async () => {
   db = await createTestDatabase('slack_own_graph');
   await slack.start();
-  service = await startSlack(
-    {
-      ...loadConfig({
-        DATABASE_URL: db.url,
-        SLACK_BOT_TOKEN: 'xoxb-test',
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: slack.url,
-        PORT: '0',
-      }),
-      workflows: parseWorkflowConfig(
-        'workflows:\n  mailer:\n    module: ./examples/approval-agent/graph.ts\n    description: Sends email once you approve\n',
-        'test.yml',
-      ),
-    },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
-  );
-  events = `http://127.0.0.1:${service.port}/slack/events`;
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml: 'workflows:\n  mailer:\n    module: ./examples/approval-agent/graph.ts\n    description: Sends email once you approve\n',
+  }));
 });
 afterAll(async () => {
   await service?.stop();

@@ -4,13 +4,11 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { type SlackService, startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
-import { click, commandBody, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
@@ -19,18 +17,12 @@ const { cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 const services: SlackService[] = [];
 
 const startRole = async (role: 'web' | 'worker') => {
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.url,
-    PORT: '0',
-    SIGNOFF_ROLE: role,
+  const { service } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
+    env: { SIGNOFF_ROLE: role },
   });
-  const service = await startSlack(
-    { ...config, workflows: parseWorkflowConfig('workflows:\n  pair:\n    maxIterations: 1\n', 'test.yml') },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
-  );
   services.push(service);
   return service;
 };

@@ -4,13 +4,11 @@
  * that it acks over the socket.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { type SlackService, startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, threadMessage } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
@@ -21,16 +19,12 @@ let service: SlackService;
 beforeAll(async () => {
   db = await createTestDatabase('slack_socket');
   await slack.start();
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_APP_TOKEN: 'xapp-test',
-    SLACK_API_URL: slack.url,
-  });
-  service = await startSlack(
-    { ...config, workflows: parseWorkflowConfig('workflows:\n  pair:\n    maxIterations: 1\n', 'test.yml') },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
-  );
+  ({ service } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
+    env: { SLACK_APP_TOKEN: 'xapp-test' },
+  }));
 });
 afterAll(async () => {
   await service?.stop();

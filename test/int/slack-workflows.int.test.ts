@@ -1,12 +1,7 @@
 /** The seed workflows' main paths end to end through Slack (signed requests, fake Web API). */
 
-import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { ScriptedChatModel } from '../../src/llm/scripted.js';
-import { createLogger } from '../../src/logger.js';
-import { type SlackService, startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import {
@@ -14,9 +9,9 @@ import {
   commandBody,
   postSigned,
   reviseSubmission,
-  SIGNING_SECRET,
   threadMessage,
 } from '../helpers/slack-requests.js';
+import { scriptedWith, startTestSlack, thinkUnlessAborted } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
@@ -29,42 +24,20 @@ let slowCalls = 0;
 beforeAll(async () => {
   db = await createTestDatabase('slack_workflows');
   await slack.start();
-  service = await startSlack(
-    {
-      ...loadConfig({
-        DATABASE_URL: db.url,
-        SLACK_BOT_TOKEN: 'xoxb-test',
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: slack.url,
-        PORT: '0',
-      }),
-      workflows: parseWorkflowConfig('', 'test.yml'),
-    },
-    {
-      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    options: {
       // Agents on a goal marked SLOW think for 30 s (abortably), except the first; after a
       // redirect (the goal names the one it replaces) they answer at once.
-      modelFor: ({ name }) => {
-        const model = new ScriptedChatModel({ agent: name });
-        const invoke = model.invoke.bind(model);
-        model.invoke = (async (input: BaseMessage[], options?: { signal?: AbortSignal }) => {
-          const prompt = JSON.stringify(input.map((m) => m.content));
-          if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal') && ++slowCalls > 1) {
-            await new Promise((resolve, reject) => {
-              const timer = setTimeout(resolve, 30_000);
-              options?.signal?.addEventListener('abort', () => {
-                clearTimeout(timer);
-                reject(options.signal?.reason);
-              });
-            });
-          }
-          return invoke(input, options as never);
-        }) as typeof model.invoke;
-        return model;
-      },
+      modelFor: scriptedWith(async (_, input, options) => {
+        const prompt = JSON.stringify(input.map((m) => m.content));
+        if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal') && ++slowCalls > 1) {
+          await thinkUnlessAborted(30_000, options?.signal);
+        }
+      }),
     },
-  );
-  events = `http://127.0.0.1:${service.port}/slack/events`;
+  }));
 });
 afterAll(async () => {
   await service?.stop();

@@ -5,10 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { type SlackService, startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import type { SlackService } from '../../src/main.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import {
@@ -16,9 +13,9 @@ import {
   commandBody,
   postSigned,
   reviseSubmission,
-  SIGNING_SECRET,
   threadMessage,
 } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -29,20 +26,9 @@ let events: string;
 beforeAll(async () => {
   db = await createTestDatabase('slack');
   await slack.start();
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.url,
-    PORT: '0',
-  });
   const yaml =
     'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review:\n        reviewers: [anyone]\n  specialist:\n    checkpoints:\n      review:\n        reviewers: [U0BOB]\n';
-  service = await startSlack(
-    { ...config, workflows: parseWorkflowConfig(yaml, 'test.yml') },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
-  );
-  events = `http://127.0.0.1:${service.port}/slack/events`;
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml }));
 });
 afterAll(async () => {
   await service?.stop();
@@ -300,27 +286,18 @@ describe('Slack surface', () => {
   it('a restart while a review waits: the click after it finishes the task', async () => {
     const { thread, card, cardTs } = await startTask('pair survive a deploy');
     await service.stop();
-    service = await startSlack(
-      {
-        ...loadConfig({
-          DATABASE_URL: db.url,
-          SLACK_BOT_TOKEN: 'xoxb-test',
-          SLACK_SIGNING_SECRET: SIGNING_SECRET,
-          SLACK_API_URL: slack.url,
-          PORT: '0',
-        }),
-        workflows: parseWorkflowConfig('workflows:\n  pair:\n    maxIterations: 1\n', 'test.yml'),
-      },
-      {
-        logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    ({ service, events } = await startTestSlack({
+      url: db.url,
+      slack,
+      yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
+      options: {
         // After the deploy the agents write at length: 30,000 characters each.
         modelFor: () =>
           ({
             invoke: async () => ({ content: `# Report\n\n${'A long paragraph of findings. '.repeat(1000)}` }),
           }) as never,
       },
-    );
-    events = `http://127.0.0.1:${service.port}/slack/events`;
+    }));
     const value = buttons(card).find((b) => b.action_id === 'signoff_revise')?.value ?? '';
     await postSigned(events, threadMessage('U0BOB', 'now in much more detail', thread), { json: true });
     await until('round 2 card after the restart', () => cardsIn(thread)[1], 20_000);

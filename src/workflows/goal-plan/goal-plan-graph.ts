@@ -9,6 +9,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { askStructured } from '../../llm/structured.js';
+import { agentFor } from '../shared/agents.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
@@ -39,15 +40,7 @@ const entry = (role: HistoryEntry['role'], content: string): HistoryEntry => ({
 const historyText = (h: HistoryEntry[]) => h.map((e) => `[${e.role}] ${e.content}`).join('\n');
 
 export function buildGoalPlanGraph(deps: WorkflowDeps) {
-  const agent = (key: keyof typeof DEFAULT_AGENTS) => {
-    const config = deps.settings.agents[key];
-    const name = config?.name ?? DEFAULT_AGENTS[key].name;
-    return {
-      name,
-      prompt: config?.prompt ?? DEFAULT_AGENTS[key].prompt,
-      model: deps.modelFor({ name, config }),
-    };
-  };
+  const agent = (key: keyof typeof DEFAULT_AGENTS) => agentFor(deps, key, DEFAULT_AGENTS[key]);
   const evaluator = agent('evaluator');
   const planner = agent('planner');
   const executor = agent('executor');

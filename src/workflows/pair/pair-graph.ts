@@ -4,6 +4,7 @@
  * the next cycle starts with Agent 1. Approve ends the run; reject ends it as rejected.
  */
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { agentFor } from '../shared/agents.js';
 import { contentOf, toChat } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
@@ -25,16 +26,7 @@ export function nextAfterReview(state: Pick<PairStateType, 'outcome'>): 'agent1'
 
 export function buildPairGraph(deps: WorkflowDeps) {
   const maxIterations = deps.settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
-  const agents = (['agent1', 'agent2'] as const).map((key) => {
-    const config = deps.settings.agents[key];
-    const name = config?.name ?? DEFAULT_AGENTS[key].name;
-    return {
-      key,
-      name,
-      prompt: config?.prompt ?? DEFAULT_AGENTS[key].prompt,
-      model: deps.modelFor({ name, config }),
-    };
-  });
+  const agents = (['agent1', 'agent2'] as const).map((key) => agentFor(deps, key, DEFAULT_AGENTS[key]));
 
   const turnNode = (index: 0 | 1) => async (state: PairStateType, config: LangGraphRunnableConfig) => {
     const agent = agents[index] as (typeof agents)[number];

@@ -10,6 +10,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
 import { askStructured } from '../../llm/structured.js';
+import { type Agent, agentFor } from '../shared/agents.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
@@ -30,20 +31,11 @@ export const afterHumanReview = (s: Pick<ProposalStateType, 'outcome'>) =>
 export function buildProposalGraph(deps: WorkflowDeps) {
   const maxRevisions = deps.settings.maxRevisions ?? DEFAULT_MAX_REVISIONS;
   const collection = deps.settings.collection ?? DEFAULT_COLLECTION;
-  const agent = (key: keyof typeof DEFAULT_AGENTS) => {
-    const config = deps.settings.agents[key];
-    const name = config?.name ?? DEFAULT_AGENTS[key].name;
-    return {
-      name,
-      prompt: config?.prompt ?? DEFAULT_AGENTS[key].prompt,
-      model: deps.modelFor({ name, config }),
-    };
-  };
   const agents = Object.fromEntries(
-    (Object.keys(DEFAULT_AGENTS) as (keyof typeof DEFAULT_AGENTS)[]).map((k) => [k, agent(k)]),
-  ) as Record<keyof typeof DEFAULT_AGENTS, ReturnType<typeof agent>>;
+    Object.entries(DEFAULT_AGENTS).map(([k, defaults]) => [k, agentFor(deps, k, defaults)]),
+  ) as Record<keyof typeof DEFAULT_AGENTS, Agent>;
 
-  const ask = async (who: ReturnType<typeof agent>, parts: string[], config: LangGraphRunnableConfig) =>
+  const ask = async (who: Agent, parts: string[], config: LangGraphRunnableConfig) =>
     contentOf(
       await who.model.invoke(
         [new SystemMessage(who.prompt), new HumanMessage(parts.filter(Boolean).join('\n\n'))],

@@ -7,6 +7,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { excerpt } from '../../llm/scripted.js';
+import { agentFor } from '../shared/agents.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
@@ -38,15 +39,11 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
   const plannerConfig = deps.settings.agents.planner;
   const plannerName = plannerConfig?.name ?? 'Planner';
   const planner = deps.modelFor({ name: plannerName, config: plannerConfig });
-  const agentFor = (specialist: string) => {
-    const config = deps.settings.agents[specialist];
-    const name = config?.name ?? `${title(specialist)} specialist`;
-    return {
-      name,
-      prompt: config?.prompt ?? specialistPrompt(specialist),
-      model: deps.modelFor({ name, config }),
-    };
-  };
+  const specialistAgent = (specialist: string) =>
+    agentFor(deps, specialist, {
+      name: `${title(specialist)} specialist`,
+      prompt: specialistPrompt(specialist),
+    });
 
   const plan = async (state: SpecialistStateType, config: LangGraphRunnableConfig) => {
     try {
@@ -71,7 +68,7 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
   };
 
   const work = async (state: SpecialistStateType, config: LangGraphRunnableConfig) => {
-    const agent = agentFor(state.specialist as string);
+    const agent = specialistAgent(state.specialist as string);
     try {
       const answer = await agent.model.invoke(
         [new SystemMessage(agent.prompt), new HumanMessage(renderHistory(state.originalTask, state.history))],
@@ -98,7 +95,7 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
   };
 
   const review = (state: SpecialistStateType) => {
-    const agent = agentFor(state.specialist as string);
+    const agent = specialistAgent(state.specialist as string);
     const decision = askReview({
       kind: 'review',
       title: `Approve the ${agent.name}'s result?`,

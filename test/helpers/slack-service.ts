@@ -1,0 +1,61 @@
+/** A signoff Slack service on a test database, talking to a FakeSlack; and model wrappers. */
+import type { BaseMessage } from '@langchain/core/messages';
+import { loadConfig } from '../../src/config.js';
+import type { ModelFor } from '../../src/llm/models.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { createLogger } from '../../src/logger.js';
+import { type OpenOptions, type SlackService, startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import type { FakeSlack } from './fake-slack.js';
+import { SIGNING_SECRET } from './slack-requests.js';
+
+export async function startTestSlack(o: {
+  url: string;
+  slack: FakeSlack;
+  yaml?: string;
+  env?: Record<string, string>;
+  options?: Partial<OpenOptions>;
+}): Promise<{ service: SlackService; events: string }> {
+  const config = loadConfig({
+    DATABASE_URL: o.url,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: o.slack.url,
+    PORT: '0',
+    ...o.env,
+  });
+  const service = await startSlack(
+    { ...config, workflows: parseWorkflowConfig(o.yaml ?? '', 'test.yml') },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), ...o.options },
+  );
+  return { service, events: `http://127.0.0.1:${service.port}/slack/events` };
+}
+
+/** The offline model, with `before` run ahead of every call (to fail it, or to make it think). */
+export function scriptedWith(
+  before: (agent: string, input: BaseMessage[], options?: { signal?: AbortSignal }) => Promise<void>,
+): ModelFor {
+  return ({ name }) => {
+    const model = new ScriptedChatModel({ agent: name });
+    const invoke = model.invoke.bind(model);
+    model.invoke = (async (input: BaseMessage[], options?: { signal?: AbortSignal }) => {
+      await before(name, input, options);
+      return invoke(input, options as never);
+    }) as typeof model.invoke;
+    return model;
+  };
+}
+
+/** Thinks for `ms` unless the call is aborted first (then it throws, as a cancelled request does). */
+export function thinkUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+}
+
+/** A model call that fails like an overloaded server. */
+export const overloaded = () => Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
