@@ -38,7 +38,11 @@ export const checkpointSchema = z
     onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind']).default('remind'),
     /** Reminder pings before the deadline (seconds each); default: one at half time. */
     reminders: z.array(duration).optional(),
-    allowSkip: z.boolean().default(false),
+    /**
+     * May this step pass without a person (seed 004's allow_skip)? When false, a timeout can
+     * remind, reject or cancel, but never approve on nobody's behalf.
+     */
+    allowSkip: z.boolean().default(true),
     /** Also message reviewers directly with a link to the thread. */
     dmReviewers: z.boolean().default(false),
     /** Limits on typed feedback (seed 004's validation). */
@@ -50,7 +54,17 @@ export const checkpointSchema = z
       .strict()
       .default({ minLength: 1, maxLength: 3000 }),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (!c.allowSkip && c.onTimeout === 'approve') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['onTimeout'],
+        message:
+          'allowSkip is false, so this step may not pass without a person: use remind, reject or cancel',
+      });
+    }
+  });
 export type CheckpointConfig = z.infer<typeof checkpointSchema>;
 
 const agentSchema = z

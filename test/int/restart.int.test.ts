@@ -111,6 +111,28 @@ describe('the terminal says what is wrong', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
   });
 
+  it('goal-plan and proposal run to the end in the terminal', async () => {
+    const goal = await runSignoff(
+      ['run', 'goal-plan', 'tidy the wiki'],
+      env(),
+      'keep the history\napprove\napprove\n',
+    );
+    expect(goal.code, goal.stderr).toBe(0);
+    expect(goal.stdout).toContain('Is this the goal? (round 2)');
+    expect(goal.stdout).toContain('Summary');
+    expect(goal.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+
+    const proposal = await runSignoff(
+      ['run', 'proposal', 'quiet office spaces'],
+      env(),
+      'open-plan noise\napprove\nlooks good, approved\n',
+    );
+    expect(proposal.code, proposal.stderr).toBe(0);
+    expect(proposal.stdout).toContain('**Search:** "open-plan noise"');
+    expect(proposal.stdout).toContain('Novelty reviewer');
+    expect(proposal.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done \(approved\)$/);
+  });
+
   it('signoff docs add ingests a folder as a collection', async () => {
     const r = await runSignoff(['docs', 'add', 'test/fixtures/docs', 'energy'], env());
     expect(r.code, r.stderr).toBe(0);

@@ -99,6 +99,17 @@ describe('the workflow config file', () => {
     }
   });
 
+  it('a step that may not be skipped may not approve itself at its deadline', () => {
+    expect(() =>
+      parseWorkflowConfig(
+        'workflows:\n  proposal:\n    checkpoints:\n      final_review:\n        timeout: 15m\n        allowSkip: false\n        onTimeout: approve\n',
+        'signoff.yml',
+      ),
+    ).toThrow(
+      'signoff.yml:7:20 workflows.proposal.checkpoints.final_review.onTimeout: allowSkip is false, so this step may not pass without a person: use remind, reject or cancel',
+    );
+  });
+
   it('reports YAML syntax errors with their position', () => {
     expect(() => parseWorkflowConfig('workflows:\n  pair: [1,\n', 'bad.yml')).toThrow(/^bad\.yml:\d+:\d+ /);
   });
