@@ -63,11 +63,7 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
     return options.find((o) => lower.includes(o)) ?? options[0] ?? '';
   }
   const context = messages.filter((m) => m.getType() !== 'system').length;
-  const task = humans.length
-    ? (text(humans[0] as BaseMessage)
-        .replace(/^Task:\s*/, '')
-        .split('\n')[0] ?? '')
-    : '';
+  const task = humans.length ? plainTask(text(humans[0] as BaseMessage)) : '';
   const feedback = /(?:^|\n)(?:Feedback|\[round \d+\] Human feedback):\s*([^\n]*)\s*$/.exec(latest);
   const speaker = /^([A-Z][\w ]{0,40}):/.exec(latest);
   const clause = feedback
@@ -78,10 +74,20 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
   return `${OFFLINE_MARK} ${agent} on "${excerpt(task, 60)}": ${clause} (read ${context} message${context === 1 ? '' : 's'} of context).`;
 }
 
+/**
+ * The task a prompt is about: its first line without a "Task:" or "Goal:" label, and, when that
+ * line is an earlier offline answer (a goal the offline model restated), the task it quoted.
+ */
+function plainTask(firstHuman: string): string {
+  const line = (firstHuman.replace(/^(Task|Goal):\s*/, '').split('\n')[0] ?? '').trim();
+  const quoted = line.startsWith(OFFLINE_MARK) ? /for "([^"]+)"/.exec(line)?.[1] : undefined;
+  return quoted ?? line;
+}
+
 /** The task (first human message) and the latest feedback in a prompt, if any. */
 function taskAndFeedback(messages: BaseMessage[]): { task: string; feedback?: string } {
   const humans = messages.filter((m) => m.getType() === 'human').map(text);
-  const task = (humans[0] ?? '').replace(/^(Task|Goal):\s*/, '').split('\n')[0] ?? '';
+  const task = plainTask(humans[0] ?? '');
   const all = humans.join('\n');
   const feedback = [...all.matchAll(/(?:^|\n)Feedback:\s*([^\n]+)/g)].at(-1)?.[1];
   return { task, feedback };
