@@ -175,6 +175,8 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
     ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)
     : undefined;
   ready = true;
+  // In HTTP mode a request counts from its first byte, before Bolt has read and verified it.
+  (server as { on?: (e: string, f: () => void) => void } | undefined)?.on?.('request', afterAck.arrived);
   const address = (server as { address?: () => unknown } | undefined)?.address?.();
   const port = typeof address === 'object' && address ? (address as { port: number }).port : undefined;
   logger.info(
