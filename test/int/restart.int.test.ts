@@ -87,6 +87,7 @@ describe('the terminal says what is wrong', () => {
     [['frobnicate'], 2, 'Unknown command "frobnicate"'],
     [['docs', 'add', 'no/such/folder'], 2, 'There is no folder "no/such/folder".'],
     [['docs'], 2, 'usage: signoff docs add <folder> [collection]'],
+    [['redirect', 'cli-nope', 'new goal'], 2, 'There is no task "cli-nope". See them with: signoff tasks'],
   ])('signoff %j → exit %i', async (args, code, message) => {
     const r = await runSignoff(args as string[], env());
     expect(r.code).toBe(code);
@@ -137,6 +138,16 @@ describe('the terminal says what is wrong', () => {
     const r = await runSignoff(['docs', 'add', 'test/fixtures/docs', 'energy'], env());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('2 documents in the collection "energy" (added or updated).\n');
+  });
+
+  it('redirect needs a task whose agents are working', async () => {
+    const waiting = await runSignoff(['run', 'pair', 'name the release'], env());
+    const id = /task (\S+): waiting for review/.exec(waiting.stdout)?.[1] as string;
+    const r = await runSignoff(['redirect', id, 'name the codename instead'], env());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'The task is waiting; only a task whose agents are working can be redirected.',
+    );
   });
 
   it('refuses to resume a finished task', async () => {
