@@ -1,3 +1,7 @@
+import type { Queryable } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
+import { checkpointSchema, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { reviewsOf } from './store.js';
 import type { Action, Actor, ReviewSettings, Task } from './types.js';
 
 /**
@@ -28,4 +32,30 @@ export async function withGroups(settings: Pick<ReviewSettings, 'reviewers'>, ac
   const named = settings.reviewers.filter((r) => r.startsWith('S'));
   if (!named.length || !actor.memberOf) return actor;
   return { ...actor, groups: await actor.memberOf(named) };
+}
+
+/**
+ * Cancel, retry and redirect from a shared place (Slack): the requester, whoever may reject a
+ * pending review, or whoever the workflow's checkpoints name as reviewers. Throws otherwise.
+ */
+export async function assertMayControl(
+  db: Queryable,
+  config: WorkflowsConfig,
+  task: Task,
+  actor: Actor,
+  what: 'cancel' | 'retry' | 'redirect',
+): Promise<void> {
+  if (actor.id === task.requester) return;
+  const configured = Object.values(workflowSettings(config, task.workflow).checkpoints);
+  const rules = [
+    ...(await reviewsOf(db, task.id, 'pending')).map((r) => r.settings),
+    ...(configured.length ? configured : [config.defaults.checkpoint ?? checkpointSchema.parse({})]),
+  ];
+  for (const rule of rules) {
+    if (!refusal(rule, task, await withGroups(rule, actor), 'reject')) return;
+  }
+  throw new SignoffError(
+    'not_allowed',
+    `Sorry, only the person who started this task or one of its reviewers can ${what} it.`,
+  );
 }

@@ -7,22 +7,17 @@ import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { checkpointSchema, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
-import { refusal, withGroups } from './authorize.js';
+import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { assertMayControl, refusal, withGroups } from './authorize.js';
+import { eventsOf, insertEvent } from './event-store.js';
+import { createTimerHandler } from './on-timer.js';
 import type { Outbox } from './outbox.js';
 import { dropThread } from './prune.js';
 import type { JobQueue } from './queue.js';
 import { ABORT_CHANNEL, type LoadedWorkflow, type Runner } from './runner.js';
 import { invalidEdit } from './standard-interrupts.js';
 import * as store from './store.js';
-import {
-  formatDuration,
-  isDue,
-  releaseDueTimers,
-  type TimerJob,
-  timerJobSchema,
-  timerQueue,
-} from './timers.js';
+import { releaseDueTimers, type TimerJob, timerJobSchema, timerQueue } from './timers.js';
 import {
   type Action,
   type Actor,
@@ -32,7 +27,6 @@ import {
   FINAL_STATUSES,
   type Review,
   type Surface,
-  SYSTEM_ACTOR,
   type Task,
   threadOf,
 } from './types.js';
@@ -149,7 +143,7 @@ export function createEngine(deps: EngineDeps) {
         origin: input.origin ?? {},
       });
       if (inserted.created) {
-        await store.insertEvent(db, id, 'started', { type: 'task_started', task: inserted.task });
+        await insertEvent(db, id, 'started', { type: 'task_started', task: inserted.task });
         await store.audit(db, {
           taskId: id,
           actor: input.requester,
@@ -258,7 +252,7 @@ export function createEngine(deps: EngineDeps) {
       if (FINAL_STATUSES.includes(current.status)) {
         throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
       }
-      if (options.authorize) await mayControl(db, current, actor, 'cancel');
+      if (options.authorize) await assertMayControl(db, deps.config, current, actor, 'cancel');
       if (await store.setStatus(db, taskId, 'cancelled', options.reason ?? `cancelled by ${actor.id}`)) {
         await store.cancelPendingReviews(db, taskId, {
           by: actor.id,
@@ -274,26 +268,6 @@ export function createEngine(deps: EngineDeps) {
     runner.abort(taskId);
     queue.wake(advanceQueue(task.surface));
     return (await store.getTask(pool, taskId)) as Task;
-  }
-
-  /**
-   * Cancel, retry and redirect from a shared place (Slack): the requester, whoever may reject a
-   * pending review, or whoever the workflow's checkpoints name as reviewers.
-   */
-  async function mayControl(db: Queryable, task: Task, actor: Actor, what: 'cancel' | 'retry' | 'redirect') {
-    if (actor.id === task.requester) return;
-    const configured = Object.values(workflowSettings(deps.config, task.workflow).checkpoints);
-    const rules = [
-      ...(await store.reviewsOf(db, task.id, 'pending')).map((r) => r.settings),
-      ...(configured.length ? configured : [deps.config.defaults.checkpoint ?? checkpointSchema.parse({})]),
-    ];
-    for (const rule of rules) {
-      if (!refusal(rule, task, await withGroups(rule, actor), 'reject')) return;
-    }
-    throw new SignoffError(
-      'not_allowed',
-      `Sorry, only the person who started this task or one of its reviewers can ${what} it.`,
-    );
   }
 
   /**
@@ -324,7 +298,7 @@ export function createEngine(deps: EngineDeps) {
           `The task is ${current.status}; only a task whose agents are working can be redirected.`,
         );
       }
-      if (options.authorize) await mayControl(db, current, actor, 'redirect');
+      if (options.authorize) await assertMayControl(db, deps.config, current, actor, 'redirect');
       const moved = (await store.redirectTask(db, taskId, {
         text: goal,
         by: actor.id,
@@ -346,7 +320,7 @@ export function createEngine(deps: EngineDeps) {
     const task = await inTransaction(pool, async (db) => {
       const current = await store.getTask(db, taskId, true);
       if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
-      if (options.authorize) await mayControl(db, current, actor, 'retry');
+      if (options.authorize) await assertMayControl(db, deps.config, current, actor, 'retry');
       if (current.status !== 'failed') {
         throw new SignoffError(
           'task_not_waiting',
@@ -362,40 +336,6 @@ export function createEngine(deps: EngineDeps) {
     return (await store.getTask(pool, taskId)) as Task;
   }
 
-  /** A review's timer: a reminder, or its deadline's action; nothing once the review is closed. */
-  async function onTimer(job: TimerJob): Promise<void> {
-    const found = await store.getReviewWithTask(pool, job.reviewId);
-    if (found?.review.status !== 'pending') return;
-    const { review, task } = found;
-    if (!isDue(job, deps.clock)) {
-      // The queue ran it early by the engine's clock: wait again.
-      await queue.send(timerQueue(task.surface), job, { startAfter: new Date(job.fireAt) });
-      return;
-    }
-    const remind = async (overdue: boolean) => {
-      const key = overdue ? `overdue:${review.id}` : `remind:${review.id}:${job.n}`;
-      await store.insertEvent(pool, task.id, key, { type: 'review_reminder', review, n: job.n, overdue });
-      await runner.deliver(task.id);
-    };
-    if (job.kind === 'remind') return remind(false);
-    const action = review.settings.onTimeout;
-    const late = `no decision within ${formatDuration(review.settings.timeoutSeconds ?? 0)}`;
-    const actor = { id: SYSTEM_ACTOR };
-    if (action === 'cancel') {
-      await cancel(task.id, actor, { reason: late });
-      return;
-    }
-    if (action === 'remind' || !review.request.actions.includes(action)) return remind(true);
-    const result = await decide({
-      reviewId: review.id,
-      actor,
-      action,
-      automatic: `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
-    });
-    // Refused only when a person decided in the meantime, which is as it should be.
-    if (!result.ok) logger.info({ review: review.id, code: result.code }, 'timeout found the review decided');
-  }
-
   /** Starts `concurrency` workers that run this surface's tasks, and its review timers. */
   async function work(surface: Surface, concurrency: number): Promise<void> {
     await queue.declare(advanceQueue(surface));
@@ -404,6 +344,7 @@ export function createEngine(deps: EngineDeps) {
     );
     await runner.listenForAborts();
     await queue.declare(timerQueue(surface));
+    const onTimer = createTimerHandler({ ...deps, decide, cancel });
     await queue.work<TimerJob>(timerQueue(surface), 1, (data) => onTimer(timerJobSchema.parse(data)));
     // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
     const unfinished = await pool.query<{ id: string }>(
@@ -443,7 +384,7 @@ export function createEngine(deps: EngineDeps) {
       return mine;
     },
     reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
-    events: (taskId: string): Promise<DeliveredEvent[]> => store.eventsOf(pool, taskId),
+    events: (taskId: string): Promise<DeliveredEvent[]> => eventsOf(pool, taskId),
     /** Delivers a task's undelivered events now (a surface that came back, say). */
     deliver: (taskId: string) => deps.outbox.deliver(taskId),
   };

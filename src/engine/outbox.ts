@@ -6,7 +6,8 @@
 import type pg from 'pg';
 import type { Logger } from '../logger.js';
 import type { Say } from '../workflows/shared/types.js';
-import { getTask, insertEvent, markDelivered, undeliveredEvents } from './store.js';
+import { eventsOf, insertEvent, markDelivered } from './event-store.js';
+import { getTask } from './store.js';
 import { type DeliveredEvent, type Sink, type Surface, type Task, taskOfThread } from './types.js';
 
 export interface Outbox {
@@ -85,14 +86,14 @@ export function createOutbox(deps: {
   const deliver = (taskId: string) =>
     chained(taskId, async () => {
       clean.delete(taskId);
-      if (await send(taskId, await undeliveredEvents(pool, taskId))) remember(clean, taskId);
+      if (await send(taskId, await eventsOf(pool, taskId, 'undelivered'))) remember(clean, taskId);
     });
 
   /** Delivers one just-recorded event: directly when nothing is pending before it. */
   const deliverRecorded = (event: DeliveredEvent) =>
     chained(event.taskId, async () => {
       if (!clean.has(event.taskId)) {
-        if (await send(event.taskId, await undeliveredEvents(pool, event.taskId)))
+        if (await send(event.taskId, await eventsOf(pool, event.taskId, 'undelivered')))
           remember(clean, event.taskId);
         return;
       }

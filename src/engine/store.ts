@@ -6,7 +6,6 @@ import type { Queryable } from '../db/queryable.js';
 import type {
   AbandonedGoal,
   Decision,
-  DeliveredEvent,
   EngineEvent,
   Review,
   ReviewRequest,
@@ -319,43 +318,6 @@ export async function cancelPendingReviews(
     [taskId, closed.by, closed.reason],
   );
   return (r.rows[0] as { n: number }).n;
-}
-
-/** Records an event once per (task, key); returns it if this call recorded it. */
-export async function insertEvent(
-  db: Queryable,
-  taskId: string,
-  key: string,
-  event: EngineEvent,
-): Promise<DeliveredEvent | undefined> {
-  const r = await db.query<{ id: string }>(
-    `INSERT INTO signoff.events (task_id, key, type, payload) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (task_id, key) DO NOTHING RETURNING id`,
-    [taskId, key, event.type, event],
-  );
-  const row = r.rows[0];
-  return row && { id: Number(row.id), taskId, key, event };
-}
-
-export async function undeliveredEvents(db: Queryable, taskId: string): Promise<DeliveredEvent[]> {
-  const r = await db.query<{ id: string; task_id: string; key: string; payload: EngineEvent }>(
-    'SELECT id, task_id, key, payload FROM signoff.events WHERE task_id = $1 AND delivered_at IS NULL ORDER BY id',
-    [taskId],
-  );
-  return r.rows.map((row) => ({ id: Number(row.id), taskId: row.task_id, key: row.key, event: row.payload }));
-}
-
-export async function markDelivered(db: Queryable, eventIds: number[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  await db.query('UPDATE signoff.events SET delivered_at = now() WHERE id = ANY($1)', [eventIds]);
-}
-
-export async function eventsOf(db: Queryable, taskId: string): Promise<DeliveredEvent[]> {
-  const r = await db.query<{ id: string; task_id: string; key: string; payload: EngineEvent }>(
-    'SELECT id, task_id, key, payload FROM signoff.events WHERE task_id = $1 ORDER BY id',
-    [taskId],
-  );
-  return r.rows.map((row) => ({ id: Number(row.id), taskId: row.task_id, key: row.key, event: row.payload }));
 }
 
 export async function audit(

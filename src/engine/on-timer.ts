@@ -1,0 +1,59 @@
+/**
+ * What a review's timer does when it runs (see timers.ts for when): nothing once the review is
+ * closed; otherwise a reminder, or the deadline's action through the same paths as a person's.
+ */
+import type pg from 'pg';
+import type { Logger } from '../logger.js';
+import type { DecideInput, DecideResult } from './engine.js';
+import { insertEvent } from './event-store.js';
+import type { JobQueue } from './queue.js';
+import type { Runner } from './runner.js';
+import { getReviewWithTask } from './store.js';
+import { formatDuration, isDue, type TimerJob, timerQueue } from './timers.js';
+import { type Actor, type Clock, SYSTEM_ACTOR } from './types.js';
+
+export interface TimerHandlerDeps {
+  pool: pg.Pool;
+  queue: JobQueue;
+  runner: Runner;
+  clock: Clock;
+  logger: Logger;
+  decide(input: DecideInput): Promise<DecideResult>;
+  cancel(taskId: string, actor: Actor, options: { reason: string }): Promise<unknown>;
+}
+
+export function createTimerHandler(deps: TimerHandlerDeps) {
+  return async (job: TimerJob): Promise<void> => {
+    const found = await getReviewWithTask(deps.pool, job.reviewId);
+    if (found?.review.status !== 'pending') return;
+    const { review, task } = found;
+    if (!isDue(job, deps.clock)) {
+      // The queue ran it early by the engine's clock: wait again.
+      await deps.queue.send(timerQueue(task.surface), job, { startAfter: new Date(job.fireAt) });
+      return;
+    }
+    const remind = async (overdue: boolean) => {
+      const key = overdue ? `overdue:${review.id}` : `remind:${review.id}:${job.n}`;
+      await insertEvent(deps.pool, task.id, key, { type: 'review_reminder', review, n: job.n, overdue });
+      await deps.runner.deliver(task.id);
+    };
+    if (job.kind === 'remind') return remind(false);
+    const action = review.settings.onTimeout;
+    const late = `no decision within ${formatDuration(review.settings.timeoutSeconds ?? 0)}`;
+    const actor = { id: SYSTEM_ACTOR };
+    if (action === 'cancel') {
+      await deps.cancel(task.id, actor, { reason: late });
+      return;
+    }
+    if (action === 'remind' || !review.request.actions.includes(action)) return remind(true);
+    const result = await deps.decide({
+      reviewId: review.id,
+      actor,
+      action,
+      automatic: `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
+    });
+    // Refused only when a person decided in the meantime, which is as it should be.
+    if (!result.ok)
+      deps.logger.info({ review: review.id, code: result.code }, 'timeout found the review decided');
+  };
+}
