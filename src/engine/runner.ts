@@ -167,7 +167,7 @@ export function createRunner(deps: RunnerDeps) {
 
     let toApply = decided;
     let ran: RunResult | undefined;
-    let stale = decided.length === 0;
+    let readState = decided.length === 0;
     if (decided.length) {
       // The common path: resume by interrupt id without reading the state first. Strict resume
       // refuses, before running anything, an id no longer pending: one consumed by a run that
@@ -177,10 +177,10 @@ export function createRunner(deps: RunnerDeps) {
         if (!ran) return;
       } catch (error) {
         if (!isUnknownInterruptError(error)) throw error;
-        stale = true;
+        readState = true;
       }
     }
-    if (stale) {
+    if (readState) {
       const before = await workflow.graph.getState(config);
       const pending = new Set(pendingInterrupts(before).map((i) => i.id));
       // Nothing is resumed twice.

@@ -42,6 +42,14 @@ export function createSlackApp(deps: SlackAppDeps): App {
             },
           ],
         });
+  // A burst of requests holds back work after acks (after-ack.ts). Over HTTP a request counts
+  // from its first byte (main.ts listens on the server); over a socket, when Bolt sees it.
+  if (slack.mode.kind === 'socket') {
+    app.use(async ({ next }) => {
+      deps.afterAck.arrived();
+      await next();
+    });
+  }
   registerListeners(app, deps);
   return app;
 }

@@ -38,14 +38,24 @@ export function safeJson(text: string): unknown {
   }
 }
 
-/** Which of `groups` the user is in, from Slack (asked only when a checkpoint names groups). */
-export const memberOf = (client: WebClient, user: string) => async (groups: string[]) => {
-  const member = await Promise.all(
-    groups.map(async (g) =>
-      ((await client.usergroups.users.list({ usergroup: g })).users ?? []).includes(user),
-    ),
-  );
-  return groups.filter((_, i) => member[i]);
+/**
+ * Which of `groups` the user is in, from Slack (asked only when a checkpoint names groups). Each
+ * group is asked once per actor: a list of reviews may name the same group many times.
+ */
+export const memberOf = (client: WebClient, user: string) => {
+  const asked = new Map<string, Promise<boolean>>();
+  const isIn = (group: string) => {
+    let answer = asked.get(group);
+    if (!answer) {
+      answer = client.usergroups.users.list({ usergroup: group }).then((r) => (r.users ?? []).includes(user));
+      asked.set(group, answer);
+    }
+    return answer;
+  };
+  return async (groups: string[]) => {
+    const member = await Promise.all(groups.map(isIn));
+    return groups.filter((_, i) => member[i]);
+  };
 };
 
 export interface SlackDecision {

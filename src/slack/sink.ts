@@ -7,7 +7,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import type { Sink, Task } from '../engine/types.js';
+import type { Sink, Task, TaskStatus } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
 import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
@@ -58,6 +58,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     });
   };
 
+  const updateRoot = (origin: SlackOrigin, task: Task, status: TaskStatus, reason: string | null) =>
+    client.chat.update({
+      channel: origin.channel,
+      ts: origin.ts,
+      ...rootMessage(task, status, reason),
+    } as never);
+
   const show = async (task: Task, event: Parameters<Sink>[0]) => {
     const origin = slackOriginSchema.parse(task.origin);
     const e = event.event;
@@ -93,21 +100,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       case 'task_redirected':
         await postOnce(`${event.taskId}:${event.key}`, origin, redirectedMessage(e));
         // The root message shows the goal: it is the new one now.
-        await client.chat.update({
-          channel: origin.channel,
-          ts: origin.ts,
-          ...rootMessage({ ...task, text: e.text }, 'working'),
-        } as never);
+        await updateRoot(origin, { ...task, text: e.text }, 'working', null);
         return;
       case 'review_closed':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester, e));
         return;
       case 'task_status':
-        await client.chat.update({
-          channel: origin.channel,
-          ts: origin.ts,
-          ...rootMessage(task, e.status, e.reason),
-        } as never);
+        await updateRoot(origin, task, e.status, e.reason);
         return;
     }
   };

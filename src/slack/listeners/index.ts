@@ -14,11 +14,6 @@ import { createReviseSubmission } from './views/revise.js';
 import { createStartSubmission } from './views/start.js';
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
-  // Counted before any listener runs, so work after earlier acks holds back while requests arrive.
-  app.use(async ({ next }) => {
-    deps.afterAck.arrived();
-    await next();
-  });
   app.command('/signoff', createSignoffCommand(deps));
   app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));
   app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));

@@ -23,41 +23,46 @@ export function createThreadReply(deps: ListenerDeps) {
     const user = 'user' in event ? event.user : undefined;
     const text = ('text' in event ? event.text : '')?.trim();
     if (!user || !text) return;
-    const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: event.thread_ts });
-    const task = await deps.engine.getTask(taskId);
-    const tell = (t: string) =>
-      client.chat
-        .postEphemeral({ channel: event.channel, user, text: t, thread_ts: event.thread_ts })
-        .catch(() => undefined);
-    if (task?.status === 'working') {
-      await deps.engine
-        .redirect(taskId, text, { id: user, memberOf: memberOf(client, user) }, { authorize: true })
-        .catch(async (error) => {
-          if (isSignoffError(error)) await tell(error.message);
-          else {
-            deps.logger.error({ err: { message: (error as Error).message } }, 'redirect failed');
-            await tell(COULD_NOT_RECORD);
-          }
-        });
-      return;
-    }
-    if (task?.status !== 'waiting') return;
-    const pending = (await deps.engine.reviews(taskId, 'pending')).filter((r) =>
-      r.request.actions.includes('revise'),
-    );
-    if (pending.length !== 1) {
-      if (pending.length > 1)
-        await tell('Several reviews are waiting in this thread; use the buttons on the card you mean.');
-      return;
-    }
-    const review = pending[0] as (typeof pending)[number];
-    await decideFromSlack(deps, client, {
-      click: { review: review.id, task: taskId },
-      user,
-      channel: event.channel,
-      action: 'revise',
-      feedback: text,
-      threadTs: event.thread_ts,
+    const threadTs = event.thread_ts;
+    // Slack has its ack already (Events API requests are acked before listeners run); the work
+    // waits behind a burst of clicks like any other work after an ack.
+    await deps.afterAck.run(async () => {
+      const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: threadTs });
+      const task = await deps.engine.getTask(taskId);
+      const tell = (t: string) =>
+        client.chat
+          .postEphemeral({ channel: event.channel, user, text: t, thread_ts: threadTs })
+          .catch(() => undefined);
+      if (task?.status === 'working') {
+        await deps.engine
+          .redirect(taskId, text, { id: user, memberOf: memberOf(client, user) }, { authorize: true })
+          .catch(async (error) => {
+            if (isSignoffError(error)) await tell(error.message);
+            else {
+              deps.logger.error({ err: { message: (error as Error).message } }, 'redirect failed');
+              await tell(COULD_NOT_RECORD);
+            }
+          });
+        return;
+      }
+      if (task?.status !== 'waiting') return;
+      const pending = (await deps.engine.reviews(taskId, 'pending')).filter((r) =>
+        r.request.actions.includes('revise'),
+      );
+      if (pending.length !== 1) {
+        if (pending.length > 1)
+          await tell('Several reviews are waiting in this thread; use the buttons on the card you mean.');
+        return;
+      }
+      const review = pending[0] as (typeof pending)[number];
+      await decideFromSlack(deps, client, {
+        click: { review: review.id, task: taskId },
+        user,
+        channel: event.channel,
+        action: 'revise',
+        feedback: text,
+        threadTs,
+      });
     });
   };
 }
