@@ -28,8 +28,12 @@ export function refusal(
 }
 
 /** The actor with the user groups it is in, asked (from Slack) only when the checkpoint names groups. */
+/** The user groups a checkpoint names among its reviewers. */
+export const groupsNamed = (settings: Pick<ReviewSettings, 'reviewers'>) =>
+  settings.reviewers.filter((r) => r.startsWith('S'));
+
 export async function withGroups(settings: Pick<ReviewSettings, 'reviewers'>, actor: Actor): Promise<Actor> {
-  const named = settings.reviewers.filter((r) => r.startsWith('S'));
+  const named = groupsNamed(settings);
   if (!named.length || !actor.memberOf) return actor;
   return { ...actor, groups: await actor.memberOf(named) };
 }

@@ -8,7 +8,7 @@ import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
-import { assertMayControl, refusal, withGroups } from './authorize.js';
+import { assertMayControl, groupsNamed, refusal, withGroups } from './authorize.js';
 import { eventsOf, insertEvent } from './event-store.js';
 import { createTimerHandler } from './on-timer.js';
 import type { Outbox } from './outbox.js';
@@ -181,7 +181,7 @@ export function createEngine(deps: EngineDeps) {
     };
     const outcome = await inTransaction(
       pool,
-      async (db): Promise<Refused | { review: Review; task: Task }> => {
+      async (db): Promise<Refused | { review: Review; task: Task } | { askGroups: string[] }> => {
         const found = await store.getReviewWithTask(db, input.reviewId, true);
         if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
           return { refused: ['unknown_review', 'That review does not exist here.'] as const };
@@ -194,9 +194,12 @@ export function createEngine(deps: EngineDeps) {
               : 'It was cancelled.';
           return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
         }
-        const why = input.automatic
-          ? undefined
-          : refusal(review.settings, task, await withGroups(review.settings, input.actor), input.action);
+        // Group membership is Slack's to answer: never asked while this row is locked.
+        const named = groupsNamed(review.settings);
+        if (!input.automatic && named.length && input.actor.memberOf && !input.actor.groups) {
+          return { askGroups: named };
+        }
+        const why = input.automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
         if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
@@ -214,6 +217,10 @@ export function createEngine(deps: EngineDeps) {
         return { review: decided, task };
       },
     );
+    if ('askGroups' in outcome) {
+      const { memberOf, ...actor } = input.actor;
+      return decide({ ...input, actor: { ...actor, groups: await memberOf?.(outcome.askGroups) } });
+    }
     if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
     queue.wake(advanceQueue(outcome.task.surface));
     return { ok: true, review: outcome.review, task: outcome.task };

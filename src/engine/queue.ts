@@ -43,10 +43,25 @@ export interface QueueOptions {
   pollingSeconds?: number;
 }
 
+/** pg-boss's completeJobs and failJobsById statements (the ones it runs without awaiting). */
+export const UNAWAITED = /SET completed_on = now\(\)|DELETE FROM \S+\.job\s+WHERE name = \$1 AND id IN/;
+
 export function createQueue(options: QueueOptions): JobQueue {
   const { pool, logger } = options;
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => pool.query(text, values) },
+    db: {
+      executeSql: (text, values) => {
+        const result = pool.query(text, values);
+        if (!UNAWAITED.test(text)) return result;
+        // pg-boss 10 completes and fails a worker's jobs without awaiting or catching the query
+        // (manager.js onFetch): with the database gone at that moment, the rejection would
+        // crash the process. Such a job stays active, expires and is retried, as after a crash.
+        return result.catch((err: Error) => {
+          logger.warn({ err: { message: err.message } }, 'could not mark a job finished; it will be retried');
+          return { rows: [{ count: '0' }] } as never;
+        });
+      },
+    },
     schema: 'pgboss',
     schedule: false,
     expireInSeconds: options.expireSeconds,
