@@ -75,11 +75,11 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
 }
 
 /**
- * The task a prompt is about: its first line without a "Task:" or "Goal:" label, and, when that
+ * The task a prompt is about: its first line without a "Task:", "Goal:" or "Topic:" label, and, when that
  * line is an earlier offline answer (a goal the offline model restated), the task it quoted.
  */
 function plainTask(firstHuman: string): string {
-  const line = (firstHuman.replace(/^(Task|Goal):\s*/, '').split('\n')[0] ?? '').trim();
+  const line = (firstHuman.replace(/^(Task|Goal|Topic):\s*/, '').split('\n')[0] ?? '').trim();
   const quoted = line.startsWith(OFFLINE_MARK) ? /for "([^"]+)"/.exec(line)?.[1] : undefined;
   return quoted ?? line;
 }
