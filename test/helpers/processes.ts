@@ -18,6 +18,15 @@ export function runSignoff(args: string[], env: Record<string, string>, input = 
   return collect(child, input);
 }
 
+/** Runs a TypeScript file as a process to its end. */
+export function runScript(file: string, env: Record<string, string>): Promise<Finished> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  });
+  return collect(child, '');
+}
+
 /** Starts a TypeScript file as a process (for crash tests); resolves once it prints `ready`. */
 export async function startScript(file: string, env: Record<string, string>): Promise<ChildProcess> {
   // tsx as a loader in this very process: through tsx's CLI a SIGKILL would hit its wrapper and

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const manifest = parse(readFileSync(join(ROOT, 'manifest.yml'), 'utf8'));
-const schema = JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'slack', 'manifest.schema.json'), 'utf8'));
+const schema = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'slack-manifest.schema.json'), 'utf8'));
 
 describe('manifest.yml', () => {
   it("validates against Slack's app-manifest schema", () => {
