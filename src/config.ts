@@ -50,6 +50,7 @@ const envSchema = z.object({
     .enum(['all', 'web', 'worker'], { error: 'SIGNOFF_ROLE must be all, web or worker' })
     .default('all'),
   SIGNOFF_JOB_EXPIRE_SECONDS: intFrom('SIGNOFF_JOB_EXPIRE_SECONDS', 1, 900),
+  SIGNOFF_LEASE_SECONDS: intFrom('SIGNOFF_LEASE_SECONDS', 2, 10),
   SIGNOFF_SCRIPTED_DELAY_MS: intFrom('SIGNOFF_SCRIPTED_DELAY_MS', 0, 0),
 });
 
@@ -72,7 +73,11 @@ export interface Config {
    * their results, `all` both. Scale out with any mix against one database.
    */
   role: 'all' | 'web' | 'worker';
-  queue: { workers: number; expireSeconds: number };
+  /**
+   * `leaseSeconds`: how long a task's run or delivery stays claimed without a heartbeat: the time
+   * a crashed process holds a task up, and how soon a holder that lost its database stops.
+   */
+  queue: { workers: number; expireSeconds: number; leaseSeconds: number };
   workflows: WorkflowsConfig;
   configPath?: string;
 }
@@ -119,7 +124,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
     role: e.SIGNOFF_ROLE,
-    queue: { workers: e.SIGNOFF_WORKERS, expireSeconds: e.SIGNOFF_JOB_EXPIRE_SECONDS },
+    queue: {
+      workers: e.SIGNOFF_WORKERS,
+      expireSeconds: e.SIGNOFF_JOB_EXPIRE_SECONDS,
+      leaseSeconds: e.SIGNOFF_LEASE_SECONDS,
+    },
     workflows,
     configPath,
   };

@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'task_not_working'
   | 'not_allowed'
   | 'invalid_decision'
-  | 'database_unavailable';
+  | 'database_unavailable'
+  | 'lease_lost';
 
 export class SignoffError extends Error {
   constructor(
@@ -29,3 +30,26 @@ export class SignoffError extends Error {
 
 export const isSignoffError = (error: unknown, code?: ErrorCode): error is SignoffError =>
   error instanceof SignoffError && (code === undefined || error.code === code);
+
+/**
+ * How a surface failed to show an event, so the engine knows what to do with it:
+ * - `temporary`: try again later (rate limited, the service down, a timeout); `retryAfterMs` when
+ *   the surface was told when;
+ * - `refused`: this message will not be accepted as it is (Slack's `invalid_blocks`); a few more
+ *   tries, then it is marked failed and a short fallback is shown instead;
+ * - `unreachable`: nothing can be shown for this task any more (the bot was removed from the
+ *   channel, the channel archived); the task fails with a sentence that says so.
+ */
+export class DeliveryError extends Error {
+  constructor(
+    readonly kind: 'temporary' | 'refused' | 'unreachable',
+    /** The surface's own error code (Slack's `error`), for logs and the fallback's sentence. */
+    readonly code: string,
+    options?: { cause?: unknown; retryAfterMs?: number },
+  ) {
+    super(`${kind}: ${code}`, options);
+    this.name = 'DeliveryError';
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+  readonly retryAfterMs: number | undefined;
+}

@@ -9,7 +9,9 @@ import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { inTransaction } from './db/queryable.js';
 import { createDocuments, type Documents } from './docs/documents.js';
+import { createDelivery } from './engine/delivery.js';
 import { createEngine, type Engine } from './engine/engine.js';
+import { createLeases } from './engine/leases.js';
 import { createOutbox } from './engine/outbox.js';
 import { CHECKPOINT_SCHEMA } from './engine/prune.js';
 import { createQueue, type JobQueue } from './engine/queue.js';
@@ -74,7 +76,9 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const queue = createQueue({ pool: db.pool, logger, expireSeconds: config.queue.expireSeconds });
     await queue.start();
     const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
-    const outbox = createOutbox({ pool: db.pool, sinks, logger });
+    const leases = createLeases({ pool: db.pool, ttlSeconds: config.queue.leaseSeconds, logger });
+    const delivery = createDelivery({ pool: db.pool, queue, leases, sinks, logger });
+    const outbox = createOutbox({ pool: db.pool, delivery });
     const modelFor = options.modelFor ?? createModelFor(config.model);
     const documents = createDocuments(db.pool);
     const workflows = new Map<string, LoadedWorkflow>();
@@ -93,6 +97,8 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       pool: db.pool,
       queue,
       outbox,
+      delivery,
+      leases,
       workflows,
       config: config.workflows,
       clock,
@@ -101,7 +107,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const engine = createEngine({
       pool: db.pool,
       queue,
-      outbox,
+      delivery,
       runner,
       workflows,
       config: config.workflows,
@@ -117,7 +123,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       queue,
       checkpointer,
       close: async () => {
-        runner.stopListening();
+        await engine.stop();
         await queue.stop();
         if (!options.database) await db.close();
       },
@@ -141,12 +147,24 @@ export interface SlackService {
  */
 const AFTER_ACK = { size: 8, quietMs: 20, maxWaitMs: 2000 };
 
+/** Two quick retries of a failed Web API call; beyond that the event's own backoff takes over. */
+const DELIVERY_RETRIES = { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 };
+
 /** Runs the Slack surface: the engine's workers for Slack tasks and the Bolt app. */
 export async function startSlack(config: Config, options: OpenOptions): Promise<SlackService> {
   const slack = config.slack;
   if (!slack) throw new Error('startSlack needs Slack settings');
   const { logger } = options;
-  const client = new WebClient(slack.botToken, { slackApiUrl: slack.apiUrl, logger: boltLogger(logger) });
+  // Delivery's own client. A 429 comes back to the engine, which reschedules that one event,
+  // instead of pausing every call this client makes; a failing call gives up within seconds
+  // (the default policy retries for about 30 minutes) and the event is retried with backoff.
+  const client = new WebClient(slack.botToken, {
+    slackApiUrl: slack.apiUrl,
+    logger: boltLogger(logger),
+    rejectRateLimitedCalls: true,
+    retryConfig: DELIVERY_RETRIES,
+    timeout: 10_000,
+  });
   const signoff = await openSignoff(config, {
     ...options,
     sinks: (db) => ({ slack: createSlackSink({ client, pool: db.pool, logger }) }),

@@ -4,6 +4,7 @@
  *   signoff run <workflow> <task…>  starts a task and answers its reviews here
  *   signoff resume <task-id>        continues a task (from any process, any time later)
  *   signoff tasks                   lists tasks and their status
+ *   signoff events <task-id>        everything the task showed (or could not show), and how
  *   signoff retry <task-id>         runs a failed task again from its last step
  *   signoff cancel <task-id>        cancels a task
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
@@ -16,13 +17,14 @@ import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/engine.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { LineSource } from './lines.js';
-import { type createFeed, type Output, statusWords } from './printer.js';
+import { type createFeed, formatEvent, type Output, statusWords } from './printer.js';
 import { runSession } from './session.js';
 
 export const USAGE = `usage:
   signoff run <workflow> <task…>   start a task and review it here
   signoff resume <task-id>         continue a task waiting for review
   signoff tasks                    list tasks and their status
+  signoff events <task-id>         what the task showed or could not show, in order, in full
   signoff retry <task-id>          run a failed task again
   signoff cancel <task-id>         cancel a task
   signoff redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
@@ -82,6 +84,18 @@ export async function runCommand(
           io.out.write(
             `${t.id}  ${t.workflow.padEnd(10)}  ${statusWords(t.status).padEnd(18)}  ${t.updatedAt}  ${t.text.slice(0, 60)}\n`,
           );
+          if (t.status === 'failed' && t.statusReason) io.out.write(`    ${t.statusReason}\n`);
+        }
+        return 0;
+      }
+      case 'events': {
+        const task = await existing(engine, rest[0]);
+        for (const e of await engine.eventRecords(task.id)) {
+          const how = e.state === 'delivered' ? 'shown' : e.state === 'failed' ? 'NOT SHOWN' : 'waiting';
+          const error = e.lastError ? ` (${e.lastError}; ${e.attempts} attempts)` : '';
+          io.out.write(`#${e.id} ${e.event.type} ${how}${error}\n`);
+          const line = formatEvent(e);
+          if (line) io.out.write(`${line.trim().replace(/^/gm, '    ')}\n`);
         }
         return 0;
       }

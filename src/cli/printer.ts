@@ -1,7 +1,7 @@
 /**
  * How the terminal shows events and reviews.
  */
-import type { DeliveredEvent, Review, Sink, Task } from '../engine/types.js';
+import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
 
 export interface Output {
   write(text: string): void;
@@ -64,6 +64,8 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
       return event.status === 'working'
         ? undefined
         : `[${statusWords(event.status)}${event.reason ? `: ${event.reason}` : ''}]`;
+    case 'delivery_failed':
+      return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: signoff events)`;
   }
 }
 

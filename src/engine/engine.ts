@@ -8,13 +8,14 @@ import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { ABORT_CHANNEL, createAbortListener } from './abort-listener.js';
 import { assertMayControl, groupsNamed, refusal, withGroups } from './authorize.js';
-import { eventsOf, insertEvent } from './event-store.js';
+import type { Delivery } from './delivery.js';
+import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
 import { createTimerHandler } from './on-timer.js';
-import type { Outbox } from './outbox.js';
 import { dropThread } from './prune.js';
 import type { JobQueue } from './queue.js';
-import { ABORT_CHANNEL, type LoadedWorkflow, type Runner } from './runner.js';
+import type { LoadedWorkflow, Runner } from './runner.js';
 import { invalidEdit } from './standard-interrupts.js';
 import * as store from './store.js';
 import { releaseDueTimers, type TimerJob, timerJobSchema, timerQueue } from './timers.js';
@@ -69,7 +70,7 @@ export type DecideResult =
 export interface EngineDeps {
   pool: pg.Pool;
   queue: JobQueue;
-  outbox: Outbox;
+  delivery: Delivery;
   runner: Runner;
   workflows: ReadonlyMap<string, LoadedWorkflow>;
   config: WorkflowsConfig;
@@ -79,9 +80,15 @@ export interface EngineDeps {
 
 export const advanceQueue = (surface: Surface) => `signoff-advance-${surface}`;
 
+/** How soon a task whose run lease is taken is tried again. */
+const BUSY_RETRY_MS = 1000;
+/** Review timers handled at once in one process (a reminder never waits for a run). */
+const TIMER_WORKERS = 4;
+
 /** Creates the engine; call `work(surface)` in processes that should run graphs. */
 export function createEngine(deps: EngineDeps) {
-  const { pool, queue, runner, logger } = deps;
+  const { pool, queue, runner, delivery, logger } = deps;
+  const abortListener = createAbortListener({ pool, logger, onAbort: (taskId) => runner.abort(taskId) });
 
   const enqueue = (db: Queryable, task: Pick<Task, 'id' | 'surface'>) =>
     queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id });
@@ -154,7 +161,10 @@ export function createEngine(deps: EngineDeps) {
       }
       return inserted;
     });
-    if (result.created) queue.wake(advanceQueue(input.surface));
+    if (result.created) {
+      queue.wake(advanceQueue(input.surface));
+      await delivery.kick(result.task);
+    }
     return result;
   }
 
@@ -182,7 +192,10 @@ export function createEngine(deps: EngineDeps) {
     const outcome = await inTransaction(
       pool,
       async (db): Promise<Refused | { review: Review; task: Task } | { askGroups: string[] }> => {
-        const found = await store.getReviewWithTask(db, input.reviewId, true);
+        // The task row first, then its review: the order cancel, redirect and a run's settling
+        // take them in, so a click and a cancel at the same moment never deadlock.
+        await store.lockTaskOfReview(db, input.reviewId);
+        const found = await store.getReviewWithTask(db, input.reviewId);
         if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
           return { refused: ['unknown_review', 'That review does not exist here.'] as const };
         }
@@ -212,7 +225,8 @@ export function createEngine(deps: EngineDeps) {
           at: deps.clock.now().toISOString(),
           automatic: input.automatic,
         };
-        const decided = (await store.decideReview(db, review.id, decision)) as Review;
+        const decided = await store.decideReview(db, review.id, decision);
+        if (!decided) return { refused: ['review_not_pending', 'This review is closed.'] as const, review };
         await enqueue(db, task);
         return { review: decided, task };
       },
@@ -223,6 +237,8 @@ export function createEngine(deps: EngineDeps) {
     }
     if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
     queue.wake(advanceQueue(outcome.task.surface));
+    // The card says who decided at once, whatever run holds the task.
+    await delivery.kick(outcome.task);
     return { ok: true, review: outcome.review, task: outcome.task };
   }
 
@@ -274,6 +290,7 @@ export function createEngine(deps: EngineDeps) {
     });
     runner.abort(taskId);
     queue.wake(advanceQueue(task.surface));
+    await delivery.kick(task);
     return (await store.getTask(pool, taskId)) as Task;
   }
 
@@ -319,6 +336,7 @@ export function createEngine(deps: EngineDeps) {
     });
     runner.abort(taskId);
     queue.wake(advanceQueue(task.surface));
+    await delivery.kick(task);
     return task;
   }
 
@@ -335,24 +353,45 @@ export function createEngine(deps: EngineDeps) {
         );
       }
       await store.setStatus(db, taskId, 'working', null);
+      // Events held back because the thread could not be reached are tried again with the task.
+      await db.query(
+        `UPDATE signoff.events SET failed_at = NULL, attempts = 0, next_attempt_at = NULL
+         WHERE task_id = $1 AND failed_at IS NOT NULL AND last_error LIKE 'unreachable:%'`,
+        [taskId],
+      );
       await store.audit(db, { taskId, actor: actor.id, action: 'retry' });
       await enqueue(db, current);
       return current;
     });
     queue.wake(advanceQueue(task.surface));
+    await delivery.kick(task);
     return (await store.getTask(pool, taskId)) as Task;
   }
 
-  /** Starts `concurrency` workers that run this surface's tasks, and its review timers. */
+  /**
+   * Starts `concurrency` workers that run this surface's tasks, as many that deliver its events,
+   * and its review timers.
+   */
   async function work(surface: Surface, concurrency: number): Promise<void> {
     await queue.declare(advanceQueue(surface));
-    await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, ({ taskId }) =>
-      runner.advance(taskId),
-    );
-    await runner.listenForAborts();
+    await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, async ({ taskId }) => {
+      const outcome = await runner.advance(taskId);
+      if (outcome === 'done') return;
+      // Busy elsewhere: try again shortly rather than wait (a worker is never pinned by a busy task).
+      const wait = outcome === 'busy' ? BUSY_RETRY_MS : 0;
+      await queue.send(
+        advanceQueue(surface),
+        { taskId },
+        { singletonKey: taskId, startAfter: new Date(Date.now() + wait) },
+      );
+    });
+    await abortListener.start();
+    await delivery.work(surface, concurrency);
     await queue.declare(timerQueue(surface));
     const onTimer = createTimerHandler({ ...deps, decide, cancel });
-    await queue.work<TimerJob>(timerQueue(surface), 1, (data) => onTimer(timerJobSchema.parse(data)));
+    await queue.work<TimerJob>(timerQueue(surface), TIMER_WORKERS, (data) =>
+      onTimer(timerJobSchema.parse(data)),
+    );
     // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
     const unfinished = await pool.query<{ id: string }>(
       `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,
@@ -392,8 +431,13 @@ export function createEngine(deps: EngineDeps) {
     },
     reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
     events: (taskId: string): Promise<DeliveredEvent[]> => eventsOf(pool, taskId),
-    /** Delivers a task's undelivered events now (a surface that came back, say). */
-    deliver: (taskId: string) => deps.outbox.deliver(taskId),
+    /** Every event of the task with how its delivery went (`signoff events`). */
+    eventRecords: (taskId: string): Promise<EventRecord[]> => eventRecords(pool, taskId),
+    /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
+    stop: async () => {
+      delivery.stop();
+      await abortListener.stop();
+    },
   };
 }
 

@@ -15,7 +15,7 @@ export async function insertEvent(
     [taskId, key, event.type, event],
   );
   const row = r.rows[0];
-  return row && { id: Number(row.id), taskId, key, event };
+  return row && { id: Number(row.id), taskId, key, event, attempts: 0 };
 }
 
 /** A task's events in order: all of them, or those not yet delivered. */
@@ -24,15 +24,45 @@ export async function eventsOf(
   taskId: string,
   which: 'all' | 'undelivered' = 'all',
 ): Promise<DeliveredEvent[]> {
-  const r = await db.query<{ id: string; task_id: string; key: string; payload: EngineEvent }>(
-    `SELECT id, task_id, key, payload FROM signoff.events
-     WHERE task_id = $1 AND ($2 OR delivered_at IS NULL) ORDER BY id`,
+  const r = await db.query<EventRow>(
+    `SELECT * FROM signoff.events
+     WHERE task_id = $1 AND ($2 OR (delivered_at IS NULL AND failed_at IS NULL)) ORDER BY id`,
     [taskId, which === 'all'],
   );
-  return r.rows.map((row) => ({ id: Number(row.id), taskId: row.task_id, key: row.key, event: row.payload }));
+  return r.rows.map(toEvent);
 }
 
-export async function markDelivered(db: Queryable, eventIds: number[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  await db.query('UPDATE signoff.events SET delivered_at = now() WHERE id = ANY($1)', [eventIds]);
+/** An event with how its delivery went, for `signoff events` and tests. */
+export interface EventRecord extends DeliveredEvent {
+  state: 'delivered' | 'failed' | 'pending';
+  lastError: string | null;
+}
+
+export interface EventRow {
+  id: string;
+  task_id: string;
+  key: string;
+  payload: EngineEvent;
+  attempts: number;
+  last_error?: string | null;
+  delivered_at?: Date | string | null;
+  failed_at?: Date | string | null;
+}
+
+export const toEvent = (row: EventRow): DeliveredEvent => ({
+  id: Number(row.id),
+  taskId: row.task_id,
+  key: row.key,
+  event: row.payload,
+  attempts: row.attempts,
+});
+
+/** Every event of a task with its delivery state, oldest first. */
+export async function eventRecords(db: Queryable, taskId: string): Promise<EventRecord[]> {
+  const r = await db.query<EventRow>('SELECT * FROM signoff.events WHERE task_id = $1 ORDER BY id', [taskId]);
+  return r.rows.map((row) => ({
+    ...toEvent(row),
+    state: row.delivered_at ? 'delivered' : row.failed_at ? 'failed' : 'pending',
+    lastError: row.last_error ?? null,
+  }));
 }

@@ -4,18 +4,18 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../logger.js';
+import type { Delivery } from './delivery.js';
 import type { DecideInput, DecideResult } from './engine.js';
 import { insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
-import type { Runner } from './runner.js';
 import { getReviewWithTask } from './store.js';
-import { formatDuration, isDue, type TimerJob, timerQueue } from './timers.js';
+import { formatDuration, isDue, type TimerJob, timerKey, timerQueue } from './timers.js';
 import { type Actor, type Clock, SYSTEM_ACTOR } from './types.js';
 
 export interface TimerHandlerDeps {
   pool: pg.Pool;
   queue: JobQueue;
-  runner: Runner;
+  delivery: Delivery;
   clock: Clock;
   logger: Logger;
   decide(input: DecideInput): Promise<DecideResult>;
@@ -28,14 +28,19 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     if (found?.review.status !== 'pending') return;
     const { review, task } = found;
     if (!isDue(job, deps.clock)) {
-      // The queue ran it early by the engine's clock: wait again.
-      await deps.queue.send(timerQueue(task.surface), job, { startAfter: new Date(job.fireAt) });
+      // The queue ran it early by the engine's clock: wait again, under its own key (a keyless
+      // job would share one key with every other early timer, and all but one would be dropped).
+      await deps.queue.send(timerQueue(task.surface), job, {
+        startAfter: new Date(job.fireAt),
+        singletonKey: timerKey(job),
+      });
       return;
     }
     const remind = async (overdue: boolean) => {
       const key = overdue ? `overdue:${review.id}` : `remind:${review.id}:${job.n}`;
       await insertEvent(deps.pool, task.id, key, { type: 'review_reminder', review, n: job.n, overdue });
-      await deps.runner.deliver(task.id);
+      // Delivered on its own path: a reminder never waits for the task's run.
+      await deps.delivery.kick(task);
     };
     if (job.kind === 'remind') return remind(false);
     const action = review.settings.onTimeout;

@@ -1,14 +1,19 @@
 /**
- * Advancing a task: the job handler behind "advance task T". It holds the task's advisory lock
- * while it runs, so two workers (or two replicas) never run one graph thread at once: LangGraph
- * itself would run a doubly resumed node twice and fork the history. Everything it does is
- * derived from the database, so running it again after a crash, or for nothing, is harmless:
+ * Advancing a task: the job handler behind "advance task T". It holds the task's run lease while
+ * it runs, so two workers (or two replicas) never run one graph thread at once: LangGraph itself
+ * would run a doubly resumed node twice and fork the history. A task whose lease is taken is not
+ * waited for (the caller tries again shortly); a run whose lease is lost is aborted and applies
+ * nothing (its results are written behind the lease's fence). Everything it does is derived from
+ * the database, so running it again after a crash, or for nothing, is harmless:
  *
- * 1. deliver events left undelivered;
- * 2. pick the input: the task's start, the decisions not yet applied (resumed by interrupt id),
+ * 1. pick the input: the task's start, the decisions not yet applied (resumed by interrupt id),
  *    or nothing but a retry of a step that failed or was cut off by a crash;
- * 3. run the graph; 4. prune superseded checkpoints;
- * 5. turn pending interrupts into reviews, or finish the task; 6. deliver the new events.
+ * 2. run the graph; 3. prune superseded checkpoints;
+ * 4. in one transaction behind the fence: mark the decisions applied, turn pending interrupts
+ *    into reviews, or finish the task;
+ * 5. ask for the new events to be delivered (delivery is its own path: see delivery.ts).
+ *
+ * Letting the lease go also asks whether decisions arrived meanwhile; if so it runs again at once.
  */
 import {
   Command,
@@ -18,11 +23,14 @@ import {
   type StateSnapshot,
 } from '@langchain/langgraph';
 import type pg from 'pg';
-import { inTransaction, isConnectionError, withClient } from '../db/queryable.js';
+import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
+import { isSignoffError } from '../errors.js';
 import { excerpt } from '../llm/scripted.js';
 import type { Logger } from '../logger.js';
 import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
+import type { Delivery } from './delivery.js';
+import type { Lease, Leases } from './leases.js';
 import type { Outbox } from './outbox.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
@@ -57,9 +65,6 @@ function fromState(state: StateSnapshot): RunResult {
 
 const RECURSION_LIMIT = 1000;
 
-/** Postgres NOTIFY channel on which cancel and redirect ask whichever process runs a task to stop. */
-export const ABORT_CHANNEL = 'signoff_abort';
-
 /** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
 const PRUNE_EVERY_STEPS = 20;
 
@@ -72,6 +77,8 @@ export interface RunnerDeps {
   pool: pg.Pool;
   queue: JobQueue;
   outbox: Outbox;
+  delivery: Delivery;
+  leases: Leases;
   workflows: ReadonlyMap<string, LoadedWorkflow>;
   config: WorkflowsConfig;
   clock: Clock;
@@ -85,38 +92,51 @@ export function pendingInterrupts(state: StateSnapshot): { id: string; value: un
     .flatMap((t) => t.interrupts.map((i) => ({ id: i.id as string, value: i.value })));
 }
 
+/** Rounds one job runs back to back (decisions that arrived during a run) before it queues again. */
+const MAX_ROUNDS = 5;
+
 export function createRunner(deps: RunnerDeps) {
-  const { pool, outbox, logger } = deps;
+  const { pool, outbox, delivery, leases, logger } = deps;
   const inFlight = new Map<string, AbortController>();
 
-  async function withTaskLock<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
-    return withClient(pool, async (client, discard) => {
-      const key = `signoff:task:${taskId}`;
-      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+  /**
+   * Runs the task under its lease. 'busy' when another holder has it: the caller queues the task
+   * again shortly (never waits, so a busy task pins no worker). 'more' when decisions are still
+   * waiting after several rounds.
+   */
+  async function advance(taskId: string): Promise<'done' | 'busy' | 'more'> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const lease = await leases.acquire(`run:${taskId}`);
+      if (!lease) return 'busy';
+      let more: { more: boolean }[] = [];
       try {
-        return await fn();
+        const [task, decided] = await Promise.all([
+          store.getTask(pool, taskId),
+          store.unappliedDecisions(pool, taskId),
+        ]);
+        if (!task) return 'done';
+        if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed')
+          await step(task, decided, lease);
+      } catch (error) {
+        if (!isSignoffError(error, 'lease_lost')) throw error;
+        // Another holder has (or will have) the task; it decides from the database what is left.
+        logger.warn({ task: taskId }, 'run stopped: its lease was lost; nothing of it was applied');
+        return 'done';
       } finally {
-        // If the unlock fails the connection goes, and the lock with it: never back to the pool.
-        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(discard);
+        // Decisions recorded while this run went on (a parallel branch's) are run now, not later.
+        more = await lease.releaseWith<{ more: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
+                          WHERE r.task_id = $3 AND r.status = 'decided' AND r.applied_at IS NULL
+                            AND t.status IN ('working', 'waiting')) AS more`,
+          [taskId],
+        );
       }
-    });
+      if (!more[0]?.more) return 'done';
+    }
+    return 'more';
   }
 
-  async function advance(taskId: string): Promise<void> {
-    await withTaskLock(taskId, async () => {
-      // Independent reads and the delivery of what is pending go out together.
-      const [, task, decided] = await Promise.all([
-        outbox.deliver(taskId),
-        store.getTask(pool, taskId),
-        store.unappliedDecisions(pool, taskId),
-      ]);
-      if (!task) return;
-      if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed') await step(task, decided);
-      await outbox.deliver(taskId);
-    });
-  }
-
-  async function step(task: Task, decided: Review[]): Promise<void> {
+  async function step(task: Task, decided: Review[], lease: Lease): Promise<void> {
     const log = logger.child({ task: task.id, workflow: task.workflow });
     const workflow = deps.workflows.get(task.workflow);
     if (!workflow) {
@@ -126,6 +146,7 @@ export function createRunner(deps: RunnerDeps) {
         'failed',
         `the workflow "${task.workflow}" is not available any more`,
       );
+      await delivery.kick(task);
       return;
     }
     const config: LangGraphRunnableConfig = {
@@ -144,21 +165,27 @@ export function createRunner(deps: RunnerDeps) {
     /** Runs the graph once; undefined when the run failed (the task says why) or was cancelled. */
     const execute = async (input: unknown): Promise<RunResult | undefined> => {
       if (task.status !== 'working' && (await store.setStatus(pool, task.id, 'working', null))) {
-        // Shown while the graph starts; the delivery chain keeps it ahead of what agents say.
-        void outbox.deliver(task.id).catch((err) => log.warn({ err }, 'delivery failed; will retry'));
+        // Shown while the graph starts, ahead of what the agents say.
+        void delivery.kick(task);
       }
       const controller = new AbortController();
       inFlight.set(task.id, controller);
       try {
-        return await run(task, workflow, input, { ...config, signal: controller.signal });
+        const signal = AbortSignal.any([controller.signal, lease.signal]);
+        return await run(task, workflow, input, { ...config, signal });
       } catch (error) {
+        if (lease.signal.aborted) throw lease.signal.reason;
         if (isConnectionError(error) || isUnknownInterruptError(error)) throw error;
         const current = await store.getTask(pool, task.id);
         // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
         if (current?.status === 'cancelled' || current?.generation !== task.generation) return undefined;
         log.warn({ err: error }, 'workflow step failed');
         const reason = excerpt(error instanceof Error ? error.message : String(error), 300);
-        await store.setStatus(pool, task.id, 'failed', reason);
+        await inTransaction(pool, async (db) => {
+          await lease.fence(db);
+          await store.setStatus(db, task.id, 'failed', reason);
+        });
+        await delivery.kick(task);
         return undefined;
       } finally {
         inFlight.delete(task.id);
@@ -200,16 +227,27 @@ export function createRunner(deps: RunnerDeps) {
       }
     }
     // Before the task is announced as waiting or finished, so nobody sees the history it drops.
-    const [current] = await Promise.all([
-      store.getTask(pool, task.id),
+    const [result] = await Promise.all([
+      ran ?? workflow.graph.getState(config).then(fromState),
       pruneCheckpoints(pool, threadOf(task)),
-      store.markApplied(
-        pool,
-        toApply.map((r) => r.id),
-      ),
     ]);
-    if (!current || FINAL_STATUSES.includes(current.status)) return;
-    await settle(task, workflow, ran ?? fromState(await workflow.graph.getState(config)));
+    // Everything the run decided lands together, and only while the lease is held.
+    await inTransaction(pool, async (db) => {
+      await lease.fence(db);
+      // The task row first, as in every command that changes a task and its reviews (no deadlock).
+      const current = await store.getTask(db, task.id, true);
+      await store.markApplied(
+        db,
+        toApply.map((r) => r.id),
+      );
+      const stillOurs =
+        current &&
+        !FINAL_STATUSES.includes(current.status) &&
+        current.status !== 'failed' &&
+        current.generation === task.generation;
+      if (stillOurs) await settle(db, task, workflow, result);
+    });
+    await delivery.kick(task);
   }
 
   /**
@@ -240,7 +278,7 @@ export function createRunner(deps: RunnerDeps) {
       else if (workflow.definition.announce) {
         for (const [node, update] of Object.entries(chunk)) {
           for (const m of workflow.definition.announce(node, update)) {
-            await outbox.sayKeyed(task.id, `said:${m.key}`, m);
+            await outbox.sayKeyed(task, `said:${m.key}`, m);
           }
         }
       }
@@ -254,60 +292,42 @@ export function createRunner(deps: RunnerDeps) {
     };
   }
 
-  /** After a run: pending interrupts become reviews (waiting), or the task is finished. */
-  async function settle(task: Task, workflow: LoadedWorkflow, result: RunResult): Promise<void> {
+  /** After a run, in its transaction: pending interrupts become reviews (waiting), or the task is finished. */
+  async function settle(
+    db: Queryable,
+    task: Task,
+    workflow: LoadedWorkflow,
+    result: RunResult,
+  ): Promise<void> {
     for (const interrupt of result.interrupts) {
       const request = toReviewRequest(interrupt.value);
       const settings = reviewSettings(deps.config, task.workflow, request.kind);
       const dueAt = settings.timeoutSeconds
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;
-      // The review with its review_requested event (one statement), and its timers, together.
-      await inTransaction(pool, async (db) => {
-        const review = await store.insertReview(db, {
-          id: interrupt.id,
-          taskId: task.id,
-          request,
-          settings,
-          dueAt,
-        });
-        if (review) await scheduleTimers(deps.queue, db, task.surface, review);
+      // The review with its review_requested event (one statement), and its timers.
+      const review = await store.insertReview(db, {
+        id: interrupt.id,
+        taskId: task.id,
+        request,
+        settings,
+        dueAt,
       });
+      if (review) await scheduleTimers(deps.queue, db, task.surface, review);
     }
     // A review still pending from before this run (a parallel branch) keeps the task waiting too.
-    if (result.interrupts.length || (await store.reviewsOf(pool, task.id, 'pending')).length) {
-      await store.setStatus(pool, task.id, 'waiting', null);
+    if (result.interrupts.length || (await store.reviewsOf(db, task.id, 'pending')).length) {
+      await store.setStatus(db, task.id, 'waiting', null);
       return;
     }
     if (result.finished) {
       const outcome = workflow.definition.outcome(result.values ?? {});
-      await store.setStatus(pool, task.id, outcome.status, outcome.reason ?? null);
+      await store.setStatus(db, task.id, outcome.status, outcome.reason ?? null);
     }
-  }
-
-  let listening: pg.PoolClient | undefined;
-  /** Stops local runs when another process cancels or redirects their task. */
-  async function listenForAborts(): Promise<void> {
-    if (listening) return;
-    listening = await pool.connect();
-    listening.on('notification', (n) => {
-      if (n.channel === ABORT_CHANNEL && n.payload) inFlight.get(n.payload)?.abort(new Error('stopped'));
-    });
-    // A broken listening connection must not crash the process; aborts then stay local.
-    listening.on('error', (err) => logger.warn({ err }, 'abort listener lost its connection'));
-    await listening.query(`LISTEN ${ABORT_CHANNEL}`);
   }
 
   return {
     advance,
-    listenForAborts,
-    /** Gives the listening connection back (at shutdown). */
-    stopListening: () => {
-      listening?.release(true);
-      listening = undefined;
-    },
-    /** Delivers a task's undelivered events under its lock (as a run would, never beside one). */
-    deliver: (taskId: string) => withTaskLock(taskId, () => outbox.deliver(taskId)),
     /** Stops the task's graph run if it runs in this process (cancel, redirect). */
     abort: (taskId: string) => inFlight.get(taskId)?.abort(new Error('cancelled')),
   };

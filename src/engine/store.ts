@@ -15,7 +15,7 @@ import type {
   TaskStatus,
 } from './types.js';
 
-interface TaskRow {
+export interface TaskRow {
   id: string;
   workflow: string;
   surface: Surface;
@@ -66,6 +66,9 @@ const toTask = (r: TaskRow): Task => ({
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
 });
+
+/** A task read through `to_jsonb` (timestamps as strings). */
+export const taskFromJson = (row: TaskRow): Task => toTask(withDates(row, ['created_at', 'updated_at']));
 
 const toReview = (r: ReviewRow): Review => ({
   id: r.id,
@@ -189,6 +192,14 @@ export async function insertReview(
   return row && toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
 }
 
+/** Locks the task a review belongs to (the first lock any change of a task and its reviews takes). */
+export async function lockTaskOfReview(db: Queryable, reviewId: string): Promise<void> {
+  await db.query(
+    'SELECT 1 FROM signoff.tasks WHERE id = (SELECT task_id FROM signoff.reviews WHERE id = $1) FOR UPDATE',
+    [reviewId],
+  );
+}
+
 /** A review with its task, read (and with `forUpdate`, the review locked) in one round trip. */
 export async function getReviewWithTask(
   db: Queryable,
@@ -223,7 +234,7 @@ type ReviewTaskRow = { r: ReviewRow; t: TaskRow };
 function toReviewWithTask(row: ReviewTaskRow): { review: Review; task: Task } {
   return {
     review: toReview(withDates(row.r, ['decided_at', 'due_at', 'created_at'])),
-    task: toTask(withDates(row.t, ['created_at', 'updated_at'])),
+    task: taskFromJson(row.t),
   };
 }
 

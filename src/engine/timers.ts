@@ -25,6 +25,9 @@ export const timerJobSchema = z.object({
 });
 export type TimerJob = z.infer<typeof timerJobSchema>;
 
+/** One key per timer: a timer waits in the queue at most once. */
+export const timerKey = (job: TimerJob) => `${job.reviewId}:${job.kind}:${job.n}`;
+
 /** The timers of a review just opened: its reminders, then its deadline. */
 export function timersOf(review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'settings'>): TimerJob[] {
   const timeout = review.settings.timeoutSeconds;
@@ -58,7 +61,7 @@ export async function scheduleTimers(
     await queue.send(timerQueue(surface), job, {
       db,
       startAfter: new Date(job.fireAt),
-      singletonKey: `${job.reviewId}:${job.kind}:${job.n}`,
+      singletonKey: timerKey(job),
     });
   }
 }

@@ -134,16 +134,24 @@ export type EngineEvent =
   | { type: 'task_redirected'; text: string; by: string; abandoned: string }
   /** A review closed without a decision (its task was cancelled): who closed it and why. */
   | { type: 'review_closed'; review: Review; by: string; reason: string }
-  | { type: 'task_status'; status: TaskStatus; reason: string | null };
+  | { type: 'task_status'; status: TaskStatus; reason: string | null }
+  /** An event the surface refused for good (its key, type and the surface's error code): shown as a short fallback. */
+  | { type: 'delivery_failed'; failedKey: string; failedType: EngineEvent['type']; code: string };
 
 export interface DeliveredEvent {
   id: number;
   taskId: string;
   key: string;
   event: EngineEvent;
+  /** Which attempt this is (1 the first). Above 1 an earlier one may have shown it before dying. */
+  attempts: number;
 }
 
-/** A surface's way of showing events; throw to have the delivery retried later. */
+/**
+ * A surface's way of showing events. Throw a `DeliveryError` to say how it failed (temporary,
+ * refused, unreachable); any other error counts as temporary when it is a lost connection, else
+ * as refused.
+ */
 export type Sink = (event: DeliveredEvent, task: Task) => Promise<void>;
 
 /** Someone acting through a surface. `groups` are the user groups the surface knows them to be in. */
@@ -161,3 +169,17 @@ export interface Clock {
   now(): Date;
 }
 export const systemClock: Clock = { now: () => new Date() };
+
+/** What an event is, in words (a fallback says which thing could not be shown). */
+export function eventInWords(type: EngineEvent['type']): string {
+  switch (type) {
+    case 'agent_said':
+      return 'An agent message';
+    case 'review_requested':
+      return 'A review card';
+    case 'review_reminder':
+      return 'A reminder';
+    default:
+      return 'An update of this task';
+  }
+}

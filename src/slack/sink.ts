@@ -1,13 +1,20 @@
 /**
  * The Slack surface's sink: engine events become thread replies, review cards and updates of the
- * root message and of decided cards. Each post is recorded under its event key before the event
- * counts as delivered, so a delivery retried after a failure never posts twice what it posted.
- * Errors Slack will never accept (a deleted channel) are logged and skipped; others are thrown
- * so that the job retries the delivery (the Web API client already waits out 429s).
+ * root message and of decided cards.
+ *
+ * Posts are once-only. Each is recorded under its key once Slack answers, and carries that key in
+ * its message metadata; an attempt after an earlier one (which may have posted and died before
+ * recording) first looks for the key in the thread, and records what it finds instead of posting.
+ *
+ * Slack's errors become `DeliveryError`s: rate limits, outages and timeouts are temporary; a
+ * channel the bot cannot reach any more is unreachable (the task fails, saying so); anything
+ * else is this message refused (a few tries, then a fallback post). An update whose message is
+ * gone has nothing left to do.
  */
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import type { Sink, Task, TaskStatus } from '../engine/types.js';
+import { eventInWords, type Sink, type Task, type TaskStatus } from '../engine/types.js';
+import { DeliveryError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
 import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
@@ -15,59 +22,141 @@ import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import { findPost, recordPost } from './posts.js';
 
-const PERMANENT = new Set([
-  'channel_not_found',
-  'is_archived',
-  'not_in_channel',
-  'message_not_found',
-  'cant_update_message',
+/** The bot cannot post in the task's channel any more. */
+const UNREACHABLE = new Set(['channel_not_found', 'is_archived', 'not_in_channel']);
+/** Slack had a problem, not the message. */
+const TEMPORARY = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'team_added_to_org',
 ]);
+/** An update whose message is gone: nothing left to update. */
+const GONE = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
+
+/** Message metadata that names the post's key, so a retried attempt can find what it posted. */
+export const POST_METADATA_TYPE = 'signoff_post';
+
+/** What a Web API failure means for the event being delivered. */
+export function deliveryError(error: unknown): DeliveryError {
+  const e = error as WebAPICallError & {
+    data?: { error?: string };
+    retryAfter?: number;
+    statusCode?: number;
+  };
+  switch (e.code) {
+    case ErrorCode.RateLimitedError:
+      return new DeliveryError('temporary', 'ratelimited', {
+        cause: error,
+        retryAfterMs: (e.retryAfter ?? 1) * 1000,
+      });
+    case ErrorCode.RequestError:
+      return new DeliveryError('temporary', 'request_failed', { cause: error });
+    case ErrorCode.HTTPError:
+      return new DeliveryError(
+        (e.statusCode ?? 500) >= 500 ? 'temporary' : 'refused',
+        `http_${e.statusCode}`,
+        {
+          cause: error,
+        },
+      );
+    case ErrorCode.PlatformError: {
+      const code = e.data?.error ?? 'unknown_error';
+      if (UNREACHABLE.has(code)) return new DeliveryError('unreachable', code, { cause: error });
+      return new DeliveryError(TEMPORARY.has(code) ? 'temporary' : 'refused', code, { cause: error });
+    }
+    default:
+      return new DeliveryError('temporary', String((error as { code?: unknown }).code ?? 'error'), {
+        cause: error,
+      });
+  }
+}
+
+/** Errors of the Web API client (the rest, a database error on the way, the engine judges itself). */
+const isWebApiError = (error: unknown) =>
+  String((error as { code?: unknown })?.code ?? '').startsWith('slack_');
+
+const slackCode = (error: unknown) => (error as { data?: { error?: string } }).data?.error;
 
 export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Sink {
   const { client, pool, logger } = deps;
   const pingReviewers = createReviewerPings({ client, pool });
 
-  /** Posts once per key: a key already posted is skipped. */
+  /** A post of `key` already in the thread (made by an attempt that died before recording it). */
+  const foundInThread = async (key: string, origin: SlackOrigin): Promise<string | undefined> => {
+    let cursor: string | undefined;
+    do {
+      const page = await client.conversations.replies({
+        channel: origin.channel,
+        ts: origin.ts,
+        include_all_metadata: true,
+        limit: 200,
+        cursor,
+      });
+      const hit = page.messages?.find(
+        (m) =>
+          m.metadata?.event_type === POST_METADATA_TYPE &&
+          (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
+      );
+      if (hit?.ts) return hit.ts;
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return undefined;
+  };
+
+  /** Posts once per key: a key already posted is skipped, also when only the thread knows it. */
   const postOnce = async (
     key: string,
     origin: SlackOrigin,
     message: { text: string; blocks: unknown[] },
+    retried: boolean,
     extra: object = {},
   ) => {
     if (await findPost(pool, key)) return;
-    const r = await client.chat.postMessage({
-      channel: origin.channel,
-      thread_ts: origin.ts,
-      text: message.text,
-      blocks: message.blocks as never,
-      unfurl_links: false,
-      unfurl_media: false,
-      ...extra,
-    });
-    await recordPost(pool, key, origin.channel, r.ts as string);
+    const earlier = retried ? await foundInThread(key, origin) : undefined;
+    const ts =
+      earlier ??
+      (
+        await client.chat.postMessage({
+          channel: origin.channel,
+          thread_ts: origin.ts,
+          text: message.text,
+          blocks: message.blocks as never,
+          unfurl_links: false,
+          unfurl_media: false,
+          metadata: { event_type: POST_METADATA_TYPE, event_payload: { key } },
+          ...extra,
+        })
+      ).ts;
+    await recordPost(pool, key, origin.channel, ts as string);
+  };
+
+  /** Updates a posted message; one that is gone (deleted, too old to edit) is left alone. */
+  const edit = async (args: { channel: string; ts: string; text: string; blocks?: unknown[] }) => {
+    try {
+      await client.chat.update(args as never);
+    } catch (error) {
+      const code = slackCode(error);
+      if (!code || !GONE.has(code)) throw error;
+      logger.info({ slack: code, ts: args.ts }, 'the message to update is gone; nothing to update');
+    }
   };
 
   const update = async (key: string, message: { text: string; blocks: unknown[] }) => {
     const post = await findPost(pool, key);
     if (!post) return;
-    await client.chat.update({
-      channel: post.channel,
-      ts: post.ts,
-      text: message.text,
-      blocks: message.blocks as never,
-    });
+    await edit({ channel: post.channel, ts: post.ts, text: message.text, blocks: message.blocks });
   };
 
   const updateRoot = (origin: SlackOrigin, task: Task, status: TaskStatus, reason: string | null) =>
-    client.chat.update({
-      channel: origin.channel,
-      ts: origin.ts,
-      ...rootMessage(task, status, reason),
-    } as never);
+    edit({ channel: origin.channel, ts: origin.ts, ...rootMessage(task, status, reason) });
 
   const show = async (task: Task, event: Parameters<Sink>[0]) => {
     const origin = slackOriginSchema.parse(task.origin);
     const e = event.event;
+    const retried = event.attempts > 1;
     switch (e.type) {
       case 'task_started':
         return; // the root message was posted when the command was answered
@@ -75,7 +164,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         const parts = agentMessages(e.text);
         for (const [i, part] of parts.entries()) {
           // Posting under the agent's name needs chat:write.customize (in the manifest).
-          await postOnce(`${event.taskId}:${event.key}:${i}`, origin, part, {
+          await postOnce(`${event.taskId}:${event.key}:${i}`, origin, part, retried, {
             username: e.agent.slice(0, 80),
             icon_emoji: ':robot_face:',
           });
@@ -83,7 +172,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         return;
       }
       case 'review_requested':
-        await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester));
+        await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester), retried);
         if (e.review.settings.dmReviewers) await pingReviewers(task, e.review, 'request');
         return;
       case 'review_decided':
@@ -94,11 +183,12 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
           `${event.taskId}:${event.key}`,
           origin,
           reminderMessage(e.review, task.requester, e.overdue),
+          retried,
         );
         if (e.review.settings.dmReviewers) await pingReviewers(task, e.review, event.key);
         return;
       case 'task_redirected':
-        await postOnce(`${event.taskId}:${event.key}`, origin, redirectedMessage(e));
+        await postOnce(`${event.taskId}:${event.key}`, origin, redirectedMessage(e), retried);
         // The root message shows the goal: it is the new one now.
         await updateRoot(origin, { ...task, text: e.text }, 'working', null);
         return;
@@ -108,6 +198,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       case 'task_status':
         await updateRoot(origin, task, e.status, e.reason);
         return;
+      case 'delivery_failed':
+        await postOnce(`${event.taskId}:${event.key}`, origin, fallbackMessage(task, e), retried);
+        return;
     }
   };
 
@@ -115,15 +208,15 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     try {
       await show(task, event);
     } catch (error) {
-      const code = (error as { data?: { error?: string } }).data?.error;
-      if (code && PERMANENT.has(code)) {
-        logger.warn(
-          { task: task.id, event: event.key, slack: code },
-          'Slack refused for good; skipping this event',
-        );
-        return;
-      }
-      throw error;
+      throw isWebApiError(error) ? deliveryError(error) : error;
     }
   };
+}
+
+/** The short post that stands in for an event Slack refused for good. */
+function fallbackMessage(task: Task, e: { failedType: Parameters<typeof eventInWords>[0]; code: string }) {
+  const text =
+    `${eventInWords(e.failedType)} could not be shown here (Slack said \`${e.code}\`). ` +
+    `It is kept in signoff: \`signoff events ${task.id}\``;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:warning: ${text}` } }] };
 }

@@ -82,6 +82,10 @@ export class FakeSlack {
   groups: Record<string, string[]> = {};
   private sockets = new Set<WebSocket>();
   private holds: { method: string; arrived: () => void; released: Promise<void> }[] = [];
+  /** Standing refusals: every call that matches is answered with the error, as Slack would. */
+  private refusing: { method: string; when: (args: Record<string, unknown>) => boolean; error: string }[] = [];
+  /** Messages as Slack keeps them, per channel: what `conversations.replies` reads. */
+  readonly messages: { channel: string; ts: string; thread_ts?: string; text?: string; metadata?: unknown }[] = [];
   private acks = new Map<string, (payload: unknown) => void>();
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
@@ -125,6 +129,15 @@ export class FakeSlack {
     const released = deferred();
     this.holds.push({ method, arrived: reached.resolve, released: released.promise });
     return { reached: reached.promise, release: released.resolve };
+  }
+
+  /** Refuses every call of `method` whose arguments match, with a Slack error, until removed. */
+  refuse(method: string, when: (args: Record<string, unknown>) => boolean, error: string): () => void {
+    const rule = { method, when, error };
+    this.refusing.push(rule);
+    return () => {
+      this.refusing = this.refusing.filter((r) => r !== rule);
+    };
   }
 
   failNext(method: string, failure: { status?: number; retryAfter?: number; error?: string }): void {
@@ -175,6 +188,12 @@ export class FakeSlack {
           );
         return reply(f?.status ?? 200, { ok: false, error: f?.error ?? 'internal_error' });
       }
+      const refusal = this.refusing.find((r) => r.method === method && r.when(args));
+      if (refusal) {
+        this.calls.push({ method, args: { ...args, failed: true } });
+        this.refusals.push({ method, error: refusal.error });
+        return reply(200, { ok: false, error: refusal.error });
+      }
       this.calls.push({ method, args });
       reply(200, this.answer(method, args));
     });
@@ -213,7 +232,26 @@ export class FakeSlack {
           return { ok: false, error: refused };
         }
         this.ts += 1;
-        return { ok: true, channel: args.channel, ts: `${this.ts}.000100`, message: { text: args.text } };
+        const ts = `${this.ts}.000100`;
+        this.messages.push({
+          channel: String(args.channel),
+          ts,
+          thread_ts: args.thread_ts as string | undefined,
+          text: args.text as string | undefined,
+          metadata: args.metadata,
+        });
+        return { ok: true, channel: args.channel, ts, message: { text: args.text } };
+      }
+      case 'conversations.replies': {
+        const thread = this.messages.filter(
+          (m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts),
+        );
+        const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
+        return {
+          ok: true,
+          messages: thread.map(({ metadata, ...m }) => (withMetadata ? { ...m, metadata } : m)),
+          has_more: false,
+        };
       }
       case 'chat.update': {
         const refused = slackRefusal(args);

@@ -41,7 +41,10 @@ export interface Harness extends Signoff {
   waitFor(taskId: string, predicate: (t: Task) => boolean, timeoutMs?: number): Promise<Task>;
   /** Starts a terminal task requested by "ann". */
   start(workflow: string, text: string): Promise<Task>;
-  /** Waits for the task to ask a new question (a pending review other than `previousId`). */
+  /**
+   * Waits for the task to ask a new question (a pending review other than `previousId`), shown on
+   * its surface: delivery is its own path, and what came before the card has been shown too.
+   */
   nextReview(taskId: string, previousId?: string): Promise<Review>;
 }
 
@@ -101,7 +104,8 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
         const task = await app.engine.getTask(taskId);
         const pending = await app.engine.reviews(taskId, 'pending');
         const review = pending.find((r) => r.id !== previousId);
-        if (review && task?.status === 'waiting') return review;
+        const shown = review && delivered.some((e) => e.taskId === taskId && e.key === `review:${review.id}`);
+        if (review && shown && task?.status === 'waiting') return review;
         if (Date.now() > deadline) throw new Error(`task ${taskId} asked nothing new (${task?.status})`);
         await sleep(20);
       }

@@ -42,6 +42,8 @@ describe('a task outlives its process', () => {
     const worker = await startScript('test/fixtures/worker.ts', {
       DATABASE_URL: db.url,
       SIGNOFF_SCRIPTED_DELAY_MS: '400',
+      // The killed worker's run lease holds the task until it expires.
+      SIGNOFF_LEASE_SECONDS: '3',
     });
     try {
       h = await openHarness({ url: db.url, work: false });

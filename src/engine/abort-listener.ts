@@ -1,0 +1,120 @@
+/**
+ * Cancel and redirect stop a run wherever it runs: they NOTIFY `signoff_abort` with the task id,
+ * and each worker process LISTENs on a connection of its own. Not a pooled client: LISTEN is
+ * session state, and a pooled client that dies is simply dropped. This one is re-established,
+ * with backoff, whenever it fails; an abort sent while it was down is caught anyway at the end of
+ * the run, which applies nothing to a task that was cancelled or redirected meanwhile.
+ *
+ * At start it checks that a notification arrives at all: behind a transaction-mode pooler
+ * (PgBouncer) LISTEN never hears anything, and the operator is told in one line what workers need.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+
+/** Postgres NOTIFY channel on which cancel and redirect ask whichever process runs a task to stop. */
+export const ABORT_CHANNEL = 'signoff_abort';
+
+const PROBE_PREFIX = 'probe:';
+const MAX_BACKOFF_MS = 30_000;
+
+export interface AbortListener {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createAbortListener(deps: {
+  pool: pg.Pool;
+  onAbort: (taskId: string) => void;
+  logger: Logger;
+  /** How long the start-up check waits for its own notification. */
+  probeMs?: number;
+}): AbortListener {
+  const { pool, logger } = deps;
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+  const probes = new Map<string, () => void>();
+
+  async function connect(): Promise<void> {
+    const c = new pg.Client(pool.options);
+    c.on('notification', (n) => {
+      if (n.channel !== ABORT_CHANNEL || !n.payload) return;
+      if (n.payload.startsWith(PROBE_PREFIX)) probes.get(n.payload)?.();
+      else deps.onAbort(n.payload);
+    });
+    // 'error' and 'end' both mean the session (and its LISTEN) is gone.
+    const lost = (err?: Error) => {
+      if (client !== c) return;
+      client = undefined;
+      if (!stopped) {
+        logger.warn(
+          { err: err && { message: err.message } },
+          'abort listener lost its connection; reconnecting',
+        );
+        schedule();
+      }
+    };
+    c.on('error', lost);
+    c.on('end', () => lost());
+    client = c;
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${ABORT_CHANNEL}`);
+      failures = 0;
+    } catch (error) {
+      client = undefined;
+      await c.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  function schedule(): void {
+    if (stopped || retry) return;
+    const wait = Math.min(250 * 2 ** failures++, MAX_BACKOFF_MS);
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch((err: Error) => {
+        logger.warn({ err: { message: err.message } }, 'abort listener could not reconnect');
+        schedule();
+      });
+    }, wait);
+    retry.unref();
+  }
+
+  /** Whether a notification sent through the pool reaches the listening session. */
+  async function heard(): Promise<boolean> {
+    const payload = `${PROBE_PREFIX}${randomUUID()}`;
+    const arrived = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), deps.probeMs ?? 3000);
+      probes.set(payload, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    await pool.query('SELECT pg_notify($1, $2)', [ABORT_CHANNEL, payload]);
+    const ok = await arrived;
+    probes.delete(payload);
+    return ok;
+  }
+
+  return {
+    start: async () => {
+      stopped = false;
+      await connect();
+      if (!(await heard())) {
+        logger.warn(
+          'LISTEN/NOTIFY does not reach this worker (a transaction-mode pooler?): cancel and redirect stop a run only at its end. Connect workers directly or through a session-mode pool.',
+        );
+      }
+    },
+    stop: async () => {
+      stopped = true;
+      clearTimeout(retry);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * Delivery: what the outbox recorded goes to the task's surface, in id order per task, across
+ * processes, on a path of its own. It never runs under a graph run's lease and no run waits for
+ * it: a decided card is updated while another branch's run holds the task, and a surface that
+ * fails never fails a run.
+ *
+ * One deliverer per task at a time (the `deliver:<task>` lease). Each event counts its attempts:
+ * - temporary failures (rate limits, outages, timeouts) are retried with backoff, the next
+ *   attempt scheduled as a delayed job, and the task's later events wait behind it (order);
+ * - an event the surface refuses for good is retried a few times, then marked failed, logged with
+ *   the surface's error, and replaced by a short `delivery_failed` fallback; later events go on;
+ * - a task whose thread cannot be reached any more (the bot removed from the channel) fails with
+ *   the surface's sentence, and its events wait; a retry of the task delivers them again.
+ *
+ * Events are delivered where they were recorded when that process delivers for the surface (no
+ * queue round trip on the common path), else by a job; a periodic sweep picks up anything a
+ * crash left behind.
+ */
+import type pg from 'pg';
+import { isConnectionError } from '../db/queryable.js';
+import { DeliveryError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type EventRow, insertEvent, toEvent } from './event-store.js';
+import type { Leases } from './leases.js';
+import type { JobQueue } from './queue.js';
+import { setStatus, type TaskRow, taskFromJson } from './store.js';
+import { type DeliveredEvent, FINAL_STATUSES, type Sink, type Surface, type Task } from './types.js';
+
+export interface Delivery {
+  /**
+   * Asks for a task's events to go out, after the transaction that recorded them committed: at
+   * once in this process when it delivers them, else by a job. Never throws.
+   */
+  kick(task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>): Promise<void>;
+  /** Delivers a task's due events now; resolves when none is left or the next has to wait. */
+  deliver(taskId: string): Promise<void>;
+  /** Delivers this surface's events in this process from now on (its jobs, kicks, a sweep). */
+  work(surface: Surface, concurrency: number): Promise<void>;
+  /** Stops the sweep. */
+  stop(): void;
+}
+
+export const deliveryQueue = (surface: Surface) => `signoff-deliver-${surface}`;
+
+/** Events read per round; a round ends with them marked, then the next round reads on. */
+const BATCH = 50;
+/** A refused event is tried this many times before it is marked failed. */
+const REFUSED_ATTEMPTS = 3;
+/** A temporary failure is retried this many times (backoff up to 5 minutes: about an hour). */
+const TEMPORARY_ATTEMPTS = 16;
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+export const backoffMs = (attempts: number) =>
+  Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+
+export function createDelivery(deps: {
+  pool: pg.Pool;
+  queue: JobQueue;
+  leases: Leases;
+  sinks: Partial<Record<Surface, Sink>>;
+  logger: Logger;
+}): Delivery {
+  const { pool, queue, leases, sinks, logger } = deps;
+  const working = new Set<Surface>();
+  // One delivery loop per task in this process; a kick during one asks it to go round again.
+  const loops = new Map<string, { again: boolean }>();
+  const sweeps: NodeJS.Timeout[] = [];
+
+  const later = (task: Pick<Task, 'id' | 'surface'>, at: Date) =>
+    queue.send(deliveryQueue(task.surface), { taskId: task.id }, { singletonKey: task.id, startAfter: at });
+
+  /** One round under the task's delivery lease. Returns whether to go round again at once. */
+  async function round(taskId: string): Promise<boolean> {
+    const lease = await leases.acquire(`deliver:${taskId}`);
+    if (!lease) {
+      // The holder looks for new events as it lets go, so this is only for a holder that dies.
+      const r = await pool.query<{ surface: Surface }>('SELECT surface FROM signoff.tasks WHERE id = $1', [
+        taskId,
+      ]);
+      const surface = r.rows[0]?.surface;
+      if (surface) await later({ id: taskId, surface }, new Date(Date.now() + leases.ttlMs));
+      return false;
+    }
+    const done: number[] = [];
+    let stopped = false;
+    let head: { due: boolean; at: Date | null; surface: Surface }[] = [];
+    try {
+      const { task, events } = await readDue(taskId);
+      const sink = task && sinks[task.surface];
+      for (const event of sink ? events : []) {
+        if (lease.signal.aborted) break;
+        try {
+          await sink?.(event, task as Task);
+          done.push(event.id);
+        } catch (error) {
+          if ((await failed(task as Task, event, error)) === 'stop') {
+            stopped = true;
+            break;
+          }
+        }
+      }
+    } finally {
+      // Marks what went out, lets go, and looks at what is next, in one statement: an event
+      // recorded while this round held the lease (whose kick found it taken) is seen here.
+      head = await lease.releaseWith(
+        `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($4::bigint[]))
+         SELECT e.next_attempt_at IS NULL OR e.next_attempt_at <= now() AS due, e.next_attempt_at AS at, t.surface
+         FROM signoff.events e JOIN signoff.tasks t ON t.id = e.task_id
+         WHERE e.task_id = $3 AND e.delivered_at IS NULL AND e.failed_at IS NULL AND e.id <> ALL($4::bigint[])
+         ORDER BY e.id LIMIT 1`,
+        [taskId, done],
+      );
+    }
+    const next = head[0];
+    if (!next) return false;
+    if (next.due && !stopped && !lease.signal.aborted) return true;
+    if (next.at) await later({ id: taskId, surface: next.surface }, next.at);
+    return false;
+  }
+
+  /** The task and its due events, oldest first, each attempt counted before it is made. */
+  async function readDue(taskId: string): Promise<{ task?: Task; events: DeliveredEvent[] }> {
+    const r = await pool.query<{ task: TaskRow; events: EventRow[] }>(
+      `WITH blocked AS (
+         SELECT id FROM signoff.events
+         WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at > now()
+         ORDER BY id LIMIT 1),
+       due AS (
+         UPDATE signoff.events SET attempts = attempts + 1
+         WHERE id IN (SELECT id FROM signoff.events
+                      WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL
+                        AND id < coalesce((SELECT id FROM blocked), 9223372036854775807)
+                      ORDER BY id LIMIT $2)
+         RETURNING id, task_id, key, payload, attempts)
+       SELECT to_jsonb(t) AS task, coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events
+       FROM signoff.tasks t WHERE t.id = $1`,
+      [taskId, BATCH],
+    );
+    const row = r.rows[0];
+    if (!row) return { events: [] };
+    return { task: taskFromJson(row.task), events: row.events.map(toEvent) };
+  }
+
+  /** What a failed attempt means for the event and the task; 'stop' holds the task's later events back. */
+  async function failed(task: Task, event: DeliveredEvent, error: unknown): Promise<'stop' | 'skip'> {
+    const failure =
+      error instanceof DeliveryError
+        ? error
+        : new DeliveryError(
+            isConnectionError(error) ? 'temporary' : 'refused',
+            (error as Error)?.message ?? 'error',
+            {
+              cause: error,
+            },
+          );
+    const log = { task: task.id, event: event.key, attempts: event.attempts, code: failure.code };
+    if (failure.kind === 'unreachable') {
+      logger.warn({ ...log, err: error }, 'the task cannot be shown any more; it fails');
+      await unreachable(task, failure);
+      return 'stop';
+    }
+    const limit = failure.kind === 'temporary' ? TEMPORARY_ATTEMPTS : REFUSED_ATTEMPTS;
+    if (event.attempts < limit) {
+      const waitMs = failure.retryAfterMs ?? backoffMs(event.attempts);
+      logger.info({ ...log, waitMs }, 'delivery failed; will retry');
+      await pool.query(
+        `UPDATE signoff.events SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`,
+        [event.id, `${failure.kind}: ${failure.code}`, waitMs],
+      );
+      return 'stop';
+    }
+    logger.error(
+      { ...log, err: error },
+      'the surface refused this event for good; a fallback is shown instead',
+    );
+    await pool.query(`UPDATE signoff.events SET failed_at = now(), last_error = $2 WHERE id = $1`, [
+      event.id,
+      `${failure.kind}: ${failure.code}`,
+    ]);
+    // A fallback that is refused too is not replaced again.
+    if (event.event.type !== 'delivery_failed') {
+      await insertEvent(pool, task.id, `fallback:${event.key}`, {
+        type: 'delivery_failed',
+        failedKey: event.key,
+        failedType: event.event.type,
+        code: failure.code,
+      });
+    }
+    return 'skip';
+  }
+
+  /** The task's thread is gone for this surface: the task fails, saying why; its events wait for a retry. */
+  async function unreachable(task: Task, failure: DeliveryError): Promise<void> {
+    const reason = failure.message.startsWith('unreachable:')
+      ? `its thread cannot be reached (${failure.code})`
+      : failure.message;
+    if (!FINAL_STATUSES.includes(task.status)) await setStatus(pool, task.id, 'failed', reason);
+    await pool.query(
+      `UPDATE signoff.events SET failed_at = now(), last_error = $2
+       WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL`,
+      [task.id, `unreachable: ${failure.code}`],
+    );
+  }
+
+  async function deliver(taskId: string): Promise<void> {
+    const loop = loops.get(taskId);
+    if (loop) {
+      loop.again = true;
+      return;
+    }
+    const self = { again: true };
+    loops.set(taskId, self);
+    try {
+      while (self.again) {
+        self.again = false;
+        if (await round(taskId)) self.again = true;
+      }
+    } finally {
+      loops.delete(taskId);
+    }
+  }
+
+  async function sweep(surface: Surface): Promise<void> {
+    const r = await pool.query<{ task_id: string }>(
+      `SELECT DISTINCT e.task_id FROM signoff.events e JOIN signoff.tasks t ON t.id = e.task_id
+       WHERE t.surface = $1 AND e.delivered_at IS NULL AND e.failed_at IS NULL
+         AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) LIMIT 500`,
+      [surface],
+    );
+    for (const { task_id } of r.rows) void kick({ id: task_id, surface });
+  }
+
+  async function kick(task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>): Promise<void> {
+    const here = task.surface ? working.has(task.surface) : working.size > 0;
+    try {
+      // A process that does not deliver this surface (a web replica): a worker's job does it.
+      if (!here && task.surface) await later({ id: task.id, surface: task.surface }, new Date());
+      else await deliver(task.id);
+    } catch (err) {
+      logger.warn({ task: task.id, err }, 'delivery stopped; a job or the sweep takes it up again');
+    }
+  }
+
+  return {
+    kick,
+    deliver,
+    work: async (surface, concurrency) => {
+      await queue.declare(deliveryQueue(surface));
+      await queue.work<{ taskId: string }>(deliveryQueue(surface), concurrency, ({ taskId }) =>
+        deliver(taskId),
+      );
+      working.add(surface);
+      await sweep(surface);
+      const timer = setInterval(
+        () => void sweep(surface).catch((err) => logger.warn({ err }, 'delivery sweep failed')),
+        // As often as a lease lives: what a dead deliverer held back goes out soon after its lease ends.
+        leases.ttlMs,
+      );
+      timer.unref();
+      sweeps.push(timer);
+    },
+    stop: () => {
+      for (const timer of sweeps.splice(0)) clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Per-task leases: who runs a task's graph (`run:<task>`) and who delivers its events
+ * (`deliver:<task>`), one holder at a time across every process.
+ *
+ * A lease is a row with a holder and an expiry, taken by one conditional upsert and renewed by a
+ * heartbeat. Unlike a session advisory lock it holds no connection open while an agent thinks,
+ * works through a transaction-mode pooler, and cannot vanish unnoticed: the moment a heartbeat
+ * finds the lease taken, or none has succeeded for most of its lifetime (the database is gone),
+ * the holder's `signal` aborts. Whatever the holder then writes goes through `fence`, which
+ * refuses inside the writer's own transaction unless the lease is still held, so a holder that
+ * lost its lease applies nothing. Taking a lease never waits: a busy task is tried again later.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Queryable } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface Lease {
+  readonly key: string;
+  readonly holder: string;
+  /** Aborts the moment the lease is known to be lost. */
+  readonly signal: AbortSignal;
+  /** Inside the caller's transaction: throws `lease_lost` unless the lease is still held (and keeps it until commit). */
+  fence(db: Queryable): Promise<void>;
+  /** Gives the lease up (it expires by itself if this fails). */
+  release(): Promise<void>;
+  /**
+   * Gives the lease up in the same statement as `tail` (more CTEs, `, name AS (…)`, then a
+   * SELECT; its parameters start at $3): "what is left to do?" asked as the lease goes, so that
+   * nothing recorded while it was held is missed. Throws if the statement fails.
+   */
+  releaseWith<R extends pg.QueryResultRow>(tail: string, values: unknown[]): Promise<R[]>;
+}
+
+export interface Leases {
+  /** Takes the lease if it is free or expired; undefined when someone else holds it. */
+  acquire(key: string): Promise<Lease | undefined>;
+  readonly ttlMs: number;
+}
+
+/** Renewals per lifetime; a holder stops when none succeeded for `STOP_AFTER` of it. */
+const HEARTBEATS_PER_TTL = 3;
+const STOP_AFTER = 0.8;
+
+export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: Logger }): Leases {
+  const { pool, logger } = deps;
+  const ttlMs = deps.ttlSeconds * 1000;
+  const processId = randomUUID().slice(0, 8);
+
+  async function acquire(key: string): Promise<Lease | undefined> {
+    const holder = `${processId}:${randomUUID().slice(0, 8)}`;
+    const sentAt = Date.now();
+    const taken = await pool.query(
+      `INSERT INTO signoff.leases (key, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+       WHERE signoff.leases.expires_at < now()
+       RETURNING 1`,
+      [key, holder, ttlMs],
+    );
+    if (!taken.rowCount) return undefined;
+
+    const controller = new AbortController();
+    const lose = (why: string) => {
+      if (controller.signal.aborted) return;
+      logger.warn({ lease: key, why }, 'lease lost; stopping what it guarded');
+      controller.abort(new SignoffError('lease_lost', `lease ${key} lost: ${why}`));
+    };
+    let deadline: NodeJS.Timeout;
+    const armDeadline = (from: number) => {
+      clearTimeout(deadline);
+      deadline = setTimeout(() => lose('not renewed in time'), from + ttlMs * STOP_AFTER - Date.now());
+      deadline.unref();
+    };
+    armDeadline(sentAt);
+    const heartbeat = setInterval(() => {
+      const at = Date.now();
+      pool
+        .query(
+          `UPDATE signoff.leases SET expires_at = now() + $3 * interval '1 millisecond'
+           WHERE key = $1 AND holder = $2`,
+          [key, holder, ttlMs],
+        )
+        .then(
+          (r) => (r.rowCount ? armDeadline(at) : lose('taken by another holder')),
+          (err: Error) => logger.warn({ lease: key, err: { message: err.message } }, 'lease renewal failed'),
+        );
+    }, ttlMs / HEARTBEATS_PER_TTL);
+    heartbeat.unref();
+    const stop = () => {
+      clearInterval(heartbeat);
+      clearTimeout(deadline);
+    };
+
+    return {
+      key,
+      holder,
+      signal: controller.signal,
+      fence: async (db) => {
+        const held = await db.query(
+          `SELECT 1 FROM signoff.leases WHERE key = $1 AND holder = $2 AND expires_at > now() FOR UPDATE`,
+          [key, holder],
+        );
+        if (!held.rowCount || controller.signal.aborted) {
+          lose('found expired or taken');
+          throw new SignoffError('lease_lost', `lease ${key} is no longer held`);
+        }
+      },
+      releaseWith: async <R extends pg.QueryResultRow>(tail: string, values: unknown[]) => {
+        stop();
+        const r = await pool.query<R>(
+          `WITH released AS (DELETE FROM signoff.leases WHERE key = $1 AND holder = $2) ${tail}`,
+          [key, holder, ...values],
+        );
+        return r.rows;
+      },
+      release: async () => {
+        stop();
+        await pool
+          .query('DELETE FROM signoff.leases WHERE key = $1 AND holder = $2', [key, holder])
+          .catch((err: Error) =>
+            // It expires by itself; until then the task waits for its next try.
+            logger.warn({ lease: key, err: { message: err.message } }, 'could not release a lease'),
+          );
+      },
+    };
+  }
+
+  return { acquire, ttlMs };
+}
