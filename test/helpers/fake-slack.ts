@@ -83,9 +83,16 @@ export class FakeSlack {
   private sockets = new Set<WebSocket>();
   private holds: { method: string; arrived: () => void; released: Promise<void> }[] = [];
   /** Standing refusals: every call that matches is answered with the error, as Slack would. */
-  private refusing: { method: string; when: (args: Record<string, unknown>) => boolean; error: string }[] = [];
+  private refusing: { method: string; when: (args: Record<string, unknown>) => boolean; error: string }[] =
+    [];
   /** Messages as Slack keeps them, per channel: what `conversations.replies` reads. */
-  readonly messages: { channel: string; ts: string; thread_ts?: string; text?: string; metadata?: unknown }[] = [];
+  readonly messages: {
+    channel: string;
+    ts: string;
+    thread_ts?: string;
+    text?: string;
+    metadata?: unknown;
+  }[] = [];
   private acks = new Map<string, (payload: unknown) => void>();
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
