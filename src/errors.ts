@@ -45,11 +45,14 @@ export class DeliveryError extends Error {
     readonly kind: 'temporary' | 'refused' | 'unreachable',
     /** The surface's own error code (Slack's `error`), for logs and the fallback's sentence. */
     readonly code: string,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number; reason?: string },
   ) {
     super(`${kind}: ${code}`, options);
     this.name = 'DeliveryError';
     this.retryAfterMs = options?.retryAfterMs;
+    this.reason = options?.reason;
   }
   readonly retryAfterMs: number | undefined;
+  /** For `unreachable`: the sentence the task's status shows (what happened, what to do). */
+  readonly reason: string | undefined;
 }

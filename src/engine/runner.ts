@@ -146,7 +146,7 @@ export function createRunner(deps: RunnerDeps) {
         'failed',
         `the workflow "${task.workflow}" is not available any more`,
       );
-      await delivery.kick(task);
+      void delivery.kick(task);
       return;
     }
     const config: LangGraphRunnableConfig = {
@@ -185,7 +185,7 @@ export function createRunner(deps: RunnerDeps) {
           await lease.fence(db);
           await store.setStatus(db, task.id, 'failed', reason);
         });
-        await delivery.kick(task);
+        void delivery.kick(task);
         return undefined;
       } finally {
         inFlight.delete(task.id);
@@ -247,7 +247,7 @@ export function createRunner(deps: RunnerDeps) {
         current.generation === task.generation;
       if (stillOurs) await settle(db, task, workflow, result);
     });
-    await delivery.kick(task);
+    void delivery.kick(task);
   }
 
   /**

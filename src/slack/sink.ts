@@ -22,8 +22,13 @@ import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import { findPost, recordPost } from './posts.js';
 
-/** The bot cannot post in the task's channel any more. */
-const UNREACHABLE = new Set(['channel_not_found', 'is_archived', 'not_in_channel']);
+/** The bot cannot post in the task's channel any more: what happened and what to do, per Slack error. */
+const UNREACHABLE: Record<string, string> = {
+  not_in_channel: 'signoff is not in this channel any more; invite it back (/invite @signoff), then retry',
+  channel_not_found:
+    'signoff cannot find this channel any more (deleted, or private without signoff); retry once it is back',
+  is_archived: 'this channel was archived; unarchive it, then retry',
+};
 /** Slack had a problem, not the message. */
 const TEMPORARY = new Set([
   'ratelimited',
@@ -64,7 +69,13 @@ export function deliveryError(error: unknown): DeliveryError {
       );
     case ErrorCode.PlatformError: {
       const code = e.data?.error ?? 'unknown_error';
-      if (UNREACHABLE.has(code)) return new DeliveryError('unreachable', code, { cause: error });
+      const unreachable = UNREACHABLE[code];
+      if (unreachable) {
+        return new DeliveryError('unreachable', code, {
+          cause: error,
+          reason: `${unreachable} (Slack said ${code})`,
+        });
+      }
       return new DeliveryError(TEMPORARY.has(code) ? 'temporary' : 'refused', code, { cause: error });
     }
     default:

@@ -27,3 +27,19 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     },
   };
 }
+
+/** Refuses new connections to the database at `url` and drops the open ones; returns the undo. */
+export async function databaseDown(url: string): Promise<() => Promise<void>> {
+  const name = new URL(url).pathname.slice(1);
+  const outside = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
+  await outside.connect();
+  await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+  await outside.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [name],
+  );
+  return async () => {
+    await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await outside.end();
+  };
+}

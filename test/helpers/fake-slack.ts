@@ -81,7 +81,12 @@ export class FakeSlack {
   /** User groups and their members, for reviewer checks. */
   groups: Record<string, string[]> = {};
   private sockets = new Set<WebSocket>();
-  private holds: { method: string; arrived: () => void; released: Promise<void> }[] = [];
+  private holds: {
+    method: string;
+    when: (args: Record<string, unknown>) => boolean;
+    arrived: () => void;
+    released: Promise<void>;
+  }[] = [];
   /** Standing refusals: every call that matches is answered with the error, as Slack would. */
   private refusing: { method: string; when: (args: Record<string, unknown>) => boolean; error: string }[] =
     [];
@@ -131,10 +136,13 @@ export class FakeSlack {
    * The next call of `method` waits before it is answered: `reached` resolves when it arrives,
    * `release` lets it through (to do something while a request is in flight).
    */
-  holdNext(method: string): { reached: Promise<void>; release: () => void } {
+  holdNext(
+    method: string,
+    when: (args: Record<string, unknown>) => boolean = () => true,
+  ): { reached: Promise<void>; release: () => void } {
     const reached = deferred();
     const released = deferred();
-    this.holds.push({ method, arrived: reached.resolve, released: released.promise });
+    this.holds.push({ method, when, arrived: reached.resolve, released: released.promise });
     return { reached: reached.promise, release: released.resolve };
   }
 
@@ -177,7 +185,7 @@ export class FakeSlack {
         return reply(200, { ok: true, url: this.url.replace(/^http/, 'ws').replace(/api\/$/, 'link') });
       }
       if (!token.startsWith('Bearer xoxb-')) return reply(200, { ok: false, error: 'not_authed' });
-      const hold = this.holds.findIndex((h) => h.method === method);
+      const hold = this.holds.findIndex((h) => h.method === method && h.when(args));
       if (hold >= 0) {
         const [h] = this.holds.splice(hold, 1);
         h?.arrived();

@@ -3,10 +3,9 @@
  * Postgres, and a fake of Slack's Web API that answers like Slack.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { createTestDatabase, databaseDown as dropConnections } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import {
   click,
@@ -47,21 +46,7 @@ async function startTask(text: string, user = 'U0ANN') {
   return { root, thread, card, cardTs: tsOf(card) };
 }
 
-/** Refuses new connections to the test database and drops the open ones; returns the undo. */
-async function databaseDown(): Promise<() => Promise<void>> {
-  const name = new URL(db.url).pathname.slice(1);
-  const outside = new pg.Client({ connectionString: db.url.replace(/\/[^/]*$/, '/postgres') });
-  await outside.connect();
-  await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-  await outside.query(
-    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-    [name],
-  );
-  return async () => {
-    await outside.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-    await outside.end();
-  };
-}
+const databaseDown = () => dropConnections(db.url);
 
 describe('Slack surface', () => {
   it('GET /healthz answers 200 once ready', async () => {

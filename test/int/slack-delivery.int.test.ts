@@ -1,0 +1,159 @@
+/**
+ * Delivery to Slack when Slack says no: a message refused for good, a bot removed from the
+ * channel, a rate limit, a post whose recording died, and a decided card while a run holds the
+ * task. Through Bolt's HTTP receiver, a real engine and Postgres, and the fake Slack Web API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLeases } from '../../src/engine/leases.js';
+import { createLogger } from '../../src/logger.js';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, databaseDown } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+const slack = new FakeSlack();
+let service: SlackService;
+let events: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_delivery');
+  await slack.start();
+  const yaml = 'workflows:\n  pair:\n    maxIterations: 1\n';
+  // Short leases: a deliverer that lost its database gives way within seconds.
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml,
+    env: { SIGNOFF_LEASE_SECONDS: '2' },
+  }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+const engine = () => service.signoff.engine;
+const taskOfThread = (thread: string) => `slack-T0TEAM-C0WORK-${thread}`;
+
+async function start(text: string) {
+  await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'));
+  const root = await until(`root message for ${text}`, () => rootOf(text));
+  return { thread: tsOf(root), taskId: taskOfThread(tsOf(root)) };
+}
+
+const approve = (thread: string, cardTs: string, value: string, user = 'U0BOB') =>
+  postSigned(events, click(user, 'signoff_approve', value, cardTs, thread));
+
+describe('Slack delivery', () => {
+  it('a message Slack refuses for good is marked failed, a fallback says so, and the task goes on to the end', async () => {
+    // The agent's message is refused, every time, as Slack refuses blocks it will not take.
+    const stop = slack.refuse('chat.postMessage', (a) => a.username === 'Author', 'invalid_blocks');
+    try {
+      const { thread, taskId } = await start('draft the refund policy');
+      const card = await until('the review card after the refused message', () => cardsIn(thread)[0], 20_000);
+      const fallback = await until('the fallback post', () =>
+        posts().find((p) => p.thread_ts === thread && p.text.includes('could not be shown')),
+      );
+      expect(fallback.text).toContain('invalid_blocks');
+      expect(fallback.text).toContain(`signoff events ${taskId}`);
+      const refused = (await engine().eventRecords(taskId)).find(
+        (e) => e.event.type === 'agent_said' && (e.event as { agent: string }).agent === 'Author',
+      );
+      expect(refused).toMatchObject({ state: 'failed', attempts: 3, lastError: 'refused: invalid_blocks' });
+      expect(slack.refusals.filter((r) => r.error === 'invalid_blocks')).toHaveLength(3);
+
+      const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+      await approve(thread, tsOf(card), value);
+      await until('the task done', async () =>
+        (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
+      );
+    } finally {
+      stop();
+    }
+  });
+
+  it('a bot removed from the channel fails the task with a sentence; after a retry the thread gets everything', async () => {
+    const stop = slack.refuse('chat.postMessage', (a) => a.thread_ts !== undefined, 'not_in_channel');
+    const { thread, taskId } = await start('summarise the vendor contract');
+    const failed = await until('the task failed', async () => {
+      const t = await engine().getTask(taskId);
+      return t?.status === 'failed' ? t : undefined;
+    });
+    expect(failed.statusReason).toContain('not_in_channel');
+    const listed = await engine().listTasks({ statuses: ['failed'] });
+    expect(listed.map((t) => t.id)).toContain(taskId);
+    expect(cardsIn(thread)).toHaveLength(0);
+
+    stop(); // the bot is invited back
+    await engine().retry(taskId, { id: 'U0ANN' });
+    const card = await until('the card after the retry', () => cardsIn(thread)[0], 20_000);
+    const authored = posts().filter((p) => p.thread_ts === thread && (p as { username?: string }).username);
+    expect(authored.map((p) => (p as { username?: string }).username)).toEqual(['Author']);
+    expect(card).toBeTruthy();
+  });
+
+  it("a rate-limited card waits out Slack's Retry-After and is posted once", async () => {
+    slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
+    const { thread } = await start('plan the offsite');
+    const card = await until('the card', () => cardsIn(thread)[0], 20_000);
+    expect(cardsIn(thread)).toEqual([card]);
+    expect(slack.calls.some((c) => c.method === 'chat.postMessage' && c.args.failed)).toBe(true);
+  });
+
+  it('a post Slack took whose record was lost is found in the thread, not posted again', async () => {
+    const held = slack.holdNext('chat.postMessage', (a) => a.username === 'Author');
+    const { thread, taskId } = await start('write the incident summary');
+    // The first agent message reaches Slack; before its answer is back, the database goes away.
+    await held.reached;
+    const restore = await databaseDown(db.url);
+    held.release();
+    await until('the post answered', () => slack.messages.find((m) => m.thread_ts === thread));
+    await new Promise((r) => setTimeout(r, 300));
+    await restore();
+    await until('the card', () => cardsIn(thread)[0], 30_000);
+    const authorPosts = slack.messages.filter(
+      (m) =>
+        m.thread_ts === thread &&
+        (m.metadata as { event_payload?: { key?: string } })?.event_payload?.key?.includes(':said:'),
+    );
+    const keys = authorPosts.map((m) => (m.metadata as { event_payload: { key: string } }).event_payload.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toHaveLength(1);
+    expect(slack.callsOf('conversations.replies').length).toBeGreaterThan(0);
+    expect((await engine().getTask(taskId))?.status).toBe('waiting');
+  });
+
+  it('a decided card is updated at once while another run holds the task', async () => {
+    const { thread, taskId } = await start('check the invoice totals');
+    const card = await until('the card', () => cardsIn(thread)[0]);
+    // Another run (a parallel branch, say) holds the task.
+    const leases = createLeases({
+      pool: service.signoff.db.pool,
+      ttlSeconds: 30,
+      logger: createLogger('silent'),
+    });
+    const run = await until("the run lease, once the task's own run let go", () =>
+      leases.acquire(`run:${taskId}`),
+    );
+    try {
+      const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+      await approve(thread, tsOf(card), value);
+      await until('the card says who approved', () =>
+        slack
+          .callsOf('chat.update')
+          .find((u) => u.ts === tsOf(card) && JSON.stringify(u.blocks).includes('Approved by <@U0BOB>')),
+      );
+      expect((await engine().getTask(taskId))?.status).toBe('working');
+    } finally {
+      await run?.release();
+    }
+    await until('the task done once the run lets go', async () =>
+      (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
+    );
+  });
+});
