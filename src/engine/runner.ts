@@ -119,9 +119,10 @@ export function createRunner(deps: RunnerDeps) {
           await step(task, decided, lease);
       } catch (error) {
         if (!isSignoffError(error, 'lease_lost')) throw error;
-        // Another holder has (or will have) the task; it decides from the database what is left.
+        // Nothing of this run was applied; the task is tried again once the lease is free, and
+        // whoever runs it then decides from the database what is left.
         logger.warn({ task: taskId }, 'run stopped: its lease was lost; nothing of it was applied');
-        return 'done';
+        return 'busy';
       } finally {
         // Decisions recorded while this run went on (a parallel branch's) are run now, not later.
         more = await lease.releaseWith<{ more: boolean }>(

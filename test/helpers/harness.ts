@@ -23,6 +23,8 @@ export interface HarnessOptions {
   /** Run this surface's workers in this process (default true). */
   work?: boolean;
   clock?: Clock;
+  /** Where delivered events are collected (share one list between harnesses on one database). */
+  delivered?: DeliveredEvent[];
 }
 
 /** A clock the test moves: starts at the real time, moves only when told. */
@@ -71,7 +73,7 @@ export function testConfig(url: string, yaml = '', env: Record<string, string> =
 }
 
 export async function openHarness(options: HarnessOptions): Promise<Harness> {
-  const delivered: DeliveredEvent[] = [];
+  const delivered: DeliveredEvent[] = options.delivered ?? [];
   const app = await openSignoff(testConfig(options.url, options.yaml, options.env), {
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     modelFor: options.modelFor,

@@ -100,6 +100,30 @@ describe('review timers', () => {
     expect(closed?.event).toMatchObject({ by: 'signoff', reason: 'no decision within 1d' });
   });
 
+  it('two timers the queue runs early both wait again, under their own keys, and both fire', async () => {
+    const task = await h.start('pair', 'reconcile the ledgers');
+    const review = await h.nextReview(task.id);
+    const timers = `name = 'signoff-timer-cli' AND data->>'reviewId' = $1`;
+    // The queue runs both (the reminder and the deadline) before the engine's clock says so.
+    await h.db.pool.query(`UPDATE pgboss.job SET start_after = now() WHERE ${timers} AND state = 'created'`, [
+      review.id,
+    ]);
+    const waitingAgain = async () =>
+      (
+        await h.db.pool.query(
+          `SELECT count(*)::int AS n FROM pgboss.job WHERE ${timers} AND state = 'created' AND start_after > now()`,
+          [review.id],
+        )
+      ).rows[0].n;
+    for (let i = 0; i < 200 && (await waitingAgain()) < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await waitingAgain()).toBe(2);
+    await passTime(3600 + 1, async () => (await eventsOf(task.id, 'review_reminder')).length === 1);
+    await passTime(3600, async () => (await h.engine.getTask(task.id))?.status === 'done');
+    expect((await h.engine.reviews(task.id, 'decided'))[0]?.decision?.automatic).toContain(
+      'approves on timeout',
+    );
+  });
+
   it('a timer fires after a restart', async () => {
     const task = await h.start('pair', 'plan the migration');
     await h.nextReview(task.id);
