@@ -25,7 +25,6 @@ export async function floor(
   await saver.setup();
   const graph = workflow.build({
     modelFor: ({ name }) => new ScriptedChatModel({ agent: name }),
-    say: async () => undefined,
     settings: workflowSettings(parseWorkflowConfig(BENCH_CONFIG, 'bench'), workflow.name),
     checkpointer: saver,
     documents: createDocuments(pool),

@@ -12,7 +12,6 @@ import { createDocuments, type Documents } from './docs/documents.js';
 import { createDelivery } from './engine/delivery.js';
 import { createEngine, type Engine } from './engine/engine.js';
 import { createLeases } from './engine/leases.js';
-import { createOutbox } from './engine/outbox.js';
 import { CHECKPOINT_SCHEMA } from './engine/prune.js';
 import { createQueue, type JobQueue } from './engine/queue.js';
 import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.js';
@@ -78,7 +77,6 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
     const leases = createLeases({ pool: db.pool, ttlSeconds: config.queue.leaseSeconds, logger });
     const delivery = createDelivery({ pool: db.pool, queue, leases, sinks, logger });
-    const outbox = createOutbox({ pool: db.pool, delivery });
     const modelFor = options.modelFor ?? createModelFor(config.model);
     const documents = createDocuments(db.pool);
     const workflows = new Map<string, LoadedWorkflow>();
@@ -89,14 +87,13 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     );
     for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom]) {
       const settings = workflowSettings(config.workflows, definition.name);
-      const graph = definition.build({ modelFor, say: outbox.say, settings, checkpointer, documents });
+      const graph = definition.build({ modelFor, settings, checkpointer, documents });
       workflows.set(definition.name, { definition, graph });
     }
     const clock = options.clock ?? systemClock;
     const runner = createRunner({
       pool: db.pool,
       queue,
-      outbox,
       delivery,
       leases,
       workflows,

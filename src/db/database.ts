@@ -42,6 +42,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     if (!closing)
       options.logger.warn({ code: error.code, message: error.message }, 'idle database client failed');
   });
+  // A checked-out client whose connection dies between queries emits 'error' with nobody
+  // listening (pg-pool only listens while a client is idle), which would crash the process. That
+  // happens inside libraries too (LangGraph's checkpointer holds clients for its transactions).
+  // Every client gets a listener for life: its next query fails instead, and pg-pool drops a
+  // client that failed this way when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', (error: Error & { code?: string }) => {
+      if (!closing)
+        options.logger.debug({ code: error.code, message: error.message }, 'database client failed');
+    });
+  });
   try {
     const applied = await migrate(pool, readMigrations(MIGRATIONS_DIR));
     if (applied.length) options.logger.info({ applied }, 'migrations applied');

@@ -71,29 +71,50 @@ export function createDelivery(deps: {
 
   /** One round under the task's delivery lease. Returns whether to go round again at once. */
   async function round(taskId: string): Promise<boolean> {
-    const lease = await leases.acquire(`deliver:${taskId}`);
-    if (!lease) {
-      // The holder looks for new events as it lets go, so this is only for a holder that dies.
-      const r = await pool.query<{ surface: Surface }>('SELECT surface FROM signoff.tasks WHERE id = $1', [
-        taskId,
-      ]);
-      const surface = r.rows[0]?.surface;
-      if (surface) await later({ id: taskId, surface }, new Date(Date.now() + leases.ttlMs));
+    // The lease taken, the task read and its due events claimed (each attempt counted before it
+    // is made), in one statement.
+    const { lease, row } = await leases.acquireWith<{ task: TaskRow | null; events: EventRow[] }>(
+      `deliver:${taskId}`,
+      `, blocked AS (
+         SELECT id FROM signoff.events
+         WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at > now()
+         ORDER BY id LIMIT 1),
+       due AS (
+         UPDATE signoff.events SET attempts = attempts + 1
+         WHERE EXISTS (SELECT 1 FROM lease)
+           AND id IN (SELECT id FROM signoff.events
+                      WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL
+                        AND id < coalesce((SELECT id FROM blocked), 9223372036854775807)
+                      ORDER BY id LIMIT $5)
+         RETURNING id, task_id, key, payload, attempts)
+       SELECT EXISTS (SELECT 1 FROM lease) AS leased,
+              (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $4) AS task,
+              coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`,
+      [taskId, BATCH],
+    );
+    const task = row?.task ? taskFromJson(row.task) : undefined;
+    if (!task) {
+      await lease?.release();
       return false;
     }
+    if (!lease) {
+      // The holder looks for new events as it lets go, so this is only for a holder that dies.
+      await later(task, new Date(Date.now() + leases.ttlMs));
+      return false;
+    }
+    const events = (row?.events ?? []).map(toEvent);
+    const sink = sinks[task.surface];
     const done: number[] = [];
     let stopped = false;
-    let head: { due: boolean; at: Date | null; surface: Surface }[] = [];
+    let head: { due: boolean; at: Date | null }[] = [];
     try {
-      const { task, events } = await readDue(taskId);
-      const sink = task && sinks[task.surface];
       for (const event of sink ? events : []) {
         if (lease.signal.aborted) break;
         try {
-          await sink?.(event, task as Task);
+          await sink?.(event, task);
           done.push(event.id);
         } catch (error) {
-          if ((await failed(task as Task, event, error)) === 'stop') {
+          if ((await failed(task, event, error)) === 'stop') {
             stopped = true;
             break;
           }
@@ -104,41 +125,18 @@ export function createDelivery(deps: {
       // recorded while this round held the lease (whose kick found it taken) is seen here.
       head = await lease.releaseWith(
         `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($4::bigint[]))
-         SELECT e.next_attempt_at IS NULL OR e.next_attempt_at <= now() AS due, e.next_attempt_at AS at, t.surface
-         FROM signoff.events e JOIN signoff.tasks t ON t.id = e.task_id
-         WHERE e.task_id = $3 AND e.delivered_at IS NULL AND e.failed_at IS NULL AND e.id <> ALL($4::bigint[])
-         ORDER BY e.id LIMIT 1`,
+         SELECT next_attempt_at IS NULL OR next_attempt_at <= now() AS due, next_attempt_at AS at
+         FROM signoff.events
+         WHERE task_id = $3 AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL($4::bigint[])
+         ORDER BY id LIMIT 1`,
         [taskId, done],
       );
     }
     const next = head[0];
     if (!next) return false;
     if (next.due && !stopped && !lease.signal.aborted) return true;
-    if (next.at) await later({ id: taskId, surface: next.surface }, next.at);
+    if (next.at) await later(task, next.at);
     return false;
-  }
-
-  /** The task and its due events, oldest first, each attempt counted before it is made. */
-  async function readDue(taskId: string): Promise<{ task?: Task; events: DeliveredEvent[] }> {
-    const r = await pool.query<{ task: TaskRow; events: EventRow[] }>(
-      `WITH blocked AS (
-         SELECT id FROM signoff.events
-         WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at > now()
-         ORDER BY id LIMIT 1),
-       due AS (
-         UPDATE signoff.events SET attempts = attempts + 1
-         WHERE id IN (SELECT id FROM signoff.events
-                      WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL
-                        AND id < coalesce((SELECT id FROM blocked), 9223372036854775807)
-                      ORDER BY id LIMIT $2)
-         RETURNING id, task_id, key, payload, attempts)
-       SELECT to_jsonb(t) AS task, coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events
-       FROM signoff.tasks t WHERE t.id = $1`,
-      [taskId, BATCH],
-    );
-    const row = r.rows[0];
-    if (!row) return { events: [] };
-    return { task: taskFromJson(row.task), events: row.events.map(toEvent) };
   }
 
   /** What a failed attempt means for the event and the task; 'stop' holds the task's later events back. */

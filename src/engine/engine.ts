@@ -194,19 +194,12 @@ export function createEngine(deps: EngineDeps) {
       async (db): Promise<Refused | { review: Review; task: Task } | { askGroups: string[] }> => {
         // The task row first, then its review: the order cancel, redirect and a run's settling
         // take them in, so a click and a cancel at the same moment never deadlock.
-        await store.lockTaskOfReview(db, input.reviewId);
-        const found = await store.getReviewWithTask(db, input.reviewId);
+        const found = await store.lockReviewWithTask(db, input.reviewId);
         if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
           return { refused: ['unknown_review', 'That review does not exist here.'] as const };
         }
         const { review, task } = found;
-        if (review.status !== 'pending') {
-          const what =
-            review.status === 'decided'
-              ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
-              : 'It was cancelled.';
-          return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
-        }
+        if (review.status !== 'pending') return closed(review);
         // Group membership is Slack's to answer: never asked while this row is locked.
         const named = groupsNamed(review.settings);
         if (!input.automatic && named.length && input.actor.memberOf && !input.actor.groups) {
@@ -226,7 +219,11 @@ export function createEngine(deps: EngineDeps) {
           automatic: input.automatic,
         };
         const decided = await store.decideReview(db, review.id, decision);
-        if (!decided) return { refused: ['review_not_pending', 'This review is closed.'] as const, review };
+        if (!decided) {
+          // Closed while this waited for the task's lock: read it again, as it is now.
+          const now = await store.getReviewWithTask(db, review.id);
+          return closed(now?.review ?? review);
+        }
         await enqueue(db, task);
         return { review: decided, task };
       },
@@ -240,6 +237,15 @@ export function createEngine(deps: EngineDeps) {
     // The card says who decided at once, whatever run holds the task.
     await delivery.kick(outcome.task);
     return { ok: true, review: outcome.review, task: outcome.task };
+  }
+
+  /** The refusal of a decision on a review that is no longer pending, saying who closed it. */
+  function closed(review: Review) {
+    const what =
+      review.status === 'decided'
+        ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
+        : 'It was cancelled.';
+    return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
   }
 
   function invalidDecision(review: Review, input: DecideInput): string | undefined {

@@ -18,6 +18,22 @@ export async function insertEvent(
   return row && { id: Number(row.id), taskId, key, event, attempts: 0 };
 }
 
+/** Records several events of a task at once, each once per key (one statement). */
+export async function insertEvents(
+  db: Queryable,
+  taskId: string,
+  events: { key: string; event: EngineEvent }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await db.query(
+    `INSERT INTO signoff.events (task_id, key, type, payload)
+     SELECT $1, e->>'key', e->'event'->>'type', e->'event' FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
+     ORDER BY n
+     ON CONFLICT (task_id, key) DO NOTHING`,
+    [taskId, JSON.stringify(events)],
+  );
+}
+
 /** A task's events in order: all of them, or those not yet delivered. */
 export async function eventsOf(
   db: Queryable,

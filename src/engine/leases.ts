@@ -15,14 +15,20 @@ import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { type TaskRow, taskFromJson } from './store.js';
+import type { Task } from './types.js';
 
 export interface Lease {
   readonly key: string;
   readonly holder: string;
   /** Aborts the moment the lease is known to be lost. */
   readonly signal: AbortSignal;
-  /** Inside the caller's transaction: throws `lease_lost` unless the lease is still held (and keeps it until commit). */
-  fence(db: Queryable): Promise<void>;
+  /**
+   * Inside the caller's transaction: throws `lease_lost` unless the lease is still held (and
+   * keeps it until commit); locks and returns the task `taskId` (the first lock any change of a
+   * task and its reviews takes), read in the same statement.
+   */
+  fence(db: Queryable, taskId: string): Promise<Task | undefined>;
   /** Gives the lease up (it expires by itself if this fails). */
   release(): Promise<void>;
   /**
@@ -36,6 +42,17 @@ export interface Lease {
 export interface Leases {
   /** Takes the lease if it is free or expired; undefined when someone else holds it. */
   acquire(key: string): Promise<Lease | undefined>;
+  /**
+   * Takes the lease and reads what its holder needs, in one statement. `tail` follows the CTE
+   * `lease` (one row when taken): more CTEs (`, name AS (…)`, any change in them conditional on
+   * `EXISTS (SELECT 1 FROM lease)`), then a SELECT of one row with a boolean column `leased`
+   * (`EXISTS (SELECT 1 FROM lease) AS leased`). Its parameters start at $4.
+   */
+  acquireWith<R extends pg.QueryResultRow>(
+    key: string,
+    tail: string,
+    values: unknown[],
+  ): Promise<{ lease: Lease | undefined; row: R | undefined }>;
   readonly ttlMs: number;
 }
 
@@ -48,18 +65,28 @@ export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: 
   const ttlMs = deps.ttlSeconds * 1000;
   const processId = randomUUID().slice(0, 8);
 
-  async function acquire(key: string): Promise<Lease | undefined> {
+  async function acquireWith<R extends pg.QueryResultRow>(
+    key: string,
+    tail: string,
+    values: unknown[],
+  ): Promise<{ lease: Lease | undefined; row: R | undefined }> {
     const holder = `${processId}:${randomUUID().slice(0, 8)}`;
     const sentAt = Date.now();
-    const taken = await pool.query(
-      `INSERT INTO signoff.leases (key, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-       ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-       WHERE signoff.leases.expires_at < now()
-       RETURNING 1`,
-      [key, holder, ttlMs],
+    const r = await pool.query<R & { leased: boolean }>(
+      `WITH lease AS (
+         INSERT INTO signoff.leases (key, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+         ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+         WHERE signoff.leases.expires_at < now()
+         RETURNING 1)
+       ${tail}`,
+      [key, holder, ttlMs, ...values],
     );
-    if (!taken.rowCount) return undefined;
+    const row = r.rows[0];
+    return { lease: row?.leased ? held(key, holder, sentAt) : undefined, row };
+  }
 
+  /** The lease just taken: its heartbeat, its signal, its fence, its release. */
+  function held(key: string, holder: string, sentAt: number): Lease {
     const controller = new AbortController();
     const lose = (why: string) => {
       if (controller.signal.aborted) return;
@@ -96,15 +123,20 @@ export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: 
       key,
       holder,
       signal: controller.signal,
-      fence: async (db) => {
-        const held = await db.query(
-          `SELECT 1 FROM signoff.leases WHERE key = $1 AND holder = $2 AND expires_at > now() FOR UPDATE`,
-          [key, holder],
+      fence: async (db, taskId) => {
+        const r = await db.query<{ held: boolean; task: TaskRow | null }>(
+          `WITH held AS (
+             SELECT 1 FROM signoff.leases WHERE key = $1 AND holder = $2 AND expires_at > now() FOR UPDATE),
+           task AS (SELECT * FROM signoff.tasks WHERE id = $3 FOR UPDATE)
+           SELECT EXISTS (SELECT 1 FROM held) AS held, (SELECT to_jsonb(task) FROM task) AS task`,
+          [key, holder, taskId],
         );
-        if (!held.rowCount || controller.signal.aborted) {
+        const row = r.rows[0];
+        if (!row?.held || controller.signal.aborted) {
           lose('found expired or taken');
           throw new SignoffError('lease_lost', `lease ${key} is no longer held`);
         }
+        return row.task ? taskFromJson(row.task) : undefined;
       },
       releaseWith: async <R extends pg.QueryResultRow>(tail: string, values: unknown[]) => {
         stop();
@@ -126,5 +158,8 @@ export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: 
     };
   }
 
-  return { acquire, ttlMs };
+  const acquire = async (key: string) =>
+    (await acquireWith(key, 'SELECT EXISTS (SELECT 1 FROM lease) AS leased', [])).lease;
+
+  return { acquire, acquireWith, ttlMs };
 }

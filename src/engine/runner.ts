@@ -28,10 +28,11 @@ import { isSignoffError } from '../errors.js';
 import { excerpt } from '../llm/scripted.js';
 import type { Logger } from '../logger.js';
 import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { saidSchema } from '../workflows/shared/say.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import type { Delivery } from './delivery.js';
+import { insertEvents } from './event-store.js';
 import type { Lease, Leases } from './leases.js';
-import type { Outbox } from './outbox.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
@@ -41,6 +42,7 @@ import { scheduleTimers } from './timers.js';
 import {
   type Clock,
   type Decision,
+  type EngineEvent,
   FINAL_STATUSES,
   type Review,
   type ReviewSettings,
@@ -53,6 +55,13 @@ interface RunResult {
   finished: boolean;
   values?: Record<string, unknown>;
 }
+
+/** An agent's message, ready to be recorded. */
+type Spoken = { key: string; event: EngineEvent };
+const spoken = (key: string, m: { agent: string; text: string }): Spoken => ({
+  key,
+  event: { type: 'agent_said', agent: m.agent, text: m.text },
+});
 
 /** What settling needs, read from saved state when this advance ran nothing. */
 function fromState(state: StateSnapshot): RunResult {
@@ -76,7 +85,6 @@ export interface LoadedWorkflow {
 export interface RunnerDeps {
   pool: pg.Pool;
   queue: JobQueue;
-  outbox: Outbox;
   delivery: Delivery;
   leases: Leases;
   workflows: ReadonlyMap<string, LoadedWorkflow>;
@@ -96,7 +104,7 @@ export function pendingInterrupts(state: StateSnapshot): { id: string; value: un
 const MAX_ROUNDS = 5;
 
 export function createRunner(deps: RunnerDeps) {
-  const { pool, outbox, delivery, leases, logger } = deps;
+  const { pool, delivery, leases, logger } = deps;
   const inFlight = new Map<string, AbortController>();
 
   /**
@@ -106,14 +114,22 @@ export function createRunner(deps: RunnerDeps) {
    */
   async function advance(taskId: string): Promise<'done' | 'busy' | 'more'> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const lease = await leases.acquire(`run:${taskId}`);
-      if (!lease) return 'busy';
+      // The lease, the task and its decisions not yet applied, in one statement.
+      const { lease, row } = await leases.acquireWith<{
+        task: store.TaskRow | null;
+        decided: store.ReviewRow[];
+      }>(
+        `run:${taskId}`,
+        `SELECT EXISTS (SELECT 1 FROM lease) AS leased,
+                (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $4) AS task,
+                ${store.UNAPPLIED_DECISIONS_JSON} AS decided`,
+        [taskId],
+      );
+      if (!lease) return row?.task ? 'busy' : 'done';
       let more: { more: boolean }[] = [];
       try {
-        const [task, decided] = await Promise.all([
-          store.getTask(pool, taskId),
-          store.unappliedDecisions(pool, taskId),
-        ]);
+        const task = row?.task ? store.taskFromJson(row.task) : undefined;
+        const decided = (row?.decided ?? []).map(store.reviewFromJson);
         if (!task) return 'done';
         if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed')
           await step(task, decided, lease);
@@ -183,7 +199,7 @@ export function createRunner(deps: RunnerDeps) {
         log.warn({ err: error }, 'workflow step failed');
         const reason = excerpt(error instanceof Error ? error.message : String(error), 300);
         await inTransaction(pool, async (db) => {
-          await lease.fence(db);
+          await lease.fence(db, task.id);
           await store.setStatus(db, task.id, 'failed', reason);
         });
         void delivery.kick(task);
@@ -234,9 +250,8 @@ export function createRunner(deps: RunnerDeps) {
     ]);
     // Everything the run decided lands together, and only while the lease is held.
     await inTransaction(pool, async (db) => {
-      await lease.fence(db);
       // The task row first, as in every command that changes a task and its reviews (no deadlock).
-      const current = await store.getTask(db, task.id, true);
+      const current = await lease.fence(db, task.id);
       await store.markApplied(
         db,
         toApply.map((r) => r.id),
@@ -267,25 +282,53 @@ export function createRunner(deps: RunnerDeps) {
     const interrupts = new Map<string, unknown>();
     let values: Record<string, unknown> | undefined;
     let steps = 0;
-    const stream = await workflow.graph.stream(input, {
-      ...config,
-      durability,
-      streamMode: ['updates', 'values'],
-    });
-    for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
-      const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
-      if (pending) for (const i of pending) interrupts.set(i.id, i.value);
-      else if (mode === 'values') values = chunk;
-      else if (workflow.definition.announce) {
-        for (const [node, update] of Object.entries(chunk)) {
-          for (const m of workflow.definition.announce(node, update)) {
-            await outbox.sayKeyed(task, `said:${m.key}`, m);
+    // What the agents said is recorded only once it is saved, so that what people see is what
+    // the state holds even if this process dies: each step's words when its checkpoint is written
+    // (`sync`, before the next step starts), or all of them when the run stops (`exit`, `async`).
+    const generation = task.generation === 0 ? '' : `${task.generation}:`;
+    let thisStep: Spoken[] = [];
+    const finished: Spoken[] = [];
+    const record = async (spoken: Spoken[], kick: boolean) => {
+      await insertEvents(pool, task.id, spoken);
+      if (kick && spoken.length) void delivery.kick(task);
+    };
+    try {
+      const stream = await workflow.graph.stream(input, {
+        ...config,
+        durability,
+        streamMode: ['updates', 'values', 'custom'],
+      });
+      for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+        if (mode === 'custom') {
+          const said = saidSchema.safeParse(chunk);
+          if (said.success) thisStep.push(spoken(`said:${generation}${said.data.key}`, said.data));
+          continue;
+        }
+        const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
+        if (pending) for (const i of pending) interrupts.set(i.id, i.value);
+        else if (mode === 'values') {
+          values = chunk;
+          // The step is over; with `sync` its checkpoint is written by now.
+          if (durability === 'sync') await record(thisStep, true);
+          else finished.push(...thisStep);
+          thisStep = [];
+        } else if (workflow.definition.announce) {
+          for (const [node, update] of Object.entries(chunk)) {
+            for (const m of workflow.definition.announce(node, update))
+              thisStep.push(spoken(`said:${m.key}`, m));
           }
         }
+        if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
+          await pruneCheckpoints(pool, threadOf(task));
       }
-      if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
-        await pruneCheckpoints(pool, threadOf(task));
+    } catch (error) {
+      // LangGraph saves the finished steps as a run fails; the failing step's words were never
+      // saved and are not shown. A run stopped on purpose (cancel, redirect) shows nothing more.
+      if (!config.signal?.aborted) await record(finished, true);
+      throw error;
     }
+    // Settling the run delivers these with the review they lead up to.
+    await record([...finished, ...thisStep], false);
     return {
       interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
       finished: interrupts.size === 0,

@@ -30,7 +30,7 @@ export interface TaskRow {
   updated_at: Date;
 }
 
-interface ReviewRow {
+export interface ReviewRow {
   id: string;
   task_id: string;
   checkpoint: string;
@@ -192,23 +192,31 @@ export async function insertReview(
   return row && toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
 }
 
-/** Locks the task a review belongs to (the first lock any change of a task and its reviews takes). */
-export async function lockTaskOfReview(db: Queryable, reviewId: string): Promise<void> {
-  await db.query(
-    'SELECT 1 FROM signoff.tasks WHERE id = (SELECT task_id FROM signoff.reviews WHERE id = $1) FOR UPDATE',
+/**
+ * A review with its task, the task row locked (the first lock any change of a task and its
+ * reviews takes), in one statement. The review is as of the statement's start: a change made
+ * while it waited for the lock is caught by the conditional update that follows (decideReview).
+ */
+export async function lockReviewWithTask(
+  db: Queryable,
+  reviewId: string,
+): Promise<{ review: Review; task: Task } | undefined> {
+  const r = await db.query<ReviewTaskRow>(
+    `WITH t AS (SELECT * FROM signoff.tasks WHERE id = (SELECT task_id FROM signoff.reviews WHERE id = $1) FOR UPDATE)
+     SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN t ON t.id = r.task_id WHERE r.id = $1`,
     [reviewId],
   );
+  return r.rows[0] && toReviewWithTask(r.rows[0]);
 }
 
-/** A review with its task, read (and with `forUpdate`, the review locked) in one round trip. */
+/** A review with its task, read in one round trip. */
 export async function getReviewWithTask(
   db: Queryable,
   id: string,
-  forUpdate = false,
 ): Promise<{ review: Review; task: Task } | undefined> {
   const r = await db.query<ReviewTaskRow>(
     `SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
-     WHERE r.id = $1${forUpdate ? ' FOR UPDATE OF r' : ''}`,
+     WHERE r.id = $1`,
     [id],
   );
   return r.rows[0] && toReviewWithTask(r.rows[0]);
@@ -233,7 +241,7 @@ type ReviewTaskRow = { r: ReviewRow; t: TaskRow };
 // Rows read through to_jsonb carry their timestamps as strings.
 function toReviewWithTask(row: ReviewTaskRow): { review: Review; task: Task } {
   return {
-    review: toReview(withDates(row.r, ['decided_at', 'due_at', 'created_at'])),
+    review: reviewFromJson(row.r),
     task: taskFromJson(row.t),
   };
 }
@@ -292,6 +300,14 @@ export async function decideReview(
   const row = r.rows[0]?.row;
   return row && toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
 }
+
+/** A review read through `to_jsonb` (timestamps as strings). */
+export const reviewFromJson = (row: ReviewRow): Review =>
+  toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
+
+/** A task's decisions not yet consumed by the graph, as a JSON array (for a statement that reads more). */
+export const UNAPPLIED_DECISIONS_JSON = `coalesce((SELECT jsonb_agg(to_jsonb(r) ORDER BY r.decided_at) FROM signoff.reviews r
+   WHERE r.task_id = $4 AND r.status = 'decided' AND r.applied_at IS NULL), '[]')`;
 
 /** Decisions recorded but not yet consumed by the graph. */
 export async function unappliedDecisions(db: Queryable, taskId: string): Promise<Review[]> {

@@ -12,6 +12,7 @@ import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
+import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import {
   GoalPlanState,
@@ -60,7 +61,7 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       config.signal,
     );
     const text = `**Goal:** ${e.goalSpec}\n**Feasibility:** ${e.feasibility}\n**Notes:** ${e.notes}`;
-    await deps.say(config, { agent: evaluator.name, text });
+    say(config, { agent: evaluator.name, text });
     return {
       goalSpec: e.goalSpec,
       goalFeasibility: e.feasibility,
@@ -107,7 +108,7 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
     );
     const changes = revising ? p.changes.trim() || `Revised for: ${s.userPlanFeedback}` : '';
     const text = `${numbered(p.steps)}${changes ? `\n\n**What changed:** ${changes}` : ''}`;
-    await deps.say(config, { agent: planner.name, text });
+    say(config, { agent: planner.name, text });
     return {
       plan: p.steps,
       phase: 'plan_review' as const,
@@ -161,7 +162,7 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       { signal: config.signal },
     );
     const result = contentOf(reply);
-    await deps.say(config, {
+    say(config, {
       agent: executor.name,
       text: `**Step ${index + 1}/${s.plan.length}: ${step}**\n\n${result}`,
     });
@@ -179,7 +180,7 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       { signal: config.signal },
     );
     const summary = contentOf(reply);
-    await deps.say(config, { agent: executor.name, text: `**Summary**\n\n${summary}` });
+    say(config, { agent: executor.name, text: `**Summary**\n\n${summary}` });
     return { summary, phase: 'done' as const };
   };
 
@@ -209,7 +210,7 @@ export const goalPlanWorkflow: WorkflowDefinition = {
   description: 'Agree the goal, then the plan, with the agents; then they carry the plan out on their own.',
   build: buildGoalPlanGraph,
   // Execution runs many steps without a person: each step's result is saved as it completes.
-  durability: 'async',
+  durability: 'sync',
   input: (task) => ({
     rawGoal: task.text,
     collaborationHistory: [entry('user', `${task.requester}: ${task.text}`)],

@@ -7,6 +7,7 @@ import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain
 import { agentFor } from '../shared/agents.js';
 import { contentOf, toChat } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
+import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { PairState, type PairStateType } from './pair-state.js';
 import { DEFAULT_AGENTS, reviewBody } from './prompts.js';
@@ -34,7 +35,7 @@ export function buildPairGraph(deps: WorkflowDeps) {
       signal: config.signal,
     });
     const content = contentOf(reply);
-    await deps.say(config, { agent: agent.name, text: content });
+    say(config, { agent: agent.name, text: content });
     return { messages: [{ role: 'agent' as const, author: agent.name, content }], turn: state.turn + 1 };
   };
 
@@ -82,7 +83,7 @@ export const pairWorkflow: WorkflowDefinition = {
   name: 'pair',
   description: 'Two agents take turns on the task, then you review; feedback starts another round.',
   build: buildPairGraph,
-  durability: 'exit',
+  durability: 'sync',
   input: (task) => ({ messages: [{ role: 'user', author: task.requester, content: task.text }] }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },

@@ -13,6 +13,7 @@ import { askStructured } from '../../llm/structured.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
+import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { DEFAULT_AGENTS, DEFAULT_COLLECTION, DEFAULT_MAX_REVISIONS } from './prompts.js';
 import { dedupeQueries, ProposalState, type ProposalStateType } from './proposal-state.js';
@@ -63,7 +64,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       ],
       config.signal,
     );
-    await deps.say(config, { agent: agents.query.name, text: `Next search: "${query}"` });
+    say(config, { agent: agents.query.name, text: `Next search: "${query}"` });
     return { searchQueries: [...s.searchQueries, query.trim()], cycle: s.cycle + 1 };
   };
 
@@ -103,7 +104,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         summary = `${text}\n\nSources: ${[...new Set(passages.map((p) => `[${p.name}]`))].join(', ')}`;
       }
     }
-    await deps.say(config, { agent: agents.librarian.name, text: `**Search:** "${query}"\n\n${summary}` });
+    say(config, { agent: agents.librarian.name, text: `**Search:** "${query}"\n\n${summary}` });
     return { literatureSummaries: [summary] };
   };
 
@@ -113,7 +114,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       [`Topic: ${s.topic}`, ...s.literatureSummaries.map((x, i) => `Summary ${i + 1}:\n${x}`)],
       config,
     );
-    await deps.say(config, { agent: agents.synthesizer.name, text: `**Knowledge gap:** ${gap}` });
+    say(config, { agent: agents.synthesizer.name, text: `**Knowledge gap:** ${gap}` });
     return { knowledgeGap: gap };
   };
 
@@ -143,7 +144,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       ],
       config,
     );
-    await deps.say(config, { agent: agents.writer.name, text: draft });
+    say(config, { agent: agents.writer.name, text: draft });
     return { proposalDraft: draft, isApproved: null };
   };
 
@@ -158,7 +159,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         ],
         config,
       );
-      await deps.say(config, { agent: agents[key].name, text: review });
+      say(config, { agent: agents[key].name, text: review });
       return { aiReviews: { [key]: review } };
     };
 
@@ -186,7 +187,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       : outcome === 'max_revisions'
         ? `Not approved, and ${revisions} drafts have now been found wanting (the limit is ${maxRevisions}): stopping here with the latest draft.`
         : `Not approved yet (draft ${revisions} of at most ${maxRevisions}): a person reviews it next.`;
-    await deps.say(config, { agent: agents.chair.name, text: said });
+    say(config, { agent: agents.chair.name, text: said });
     return { isApproved: approved, revisions, outcome };
   };
 
@@ -238,7 +239,7 @@ export const proposalWorkflow: WorkflowDefinition = {
   description:
     "Research the team's documents, agree the gap, and write a plan reviewed for novelty and feasibility.",
   build: buildProposalGraph,
-  durability: 'exit',
+  durability: 'sync',
   input: (task) => ({ topic: task.text }),
   outcome: (values) => {
     if (values.outcome === 'rejected') return { status: 'rejected', reason: 'the proposal was rejected' };

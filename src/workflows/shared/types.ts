@@ -7,17 +7,10 @@ import type { Documents } from '../../docs/documents.js';
 import type { ModelFor } from '../../llm/models.js';
 import type { WorkflowConfig } from '../../workflow-config.js';
 
-/** Posts an agent's message to wherever the task is shown, once per graph step. */
-export type Say = (
-  config: LangGraphRunnableConfig,
-  message: { agent: string; text: string; part?: number },
-) => Promise<void>;
-
 export type Durability = 'exit' | 'async' | 'sync';
 
 export interface WorkflowDeps {
   modelFor: ModelFor;
-  say: Say;
   settings: WorkflowConfig;
   checkpointer: BaseCheckpointSaver;
   /** The team's documents (`signoff docs add`), for workflows that search them. */
@@ -29,7 +22,10 @@ export interface RunnableGraph {
   invoke(input: unknown, config: LangGraphRunnableConfig): Promise<unknown>;
   stream(
     input: unknown,
-    config: LangGraphRunnableConfig & { streamMode: ['updates', 'values']; durability?: Durability },
+    config: LangGraphRunnableConfig & {
+      streamMode: ['updates', 'values', 'custom'];
+      durability?: Durability;
+    },
   ): Promise<AsyncIterable<unknown>>;
   getState(config: LangGraphRunnableConfig): Promise<StateSnapshot>;
 }
@@ -41,14 +37,16 @@ export interface WorkflowDefinition {
   /** The graph's input for a new task. */
   input(task: { text: string; requester: string }): Record<string, unknown>;
   /**
-   * When LangGraph saves state during a run. `exit` (save when the run pauses or ends) suits
-   * short runs between reviews: a crash re-runs them from the last review, and announcements
-   * are keyed by step so nothing is said twice. Long autonomous runs want `async`.
+   * When LangGraph saves state during a run, and so when what the agents said is shown. `exit`
+   * (save when the run pauses or ends) suits short runs between reviews: a crash re-runs them
+   * from the last review, and their messages appear when the run pauses. `sync` saves each step
+   * before the next: its messages appear step by step, and a crash loses no finished step (long
+   * autonomous runs). What is shown is always what was saved.
    */
   durability: Durability;
   /**
    * For graphs that do not call `say` (your own): what to post from each node's update, keyed by
-   * something stable (a message id) so that a rerun posts nothing twice.
+   * something stable (a message id) so that a rerun posts nothing twice. Recorded like `say`.
    */
   announce?(node: string, update: unknown): { key: string; agent: string; text: string }[];
   /** How a finished run ended, from its final state. */

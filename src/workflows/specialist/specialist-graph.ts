@@ -10,6 +10,7 @@ import { excerpt } from '../../llm/scripted.js';
 import { agentFor } from '../shared/agents.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
+import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { DEFAULT_SPECIALISTS, plannerPrompt, renderHistory, specialistPrompt, title } from './prompts.js';
 import { SpecialistState, type SpecialistStateType } from './specialist-state.js';
@@ -56,7 +57,7 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
       );
       const specialist = pickSpecialist(contentOf(answer), specialists);
       const result = `Routing this to the ${specialist} specialist.`;
-      await deps.say(config, { agent: plannerName, text: result });
+      say(config, { agent: plannerName, text: result });
       return {
         specialist,
         failure: null,
@@ -75,7 +76,7 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
         { signal: config.signal },
       );
       const result = contentOf(answer);
-      await deps.say(config, { agent: agent.name, text: result });
+      say(config, { agent: agent.name, text: result });
       return { result, failure: null, history: [{ iteration: state.iteration, agent: agent.name, result }] };
     } catch (error) {
       return failed(config, agent.name, 'specialist', error);
@@ -90,7 +91,7 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
   ) => {
     if (config.signal?.aborted) throw error;
     const message = excerpt(error instanceof Error ? error.message : String(error), 300);
-    await deps.say(config, { agent: name, text: `I could not finish this step: ${message}` });
+    say(config, { agent: name, text: `I could not finish this step: ${message}` });
     return { failure: { agent, message } };
   };
 
@@ -147,7 +148,7 @@ export const specialistWorkflow: WorkflowDefinition = {
   description:
     'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
   build: buildSpecialistGraph,
-  durability: 'exit',
+  durability: 'sync',
   input: (task) => ({ originalTask: task.text }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },
