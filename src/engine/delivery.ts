@@ -107,9 +107,23 @@ export function createDelivery(deps: {
     const done: number[] = [];
     let stopped = false;
     let head: { due: boolean; at: Date | null }[] = [];
+    // An event a later one of this batch replaces is not shown at all (it counts as delivered).
+    const lastInPlace = new Map<string, number>();
+    for (const e of events) {
+      const place = sink?.place?.(e.event);
+      if (place) lastInPlace.set(place, e.id);
+    }
+    const superseded = (e: DeliveredEvent) => {
+      const place = sink?.place?.(e.event);
+      return place !== undefined && lastInPlace.get(place) !== e.id;
+    };
     try {
       for (const event of sink ? events : []) {
         if (lease.signal.aborted) break;
+        if (superseded(event)) {
+          done.push(event.id);
+          continue;
+        }
         try {
           await sink?.(event, task);
           done.push(event.id);

@@ -12,7 +12,6 @@
  * - event: something a surface must show (agent said, review requested, …), stored in an outbox
  *   under a key unique per task, so that it is delivered once even when a step runs again.
  */
-import { z } from 'zod';
 
 export const TASK_STATUSES = ['working', 'waiting', 'done', 'rejected', 'cancelled', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -21,50 +20,20 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'cance
 export const SURFACES = ['cli', 'slack'] as const;
 export type Surface = (typeof SURFACES)[number];
 
-export const ACTIONS = ['approve', 'revise', 'reject'] as const;
-export type Action = (typeof ACTIONS)[number];
+// The review protocol (what a workflow asks, what it is answered) is the workflows' to define:
+// they sit below the engine and must not reach up into it.
+export {
+  ACTIONS,
+  type Action,
+  type Decision,
+  decisionSchema,
+  type ReviewRequest,
+  type ReviewRequestInput,
+  reviewFieldSchema,
+  reviewRequestSchema,
+} from '../workflows/shared/protocol.js';
 
-/** A form field a review may ask for besides the feedback text. */
-export const reviewFieldSchema = z.object({
-  id: z.string().regex(/^[a-z][a-z0-9_]*$/),
-  label: z.string().min(1).max(48),
-  multiline: z.boolean().default(false),
-  optional: z.boolean().default(true),
-  initial: z.string().max(3000).optional(),
-});
-
-/** What a workflow passes to `interrupt()` when it needs a person. */
-export const reviewRequestSchema = z.object({
-  /** The checkpoint's name; the config file's `checkpoints.<kind>` applies to it. */
-  kind: z.string().regex(/^[a-z][a-z0-9_]*$/, 'kind must be a lowercase checkpoint name'),
-  title: z.string().min(1).max(150),
-  /** The content to review, as Markdown. */
-  body: z.string().max(100_000),
-  actions: z.array(z.enum(ACTIONS)).min(1).default(['approve', 'revise', 'reject']),
-  /** Button labels where the workflow's words differ (e.g. approve → "Accept goal"). */
-  labels: z.partialRecord(z.enum(ACTIONS), z.string().min(1).max(30)).default({}),
-  round: z.number().int().min(1).default(1),
-  fields: z.array(reviewFieldSchema).max(5).default([]),
-  /**
-   * Set when the interrupt came in a standard shape (LangChain's HITLRequest, the Agent Inbox's
-   * HumanInterrupt list): the value, so that the decision is answered in that shape.
-   */
-  origin: z.object({ format: z.enum(['hitl', 'agent_inbox']), value: z.unknown() }).optional(),
-});
-export type ReviewRequest = z.infer<typeof reviewRequestSchema>;
-export type ReviewRequestInput = z.input<typeof reviewRequestSchema>;
-
-/** What the engine resumes the interrupt with. */
-export const decisionSchema = z.object({
-  action: z.enum(ACTIONS),
-  feedback: z.string().max(3000).optional(),
-  values: z.record(z.string(), z.string()).default({}),
-  by: z.string().min(1),
-  at: z.string(),
-  /** Set when the decision was not made by a person (a timeout's default action). */
-  automatic: z.string().optional(),
-});
-export type Decision = z.infer<typeof decisionSchema>;
+import type { Decision, ReviewRequest } from '../workflows/shared/protocol.js';
 
 /** Dates are ISO strings: tasks and reviews travel inside events as JSON. */
 export interface Task {
@@ -152,7 +121,14 @@ export interface DeliveredEvent {
  * refused, unreachable); any other error counts as temporary when it is a lost connection, else
  * as refused.
  */
-export type Sink = (event: DeliveredEvent, task: Task) => Promise<void>;
+export type Sink = ((event: DeliveredEvent, task: Task) => Promise<void>) & {
+  /**
+   * Where the surface shows an event, when a later event shown in the same place replaces it
+   * (Slack's root message shows only the latest status): of several events due together with
+   * the same place, only the last is shown. Saves calls that Slack rate-limits.
+   */
+  place?: (event: EngineEvent) => string | undefined;
+};
 
 /** Someone acting through a surface. `groups` are the user groups the surface knows them to be in. */
 export interface Actor {

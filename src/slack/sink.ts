@@ -215,13 +215,16 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     }
   };
 
-  return async (event, task) => {
+  const sink: Sink = async (event, task) => {
     try {
       await show(task, event);
     } catch (error) {
       throw isWebApiError(error) ? deliveryError(error) : error;
     }
   };
+  // The root message shows the latest status only: an older one due with it is not sent.
+  sink.place = (e) => (e.type === 'task_status' ? 'root' : undefined);
+  return sink;
 }
 
 /** The short post that stands in for an event Slack refused for good. */

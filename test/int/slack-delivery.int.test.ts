@@ -156,4 +156,38 @@ describe('Slack delivery', () => {
       (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
     );
   });
+
+  it('a root status that a newer one replaces is never sent', async () => {
+    const { thread, taskId } = await start('tidy the changelog');
+    const card = await until('the card', () => cardsIn(thread)[0]);
+    const rootUpdates = () => slack.callsOf('chat.update').filter((u) => u.ts === thread);
+    await until('the root says it waits', () =>
+      rootUpdates().find((u) => JSON.stringify(u.blocks).includes('Waiting')),
+    );
+    const before = rootUpdates().length;
+    // Another deliverer holds the task's events back while it goes working, then done.
+    const leases = createLeases({
+      pool: service.signoff.db.pool,
+      ttlSeconds: 30,
+      logger: createLogger('silent'),
+    });
+    const delivering = await until('the delivery lease', () => leases.acquire(`deliver:${taskId}`));
+    const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    await approve(thread, tsOf(card), value);
+    await until('the task done', async () =>
+      (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
+    );
+    await delivering.release();
+    await until('the root says done', () =>
+      rootUpdates().find((u) => JSON.stringify(u.blocks).includes('Done')),
+    );
+    // Only "done" went out: "working" was replaced before its turn came.
+    expect(
+      rootUpdates()
+        .slice(before)
+        .map((u) => JSON.stringify(u.blocks).includes('Done')),
+    ).toEqual([true]);
+    const statuses = (await engine().eventRecords(taskId)).filter((e) => e.event.type === 'task_status');
+    expect(statuses.every((e) => e.state === 'delivered')).toBe(true);
+  });
 });
