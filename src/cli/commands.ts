@@ -14,7 +14,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Documents } from '../docs/documents.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/api.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEvent, type Output, statusWords } from './printer.js';

@@ -3,7 +3,7 @@
  * line; decide; repeat until the task ends or the input does. At end of input the task keeps
  * waiting, durably, and the session says how to continue.
  */
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/api.js';
 import type { Task } from '../engine/types.js';
 import { parseAnswer } from './answer.js';
 import type { LineSource } from './lines.js';

@@ -1,6 +1,6 @@
 /**
- * The engine's API, for every surface: start, decide, cancel, retry in; events out (through the
- * sinks given at creation). Slack and the terminal call the same functions.
+ * The engine (its API is `Engine`, in api.ts): start, decide, cancel, redirect, retry in; events
+ * out, through the sinks given at creation. Slack and the terminal call the same functions.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -9,18 +9,18 @@ import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { ABORT_CHANNEL, createAbortListener } from './abort-listener.js';
+import type { DecideInput, DecideResult, Engine, StartInput } from './api.js';
+import { MAX_TASK_LENGTH } from './api.js';
 import { assertMayControl, groupsNamed, refusal, withGroups } from './authorize.js';
 import type { Delivery } from './delivery.js';
 import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
-import { createTimerHandler } from './on-timer.js';
 import { dropThread } from './prune.js';
 import type { JobQueue } from './queue.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { invalidEdit } from './standard-interrupts.js';
 import * as store from './store.js';
-import { releaseDueTimers, type TimerJob, timerJobSchema, timerQueue } from './timers.js';
+import { releaseDueTimers, timerQueue } from './timers.js';
 import {
-  type Action,
   type Actor,
   type Clock,
   type Decision,
@@ -31,41 +31,7 @@ import {
   type Task,
   threadOf,
 } from './types.js';
-
-export const MAX_TASK_LENGTH = 4000;
-
-export interface StartInput {
-  workflow: string;
-  text: string;
-  requester: string;
-  surface: Surface;
-  /** Stable id derived from where the task lives (Slack: team, channel, thread); generated if absent. */
-  id?: string;
-  origin?: Record<string, unknown>;
-  /** Where the workflow is started, for per-channel switches. */
-  channel?: string;
-}
-
-export interface DecideInput {
-  reviewId: string;
-  actor: Actor;
-  action: Action;
-  feedback?: string;
-  values?: Record<string, string>;
-  /** The task the surface believes the review belongs to (from its own message); refused if not. */
-  taskId?: string;
-  /** Set for decisions made by the system (a timeout's default action). */
-  automatic?: string;
-}
-
-export type DecideResult =
-  | { ok: true; review: Review; task: Task }
-  | {
-      ok: false;
-      code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision';
-      message: string;
-      review?: Review;
-    };
+import { advanceQueue, startWorkers } from './work.js';
 
 export interface EngineDeps {
   pool: pg.Pool;
@@ -78,15 +44,8 @@ export interface EngineDeps {
   logger: Logger;
 }
 
-export const advanceQueue = (surface: Surface) => `signoff-advance-${surface}`;
-
-/** How soon a task whose run lease is taken is tried again. */
-const BUSY_RETRY_MS = 1000;
-/** Review timers handled at once in one process (a reminder never waits for a run). */
-const TIMER_WORKERS = 4;
-
 /** Creates the engine; call `work(surface)` in processes that should run graphs. */
-export function createEngine(deps: EngineDeps) {
+export function createEngine(deps: EngineDeps): Engine {
   const { pool, queue, runner, delivery, logger } = deps;
   const abortListener = createAbortListener({ pool, logger, onAbort: (taskId) => runner.abort(taskId) });
 
@@ -374,39 +333,6 @@ export function createEngine(deps: EngineDeps) {
     return (await store.getTask(pool, taskId)) as Task;
   }
 
-  /**
-   * Starts `concurrency` workers that run this surface's tasks, as many that deliver its events,
-   * and its review timers.
-   */
-  async function work(surface: Surface, concurrency: number): Promise<void> {
-    await queue.declare(advanceQueue(surface));
-    await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, async ({ taskId }) => {
-      const outcome = await runner.advance(taskId);
-      if (outcome === 'done') return;
-      // Busy elsewhere: try again shortly rather than wait (a worker is never pinned by a busy task).
-      const wait = outcome === 'busy' ? BUSY_RETRY_MS : 0;
-      await queue.send(
-        advanceQueue(surface),
-        { taskId },
-        { singletonKey: taskId, startAfter: new Date(Date.now() + wait) },
-      );
-    });
-    await abortListener.start();
-    await delivery.work(surface, concurrency);
-    await queue.declare(timerQueue(surface));
-    const onTimer = createTimerHandler({ ...deps, decide, cancel });
-    await queue.work<TimerJob>(timerQueue(surface), TIMER_WORKERS, (data) =>
-      onTimer(timerJobSchema.parse(data)),
-    );
-    // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
-    const unfinished = await pool.query<{ id: string }>(
-      `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,
-      [surface],
-    );
-    for (const { id } of unfinished.rows) await enqueue(pool, { id, surface });
-    queue.wake(advanceQueue(surface));
-  }
-
   return {
     available,
     validate,
@@ -415,7 +341,8 @@ export function createEngine(deps: EngineDeps) {
     cancel,
     retry,
     redirect,
-    work,
+    work: (surface, concurrency) =>
+      startWorkers({ ...deps, abortListener, decide, cancel, enqueue }, surface, concurrency),
     /** Runs the timers due by the engine's clock now (after the clock was moved). */
     releaseDueTimers: async (surface: Surface) => {
       const released = await releaseDueTimers(pool, surface, deps.clock.now());
@@ -446,5 +373,3 @@ export function createEngine(deps: EngineDeps) {
     },
   };
 }
-
-export type Engine = ReturnType<typeof createEngine>;

@@ -4,8 +4,8 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../logger.js';
+import type { DecideInput, DecideResult } from './api.js';
 import type { Delivery } from './delivery.js';
-import type { DecideInput, DecideResult } from './engine.js';
 import { insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
 import { getReviewWithTask } from './store.js';

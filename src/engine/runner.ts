@@ -25,8 +25,8 @@ import {
 import type pg from 'pg';
 import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
 import { isSignoffError } from '../errors.js';
-import { excerpt } from '../llm/scripted.js';
 import type { Logger } from '../logger.js';
+import { excerpt } from '../text.js';
 import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { saidSchema } from '../workflows/shared/say.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';

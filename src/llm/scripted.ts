@@ -18,6 +18,7 @@ import {
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import type { z } from 'zod';
+import { excerpt } from '../text.js';
 
 export const OFFLINE_MARK = '[offline model]';
 
@@ -36,14 +37,6 @@ function text(message: BaseMessage): string {
   return typeof message.content === 'string'
     ? message.content
     : message.content.map((part) => ('text' in part ? part.text : '')).join('');
-}
-
-/** A one-line excerpt; long input is cut at a word boundary. */
-export function excerpt(s: string, max = 90): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max - 20))}…`;
 }
 
 export function scriptedReply(messages: BaseMessage[], agent: string): string {

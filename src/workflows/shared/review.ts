@@ -1,10 +1,5 @@
 import { interrupt } from '@langchain/langgraph';
-import {
-  type Decision,
-  decisionSchema,
-  type ReviewRequestInput,
-  reviewRequestSchema,
-} from '../../engine/types.js';
+import { type Decision, decisionSchema, type ReviewRequestInput, reviewRequestSchema } from './protocol.js';
 
 /**
  * Pauses the graph for a person. Returns their decision; a malformed resume value is treated

@@ -6,7 +6,7 @@
  */
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
-import { excerpt } from '../../llm/scripted.js';
+import { excerpt } from '../../text.js';
 import { agentFor } from '../shared/agents.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';

@@ -1,0 +1,90 @@
+/**
+ * The engine's API, for every surface (Slack, the terminal): commands in, queries out. Events
+ * go out through the sinks given at creation, on their own delivery path.
+ */
+import type { EventRecord } from './event-store.js';
+import type { TaskFilter } from './store.js';
+import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
+
+export const MAX_TASK_LENGTH = 4000;
+
+export interface StartInput {
+  workflow: string;
+  text: string;
+  requester: string;
+  surface: Surface;
+  /** Stable id derived from where the task lives (Slack: team, channel, thread); generated if absent. */
+  id?: string;
+  origin?: Record<string, unknown>;
+  /** Where the workflow is started, for per-channel switches. */
+  channel?: string;
+}
+
+export interface DecideInput {
+  reviewId: string;
+  actor: Actor;
+  action: Action;
+  feedback?: string;
+  values?: Record<string, string>;
+  /** The task the surface believes the review belongs to (from its own message); refused if not. */
+  taskId?: string;
+  /** Set for decisions made by the system (a timeout's default action). */
+  automatic?: string;
+}
+
+export type DecideResult =
+  | { ok: true; review: Review; task: Task }
+  | {
+      ok: false;
+      code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision';
+      message: string;
+      review?: Review;
+    };
+
+export interface Engine {
+  // Commands. Each checks what it is given and says why in a `SignoffError` when it refuses.
+
+  /** Starts a task (once per id: a retried start returns the same task, `created` false). */
+  start(input: StartInput): Promise<{ task: Task; created: boolean }>;
+  /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
+  decide(input: DecideInput): Promise<DecideResult>;
+  /**
+   * Cancels a task and closes its pending reviews, stopping its run wherever it runs. With
+   * `authorize` the actor is checked (Slack); the terminal's own user is trusted.
+   */
+  cancel(taskId: string, actor: Actor, options?: { authorize?: boolean; reason?: string }): Promise<Task>;
+  /** Gives a working task a new goal (seed 003): its run stops; the workflow starts over on the goal. */
+  redirect(taskId: string, text: string, actor: Actor, options?: { authorize?: boolean }): Promise<Task>;
+  /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
+  retry(taskId: string, actor: Actor, options?: { authorize?: boolean }): Promise<Task>;
+
+  // Queries.
+
+  /** The workflows a person may start (in `channel`, when given). */
+  available(channel?: string): { name: string; description: string }[];
+  /** Checks a start before anything is posted anywhere; returns the task text, trimmed. */
+  validate(input: Pick<StartInput, 'workflow' | 'text' | 'channel'>): string;
+  getTask(id: string): Promise<Task | undefined>;
+  listTasks(filter?: TaskFilter): Promise<Task[]>;
+  /** One review, for a surface that must show its form before a decision (Slack's modal). */
+  review(id: string): Promise<Review | undefined>;
+  reviews(taskId: string, status?: Review['status']): Promise<Review[]>;
+  /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
+  reviewsFor(surface: Surface, actor: Actor): Promise<{ review: Review; task: Task }[]>;
+  /** A task's events, oldest first. */
+  events(taskId: string): Promise<DeliveredEvent[]>;
+  /** Every event of the task with how its delivery went (`signoff events`). */
+  eventRecords(taskId: string): Promise<EventRecord[]>;
+
+  // Running.
+
+  /**
+   * Makes this process run the surface's tasks (`concurrency` at once), deliver their events
+   * and fire their review timers; tasks cut short by a crash continue at once.
+   */
+  work(surface: Surface, concurrency: number): Promise<void>;
+  /** Runs the timers due by the engine's clock now (after the clock was moved). */
+  releaseDueTimers(surface: Surface): Promise<number>;
+  /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,66 @@
+/**
+ * The worker bootstrap: what a process that runs a surface's tasks starts. Graph runs (one per
+ * task at a time, under its lease; a busy task is queued again, never waited for), delivery of
+ * events, review timers, and the listener that stops runs cancelled or redirected elsewhere.
+ */
+import type pg from 'pg';
+import type { Queryable } from '../db/queryable.js';
+import type { Logger } from '../logger.js';
+import type { AbortListener } from './abort-listener.js';
+import type { DecideInput, DecideResult } from './api.js';
+import type { Delivery } from './delivery.js';
+import { createTimerHandler } from './on-timer.js';
+import type { JobQueue } from './queue.js';
+import type { Runner } from './runner.js';
+import { type TimerJob, timerJobSchema, timerQueue } from './timers.js';
+import type { Actor, Clock, Surface, Task } from './types.js';
+
+export const advanceQueue = (surface: Surface) => `signoff-advance-${surface}`;
+
+/** How soon a task whose run lease is taken is tried again. */
+const BUSY_RETRY_MS = 1000;
+/** Review timers handled at once in one process (a reminder never waits for a run). */
+const TIMER_WORKERS = 4;
+
+export interface WorkerDeps {
+  pool: pg.Pool;
+  queue: JobQueue;
+  runner: Runner;
+  delivery: Delivery;
+  abortListener: AbortListener;
+  clock: Clock;
+  logger: Logger;
+  decide(input: DecideInput): Promise<DecideResult>;
+  cancel(taskId: string, actor: Actor, options: { reason: string }): Promise<unknown>;
+  enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
+}
+
+export async function startWorkers(deps: WorkerDeps, surface: Surface, concurrency: number): Promise<void> {
+  const { pool, queue, runner } = deps;
+  await queue.declare(advanceQueue(surface));
+  await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, async ({ taskId }) => {
+    const outcome = await runner.advance(taskId);
+    if (outcome === 'done') return;
+    // Busy elsewhere: try again shortly rather than wait (a worker is never pinned by a busy task).
+    const wait = outcome === 'busy' ? BUSY_RETRY_MS : 0;
+    await queue.send(
+      advanceQueue(surface),
+      { taskId },
+      { singletonKey: taskId, startAfter: new Date(Date.now() + wait) },
+    );
+  });
+  await deps.abortListener.start();
+  await deps.delivery.work(surface, concurrency);
+  await queue.declare(timerQueue(surface));
+  const onTimer = createTimerHandler(deps);
+  await queue.work<TimerJob>(timerQueue(surface), TIMER_WORKERS, (data) =>
+    onTimer(timerJobSchema.parse(data)),
+  );
+  // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
+  const unfinished = await pool.query<{ id: string }>(
+    `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,
+    [surface],
+  );
+  for (const { id } of unfinished.rows) await deps.enqueue(pool, { id, surface });
+  queue.wake(advanceQueue(surface));
+}
