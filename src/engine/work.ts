@@ -3,17 +3,12 @@
  * task at a time, under its lease; a busy task is queued again, never waited for), delivery of
  * events, review timers, and the listener that stops runs cancelled or redirected elsewhere.
  */
-import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
-import type { Logger } from '../logger.js';
 import type { AbortListener } from './abort-listener.js';
-import type { DecideInput, DecideResult } from './api.js';
-import type { Delivery } from './delivery.js';
-import { createTimerHandler } from './on-timer.js';
-import type { JobQueue } from './queue.js';
+import { createTimerHandler, type TimerHandlerDeps } from './on-timer.js';
 import type { Runner } from './runner.js';
 import { type TimerJob, timerJobSchema, timerQueue } from './timers.js';
-import type { Actor, Clock, Surface, Task } from './types.js';
+import type { Surface, Task } from './types.js';
 
 export const advanceQueue = (surface: Surface) => `signoff-advance-${surface}`;
 
@@ -22,16 +17,10 @@ const BUSY_RETRY_MS = 1000;
 /** Review timers handled at once in one process (a reminder never waits for a run). */
 const TIMER_WORKERS = 4;
 
-export interface WorkerDeps {
-  pool: pg.Pool;
-  queue: JobQueue;
+/** What the timers need, and the runner, the abort listener and how to queue a task's run. */
+export interface WorkerDeps extends TimerHandlerDeps {
   runner: Runner;
-  delivery: Delivery;
   abortListener: AbortListener;
-  clock: Clock;
-  logger: Logger;
-  decide(input: DecideInput): Promise<DecideResult>;
-  cancel(taskId: string, actor: Actor, options: { reason: string }): Promise<unknown>;
   enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
 }
 

@@ -82,6 +82,35 @@ describe('redirect', () => {
     expect(review.request.body).toContain('plan only Q3');
   });
 
+  it('the abort listener comes back after its connection is killed, and a redirect from elsewhere still stops the run', async () => {
+    const listeners = async () =>
+      (
+        await t.h.db.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN signoff_abort'`,
+        )
+      ).rows.map((r) => r.pid);
+    const [before] = await listeners();
+    expect(before).toBeDefined();
+    await t.h.db.pool.query('SELECT pg_terminate_backend($1)', [before]);
+    for (let i = 0; i < 200; i++) {
+      const now = await listeners();
+      if (now.length === 1 && now[0] !== before) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect((await listeners()).filter((pid) => pid !== before)).toHaveLength(1);
+
+    started.length = 0;
+    const task = await t.h.start('pair', 'SLOW plan the hiring');
+    await untilThinking(2);
+    other ??= await openHarness({ url: t.db.url, work: false });
+    const t0 = Date.now();
+    await other.engine.redirect(task.id, 'plan only the interns', { id: 'ann' });
+    // Without a listener the old call would hold the task for 30 s.
+    const review = await t.h.nextReview(task.id);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(review.request.body).toContain('plan only the interns');
+  });
+
   it('only a working task can be redirected, and the new goal must say something', async () => {
     const task = await t.h.start('pair', 'name the meeting rooms');
     await t.h.nextReview(task.id);
