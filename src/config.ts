@@ -50,7 +50,7 @@ const envSchema = z.object({
     .enum(['all', 'web', 'worker'], { error: 'SIGNOFF_ROLE must be all, web or worker' })
     .default('all'),
   SIGNOFF_JOB_EXPIRE_SECONDS: intFrom('SIGNOFF_JOB_EXPIRE_SECONDS', 1, 900),
-  SIGNOFF_LEASE_SECONDS: intFrom('SIGNOFF_LEASE_SECONDS', 2, 10),
+  SIGNOFF_LEASE_SECONDS: intFrom('SIGNOFF_LEASE_SECONDS', 2, 30),
   SIGNOFF_SCRIPTED_DELAY_MS: intFrom('SIGNOFF_SCRIPTED_DELAY_MS', 0, 0),
 });
 

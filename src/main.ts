@@ -103,6 +103,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       logger,
     });
     const engine = createEngine({
+      leaseTtlMs: leases.ttlMs,
       pool: db.pool,
       queue,
       delivery,

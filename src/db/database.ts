@@ -34,7 +34,8 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const embedded = options.url ? undefined : await startEmbeddedPostgres(options.dataDir, options.logger);
   const url = options.url ?? (embedded?.url as string);
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20 });
+  // keepAlive: a connection the network dropped without a word is noticed instead of hanging.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20, keepAlive: true });
   let closing = false;
   // An idle client losing its server must not crash the process; the next query reports it.
   // (Only code and message: a pg error carries its whole client object.)

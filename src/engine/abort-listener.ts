@@ -38,7 +38,8 @@ export function createAbortListener(deps: {
   const probes = new Map<string, () => void>();
 
   async function connect(): Promise<void> {
-    const c = new pg.Client(pool.options);
+    // keepAlive: a connection that died without a word (a dropped route) is noticed, not kept deaf.
+    const c = new pg.Client({ ...pool.options, keepAlive: true });
     c.on('notification', (n) => {
       if (n.channel !== ABORT_CHANNEL || !n.payload) return;
       if (n.payload.startsWith(PROBE_PREFIX)) probes.get(n.payload)?.();
@@ -63,6 +64,11 @@ export function createAbortListener(deps: {
       await c.connect();
       await c.query(`LISTEN ${ABORT_CHANNEL}`);
       failures = 0;
+      // Stopped while this was connecting: nothing may keep the process alive.
+      if (stopped) {
+        client = undefined;
+        await c.end();
+      }
     } catch (error) {
       client = undefined;
       await c.end().catch(() => undefined);

@@ -36,8 +36,8 @@ export interface Delivery {
   deliver(taskId: string): Promise<void>;
   /** Delivers this surface's events in this process from now on (its jobs, kicks, a sweep). */
   work(surface: Surface, concurrency: number): Promise<void>;
-  /** Stops the sweep. */
-  stop(): void;
+  /** Stops the sweep and new rounds; waits (a little) for rounds under way. */
+  stop(): Promise<void>;
 }
 
 export const deliveryQueue = (surface: Surface) => `signoff-deliver-${surface}`;
@@ -49,6 +49,9 @@ const REFUSED_ATTEMPTS = 3;
 /** A temporary failure is retried this many times (backoff up to 5 minutes: about an hour). */
 const TEMPORARY_ATTEMPTS = 16;
 const MAX_BACKOFF_MS = 5 * 60_000;
+
+/** How long shutting down waits for delivery rounds under way. */
+const STOP_WAIT_MS = 10_000;
 
 export const backoffMs = (attempts: number) =>
   Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
@@ -63,7 +66,8 @@ export function createDelivery(deps: {
   const { pool, queue, leases, sinks, logger } = deps;
   const working = new Set<Surface>();
   // One delivery loop per task in this process; a kick during one asks it to go round again.
-  const loops = new Map<string, { again: boolean }>();
+  const loops = new Map<string, { again: boolean; done: Promise<void> }>();
+  let closing = false;
   const sweeps: NodeJS.Timeout[] = [];
 
   const later = (task: Pick<Task, 'id' | 'surface'>, at: Date) =>
@@ -104,7 +108,17 @@ export function createDelivery(deps: {
     }
     const events = (row?.events ?? []).map(toEvent);
     const sink = sinks[task.surface];
+    if (!sink) {
+      // Not this process's surface (a job reached the wrong process): let a process that has it deliver.
+      await lease.releaseWith(
+        ', untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($3::bigint[])) SELECT 1',
+        [events.map((e) => e.id)],
+      );
+      return false;
+    }
     const done: number[] = [];
+    // Events whose attempt was made and failed (their count stands).
+    const attempted: number[] = [];
     let stopped = false;
     let head: { due: boolean; at: Date | null }[] = [];
     // An event a later one of this batch replaces is not shown at all (it counts as delivered).
@@ -118,16 +132,17 @@ export function createDelivery(deps: {
       return place !== undefined && lastInPlace.get(place) !== e.id;
     };
     try {
-      for (const event of sink ? events : []) {
+      for (const event of events) {
         if (lease.signal.aborted) break;
         if (superseded(event)) {
           done.push(event.id);
           continue;
         }
         try {
-          await sink?.(event, task);
+          await sink(event, task);
           done.push(event.id);
         } catch (error) {
+          attempted.push(event.id);
           if ((await failed(task, event, error)) === 'stop') {
             stopped = true;
             break;
@@ -135,15 +150,18 @@ export function createDelivery(deps: {
         }
       }
     } finally {
-      // Marks what went out, lets go, and looks at what is next, in one statement: an event
-      // recorded while this round held the lease (whose kick found it taken) is seen here.
+      // Marks what went out, uncounts the attempts this round did not make, lets go, and looks at
+      // what is next, in one statement: an event recorded while this round held the lease (whose
+      // kick found it taken) is seen here.
+      const tried = new Set([...done, ...attempted]);
       head = await lease.releaseWith(
-        `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($4::bigint[]))
+        `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($4::bigint[])),
+         untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($5::bigint[]))
          SELECT next_attempt_at IS NULL OR next_attempt_at <= now() AS due, next_attempt_at AS at
          FROM signoff.events
          WHERE task_id = $3 AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL($4::bigint[])
          ORDER BY id LIMIT 1`,
-        [taskId, done],
+        [taskId, done, events.filter((e) => !tried.has(e.id)).map((e) => e.id)],
       );
     }
     const next = head[0];
@@ -196,6 +214,7 @@ export function createDelivery(deps: {
         failedKey: event.key,
         failedType: event.event.type,
         code: failure.code,
+        review: event.event.type === 'review_requested' ? event.event.review : undefined,
       });
     }
     return 'skip';
@@ -203,9 +222,8 @@ export function createDelivery(deps: {
 
   /** The task's thread is gone for this surface: the task fails, saying why; its events wait for a retry. */
   async function unreachable(task: Task, failure: DeliveryError): Promise<void> {
-    const reason = failure.message.startsWith('unreachable:')
-      ? `its thread cannot be reached (${failure.code})`
-      : failure.message;
+    const reason =
+      failure.reason ?? `its thread cannot be reached any more (${failure.code}); fix that, then retry`;
     if (!FINAL_STATUSES.includes(task.status)) await setStatus(pool, task.id, 'failed', reason);
     await pool.query(
       `UPDATE signoff.events SET failed_at = now(), last_error = $2
@@ -218,20 +236,26 @@ export function createDelivery(deps: {
     const loop = loops.get(taskId);
     if (loop) {
       loop.again = true;
-      return;
+      return loop.done;
     }
-    const self = { again: true };
+    // Shutting down: what is left goes out from the next process (its sweep).
+    if (closing) return;
+    const self = { again: true, done: Promise.resolve() };
     loops.set(taskId, self);
-    try {
-      while (self.again) {
-        self.again = false;
-        if (await round(taskId)) self.again = true;
+    self.done = (async () => {
+      try {
+        while (self.again && !closing) {
+          self.again = false;
+          if (await round(taskId)) self.again = true;
+        }
+      } finally {
+        loops.delete(taskId);
       }
-    } finally {
-      loops.delete(taskId);
-    }
+    })();
+    return self.done;
   }
 
+  /** Queues a delivery for every task of the surface with events due (bounded by the job workers). */
   async function sweep(surface: Surface): Promise<void> {
     const r = await pool.query<{ task_id: string }>(
       `SELECT DISTINCT e.task_id FROM signoff.events e JOIN signoff.tasks t ON t.id = e.task_id
@@ -239,7 +263,7 @@ export function createDelivery(deps: {
          AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) LIMIT 500`,
       [surface],
     );
-    for (const { task_id } of r.rows) void kick({ id: task_id, surface });
+    for (const { task_id } of r.rows) await later({ id: task_id, surface }, new Date());
   }
 
   async function kick(task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>): Promise<void> {
@@ -271,8 +295,13 @@ export function createDelivery(deps: {
       timer.unref();
       sweeps.push(timer);
     },
-    stop: () => {
+    stop: async () => {
+      closing = true;
       for (const timer of sweeps.splice(0)) clearInterval(timer);
+      // Rounds under way finish (and let their leases go) before the pool closes; a round that
+      // hangs is left to its lease's expiry.
+      const rounds = Promise.allSettled([...loops.values()].map((l) => l.done));
+      await Promise.race([rounds, new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
     },
   };
 }

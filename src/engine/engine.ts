@@ -34,6 +34,8 @@ import {
 import { advanceQueue, startWorkers } from './work.js';
 
 export interface EngineDeps {
+  /** How long a task's run lease lives without a heartbeat. */
+  leaseTtlMs: number;
   pool: pg.Pool;
   queue: JobQueue;
   delivery: Delivery;
@@ -47,6 +49,7 @@ export interface EngineDeps {
 /** Creates the engine; call `work(surface)` in processes that should run graphs. */
 export function createEngine(deps: EngineDeps): Engine {
   const { pool, queue, runner, delivery, logger } = deps;
+  const stops: (() => void)[] = [];
   const abortListener = createAbortListener({ pool, logger, onAbort: (taskId) => runner.abort(taskId) });
 
   const enqueue = (db: Queryable, task: Pick<Task, 'id' | 'surface'>) =>
@@ -122,7 +125,7 @@ export function createEngine(deps: EngineDeps): Engine {
     });
     if (result.created) {
       queue.wake(advanceQueue(input.surface));
-      await delivery.kick(result.task);
+      void delivery.kick(result.task);
     }
     return result;
   }
@@ -194,7 +197,7 @@ export function createEngine(deps: EngineDeps): Engine {
     if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
     queue.wake(advanceQueue(outcome.task.surface));
     // The card says who decided at once, whatever run holds the task.
-    await delivery.kick(outcome.task);
+    void delivery.kick(outcome.task);
     return { ok: true, review: outcome.review, task: outcome.task };
   }
 
@@ -255,7 +258,7 @@ export function createEngine(deps: EngineDeps): Engine {
     });
     runner.abort(taskId);
     queue.wake(advanceQueue(task.surface));
-    await delivery.kick(task);
+    void delivery.kick(task);
     return (await store.getTask(pool, taskId)) as Task;
   }
 
@@ -301,7 +304,7 @@ export function createEngine(deps: EngineDeps): Engine {
     });
     runner.abort(taskId);
     queue.wake(advanceQueue(task.surface));
-    await delivery.kick(task);
+    void delivery.kick(task);
     return task;
   }
 
@@ -329,7 +332,7 @@ export function createEngine(deps: EngineDeps): Engine {
       return current;
     });
     queue.wake(advanceQueue(task.surface));
-    await delivery.kick(task);
+    void delivery.kick(task);
     return (await store.getTask(pool, taskId)) as Task;
   }
 
@@ -342,7 +345,19 @@ export function createEngine(deps: EngineDeps): Engine {
     retry,
     redirect,
     work: (surface, concurrency) =>
-      startWorkers({ ...deps, abortListener, decide, cancel, enqueue }, surface, concurrency),
+      startWorkers(
+        {
+          ...deps,
+          abortListener,
+          decide,
+          cancel,
+          enqueue,
+          leaseTtlMs: deps.leaseTtlMs,
+          onStop: (stop) => stops.push(stop),
+        },
+        surface,
+        concurrency,
+      ),
     /** Runs the timers due by the engine's clock now (after the clock was moved). */
     releaseDueTimers: async (surface: Surface) => {
       const released = await releaseDueTimers(pool, surface, deps.clock.now());
@@ -368,7 +383,8 @@ export function createEngine(deps: EngineDeps): Engine {
     eventRecords: (taskId: string): Promise<EventRecord[]> => eventRecords(pool, taskId),
     /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
     stop: async () => {
-      delivery.stop();
+      for (const stop of stops.splice(0)) stop();
+      await delivery.stop();
       await abortListener.stop();
     },
   };

@@ -72,12 +72,22 @@ export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: 
   ): Promise<{ lease: Lease | undefined; row: R | undefined }> {
     const holder = `${processId}:${randomUUID().slice(0, 8)}`;
     const sentAt = Date.now();
+    // Never waits for another transaction on the lease row (a holder letting go, a heartbeat):
+    // a statement that waited would go on reading with the snapshot it began with, and a new
+    // holder could then read as undelivered what the last one just marked delivered.
     const r = await pool.query<R & { leased: boolean }>(
-      `WITH lease AS (
-         INSERT INTO signoff.leases (key, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-         ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE signoff.leases.expires_at < now()
-         RETURNING 1)
+      `WITH cur AS (SELECT expires_at FROM signoff.leases WHERE key = $1 FOR UPDATE SKIP LOCKED),
+       seen AS (SELECT 1 FROM signoff.leases WHERE key = $1),
+       taken AS (
+         UPDATE signoff.leases SET holder = $2, expires_at = now() + $3 * interval '1 millisecond'
+         WHERE key = $1 AND EXISTS (SELECT 1 FROM cur WHERE cur.expires_at < now())
+         RETURNING 1),
+       inserted AS (
+         INSERT INTO signoff.leases (key, holder, expires_at)
+         SELECT $1, $2, now() + $3 * interval '1 millisecond' WHERE NOT EXISTS (SELECT 1 FROM seen)
+         ON CONFLICT (key) DO NOTHING
+         RETURNING 1),
+       lease AS (SELECT 1 FROM taken UNION ALL SELECT 1 FROM inserted)
        ${tail}`,
       [key, holder, ttlMs, ...values],
     );
@@ -109,12 +119,19 @@ export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: 
           [key, holder, ttlMs],
         )
         .then(
-          (r) => (r.rowCount ? armDeadline(at) : lose('taken by another holder')),
+          (r) => {
+            // A renewal answered after the lease was let go means nothing any more.
+            if (released) return;
+            if (r.rowCount) armDeadline(at);
+            else lose('taken by another holder');
+          },
           (err: Error) => logger.warn({ lease: key, err: { message: err.message } }, 'lease renewal failed'),
         );
     }, ttlMs / HEARTBEATS_PER_TTL);
     heartbeat.unref();
+    let released = false;
     const stop = () => {
+      released = true;
       clearInterval(heartbeat);
       clearTimeout(deadline);
     };

@@ -30,8 +30,10 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     if (!isDue(job, deps.clock)) {
       // The queue ran it early by the engine's clock: wait again, under its own key (a keyless
       // job would share one key with every other early timer, and all but one would be dropped).
+      // Never sooner than a second from now: when the queue's clock runs ahead of the engine's,
+      // the job would otherwise come straight back, over and over.
       await deps.queue.send(timerQueue(task.surface), job, {
-        startAfter: new Date(job.fireAt),
+        startAfter: new Date(Math.max(Date.parse(job.fireAt), Date.now() + 1000)),
         singletonKey: timerKey(job),
       });
       return;

@@ -57,10 +57,11 @@ interface RunResult {
 }
 
 /** An agent's message, ready to be recorded. */
-type Spoken = { key: string; event: EngineEvent };
-const spoken = (key: string, m: { agent: string; text: string }): Spoken => ({
+type Spoken = { key: string; event: EngineEvent; node: string };
+const spoken = (key: string, m: { agent: string; text: string }, node: string): Spoken => ({
   key,
   event: { type: 'agent_said', agent: m.agent, text: m.text },
+  node,
 });
 
 /** What settling needs, read from saved state when this advance ran nothing. */
@@ -288,6 +289,7 @@ export function createRunner(deps: RunnerDeps) {
     const generation = task.generation === 0 ? '' : `${task.generation}:`;
     let thisStep: Spoken[] = [];
     const finished: Spoken[] = [];
+    const finishedNodes = new Set<string>();
     const record = async (spoken: Spoken[], kick: boolean) => {
       await insertEvents(pool, task.id, spoken);
       if (kick && spoken.length) void delivery.kick(task);
@@ -301,9 +303,12 @@ export function createRunner(deps: RunnerDeps) {
       for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
         if (mode === 'custom') {
           const said = saidSchema.safeParse(chunk);
-          if (said.success) thisStep.push(spoken(`said:${generation}${said.data.key}`, said.data));
+          if (said.success)
+            thisStep.push(spoken(`said:${generation}${said.data.key}`, said.data, said.data.node));
           continue;
         }
+        // A node's update: it finished, and (with sync) its result is saved even if a sibling fails.
+        if (mode === 'updates') for (const node of Object.keys(chunk)) finishedNodes.add(node);
         const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
         if (pending) for (const i of pending) interrupts.set(i.id, i.value);
         else if (mode === 'values') {
@@ -312,10 +317,11 @@ export function createRunner(deps: RunnerDeps) {
           if (durability === 'sync') await record(thisStep, true);
           else finished.push(...thisStep);
           thisStep = [];
+          finishedNodes.clear();
         } else if (workflow.definition.announce) {
           for (const [node, update] of Object.entries(chunk)) {
             for (const m of workflow.definition.announce(node, update))
-              thisStep.push(spoken(`said:${m.key}`, m));
+              thisStep.push(spoken(`said:${m.key}`, m, node));
           }
         }
         if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
@@ -324,7 +330,12 @@ export function createRunner(deps: RunnerDeps) {
     } catch (error) {
       // LangGraph saves the finished steps as a run fails; the failing step's words were never
       // saved and are not shown. A run stopped on purpose (cancel, redirect) shows nothing more.
-      if (!config.signal?.aborted) await record(finished, true);
+      if (!config.signal?.aborted) {
+        // With sync, a node of the failing step that finished keeps its result (a retry does not
+        // run it again), so its words are shown too.
+        const kept = durability === 'sync' ? thisStep.filter((w) => finishedNodes.has(w.node)) : [];
+        await record([...finished, ...kept], true);
+      }
       throw error;
     }
     // Settling the run delivers these with the review they lead up to.

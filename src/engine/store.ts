@@ -3,16 +3,17 @@
  * whether it runs on the pool or inside their transaction.
  */
 import type { Queryable } from '../db/queryable.js';
-import type {
-  AbandonedGoal,
-  Decision,
-  EngineEvent,
-  Review,
-  ReviewRequest,
-  ReviewSettings,
-  Surface,
-  Task,
-  TaskStatus,
+import {
+  type AbandonedGoal,
+  type Decision,
+  type EngineEvent,
+  type Review,
+  type ReviewRequest,
+  type ReviewSettings,
+  type Surface,
+  statusesBefore,
+  type Task,
+  type TaskStatus,
 } from './types.js';
 
 export interface TaskRow {
@@ -140,28 +141,27 @@ export async function listTasks(db: Queryable, opts: TaskFilter = {}): Promise<T
 }
 
 /**
- * Moves the task to `status` and records a status event, unless it is already there or in a
- * final state (a cancelled task stays cancelled whatever a late run says). Returns whether it moved.
+ * Moves the task to `status` and records a status event, when `STATUS_CHANGES` allows it (a
+ * final status never changes) and something changes (the status or its reason). The one place a
+ * task's status is set, besides the decision that reopens a waiting task. Returns whether it moved.
  */
 export async function setStatus(
   db: Queryable,
   taskId: string,
   status: TaskStatus,
   reason: string | null,
-  opts: { fromFinal?: boolean } = {},
 ): Promise<boolean> {
   const event: EngineEvent = { type: 'task_status', status, reason };
   // The change and its event in one statement (one round trip; they cannot part).
   const r = await db.query(
     `WITH changed AS (
        UPDATE signoff.tasks SET status = $2, status_reason = $3, version = version + 1, updated_at = now()
-       WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3)
-         AND ($4 OR status NOT IN ('done', 'rejected', 'cancelled'))
+       WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3) AND status = ANY($4)
        RETURNING version)
      INSERT INTO signoff.events (task_id, key, type, payload)
      SELECT $1, 'status:' || version, 'task_status', $5 FROM changed
      ON CONFLICT (task_id, key) DO NOTHING`,
-    [taskId, status, reason, opts.fromFinal ?? false, event],
+    [taskId, status, reason, statusesBefore(status), event],
   );
   return (r.rowCount ?? 0) > 0;
 }

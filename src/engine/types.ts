@@ -17,6 +17,24 @@ export const TASK_STATUSES = ['working', 'waiting', 'done', 'rejected', 'cancell
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'cancelled'];
 
+/**
+ * A task's allowed status changes, the only ones `setStatus` makes (and the decision that
+ * reopens a waiting task, `waiting → working`). A final status never changes: a cancelled task
+ * stays cancelled whatever a late run says. A failed task is retried (`→ working`) or cancelled.
+ */
+export const STATUS_CHANGES: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
+  working: ['waiting', 'done', 'rejected', 'cancelled', 'failed'],
+  waiting: ['working', 'done', 'rejected', 'cancelled', 'failed'],
+  failed: ['working', 'cancelled'],
+  done: [],
+  rejected: [],
+  cancelled: [],
+};
+
+/** The statuses a task may be in to move to `to` (including `to` itself, for a new reason). */
+export const statusesBefore = (to: TaskStatus): TaskStatus[] =>
+  TASK_STATUSES.filter((from) => from === to || STATUS_CHANGES[from].includes(to));
+
 export const SURFACES = ['cli', 'slack'] as const;
 export type Surface = (typeof SURFACES)[number];
 
@@ -105,7 +123,14 @@ export type EngineEvent =
   | { type: 'review_closed'; review: Review; by: string; reason: string }
   | { type: 'task_status'; status: TaskStatus; reason: string | null }
   /** An event the surface refused for good (its key, type and the surface's error code): shown as a short fallback. */
-  | { type: 'delivery_failed'; failedKey: string; failedType: EngineEvent['type']; code: string };
+  | {
+      type: 'delivery_failed';
+      failedKey: string;
+      failedType: EngineEvent['type'];
+      code: string;
+      /** For a card that could not be shown: its review, so a plainer card can still be answered. */
+      review?: Review;
+    };
 
 export interface DeliveredEvent {
   id: number;

@@ -3,6 +3,7 @@
  * task at a time, under its lease; a busy task is queued again, never waited for), delivery of
  * events, review timers, and the listener that stops runs cancelled or redirected elsewhere.
  */
+import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
 import type { AbortListener } from './abort-listener.js';
 import { createTimerHandler, type TimerHandlerDeps } from './on-timer.js';
@@ -22,6 +23,10 @@ export interface WorkerDeps extends TimerHandlerDeps {
   runner: Runner;
   abortListener: AbortListener;
   enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
+  /** How long a lease lives: how often orphaned runs are looked for. */
+  leaseTtlMs: number;
+  /** Registers what to stop at shutdown. */
+  onStop(stop: () => void): void;
 }
 
 export async function startWorkers(deps: WorkerDeps, surface: Surface, concurrency: number): Promise<void> {
@@ -52,4 +57,30 @@ export async function startWorkers(deps: WorkerDeps, surface: Surface, concurren
   );
   for (const { id } of unfinished.rows) await deps.enqueue(pool, { id, surface });
   queue.wake(advanceQueue(surface));
+  // And while this process runs: a worker killed mid-run leaves its task working, its job active
+  // until the queue expires it (minutes). Once its lease has ended, the task is queued again.
+  const sweep = setInterval(() => {
+    orphanedRuns(pool, surface)
+      .then(async (ids) => {
+        for (const id of ids) await deps.enqueue(pool, { id, surface });
+        if (ids.length) queue.wake(advanceQueue(surface));
+      })
+      .catch((err: Error) => deps.logger.warn({ err: { message: err.message } }, 'run sweep failed'));
+  }, deps.leaseTtlMs);
+  sweep.unref();
+  deps.onStop(() => clearInterval(sweep));
+}
+
+/** Working tasks that nobody runs: no live run lease, no run job waiting. */
+async function orphanedRuns(pool: pg.Pool, surface: Surface): Promise<string[]> {
+  const r = await pool.query<{ id: string }>(
+    `SELECT t.id FROM signoff.tasks t
+     WHERE t.surface = $1 AND t.status = 'working'
+       AND NOT EXISTS (SELECT 1 FROM signoff.leases l WHERE l.key = 'run:' || t.id AND l.expires_at > now())
+       AND NOT EXISTS (SELECT 1 FROM pgboss.job j
+                       WHERE j.name = $2 AND j.singleton_key = t.id AND j.state IN ('created', 'retry'))
+     LIMIT 100`,
+    [surface, advanceQueue(surface)],
+  );
+  return r.rows.map((row) => row.id);
 }

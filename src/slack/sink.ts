@@ -29,8 +29,16 @@ const UNREACHABLE: Record<string, string> = {
     'signoff cannot find this channel any more (deleted, or private without signoff); retry once it is back',
   is_archived: 'this channel was archived; unarchive it, then retry',
 };
-/** Slack had a problem, not the message. */
+/**
+ * Slack had a problem, not the message; or the whole workspace's access did (a revoked or wrong
+ * token): every event waits, with backoff, for an operator to fix it, rather than failing one by one.
+ */
 const TEMPORARY = new Set([
+  'invalid_auth',
+  'not_authed',
+  'token_revoked',
+  'token_expired',
+  'account_inactive',
   'ratelimited',
   'internal_error',
   'fatal_error',
@@ -94,6 +102,22 @@ const slackCode = (error: unknown) => (error as { data?: { error?: string } }).d
 export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Sink {
   const { client, pool, logger } = deps;
   const pingReviewers = createReviewerPings({ client, pool });
+  /**
+   * Direct messages are extra: one Slack refuses (a deactivated user, a DM the workspace blocks)
+   * is logged and skipped, never blamed on the card or the channel. Temporary failures are
+   * retried with the event (the card is not posted again; each person is messaged once).
+   */
+  const ping: typeof pingReviewers = async (task, review, why) => {
+    try {
+      await pingReviewers(task, review, why);
+    } catch (error) {
+      if (isWebApiError(error) && deliveryError(error).kind === 'temporary') throw error;
+      logger.warn(
+        { task: task.id, review: review.id, slack: slackCode(error) },
+        'could not message a reviewer directly',
+      );
+    }
+  };
 
   /** A post of `key` already in the thread (made by an attempt that died before recording it). */
   const foundInThread = async (key: string, origin: SlackOrigin): Promise<string | undefined> => {
@@ -184,7 +208,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       }
       case 'review_requested':
         await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester), retried);
-        if (e.review.settings.dmReviewers) await pingReviewers(task, e.review, 'request');
+        if (e.review.settings.dmReviewers) await ping(task, e.review, 'request');
         return;
       case 'review_decided':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester));
@@ -196,7 +220,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
           reminderMessage(e.review, task.requester, e.overdue),
           retried,
         );
-        if (e.review.settings.dmReviewers) await pingReviewers(task, e.review, event.key);
+        if (e.review.settings.dmReviewers) await ping(task, e.review, event.key);
         return;
       case 'task_redirected':
         await postOnce(`${event.taskId}:${event.key}`, origin, redirectedMessage(e), retried);
@@ -209,9 +233,16 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       case 'task_status':
         await updateRoot(origin, task, e.status, e.reason);
         return;
-      case 'delivery_failed':
-        await postOnce(`${event.taskId}:${event.key}`, origin, fallbackMessage(task, e), retried);
+      case 'delivery_failed': {
+        const fallback = fallbackMessage(task, e);
+        // A card Slack would not take comes back plainer, with its buttons: the review can still
+        // be answered here.
+        if (e.review) {
+          const plain = { ...e.review, request: { ...e.review.request, body: fallback.text, fields: [] } };
+          await postOnce(`card:${e.review.id}`, origin, reviewCard(plain, task.requester), retried);
+        } else await postOnce(`${event.taskId}:${event.key}`, origin, fallback, retried);
         return;
+      }
     }
   };
 

@@ -84,7 +84,9 @@ describe('Slack delivery', () => {
       const t = await engine().getTask(taskId);
       return t?.status === 'failed' ? t : undefined;
     });
-    expect(failed.statusReason).toContain('not_in_channel');
+    expect(failed.statusReason).toBe(
+      'signoff is not in this channel any more; invite it back (/invite @signoff), then retry (Slack said not_in_channel)',
+    );
     const listed = await engine().listTasks({ statuses: ['failed'] });
     expect(listed.map((t) => t.id)).toContain(taskId);
     expect(cardsIn(thread)).toHaveLength(0);

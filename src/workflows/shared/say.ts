@@ -12,6 +12,8 @@ export const saidSchema = z.object({
   type: z.literal('signoff_said'),
   /** Unique within a graph thread: step, node, and the part of the node's output. */
   key: z.string(),
+  /** The node that said it (its words count once the node has finished). */
+  node: z.string(),
   agent: z.string(),
   text: z.string(),
 });
@@ -25,6 +27,7 @@ export function say(
   const said: Said = {
     type: 'signoff_said',
     key: `${meta.langgraph_step}:${meta.langgraph_node}:${message.part ?? 0}`,
+    node: String(meta.langgraph_node),
     agent: message.agent,
     text: message.text,
   };
