@@ -235,8 +235,13 @@ export function createRunner(deps: RunnerDeps) {
       );
       toApply = decided.filter((r) => pending.has(r.id));
       let input: unknown;
-      if (!before.createdAt) input = workflow.definition.input(withHistory(task));
-      else if (toApply.length) input = resume(toApply);
+      if (!before.createdAt) {
+        input = workflow.definition.input({
+          text: task.text,
+          requester: task.requester,
+          abandonedGoals: task.abandonedGoals.map((g) => g.text),
+        });
+      } else if (toApply.length) input = resume(toApply);
       // A step cut off by a crash or a failure runs again from its checkpoint.
       else if (before.next.length && pending.size === 0) input = null;
       if (input !== undefined) {
@@ -405,18 +410,5 @@ export function reviewSettings(
     allowSkip: c.allowSkip,
     dmReviewers: c.dmReviewers,
     feedback: c.feedback,
-  };
-}
-
-/**
- * The task as its workflow starts: after a redirect, the new goal says which goals it replaces,
- * so that the agents re-plan knowing what was asked before (seed 003 keeps the abandoned goal).
- */
-export function withHistory(task: Task): Task {
-  if (task.abandonedGoals.length === 0) return task;
-  const dropped = task.abandonedGoals.map((g) => `"${g.text}"`).join(', ');
-  return {
-    ...task,
-    text: `${task.text}\n\n(This replaces the earlier goal ${dropped}, which is abandoned.)`,
   };
 }

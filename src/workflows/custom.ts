@@ -13,6 +13,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { SignoffError } from '../errors.js';
 import type { ModelFor } from '../llm/models.js';
 import type { WorkflowConfig } from '../workflow-config.js';
+import { goalOf } from './shared/goal.js';
 import type { RunnableGraph, WorkflowDefinition } from './shared/types.js';
 
 export interface GraphFactoryDeps {
@@ -62,7 +63,7 @@ export async function loadCustomWorkflow(
         modelFor: deps.modelFor,
         checkpointer: deps.checkpointer,
       }),
-    input: mod.input ?? ((task) => ({ messages: [{ role: 'user', content: task.text }] })),
+    input: mod.input ?? ((task) => ({ messages: [{ role: 'user', content: goalOf(task) }] })),
     // An agent's loop runs many steps between reviews: keep each one.
     durability: 'async',
     announce: (node, update) => announceMessages(name, node, update),

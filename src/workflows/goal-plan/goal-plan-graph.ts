@@ -10,6 +10,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
+import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import { say } from '../shared/say.js';
@@ -212,8 +213,8 @@ export const goalPlanWorkflow: WorkflowDefinition = {
   // Execution runs many steps without a person: each step's result is saved as it completes.
   durability: 'sync',
   input: (task) => ({
-    rawGoal: task.text,
-    collaborationHistory: [entry('user', `${task.requester}: ${task.text}`)],
+    rawGoal: goalOf(task),
+    collaborationHistory: [entry('user', `${task.requester}: ${goalOf(task)}`)],
   }),
   outcome: (values) =>
     values.phase === 'rejected'

@@ -5,6 +5,7 @@
  */
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { agentFor } from '../shared/agents.js';
+import { goalOf } from '../shared/goal.js';
 import { contentOf, toChat } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import { say } from '../shared/say.js';
@@ -84,7 +85,7 @@ export const pairWorkflow: WorkflowDefinition = {
   description: 'Two agents take turns on the task, then you review; feedback starts another round.',
   build: buildPairGraph,
   durability: 'sync',
-  input: (task) => ({ messages: [{ role: 'user', author: task.requester, content: task.text }] }),
+  input: (task) => ({ messages: [{ role: 'user', author: task.requester, content: goalOf(task) }] }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },
 };

@@ -11,6 +11,7 @@ import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain
 import { z } from 'zod';
 import { askStructured } from '../../llm/structured.js';
 import { type Agent, agentFor } from '../shared/agents.js';
+import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import { say } from '../shared/say.js';
@@ -240,7 +241,7 @@ export const proposalWorkflow: WorkflowDefinition = {
     "Research the team's documents, agree the gap, and write a plan reviewed for novelty and feasibility.",
   build: buildProposalGraph,
   durability: 'sync',
-  input: (task) => ({ topic: task.text }),
+  input: (task) => ({ topic: goalOf(task) }),
   outcome: (values) => {
     if (values.outcome === 'rejected') return { status: 'rejected', reason: 'the proposal was rejected' };
     if (values.outcome === 'max_revisions') {

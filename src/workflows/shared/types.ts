@@ -6,6 +6,7 @@ import type { BaseCheckpointSaver, LangGraphRunnableConfig, StateSnapshot } from
 import type { Documents } from '../../docs/documents.js';
 import type { ModelFor } from '../../llm/models.js';
 import type { WorkflowConfig } from '../../workflow-config.js';
+import type { TaskInput } from './goal.js';
 
 export type Durability = 'exit' | 'async' | 'sync';
 
@@ -35,7 +36,7 @@ export interface WorkflowDefinition {
   description: string;
   build(deps: WorkflowDeps): RunnableGraph;
   /** The graph's input for a new task. */
-  input(task: { text: string; requester: string }): Record<string, unknown>;
+  input(task: TaskInput): Record<string, unknown>;
   /**
    * When LangGraph saves state during a run, and so when what the agents said is shown. `exit`
    * (save when the run pauses or ends) suits short runs between reviews: a crash re-runs them

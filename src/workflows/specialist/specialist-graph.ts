@@ -8,6 +8,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { excerpt } from '../../text.js';
 import { agentFor } from '../shared/agents.js';
+import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
 import { askReview } from '../shared/review.js';
 import { say } from '../shared/say.js';
@@ -149,7 +150,7 @@ export const specialistWorkflow: WorkflowDefinition = {
     'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
   build: buildSpecialistGraph,
   durability: 'sync',
-  input: (task) => ({ originalTask: task.text }),
+  input: (task) => ({ originalTask: goalOf(task) }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },
 };
