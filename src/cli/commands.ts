@@ -94,7 +94,9 @@ export async function runCommand(
           const how = e.state === 'delivered' ? 'shown' : e.state === 'failed' ? 'NOT SHOWN' : 'waiting';
           const error = e.lastError ? ` (${e.lastError}; ${e.attempts} attempts)` : '';
           io.out.write(`#${e.id} ${e.event.type} ${how}${error}\n`);
-          const line = formatEvent(e);
+          const line =
+            formatEvent(e) ??
+            (e.event.type === 'review_requested' ? `Review: ${e.event.review.request.title}` : undefined);
           if (line) io.out.write(`${line.trim().replace(/^/gm, '    ')}\n`);
         }
         return 0;
