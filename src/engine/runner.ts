@@ -27,7 +27,7 @@ import { inTransaction, isConnectionError, type Queryable } from '../db/queryabl
 import { isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { excerpt } from '../text.js';
-import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { saidSchema } from '../workflows/shared/say.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import type { Delivery } from './delivery.js';
@@ -36,6 +36,7 @@ import type { Lease, Leases } from './leases.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
+import { reviewSettings } from './review-settings.js';
 import { resumeValue } from './standard-interrupts.js';
 import * as store from './store.js';
 import { scheduleTimers } from './timers.js';
@@ -45,7 +46,6 @@ import {
   type EngineEvent,
   FINAL_STATUSES,
   type Review,
-  type ReviewSettings,
   type Task,
   threadOf,
 } from './types.js';
@@ -394,21 +394,3 @@ export function createRunner(deps: RunnerDeps) {
 }
 
 export type Runner = ReturnType<typeof createRunner>;
-
-export function reviewSettings(
-  config: WorkflowsConfig,
-  workflow: string,
-  checkpoint: string,
-): ReviewSettings {
-  const c = checkpointSettings(config, workflow, checkpoint);
-  return {
-    reviewers: c.reviewers,
-    allowSelfApproval: c.allowSelfApproval,
-    timeoutSeconds: c.timeout,
-    onTimeout: c.onTimeout,
-    remindersBeforeSeconds: c.reminders,
-    allowSkip: c.allowSkip,
-    dmReviewers: c.dmReviewers,
-    feedback: c.feedback,
-  };
-}

@@ -1,0 +1,21 @@
+import { checkpointSettings, type WorkflowsConfig } from '../workflow-config.js';
+import type { ReviewSettings } from './types.js';
+
+/** What a new review of `checkpoint` keeps from the config file (its rules travel with it). */
+export function reviewSettings(
+  config: WorkflowsConfig,
+  workflow: string,
+  checkpoint: string,
+): ReviewSettings {
+  const c = checkpointSettings(config, workflow, checkpoint);
+  return {
+    reviewers: c.reviewers,
+    allowSelfApproval: c.allowSelfApproval,
+    timeoutSeconds: c.timeout,
+    onTimeout: c.onTimeout,
+    remindersBeforeSeconds: c.reminders,
+    allowSkip: c.allowSkip,
+    dmReviewers: c.dmReviewers,
+    feedback: c.feedback,
+  };
+}
