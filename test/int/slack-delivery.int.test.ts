@@ -195,4 +195,31 @@ describe('Slack delivery', () => {
       return statuses.every((e) => e.state === 'delivered') ? true : undefined;
     });
   });
+
+  it('a card Slack refuses for good comes back plainer, with its buttons, and a click on it decides', async () => {
+    const text = 'audit the expense policy';
+    const stop = slack.refuse(
+      'chat.postMessage',
+      (a) =>
+        JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a.blocks).includes(text),
+      'invalid_blocks',
+    );
+    try {
+      const { thread, taskId } = await start(text);
+      const card = await until('the plainer card', () => cardsIn(thread)[0], 20_000);
+      expect(card.text + JSON.stringify(card.blocks)).toContain('could not be shown here');
+      const refusedCards = slack.calls.filter(
+        (c) =>
+          c.method === 'chat.postMessage' && c.args.failed && JSON.stringify(c.args.blocks).includes(text),
+      );
+      expect(refusedCards).toHaveLength(3);
+      const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+      await approve(thread, tsOf(card), value);
+      await until('the task done', async () =>
+        (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
+      );
+    } finally {
+      stop();
+    }
+  });
 });
