@@ -15,9 +15,9 @@ import {
   type BaseChatModelParams,
   type BindToolsInput,
 } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { excerpt } from '../text.js';
 
 export const OFFLINE_MARK = '[offline model]';
@@ -105,30 +105,41 @@ function earlierQueries(messages: BaseMessage[]): number {
   return list.split('\n').filter((l) => l.startsWith('- ')).length;
 }
 
+/** The part of a JSON Schema the offline model reads: an object's properties. */
+export interface JsonSchema {
+  properties?: Record<string, { type?: string; enum?: unknown[] }>;
+}
+
+/** A tool's parameters as JSON Schema, whether given as JSON Schema or as a zod object. */
+function jsonSchemaOf(schema: unknown): JsonSchema | undefined {
+  if (!schema || typeof schema !== 'object') return undefined;
+  if ('_zod' in schema) return z.toJSONSchema(schema as z.ZodType) as JsonSchema;
+  return schema as JsonSchema;
+}
+
 /**
  * An object of the schema's shape: a field named `query` is the task plus an angle no earlier
  * query listed in the prompt took; strings name the agent, the field and the task (and the
  * latest feedback); enums take their first option; string lists are numbered steps for the task,
  * with one that applies the feedback when there is feedback.
  */
-export function scriptedObject(schema: z.ZodObject, messages: BaseMessage[], agent: string): unknown {
+export function scriptedObject(schema: JsonSchema, messages: BaseMessage[], agent: string): unknown {
   const { task, feedback } = taskAndFeedback(messages);
   const about = `"${excerpt(task, 60)}"`;
   const revised = feedback ? `, revised for "${excerpt(feedback, 80)}"` : '';
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(schema.shape)) {
-    const def = (field as z.ZodType)._zod.def as { type: string; entries?: Record<string, string> };
+  for (const [key, field] of Object.entries(schema.properties ?? {})) {
     if (key === 'query')
       out[key] = `${excerpt(task, 60)} ${ANGLES[earlierQueries(messages) % ANGLES.length]}`;
-    else if (def.type === 'enum') out[key] = Object.values(def.entries ?? {})[0];
-    else if (def.type === 'array')
+    else if (field.enum?.length) out[key] = field.enum[0];
+    else if (field.type === 'array')
       out[key] = [
         `Work out what ${about} needs`,
         `Do the main work for ${about}`,
         ...(feedback ? [`Apply the feedback: "${excerpt(feedback, 80)}"`] : []),
         'Check the result and write it up',
       ];
-    else if (def.type === 'number') out[key] = 1;
+    else if (field.type === 'number' || field.type === 'integer') out[key] = 1;
     else out[key] = `${OFFLINE_MARK} ${agent}: ${key} for ${about}${revised}.`;
   }
   return out;
@@ -140,7 +151,7 @@ export class ScriptedChatModel extends BaseChatModel {
   private readonly delayMs: number;
   private readonly failures: number;
   /** Tools bound by an agent (createAgent): the model calls the first one once, then answers. */
-  private tools: { name: string; schema?: unknown }[] = [];
+  private tools: { name: string; schema?: JsonSchema }[] = [];
 
   constructor(options: ScriptedModelOptions = {}) {
     super(options);
@@ -163,16 +174,6 @@ export class ScriptedChatModel extends BaseChatModel {
     }
   }
 
-  /** A structured answer: an object of `schema`'s shape built from the prompt (see scriptedObject). */
-  async structured<T extends z.ZodObject>(
-    schema: T,
-    messages: BaseMessage[],
-    signal?: AbortSignal,
-  ): Promise<z.infer<T>> {
-    await this.call(signal);
-    return schema.parse(scriptedObject(schema, messages, this.agent));
-  }
-
   override bindTools(tools: BindToolsInput[]): ScriptedChatModel {
     const bound = new ScriptedChatModel({
       agent: this.agent,
@@ -180,8 +181,15 @@ export class ScriptedChatModel extends BaseChatModel {
       failures: this.failures,
     });
     bound.tools = tools.map((t) => {
-      const tool = t as { name?: string; schema?: unknown; function?: { name: string } };
-      return { name: tool.name ?? tool.function?.name ?? 'tool', schema: tool.schema };
+      const tool = t as {
+        name?: string;
+        schema?: unknown;
+        function?: { name: string; parameters?: unknown };
+      };
+      return {
+        name: tool.name ?? tool.function?.name ?? 'tool',
+        schema: jsonSchemaOf(tool.function?.parameters ?? tool.schema),
+      };
     });
     return bound;
   }
@@ -196,10 +204,11 @@ export class ScriptedChatModel extends BaseChatModel {
     const lastHuman = messages.findLastIndex((m) => m.getType() === 'human');
     const answered = messages.slice(lastHuman + 1).find((m) => m.getType() === 'tool');
     if (tool && !answered) {
-      // The arguments are built like a structured answer, from the tool's zod schema.
-      const schema = tool.schema as z.ZodObject | undefined;
-      const args = schema && 'shape' in schema ? scriptedObject(schema, messages, this.agent) : {};
-      const message = new AIMessage({
+      // The arguments are built from the tool's schema. `withStructuredOutput` comes this way too:
+      // it binds the schema as a tool and reads the call's arguments, as with a real model.
+      const args = tool.schema ? scriptedObject(tool.schema, messages, this.agent) : {};
+      // A chunk, as a streaming provider returns it (LangChain's structured-output parser wants one).
+      const message = new AIMessageChunk({
         content: '',
         tool_calls: [
           {

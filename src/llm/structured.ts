@@ -1,12 +1,11 @@
 /**
- * Structured answers (a goal's evaluation, a plan): a real model answers through LangChain's
- * `withStructuredOutput` (tool calling) and the result is checked by the same zod schema; the
- * offline model builds a deterministic object from the schema and the prompt.
+ * Structured answers (a goal's evaluation, a plan): every model answers through LangChain's
+ * `withStructuredOutput` (the schema bound as a tool, its call's arguments read back), and the
+ * result is checked by the same zod schema. The offline model takes that path too.
  */
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { z } from 'zod';
-import { ScriptedChatModel } from './scripted.js';
 
 export async function askStructured<T extends z.ZodObject>(
   model: BaseChatModel,
@@ -14,7 +13,6 @@ export async function askStructured<T extends z.ZodObject>(
   messages: BaseMessage[],
   signal?: AbortSignal,
 ): Promise<z.infer<T>> {
-  if (model instanceof ScriptedChatModel) return model.structured(schema, messages, signal);
   const answer = await model.withStructuredOutput(schema).invoke(messages, { signal });
   return schema.parse(answer);
 }

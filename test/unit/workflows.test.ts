@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toReviewRequest } from '../../src/engine/review-request.js';
 import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
-import { OFFLINE_MARK, ScriptedChatModel, scriptedObject, scriptedReply } from '../../src/llm/scripted.js';
+import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
 import {
   afterGoalReview,
   afterPlanReview,
@@ -163,12 +163,13 @@ describe('proposal routing and queries (seed 004)', () => {
     expect(afterInsight({ next: 'plan' })).toBe('formulate_plan');
     expect(afterInsight({ next: 'search' })).toBe('generate_query');
   });
-  it('the offline model never repeats an earlier query', () => {
+  it('the offline model never repeats an earlier query, answering through withStructuredOutput', async () => {
     const earlier = ['solar overview', 'solar methods'];
     const prompt = [
       new HumanMessage(`Topic: solar\n\nEarlier queries:\n${earlier.map((q) => `- ${q}`).join('\n')}`),
     ];
-    const next = scriptedObject(z.object({ query: z.string() }), prompt, 'Q') as { query: string };
+    const model = new ScriptedChatModel({ agent: 'Q' });
+    const next = await model.withStructuredOutput(z.object({ query: z.string() })).invoke(prompt);
     expect(earlier).not.toContain(next.query);
   });
 });
