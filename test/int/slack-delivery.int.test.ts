@@ -11,7 +11,7 @@ import { createTestDatabase, databaseDown } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
-import { slackThreads, until } from '../helpers/slack-thread.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 const slack = new FakeSlack();
@@ -46,8 +46,16 @@ async function start(text: string) {
   return { thread: tsOf(root), taskId: taskOfThread(tsOf(root)) };
 }
 
-const approve = (thread: string, cardTs: string, value: string, user = 'U0BOB') =>
-  postSigned(events, click(user, 'signoff_approve', value, cardTs, thread));
+/** Bob clicks Approve on the card. */
+const approve = (thread: string, card: Post) => {
+  const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+  return postSigned(events, click('U0BOB', 'signoff_approve', value, tsOf(card), thread));
+};
+
+const done = (taskId: string) =>
+  until('the task done', async () =>
+    (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
+  );
 
 describe('Slack delivery', () => {
   it('a message Slack refuses for good is marked failed, a fallback says so, and the task goes on to the end', async () => {
@@ -67,11 +75,8 @@ describe('Slack delivery', () => {
       expect(refused).toMatchObject({ state: 'failed', attempts: 3, lastError: 'refused: invalid_blocks' });
       expect(slack.refusals.filter((r) => r.error === 'invalid_blocks')).toHaveLength(3);
 
-      const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-      await approve(thread, tsOf(card), value);
-      await until('the task done', async () =>
-        (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
-      );
+      await approve(thread, card);
+      await done(taskId);
     } finally {
       stop();
     }
@@ -143,8 +148,7 @@ describe('Slack delivery', () => {
       leases.acquire(`run:${taskId}`),
     );
     try {
-      const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-      await approve(thread, tsOf(card), value);
+      await approve(thread, card);
       await until('the card says who approved', () =>
         slack
           .callsOf('chat.update')
@@ -154,9 +158,8 @@ describe('Slack delivery', () => {
     } finally {
       await run?.release();
     }
-    await until('the task done once the run lets go', async () =>
-      (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
-    );
+    // Done once the run lets go.
+    await done(taskId);
   });
 
   it('a root status that a newer one replaces is never sent', async () => {
@@ -174,11 +177,8 @@ describe('Slack delivery', () => {
       logger: createLogger('silent'),
     });
     const delivering = await until('the delivery lease', () => leases.acquire(`deliver:${taskId}`));
-    const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-    await approve(thread, tsOf(card), value);
-    await until('the task done', async () =>
-      (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
-    );
+    await approve(thread, card);
+    await done(taskId);
     await delivering.release();
     await until('the root says done', () =>
       rootUpdates().find((u) => JSON.stringify(u.blocks).includes('Done')),
@@ -213,11 +213,8 @@ describe('Slack delivery', () => {
           c.method === 'chat.postMessage' && c.args.failed && JSON.stringify(c.args.blocks).includes(text),
       );
       expect(refusedCards).toHaveLength(3);
-      const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-      await approve(thread, tsOf(card), value);
-      await until('the task done', async () =>
-        (await engine().getTask(taskId))?.status === 'done' ? true : undefined,
-      );
+      await approve(thread, card);
+      await done(taskId);
     } finally {
       stop();
     }
