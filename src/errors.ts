@@ -38,11 +38,13 @@ export const isSignoffError = (error: unknown, code?: ErrorCode): error is Signo
  * - `refused`: this message will not be accepted as it is (Slack's `invalid_blocks`); a few more
  *   tries, then it is marked failed and a short fallback is shown instead;
  * - `unreachable`: nothing can be shown for this task any more (the bot was removed from the
- *   channel, the channel archived); the task fails with a sentence that says so.
+ *   channel, the channel archived); the task fails with a sentence that says so;
+ * - `limited`: the surface's rate limit says not yet (`retryAfterMs`); not a failed attempt, the
+ *   event just goes out later, and only its own lane waits.
  */
 export class DeliveryError extends Error {
   constructor(
-    readonly kind: 'temporary' | 'refused' | 'unreachable',
+    readonly kind: 'temporary' | 'refused' | 'unreachable' | 'limited',
     /** The surface's own error code (Slack's `error`), for logs and the fallback's sentence. */
     readonly code: string,
     options?: { cause?: unknown; retryAfterMs?: number; reason?: string },

@@ -3,7 +3,6 @@
  * `openSignoff` is used by the terminal, the tests and the benchmark alike.
  */
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -22,6 +21,7 @@ import type { Logger } from './logger.js';
 import { createAfterAck } from './slack/after-ack.js';
 import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
 import { createSlackSink } from './slack/sink.js';
 import { workflowSettings } from './workflow-config.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
@@ -154,19 +154,27 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
   const slack = config.slack;
   if (!slack) throw new Error('startSlack needs Slack settings');
   const { logger } = options;
-  // Delivery's own client. A 429 comes back to the engine, which reschedules that one event,
-  // instead of pausing every call this client makes; a failing call gives up within seconds
-  // (the default policy retries for about 30 minutes) and the event is retried with backoff.
-  const client = new WebClient(slack.botToken, {
-    slackApiUrl: slack.apiUrl,
-    logger: boltLogger(logger),
-    rejectRateLimitedCalls: true,
-    retryConfig: DELIVERY_RETRIES,
-    timeout: 10_000,
-  });
+  // Delivery's own client. It keeps to Slack's limits per method (and per channel for posts),
+  // shared with the other processes through Postgres; a 429 comes back to the engine, which
+  // reschedules that one event, instead of pausing every call this client makes; a failing call
+  // gives up within seconds (the default policy retries for about 30 minutes) and the event is
+  // retried with backoff.
   const signoff = await openSignoff(config, {
     ...options,
-    sinks: (db) => ({ slack: createSlackSink({ client, pool: db.pool, logger }) }),
+    sinks: (db) => {
+      const client = rateLimitedClient(
+        slack.botToken,
+        {
+          slackApiUrl: slack.apiUrl,
+          logger: boltLogger(logger),
+          rejectRateLimitedCalls: true,
+          retryConfig: DELIVERY_RETRIES,
+          timeout: 10_000,
+        },
+        createRateLimits(db.pool),
+      );
+      return { slack: createSlackSink({ client, pool: db.pool, logger }) };
+    },
   });
   let ready = false;
   const healthy = async () =>

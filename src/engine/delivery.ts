@@ -4,9 +4,15 @@
  * it: a decided card is updated while another branch's run holds the task, and a surface that
  * fails never fails a run.
  *
+ * A task's events go out in two lanes, each in id order: its status (of which only the latest is
+ * shown: a status event a later one replaces is skipped) and everything else (the thread). A
+ * status update waiting for Slack's limit on updates never holds back a card or an agent's words.
+ *
  * One deliverer per task at a time (the `deliver:<task>` lease). Each event counts its attempts:
- * - temporary failures (rate limits, outages, timeouts) are retried with backoff, the next
- *   attempt scheduled as a delayed job, and the task's later events wait behind it (order);
+ * - the surface's rate limit saying "not yet" is not an attempt: the event goes out when the
+ *   limit allows, and the later events of its lane wait behind it;
+ * - temporary failures (outages, timeouts) are retried with backoff, the next attempt scheduled
+ *   as a delayed job, and the later events of its lane wait behind it (order);
  * - an event the surface refuses for good is retried a few times, then marked failed, logged with
  *   the surface's error, and replaced by a short `delivery_failed` fallback; later events go on;
  * - a task whose thread cannot be reached any more (the bot removed from the channel) fails with
@@ -79,18 +85,25 @@ export function createDelivery(deps: {
     // is made), in one statement.
     const { lease, row } = await leases.acquireWith<{ task: TaskRow | null; events: EventRow[] }>(
       `deliver:${taskId}`,
-      `, blocked AS (
-         SELECT id FROM signoff.events
-         WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at > now()
-         ORDER BY id LIMIT 1),
+      // A status event a later one replaces is not shown (it counts as delivered); in each lane
+      // an event waiting for its retry holds back the events after it.
+      `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = $4 AND lane = 'status'),
+       open AS (
+         SELECT id, lane, next_attempt_at FROM signoff.events
+         WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL),
+       superseded AS (
+         UPDATE signoff.events SET delivered_at = now()
+         WHERE EXISTS (SELECT 1 FROM lease)
+           AND id IN (SELECT id FROM open WHERE lane = 'status' AND id < (SELECT id FROM latest))),
+       current AS (
+         SELECT * FROM open WHERE NOT (lane = 'status' AND id < (SELECT id FROM latest))),
+       blocked AS (SELECT lane, min(id) AS id FROM current WHERE next_attempt_at > now() GROUP BY lane),
        due AS (
          UPDATE signoff.events SET attempts = attempts + 1
          WHERE EXISTS (SELECT 1 FROM lease)
-           AND id IN (SELECT id FROM signoff.events
-                      WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL
-                        AND id < coalesce((SELECT id FROM blocked), 9223372036854775807)
-                      ORDER BY id LIMIT $5)
-         RETURNING id, task_id, key, payload, attempts)
+           AND id IN (SELECT c.id FROM current c LEFT JOIN blocked b ON b.lane = c.lane
+                      WHERE b.id IS NULL OR c.id < b.id ORDER BY c.id LIMIT $5)
+         RETURNING id, task_id, key, lane, payload, attempts)
        SELECT EXISTS (SELECT 1 FROM lease) AS leased,
               (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $4) AS task,
               coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`,
@@ -106,7 +119,7 @@ export function createDelivery(deps: {
       await later(task, new Date(Date.now() + leases.ttlMs));
       return false;
     }
-    const events = (row?.events ?? []).map(toEvent);
+    const events = (row?.events ?? []).map((e) => ({ ...toEvent(e), lane: e.lane }));
     const sink = sinks[task.surface];
     if (!sink) {
       // Not this process's surface (a job reached the wrong process): let a process that has it deliver.
@@ -119,60 +132,57 @@ export function createDelivery(deps: {
     const done: number[] = [];
     // Events whose attempt was made and failed (their count stands).
     const attempted: number[] = [];
-    let stopped = false;
-    let head: { due: boolean; at: Date | null }[] = [];
-    // An event a later one of this batch replaces is not shown at all (it counts as delivered).
-    const lastInPlace = new Map<string, number>();
-    for (const e of events) {
-      const place = sink?.place?.(e.event);
-      if (place) lastInPlace.set(place, e.id);
-    }
-    const superseded = (e: DeliveredEvent) => {
-      const place = sink?.place?.(e.event);
-      return place !== undefined && lastInPlace.get(place) !== e.id;
-    };
+    // Lanes whose next event has to wait: their later events are not tried this round.
+    const held = new Set<string>();
+    let heads: { due: boolean; at: Date | null }[] = [];
     try {
       for (const event of events) {
         if (lease.signal.aborted) break;
-        if (superseded(event)) {
-          done.push(event.id);
-          continue;
-        }
+        if (held.has(event.lane)) continue;
         try {
           await sink(event, task);
           done.push(event.id);
         } catch (error) {
-          attempted.push(event.id);
-          if ((await failed(task, event, error)) === 'stop') {
-            stopped = true;
-            break;
-          }
+          const outcome = await failed(task, event, error);
+          if (outcome !== 'later') attempted.push(event.id);
+          if (outcome === 'unreachable') break;
+          if (outcome !== 'skip') held.add(event.lane);
         }
       }
     } finally {
       // Marks what went out, uncounts the attempts this round did not make, lets go, and looks at
-      // what is next, in one statement: an event recorded while this round held the lease (whose
-      // kick found it taken) is seen here.
+      // what is next in each lane, in one statement: an event recorded while this round held the
+      // lease (whose kick found it taken) is seen here.
       const tried = new Set([...done, ...attempted]);
-      head = await lease.releaseWith(
+      heads = await lease.releaseWith(
         `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($4::bigint[])),
          untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($5::bigint[]))
-         SELECT next_attempt_at IS NULL OR next_attempt_at <= now() AS due, next_attempt_at AS at
+         SELECT DISTINCT ON (lane) next_attempt_at IS NULL OR next_attempt_at <= now() AS due, next_attempt_at AS at
          FROM signoff.events
          WHERE task_id = $3 AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL($4::bigint[])
-         ORDER BY id LIMIT 1`,
+         ORDER BY lane, id`,
         [taskId, done, events.filter((e) => !tried.has(e.id)).map((e) => e.id)],
       );
     }
-    const next = head[0];
-    if (!next) return false;
-    if (next.due && !stopped && !lease.signal.aborted) return true;
-    if (next.at) await later(task, next.at);
+    if (heads.some((h) => h.due) && !lease.signal.aborted) return true;
+    const next = heads
+      .map((h) => h.at)
+      .filter((at): at is Date => at !== null)
+      .sort((a, b) => a.getTime() - b.getTime())[0];
+    if (next) await later(task, next);
     return false;
   }
 
-  /** What a failed attempt means for the event and the task; 'stop' holds the task's later events back. */
-  async function failed(task: Task, event: DeliveredEvent, error: unknown): Promise<'stop' | 'skip'> {
+  /**
+   * What a failed attempt means for the event and the task: 'later' (the surface's rate limit;
+   * not an attempt) and 'retry' hold the event's lane back, 'skip' goes on past it,
+   * 'unreachable' stops the task's delivery.
+   */
+  async function failed(
+    task: Task,
+    event: DeliveredEvent,
+    error: unknown,
+  ): Promise<'later' | 'retry' | 'skip' | 'unreachable'> {
     const failure =
       error instanceof DeliveryError
         ? error
@@ -184,10 +194,18 @@ export function createDelivery(deps: {
             },
           );
     const log = { task: task.id, event: event.key, attempts: event.attempts, code: failure.code };
+    if (failure.kind === 'limited') {
+      await pool.query(
+        `UPDATE signoff.events SET attempts = attempts - 1, next_attempt_at = now() + $2 * interval '1 millisecond'
+         WHERE id = $1`,
+        [event.id, failure.retryAfterMs ?? 1000],
+      );
+      return 'later';
+    }
     if (failure.kind === 'unreachable') {
       logger.warn({ ...log, err: error }, 'the task cannot be shown any more; it fails');
       await unreachable(task, failure);
-      return 'stop';
+      return 'unreachable';
     }
     const limit = failure.kind === 'temporary' ? TEMPORARY_ATTEMPTS : REFUSED_ATTEMPTS;
     if (event.attempts < limit) {
@@ -197,7 +215,7 @@ export function createDelivery(deps: {
         `UPDATE signoff.events SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`,
         [event.id, `${failure.kind}: ${failure.code}`, waitMs],
       );
-      return 'stop';
+      return 'retry';
     }
     logger.error(
       { ...log, err: error },

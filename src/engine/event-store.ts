@@ -58,6 +58,8 @@ export interface EventRow {
   id: string;
   task_id: string;
   key: string;
+  /** 'status' for status events, else 'thread': each lane goes out in id order on its own. */
+  lane: string;
   payload: EngineEvent;
   attempts: number;
   last_error?: string | null;

@@ -146,14 +146,7 @@ export interface DeliveredEvent {
  * refused, unreachable); any other error counts as temporary when it is a lost connection, else
  * as refused.
  */
-export type Sink = ((event: DeliveredEvent, task: Task) => Promise<void>) & {
-  /**
-   * Where the surface shows an event, when a later event shown in the same place replaces it
-   * (Slack's root message shows only the latest status): of several events due together with
-   * the same place, only the last is shown. Saves calls that Slack rate-limits.
-   */
-  place?: (event: EngineEvent) => string | undefined;
-};
+export type Sink = (event: DeliveredEvent, task: Task) => Promise<void>;
 
 /** Someone acting through a surface. `groups` are the user groups the surface knows them to be in. */
 export interface Actor {

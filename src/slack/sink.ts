@@ -6,14 +6,15 @@
  * its message metadata; an attempt after an earlier one (which may have posted and died before
  * recording) first looks for the key in the thread, and records what it finds instead of posting.
  *
- * Slack's errors become `DeliveryError`s: rate limits, outages and timeouts are temporary; a
+ * Slack's errors become `DeliveryError`s: a 429 is the rate limit (the event waits, not counted
+ * as a failed attempt; see rate-limits.ts); outages and timeouts are temporary; a
  * channel the bot cannot reach any more is unreachable (the task fails, saying so); anything
  * else is this message refused (a few tries, then a fallback post). An update whose message is
  * gone has nothing left to do.
  */
 import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import { eventInWords, type Sink, type Task, type TaskStatus } from '../engine/types.js';
+import { eventInWords, type Sink, type Task } from '../engine/types.js';
 import { DeliveryError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
@@ -61,7 +62,7 @@ export function deliveryError(error: unknown): DeliveryError {
   };
   switch (e.code) {
     case ErrorCode.RateLimitedError:
-      return new DeliveryError('temporary', 'ratelimited', {
+      return new DeliveryError('limited', 'ratelimited', {
         cause: error,
         retryAfterMs: (e.retryAfter ?? 1) * 1000,
       });
@@ -111,6 +112,8 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     try {
       await pingReviewers(task, review, why);
     } catch (error) {
+      // The rate limit saying "not yet", or Slack having a problem: the event is tried again.
+      if (error instanceof DeliveryError) throw error;
       if (isWebApiError(error) && deliveryError(error).kind === 'temporary') throw error;
       logger.warn(
         { task: task.id, review: review.id, slack: slackCode(error) },
@@ -185,8 +188,12 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     await edit({ channel: post.channel, ts: post.ts, text: message.text, blocks: message.blocks });
   };
 
-  const updateRoot = (origin: SlackOrigin, task: Task, status: TaskStatus, reason: string | null) =>
-    edit({ channel: origin.channel, ts: origin.ts, ...rootMessage(task, status, reason) });
+  /**
+   * The root message shows the task as it is now (read with this delivery): status updates and a
+   * redirect's new goal, in whichever order their lanes deliver them, never show an older state.
+   */
+  const updateRoot = (origin: SlackOrigin, task: Task) =>
+    edit({ channel: origin.channel, ts: origin.ts, ...rootMessage(task, task.status, task.statusReason) });
 
   const show = async (task: Task, event: Parameters<Sink>[0]) => {
     const origin = slackOriginSchema.parse(task.origin);
@@ -225,13 +232,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       case 'task_redirected':
         await postOnce(`${event.taskId}:${event.key}`, origin, redirectedMessage(e), retried);
         // The root message shows the goal: it is the new one now.
-        await updateRoot(origin, { ...task, text: e.text }, 'working', null);
+        await updateRoot(origin, task);
         return;
       case 'review_closed':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester, e));
         return;
       case 'task_status':
-        await updateRoot(origin, task, e.status, e.reason);
+        await updateRoot(origin, task);
         return;
       case 'delivery_failed': {
         const fallback = fallbackMessage(task, e);
@@ -253,8 +260,6 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       throw isWebApiError(error) ? deliveryError(error) : error;
     }
   };
-  // The root message shows the latest status only: an older one due with it is not sent.
-  sink.place = (e) => (e.type === 'task_status' ? 'root' : undefined);
   return sink;
 }
 

@@ -12,6 +12,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 export interface SlackCall {
   method: string;
   args: Record<string, unknown>;
+  /** When Slack answered it (ms since the epoch). */
+  at?: number;
 }
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
@@ -71,7 +73,36 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** A limit Slack enforces: calls a minute, calls at once, and whether it is counted per channel. */
+export interface SlackLimit {
+  perMinute: number;
+  burst: number;
+  perChannel?: boolean;
+}
+
+/**
+ * Slack's published limits (docs.slack.dev, "Rate limits"), enforced when a FakeSlack is made
+ * with them: posts about one a second per channel with short bursts; chat.update and the other
+ * Tier 3 methods 50 a minute per workspace; Tier 2, 20; Tier 4, 100.
+ */
+export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
+  'chat.postMessage': { perMinute: 60, burst: 4, perChannel: true },
+  'chat.update': { perMinute: 50, burst: 4 },
+  'conversations.replies': { perMinute: 50, burst: 4 },
+  'conversations.open': { perMinute: 50, burst: 4 },
+  'chat.getPermalink': { perMinute: 100, burst: 6 },
+  'usergroups.users.list': { perMinute: 20, burst: 3 },
+};
+
 export class FakeSlack {
+  /** Every call over a limit, answered with a 429. */
+  readonly limited: { method: string; channel?: string; at: number }[] = [];
+  /** Per limited thing, when its limit is back to empty (GCRA's theoretical arrival time). */
+  private arrivals = new Map<string, number>();
+
+  /** `limits`: enforce these as Slack does (429 with Retry-After); none by default. */
+  constructor(private readonly limits: Record<string, SlackLimit> = {}) {}
+
   readonly calls: SlackCall[] = [];
   /** Every call Slack would have refused, with its error. */
   readonly refusals: { method: string; error: string }[] = [];
@@ -166,9 +197,9 @@ export class FakeSlack {
   async start(): Promise<void> {
     this.server = createServer(async (req, res) => {
       // What was called, for a test or benchmark in another process.
-      if (req.method === 'GET' && req.url === '/calls') {
+      if (req.method === 'GET' && (req.url === '/calls' || req.url === '/messages')) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(this.calls));
+        res.end(JSON.stringify(req.url === '/calls' ? this.calls : this.messages));
         return;
       }
       const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
@@ -181,7 +212,7 @@ export class FakeSlack {
       // Socket Mode's handshake takes the app-level token; everything else the bot token.
       if (method === 'apps.connections.open') {
         if (!token.startsWith('Bearer xapp-')) return reply(200, { ok: false, error: 'invalid_auth' });
-        this.calls.push({ method, args });
+        this.calls.push({ method, args, at: Date.now() });
         return reply(200, { ok: true, url: this.url.replace(/^http/, 'ws').replace(/api\/$/, 'link') });
       }
       if (!token.startsWith('Bearer xoxb-')) return reply(200, { ok: false, error: 'not_authed' });
@@ -191,10 +222,20 @@ export class FakeSlack {
         h?.arrived();
         await h?.released;
       }
+      const wait = this.overLimit(method, args);
+      if (wait > 0) {
+        this.limited.push({ method, channel: args.channel as string | undefined, at: Date.now() });
+        this.calls.push({ method, args: { ...args, failed: true, limited: true }, at: Date.now() });
+        return reply(
+          429,
+          { ok: false, error: 'ratelimited' },
+          { 'retry-after': String(Math.ceil(wait / 1000)) },
+        );
+      }
       const failure = this.failures.findIndex((f) => f.method === method);
       if (failure >= 0) {
         const [f] = this.failures.splice(failure, 1);
-        this.calls.push({ method, args: { ...args, failed: true } });
+        this.calls.push({ method, args: { ...args, failed: true }, at: Date.now() });
         if (f?.status === 429)
           return reply(
             429,
@@ -205,11 +246,11 @@ export class FakeSlack {
       }
       const refusal = this.refusing.find((r) => r.method === method && r.when(args));
       if (refusal) {
-        this.calls.push({ method, args: { ...args, failed: true } });
+        this.calls.push({ method, args: { ...args, failed: true }, at: Date.now() });
         this.refusals.push({ method, error: refusal.error });
         return reply(200, { ok: false, error: refusal.error });
       }
-      this.calls.push({ method, args });
+      this.calls.push({ method, args, at: Date.now() });
       reply(200, this.answer(method, args));
     });
     const wss = new WebSocketServer({ server: this.server, path: '/link' });
@@ -234,6 +275,20 @@ export class FakeSlack {
       );
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+  }
+
+  /** 0 when the call is within its limit (and counts it), else milliseconds until it would be. */
+  private overLimit(method: string, args: Record<string, unknown>): number {
+    const limit = this.limits[method];
+    if (!limit) return 0;
+    const key = limit.perChannel ? `${method}:${String(args.channel)}` : method;
+    const now = Date.now();
+    const period = 60_000 / limit.perMinute;
+    const tat = Math.max(this.arrivals.get(key) ?? now, now);
+    const wait = tat - now - period * (limit.burst - 1);
+    if (wait > 0) return wait;
+    this.arrivals.set(key, tat + period);
+    return 0;
   }
 
   private answer(method: string, args: Record<string, unknown>): object {

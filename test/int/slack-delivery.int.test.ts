@@ -112,6 +112,34 @@ describe('Slack delivery', () => {
     expect(slack.calls.some((c) => c.method === 'chat.postMessage' && c.args.failed)).toBe(true);
   });
 
+  it("a root update held by chat.update's rate limit does not hold back the card, and is sent when Slack allows", async () => {
+    // Slack says: no chat.update for 3 s.
+    slack.failNext('chat.update', { status: 429, retryAfter: 3 });
+    const { thread, taskId } = await start('sort the onboarding checklist');
+    const limitedAt = await until('the limited update', () =>
+      slack.callsOf('chat.update').find((u) => u.failed) ? Date.now() : undefined,
+    );
+    const card = await until('the card', () => cardsIn(thread)[0]);
+    const rootUpdates = () => slack.callsOf('chat.update').filter((u) => u.ts === thread && !u.failed);
+    // The card came while the root's update still waited for Slack's limit.
+    expect(Date.now() - limitedAt).toBeLessThan(2500);
+    expect(rootUpdates()).toEqual([]);
+    const root = await until(
+      'the root says it waits',
+      () => rootUpdates().find((u) => JSON.stringify(u.blocks).includes('Waiting')),
+      10_000,
+    );
+    expect(Date.now() - limitedAt).toBeGreaterThanOrEqual(2500);
+    // One update, the latest status ("working" was replaced while it waited), and the wait was not
+    // counted as a failed attempt.
+    expect(rootUpdates()).toEqual([root]);
+    const statuses = (await engine().eventRecords(taskId)).filter((e) => e.event.type === 'task_status');
+    expect(statuses.map((e) => [e.state, e.attempts <= 1, e.lastError])).toEqual(
+      statuses.map(() => ['delivered', true, null]),
+    );
+    expect(card).toBeTruthy();
+  });
+
   it('a post Slack took whose record was lost is found in the thread, not posted again', async () => {
     const held = slack.holdNext('chat.postMessage', (a) => a.username === 'Author');
     const { thread, taskId } = await start('write the incident summary');

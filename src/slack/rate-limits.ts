@@ -1,0 +1,102 @@
+/**
+ * Slack's rate limits, kept by delivery before Slack has to enforce them. Slack limits each Web
+ * API method per workspace by tier, and posts to about one a second per channel; the Web API
+ * client, left to itself, pauses its whole queue on any 429, so one busy limit (root-status
+ * updates) would hold back every other call (review cards).
+ *
+ * Here each limit is its own: a call takes a slot of its method (of its method in its channel,
+ * for posts) from a limit shared through Postgres by every process that delivers. A slot free
+ * within a second is waited for; a later one is not taken, and the event is tried again when the
+ * limit allows (a `limited` DeliveryError: not a failed attempt, and only that event's lane
+ * waits). A 429 Slack still sends holds its limit, for every process, as long as Slack said.
+ */
+import { ErrorCode, type WebAPICallError, WebClient, type WebClientOptions } from '@slack/web-api';
+import type pg from 'pg';
+import { DeliveryError } from '../errors.js';
+
+export interface Limit {
+  /** Calls a minute, as Slack publishes them. */
+  perMinute: number;
+  /** Calls allowed at once after a quiet spell. */
+  burst: number;
+  /** Counted per channel (posts), not per workspace. */
+  perChannel?: boolean;
+}
+
+/** Slack's published limits for the methods delivery calls (docs.slack.dev, "Rate limits"). */
+export const SLACK_LIMITS: Record<string, Limit> = {
+  // "One message per second per channel", short bursts allowed.
+  'chat.postMessage': { perMinute: 60, burst: 3, perChannel: true },
+  // Tier 3: 50+ a minute.
+  'chat.update': { perMinute: 50, burst: 3 },
+  'conversations.replies': { perMinute: 50, burst: 3 },
+  'conversations.open': { perMinute: 50, burst: 3 },
+  // Tier 4: 100+ a minute.
+  'chat.getPermalink': { perMinute: 100, burst: 5 },
+  // Tier 2: 20+ a minute.
+  'usergroups.users.list': { perMinute: 20, burst: 2 },
+};
+
+/** A slot free within this long is waited for in place; a later one sends the event round again. */
+const WAIT_IN_PLACE_MS = 1000;
+
+export interface RateLimits {
+  /** Resolves when a call of `method` may go; throws a `limited` DeliveryError when not soon. */
+  take(method: string, channel?: string): Promise<void>;
+  /** Slack answered 429: no call of `method` (in `channel`) before `waitMs` from now. */
+  hold(method: string, channel: string | undefined, waitMs: number): Promise<void>;
+}
+
+export function createRateLimits(pool: pg.Pool, limits: Record<string, Limit> = SLACK_LIMITS): RateLimits {
+  const keyOf = (method: string, limit: Limit, channel?: string) =>
+    limit.perChannel && channel ? `slack:${method}:${channel}` : `slack:${method}`;
+  return {
+    async take(method, channel) {
+      const limit = limits[method];
+      if (!limit) return;
+      const r = await pool.query<{ wait: number }>('SELECT signoff.take_slot($1, $2, $3, $4) AS wait', [
+        keyOf(method, limit, channel),
+        60_000 / limit.perMinute,
+        limit.burst,
+        WAIT_IN_PLACE_MS,
+      ]);
+      const wait = Number(r.rows[0]?.wait ?? 0);
+      if (wait > WAIT_IN_PLACE_MS) {
+        throw new DeliveryError('limited', 'ratelimited', { retryAfterMs: Math.ceil(wait) });
+      }
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    },
+    async hold(method, channel, waitMs) {
+      const limit = limits[method] ?? { perMinute: 60, burst: 1 };
+      await pool.query('SELECT signoff.hold_slot($1, $2, $3, $4)', [
+        keyOf(method, limit, channel),
+        waitMs,
+        60_000 / limit.perMinute,
+        limit.burst,
+      ]);
+    },
+  };
+}
+
+/**
+ * A Web API client whose every call keeps to `limits` first (all of a method's calls go through
+ * `apiCall`, so cards, updates, thread lookups and DMs alike), and whose 429s hold the limit.
+ */
+export function rateLimitedClient(token: string, options: WebClientOptions, limits: RateLimits): WebClient {
+  class Limited extends WebClient {
+    override async apiCall(method: string, args: Record<string, unknown> = {}) {
+      const channel = typeof args.channel === 'string' ? args.channel : undefined;
+      await limits.take(method, channel);
+      try {
+        return await super.apiCall(method, args);
+      } catch (error) {
+        const e = error as WebAPICallError & { retryAfter?: number };
+        if (e.code !== ErrorCode.RateLimitedError) throw error;
+        const waitMs = (e.retryAfter ?? 1) * 1000;
+        await limits.hold(method, channel, waitMs);
+        throw new DeliveryError('limited', 'ratelimited', { cause: error, retryAfterMs: waitMs });
+      }
+    }
+  }
+  return new Limited(token, options);
+}

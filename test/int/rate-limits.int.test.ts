@@ -1,0 +1,72 @@
+/**
+ * Slack's rate limits as delivery keeps them, shared through a real Postgres: bursts, slots waited
+ * for in place, callers sent back one period apart, a limit per channel for posts, and a 429 that
+ * holds its method for every process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/database.js';
+import { DeliveryError } from '../../src/errors.js';
+import { createLogger } from '../../src/logger.js';
+import { createRateLimits } from '../../src/slack/rate-limits.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+let testDb: TestDatabase;
+let db: Database;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase('rate_limits');
+  db = await openDatabase({ url: testDb.url, dataDir: '', logger: createLogger('silent') });
+});
+afterAll(async () => {
+  await db?.close();
+  await testDb?.drop();
+});
+
+/** How long `take` took, or how long it said to wait when it would not wait in place. */
+async function taken(take: () => Promise<void>): Promise<{ waited: number } | { later: number }> {
+  const t0 = performance.now();
+  try {
+    await take();
+    return { waited: performance.now() - t0 };
+  } catch (error) {
+    if (error instanceof DeliveryError && error.kind === 'limited') return { later: error.retryAfterMs ?? 0 };
+    throw error;
+  }
+}
+
+describe('Slack rate limits', () => {
+  it('lets a burst through at once, waits in place for a slot within a second, and sends later callers back a period apart', async () => {
+    // 120 a minute: a slot each 500 ms, 2 at once.
+    const limits = createRateLimits(db.pool, { 'chat.update': { perMinute: 120, burst: 2 } });
+    const take = () => taken(() => limits.take('chat.update'));
+    const burst = [await take(), await take()];
+    for (const b of burst) expect('waited' in b && b.waited < 200).toBe(true);
+    // Six more at once: those whose slot is within a second wait for it in place; the rest are
+    // not given a slot, but told to come back one period after the one before.
+    const rest = await Promise.all(Array.from({ length: 6 }, take));
+    const waited = rest.flatMap((r) => ('waited' in r ? [r.waited] : [])).sort((a, b) => a - b);
+    const backs = rest.flatMap((r) => ('later' in r ? [r.later] : [])).sort((a, b) => a - b);
+    expect(waited.length).toBe(2);
+    expect(waited[0]).toBeGreaterThan(300);
+    expect(waited[1]).toBeGreaterThan(800);
+    expect(backs.length).toBe(4);
+    expect(backs.every((b) => b > 1000)).toBe(true);
+    for (let i = 1; i < backs.length; i++) expect(backs[i] - backs[i - 1]).toBeGreaterThan(400);
+    // A method with no published limit is never held.
+    expect('waited' in (await taken(() => limits.take('auth.test')))).toBe(true);
+  });
+
+  it('counts posts per channel, and a 429 holds its method for every process sharing the database', async () => {
+    const limits = { 'chat.postMessage': { perMinute: 60, burst: 1, perChannel: true } };
+    const one = createRateLimits(db.pool, limits);
+    const other = createRateLimits(db.pool, limits);
+    await one.take('chat.postMessage', 'C1');
+    // Another channel has its own limit.
+    const elsewhere = await taken(() => other.take('chat.postMessage', 'C2'));
+    expect('waited' in elsewhere && elsewhere.waited < 200).toBe(true);
+    // Slack said wait 5 s in C3, to one process: the other waits too.
+    await one.hold('chat.postMessage', 'C3', 5000);
+    const held = await taken(() => other.take('chat.postMessage', 'C3'));
+    expect('later' in held && held.later > 4000).toBe(true);
+  });
+});
