@@ -118,7 +118,7 @@ export function createRunner(deps: RunnerDeps) {
       // The lease, the task and its decisions not yet applied, in one statement.
       const { lease, row } = await leases.acquireWith<{
         task: store.TaskRow | null;
-        decided: store.ReviewRow[];
+        decided: Review[];
       }>(
         `run:${taskId}`,
         `SELECT EXISTS (SELECT 1 FROM lease) AS leased,
@@ -130,7 +130,7 @@ export function createRunner(deps: RunnerDeps) {
       let more: { more: boolean }[] = [];
       try {
         const task = row?.task ? store.taskFromJson(row.task) : undefined;
-        const decided = (row?.decided ?? []).map(store.reviewFromJson);
+        const decided = row?.decided ?? [];
         if (!task) return 'done';
         if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed')
           await step(task, decided, lease);

@@ -31,22 +31,6 @@ export interface TaskRow {
   updated_at: Date;
 }
 
-export interface ReviewRow {
-  id: string;
-  task_id: string;
-  checkpoint: string;
-  request: ReviewRequest;
-  settings: ReviewSettings;
-  status: Review['status'];
-  decision: Decision | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  due_at: Date | null;
-  created_at: Date;
-}
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 /** Rows read through to_jsonb carry timestamps as strings; the mappers expect Dates. */
 const withDates = <T extends object>(o: T, keys: string[]) =>
   Object.fromEntries(
@@ -70,20 +54,6 @@ const toTask = (r: TaskRow): Task => ({
 
 /** A task read through `to_jsonb` (timestamps as strings). */
 export const taskFromJson = (row: TaskRow): Task => toTask(withDates(row, ['created_at', 'updated_at']));
-
-const toReview = (r: ReviewRow): Review => ({
-  id: r.id,
-  taskId: r.task_id,
-  checkpoint: r.checkpoint,
-  request: r.request,
-  settings: r.settings,
-  status: r.status,
-  decision: r.decision,
-  decidedBy: r.decided_by,
-  decidedAt: iso(r.decided_at),
-  dueAt: iso(r.due_at),
-  createdAt: r.created_at.toISOString(),
-});
 
 export interface NewTask {
   id: string;
@@ -174,7 +144,7 @@ export async function insertReview(
   db: Queryable,
   r: { id: string; taskId: string; request: ReviewRequest; settings: ReviewSettings; dueAt: Date | null },
 ): Promise<Review | undefined> {
-  const inserted = await db.query<{ row: ReviewRow }>(
+  const inserted = await db.query<{ review: Review }>(
     `WITH opened AS (
        INSERT INTO signoff.reviews (id, task_id, checkpoint, request, settings, due_at)
        SELECT $1, $2, $3, $4, $5, $6 FROM signoff.tasks
@@ -185,11 +155,10 @@ export async function insertReview(
        SELECT task_id, 'review:' || id, 'review_requested',
               jsonb_build_object('type', 'review_requested', 'review', signoff.review_json(opened::signoff.reviews))
        FROM opened ON CONFLICT (task_id, key) DO NOTHING)
-     SELECT to_jsonb(opened) AS row FROM opened`,
+     SELECT signoff.review_json(opened::signoff.reviews) AS review FROM opened`,
     [r.id, r.taskId, r.request.kind, r.request, r.settings, r.dueAt],
   );
-  const row = inserted.rows[0]?.row;
-  return row && toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
+  return inserted.rows[0]?.review;
 }
 
 /**
@@ -203,7 +172,7 @@ export async function lockReviewWithTask(
 ): Promise<{ review: Review; task: Task } | undefined> {
   const r = await db.query<ReviewTaskRow>(
     `WITH t AS (SELECT * FROM signoff.tasks WHERE id = (SELECT task_id FROM signoff.reviews WHERE id = $1) FOR UPDATE)
-     SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN t ON t.id = r.task_id WHERE r.id = $1`,
+     SELECT signoff.review_json(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN t ON t.id = r.task_id WHERE r.id = $1`,
     [reviewId],
   );
   return r.rows[0] && toReviewWithTask(r.rows[0]);
@@ -215,7 +184,7 @@ export async function getReviewWithTask(
   id: string,
 ): Promise<{ review: Review; task: Task } | undefined> {
   const r = await db.query<ReviewTaskRow>(
-    `SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
+    `SELECT signoff.review_json(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
      WHERE r.id = $1`,
     [id],
   );
@@ -229,29 +198,26 @@ export async function pendingReviews(
   limit = 100,
 ): Promise<{ review: Review; task: Task }[]> {
   const r = await db.query<ReviewTaskRow>(
-    `SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
+    `SELECT signoff.review_json(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
      WHERE r.status = 'pending' AND t.surface = $1 ORDER BY r.created_at LIMIT $2`,
     [surface, limit],
   );
   return r.rows.map(toReviewWithTask);
 }
 
-type ReviewTaskRow = { r: ReviewRow; t: TaskRow };
+type ReviewTaskRow = { r: Review; t: TaskRow };
 
-// Rows read through to_jsonb carry their timestamps as strings.
 function toReviewWithTask(row: ReviewTaskRow): { review: Review; task: Task } {
-  return {
-    review: reviewFromJson(row.r),
-    task: taskFromJson(row.t),
-  };
+  return { review: row.r, task: taskFromJson(row.t) };
 }
 
 export async function reviewsOf(db: Queryable, taskId: string, status?: Review['status']): Promise<Review[]> {
-  const r = await db.query<ReviewRow>(
-    `SELECT * FROM signoff.reviews WHERE task_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at, id`,
+  const r = await db.query<{ review: Review }>(
+    `SELECT signoff.review_json(r) AS review FROM signoff.reviews r
+     WHERE task_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at, id`,
     [taskId, status ?? null],
   );
-  return r.rows.map(toReview);
+  return r.rows.map((row) => row.review);
 }
 
 /**
@@ -263,7 +229,7 @@ export async function decideReview(
   id: string,
   decision: Decision,
 ): Promise<Review | undefined> {
-  const r = await db.query<{ row: ReviewRow }>(
+  const r = await db.query<{ review: Review }>(
     `WITH decided AS (
        UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = $3, decided_at = now()
        WHERE id = $1 AND status = 'pending' RETURNING *),
@@ -288,7 +254,7 @@ export async function decideReview(
        INSERT INTO signoff.events (task_id, key, type, payload)
        SELECT id, 'status:' || version, 'task_status', '{"type": "task_status", "status": "working", "reason": null}'::jsonb
        FROM working ON CONFLICT (task_id, key) DO NOTHING)
-     SELECT to_jsonb(decided) AS row FROM decided`,
+     SELECT signoff.review_json(decided::signoff.reviews) AS review FROM decided`,
     [
       id,
       decision,
@@ -297,25 +263,21 @@ export async function decideReview(
       { feedback: decision.feedback, automatic: decision.automatic },
     ],
   );
-  const row = r.rows[0]?.row;
-  return row && toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
+  return r.rows[0]?.review;
 }
 
-/** A review read through `to_jsonb` (timestamps as strings). */
-export const reviewFromJson = (row: ReviewRow): Review =>
-  toReview(withDates(row, ['decided_at', 'due_at', 'created_at']));
-
 /** A task's decisions not yet consumed by the graph, as a JSON array (for a statement that reads more). */
-export const UNAPPLIED_DECISIONS_JSON = `coalesce((SELECT jsonb_agg(to_jsonb(r) ORDER BY r.decided_at) FROM signoff.reviews r
+export const UNAPPLIED_DECISIONS_JSON = `coalesce((SELECT jsonb_agg(signoff.review_json(r) ORDER BY r.decided_at) FROM signoff.reviews r
    WHERE r.task_id = $4 AND r.status = 'decided' AND r.applied_at IS NULL), '[]')`;
 
 /** Decisions recorded but not yet consumed by the graph. */
 export async function unappliedDecisions(db: Queryable, taskId: string): Promise<Review[]> {
-  const r = await db.query<ReviewRow>(
-    `SELECT * FROM signoff.reviews WHERE task_id = $1 AND status = 'decided' AND applied_at IS NULL ORDER BY decided_at`,
+  const r = await db.query<{ review: Review }>(
+    `SELECT signoff.review_json(r) AS review FROM signoff.reviews r
+     WHERE task_id = $1 AND status = 'decided' AND applied_at IS NULL ORDER BY decided_at`,
     [taskId],
   );
-  return r.rows.map(toReview);
+  return r.rows.map((row) => row.review);
 }
 
 export async function markApplied(db: Queryable, ids: string[]): Promise<void> {
