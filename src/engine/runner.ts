@@ -323,11 +323,6 @@ export function createRunner(deps: RunnerDeps) {
           else finished.push(...thisStep);
           thisStep = [];
           finishedNodes.clear();
-        } else if (workflow.definition.announce) {
-          for (const [node, update] of Object.entries(chunk)) {
-            for (const m of workflow.definition.announce(node, update))
-              thisStep.push(spoken(`said:${m.key}`, m, node));
-          }
         }
         if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
           await pruneCheckpoints(pool, threadOf(task));

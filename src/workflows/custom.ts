@@ -14,6 +14,7 @@ import { SignoffError } from '../errors.js';
 import type { ModelFor } from '../llm/models.js';
 import type { WorkflowConfig } from '../workflow-config.js';
 import { goalOf } from './shared/goal.js';
+import type { Said } from './shared/say.js';
 import type { RunnableGraph, WorkflowDefinition } from './shared/types.js';
 
 export interface GraphFactoryDeps {
@@ -58,16 +59,46 @@ export async function loadCustomWorkflow(
     name,
     description: settings.description ?? `Your own graph (${settings.module}).`,
     build: (deps) =>
-      factory({
-        model: deps.modelFor({ name: settings.agents.agent?.name ?? name, config: settings.agents.agent }),
-        modelFor: deps.modelFor,
-        checkpointer: deps.checkpointer,
-      }),
+      speaking(
+        factory({
+          model: deps.modelFor({ name: settings.agents.agent?.name ?? name, config: settings.agents.agent }),
+          modelFor: deps.modelFor,
+          checkpointer: deps.checkpointer,
+        }),
+        name,
+      ),
     input: mod.input ?? ((task) => ({ messages: [{ role: 'user', content: goalOf(task) }] })),
     // An agent's loop runs many steps between reviews: keep each one.
     durability: 'async',
-    announce: (node, update) => announceMessages(name, node, update),
     outcome: () => ({ status: 'done' }),
+  };
+}
+
+/**
+ * Your own graph speaks the way ours do, through LangGraph's custom stream: it does not call
+ * `say`, so what its nodes' updates add to `messages` is written there for it, right after each
+ * update, and the runner records it like any agent's words (once the step is saved).
+ */
+function speaking(graph: RunnableGraph, workflow: string): RunnableGraph {
+  return {
+    invoke: (input, config) => graph.invoke(input, config),
+    getState: (config) => graph.getState(config),
+    async stream(input, config) {
+      const chunks = await graph.stream(input, config);
+      return (async function* () {
+        for await (const chunk of chunks) {
+          yield chunk;
+          const [mode, update] = chunk as [string, Record<string, unknown>];
+          if (mode !== 'updates') continue;
+          for (const [node, u] of Object.entries(update)) {
+            for (const m of announceMessages(workflow, node, u)) {
+              const said: Said = { type: 'signoff_said', key: m.key, node, agent: m.agent, text: m.text };
+              yield ['custom', said];
+            }
+          }
+        }
+      })();
+    },
   };
 }
 

@@ -45,11 +45,6 @@ export interface WorkflowDefinition {
    * autonomous runs). What is shown is always what was saved.
    */
   durability: Durability;
-  /**
-   * For graphs that do not call `say` (your own): what to post from each node's update, keyed by
-   * something stable (a message id) so that a rerun posts nothing twice. Recorded like `say`.
-   */
-  announce?(node: string, update: unknown): { key: string; agent: string; text: string }[];
   /** How a finished run ended, from its final state. */
   outcome(values: Record<string, unknown>): { status: 'done' | 'rejected'; reason?: string };
 }
