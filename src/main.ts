@@ -2,17 +2,15 @@
  * The only place things are wired together: database, checkpointer, queue, workflows, engine.
  * `openSignoff` is used by the terminal, the tests and the benchmark alike.
  */
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type pg from 'pg';
+import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
-import { inTransaction } from './db/queryable.js';
 import { createDocuments, type Documents } from './docs/documents.js';
 import type { Engine } from './engine/api.js';
+import { setupCheckpointer } from './engine/checkpointer.js';
 import { createDelivery } from './engine/delivery.js';
 import { createEngine } from './engine/engine.js';
 import { createLeases } from './engine/leases.js';
-import { CHECKPOINT_SCHEMA } from './engine/prune.js';
 import { createQueue, type JobQueue } from './engine/queue.js';
 import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.js';
 import { type Clock, type Sink, type Surface, systemClock } from './engine/types.js';
@@ -49,16 +47,6 @@ export interface OpenOptions {
   workflows?: readonly WorkflowDefinition[];
   /** An existing database (tests share one server); otherwise config.database decides. */
   database?: Database;
-}
-
-/** Creates LangGraph's tables once, even when several processes start together. */
-async function setupCheckpointer(pool: pg.Pool): Promise<PostgresSaver> {
-  const saver = new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA });
-  await inTransaction(pool, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('signoff:checkpointer-setup', 0))");
-    await saver.setup();
-  });
-  return saver;
 }
 
 export async function openSignoff(config: Config, options: OpenOptions): Promise<Signoff> {

@@ -24,12 +24,13 @@ import {
 } from '@langchain/langgraph';
 import type pg from 'pg';
 import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
-import { isSignoffError } from '../errors.js';
+import { isSignoffError, SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { excerpt } from '../text.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { saidSchema } from '../workflows/shared/say.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
+import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { insertEvents } from './event-store.js';
 import type { Lease, Leases } from './leases.js';
@@ -68,7 +69,10 @@ const spoken = (key: string, m: { agent: string; text: string }, node: string): 
 function fromState(state: StateSnapshot): RunResult {
   return {
     interrupts: pendingInterrupts(state),
-    finished: state.next.length === 0,
+    // Not `next`: it leaves out tasks whose writes were saved, and when a step's every task was
+    // saved but not the checkpoint after it (a crash, a refused checkpoint), `next` is empty
+    // although the graph has not gone on.
+    finished: state.tasks.length === 0,
     values: state.values as Record<string, unknown>,
   };
 }
@@ -168,7 +172,8 @@ export function createRunner(deps: RunnerDeps) {
       return;
     }
     const config: LangGraphRunnableConfig = {
-      configurable: { thread_id: threadOf(task), __pregel_strict_resume: true },
+      // The lease goes with the run down to its checkpoints, which are refused without it.
+      configurable: { thread_id: threadOf(task), __pregel_strict_resume: true, [LEASE_KEY]: lease.holder },
       // LangGraph's default (25 steps per run) would fail a long cycle; runs pause at reviews,
       // so this only guards against a workflow that loops without ever asking anyone.
       recursionLimit: RECURSION_LIMIT,
@@ -193,6 +198,10 @@ export function createRunner(deps: RunnerDeps) {
         return await run(task, workflow, input, { ...config, signal });
       } catch (error) {
         if (lease.signal.aborted) throw lease.signal.reason;
+        if (isCheckpointRefused(error))
+          throw new SignoffError('lease_lost', 'the run lease was lost; its checkpoint was refused', {
+            cause: error,
+          });
         if (isConnectionError(error) || isUnknownInterruptError(error)) throw error;
         const current = await store.getTask(pool, task.id);
         // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
@@ -242,8 +251,9 @@ export function createRunner(deps: RunnerDeps) {
           abandonedGoals: task.abandonedGoals.map((g) => g.text),
         });
       } else if (toApply.length) input = resume(toApply);
-      // A step cut off by a crash or a failure runs again from its checkpoint.
-      else if (before.next.length && pending.size === 0) input = null;
+      // A step cut off by a crash or a failure runs again from its checkpoint (its tasks that
+      // finished keep their saved writes and do not run again).
+      else if (before.tasks.length && pending.size === 0) input = null;
       if (input !== undefined) {
         ran = await execute(input);
         if (!ran) return;

@@ -84,25 +84,47 @@ describe('run leases', () => {
     }
   });
 
-  it('a run whose lease was taken applies nothing; the task reaches its review once the lease is free', async () => {
+  it('a run whose lease was taken applies nothing, not even its checkpoint; the task reaches its review once the lease is free', async () => {
     const text = 'summarise the board minutes';
-    let stolenUntil: Date | undefined;
+    // Every checkpoint that commits, with the lease it was written under (pruning deletes the
+    // table's older rows; this keeps them).
+    await h.db.pool.query(`
+      CREATE TABLE IF NOT EXISTS public.checkpoint_log (thread_id text, step int, holder text);
+      CREATE OR REPLACE FUNCTION public.log_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO public.checkpoint_log VALUES (NEW.thread_id, (NEW.metadata->>'step')::int, NEW.metadata->>'signoff_lease');
+        RETURN NEW;
+      END $$;
+      CREATE OR REPLACE TRIGGER log_checkpoint AFTER INSERT ON langgraph.checkpoints
+        FOR EACH ROW EXECUTE FUNCTION public.log_checkpoint();`);
+    let stolen: { holder: string; step: number } | undefined;
     hooks.push(async (task) => {
-      if (!task.includes(text) || stolenUntil) return;
-      const r = await h.db.pool.query<{ expires_at: Date }>(
-        `UPDATE signoff.leases SET holder = 'thief', expires_at = now() + interval '1 second'
-         WHERE key LIKE 'run:%' RETURNING expires_at`,
+      if (!task.includes(text) || stolen) return;
+      // The lease is taken away while the model answers (as if this process had stalled past
+      // it): the step finishes, but its checkpoint may not land.
+      const r = await h.db.pool.query<{ holder: string; step: number }>(
+        `UPDATE signoff.leases l SET holder = 'thief', expires_at = now() + interval '1 second'
+         FROM (SELECT key, holder FROM signoff.leases WHERE key LIKE 'run:%' FOR UPDATE) old
+         WHERE l.key = old.key
+         RETURNING old.holder, (SELECT max(step) FROM public.checkpoint_log c WHERE 'run:' || c.thread_id = old.key) AS step`,
       );
-      stolenUntil = r.rows[0]?.expires_at;
+      stolen = r.rows[0];
     });
     try {
       const task = await h.start('pair', text);
       const review = await h.nextReview(task.id);
-      expect(stolenUntil, JSON.stringify(calls)).toBeInstanceOf(Date);
-      // The first run finished its step, but its result landed only after the thief's lease ended.
-      expect(new Date(review.createdAt).getTime()).toBeGreaterThanOrEqual((stolenUntil as Date).getTime());
+      expect(stolen?.holder).toBeTruthy();
+      expect(await h.engine.reviews(task.id)).toEqual([review]);
+      // The stalled run wrote nothing after its lease was taken; the next run went on from its
+      // last checkpoint, and took up the step's saved result (the model was not asked again).
+      const log = await h.db.pool.query<{ step: number; holder: string }>(
+        'SELECT step, holder FROM public.checkpoint_log WHERE thread_id = $1',
+        [task.id],
+      );
+      const stale = log.rows.filter((c) => c.holder === stolen?.holder).map((c) => c.step);
+      expect(Math.max(...stale)).toBe(stolen?.step);
+      expect(log.rows.some((c) => c.holder !== stolen?.holder && c.step > (stolen?.step ?? 0))).toBe(true);
       expect(calls.filter((c) => c.task.includes(text))).toHaveLength(1);
-      expect(await h.engine.reviews(task.id)).toHaveLength(1);
     } finally {
       hooks.length = 0;
     }

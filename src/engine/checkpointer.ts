@@ -1,0 +1,49 @@
+/**
+ * LangGraph's Postgres checkpointer, fenced by the run's lease. The runner names its lease in the
+ * run's config (`configurable.signoff_lease`); every checkpoint of that run carries it in its
+ * metadata, and a trigger refuses the checkpoint unless the lease is still held (migration 010).
+ * A run that outlived its lease without noticing fails at its next checkpoint instead of forking
+ * the thread's history beside the new holder's.
+ */
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import type pg from 'pg';
+import { inTransaction } from '../db/queryable.js';
+import { CHECKPOINT_SCHEMA } from './prune.js';
+
+/** The configurable key under which a run names its lease. */
+export const LEASE_KEY = 'signoff_lease';
+
+/** The fence refused a checkpoint: the run's lease is not held any more. */
+export const isCheckpointRefused = (error: unknown) =>
+  (error as { code?: string })?.code === '55P03' &&
+  String((error as Error).message).includes('checkpoint refused');
+
+class FencedSaver extends PostgresSaver {
+  override put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: Parameters<PostgresSaver['put']>[3],
+  ) {
+    const holder = config.configurable?.[LEASE_KEY];
+    // Metadata is stored as given (a JSON object): the lease is one more key in it.
+    const fenced = holder ? ({ ...metadata, [LEASE_KEY]: holder } as CheckpointMetadata) : metadata;
+    return super.put(config, checkpoint, fenced, newVersions);
+  }
+}
+
+/** Creates LangGraph's tables and the fence once, even when several processes start together. */
+export async function setupCheckpointer(pool: pg.Pool): Promise<PostgresSaver> {
+  const saver = new FencedSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA });
+  await inTransaction(pool, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('signoff:checkpointer-setup', 0))");
+    await saver.setup();
+    await client.query(
+      `CREATE OR REPLACE TRIGGER signoff_fence BEFORE INSERT OR UPDATE ON ${CHECKPOINT_SCHEMA}.checkpoints
+       FOR EACH ROW EXECUTE FUNCTION signoff.fence_checkpoint()`,
+    );
+  });
+  return saver;
+}
