@@ -143,8 +143,11 @@ export function createDelivery(deps: {
           await sink(event, task);
           done.push(event.id);
         } catch (error) {
+          // The attempt was made (unless the surface's own limit said not yet), and counts even
+          // if recording how it failed fails too: the next attempt then knows an earlier one may
+          // have shown it.
+          if (!(error instanceof DeliveryError && error.kind === 'limited')) attempted.push(event.id);
           const outcome = await failed(task, event, error);
-          if (outcome !== 'later') attempted.push(event.id);
           if (outcome === 'unreachable') break;
           if (outcome !== 'skip') held.add(event.lane);
         }
@@ -195,9 +198,9 @@ export function createDelivery(deps: {
           );
     const log = { task: task.id, event: event.key, attempts: event.attempts, code: failure.code };
     if (failure.kind === 'limited') {
+      // Not an attempt: the round uncounts it as it lets go.
       await pool.query(
-        `UPDATE signoff.events SET attempts = attempts - 1, next_attempt_at = now() + $2 * interval '1 millisecond'
-         WHERE id = $1`,
+        `UPDATE signoff.events SET next_attempt_at = now() + $2 * interval '1 millisecond' WHERE id = $1`,
         [event.id, failure.retryAfterMs ?? 1000],
       );
       return 'later';

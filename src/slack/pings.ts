@@ -7,10 +7,13 @@ import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Review, Task } from '../engine/types.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
-import { findPost, recordPost } from './posts.js';
+import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
 
-/** `why` is 'request' for a new review, else the reminder's event key (one DM per reminder). */
-export type PingReviewers = (task: Task, review: Review, why: string) => Promise<void>;
+/**
+ * `why` is 'request' for a new review, else the reminder's event key (one DM per reminder).
+ * `retried`: an earlier attempt may have messaged someone and died before recording it.
+ */
+export type PingReviewers = (task: Task, review: Review, why: string, retried?: boolean) => Promise<void>;
 
 export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }): PingReviewers {
   const { client, pool } = deps;
@@ -27,7 +30,13 @@ export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }):
     return [...users];
   };
 
-  return async (task, review, why) => {
+  /** A message of `key` already in the DM (sent by an attempt that died before recording it). */
+  const alreadySent = async (channel: string, key: string): Promise<string | undefined> => {
+    const recent = await client.conversations.history({ channel, limit: 50, include_all_metadata: true });
+    return postedAs(recent.messages, key);
+  };
+
+  return async (task, review, why, retried = false) => {
     const card = await findPost(pool, `card:${review.id}`);
     if (!card) return;
     const { permalink } = await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts });
@@ -41,8 +50,17 @@ export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }):
       if (await findPost(pool, key)) continue;
       const dm = await client.conversations.open({ users: user });
       const channel = dm.channel?.id as string;
-      const posted = await client.chat.postMessage({ channel, text, unfurl_links: false });
-      await recordPost(pool, key, channel, posted.ts as string);
+      const ts =
+        (retried ? await alreadySent(channel, key) : undefined) ??
+        (
+          await client.chat.postMessage({
+            channel,
+            text,
+            unfurl_links: false,
+            metadata: postMetadata(key),
+          })
+        ).ts;
+      await recordPost(pool, key, channel, ts as string);
     }
   };
 }

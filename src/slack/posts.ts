@@ -1,4 +1,23 @@
+/**
+ * What signoff posted, by key: recorded once Slack answers, and carried in the message's own
+ * metadata so that an attempt after one that died between posting and recording finds it.
+ */
 import type { Queryable } from '../db/queryable.js';
+
+/** Message metadata that names the post's key. */
+export const POST_METADATA_TYPE = 'signoff_post';
+
+export const postMetadata = (key: string) => ({ event_type: POST_METADATA_TYPE, event_payload: { key } });
+
+type MessageWithMetadata = { ts?: string; metadata?: { event_type?: string; event_payload?: unknown } };
+
+/** The message among `messages` (read with their metadata) that was posted as `key`. */
+export const postedAs = (messages: MessageWithMetadata[] | undefined, key: string): string | undefined =>
+  messages?.find(
+    (m) =>
+      m.metadata?.event_type === POST_METADATA_TYPE &&
+      (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
+  )?.ts;
 
 /** The message a key was posted as, if it was. */
 export async function findPost(

@@ -21,7 +21,7 @@ import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages
 import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
-import { findPost, recordPost } from './posts.js';
+import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
 
 /** The bot cannot post in the task's channel any more: what happened and what to do, per Slack error. */
 const UNREACHABLE: Record<string, string> = {
@@ -49,9 +49,6 @@ const TEMPORARY = new Set([
 ]);
 /** An update whose message is gone: nothing left to update. */
 const GONE = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
-
-/** Message metadata that names the post's key, so a retried attempt can find what it posted. */
-export const POST_METADATA_TYPE = 'signoff_post';
 
 /** What a Web API failure means for the event being delivered. */
 export function deliveryError(error: unknown): DeliveryError {
@@ -108,9 +105,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
    * is logged and skipped, never blamed on the card or the channel. Temporary failures are
    * retried with the event (the card is not posted again; each person is messaged once).
    */
-  const ping: typeof pingReviewers = async (task, review, why) => {
+  const ping: typeof pingReviewers = async (task, review, why, retried) => {
     try {
-      await pingReviewers(task, review, why);
+      await pingReviewers(task, review, why, retried);
     } catch (error) {
       // The rate limit saying "not yet", or Slack having a problem: the event is tried again.
       if (error instanceof DeliveryError) throw error;
@@ -133,12 +130,8 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         limit: 200,
         cursor,
       });
-      const hit = page.messages?.find(
-        (m) =>
-          m.metadata?.event_type === POST_METADATA_TYPE &&
-          (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
-      );
-      if (hit?.ts) return hit.ts;
+      const hit = postedAs(page.messages, key);
+      if (hit) return hit;
       cursor = page.response_metadata?.next_cursor || undefined;
     } while (cursor);
     return undefined;
@@ -164,7 +157,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
           blocks: message.blocks as never,
           unfurl_links: false,
           unfurl_media: false,
-          metadata: { event_type: POST_METADATA_TYPE, event_payload: { key } },
+          metadata: postMetadata(key),
           ...extra,
         })
       ).ts;
@@ -215,7 +208,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       }
       case 'review_requested':
         await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester), retried);
-        if (e.review.settings.dmReviewers) await ping(task, e.review, 'request');
+        if (e.review.settings.dmReviewers) await ping(task, e.review, 'request', retried);
         return;
       case 'review_decided':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester));
@@ -227,7 +220,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
           reminderMessage(e.review, task.requester, e.overdue),
           retried,
         );
-        if (e.review.settings.dmReviewers) await ping(task, e.review, event.key);
+        if (e.review.settings.dmReviewers) await ping(task, e.review, event.key, retried);
         return;
       case 'task_redirected':
         await postOnce(`${event.taskId}:${event.key}`, origin, redirectedMessage(e), retried);

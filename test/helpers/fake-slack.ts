@@ -323,6 +323,15 @@ export class FakeSlack {
           has_more: false,
         };
       }
+      case 'conversations.history': {
+        const top = this.messages.filter((m) => m.channel === args.channel && !m.thread_ts).reverse();
+        const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
+        return {
+          ok: true,
+          messages: top.map(({ metadata, ...m }) => (withMetadata ? { ...m, metadata } : m)),
+          has_more: false,
+        };
+      }
       case 'chat.update': {
         const refused = slackRefusal(args);
         if (refused) this.refusals.push({ method, error: refused });

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, databaseDown, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { testClock } from '../helpers/harness.js';
 import { appHomeOpened, click, commandBody, postSigned } from '../helpers/slack-requests.js';
@@ -37,6 +37,8 @@ async function startService() {
     url: db.url,
     slack,
     yaml: YAML,
+    // Short leases: a deliverer that lost its database gives way within seconds.
+    env: { SIGNOFF_LEASE_SECONDS: '2' },
     options: {
       clock,
       modelFor: scriptedWith(async () => {
@@ -111,6 +113,42 @@ describe('Slack controls', () => {
     // The requester, U0BOB, and U0CAT through the user group S0LEADS; nobody twice.
     expect(dms.map((d) => d.channel).sort()).toEqual(['D0ANN', 'D0BOB', 'D0CAT']);
     expect(dms[0]?.text).toContain("<@U0ANN>'s *pair* task needs your review");
+  });
+
+  it('a direct message Slack took whose record was lost is found in the DM, not sent again', async () => {
+    const text = 'book the venue';
+    const held = slack.holdNext('chat.postMessage', (a) => a.channel === 'D0BOB');
+    await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'));
+    // Bob's message reaches Slack; before its answer is back, the database goes away.
+    await held.reached;
+    const restore = await databaseDown(db.url);
+    held.release();
+    const toBob = () =>
+      slack.messages.filter(
+        (m) =>
+          m.channel === 'D0BOB' &&
+          (m.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key?.startsWith(
+            'dm:',
+          ),
+      );
+    const before = toBob().length;
+    await until('the message to Bob answered', () => (toBob().length > before ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    await restore();
+    const task = await until('the task', () => taskOf(text));
+    await until(
+      'the card delivered',
+      async () => {
+        const records = await service.signoff.engine.eventRecords(task.id);
+        const card = records.find((e) => e.event.type === 'review_requested');
+        return card?.state === 'delivered' ? true : undefined;
+      },
+      30_000,
+    );
+    // Bob was messaged once about this card: the retry found the message in the DM.
+    const keys = toBob().map((m) => (m.metadata as { event_payload: { key: string } }).event_payload.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(slack.callsOf('conversations.history').some((c) => c.channel === 'D0BOB')).toBe(true);
   });
 
   it('Cancel on the root message: refused to others, and closes the open card', async () => {

@@ -27,7 +27,7 @@ describe('manifest.yml', () => {
       expect.arrayContaining(['message.channels', 'app_mention', 'app_home_opened']),
     );
     expect(manifest.oauth_config.scopes.bot).toEqual(
-      expect.arrayContaining(['commands', 'chat:write', 'chat:write.customize']),
+      expect.arrayContaining(['commands', 'chat:write', 'chat:write.customize', 'im:write', 'im:history']),
     );
   });
 });
