@@ -64,7 +64,12 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const queue = createQueue({ pool: db.pool, logger, expireSeconds: config.queue.expireSeconds });
     await queue.start();
     const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
-    const leases = createLeases({ pool: db.pool, ttlSeconds: config.queue.leaseSeconds, logger });
+    const leases = createLeases({
+      pool: db.pool,
+      heartbeats: db.heartbeats,
+      ttlSeconds: config.queue.leaseSeconds,
+      logger,
+    });
     const delivery = createDelivery({ pool: db.pool, queue, leases, sinks, logger });
     const modelFor = options.modelFor ?? createModelFor(config.model);
     const documents = createDocuments(db.pool);

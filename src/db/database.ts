@@ -18,6 +18,8 @@ export const MIGRATIONS_DIR = (() => {
 
 export interface Database {
   pool: pg.Pool;
+  /** Two connections of their own for lease heartbeats. */
+  heartbeats: pg.Pool;
   url: string;
   /** Closes the pool, then stops the embedded server if this process started one. */
   close(): Promise<void>;
@@ -34,40 +36,50 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const embedded = options.url ? undefined : await startEmbeddedPostgres(options.dataDir, options.logger);
   const url = options.url ?? (embedded?.url as string);
-  // keepAlive: a connection the network dropped without a word is noticed instead of hanging.
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20, keepAlive: true });
   let closing = false;
-  // An idle client losing its server must not crash the process; the next query reports it.
-  // (Only code and message: a pg error carries its whole client object.)
-  pool.on('error', (error: Error & { code?: string }) => {
-    if (!closing)
-      options.logger.warn({ code: error.code, message: error.message }, 'idle database client failed');
-  });
-  // A checked-out client whose connection dies between queries emits 'error' with nobody
-  // listening (pg-pool only listens while a client is idle), which would crash the process. That
-  // happens inside libraries too (LangGraph's checkpointer holds clients for its transactions).
-  // Every client gets a listener for life: its next query fails instead, and pg-pool drops a
-  // client that failed this way when it is released.
-  pool.on('connect', (client) => {
-    client.on('error', (error: Error & { code?: string }) => {
+  const connect = (max: number) => {
+    // keepAlive: a connection the network dropped without a word is noticed instead of hanging.
+    const pool = new pg.Pool({ connectionString: url, max, keepAlive: true });
+    // An idle client losing its server must not crash the process; the next query reports it.
+    // (Only code and message: a pg error carries its whole client object.)
+    pool.on('error', (error: Error & { code?: string }) => {
       if (!closing)
-        options.logger.debug({ code: error.code, message: error.message }, 'database client failed');
+        options.logger.warn({ code: error.code, message: error.message }, 'idle database client failed');
     });
-  });
+    // A checked-out client whose connection dies between queries emits 'error' with nobody
+    // listening (pg-pool only listens while a client is idle), which would crash the process.
+    // That happens inside libraries too (LangGraph's checkpointer holds clients for its
+    // transactions). Every client gets a listener for life: its next query fails instead, and
+    // pg-pool drops a client that failed this way when it is released.
+    pool.on('connect', (client) => {
+      client.on('error', (error: Error & { code?: string }) => {
+        if (!closing)
+          options.logger.debug({ code: error.code, message: error.message }, 'database client failed');
+      });
+    });
+    return pool;
+  };
+  const pool = connect(options.poolSize ?? 20);
+  // Lease heartbeats never wait behind the work they guard: when every connection of the main
+  // pool is busy, a lease must still be renewed (or its run would stop for nothing).
+  const heartbeats = connect(2);
   try {
     const applied = await migrate(pool, readMigrations(MIGRATIONS_DIR));
     if (applied.length) options.logger.info({ applied }, 'migrations applied');
   } catch (error) {
     await pool.end();
+    await heartbeats.end();
     await embedded?.stop();
     throw error;
   }
   return {
     pool,
+    heartbeats,
     url,
     close: async () => {
       closing = true;
       await pool.end();
+      await heartbeats.end();
       await embedded?.stop();
     },
   };

@@ -60,8 +60,15 @@ export interface Leases {
 const HEARTBEATS_PER_TTL = 3;
 const STOP_AFTER = 0.8;
 
-export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: Logger }): Leases {
+export function createLeases(deps: {
+  pool: pg.Pool;
+  /** Where heartbeats renew leases (a pool of their own, so busy work never delays them). */
+  heartbeats?: pg.Pool;
+  ttlSeconds: number;
+  logger: Logger;
+}): Leases {
   const { pool, logger } = deps;
+  const heartbeats = deps.heartbeats ?? pool;
   const ttlMs = deps.ttlSeconds * 1000;
   const processId = randomUUID().slice(0, 8);
 
@@ -112,7 +119,7 @@ export function createLeases(deps: { pool: pg.Pool; ttlSeconds: number; logger: 
     armDeadline(sentAt);
     const heartbeat = setInterval(() => {
       const at = Date.now();
-      pool
+      heartbeats
         .query(
           `UPDATE signoff.leases SET expires_at = now() + $3 * interval '1 millisecond'
            WHERE key = $1 AND holder = $2`,
