@@ -6,23 +6,20 @@
  * Run: npm run bench:slack
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from '@slack/bolt';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
 import { parseWorkflowConfig } from '../src/workflow-config.js';
 import type { SlackCall } from '../test/helpers/fake-slack.js';
 import { click, commandBody, postSigned, SIGNING_SECRET } from '../test/helpers/slack-requests.js';
+import { startSlackBench, TSX } from './slack-setup.js';
 import { ms, quantile } from './stats.js';
 
 const CONCURRENT = 200;
 /** Rounds of (bare, signoff), each signoff round on fresh cards: one round on a 2-core host is noisy. */
 const ROUNDS = 3;
-const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const BURST = 1000;
 const WARM = 10;
 const logger = createLogger('silent');
@@ -40,33 +37,10 @@ async function timed(url: string, bodies: string[]): Promise<number[]> {
 
 // The fake Slack, the worker and the measured web process each get their own process, as Slack,
 // a worker and a web replica would be in production.
-const fake = spawn(
-  process.execPath,
-  [
-    join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-    join(import.meta.dirname, 'fake-slack-server.ts'),
-  ],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-const slackUrl = await new Promise<string>((resolve) =>
-  fake.stdout?.on('data', (d) => {
-    const m = /ready (\S+)/.exec(String(d));
-    if (m) resolve(m[1] as string);
-  }),
-);
-const slackCalls = async () =>
-  (await (await fetch(slackUrl.replace(/api\/$/, 'calls'))).json()) as SlackCall[];
-const dir = process.env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'signoff-ack-'));
-const server = dir ? await startEmbeddedPostgres(dir, logger) : undefined;
-const url = process.env.DATABASE_URL ?? (server?.url as string);
-const env = {
-  SLACK_BOT_TOKEN: 'xoxb-bench',
-  SLACK_SIGNING_SECRET: SIGNING_SECRET,
-  SLACK_API_URL: slackUrl,
-  PORT: '0',
-};
+const bench = await startSlackBench('ack', logger);
+const { slackUrl, env } = bench;
+const url = bench.databaseUrl;
+const slackCalls = () => bench.read<SlackCall[]>('calls');
 
 const bare = new App({
   token: env.SLACK_BOT_TOKEN,
@@ -173,9 +147,7 @@ try {
   worker.kill('SIGTERM');
   await service.stop();
   await bare.stop();
-  fake.kill('SIGTERM');
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await bench.stop();
 }
 // Keep-alive sockets of the clients above would hold the process open for minutes.
 process.exit(0);

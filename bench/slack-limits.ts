@@ -8,21 +8,18 @@
  * Run: npm run bench:slack-limits
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
 import { parseWorkflowConfig } from '../src/workflow-config.js';
 import { PUBLISHED_LIMITS, type SlackCall, type SlackLimit } from '../test/helpers/fake-slack.js';
-import { commandBody, postSigned, SIGNING_SECRET } from '../test/helpers/slack-requests.js';
+import { commandBody, postSigned } from '../test/helpers/slack-requests.js';
+import { startSlackBench, TSX } from './slack-setup.js';
 
 const TASKS = 200;
 const CHANNELS = 20;
 const PER_SECOND = 10;
-const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const logger = createLogger('silent');
 
 interface Message {
@@ -51,27 +48,9 @@ const limitKey = (c: SlackCall) => {
   return limit?.perChannel ? `${c.method}:${String(c.args.channel)}` : c.method;
 };
 
-const fake = spawn(process.execPath, [TSX, join(import.meta.dirname, 'fake-slack-server.ts')], {
-  env: { ...process.env, FAKE_SLACK_LIMITS: 'published' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const slackUrl = await new Promise<string>((resolve) =>
-  fake.stdout?.on('data', (d) => {
-    const m = /ready (\S+)/.exec(String(d));
-    if (m) resolve(m[1] as string);
-  }),
-);
-const read = async <T>(what: 'calls' | 'messages') =>
-  (await (await fetch(slackUrl.replace(/api\/$/, what))).json()) as T;
-const dir = process.env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'signoff-limits-'));
-const server = dir ? await startEmbeddedPostgres(dir, logger) : undefined;
-const url = process.env.DATABASE_URL ?? (server?.url as string);
-const env = {
-  SLACK_BOT_TOKEN: 'xoxb-bench',
-  SLACK_SIGNING_SECRET: SIGNING_SECRET,
-  SLACK_API_URL: slackUrl,
-  PORT: '0',
-};
+const bench = await startSlackBench('limits', logger, { FAKE_SLACK_LIMITS: 'published' });
+const { env, read } = bench;
+const url = bench.databaseUrl;
 const service = await startSlack(
   {
     ...loadConfig({ ...env, DATABASE_URL: url, SIGNOFF_ROLE: 'web' }),
@@ -175,8 +154,6 @@ try {
 } finally {
   worker.kill('SIGTERM');
   await service.stop();
-  fake.kill('SIGTERM');
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await bench.stop();
 }
 process.exit(0);
