@@ -1,0 +1,168 @@
+/**
+ * The chaos checker's core, callable from the CLI (`run.ts`) and from a test: one cluster for
+ * all runs; each run drives a random scenario, waits for quiet and checks the invariants on its
+ * own tasks.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Cluster } from './cluster.js';
+import { SlackDriver } from './driver.js';
+import { checkRun, installCheckpointLog, type Violation } from './invariants.js';
+import { Random } from './random.js';
+import { approveWaiting, type RunContext, type RunTask, resolveTasks, runScenario } from './scenario.js';
+
+export interface ChaosOptions {
+  runs: number;
+  seed: number;
+  /** The first run's number (to replay run k of a seed alone: `from: k, runs: 1`). */
+  from?: number;
+  /** An existing Postgres server's database; by default an embedded one of its own. */
+  databaseUrl?: string;
+  /** Called with a line per run (and a few about the cluster). */
+  log?: (line: string) => void;
+  /** Keeps the logs and data folder (its path is in `dir`). */
+  keep?: boolean;
+  /** How long a run may take to become quiet before it counts as stuck. */
+  quietTimeoutMs?: number;
+}
+
+export interface RunViolation extends Violation {
+  run: number;
+}
+
+export interface ChaosFigures {
+  seed: number;
+  runs: number;
+  tasks: number;
+  faults: Record<string, number>;
+  actions: Record<string, number>;
+  violations: RunViolation[];
+  /** Requests the web process did not answer (it was down): lost as Slack's would be. */
+  unanswered: number;
+  /** Commands whose task never showed its root message (the web process died first). */
+  notStarted: number;
+  wallMs: number;
+  dir: string;
+}
+
+/** No task of the run working, none of its events waiting to go out, every process up, twice in a row. */
+async function quiet(cluster: Cluster, tasks: RunTask[], timeoutMs: number): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let calm = 0;
+  let last = '';
+  while (Date.now() < deadline) {
+    await sleep(300);
+    if (!(await cluster.whole())) {
+      calm = 0;
+      last = 'a process or Postgres is down';
+      continue;
+    }
+    const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
+    const row = await cluster.pool
+      .query<{ working: string[]; undelivered: number }>(
+        `SELECT coalesce((SELECT array_agg(id) FROM signoff.tasks WHERE id = ANY($1) AND status = 'working'), '{}') AS working,
+                (SELECT count(*)::int FROM signoff.events WHERE task_id = ANY($1)
+                 AND delivered_at IS NULL AND failed_at IS NULL) AS undelivered`,
+        [ids],
+      )
+      .then((r) => r.rows[0])
+      .catch(() => undefined);
+    if (!row || row.working.length || row.undelivered) {
+      calm = 0;
+      last = row
+        ? `working: ${row.working.join(', ') || 'none'}; undelivered events: ${row.undelivered}`
+        : 'no answer';
+      continue;
+    }
+    if (++calm >= 3) return undefined;
+  }
+  return last;
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
+  const log = options.log ?? (() => undefined);
+  const started = Date.now();
+  const master = new Random(options.seed);
+  const cluster = new Cluster({ databaseUrl: options.databaseUrl, random: master.next });
+  const figures: ChaosFigures = {
+    seed: options.seed,
+    runs: 0,
+    tasks: 0,
+    faults: {},
+    actions: {},
+    violations: [],
+    unanswered: 0,
+    notStarted: 0,
+    wallMs: 0,
+    dir: cluster.dir,
+  };
+  try {
+    await cluster.start();
+    await installCheckpointLog(cluster.pool);
+    log(`cluster up in ${Date.now() - started} ms (logs in ${cluster.dir}/logs)`);
+    const driver = new SlackDriver(cluster.webUrl, cluster.control);
+    const nonce = randomUUID().slice(0, 6);
+    const from = options.from ?? 0;
+    for (let run = from; run < from + options.runs; run++) {
+      const t0 = Date.now();
+      const faults: Record<string, number> = {};
+      const ctx: RunContext = {
+        cluster,
+        driver,
+        rng: Random.forRun(options.seed, run),
+        run,
+        nonce,
+        faults,
+        actions: figures.actions,
+      };
+      const incidentsBefore = cluster.incidents.length;
+      const tasks = await runScenario(ctx);
+      const t1 = Date.now();
+      // The faults end: refusals lifted, model faults forgotten, every process back.
+      await cluster.post('/heal', {});
+      cluster.model.clearFaults();
+      await cluster.heal();
+      const t2 = Date.now();
+      const timeout = options.quietTimeoutMs ?? 120_000;
+      let stuck = await quiet(cluster, tasks, timeout);
+      if (!stuck && ctx.rng.chance(0.6)) {
+        await approveWaiting(ctx, tasks);
+        stuck = await quiet(cluster, tasks, timeout);
+      }
+      await resolveTasks(ctx, tasks);
+      const violations: Violation[] = stuck ? [{ kind: 'not_quiet', detail: stuck }] : [];
+      violations.push(
+        ...(await checkRun(cluster.pool, driver, tasks, cluster.incidents.slice(incidentsBefore))),
+      );
+      for (const v of violations) figures.violations.push({ ...v, run });
+      for (const [k, n] of Object.entries(faults)) figures.faults[k] = (figures.faults[k] ?? 0) + n;
+      figures.runs++;
+      figures.tasks += tasks.length;
+      figures.notStarted += tasks.filter((t) => !t.taskId).length;
+      const states = await cluster.pool
+        .query<{ status: string; n: number }>(
+          'SELECT status, count(*)::int AS n FROM signoff.tasks WHERE id = ANY($1) GROUP BY status ORDER BY status',
+          [tasks.flatMap((t) => (t.taskId ? [t.taskId] : []))],
+        )
+        .then((r) => r.rows.map((s) => `${s.status} ${s.n}`).join(', '))
+        .catch(() => '?');
+      log(
+        `run ${run}: ${tasks.length} tasks (${tasks.map((t) => t.workflow).join(', ')}) → ${states || 'none started'}; ` +
+          `faults ${
+            Object.entries(faults)
+              .map(([k, n]) => `${k}×${n}`)
+              .join(' ') || 'none'
+          }; ` +
+          `${violations.length ? `VIOLATIONS ${violations.map((v) => `${v.kind}${v.task ? ` (${v.task})` : ''}`).join(', ')}` : 'ok'} ` +
+          `[${s(Date.now() - t0)}: chaos ${s(t1 - t0)}, heal ${s(t2 - t1)}, quiet ${s(Date.now() - t2)}]`,
+      );
+    }
+    figures.unanswered = driver.unanswered;
+  } finally {
+    figures.wallMs = Date.now() - started;
+    await cluster.stop({ keepDir: options.keep || figures.violations.length > 0 });
+  }
+  return figures;
+}

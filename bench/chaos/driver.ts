@@ -1,0 +1,137 @@
+/**
+ * The people of the chaos checker: signed requests to the web process, as Slack sends them
+ * (commands, clicks, the revise modal, thread replies), and what the fake Slack kept, read back.
+ * A request to a web process that is down fails quietly: Slack's own request would have too.
+ */
+import {
+  commandBody,
+  eventCallback,
+  payloadBody,
+  postSigned,
+  reviseSubmission,
+} from '../../test/helpers/slack-requests.js';
+import type { SlackPost } from './slack-process.js';
+
+let interactions = 0;
+
+/** A click on a button of message `messageTs` in `channel` (test/helpers' `click` is fixed to one channel). */
+function clickBody(
+  user: string,
+  channel: string,
+  button: { action_id: string; value: string },
+  messageTs: string,
+  threadTs?: string,
+) {
+  return payloadBody({
+    type: 'block_actions',
+    team: { id: 'T0TEAM', domain: 'acme' },
+    user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
+    api_app_id: 'A0APP',
+    token: 'legacy',
+    trigger_id: `trigger-chaos-${++interactions}`,
+    container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+    channel: { id: channel, name: channel.toLowerCase() },
+    message: { type: 'message', ts: messageTs, thread_ts: threadTs, text: 'card' },
+    response_url: 'https://hooks.slack.test/actions/chaos',
+    actions: [{ type: 'button', block_id: 'review', action_ts: String(Date.now() / 1000), ...button }],
+  });
+}
+
+/** The review a card's buttons name. */
+export function reviewOf(post: SlackPost): string | undefined {
+  for (const b of post.buttons) {
+    try {
+      const value = JSON.parse(b.value) as { review?: string };
+      if (value.review) return value.review;
+    } catch {
+      // not a review button (a root message's Cancel / Retry)
+    }
+  }
+  return undefined;
+}
+
+export class SlackDriver {
+  private posts: SlackPost[] = [];
+  private cards = new Map<string, SlackPost>();
+  /** Requests the web process did not answer (down, or restarting). */
+  unanswered = 0;
+
+  constructor(
+    private readonly webUrl: string,
+    private readonly control: string,
+  ) {}
+
+  /** Reads what Slack kept since the last read. */
+  async refresh(): Promise<void> {
+    const res = await fetch(`${this.control}/posts?since=${this.posts.length}`);
+    const added = (await res.json()) as SlackPost[];
+    for (const post of added) {
+      this.posts.push(post);
+      const review = reviewOf(post);
+      if (review && !this.cards.has(review)) this.cards.set(review, post);
+    }
+  }
+
+  all(): readonly SlackPost[] {
+    return this.posts;
+  }
+
+  rootOf(marker: string): SlackPost | undefined {
+    return this.posts.find((p) => !p.thread_ts && p.text.includes(marker));
+  }
+
+  /** The card showing `review` (the first posted, the only one unless something went wrong). */
+  cardOf(review: string): SlackPost | undefined {
+    return this.cards.get(review);
+  }
+
+  private async send(body: string, json = false): Promise<boolean> {
+    try {
+      const res = await postSigned(this.webUrl, body, { json });
+      if (res.status === 200) return true;
+    } catch {
+      // the web process is down: the person's request is lost, as with Slack
+    }
+    this.unanswered++;
+    return false;
+  }
+
+  command(user: string, channel: string, text: string): Promise<boolean> {
+    return this.send(commandBody(text, user, { channel_id: channel, channel_name: channel.toLowerCase() }));
+  }
+
+  /** Clicks `actionId` on `post` (a card's decision buttons, a root's Cancel). */
+  click(user: string, post: SlackPost, actionId: string): Promise<boolean> {
+    const button = post.buttons.find((b) => b.action_id === actionId) ?? {
+      action_id: actionId,
+      value: 'task',
+    };
+    return this.send(clickBody(user, post.channel, button, post.ts, post.thread_ts));
+  }
+
+  /** Revise with feedback through the modal (opened from the card, submitted). */
+  revise(user: string, card: SlackPost, feedback: string): Promise<boolean> {
+    const value = JSON.parse(card.buttons.find((b) => b.action_id === 'signoff_approve')?.value ?? '{}');
+    const meta = JSON.stringify({
+      value,
+      channel: card.channel,
+      messageTs: card.ts,
+      threadTs: card.thread_ts,
+    });
+    return this.send(reviseSubmission(user, meta, feedback));
+  }
+
+  /** A message typed in a task's thread. */
+  reply(user: string, channel: string, threadTs: string, text: string): Promise<boolean> {
+    const event = {
+      type: 'message',
+      channel,
+      channel_type: 'channel',
+      user,
+      text,
+      ts: `${(Date.now() / 1000).toFixed(6)}`,
+      thread_ts: threadTs,
+    };
+    return this.send(eventCallback(event), true);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * What must hold once a run is quiet, read from the database, what the fake Slack kept and what
+ * the processes did:
+ * - decided_twice / audit_mismatch: a review is decided at most once, and the audit has exactly
+ *   one decision for each decided review (none for the others);
+ * - forked_history: no LangGraph checkpoint has two children (every checkpoint ever written is
+ *   logged by a trigger, since signoff prunes superseded ones);
+ * - lost_decision: no decision left unapplied while its task went on or stopped waiting;
+ * - posted_twice: no post key in two Slack messages;
+ * - not_shown / bad_end: every task is final (done, rejected, cancelled; failed with a reason) or
+ *   waits on reviews whose cards (or their fallbacks) are in its thread;
+ * - root_without_task: a command's root message is out but no task stands behind it (it says
+ *   "Working" for ever);
+ * - crash / alarming_output: no process exited unless the checker killed it, and none printed
+ *   an unhandled rejection or an uncaught exception.
+ */
+import type pg from 'pg';
+import type { Incident } from './cluster.js';
+import { reviewOf, type SlackDriver } from './driver.js';
+import type { RunTask } from './scenario.js';
+
+export interface Violation {
+  kind: string;
+  task?: string;
+  detail: string;
+}
+
+/** Logs every checkpoint LangGraph writes, so that a fork is seen even after signoff prunes it. */
+export async function installCheckpointLog(pool: pg.Pool): Promise<void> {
+  await pool.query(`
+    CREATE SCHEMA IF NOT EXISTS chaos;
+    CREATE TABLE IF NOT EXISTS chaos.checkpoint_log (
+      thread_id text NOT NULL, checkpoint_ns text NOT NULL, checkpoint_id text NOT NULL,
+      parent_checkpoint_id text, logged_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+      PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id));
+    CREATE OR REPLACE FUNCTION chaos.log_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO chaos.checkpoint_log (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id)
+      VALUES (NEW.thread_id, NEW.checkpoint_ns, NEW.checkpoint_id, NEW.parent_checkpoint_id)
+      ON CONFLICT DO NOTHING;
+      RETURN NULL;
+    END $$;
+    CREATE OR REPLACE TRIGGER chaos_log AFTER INSERT OR UPDATE ON langgraph.checkpoints
+      FOR EACH ROW EXECUTE FUNCTION chaos.log_checkpoint();`);
+}
+
+const FINAL = ['done', 'rejected', 'cancelled'];
+
+export async function checkRun(
+  pool: pg.Pool,
+  driver: SlackDriver,
+  tasks: RunTask[],
+  incidents: Incident[],
+): Promise<Violation[]> {
+  const out: Violation[] = [];
+  const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
+
+  const reviews = await pool.query<{
+    id: string;
+    task_id: string;
+    status: string;
+    decided_at: Date | null;
+    applied_at: Date | null;
+    decisions: number;
+    task_status: string;
+    redirected_after: boolean;
+  }>(
+    `SELECT r.id, r.task_id, r.status, r.decided_at, r.applied_at, t.status AS task_status,
+            (SELECT count(*)::int FROM signoff.audit a
+             WHERE a.review_id = r.id AND a.action IN ('approve', 'revise', 'reject')) AS decisions,
+            EXISTS (SELECT 1 FROM signoff.audit a WHERE a.task_id = r.task_id AND a.action = 'redirect'
+                    AND a.at >= r.decided_at) AS redirected_after
+     FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id WHERE r.task_id = ANY($1)`,
+    [ids],
+  );
+  for (const r of reviews.rows) {
+    const expected = r.status === 'decided' ? 1 : 0;
+    if (r.decisions > 1)
+      out.push({
+        kind: 'decided_twice',
+        task: r.task_id,
+        detail: `review ${r.id}: ${r.decisions} decisions audited`,
+      });
+    else if (r.decisions !== expected)
+      out.push({
+        kind: 'audit_mismatch',
+        task: r.task_id,
+        detail: `review ${r.id} is ${r.status} with ${r.decisions} decisions audited`,
+      });
+    // A decision its task never took in, although the task went on, finished or waits again.
+    if (
+      r.status === 'decided' &&
+      !r.applied_at &&
+      ['waiting', 'done', 'rejected'].includes(r.task_status) &&
+      !r.redirected_after
+    )
+      out.push({
+        kind: 'lost_decision',
+        task: r.task_id,
+        detail: `review ${r.id} decided, never applied; task ${r.task_status}`,
+      });
+  }
+
+  const forks = await pool.query<{
+    thread_id: string;
+    checkpoint_ns: string;
+    parent: string;
+    children: string[];
+  }>(
+    `SELECT thread_id, checkpoint_ns, parent_checkpoint_id AS parent, array_agg(checkpoint_id ORDER BY logged_at) AS children
+     FROM chaos.checkpoint_log
+     WHERE regexp_replace(thread_id, '#\\d+$', '') = ANY($1) AND parent_checkpoint_id IS NOT NULL
+     GROUP BY thread_id, checkpoint_ns, parent_checkpoint_id HAVING count(*) > 1`,
+    [ids],
+  );
+  for (const f of forks.rows)
+    out.push({
+      kind: 'forked_history',
+      task: f.thread_id.replace(/#\d+$/, ''),
+      detail: `thread ${f.thread_id} ns '${f.checkpoint_ns}': checkpoint ${f.parent} has children ${f.children.join(', ')}`,
+    });
+
+  await driver.refresh();
+  const threads = new Map(tasks.filter((t) => t.rootTs).map((t) => [`${t.channel}:${t.rootTs}`, t]));
+  const mine = driver.all().filter((p) => p.thread_ts && threads.has(`${p.channel}:${p.thread_ts}`));
+  const byKey = new Map<string, number>();
+  for (const p of mine) if (p.key) byKey.set(p.key, (byKey.get(p.key) ?? 0) + 1);
+  for (const [key, n] of byKey)
+    if (n > 1) {
+      const p = mine.find((m) => m.key === key);
+      const task = p && threads.get(`${p.channel}:${p.thread_ts}`);
+      out.push({ kind: 'posted_twice', task: task?.taskId, detail: `post key ${key} is in ${n} messages` });
+    }
+
+  const states = await pool.query<{
+    id: string;
+    status: string;
+    status_reason: string | null;
+    pending: string[];
+  }>(
+    `SELECT t.id, t.status, t.status_reason,
+            coalesce(array_agg(r.id) FILTER (WHERE r.id IS NOT NULL), '{}') AS pending
+     FROM signoff.tasks t LEFT JOIN signoff.reviews r ON r.task_id = t.id AND r.status = 'pending'
+     WHERE t.id = ANY($1) GROUP BY t.id`,
+    [ids],
+  );
+  const known = new Set(states.rows.map((t) => t.id));
+  for (const t of tasks)
+    if (t.taskId && !known.has(t.taskId))
+      out.push({
+        kind: 'root_without_task',
+        task: t.taskId,
+        detail: `root message ${t.channel} ${t.rootTs} has no task`,
+      });
+  const shown = new Set(mine.map(reviewOf).filter(Boolean));
+  for (const t of states.rows) {
+    if (FINAL.includes(t.status)) continue;
+    if (t.status === 'failed') {
+      if (!t.status_reason) out.push({ kind: 'bad_end', task: t.id, detail: 'failed without a reason' });
+      continue;
+    }
+    if (t.status !== 'waiting') {
+      out.push({ kind: 'bad_end', task: t.id, detail: `still ${t.status} once quiet` });
+      continue;
+    }
+    if (t.pending.length === 0)
+      out.push({ kind: 'bad_end', task: t.id, detail: 'waiting on no pending review' });
+    for (const review of t.pending)
+      if (!shown.has(review))
+        out.push({
+          kind: 'not_shown',
+          task: t.id,
+          detail: `pending review ${review} has no card in its thread`,
+        });
+  }
+
+  for (const i of incidents) out.push({ kind: i.what, detail: `${i.process}: ${i.detail}` });
+  return out;
+}

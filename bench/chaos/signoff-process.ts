@@ -1,0 +1,22 @@
+/**
+ * One signoff process of the chaos checker's cluster (web or worker, from SIGNOFF_ROLE), in the
+ * production shape: `startSlack` with the environment's config. Prints `ready` once started.
+ * It installs no handler of its own: an unhandled rejection must crash it, as it would in
+ * production, so that the checker sees it.
+ */
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+
+/** Short loops, so that a run sees many tasks reach their end. */
+export const CHAOS_WORKFLOWS = 'workflows:\n  pair:\n    maxIterations: 1\n';
+
+const config = loadConfig();
+await startSlack(
+  { ...config, workflows: parseWorkflowConfig(CHAOS_WORKFLOWS, 'chaos') },
+  { logger: createLogger(config.logLevel ?? 'warn') },
+);
+process.stdout.write('ready\n');
+// Keeps the process up whatever its role holds open; it ends when the checker kills it.
+setInterval(() => undefined, 60_000);

@@ -1,0 +1,133 @@
+/**
+ * The chaos checker's fake Slack, in a process of its own (as Slack is), wrapped with a small
+ * control server: the checker injects Slack's failures through it and reads what was posted.
+ * Prints `ready <slack api url> <control url>`.
+ *
+ * Control API (JSON):
+ * - POST /fail   {method, status?, retryAfter?, error?, times?}  the next calls of `method` fail
+ * - POST /refuse {method, channel, threadTs?, ts?, error}         refuse for good until /heal; a
+ *   fallback (its text says "could not be shown here") is let through, as Slack would take it
+ * - POST /heal                                                     lifts every refusal
+ * - GET  /posts?since=N   messages Slack kept, from the N-th on, with their post key and buttons
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FakeSlack, type SlackCall, slackRefusal } from '../../test/helpers/fake-slack.js';
+
+/** A message as the checker sees it. */
+export interface SlackPost {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  /** The signoff post key from the message metadata, when it has one. */
+  key?: string;
+  username?: string;
+  buttons: { action_id: string; value: string }[];
+}
+
+export interface RefuseRule {
+  method: string;
+  channel: string;
+  threadTs?: string;
+  ts?: string;
+  error: string;
+}
+
+/** Fallback posts say this; a refusal never applies to them (Slack would take a plain message). */
+export const FALLBACK_MARK = 'could not be shown here';
+
+const slack = new FakeSlack();
+await slack.start();
+
+const posts: SlackPost[] = [];
+let seenCalls = 0;
+let seenMessages = 0;
+
+/** Turns the fake's calls into posts: each accepted chat.postMessage is the next kept message. */
+function catchUp(): void {
+  for (; seenCalls < slack.calls.length; seenCalls++) {
+    const call = slack.calls[seenCalls] as SlackCall;
+    const args = call.args;
+    if (call.method !== 'chat.postMessage' || args.failed || slackRefusal(args)) continue;
+    const message = slack.messages[seenMessages];
+    if (!message) break; // answered after this read; taken next time
+    seenMessages++;
+    const blocks = (args.blocks ?? []) as {
+      type: string;
+      elements?: { action_id?: string; value?: string }[];
+    }[];
+    const meta = args.metadata as { event_payload?: { key?: string } } | undefined;
+    posts.push({
+      channel: message.channel,
+      ts: message.ts,
+      thread_ts: message.thread_ts,
+      text: String(args.text ?? '').slice(0, 300),
+      key: meta?.event_payload?.key,
+      username: args.username as string | undefined,
+      buttons: blocks
+        .filter((b) => b.type === 'actions')
+        .flatMap((b) => b.elements ?? [])
+        .filter((e) => e.action_id)
+        .map((e) => ({ action_id: String(e.action_id), value: String(e.value ?? '') })),
+    });
+  }
+  // What was turned into posts is not needed again: a long run would otherwise keep every call.
+  if (seenCalls > 5_000) {
+    slack.calls.splice(0, seenCalls);
+    seenCalls = 0;
+  }
+}
+
+const lifts: (() => void)[] = [];
+
+async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+}
+
+const control = createServer(async (req, res) => {
+  const url = new URL(req.url ?? '/', 'http://control');
+  const reply = (value: unknown) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  try {
+    if (req.method === 'GET' && url.pathname === '/posts') {
+      catchUp();
+      return reply(posts.slice(Number(url.searchParams.get('since') ?? 0)));
+    }
+    if (req.method === 'POST' && url.pathname === '/fail') {
+      const f = await body(req);
+      for (let i = 0; i < Number(f.times ?? 1); i++)
+        slack.failNext(String(f.method), {
+          status: f.status as number | undefined,
+          retryAfter: f.retryAfter as number | undefined,
+          error: f.error as string | undefined,
+        });
+      return reply({ ok: true });
+    }
+    if (req.method === 'POST' && url.pathname === '/refuse') {
+      const r = (await body(req)) as unknown as RefuseRule;
+      const applies = (args: Record<string, unknown>) =>
+        args.channel === r.channel &&
+        (r.threadTs === undefined || args.thread_ts === r.threadTs) &&
+        (r.ts === undefined || args.ts === r.ts) &&
+        !String(args.text ?? '').includes(FALLBACK_MARK);
+      lifts.push(slack.refuse(r.method, applies, r.error));
+      return reply({ ok: true });
+    }
+    if (req.method === 'POST' && url.pathname === '/heal') {
+      for (const lift of lifts.splice(0)) lift();
+      return reply({ ok: true });
+    }
+    res.writeHead(404).end();
+  } catch (error) {
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: (error as Error).message }));
+  }
+});
+await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+const port = (control.address() as AddressInfo).port;
+process.stdout.write(`ready ${slack.url} http://127.0.0.1:${port}\n`);
