@@ -46,7 +46,8 @@ export interface ChaosFigures {
 }
 
 /** No task of the run working, none of its events waiting to go out, every process up, twice in a row. */
-async function quiet(cluster: Cluster, tasks: RunTask[], timeoutMs: number): Promise<string | undefined> {
+async function quiet(ctx: RunContext, tasks: RunTask[], timeoutMs: number): Promise<string | undefined> {
+  const { cluster } = ctx;
   const deadline = Date.now() + timeoutMs;
   let calm = 0;
   let last = '';
@@ -57,6 +58,8 @@ async function quiet(cluster: Cluster, tasks: RunTask[], timeoutMs: number): Pro
       last = 'a process or Postgres is down';
       continue;
     }
+    // A root message posted late (Slack failing at the time) names its task now.
+    await resolveTasks(ctx, tasks);
     const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
     const row = await cluster.pool
       .query<{ working: string[]; undelivered: number }>(
@@ -126,10 +129,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       await cluster.heal();
       const t2 = Date.now();
       const timeout = options.quietTimeoutMs ?? 120_000;
-      let stuck = await quiet(cluster, tasks, timeout);
+      let stuck = await quiet(ctx, tasks, timeout);
       if (!stuck && ctx.rng.chance(0.6)) {
         await approveWaiting(ctx, tasks);
-        stuck = await quiet(cluster, tasks, timeout);
+        stuck = await quiet(ctx, tasks, timeout);
       }
       await resolveTasks(ctx, tasks);
       const violations: Violation[] = stuck ? [{ kind: 'not_quiet', detail: stuck }] : [];

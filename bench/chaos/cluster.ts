@@ -254,6 +254,19 @@ export class Cluster {
     void this.startMember(name).catch(() => undefined);
   }
 
+  /**
+   * Freezes a process (SIGSTOP) for `ms`, then lets it go on (SIGCONT): a long GC pause or a
+   * frozen VM. Longer than the lease, its runs are taken over meanwhile; whatever it then tries
+   * to write must be refused.
+   */
+  async pause(name: ProcessName, ms: number): Promise<void> {
+    const child = this.member(name).child;
+    if (!child) return;
+    child.kill('SIGSTOP');
+    await sleep(ms);
+    child.kill('SIGCONT');
+  }
+
   /** Stops Postgres (every process loses its connections), starts it again after `downMs`. */
   async restartPostgres(downMs: number): Promise<void> {
     if (this.postgresDown) return;

@@ -85,6 +85,12 @@ export class SlackDriver {
     return this.cards.get(review);
   }
 
+  /** A message's text as it reads now. */
+  async textOf(channel: string, ts: string): Promise<string | undefined> {
+    const res = await fetch(`${this.control}/text?channel=${channel}&ts=${ts}`);
+    return ((await res.json()) as { text?: string }).text;
+  }
+
   private async send(body: string, json = false): Promise<boolean> {
     try {
       const res = await postSigned(this.webUrl, body, { json });

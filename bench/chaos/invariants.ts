@@ -9,8 +9,8 @@
  * - posted_twice: no post key in two Slack messages;
  * - not_shown / bad_end: every task is final (done, rejected, cancelled; failed with a reason) or
  *   waits on reviews whose cards (or their fallbacks) are in its thread;
- * - root_without_task: a command's root message is out but no task stands behind it (it says
- *   "Working" for ever);
+ * - root_without_task: a command's root message is out but no task stands behind it, and the
+ *   message does not say so (it reads "Working" for ever);
  * - crash / alarming_output: no process exited unless the checker killed it, and none printed
  *   an unhandled rejection or an uncaught exception.
  */
@@ -145,13 +145,17 @@ export async function checkRun(
     [ids],
   );
   const known = new Set(states.rows.map((t) => t.id));
-  for (const t of tasks)
-    if (t.taskId && !known.has(t.taskId))
+  for (const t of tasks) {
+    if (!t.taskId || !t.rootTs || known.has(t.taskId)) continue;
+    // The web process saw the start fail (its database down) and said so on the root message.
+    const text = await driver.textOf(t.channel, t.rootTs);
+    if (!text?.includes('could not be started'))
       out.push({
         kind: 'root_without_task',
         task: t.taskId,
-        detail: `root message ${t.channel} ${t.rootTs} has no task`,
+        detail: `root message ${t.channel} ${t.rootTs} has no task; it reads: ${text?.slice(0, 120)}`,
       });
+  }
   const shown = new Set(mine.map(reviewOf).filter(Boolean));
   for (const t of states.rows) {
     if (FINAL.includes(t.status)) continue;

@@ -1,7 +1,8 @@
 /**
  * One randomized run: start a few tasks in random workflows and channels, then act as people
  * (approve, click twice, approve and reject at once, revise, cancel, redirect) while faults hit
- * (kill -9 of a worker or the web process, a Postgres restart, Slack and model failures).
+ * (kill -9 of a worker or the web process, a worker frozen past its lease, a Postgres restart,
+ * Slack and model failures).
  * Faults run alongside the people, not between them: a kill can land mid-click.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +21,7 @@ const SLACK_METHODS = ['chat.postMessage', 'chat.update', 'conversations.replies
 export const FAULT_KINDS = [
   'kill_worker',
   'kill_web',
+  'pause_worker',
   'restart_postgres',
   'slack_429',
   'slack_5xx',
@@ -188,6 +190,9 @@ function fault(ctx: RunContext, kind: FaultKind, tasks: RunTask[]): Promise<unkn
       return cluster.kill(rng.pick(['worker-1', 'worker-2'] as const), rng.int(100, 1500));
     case 'kill_web':
       return cluster.kill('web', rng.int(100, 1000));
+    case 'pause_worker':
+      // Past the lease (3 s): the other worker takes its tasks over while it is frozen.
+      return cluster.pause(rng.pick(['worker-1', 'worker-2'] as const), rng.int(2000, 6000));
     case 'restart_postgres':
       return cluster.restartPostgres(rng.int(200, 1500));
     case 'slack_429':
@@ -250,6 +255,7 @@ const ACTION_WEIGHTS: Record<ActionKind, number> = {
 const FAULT_WEIGHTS: Record<FaultKind, number> = {
   kill_worker: 5,
   kill_web: 3,
+  pause_worker: 2,
   restart_postgres: 2,
   slack_429: 4,
   slack_5xx: 4,

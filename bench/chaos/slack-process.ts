@@ -9,6 +9,7 @@
  *   fallback (its text says "could not be shown here") is let through, as Slack would take it
  * - POST /heal                                                     lifts every refusal
  * - GET  /posts?since=N   messages Slack kept, from the N-th on, with their post key and buttons
+ * - GET  /text?channel=C&ts=T   a message's text (and blocks, once updated) as it reads now
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,6 +42,8 @@ const slack = new FakeSlack();
 await slack.start();
 
 const posts: SlackPost[] = [];
+/** Each updated message (`channel:ts`) as its last accepted update left it: text and blocks. */
+const updated = new Map<string, string>();
 let seenCalls = 0;
 let seenMessages = 0;
 
@@ -49,7 +52,10 @@ function catchUp(): void {
   for (; seenCalls < slack.calls.length; seenCalls++) {
     const call = slack.calls[seenCalls] as SlackCall;
     const args = call.args;
-    if (call.method !== 'chat.postMessage' || args.failed || slackRefusal(args)) continue;
+    if (args.failed || slackRefusal(args)) continue;
+    if (call.method === 'chat.update')
+      updated.set(`${args.channel}:${args.ts}`, `${args.text ?? ''} ${JSON.stringify(args.blocks ?? [])}`);
+    if (call.method !== 'chat.postMessage') continue;
     const message = slack.messages[seenMessages];
     if (!message) break; // answered after this read; taken next time
     seenMessages++;
@@ -97,6 +103,11 @@ const control = createServer(async (req, res) => {
     if (req.method === 'GET' && url.pathname === '/posts') {
       catchUp();
       return reply(posts.slice(Number(url.searchParams.get('since') ?? 0)));
+    }
+    if (req.method === 'GET' && url.pathname === '/text') {
+      catchUp();
+      const key = `${url.searchParams.get('channel')}:${url.searchParams.get('ts')}`;
+      return reply({ text: updated.get(key) ?? posts.find((p) => `${p.channel}:${p.ts}` === key)?.text });
     }
     if (req.method === 'POST' && url.pathname === '/fail') {
       const f = await body(req);
