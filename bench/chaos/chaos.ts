@@ -39,6 +39,9 @@ export interface ChaosFigures {
   violations: RunViolation[];
   /** Requests the web process did not answer (it was down): lost as Slack's would be. */
   unanswered: number;
+  /** Events Slack refused for good (each replaced by a fallback), and tasks by how they ended. */
+  refusedEvents: number;
+  ends: Record<string, number>;
   /** Commands whose task never showed its root message (the web process died first). */
   notStarted: number;
   wallMs: number;
@@ -97,6 +100,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     actions: {},
     violations: [],
     unanswered: 0,
+    refusedEvents: 0,
+    ends: {},
     notStarted: 0,
     wallMs: 0,
     dir: cluster.dir,
@@ -144,13 +149,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       figures.runs++;
       figures.tasks += tasks.length;
       figures.notStarted += tasks.filter((t) => !t.taskId).length;
-      const states = await cluster.pool
+      const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
+      const ends = await cluster.pool
         .query<{ status: string; n: number }>(
           'SELECT status, count(*)::int AS n FROM signoff.tasks WHERE id = ANY($1) GROUP BY status ORDER BY status',
-          [tasks.flatMap((t) => (t.taskId ? [t.taskId] : []))],
+          [ids],
         )
-        .then((r) => r.rows.map((s) => `${s.status} ${s.n}`).join(', '))
-        .catch(() => '?');
+        .then((r) => r.rows)
+        .catch(() => []);
+      for (const e of ends) figures.ends[e.status] = (figures.ends[e.status] ?? 0) + e.n;
+      const states = ends.map((e) => `${e.status} ${e.n}`).join(', ');
+      figures.refusedEvents += await cluster.pool
+        .query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM signoff.events WHERE task_id = ANY($1) AND failed_at IS NOT NULL',
+          [ids],
+        )
+        .then((r) => r.rows[0]?.n ?? 0)
+        .catch(() => 0);
       log(
         `run ${run}: ${tasks.length} tasks (${tasks.map((t) => t.workflow).join(', ')}) → ${states || 'none started'}; ` +
           `faults ${

@@ -51,6 +51,9 @@ process.stdout.write(
     table(f.faults),
     'people did:',
     table(f.actions),
+    `tasks ended: ${Object.entries(f.ends)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}; events Slack refused for good (fallback shown): ${f.refusedEvents}`,
     `requests the web process missed (it was down): ${f.unanswered}; commands lost before their root message: ${f.notStarted}`,
     `violations: ${f.violations.length}`,
     ...Object.entries(byKind).map(

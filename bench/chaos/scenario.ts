@@ -183,7 +183,7 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
 }
 
 /** Starts one fault; the promise ends when the fault is over (a killed process is restarting). */
-function fault(ctx: RunContext, kind: FaultKind, tasks: RunTask[]): Promise<unknown> | undefined {
+function fault(ctx: RunContext, kind: FaultKind, now: Look): Promise<unknown> | undefined {
   const { cluster, rng } = ctx;
   switch (kind) {
     case 'kill_worker':
@@ -210,9 +210,11 @@ function fault(ctx: RunContext, kind: FaultKind, tasks: RunTask[]): Promise<unkn
         times: rng.int(1, 4),
       });
     case 'slack_refusal': {
-      // Until the run's faults end: whatever the thread still gets meanwhile is refused.
-      const task = rng.pick(tasks);
-      if (!task.rootTs) return undefined;
+      // Until the run's faults end: whatever the thread still gets meanwhile is refused (a task
+      // whose agents work will post soon).
+      const candidates = now.working.length ? now.working : now.open;
+      const task = candidates.length ? rng.pick(candidates) : undefined;
+      if (!task?.rootTs) return undefined;
       // Every message of one thread refused for good (its fallbacks let through), or its root's updates.
       return rng.chance(0.75)
         ? cluster.post('/refuse', {
@@ -280,16 +282,16 @@ export async function runScenario(ctx: RunContext): Promise<RunTask[]> {
   const steps = rng.int(8, 14);
   for (let step = 0; step < steps; step++) {
     await sleep(rng.int(100, 700));
+    const now = await look(ctx, tasks);
     if (rng.chance(0.3)) {
       const kind = rng.weighted(FAULT_WEIGHTS);
-      const started = fault(ctx, kind, tasks);
+      const started = fault(ctx, kind, now);
       if (started) {
         count(ctx.faults, kind);
         running.push(started.catch(() => undefined));
       }
       continue;
     }
-    const now = await look(ctx, tasks);
     const did = await act(ctx, rng.weighted(ACTION_WEIGHTS), now);
     if (did && did !== 'idle') count(ctx.actions, did);
   }
