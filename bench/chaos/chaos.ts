@@ -126,24 +126,35 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         actions: figures.actions,
       };
       const incidentsBefore = cluster.incidents.length;
-      const tasks = await runScenario(ctx);
-      const t1 = Date.now();
-      // The faults end: refusals lifted, model faults forgotten, every process back.
-      await cluster.post('/heal', {});
-      cluster.model.clearFaults();
-      await cluster.heal();
-      const t2 = Date.now();
-      const timeout = options.quietTimeoutMs ?? 120_000;
-      let stuck = await quiet(ctx, tasks, timeout);
-      if (!stuck && ctx.rng.chance(0.6)) {
-        await approveWaiting(ctx, tasks);
-        stuck = await quiet(ctx, tasks, timeout);
+      const tasks: RunTask[] = [];
+      let t1 = Date.now();
+      let t2 = t1;
+      const violations: Violation[] = [];
+      try {
+        tasks.push(...(await runScenario(ctx)));
+        t1 = Date.now();
+        // The faults end: refusals lifted, model faults forgotten, every process back.
+        await cluster.post('/heal', {});
+        cluster.model.clearFaults();
+        await cluster.heal();
+        t2 = Date.now();
+        const timeout = options.quietTimeoutMs ?? 120_000;
+        let stuck = await quiet(ctx, tasks, timeout);
+        if (!stuck && ctx.rng.chance(0.6)) {
+          await approveWaiting(ctx, tasks);
+          stuck = await quiet(ctx, tasks, timeout);
+        }
+        await resolveTasks(ctx, tasks);
+        if (stuck) violations.push({ kind: 'not_quiet', detail: stuck });
+        violations.push(
+          ...(await checkRun(cluster.pool, driver, tasks, cluster.incidents.slice(incidentsBefore))),
+        );
+      } catch (error) {
+        // The checker itself could not go on with this run (the cluster did not come back, say):
+        // counted, and the next run starts from a whole cluster again.
+        violations.push({ kind: 'checker_error', detail: (error as Error).message });
+        await cluster.heal().catch(() => undefined);
       }
-      await resolveTasks(ctx, tasks);
-      const violations: Violation[] = stuck ? [{ kind: 'not_quiet', detail: stuck }] : [];
-      violations.push(
-        ...(await checkRun(cluster.pool, driver, tasks, cluster.incidents.slice(incidentsBefore))),
-      );
       for (const v of violations) figures.violations.push({ ...v, run });
       for (const [k, n] of Object.entries(faults)) figures.faults[k] = (figures.faults[k] ?? 0) + n;
       figures.runs++;

@@ -4,6 +4,8 @@
  * "Durable by construction" checked on every run. A figure-printing tool, not a timed test.
  * Run: npm run chaos -- --runs 200 --seed 42 [--from K] [--keep]
  * Exits 1 when any invariant was violated (the logs are then kept, their folder printed).
+ * A seed replays the same choices (tasks, actions, faults and their moments); the processes'
+ * own timing still varies, so a replay reproduces the situation, not every interleaving.
  */
 import { parseArgs } from 'node:util';
 import { runChaos } from './chaos.js';
