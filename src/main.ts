@@ -21,6 +21,7 @@ import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
 import { createSlackSink } from './slack/sink.js';
+import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
 import { workflowSettings } from './workflow-config.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
@@ -193,6 +194,19 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
     ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)
     : undefined;
   ready = true;
+  // Starts a web process left half done (it died between a command's root message and its task)
+  // are finished by the web processes still up, or by this one once it is back.
+  const sweep = listen
+    ? setInterval(
+        () =>
+          void finishUnfinishedStarts(
+            { engine: signoff.engine, pool: signoff.db.pool, logger, afterAck },
+            app.client,
+          ).catch((err) => logger.warn({ err }, 'the sweep of unfinished starts failed')),
+        UNFINISHED_START_MS / 4,
+      )
+    : undefined;
+  sweep?.unref();
   // In HTTP mode a request counts from its first byte, before Bolt has read and verified it.
   (server as { on?: (e: string, f: () => void) => void } | undefined)?.on?.('request', afterAck.arrived);
   const address = (server as { address?: () => unknown } | undefined)?.address?.();
@@ -206,6 +220,7 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
     port,
     stop: async () => {
       ready = false;
+      clearInterval(sweep);
       if (listen) await app.stop();
       await signoff.close();
     },

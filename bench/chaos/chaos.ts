@@ -65,18 +65,21 @@ async function quiet(ctx: RunContext, tasks: RunTask[], timeoutMs: number): Prom
     await resolveTasks(ctx, tasks);
     const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
     const row = await cluster.pool
-      .query<{ working: string[]; undelivered: number }>(
+      .query<{ working: string[]; undelivered: number; unstarted: number }>(
         `SELECT coalesce((SELECT array_agg(id) FROM signoff.tasks WHERE id = ANY($1) AND status = 'working'), '{}') AS working,
                 (SELECT count(*)::int FROM signoff.events WHERE task_id = ANY($1)
-                 AND delivered_at IS NULL AND failed_at IS NULL) AS undelivered`,
+                 AND delivered_at IS NULL AND failed_at IS NULL) AS undelivered,
+                -- Commands a killed web process left half started (a sweep finishes them).
+                (SELECT count(*)::int FROM signoff.slack_requests
+                 WHERE start IS NOT NULL AND task_id IS NULL) AS unstarted`,
         [ids],
       )
       .then((r) => r.rows[0])
       .catch(() => undefined);
-    if (!row || row.working.length || row.undelivered) {
+    if (!row || row.working.length || row.undelivered || row.unstarted) {
       calm = 0;
       last = row
-        ? `working: ${row.working.join(', ') || 'none'}; undelivered events: ${row.undelivered}`
+        ? `working: ${row.working.join(', ') || 'none'}; undelivered events: ${row.undelivered}; unfinished starts: ${row.unstarted}`
         : 'no answer';
       continue;
     }

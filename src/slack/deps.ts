@@ -19,3 +19,7 @@ export const COULD_NOT_RECORD =
 /** The same, when only reading failed. */
 export const COULD_NOT_READ =
   'Sorry, I could not look that up just now (the database did not answer). Please try again.';
+
+/** The task was taken but could not be started yet: it starts by itself, nobody needs to retry. */
+export const STARTS_LATER =
+  'Your task is taken, but it could not be started just now (the database did not answer). It starts by itself as soon as it can; no need to send it again.';

@@ -1,35 +1,84 @@
 /**
- * Starting a task from Slack, after the request was acked: claim the request (a retry of the same
- * command finds it claimed), post the root message (its ts names the thread and the task), start.
+ * Starting a task from Slack, after the request was acked: claim the request with what it asks
+ * (a retry of the same command finds it claimed), post the root message (its ts names the thread
+ * and the task), record the root, start the task.
+ *
+ * A process can die anywhere in between. Once the claim is in, the start is finished by someone:
+ * this process, or a sweep in any web process that finds a claim left unfinished. The sweep takes
+ * the recorded root, or finds it in the channel by its message metadata, or posts it; two roots
+ * for one request cannot both stand (the one recorded first wins, the other is deleted).
  */
 import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { isSignoffError } from '../errors.js';
 import { rootMessage } from './blocks/messages.js';
-import type { ListenerDeps } from './deps.js';
+import { type ListenerDeps, STARTS_LATER } from './deps.js';
 import { slackTaskId } from './origin.js';
-import { claimRequest, linkRequest } from './posts.js';
+import {
+  claimRequest,
+  linkRequest,
+  postedAs,
+  postMetadata,
+  recordRoot,
+  takeUnfinishedStarts,
+} from './posts.js';
 
-export interface SlackStart {
-  requestKey: string;
-  team: string;
-  channel: string;
-  user: string;
-  workflow: string;
-  text: string;
-}
+const slackStartSchema = z.object({
+  team: z.string(),
+  channel: z.string(),
+  user: z.string(),
+  workflow: z.string(),
+  text: z.string(),
+});
+export type SlackStart = z.infer<typeof slackStartSchema> & { requestKey: string };
 
+/** A start left unfinished this long is taken over (well past a slow Slack answer). */
+export const UNFINISHED_START_MS = 60_000;
+
+/**
+ * Claims and starts. Throws only when the claim could not be made (nothing is recorded: the
+ * person should try again); after that, a failure is left for the sweep to finish.
+ */
 export async function startFromSlack(deps: ListenerDeps, client: WebClient, s: SlackStart): Promise<void> {
-  if (!(await claimRequest(deps.pool, s.requestKey))) {
-    deps.logger.info({ request: s.requestKey }, 'repeated Slack request; the task was started before');
+  const { requestKey, ...start } = s;
+  if (!(await claimRequest(deps.pool, requestKey, start))) {
+    deps.logger.info({ request: requestKey }, 'repeated Slack request; the task was started before');
     return;
   }
-  const root = await client.chat.postMessage({
-    channel: s.channel,
-    ...rootMessage({ requester: s.user, workflow: s.workflow, text: s.text }, 'working'),
-    unfurl_links: false,
-  });
-  const origin = { team: s.team, channel: s.channel, ts: root.ts as string };
   try {
-    const { task } = await deps.engine.start({
+    await finishStart(deps, client, requestKey, start, undefined);
+  } catch (err) {
+    deps.logger.warn({ request: requestKey, err }, 'start not finished; a sweep finishes it');
+    await client.chat
+      .postEphemeral({ channel: s.channel, user: s.user, text: STARTS_LATER })
+      .catch(() => undefined);
+  }
+}
+
+/** Posts (or finds) the root, records it, starts the task. */
+async function finishStart(
+  deps: ListenerDeps,
+  client: WebClient,
+  key: string,
+  s: z.infer<typeof slackStartSchema>,
+  known: string | undefined,
+): Promise<void> {
+  const task = { requester: s.user, workflow: s.workflow, text: s.text };
+  let ts = known;
+  if (!ts) {
+    const posted = await client.chat.postMessage({
+      channel: s.channel,
+      ...rootMessage(task, 'working'),
+      unfurl_links: false,
+      metadata: postMetadata(`start:${key}`),
+    });
+    ts = await recordRoot(deps.pool, key, posted.ts as string);
+    // Another process posted and recorded its root first: this one goes.
+    if (ts !== posted.ts) await client.chat.delete({ channel: s.channel, ts: posted.ts as string });
+  }
+  const origin = { team: s.team, channel: s.channel, ts };
+  try {
+    const started = await deps.engine.start({
       id: slackTaskId(origin),
       workflow: s.workflow,
       text: s.text,
@@ -38,21 +87,44 @@ export async function startFromSlack(deps: ListenerDeps, client: WebClient, s: S
       origin,
       channel: s.channel,
     });
-    await linkRequest(deps.pool, s.requestKey, task.id);
+    await linkRequest(deps.pool, key, started.task.id);
   } catch (error) {
-    // The root message is out but no task stands behind it: it must not say "Working" forever.
-    await client.chat
-      .update({
-        channel: s.channel,
-        ts: origin.ts,
-        ...rootMessage(
-          { requester: s.user, workflow: s.workflow, text: s.text },
-          'failed',
-          'it could not be started (the database did not answer); start it again',
-          { controls: false },
-        ),
-      })
-      .catch(() => undefined);
-    throw error;
+    if (!isSignoffError(error)) throw error;
+    // Refused for good (the workflow was turned off meanwhile, say): the root says so, and the
+    // request is finished.
+    await client.chat.update({
+      channel: s.channel,
+      ts,
+      ...rootMessage(task, 'failed', `it could not be started: ${error.message}`, { controls: false }),
+    });
+    await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
   }
+}
+
+/** Finishes the starts a dead process left: each found root, or a new one, and its task. */
+export async function finishUnfinishedStarts(deps: ListenerDeps, client: WebClient): Promise<number> {
+  const left = await takeUnfinishedStarts(deps.pool, UNFINISHED_START_MS);
+  for (const { key, start, rootTs, claimedAt } of left) {
+    const s = slackStartSchema.safeParse(start);
+    if (!s.success) continue;
+    try {
+      let ts = rootTs ?? undefined;
+      if (!ts) {
+        // The root may be out with its record lost: it carries the request's key.
+        const recent = await client.conversations.history({
+          channel: s.data.channel,
+          oldest: String(claimedAt.getTime() / 1000 - 60),
+          include_all_metadata: true,
+          limit: 200,
+        });
+        const found = postedAs(recent.messages, `start:${key}`);
+        if (found) ts = await recordRoot(deps.pool, key, found);
+      }
+      await finishStart(deps, client, key, s.data, ts);
+      deps.logger.info({ request: key }, 'finished a start a process had left');
+    } catch (err) {
+      deps.logger.warn({ request: key, err }, 'could not finish a start yet; will try again');
+    }
+  }
+  return left.length;
 }

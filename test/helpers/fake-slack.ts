@@ -337,6 +337,12 @@ export class FakeSlack {
         if (refused) this.refusals.push({ method, error: refused });
         return refused ? { ok: false, error: refused } : { ok: true, channel: args.channel, ts: args.ts };
       }
+      case 'chat.delete': {
+        const at = this.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
+        if (at < 0) return { ok: false, error: 'message_not_found' };
+        this.messages.splice(at, 1);
+        return { ok: true, channel: args.channel, ts: args.ts };
+      }
       case 'chat.postEphemeral':
         return { ok: true, message_ts: `${this.ts}.000200` };
       case 'views.open':

@@ -1,10 +1,13 @@
 /** A signoff Slack service on a test database, talking to a FakeSlack; and model wrappers. */
 import type { BaseMessage } from '@langchain/core/messages';
+import { WebClient } from '@slack/web-api';
 import { loadConfig } from '../../src/config.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
 import { type OpenOptions, type SlackService, startSlack } from '../../src/main.js';
+import { createAfterAck } from '../../src/slack/after-ack.js';
+import { finishUnfinishedStarts } from '../../src/slack/start-task.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
 import type { FakeSlack } from './fake-slack.js';
 import { SIGNING_SECRET } from './slack-requests.js';
@@ -29,6 +32,26 @@ export async function startTestSlack(o: {
     { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), ...o.options },
   );
   return { service, events: `http://127.0.0.1:${service.port}/slack/events` };
+}
+
+/**
+ * What a web process's sweep does a minute after a start was left unfinished, now: every
+ * unfinished start is made old enough, then finished.
+ */
+export async function sweepStarts(service: SlackService, slack: FakeSlack): Promise<number> {
+  await service.signoff.db.pool.query(
+    `UPDATE signoff.slack_requests SET created_at = now() - interval '5 minutes'
+     WHERE task_id IS NULL AND start IS NOT NULL`,
+  );
+  return finishUnfinishedStarts(
+    {
+      engine: service.signoff.engine,
+      pool: service.signoff.db.pool,
+      logger: createLogger('silent'),
+      afterAck: createAfterAck({ size: 1, quietMs: 0, maxWaitMs: 0 }),
+    },
+    new WebClient('xoxb-test', { slackApiUrl: slack.url }),
+  );
 }
 
 /** The offline model, with `before` run ahead of every call (to fail it, or to make it think). */

@@ -1,0 +1,77 @@
+/**
+ * A start a web process left half done (it died between claiming a command and starting its
+ * task) is finished by the sweep: the root it posted is found by its metadata, or one is posted;
+ * either way one root, one task, and the task goes on to its card.
+ */
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { rootMessage } from '../../src/slack/blocks/messages.js';
+import { claimRequest, postMetadata } from '../../src/slack/posts.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { startTestSlack, sweepStarts } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+let service: SlackService;
+const { cardsIn } = slackThreads(slack);
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_starts');
+  await slack.start();
+  ({ service } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
+  }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const client = () => new WebClient('xoxb-test', { slackApiUrl: slack.url });
+const sweep = () => sweepStarts(service, slack);
+
+/** A claim its process died with. */
+async function abandoned(key: string, text: string) {
+  const start = { team: 'T0TEAM', channel: 'C0WORK', user: 'U0ANN', workflow: 'pair', text };
+  await claimRequest(service.signoff.db.pool, key, start);
+  return start;
+}
+
+const rootsOf = (text: string) => slack.messages.filter((m) => !m.thread_ts && m.text?.includes(text));
+
+describe('starts a web process left half done', () => {
+  it('the root it posted is found by its metadata, and the task starts in its thread', async () => {
+    const text = 'compare the two vendor quotes';
+    const start = await abandoned('command:trigger-died-1', text);
+    // The root went out; the process died before recording it.
+    const posted = await client().chat.postMessage({
+      channel: start.channel,
+      ...rootMessage({ requester: start.user, workflow: start.workflow, text }, 'working'),
+      metadata: postMetadata('start:command:trigger-died-1'),
+    });
+    expect(await sweep()).toBe(1);
+    const task = await service.signoff.engine.getTask(`slack-T0TEAM-C0WORK-${posted.ts}`);
+    expect(task?.text).toBe(text);
+    expect(rootsOf(text)).toHaveLength(1);
+    await until('the card', () => cardsIn(posted.ts as string)[0]);
+    // Done once: a second sweep finds nothing left.
+    expect(await sweep()).toBe(0);
+  });
+
+  it('with no root out yet, the sweep posts one and starts the task', async () => {
+    const text = 'draft the on-call handover';
+    await abandoned('command:trigger-died-2', text);
+    expect(await sweep()).toBe(1);
+    const [root] = rootsOf(text);
+    expect(rootsOf(text)).toHaveLength(1);
+    const task = await service.signoff.engine.getTask(`slack-T0TEAM-C0WORK-${root?.ts}`);
+    expect(task?.requester).toBe('U0ANN');
+    await until('the card', () => cardsIn(root?.ts as string)[0]);
+  });
+});
