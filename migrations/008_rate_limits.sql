@@ -1,9 +1,12 @@
--- A task's events go out in two lanes, each in id order: its status (only the latest matters,
--- and it never holds back the thread) and everything else. A status update that waits for a rate
--- limit does not keep a review card or an agent's words from being posted.
+-- A task's events go out in two lanes, each in id order: its status while it runs (only the
+-- latest matters, and it never holds back the thread) and everything else. A status update that
+-- waits for a rate limit does not keep a review card or an agent's words from being posted. A
+-- task's end (done, rejected, failed, cancelled) goes in the thread's lane: the root says "Done"
+-- after the last words, not before.
 ALTER TABLE signoff.events
   ADD COLUMN lane text NOT NULL GENERATED ALWAYS AS
-    (CASE WHEN type = 'task_status' THEN 'status' ELSE 'thread' END) STORED;
+    (CASE WHEN type = 'task_status' AND payload->>'status' IN ('queued', 'working', 'waiting')
+          THEN 'status' ELSE 'thread' END) STORED;
 
 -- Slack's rate limits, shared by every process that calls Slack for this workspace: one row per
 -- limited thing (a method, or a method in a channel) holding its "theoretical arrival time"

@@ -4,9 +4,10 @@
  * it: a decided card is updated while another branch's run holds the task, and a surface that
  * fails never fails a run.
  *
- * A task's events go out in two lanes, each in id order: its status (of which only the latest is
- * shown: a status event a later one replaces is skipped) and everything else (the thread). A
- * status update waiting for Slack's limit on updates never holds back a card or an agent's words.
+ * A task's events go out in two lanes, each in id order: its status while it runs (of which only
+ * the latest is shown: a status event a later one replaces is skipped) and everything else (the
+ * thread, which also carries the task's end, so "Done" comes after the last words). A status
+ * update waiting for Slack's limit on updates never holds back a card or an agent's words.
  *
  * One deliverer per task at a time (the `deliver:<task>` lease). Each event counts its attempts:
  * - the surface's rate limit saying "not yet" is not an attempt: the event goes out when the
@@ -87,7 +88,7 @@ export function createDelivery(deps: {
       `deliver:${taskId}`,
       // A status event a later one replaces is not shown (it counts as delivered); in each lane
       // an event waiting for its retry holds back the events after it.
-      `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = $4 AND lane = 'status'),
+      `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = $4 AND type = 'task_status'),
        open AS (
          SELECT id, lane, next_attempt_at FROM signoff.events
          WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL),
@@ -115,8 +116,13 @@ export function createDelivery(deps: {
       return false;
     }
     if (!lease) {
-      // The holder looks for new events as it lets go, so this is only for a holder that dies.
-      await later(task, new Date(Date.now() + leases.ttlMs));
+      // The holder looks for new events as it lets go, so this is only for a holder that dies:
+      // try again once its lease runs out (its process may have had a shorter one than ours).
+      const held = await pool.query<{ until: Date }>(
+        `SELECT least(expires_at, now() + $2 * interval '1 millisecond') AS until FROM signoff.leases WHERE key = $1`,
+        [`deliver:${taskId}`, leases.ttlMs],
+      );
+      await later(task, held.rows[0]?.until ?? new Date());
       return false;
     }
     const events = (row?.events ?? []).map((e) => ({ ...toEvent(e), lane: e.lane }));

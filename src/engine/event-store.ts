@@ -58,7 +58,7 @@ export interface EventRow {
   id: string;
   task_id: string;
   key: string;
-  /** 'status' for status events, else 'thread': each lane goes out in id order on its own. */
+  /** 'status' for a running task's status events, else 'thread': each lane goes out in id order. */
   lane: string;
   payload: EngineEvent;
   attempts: number;
