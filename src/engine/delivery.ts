@@ -25,8 +25,9 @@
  */
 import type pg from 'pg';
 import { isConnectionError } from '../db/queryable.js';
-import { DeliveryError } from '../errors.js';
+import { DeliveryError, isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { underLease } from './delivery-guard.js';
 import { type EventRow, insertEvent, toEvent } from './event-store.js';
 import type { Leases } from './leases.js';
 import type { JobQueue } from './queue.js';
@@ -143,12 +144,18 @@ export function createDelivery(deps: {
     let heads: { due: boolean; at: Date | null }[] = [];
     try {
       for (const event of events) {
-        if (lease.signal.aborted) break;
+        if (!lease.held()) break;
         if (held.has(event.lane)) continue;
         try {
-          await sink(event, task);
+          await underLease(lease, () => sink(event, task));
           done.push(event.id);
         } catch (error) {
+          // The lease went while the event was being shown (this process froze past it): the
+          // next holder shows it, looking first for what this attempt may have posted.
+          if (isSignoffError(error, 'lease_lost')) {
+            attempted.push(event.id);
+            break;
+          }
           // The attempt was made (unless the surface's own limit said not yet), and counts even
           // if recording how it failed fails too: the next attempt then knows an earlier one may
           // have shown it.

@@ -24,6 +24,13 @@ export interface Lease {
   /** Aborts the moment the lease is known to be lost. */
   readonly signal: AbortSignal;
   /**
+   * Whether the lease is still safely held by this process's own clock, checked on the spot: a
+   * process frozen past its lease (a GC pause, a stopped VM) sees false the moment it wakes,
+   * before its timers have had a chance to abort `signal`. Ask it right before an outside
+   * effect that no database fence can cover (a Slack post).
+   */
+  held(): boolean;
+  /**
    * Inside the caller's transaction: throws `lease_lost` unless the lease is still held (and
    * keeps it until commit); locks and returns the task `taskId` (the first lock any change of a
    * task and its reviews takes), read in the same statement.
@@ -111,9 +118,11 @@ export function createLeases(deps: {
       controller.abort(new SignoffError('lease_lost', `lease ${key} lost: ${why}`));
     };
     let deadline: NodeJS.Timeout;
+    let deadlineAt = 0;
     const armDeadline = (from: number) => {
       clearTimeout(deadline);
-      deadline = setTimeout(() => lose('not renewed in time'), from + ttlMs * STOP_AFTER - Date.now());
+      deadlineAt = from + ttlMs * STOP_AFTER;
+      deadline = setTimeout(() => lose('not renewed in time'), deadlineAt - Date.now());
       deadline.unref();
     };
     armDeadline(sentAt);
@@ -147,6 +156,10 @@ export function createLeases(deps: {
       key,
       holder,
       signal: controller.signal,
+      held: () => {
+        if (Date.now() >= deadlineAt) lose('not renewed in time');
+        return !controller.signal.aborted;
+      },
       fence: async (db, taskId) => {
         const r = await db.query<{ held: boolean; task: TaskRow | null }>(
           `WITH held AS (

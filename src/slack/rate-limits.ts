@@ -12,6 +12,7 @@
  */
 import { ErrorCode, type WebAPICallError, WebClient, type WebClientOptions } from '@slack/web-api';
 import type pg from 'pg';
+import { assertDeliveryHeld } from '../engine/delivery-guard.js';
 import { DeliveryError } from '../errors.js';
 
 export interface Limit {
@@ -86,7 +87,10 @@ export function rateLimitedClient(token: string, options: WebClientOptions, limi
   class Limited extends WebClient {
     override async apiCall(method: string, args: Record<string, unknown> = {}) {
       const channel = typeof args.channel === 'string' ? args.channel : undefined;
+      assertDeliveryHeld();
       await limits.take(method, channel);
+      // The wait for a slot may have outlived the delivery's lease.
+      assertDeliveryHeld();
       try {
         return await super.apiCall(method, args);
       } catch (error) {

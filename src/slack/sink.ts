@@ -15,7 +15,7 @@
 import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import { eventInWords, type Sink, type Task } from '../engine/types.js';
-import { DeliveryError } from '../errors.js';
+import { DeliveryError, isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
 import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
@@ -109,8 +109,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     try {
       await pingReviewers(task, review, why, retried);
     } catch (error) {
-      // The rate limit saying "not yet", or Slack having a problem: the event is tried again.
-      if (error instanceof DeliveryError) throw error;
+      // The rate limit saying "not yet", the delivery's lease gone, or Slack having a problem:
+      // the event is tried again.
+      if (error instanceof DeliveryError || isSignoffError(error, 'lease_lost')) throw error;
       if (isWebApiError(error) && deliveryError(error).kind === 'temporary') throw error;
       logger.warn(
         { task: task.id, review: review.id, slack: slackCode(error) },

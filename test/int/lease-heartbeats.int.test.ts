@@ -1,12 +1,17 @@
 /**
- * A lease is renewed on connections of its own: with every connection of the main pool busy
- * (a burst of work), the run it guards is not stopped for nothing.
+ * Leases under pressure: renewed on connections of their own while every connection of the main
+ * pool is busy (the run it guards is not stopped for nothing); and a deliverer whose process froze
+ * past its lease sends nothing to Slack when it wakes.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { underLease } from '../../src/engine/delivery-guard.js';
 import { createLeases } from '../../src/engine/leases.js';
+import { isSignoffError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
+import { createRateLimits, rateLimitedClient } from '../../src/slack/rate-limits.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
 import { until } from '../helpers/slack-thread.js';
 
 let testDb: TestDatabase;
@@ -46,5 +51,38 @@ it('a lease is renewed while every connection of the main pool is taken', async 
   } finally {
     for (const client of held) client.release();
     await lease?.release();
+  }
+});
+
+it('a deliverer frozen past its lease posts nothing when it wakes', async () => {
+  const slack = new FakeSlack();
+  await slack.start();
+  try {
+    const leases = createLeases({
+      pool: db.pool,
+      heartbeats: db.heartbeats,
+      ttlSeconds: 1,
+      logger: createLogger('silent'),
+    });
+    const lease = await leases.acquire('deliver:frozen-task');
+    if (!lease) throw new Error('no lease');
+    const client = rateLimitedClient('xoxb-test', { slackApiUrl: slack.url }, createRateLimits(db.pool));
+    const post = () => client.chat.postMessage({ channel: 'C0WORK', text: 'the card' });
+    await underLease(lease, post);
+    // The process freezes (no timer, no heartbeat runs) for longer than the lease lives ...
+    const until = Date.now() + 1200;
+    while (Date.now() < until) {
+      // frozen
+    }
+    // ... and the first thing it does on waking is the next post of its round.
+    const woke = await underLease(lease, post).then(
+      () => 'posted',
+      (error) => (isSignoffError(error, 'lease_lost') ? 'refused' : String(error)),
+    );
+    expect(woke).toBe('refused');
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
+    await lease.release();
+  } finally {
+    await slack.stop();
   }
 });
