@@ -60,27 +60,25 @@ export async function recordRoot(db: Queryable, key: string, ts: string): Promis
 
 /**
  * Starts left unfinished for `olderThanMs` (their process died between claiming and starting),
- * each taken for this caller by moving its clock on, so two sweepers do not take the same one.
+ * each taken for this caller for `retryMs` by moving its clock on: two sweepers do not take the
+ * same one at once, and one this caller fails to finish is tried again soon.
  */
 export async function takeUnfinishedStarts(
   db: Queryable,
   olderThanMs: number,
-): Promise<{ key: string; start: unknown; rootTs: string | null; claimedAt: Date }[]> {
-  const r = await db.query<{ key: string; start: unknown; root_ts: string | null; claimed_at: Date }>(
+  retryMs: number,
+): Promise<{ key: string; start: unknown; rootTs: string | null }[]> {
+  const r = await db.query<{ key: string; start: unknown; root_ts: string | null }>(
     `WITH stale AS (
        SELECT key, created_at FROM signoff.slack_requests
        WHERE start IS NOT NULL AND task_id IS NULL AND created_at < now() - $1 * interval '1 millisecond'
        ORDER BY created_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-     UPDATE signoff.slack_requests r SET created_at = now() FROM stale WHERE r.key = stale.key
-     RETURNING r.key, r.start, r.root_ts, stale.created_at AS claimed_at`,
-    [olderThanMs],
+     UPDATE signoff.slack_requests r
+     SET created_at = now() - ($1 - $2) * interval '1 millisecond' FROM stale WHERE r.key = stale.key
+     RETURNING r.key, r.start, r.root_ts`,
+    [olderThanMs, retryMs],
   );
-  return r.rows.map((row) => ({
-    key: row.key,
-    start: row.start,
-    rootTs: row.root_ts,
-    claimedAt: row.claimed_at,
-  }));
+  return r.rows.map((row) => ({ key: row.key, start: row.start, rootTs: row.root_ts }));
 }
 
 export async function linkRequest(db: Queryable, key: string, taskId: string): Promise<void> {

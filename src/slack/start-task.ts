@@ -34,6 +34,8 @@ export type SlackStart = z.infer<typeof slackStartSchema> & { requestKey: string
 
 /** A start left unfinished this long is taken over (well past a slow Slack answer). */
 export const UNFINISHED_START_MS = 60_000;
+/** A start the sweep could not finish (Slack or the database failing) is tried again this soon. */
+const START_RETRY_MS = 15_000;
 
 /**
  * Claims and starts. Throws only when the claim could not be made (nothing is recorded: the
@@ -103,17 +105,17 @@ async function finishStart(
 
 /** Finishes the starts a dead process left: each found root, or a new one, and its task. */
 export async function finishUnfinishedStarts(deps: ListenerDeps, client: WebClient): Promise<number> {
-  const left = await takeUnfinishedStarts(deps.pool, UNFINISHED_START_MS);
-  for (const { key, start, rootTs, claimedAt } of left) {
+  const left = await takeUnfinishedStarts(deps.pool, UNFINISHED_START_MS, START_RETRY_MS);
+  for (const { key, start, rootTs } of left) {
     const s = slackStartSchema.safeParse(start);
     if (!s.success) continue;
     try {
       let ts = rootTs ?? undefined;
       if (!ts) {
-        // The root may be out with its record lost: it carries the request's key.
+        // The root may be out with its record lost: it carries the request's key (among the
+        // channel's latest messages: it was posted a minute or two ago).
         const recent = await client.conversations.history({
           channel: s.data.channel,
-          oldest: String(claimedAt.getTime() / 1000 - 60),
           include_all_metadata: true,
           limit: 200,
         });
