@@ -18,6 +18,7 @@ import { startSlackBench, TSX } from './slack-setup.js';
 import { ms, quantile } from './stats.js';
 
 const CONCURRENT = 200;
+const CHANNELS = 100;
 /** Rounds of (bare, signoff), each signoff round on fresh cards: one round on a 2-core host is noisy. */
 const ROUNDS = 3;
 const BURST = 1000;
@@ -87,8 +88,11 @@ const ours = `http://127.0.0.1:${service.port}/slack/events`;
 try {
   // One card per click: start tasks and wait for their cards.
   const CARDS = CONCURRENT * ROUNDS + WARM;
-  for (let i = 0; i < CARDS; i++) await postSigned(ours, commandBody(`pair bench task ${i}`));
-  let cards: { value: string; ts: string }[] = [];
+  // Over many channels, as a team's tasks are: delivery keeps Slack's limit of about one post a
+  // second per channel, so 600 cards in one channel would take ten minutes.
+  for (let i = 0; i < CARDS; i++)
+    await postSigned(ours, commandBody(`pair bench task ${i}`, 'U0ANN', { channel_id: `C${i % CHANNELS}` }));
+  let cards: { value: string; ts: string; channel: string }[] = [];
   for (let tries = 0; tries < 600 && cards.length < CARDS; tries++) {
     await new Promise((r) => setTimeout(r, 250));
     let ts = 1_700_000_000;
@@ -100,10 +104,10 @@ try {
         c.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[] | undefined
       )?.find((b) => b.type === 'actions');
       const approve = actions?.elements?.find((e) => e.action_id === 'signoff_approve');
-      if (approve) cards.push({ value: approve.value, ts: `${ts}.000100` });
+      if (approve) cards.push({ value: approve.value, ts: `${ts}.000100`, channel: String(c.args.channel) });
     }
   }
-  const all = cards.map((c, i) => click(`U${i}`, 'signoff_approve', c.value, c.ts));
+  const all = cards.map((c, i) => click(`U${i}`, 'signoff_approve', c.value, c.ts, undefined, c.channel));
   const idle = async () => {
     for (;;) {
       const { rows } = await service.signoff.db.pool.query<{ n: number }>(

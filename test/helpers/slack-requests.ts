@@ -60,13 +60,20 @@ const interaction = (user: string) => ({
   trigger_id: `trigger-${++triggers}`,
 });
 
-/** A click on a button of the message `messageTs` in channel C0WORK. */
-export function click(user: string, actionId: string, value: string, messageTs: string, threadTs?: string) {
+/** A click on a button of the message `messageTs` in `channel` (C0WORK unless said). */
+export function click(
+  user: string,
+  actionId: string,
+  value: string,
+  messageTs: string,
+  threadTs?: string,
+  channel = 'C0WORK',
+) {
   return payloadBody({
     type: 'block_actions',
     ...interaction(user),
-    container: { type: 'message', message_ts: messageTs, channel_id: 'C0WORK', is_ephemeral: false },
-    channel: { id: 'C0WORK', name: 'work' },
+    container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+    channel: { id: channel, name: 'work' },
     message: { type: 'message', ts: messageTs, thread_ts: threadTs, text: 'card' },
     response_url: 'https://hooks.slack.test/actions/1',
     actions: [
