@@ -69,9 +69,7 @@ const spoken = (key: string, m: { agent: string; text: string }, node: string): 
 function fromState(state: StateSnapshot): RunResult {
   return {
     interrupts: pendingInterrupts(state),
-    // Not `next`: it leaves out tasks whose writes were saved, and when a step's every task was
-    // saved but not the checkpoint after it (a crash, a refused checkpoint), `next` is empty
-    // although the graph has not gone on.
+    // Not `next`: it leaves out tasks whose writes were saved (a step cut off before its checkpoint).
     finished: state.tasks.length === 0,
     values: state.values as Record<string, unknown>,
   };

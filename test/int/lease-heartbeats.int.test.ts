@@ -26,13 +26,12 @@ afterAll(async () => {
   await testDb?.drop();
 });
 
+/** Leases of one second, renewed on the heartbeat connections. */
+const shortLeases = () =>
+  createLeases({ pool: db.pool, heartbeats: db.heartbeats, ttlSeconds: 1, logger: createLogger('silent') });
+
 it('a lease is renewed while every connection of the main pool is taken', async () => {
-  const leases = createLeases({
-    pool: db.pool,
-    heartbeats: db.heartbeats,
-    ttlSeconds: 1,
-    logger: createLogger('silent'),
-  });
+  const leases = shortLeases();
   const lease = await leases.acquire('run:busy-task');
   expect(lease).toBeDefined();
   const expiry = async () =>
@@ -58,12 +57,7 @@ it('a deliverer frozen past its lease posts nothing when it wakes', async () => 
   const slack = new FakeSlack();
   await slack.start();
   try {
-    const leases = createLeases({
-      pool: db.pool,
-      heartbeats: db.heartbeats,
-      ttlSeconds: 1,
-      logger: createLogger('silent'),
-    });
+    const leases = shortLeases();
     const lease = await leases.acquire('deliver:frozen-task');
     if (!lease) throw new Error('no lease');
     const client = rateLimitedClient('xoxb-test', { slackApiUrl: slack.url }, createRateLimits(db.pool));
