@@ -187,7 +187,7 @@ export function createRunner(deps: RunnerDeps) {
     const execute = async (input: unknown): Promise<RunResult | undefined> => {
       if (task.status !== 'working' && (await store.setStatus(pool, task.id, 'working', null))) {
         // Shown while the graph starts, ahead of what the agents say.
-        void delivery.kick(task);
+        void delivery.kick(task, { soon: true });
       }
       const controller = new AbortController();
       inFlight.set(task.id, controller);
@@ -305,7 +305,7 @@ export function createRunner(deps: RunnerDeps) {
     const finishedNodes = new Set<string>();
     const record = async (spoken: Spoken[], kick: boolean) => {
       await insertEvents(pool, task.id, spoken);
-      if (kick && spoken.length) void delivery.kick(task);
+      if (kick && spoken.length) void delivery.kick(task, { soon: true });
     };
     try {
       const stream = await workflow.graph.stream(input, {

@@ -4,18 +4,34 @@ import { harnessPerFile, recordingModels, settled } from '../helpers/harness.js'
 
 const models = recordingModels();
 const t = harnessPerFile('engine', () => ({ modelFor: models.modelFor }));
+const slowModels = recordingModels({ delayMs: 600 });
+const slow = harnessPerFile('engine-slow', () => ({ modelFor: slowModels.modelFor }));
 
 const textOf = (e: { event: unknown } | undefined) => (e?.event as { text?: string } | undefined)?.text ?? '';
 const saidIn = (taskId: string) =>
   t.h.delivered.filter((e) => e.taskId === taskId && e.event.type === 'agent_said');
 
 describe('pair workflow through the engine', () => {
+  it("a slow model's words are shown as each step finishes, while the run goes on", async () => {
+    const task = await slow.h.start('pair', 'outline the migration');
+    const shown = () => slow.h.delivered.filter((e) => e.taskId === task.id && e.event.type === 'agent_said');
+    const deadline = Date.now() + 10_000;
+    while (shown().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // The first agent's words are out while the next agents are still being asked.
+    expect(shown()).toHaveLength(1);
+    expect(slowModels.calls.length).toBeLessThan(3);
+    expect((await slow.h.engine.getTask(task.id))?.status).toBe('working');
+    await slow.h.nextReview(task.id);
+    expect(shown()).toHaveLength(3);
+  });
+
   it('runs three turns, waits, loops on feedback with the whole history, and ends on approve', async () => {
     const task = await t.h.start('pair', 'draft a refund policy');
     await t.h.waitFor(task.id, settled);
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
-    expect(saidIn(task.id)).toHaveLength(3);
+    // The review shown means the words before it were shown too.
     const review = await t.h.nextReview(task.id);
+    expect(saidIn(task.id)).toHaveLength(3);
     expect(review.request.round).toBe(1);
 
     const revised = await t.h.engine.decide({
@@ -149,6 +165,8 @@ describe('exactly-once decisions', () => {
     await Promise.all([t.h.runner.advance(task.id), t.h.runner.advance(task.id)]);
     expect(models.calls.length - before).toBe(3);
     expect(await t.h.engine.reviews(task.id, 'pending')).toHaveLength(1);
+    // Once the next review is shown, the words before it in the thread have been too.
+    await t.h.nextReview(task.id, review.id);
     expect(saidIn(task.id)).toHaveLength(6);
   });
 
