@@ -48,6 +48,8 @@ export interface Harness extends Signoff {
    * its surface: delivery is its own path, and what came before the card has been shown too.
    */
   nextReview(taskId: string, previousId?: string): Promise<Review>;
+  /** Waits until everything the task recorded so far has been shown (delivery is its own path). */
+  shown(taskId: string): Promise<void>;
 }
 
 /**
@@ -100,6 +102,18 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
     },
     start: async (workflow, text) =>
       (await app.engine.start({ workflow, text, requester: 'ann', surface: 'cli' })).task,
+    shown: async (taskId) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const left = await app.db.pool.query(
+          'SELECT count(*)::int AS n FROM signoff.events WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL',
+          [taskId],
+        );
+        if (left.rows[0].n === 0) return;
+        if (Date.now() > deadline) throw new Error(`task ${taskId} has ${left.rows[0].n} events not shown`);
+        await sleep(20);
+      }
+    },
     nextReview: async (taskId, previousId) => {
       const deadline = Date.now() + 20_000;
       for (;;) {

@@ -54,6 +54,7 @@ describe('pair workflow through the engine', () => {
     ).toBe(true);
     const done = await t.h.waitFor(task.id, (t) => t.status !== 'working' && t.status !== 'waiting');
     expect(done.status).toBe('done');
+    await t.h.shown(task.id);
     const types = t.h.delivered.filter((e) => e.taskId === task.id).map((e) => e.event.type);
     expect(types[0]).toBe('task_started');
     expect(types.filter((t) => t === 'review_decided')).toHaveLength(2);

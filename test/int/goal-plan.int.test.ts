@@ -39,6 +39,7 @@ describe('goal-plan', () => {
     await decide(planReview.id, 'approve');
     const done = await t.h.waitFor(task.id, (x) => x.status !== 'working');
     expect(done.status).toBe('done');
+    await t.h.shown(task.id);
 
     const state = await stateOf(task.id);
     expect(state.goalIteration).toBe(4);

@@ -101,6 +101,7 @@ describe('proposal', () => {
     const done = await t.h.waitFor(task.id, (x) => x.status !== 'working' && x.status !== 'waiting');
     expect(done.status).toBe('done');
     expect(done.statusReason).toBe('stopped at the revision limit (3 drafts) without approval');
+    await t.h.shown(task.id);
     expect(said(task.id).at(-1)?.text).toContain('the limit is 3');
   });
 
