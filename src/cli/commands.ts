@@ -15,6 +15,7 @@ import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/api.js';
+import { operator } from '../engine/types.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEvent, type Output, statusWords } from './printer.js';
@@ -103,12 +104,12 @@ export async function runCommand(
       }
       case 'retry': {
         const task = await existing(engine, rest[0]);
-        await engine.retry(task.id, { id: actor });
+        await engine.retry(task.id, operator(actor));
         await runSession(session, task.id);
         return 0;
       }
       case 'cancel': {
-        const task = await engine.cancel((await existing(engine, rest[0])).id, { id: actor });
+        const task = await engine.cancel((await existing(engine, rest[0])).id, operator(actor));
         io.out.write(`task ${task.id}: ${statusWords(task.status)}\n`);
         return 0;
       }
@@ -130,7 +131,7 @@ export async function runCommand(
       }
       case 'redirect': {
         const task = await existing(engine, rest[0]);
-        await engine.redirect(task.id, rest.slice(1).join(' '), { id: actor });
+        await engine.redirect(task.id, rest.slice(1).join(' '), operator(actor));
         io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
         await runSession(session, task.id);
         return 0;

@@ -28,8 +28,6 @@ export interface DecideInput {
   values?: Record<string, string>;
   /** The task the surface believes the review belongs to (from its own message); refused if not. */
   taskId?: string;
-  /** Set for decisions made by the system (a timeout's default action). */
-  automatic?: string;
 }
 
 export type DecideResult =
@@ -48,15 +46,16 @@ export interface Engine {
   start(input: StartInput): Promise<{ task: Task; created: boolean }>;
   /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
   decide(input: DecideInput): Promise<DecideResult>;
-  /**
-   * Cancels a task and closes its pending reviews, stopping its run wherever it runs. With
-   * `authorize` the actor is checked (Slack); the terminal's own user is trusted.
-   */
-  cancel(taskId: string, actor: Actor, options?: { authorize?: boolean; reason?: string }): Promise<Task>;
+  // cancel, redirect and retry check their actor: the requester or one of the task's reviewers
+  // (see authorize.ts), or the terminal's operator (`operator(id)`); anyone else is refused
+  // with a `SignoffError` 'not_allowed'.
+
+  /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
+  cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
   /** Gives a working task a new goal (seed 003): its run stops; the workflow starts over on the goal. */
-  redirect(taskId: string, text: string, actor: Actor, options?: { authorize?: boolean }): Promise<Task>;
+  redirect(taskId: string, text: string, actor: Actor): Promise<Task>;
   /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
-  retry(taskId: string, actor: Actor, options?: { authorize?: boolean }): Promise<Task>;
+  retry(taskId: string, actor: Actor): Promise<Task>;
 
   // Queries.
 

@@ -27,20 +27,50 @@ export function refusal(
   return undefined;
 }
 
-/** The actor with the user groups it is in, asked (from Slack) only when the checkpoint names groups. */
 /** The user groups a checkpoint names among its reviewers. */
 export const groupsNamed = (settings: Pick<ReviewSettings, 'reviewers'>) =>
   settings.reviewers.filter((r) => r.startsWith('S'));
 
+/** The actor with the user groups it is in, asked (from Slack) only when the checkpoint names groups. */
 export async function withGroups(settings: Pick<ReviewSettings, 'reviewers'>, actor: Actor): Promise<Actor> {
   const named = groupsNamed(settings);
-  if (!named.length || !actor.memberOf) return actor;
+  if (!named.length || !actor.memberOf || actor.groups) return actor;
   return { ...actor, groups: await actor.memberOf(named) };
 }
 
+/** The rules that say who may steer a task: its pending reviews' and its workflow's checkpoints'. */
+async function controlRules(
+  db: Queryable,
+  config: WorkflowsConfig,
+  task: Task,
+): Promise<Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval'>[]> {
+  const configured = Object.values(workflowSettings(config, task.workflow).checkpoints);
+  return [
+    ...(await reviewsOf(db, task.id, 'pending')).map((r) => r.settings),
+    ...(configured.length ? configured : [config.defaults.checkpoint ?? checkpointSchema.parse({})]),
+  ];
+}
+
 /**
- * Cancel, retry and redirect from a shared place (Slack): the requester, whoever may reject a
- * pending review, or whoever the workflow's checkpoints name as reviewers. Throws otherwise.
+ * The actor with every group the task's rules name resolved, and no way left to ask: called
+ * before a transaction, so that the check inside it never waits on Slack with a row locked.
+ */
+export async function withControlGroups(
+  db: Queryable,
+  config: WorkflowsConfig,
+  task: Task,
+  actor: Actor,
+): Promise<Actor> {
+  const { memberOf, ...rest } = actor;
+  if (actor.operator || actor.id === task.requester || actor.groups || !memberOf) return rest;
+  const named = [...new Set((await controlRules(db, config, task)).flatMap(groupsNamed))];
+  return { ...rest, groups: named.length ? await memberOf(named) : [] };
+}
+
+/**
+ * Who may cancel, retry and redirect: the operator at the terminal, the requester, whoever may
+ * reject a pending review, or whoever the workflow's checkpoints name as reviewers. Throws
+ * otherwise. Asks nothing of a surface: groups not already resolved count as not a member.
  */
 export async function assertMayControl(
   db: Queryable,
@@ -49,14 +79,10 @@ export async function assertMayControl(
   actor: Actor,
   what: 'cancel' | 'retry' | 'redirect',
 ): Promise<void> {
-  if (actor.id === task.requester) return;
-  const configured = Object.values(workflowSettings(config, task.workflow).checkpoints);
-  const rules = [
-    ...(await reviewsOf(db, task.id, 'pending')).map((r) => r.settings),
-    ...(configured.length ? configured : [config.defaults.checkpoint ?? checkpointSchema.parse({})]),
-  ];
-  for (const rule of rules) {
-    if (!refusal(rule, task, await withGroups(rule, actor), 'reject')) return;
+  if (actor.operator || actor.id === task.requester) return;
+  const known = { id: actor.id, groups: actor.groups ?? [] };
+  for (const rule of await controlRules(db, config, task)) {
+    if (!refusal(rule, task, known, 'reject')) return;
   }
   throw new SignoffError(
     'not_allowed',

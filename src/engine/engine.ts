@@ -8,28 +8,18 @@ import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
-import { ABORT_CHANNEL, createAbortListener } from './abort-listener.js';
+import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
-import { assertMayControl, groupsNamed, refusal, withGroups } from './authorize.js';
+import { groupsNamed, refusal, withGroups } from './authorize.js';
+import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
 import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
-import { dropThread } from './prune.js';
 import type { JobQueue } from './queue.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { invalidEdit } from './standard-interrupts.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
-import {
-  type Actor,
-  type Clock,
-  type Decision,
-  type DeliveredEvent,
-  FINAL_STATUSES,
-  type Review,
-  type Surface,
-  type Task,
-  threadOf,
-} from './types.js';
+import type { Actor, Clock, Decision, DeliveredEvent, Review, Surface, Task } from './types.js';
 import { advanceQueue, startWorkers } from './work.js';
 
 export interface EngineDeps {
@@ -53,6 +43,7 @@ export function createEngine(deps: EngineDeps): Engine {
 
   const enqueue = (db: Queryable, task: Pick<Task, 'id' | 'surface'>) =>
     queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id });
+  const controls = createControls({ ...deps, enqueue });
 
   /** The workflows a person may start (in `channel`, when given). */
   function available(channel?: string): { name: string; description: string }[] {
@@ -129,7 +120,8 @@ export function createEngine(deps: EngineDeps): Engine {
     return result;
   }
 
-  async function decide(input: DecideInput): Promise<DecideResult> {
+  /** Records a decision; `automatic` (a timeout's default action, the engine's own) skips the actor's check. */
+  async function decide(input: DecideInput, automatic?: string): Promise<DecideResult> {
     const refuse = async (
       code: Exclude<DecideResult, { ok: true }>['code'],
       message: string,
@@ -163,10 +155,10 @@ export function createEngine(deps: EngineDeps): Engine {
         if (review.status !== 'pending') return closed(review);
         // Group membership is Slack's to answer: never asked while this row is locked.
         const named = groupsNamed(review.settings);
-        if (!input.automatic && named.length && input.actor.memberOf && !input.actor.groups) {
+        if (!automatic && named.length && input.actor.memberOf && !input.actor.groups) {
           return { askGroups: named };
         }
-        const why = input.automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
+        const why = automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
         if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
@@ -177,7 +169,7 @@ export function createEngine(deps: EngineDeps): Engine {
           values: input.values ?? {},
           by: input.actor.id,
           at: deps.clock.now().toISOString(),
-          automatic: input.automatic,
+          automatic,
         };
         const decided = await store.decideReview(db, review.id, decision);
         if (!decided) {
@@ -191,7 +183,10 @@ export function createEngine(deps: EngineDeps): Engine {
     );
     if ('askGroups' in outcome) {
       const { memberOf, ...actor } = input.actor;
-      return decide({ ...input, actor: { ...actor, groups: await memberOf?.(outcome.askGroups) } });
+      return decide(
+        { ...input, actor: { ...actor, groups: await memberOf?.(outcome.askGroups) } },
+        automatic,
+      );
     }
     if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
     queue.wake(advanceQueue(outcome.task.surface));
@@ -227,129 +222,22 @@ export function createEngine(deps: EngineDeps): Engine {
     return undefined;
   }
 
-  /**
-   * Cancels a task and closes its pending reviews. With `authorize` (a Slack click) the actor is
-   * checked (see mayControl); the terminal's own user is trusted.
-   */
-  async function cancel(
-    taskId: string,
-    actor: Actor,
-    options: { authorize?: boolean; reason?: string } = {},
-  ): Promise<Task> {
-    const task = await inTransaction(pool, async (db) => {
-      const current = await store.getTask(db, taskId, true);
-      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
-      if (FINAL_STATUSES.includes(current.status)) {
-        throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
-      }
-      if (options.authorize) await assertMayControl(db, deps.config, current, actor, 'cancel');
-      if (await store.setStatus(db, taskId, 'cancelled', options.reason ?? `cancelled by ${actor.id}`)) {
-        await store.cancelPendingReviews(db, taskId, {
-          by: actor.id,
-          reason: options.reason ?? 'the task was cancelled',
-        });
-        await store.audit(db, { taskId, actor: actor.id, action: 'cancel' });
-        // The run may be in another process: its worker stops the step on this notification.
-        await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
-        await enqueue(db, current);
-      }
-      return current;
-    });
-    runner.abort(taskId);
-    queue.wake(advanceQueue(task.surface));
-    void delivery.kick(task);
-    return (await store.getTask(pool, taskId)) as Task;
-  }
-
-  /**
-   * Gives a working task a new goal (seed 003): the step in flight is stopped (its model call
-   * aborted, in whichever process runs it), the old goal is kept as abandoned, and the workflow
-   * starts over on the new goal. At a review a reply is feedback instead; see decide.
-   */
-  async function redirect(
-    taskId: string,
-    text: string,
-    actor: Actor,
-    options: { authorize?: boolean } = {},
-  ): Promise<Task> {
-    const goal = text.trim();
-    if (!goal) throw new SignoffError('empty_task', 'Say what the new goal is.');
-    if (goal.length > MAX_TASK_LENGTH) {
-      throw new SignoffError(
-        'empty_task',
-        `The new goal is ${goal.length} characters; keep it under ${MAX_TASK_LENGTH}.`,
-      );
-    }
-    const task = await inTransaction(pool, async (db) => {
-      const current = await store.getTask(db, taskId, true);
-      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
-      if (current.status !== 'working') {
-        throw new SignoffError(
-          'task_not_working',
-          `The task is ${current.status}; only a task whose agents are working can be redirected.`,
-        );
-      }
-      if (options.authorize) await assertMayControl(db, deps.config, current, actor, 'redirect');
-      const moved = (await store.redirectTask(db, taskId, {
-        text: goal,
-        by: actor.id,
-        at: deps.clock.now().toISOString(),
-      })) as Task;
-      await store.cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was redirected' });
-      await dropThread(db, threadOf(current));
-      await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
-      await enqueue(db, current);
-      return moved;
-    });
-    runner.abort(taskId);
-    queue.wake(advanceQueue(task.surface));
-    void delivery.kick(task);
-    return task;
-  }
-
-  /** Runs a failed task again from its last checkpoint. */
-  async function retry(taskId: string, actor: Actor, options: { authorize?: boolean } = {}): Promise<Task> {
-    const task = await inTransaction(pool, async (db) => {
-      const current = await store.getTask(db, taskId, true);
-      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
-      if (options.authorize) await assertMayControl(db, deps.config, current, actor, 'retry');
-      if (current.status !== 'failed') {
-        throw new SignoffError(
-          'task_not_waiting',
-          `Task ${taskId} is ${current.status}; only a failed task can be retried.`,
-        );
-      }
-      await store.setStatus(db, taskId, 'working', null);
-      // Events held back because the thread could not be reached are tried again with the task.
-      await db.query(
-        `UPDATE signoff.events SET failed_at = NULL, attempts = 0, next_attempt_at = NULL
-         WHERE task_id = $1 AND failed_at IS NOT NULL AND last_error LIKE 'unreachable:%'`,
-        [taskId],
-      );
-      await store.audit(db, { taskId, actor: actor.id, action: 'retry' });
-      await enqueue(db, current);
-      return current;
-    });
-    queue.wake(advanceQueue(task.surface));
-    void delivery.kick(task);
-    return (await store.getTask(pool, taskId)) as Task;
-  }
-
   return {
     available,
     validate,
     start,
-    decide,
-    cancel,
-    retry,
-    redirect,
+    // Only the engine's own timers decide automatically or cancel as the system.
+    decide: (input) => decide(input),
+    cancel: (taskId, actor, options) => controls.cancel(taskId, actor, { reason: options?.reason }),
+    redirect: controls.redirect,
+    retry: controls.retry,
     work: (surface, concurrency) =>
       startWorkers(
         {
           ...deps,
           abortListener,
-          decide,
-          cancel,
+          decideAutomatically: (input, why) => decide(input, why),
+          cancel: controls.cancel,
           enqueue,
           leaseTtlMs: deps.leaseTtlMs,
           onStop: (stop) => stops.push(stop),

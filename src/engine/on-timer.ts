@@ -18,8 +18,9 @@ export interface TimerHandlerDeps {
   delivery: Delivery;
   clock: Clock;
   logger: Logger;
-  decide(input: DecideInput): Promise<DecideResult>;
-  cancel(taskId: string, actor: Actor, options: { reason: string }): Promise<unknown>;
+  /** A decision the engine makes itself, saying why (`automatic`): no actor is checked. */
+  decideAutomatically(input: DecideInput, why: string): Promise<DecideResult>;
+  cancel(taskId: string, actor: Actor, options: { reason: string; system: true }): Promise<unknown>;
 }
 
 export function createTimerHandler(deps: TimerHandlerDeps) {
@@ -49,16 +50,14 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     const late = `no decision within ${formatDuration(review.settings.timeoutSeconds ?? 0)}`;
     const actor = { id: SYSTEM_ACTOR };
     if (action === 'cancel') {
-      await deps.cancel(task.id, actor, { reason: late });
+      await deps.cancel(task.id, actor, { reason: late, system: true });
       return;
     }
     if (action === 'remind' || !review.request.actions.includes(action)) return remind(true);
-    const result = await deps.decide({
-      reviewId: review.id,
-      actor,
-      action,
-      automatic: `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
-    });
+    const result = await deps.decideAutomatically(
+      { reviewId: review.id, actor, action },
+      `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
+    );
     // Refused only when a person decided in the meantime, which is as it should be.
     if (!result.ok)
       deps.logger.info({ review: review.id, code: result.code }, 'timeout found the review decided');

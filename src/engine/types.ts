@@ -151,6 +151,11 @@ export type Sink = (event: DeliveredEvent, task: Task) => Promise<void>;
 /** Someone acting through a surface. `groups` are the user groups the surface knows them to be in. */
 export interface Actor {
   id: string;
+  /**
+   * The person at the terminal that runs this process (and owns its database): the one caller
+   * trusted to steer any task. Only the terminal sets it; every other actor is checked.
+   */
+  operator?: true;
   groups?: string[];
   /** Asked only when a checkpoint names user groups: which of `groupIds` the actor is in. */
   memberOf?: (groupIds: string[]) => Promise<string[]>;
@@ -158,6 +163,9 @@ export interface Actor {
 
 /** Who acts when nobody did: a timeout's default action. */
 export const SYSTEM_ACTOR = 'signoff';
+
+/** The terminal's user, trusted to steer any task (see `Actor.operator`). */
+export const operator = (id: string): Actor => ({ id, operator: true });
 
 export interface Clock {
   now(): Date;

@@ -37,7 +37,7 @@ async function untilThinking(n: number) {
 }
 
 describe('redirect', () => {
-  it('stops the step in flight, keeps the old goal, and starts over on the new one', async () => {
+  it('stops the step in flight, keeps the old goal and its graph thread, and starts over on the new one', async () => {
     started.length = 0;
     const task = await t.h.start('pair', 'SLOW write a press release');
     await untilThinking(2); // the Author answered; the Reviewer is thinking
@@ -55,6 +55,12 @@ describe('redirect', () => {
     expect(texts.filter((x) => x.includes('SLOW'))).toHaveLength(1);
     expect(texts.filter((x) => x.includes('write a blog post instead')).length).toBeGreaterThan(0);
     expect(review.request.body).toContain('write a blog post instead');
+    // The abandoned generation's graph thread is kept as its history, next to the new one.
+    const threads = await t.h.db.pool.query<{ thread_id: string }>(
+      'SELECT DISTINCT thread_id FROM langgraph.checkpoints WHERE thread_id LIKE $1 ORDER BY thread_id',
+      [`${task.id}%`],
+    );
+    expect(threads.rows.map((r) => r.thread_id)).toEqual([task.id, `${task.id}#1`]);
     const redirected = (await t.h.engine.events(task.id)).filter((e) => e.event.type === 'task_redirected');
     expect(redirected.map((e) => e.event)).toEqual([
       {

@@ -22,8 +22,8 @@ export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') 
       const actor = { id: body.user.id, memberOf: memberOf(client, body.user.id) };
       try {
         // The root message and the cards are updated by the events this writes.
-        if (what === 'cancel') await deps.engine.cancel(taskId, actor, { authorize: true });
-        else await deps.engine.retry(taskId, actor, { authorize: true });
+        if (what === 'cancel') await deps.engine.cancel(taskId, actor);
+        else await deps.engine.retry(taskId, actor);
       } catch (error) {
         if (isSignoffError(error, 'unknown_task')) await tell('That message is not a signoff task.');
         else if (isSignoffError(error)) await tell(error.message);

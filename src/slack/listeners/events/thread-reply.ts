@@ -35,7 +35,7 @@ export function createThreadReply(deps: ListenerDeps) {
           .catch(() => undefined);
       if (task?.status === 'working') {
         await deps.engine
-          .redirect(taskId, text, { id: user, memberOf: memberOf(client, user) }, { authorize: true })
+          .redirect(taskId, text, { id: user, memberOf: memberOf(client, user) })
           .catch(async (error) => {
             if (isSignoffError(error)) await tell(error.message);
             else {

@@ -1,0 +1,151 @@
+/**
+ * Cancel, redirect and retry: the commands that steer a task as a whole. Each checks its actor
+ * (see authorize.ts) unless the actor is the operator at the terminal; user-group membership is
+ * asked before any row is locked, so a slow Slack never holds a task's lock.
+ */
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
+import type { WorkflowsConfig } from '../workflow-config.js';
+import { ABORT_CHANNEL } from './abort-listener.js';
+import { MAX_TASK_LENGTH } from './api.js';
+import { assertMayControl, withControlGroups } from './authorize.js';
+import type { Delivery } from './delivery.js';
+import type { JobQueue } from './queue.js';
+import type { Runner } from './runner.js';
+import * as store from './store.js';
+import { type Actor, type Clock, FINAL_STATUSES, type Task } from './types.js';
+import { advanceQueue } from './work.js';
+
+export interface ControlDeps {
+  pool: pg.Pool;
+  queue: JobQueue;
+  delivery: Delivery;
+  runner: Runner;
+  config: WorkflowsConfig;
+  clock: Clock;
+  enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
+}
+
+export type ControlAction = 'cancel' | 'retry' | 'redirect';
+
+export function createControls(deps: ControlDeps) {
+  const { pool, queue, runner, delivery, enqueue } = deps;
+
+  /**
+   * Runs `change` on the task's locked row after checking the actor (`system`: the engine's own
+   * timers, which act on the checkpoint's settings, not as anyone). The actor's groups are
+   * resolved first, outside the transaction.
+   */
+  async function steer<T>(
+    taskId: string,
+    actor: Actor,
+    what: ControlAction | 'system',
+    change: (db: Queryable, current: Task) => Promise<T>,
+  ): Promise<T> {
+    const unlocked = await store.getTask(pool, taskId);
+    if (!unlocked) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+    const who = what === 'system' ? actor : await withControlGroups(pool, deps.config, unlocked, actor);
+    return inTransaction(pool, async (db) => {
+      const current = await store.getTask(db, taskId, true);
+      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+      if (what !== 'system') await assertMayControl(db, deps.config, current, who, what);
+      return change(db, current);
+    });
+  }
+
+  /** What follows every control: stop a run here, wake a worker, show what changed. */
+  function after(task: Task, stopRun: boolean): void {
+    if (stopRun) runner.abort(task.id);
+    queue.wake(advanceQueue(task.surface));
+    void delivery.kick(task);
+  }
+
+  /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
+  async function cancel(
+    taskId: string,
+    actor: Actor,
+    options: { reason?: string; system?: boolean } = {},
+  ): Promise<Task> {
+    const task = await steer(taskId, actor, options.system ? 'system' : 'cancel', async (db, current) => {
+      if (FINAL_STATUSES.includes(current.status)) {
+        throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
+      }
+      if (await store.setStatus(db, taskId, 'cancelled', options.reason ?? `cancelled by ${actor.id}`)) {
+        await store.cancelPendingReviews(db, taskId, {
+          by: actor.id,
+          reason: options.reason ?? 'the task was cancelled',
+        });
+        await store.audit(db, { taskId, actor: actor.id, action: 'cancel' });
+        // The run may be in another process: its worker stops the step on this notification.
+        await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
+        await enqueue(db, current);
+      }
+      return current;
+    });
+    after(task, true);
+    return (await store.getTask(pool, taskId)) as Task;
+  }
+
+  /**
+   * Gives a working task a new goal (seed 003): the step in flight is stopped (its model call
+   * aborted, in whichever process runs it), the old goal is kept as abandoned, and the workflow
+   * starts over on the new goal in a new graph thread; the old generation's thread is kept, as
+   * the history of what was abandoned.
+   */
+  async function redirect(taskId: string, text: string, actor: Actor): Promise<Task> {
+    const goal = text.trim();
+    if (!goal) throw new SignoffError('empty_task', 'Say what the new goal is.');
+    if (goal.length > MAX_TASK_LENGTH) {
+      throw new SignoffError(
+        'empty_task',
+        `The new goal is ${goal.length} characters; keep it under ${MAX_TASK_LENGTH}.`,
+      );
+    }
+    const task = await steer(taskId, actor, 'redirect', async (db, current) => {
+      if (current.status !== 'working') {
+        throw new SignoffError(
+          'task_not_working',
+          `The task is ${current.status}; only a task whose agents are working can be redirected.`,
+        );
+      }
+      const moved = (await store.redirectTask(db, taskId, {
+        text: goal,
+        by: actor.id,
+        at: deps.clock.now().toISOString(),
+      })) as Task;
+      await store.cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was redirected' });
+      await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
+      await enqueue(db, current);
+      return moved;
+    });
+    after(task, true);
+    return task;
+  }
+
+  /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
+  async function retry(taskId: string, actor: Actor): Promise<Task> {
+    const task = await steer(taskId, actor, 'retry', async (db, current) => {
+      if (current.status !== 'failed') {
+        throw new SignoffError(
+          'task_not_waiting',
+          `Task ${taskId} is ${current.status}; only a failed task can be retried.`,
+        );
+      }
+      await store.setStatus(db, taskId, 'working', null);
+      // Events held back because the thread could not be reached are tried again with the task.
+      await db.query(
+        `UPDATE signoff.events SET failed_at = NULL, attempts = 0, next_attempt_at = NULL
+         WHERE task_id = $1 AND failed_at IS NOT NULL AND last_error LIKE 'unreachable:%'`,
+        [taskId],
+      );
+      await store.audit(db, { taskId, actor: actor.id, action: 'retry' });
+      await enqueue(db, current);
+      return current;
+    });
+    after(task, false);
+    return (await store.getTask(pool, taskId)) as Task;
+  }
+
+  return { cancel, redirect, retry };
+}

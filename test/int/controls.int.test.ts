@@ -1,0 +1,94 @@
+/**
+ * Who may steer a task through the engine's API, whatever the surface: cancel, redirect and retry
+ * check their actor unless it is the terminal's operator; group membership is asked with no row
+ * locked; a surface cannot make its decision "automatic" to skip the reviewer check.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DecideInput } from '../../src/engine/api.js';
+import { type Actor, operator } from '../../src/engine/types.js';
+import { harnessPerFile } from '../helpers/harness.js';
+
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review:
+        reviewers: [U0BOB, S0LEADS]
+`;
+const t = harnessPerFile('controls', () => ({ yaml: YAML }));
+
+const NOT_ALLOWED = 'only the person who started this task or one of its reviewers';
+
+async function waitingTask(text: string) {
+  const task = await t.h.start('pair', text);
+  const review = await t.h.nextReview(task.id);
+  return { task, review };
+}
+
+/** Whether another transaction could lock the task's row right now (NOWAIT: it never waits). */
+async function rowIsFree(taskId: string): Promise<boolean> {
+  const client = await t.h.db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT 1 FROM signoff.tasks WHERE id = $1 FOR UPDATE NOWAIT', [taskId]);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === '55P03') return false;
+    throw error;
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+}
+
+describe('engine controls', () => {
+  it('cancel, redirect and retry refuse someone who is neither the requester nor a reviewer, and change nothing', async () => {
+    const { task, review } = await waitingTask('tidy the wiki');
+    const mallory: Actor = { id: 'U0MAL', memberOf: async () => [] };
+    await expect(t.h.engine.cancel(task.id, mallory)).rejects.toThrow(NOT_ALLOWED);
+    await expect(t.h.engine.redirect(task.id, 'delete the wiki', mallory)).rejects.toThrow(NOT_ALLOWED);
+    await expect(t.h.engine.retry(task.id, mallory)).rejects.toThrow(NOT_ALLOWED);
+
+    const after = await t.h.engine.getTask(task.id);
+    expect(after?.status).toBe('waiting');
+    expect(after?.text).toBe('tidy the wiki');
+    expect((await t.h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([review.id]);
+  });
+
+  it("a group member may cancel, and the group is asked while nobody holds the task's row", async () => {
+    const { task } = await waitingTask('archive old tickets');
+    const asked: { groups: string[]; rowFree: boolean }[] = [];
+    const cat: Actor = {
+      id: 'U0CAT',
+      memberOf: async (groups) => {
+        asked.push({ groups, rowFree: await rowIsFree(task.id) });
+        return groups.filter((g) => g === 'S0LEADS');
+      },
+    };
+    const cancelled = await t.h.engine.cancel(task.id, cat);
+    expect(cancelled.status).toBe('cancelled');
+    expect(asked).toEqual([{ groups: ['S0LEADS'], rowFree: true }]);
+  });
+
+  it('a named reviewer may cancel; the requester may too; the operator may steer any task', async () => {
+    const first = await waitingTask('draft the offsite agenda');
+    expect((await t.h.engine.cancel(first.task.id, { id: 'U0BOB' })).status).toBe('cancelled');
+    const second = await waitingTask('draft the team charter');
+    expect((await t.h.engine.cancel(second.task.id, { id: 'ann' })).status).toBe('cancelled');
+    const third = await waitingTask('draft the launch note');
+    expect((await t.h.engine.cancel(third.task.id, operator('root'))).status).toBe('cancelled');
+  });
+
+  it('a decision a surface calls "automatic" is still checked against the reviewers', async () => {
+    const { task, review } = await waitingTask('rename the channels');
+    const sneaky = {
+      reviewId: review.id,
+      actor: { id: 'U0MAL' },
+      action: 'approve',
+      automatic: 'no decision within 1h',
+    } as DecideInput;
+    const result = await t.h.engine.decide(sneaky);
+    expect(result).toMatchObject({ ok: false, code: 'not_allowed' });
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+  });
+});
