@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'task_not_waiting'
   | 'task_not_working'
   | 'not_allowed'
+  | 'not_addressed'
   | 'invalid_decision'
   | 'database_unavailable'
   | 'lease_lost';

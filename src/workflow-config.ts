@@ -78,6 +78,22 @@ const agentSchema = z
   .strict();
 export type AgentConfig = z.infer<typeof agentSchema>;
 
+export const REDIRECT_WHO = ['requester', 'reviewers', 'anyone', 'nobody'] as const;
+export type RedirectWho = (typeof REDIRECT_WHO)[number];
+
+/**
+ * A reply in a task's thread while its agents work gives them a new goal (seed 003) only when
+ * it means to: from `who` (the requester by default; `reviewers` adds the workflow's reviewers;
+ * `anyone` in the channel; `nobody`), and, with `how: addressed`, only a reply that mentions the
+ * bot or starts with "redirect:". Other replies while agents work are left alone.
+ */
+const redirectSchema = z
+  .object({
+    who: z.enum(REDIRECT_WHO).default('requester'),
+    how: z.enum(['addressed', 'any-reply']).default('addressed'),
+  })
+  .strict();
+
 const workflowSchema = z
   .object({
     enabled: z.boolean().default(true),
@@ -105,6 +121,7 @@ const workflowSchema = z
     collection: z.string().min(1).max(100).optional(),
     agents: z.record(z.string(), agentSchema).default({}),
     checkpoints: z.record(z.string(), checkpointSchema).default({}),
+    redirect: redirectSchema.default({ who: 'requester', how: 'addressed' }),
   })
   .strict();
 export type WorkflowConfig = z.infer<typeof workflowSchema>;

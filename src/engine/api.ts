@@ -52,8 +52,12 @@ export interface Engine {
 
   /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
   cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
-  /** Gives a working task a new goal (seed 003): its run stops; the workflow starts over on the goal. */
-  redirect(taskId: string, text: string, actor: Actor): Promise<Task>;
+  /**
+   * Gives a working task a new goal (seed 003): its run stops; the workflow starts over on the
+   * goal. `addressed: false` (a reply that did not address signoff) is refused with
+   * 'not_addressed' where the workflow's `redirect.how` is `addressed` (the default).
+   */
+  redirect(taskId: string, text: string, actor: Actor, options?: { addressed?: boolean }): Promise<Task>;
   /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
   retry(taskId: string, actor: Actor): Promise<Task>;
 

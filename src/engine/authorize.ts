@@ -1,8 +1,15 @@
 import type { Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
-import { checkpointSchema, type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import {
+  checkpointSchema,
+  type RedirectWho,
+  type WorkflowsConfig,
+  workflowSettings,
+} from '../workflow-config.js';
 import { reviewsOf } from './store.js';
 import type { Action, Actor, ReviewSettings, Task } from './types.js';
+
+export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
 /**
  * Who may decide a review: anyone listed (a user id, a user group the actor is in, `requester`,
@@ -60,32 +67,47 @@ export async function withControlGroups(
   config: WorkflowsConfig,
   task: Task,
   actor: Actor,
+  what: ControlAction,
 ): Promise<Actor> {
   const { memberOf, ...rest } = actor;
   if (actor.operator || actor.id === task.requester || actor.groups || !memberOf) return rest;
+  if (whoMay(config, task, what) !== 'reviewers') return rest;
   const named = [...new Set((await controlRules(db, config, task)).flatMap(groupsNamed))];
   return { ...rest, groups: named.length ? await memberOf(named) : [] };
 }
 
+/** Who may do `what` to the task: the requester and reviewers, or what the workflow's `redirect.who` says. */
+function whoMay(config: WorkflowsConfig, task: Task, what: ControlAction): RedirectWho {
+  return what === 'redirect' ? workflowSettings(config, task.workflow).redirect.who : 'reviewers';
+}
+
+const ONLY: Record<Exclude<RedirectWho, 'anyone'>, string> = {
+  nobody: 'nobody can {what} this task from here',
+  requester: 'only the person who started this task can {what} it',
+  reviewers: 'only the person who started this task or one of its reviewers can {what} it',
+};
+
 /**
- * Who may cancel, retry and redirect: the operator at the terminal, the requester, whoever may
- * reject a pending review, or whoever the workflow's checkpoints name as reviewers. Throws
- * otherwise. Asks nothing of a surface: groups not already resolved count as not a member.
+ * Who may cancel, retry and redirect: the operator at the terminal always; else the requester
+ * or whoever may reject a pending review or is named a reviewer by the workflow's checkpoints;
+ * a redirect as the workflow's `redirect.who` says. Throws otherwise. Asks nothing of a surface:
+ * groups not already resolved count as not a member.
  */
 export async function assertMayControl(
   db: Queryable,
   config: WorkflowsConfig,
   task: Task,
   actor: Actor,
-  what: 'cancel' | 'retry' | 'redirect',
+  what: ControlAction,
 ): Promise<void> {
-  if (actor.operator || actor.id === task.requester) return;
-  const known = { id: actor.id, groups: actor.groups ?? [] };
-  for (const rule of await controlRules(db, config, task)) {
-    if (!refusal(rule, task, known, 'reject')) return;
+  if (actor.operator) return;
+  const who = whoMay(config, task, what);
+  if (who === 'anyone' || (who !== 'nobody' && actor.id === task.requester)) return;
+  if (who === 'reviewers') {
+    const known = { id: actor.id, groups: actor.groups ?? [] };
+    for (const rule of await controlRules(db, config, task)) {
+      if (!refusal(rule, task, known, 'reject')) return;
+    }
   }
-  throw new SignoffError(
-    'not_allowed',
-    `Sorry, only the person who started this task or one of its reviewers can ${what} it.`,
-  );
+  throw new SignoffError('not_allowed', `Sorry, ${ONLY[who].replace('{what}', what)}.`);
 }

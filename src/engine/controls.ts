@@ -6,10 +6,10 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
-import type { WorkflowsConfig } from '../workflow-config.js';
+import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { ABORT_CHANNEL } from './abort-listener.js';
 import { MAX_TASK_LENGTH } from './api.js';
-import { assertMayControl, withControlGroups } from './authorize.js';
+import { assertMayControl, type ControlAction, withControlGroups } from './authorize.js';
 import type { Delivery } from './delivery.js';
 import type { JobQueue } from './queue.js';
 import type { Runner } from './runner.js';
@@ -27,8 +27,6 @@ export interface ControlDeps {
   enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
 }
 
-export type ControlAction = 'cancel' | 'retry' | 'redirect';
-
 export function createControls(deps: ControlDeps) {
   const { pool, queue, runner, delivery, enqueue } = deps;
 
@@ -45,7 +43,7 @@ export function createControls(deps: ControlDeps) {
   ): Promise<T> {
     const unlocked = await store.getTask(pool, taskId);
     if (!unlocked) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
-    const who = what === 'system' ? actor : await withControlGroups(pool, deps.config, unlocked, actor);
+    const who = what === 'system' ? actor : await withControlGroups(pool, deps.config, unlocked, actor, what);
     return inTransaction(pool, async (db) => {
       const current = await store.getTask(db, taskId, true);
       if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
@@ -91,9 +89,16 @@ export function createControls(deps: ControlDeps) {
    * Gives a working task a new goal (seed 003): the step in flight is stopped (its model call
    * aborted, in whichever process runs it), the old goal is kept as abandoned, and the workflow
    * starts over on the new goal in a new graph thread; the old generation's thread is kept, as
-   * the history of what was abandoned.
+   * the history of what was abandoned. `addressed`: whether the words were meant for signoff (a
+   * reply that mentions it); where the workflow wants that, words that were not are refused with
+   * 'not_addressed', before anything else is checked, for the surface to let them be.
    */
-  async function redirect(taskId: string, text: string, actor: Actor): Promise<Task> {
+  async function redirect(
+    taskId: string,
+    text: string,
+    actor: Actor,
+    options: { addressed?: boolean } = {},
+  ): Promise<Task> {
     const goal = text.trim();
     if (!goal) throw new SignoffError('empty_task', 'Say what the new goal is.');
     if (goal.length > MAX_TASK_LENGTH) {
@@ -101,6 +106,16 @@ export function createControls(deps: ControlDeps) {
         'empty_task',
         `The new goal is ${goal.length} characters; keep it under ${MAX_TASK_LENGTH}.`,
       );
+    }
+    // Before anything else, so that words meant for people are let be, whoever wrote them.
+    if (options.addressed === false) {
+      const target = await store.getTask(pool, taskId);
+      if (target && workflowSettings(deps.config, target.workflow).redirect.how === 'addressed') {
+        throw new SignoffError(
+          'not_addressed',
+          'Mention signoff or start with "redirect:" to give a new goal.',
+        );
+      }
     }
     const task = await steer(taskId, actor, 'redirect', async (db, current) => {
       if (current.status !== 'working') {

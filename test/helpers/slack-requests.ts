@@ -120,23 +120,32 @@ export function reviseSubmission(
 }
 
 let eventIds = 0;
-/** An Events API delivery of `event` in team T0TEAM. */
-export function eventCallback(event: Record<string, unknown>) {
+/** An Events API delivery of `event` in team T0TEAM (a given `eventId` repeats one, as Slack's retries do). */
+export function eventCallback(event: Record<string, unknown>, eventId = `Ev${++eventIds}`) {
   return JSON.stringify({
     token: 'legacy',
     team_id: 'T0TEAM',
     api_app_id: 'A0APP',
     type: 'event_callback',
-    event_id: `Ev${++eventIds}`,
+    event_id: eventId,
     event_time: Math.floor(Date.now() / 1000),
     event,
   });
 }
 
-/** A message posted by `user` in the thread `threadTs` of channel C0WORK. */
-export const threadMessage = (user: string, text: string, threadTs: string) =>
+/**
+ * A message posted by `user` in the thread `threadTs` of channel C0WORK; `broadcast`: also sent
+ * to the channel (Slack's `thread_broadcast` subtype).
+ */
+export const threadMessage = (
+  user: string,
+  text: string,
+  threadTs: string,
+  o: { broadcast?: boolean } = {},
+) =>
   eventCallback({
     type: 'message',
+    ...(o.broadcast ? { subtype: 'thread_broadcast' } : {}),
     channel: 'C0WORK',
     channel_type: 'channel',
     user,

@@ -82,7 +82,7 @@ describe('redirect', () => {
     const task = await t.h.start('pair', 'SLOW plan the roadmap');
     await untilThinking(2);
     other = await openHarness({ url: t.db.url, work: false });
-    await other.engine.redirect(task.id, 'plan only Q3', { id: 'bob' });
+    await other.engine.redirect(task.id, 'plan only Q3', { id: 'ann' });
     // Without the cross-process abort the old call would hold the task for 30 s.
     const review = await t.h.nextReview(task.id);
     expect(review.request.body).toContain('plan only Q3');

@@ -108,9 +108,13 @@ describe('redirect in Slack', () => {
     await until('the first agent answered', () =>
       posts().find((p) => p.thread_ts === thread && p.text.includes('SLOW')),
     );
-    await postSigned(events, threadMessage('U0ANN', 'make it a one-page checklist instead', thread), {
-      json: true,
-    });
+    await postSigned(
+      events,
+      threadMessage('U0ANN', '<@U0BOT> make it a one-page checklist instead', thread),
+      {
+        json: true,
+      },
+    );
     const said = await until('redirect announced', () =>
       posts().find((p) => p.thread_ts === thread && p.text.startsWith('Redirected')),
     );
@@ -124,6 +128,49 @@ describe('redirect in Slack', () => {
     expect(JSON.stringify(card.blocks)).toContain('one-page checklist');
     // The second agent's answer on the old goal was cut off and never posted.
     expect(posts().filter((p) => p.thread_ts === thread && p.text.includes('SLOW'))).toHaveLength(1);
+  });
+
+  it('a colleague\'s "+1" and the requester\'s chat change nothing; the requester\'s "redirect:", also sent to the channel and sent twice by Slack, redirects once', async () => {
+    await postSigned(events, commandBody('pair SLOW plan the team offsite'));
+    const thread = tsOf(await until('root', () => rootOf('plan the team offsite')));
+    const taskId = `slack-T0TEAM-C0WORK-${thread}`;
+    await until('agents working', async () =>
+      (await service.signoff.engine.getTask(taskId))?.status === 'working' ? true : undefined,
+    );
+    const claimed = async () =>
+      Number(
+        (
+          await service.signoff.db.pool.query(
+            `SELECT count(*) AS n FROM signoff.slack_requests WHERE key LIKE 'event:%'`,
+          )
+        ).rows[0].n,
+      );
+    const before = await claimed();
+    await postSigned(events, threadMessage('U0BOB', '+1', thread), { json: true });
+    await postSigned(events, threadMessage('U0ANN', 'sounds good, thanks', thread), { json: true });
+    await postSigned(events, threadMessage('U0BOB', '<@U0BOT> make it a hackathon', thread), { json: true });
+    // All three were read (each claims its event) before the requester's own redirect is sent.
+    await until('the replies were read', async () => ((await claimed()) >= before + 3 ? true : undefined));
+    const redirect = threadMessage('U0ANN', 'redirect: plan a one-day retreat', thread, { broadcast: true });
+    await postSigned(events, redirect, { json: true });
+    await postSigned(events, redirect, { json: true });
+    await until('review of the new goal', () => cardsIn(thread)[0]);
+
+    const task = await service.signoff.engine.getTask(taskId);
+    expect(task?.text).toBe('plan a one-day retreat');
+    expect(task?.generation).toBe(1);
+    expect(task?.abandonedGoals.map((g) => g.text)).toEqual(['SLOW plan the team offsite']);
+    expect(inThread(thread).filter((p) => p.text.startsWith('Redirected'))).toHaveLength(1);
+    // Bob addressed the bot but may not redirect (the requester only, by default): he is told.
+    const told = slack
+      .callsOf('chat.postEphemeral')
+      .filter((e) => e.user === 'U0BOB' && e.thread_ts === thread);
+    expect(told.map((e) => e.text)).toEqual([
+      'Sorry, only the person who started this task can redirect it.',
+    ]);
+    expect(
+      slack.callsOf('chat.postEphemeral').filter((e) => e.user === 'U0ANN' && e.thread_ts === thread),
+    ).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { parseAnswer } from '../../src/cli/answer.js';
 import { formatReview } from '../../src/cli/printer.js';
 import { refusal } from '../../src/engine/authorize.js';
 import type { Review, ReviewSettings, Task } from '../../src/engine/types.js';
+import { readReply } from '../../src/slack/listeners/events/thread-reply.js';
 
 const settings = (over: Partial<ReviewSettings> = {}): ReviewSettings => ({
   reviewers: ['anyone'],
@@ -65,5 +66,28 @@ describe('terminal answers', () => {
     expect(text).toContain('Review: Check the plan  [round 2]');
     expect(text).toContain('│ step 2');
     expect(text).toContain('"reject" to reject');
+  });
+});
+
+describe('which thread replies are meant for the bot', () => {
+  it('a mention (with or without a label) or a leading "redirect:" addresses it; "+1" does not', () => {
+    expect(readReply('<@U0BOT> make it shorter', 'U0BOT')).toEqual({
+      text: 'make it shorter',
+      addressed: true,
+    });
+    expect(readReply('ok <@U0BOT|signoff>, plan Q3 only', 'U0BOT')).toEqual({
+      text: 'ok , plan Q3 only',
+      addressed: true,
+    });
+    expect(readReply('Redirect:  a one-day retreat', 'U0BOT')).toEqual({
+      text: 'a one-day retreat',
+      addressed: true,
+    });
+    expect(readReply('+1', 'U0BOT')).toEqual({ text: '+1', addressed: false });
+    expect(readReply('<@U0ANN> what do you think?', 'U0BOT')).toEqual({
+      text: '<@U0ANN> what do you think?',
+      addressed: false,
+    });
+    expect(readReply('<@U0BOT>', 'U0BOT')).toEqual({ text: '', addressed: true });
   });
 });

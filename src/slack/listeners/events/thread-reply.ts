@@ -1,68 +1,93 @@
 /**
- * A person's reply in a task's thread while a review is pending counts as Revise with that text
- * (if they may review); the card updates as for a button. While agents work, a reply redirects
- * the task (seed 003): the step in flight stops and the agents start over on the new goal.
+ * A person's reply in a task's thread. While a review is pending it counts as Revise with that
+ * text (if they may review); the card updates as for a button. While agents work it redirects
+ * the task (seed 003) only when it means to: addressed to the bot (a mention or "redirect:", or
+ * any reply where the workflow says so), from someone the workflow lets redirect; anything else
+ * (a colleague's "+1") is left alone. A reply also sent to the channel counts the same; an
+ * event Slack sends again is handled once.
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
 import { decideFromSlack, memberOf } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { slackTaskId } from '../../origin.js';
+import { claimRequest } from '../../posts.js';
+
+const REDIRECT_PREFIX = /^redirect:\s*/i;
+
+/**
+ * What a reply says and whether it is addressed to the bot: a mention of it anywhere (taken out
+ * of the text) or a leading "redirect:" (taken off).
+ */
+export function readReply(text: string, botUserId: string | undefined): { text: string; addressed: boolean } {
+  const mention = botUserId ? new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g') : undefined;
+  const mentioned = mention ? mention.test(text) : false;
+  const unmentioned = mention ? text.replace(mention, ' ').replace(/\s+/g, ' ').trim() : text.trim();
+  if (REDIRECT_PREFIX.test(unmentioned))
+    return { text: unmentioned.replace(REDIRECT_PREFIX, ''), addressed: true };
+  return { text: unmentioned, addressed: mentioned };
+}
 
 export function createThreadReply(deps: ListenerDeps) {
-  return async ({ event, body, client }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
-    // Only plain messages by people, inside a thread (not the root, not bots, not edits).
-    if (
-      event.subtype !== undefined ||
-      !('thread_ts' in event) ||
-      !event.thread_ts ||
-      event.thread_ts === event.ts
-    )
-      return;
+  return async ({
+    event,
+    body,
+    client,
+    context,
+  }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs) => {
+    // Only messages by people inside a thread (not the root, not bots, not edits or deletions);
+    // "Also send to channel" replies count like any other.
+    if (event.subtype !== undefined && event.subtype !== 'thread_broadcast') return;
+    if (!('thread_ts' in event) || !event.thread_ts || event.thread_ts === event.ts) return;
     if ('bot_id' in event && event.bot_id) return;
     const user = 'user' in event ? event.user : undefined;
-    const text = ('text' in event ? event.text : '')?.trim();
-    if (!user || !text) return;
+    const reply = readReply(('text' in event ? event.text : '') ?? '', context.botUserId);
+    if (!user || !reply.text) return;
     const threadTs = event.thread_ts;
     // Slack has its ack already (Events API requests are acked before listeners run); the work
     // waits behind a burst of clicks like any other work after an ack.
     await deps.afterAck.run(async () => {
-      const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: threadTs });
-      const task = await deps.engine.getTask(taskId);
       const tell = (t: string) =>
         client.chat
           .postEphemeral({ channel: event.channel, user, text: t, thread_ts: threadTs })
           .catch(() => undefined);
-      if (task?.status === 'working') {
-        await deps.engine
-          .redirect(taskId, text, { id: user, memberOf: memberOf(client, user) })
-          .catch(async (error) => {
-            if (isSignoffError(error)) await tell(error.message);
-            else {
-              deps.logger.error({ err: { message: (error as Error).message } }, 'redirect failed');
-              await tell(COULD_NOT_RECORD);
-            }
-          });
-        return;
+      try {
+        // Slack sends an event again when its ack was late: the same event_id, handled once.
+        if (body.event_id && !(await claimRequest(deps.pool, `event:${body.event_id}`))) return;
+        const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: threadTs });
+        const task = await deps.engine.getTask(taskId);
+        if (task?.status === 'working') {
+          const actor = { id: user, memberOf: memberOf(client, user) };
+          await deps.engine.redirect(taskId, reply.text, actor, { addressed: reply.addressed });
+          return;
+        }
+        if (task?.status !== 'waiting') return;
+        const pending = (await deps.engine.reviews(taskId, 'pending')).filter((r) =>
+          r.request.actions.includes('revise'),
+        );
+        if (pending.length !== 1) {
+          if (pending.length > 1)
+            await tell('Several reviews are waiting in this thread; use the buttons on the card you mean.');
+          return;
+        }
+        const review = pending[0] as (typeof pending)[number];
+        await decideFromSlack(deps, client, {
+          click: { review: review.id, task: taskId },
+          user,
+          channel: event.channel,
+          action: 'revise',
+          feedback: reply.text,
+          threadTs,
+        });
+      } catch (error) {
+        // A reply that does not address the bot is not meant for it: nothing to say.
+        if (isSignoffError(error) && error.code === 'not_addressed') return;
+        if (isSignoffError(error)) await tell(error.message);
+        else {
+          deps.logger.error({ err: { message: (error as Error).message } }, 'thread reply failed');
+          await tell(COULD_NOT_RECORD);
+        }
       }
-      if (task?.status !== 'waiting') return;
-      const pending = (await deps.engine.reviews(taskId, 'pending')).filter((r) =>
-        r.request.actions.includes('revise'),
-      );
-      if (pending.length !== 1) {
-        if (pending.length > 1)
-          await tell('Several reviews are waiting in this thread; use the buttons on the card you mean.');
-        return;
-      }
-      const review = pending[0] as (typeof pending)[number];
-      await decideFromSlack(deps, client, {
-        click: { review: review.id, task: taskId },
-        user,
-        channel: event.channel,
-        action: 'revise',
-        feedback: text,
-        threadTs,
-      });
     });
   };
 }
