@@ -4,11 +4,12 @@
  */
 import { App } from '@slack/bolt';
 import type { Config } from '../config.js';
+import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
-import type { ListenerDeps } from './deps.js';
+import type { StartDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
 
-export interface SlackAppDeps extends ListenerDeps {
+export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
   /** True once the database, migrations and queue are ready and the database answers. */
   healthy(): Promise<boolean>;
@@ -50,6 +51,6 @@ export function createSlackApp(deps: SlackAppDeps): App {
       await next();
     });
   }
-  registerListeners(app, deps);
+  registerListeners(app, { ...deps, audience: createAudience({ client: app.client, logger: deps.logger }) });
   return app;
 }

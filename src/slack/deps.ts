@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Engine } from '../engine/api.js';
 import type { Logger } from '../logger.js';
 import type { AfterAck } from './after-ack.js';
+import type { Audience } from './audience.js';
 
 /** What every listener receives. */
 export interface ListenerDeps {
@@ -10,7 +11,12 @@ export interface ListenerDeps {
   logger: Logger;
   /** Bounds the work listeners do after their ack (see after-ack.ts). */
   afterAck: AfterAck;
+  /** Who may see a task (its channel's members): what the Home tab and `/signoff list` show. */
+  audience: Audience;
 }
+
+/** What starting a task needs (also from a sweep, with no listener around it). */
+export type StartDeps = Omit<ListenerDeps, 'audience'>;
 
 /** The sentence a person sees when the database could not take their action. */
 export const COULD_NOT_RECORD =

@@ -1,11 +1,13 @@
 /**
  * Direct messages to a review's reviewers (a checkpoint's `dmReviewers`), each with a link to the
  * card in its thread, and again at each reminder. Each person is messaged once per review and
- * reminder, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged.
+ * reminder, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged;
+ * nor is anyone who is not in the task's channel.
  */
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Review, Task } from '../engine/types.js';
+import type { Audience } from './audience.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
 import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
 
@@ -15,7 +17,11 @@ import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
  */
 export type PingReviewers = (task: Task, review: Review, why: string, retried?: boolean) => Promise<void>;
 
-export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }): PingReviewers {
+export function createReviewerPings(deps: {
+  client: WebClient;
+  pool: pg.Pool;
+  audience: Audience;
+}): PingReviewers {
   const { client, pool } = deps;
 
   const people = async (task: Task, review: Review): Promise<string[]> => {
@@ -45,7 +51,11 @@ export function createReviewerPings(deps: { client: WebClient; pool: pg.Pool }):
       why === 'request'
         ? `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: <${permalink}|${title}>`
         : `:alarm_clock: Reminder: <${permalink}|${title}> is still waiting for your review.`;
+    // Nobody hears of a review from a channel they are not in (a private channel stays private).
+    // Slack not saying who is in it is a temporary failure: the ping is tried again with the event.
+    const members = await deps.audience.membersOf(task);
     for (const user of await people(task, review)) {
+      if (!members.has(user)) continue;
       const key = why === 'request' ? `dm:${review.id}:${user}` : `dm:${why}:${user}`;
       if (await findPost(pool, key)) continue;
       const dm = await client.conversations.open({ users: user });

@@ -17,6 +17,7 @@ import type pg from 'pg';
 import { eventInWords, type Sink, type Task } from '../engine/types.js';
 import { DeliveryError, isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { createAudience } from './audience.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
 import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
@@ -99,7 +100,7 @@ const slackCode = (error: unknown) => (error as { data?: { error?: string } }).d
 
 export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Sink {
   const { client, pool, logger } = deps;
-  const pingReviewers = createReviewerPings({ client, pool });
+  const pingReviewers = createReviewerPings({ client, pool, audience: createAudience({ client, logger }) });
   /**
    * Direct messages are extra: one Slack refuses (a deactivated user, a DM the workspace blocks)
    * is logged and skipped, never blamed on the card or the channel. Temporary failures are

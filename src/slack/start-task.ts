@@ -12,7 +12,7 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { isSignoffError } from '../errors.js';
 import { rootMessage } from './blocks/messages.js';
-import { type ListenerDeps, STARTS_LATER } from './deps.js';
+import { STARTS_LATER, type StartDeps } from './deps.js';
 import { slackTaskId } from './origin.js';
 import {
   claimRequest,
@@ -41,7 +41,7 @@ const START_RETRY_MS = 15_000;
  * Claims and starts. Throws only when the claim could not be made (nothing is recorded: the
  * person should try again); after that, a failure is left for the sweep to finish.
  */
-export async function startFromSlack(deps: ListenerDeps, client: WebClient, s: SlackStart): Promise<void> {
+export async function startFromSlack(deps: StartDeps, client: WebClient, s: SlackStart): Promise<void> {
   const { requestKey, ...start } = s;
   if (!(await claimRequest(deps.pool, requestKey, start))) {
     deps.logger.info({ request: requestKey }, 'repeated Slack request; the task was started before');
@@ -59,7 +59,7 @@ export async function startFromSlack(deps: ListenerDeps, client: WebClient, s: S
 
 /** Posts (or finds) the root, records it, starts the task. */
 async function finishStart(
-  deps: ListenerDeps,
+  deps: StartDeps,
   client: WebClient,
   key: string,
   s: z.infer<typeof slackStartSchema>,
@@ -104,7 +104,7 @@ async function finishStart(
 }
 
 /** Finishes the starts a dead process left: each found root, or a new one, and its task. */
-export async function finishUnfinishedStarts(deps: ListenerDeps, client: WebClient): Promise<number> {
+export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient): Promise<number> {
   const left = await takeUnfinishedStarts(deps.pool, UNFINISHED_START_MS, START_RETRY_MS);
   for (const { key, start, rootTs } of left) {
     const s = slackStartSchema.safeParse(start);

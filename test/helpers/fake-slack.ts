@@ -92,6 +92,7 @@ export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
   'conversations.open': { perMinute: 50, burst: 4 },
   'chat.getPermalink': { perMinute: 100, burst: 6 },
   'usergroups.users.list': { perMinute: 20, burst: 3 },
+  'conversations.members': { perMinute: 100, burst: 6 },
 };
 
 export class FakeSlack {
@@ -111,6 +112,10 @@ export class FakeSlack {
   private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
   /** User groups and their members, for reviewer checks. */
   groups: Record<string, string[]> = {};
+  /** The workspace's people: every one of them is in a channel that `members` does not list. */
+  people: string[] = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DAN', 'U0EVE'];
+  /** Channels with their own members (a private channel): `conversations.members` answers these. */
+  members: Record<string, string[]> = {};
   private sockets = new Set<WebSocket>();
   private holds: {
     method: string;
@@ -350,6 +355,14 @@ export class FakeSlack {
         return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
       case 'usergroups.users.list':
         return { ok: true, users: this.groups[String(args.usergroup)] ?? [] };
+      case 'conversations.members': {
+        // Pages of `limit` (Slack's cursor pagination), so that a client that reads one page only is caught.
+        const all = this.members[String(args.channel)] ?? this.people;
+        const limit = Number(args.limit ?? 100);
+        const from = Number(args.cursor ?? 0);
+        const next = from + limit < all.length ? String(from + limit) : '';
+        return { ok: true, members: all.slice(from, from + limit), response_metadata: { next_cursor: next } };
+      }
       case 'chat.getPermalink':
         return {
           ok: true,

@@ -213,6 +213,37 @@ describe('Slack controls', () => {
     expect(slack.refusals).toEqual([]);
   });
 
+  it("a private channel's review reaches only its members: a reviewer outside it gets no DM, and their Home tab shows nothing of it", async () => {
+    slack.members = { G0PRIV: ['U0BOT', 'U0ANN', 'U0CAT'] };
+    await postSigned(
+      events,
+      commandBody('pair draft the secret merger memo', 'U0ANN', { channel_id: 'G0PRIV' }),
+    );
+    const thread = tsOf(await until('root message', () => rootOf('draft the secret merger memo')));
+    const cardTs = tsOf(await until('review card', () => cardsIn(thread)[0]));
+    const link = `https://fake.slack.test/archives/G0PRIV/p${cardTs.replace('.', '')}`;
+    // Reviewers are messaged in order (requester, U0BOB, then the group): once U0CAT has hers,
+    // U0BOB's turn has passed.
+    await until('a DM to U0CAT', () => posts().find((p) => p.channel === 'D0CAT' && p.text.includes(link)));
+    const dms = posts().filter((p) => p.channel.startsWith('D') && p.text.includes(link));
+    expect(dms.map((d) => d.channel).sort()).toEqual(['D0ANN', 'D0CAT']);
+
+    const homeOf = async (user: string) => {
+      const before = slack.callsOf('views.publish').filter((v) => v.user_id === user).length;
+      await postSigned(events, appHomeOpened(user), { json: true });
+      const home = await until(
+        `home for ${user}`,
+        () => slack.callsOf('views.publish').filter((v) => v.user_id === user)[before],
+      );
+      return JSON.stringify(home.view);
+    };
+    const bob = await homeOf('U0BOB');
+    expect(bob).toContain('Waiting for your review');
+    expect(bob).not.toContain('secret merger memo');
+    expect(await homeOf('U0CAT')).toContain('secret merger memo');
+    slack.members = {};
+  });
+
   // Last: moving the clock fires the timers of every review still open in this file.
   it('a reminder at half time pings the reviewers; at the deadline the card says it was rejected and why', async () => {
     const { thread, card } = await startTask('order the swag');

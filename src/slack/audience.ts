@@ -1,0 +1,81 @@
+/**
+ * Who may see a task: the members of its channel. The Home tab, `/signoff list` and reviewers'
+ * DMs show a review only to them, so a private channel's work never shows up elsewhere. Members
+ * come from Slack (`conversations.members`, every page), kept for a short while: a list of
+ * twenty reviews in two channels asks twice, not twenty times. When Slack cannot say, the
+ * answer is no (nothing is shown rather than too much); the failure is logged.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Task } from '../engine/types.js';
+import type { Logger } from '../logger.js';
+import { slackOriginSchema } from './origin.js';
+
+/** How long a channel's members are trusted: someone removed stops seeing it within this. */
+export const MEMBERS_TTL_MS = 60_000;
+
+export interface Audience {
+  /** The members of the task's channel (none for a task not in one); throws when Slack cannot say. */
+  membersOf(task: Task): Promise<ReadonlySet<string>>;
+  /** Whether `user` is in the channel the task lives in; false when Slack cannot say. */
+  sees(user: string, task: Task): Promise<boolean>;
+  /** The items whose task `user` may see, in their order. */
+  visible<T extends { task: Task }>(user: string, items: T[]): Promise<T[]>;
+}
+
+export function createAudience(deps: {
+  client: WebClient;
+  logger: Logger;
+  ttlMs?: number;
+  now?: () => number;
+}): Audience {
+  const ttl = deps.ttlMs ?? MEMBERS_TTL_MS;
+  const now = deps.now ?? Date.now;
+  const cache = new Map<string, { at: number; members: Promise<ReadonlySet<string>> }>();
+
+  const ask = async (channel: string): Promise<ReadonlySet<string>> => {
+    const members = new Set<string>();
+    for await (const page of deps.client.paginate('conversations.members', { channel, limit: 200 })) {
+      for (const m of (page as { members?: string[] }).members ?? []) members.add(m);
+    }
+    return members;
+  };
+
+  const inChannel = (channel: string): Promise<ReadonlySet<string>> => {
+    const at = now();
+    for (const [key, entry] of cache) if (at - entry.at >= ttl) cache.delete(key);
+    let entry = cache.get(channel);
+    if (!entry) {
+      entry = { at, members: ask(channel) };
+      cache.set(channel, entry);
+      // A failed answer is not kept: the next look asks again.
+      entry.members.catch(() => cache.delete(channel));
+    }
+    return entry.members;
+  };
+
+  const sees = async (user: string, task: Task): Promise<boolean> => {
+    const origin = slackOriginSchema.safeParse(task.origin);
+    if (!origin.success) return false;
+    try {
+      return (await inChannel(origin.data.channel)).has(user);
+    } catch (error) {
+      deps.logger.warn(
+        { err: error, channel: origin.data.channel },
+        'could not read a channel’s members; its tasks are not shown',
+      );
+      return false;
+    }
+  };
+
+  return {
+    membersOf: async (task) => {
+      const origin = slackOriginSchema.safeParse(task.origin);
+      return origin.success ? inChannel(origin.data.channel) : new Set();
+    },
+    sees,
+    visible: async (user, items) => {
+      const shown = await Promise.all(items.map((item) => sees(user, item.task)));
+      return items.filter((_, i) => shown[i]);
+    },
+  };
+}
