@@ -82,7 +82,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     );
     for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom]) {
       const settings = workflowSettings(config.workflows, definition.name);
-      const graph = definition.build({ modelFor, settings, checkpointer, documents });
+      const graph = definition.build({ modelFor, settings, checkpointer, documents, logger });
       workflows.set(definition.name, { definition, graph });
     }
     const clock = options.clock ?? systemClock;

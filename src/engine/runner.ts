@@ -25,8 +25,8 @@ import {
 import type pg from 'pg';
 import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
+import { describeFailure } from '../llm/failures.js';
 import type { Logger } from '../logger.js';
-import { excerpt } from '../text.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { saidSchema } from '../workflows/shared/say.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
@@ -204,8 +204,9 @@ export function createRunner(deps: RunnerDeps) {
         const current = await store.getTask(pool, task.id);
         // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
         if (current?.status === 'cancelled' || current?.generation !== task.generation) return undefined;
-        log.warn({ err: error }, 'workflow step failed');
-        const reason = excerpt(error instanceof Error ? error.message : String(error), 300);
+        // People see a coded sentence; the provider's own words stay in the log.
+        const { code, sentence: reason } = describeFailure(error);
+        log.warn({ err: error, failure: code }, 'workflow step failed');
         await inTransaction(pool, async (db) => {
           await lease.fence(db, task.id);
           await store.setStatus(db, task.id, 'failed', reason);

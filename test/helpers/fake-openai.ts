@@ -6,8 +6,8 @@
  * - `tools` with a call of the named tool (or the first, unless the last message is a tool's
  *   result or `tool_choice` is 'none'), its arguments a minimal instance of its parameters;
  * - anything else with a short sentence.
- * Faults on demand, answered as OpenAI answers them (`{error: {message, type, code}}`): 429 with
- * Retry-After, 500, 503, and slow answers.
+ * Faults on demand, answered as OpenAI answers them (`{error: {message, type, code}}`): 400, 401
+ * (with the masked key OpenAI quotes), 429 with Retry-After, 500, 503, and slow answers.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 type Schema = Record<string, unknown>;
 
 export interface ModelFault {
-  /** HTTP status to answer (429, 500, 503); absent means answer normally, after `delayMs`. */
-  status?: 429 | 500 | 503;
+  /** HTTP status to answer (400, 401, 429, 500, 503); absent means answer normally, after `delayMs`. */
+  status?: 400 | 401 | 429 | 500 | 503;
   /** Seconds, sent as Retry-After on a 429. */
   retryAfter?: number;
   /** Waits this long before answering (a slow model; also before an error). */
@@ -50,6 +50,18 @@ export interface ChatRequest {
 }
 
 const ERRORS: Record<number, { message: string; type: string; code: string | null }> = {
+  // What providers say carries what people must not see: a masked key, a link, an internal host.
+  400: {
+    message: 'Invalid request: upstream gpt-gateway.corp.internal:8443 rejected the payload (trace 7f3a9c).',
+    type: 'invalid_request_error',
+    code: null,
+  },
+  401: {
+    message:
+      'Incorrect API key provided: sk-proj-****************************abcd. You can find your API key at https://platform.openai.com/account/api-keys.',
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+  },
   429: {
     message: 'Rate limit reached for requests. Please try again in 1s.',
     type: 'requests',

@@ -181,7 +181,8 @@ describe('Slack controls', () => {
     const failedRoot = await until('root says failed', () =>
       updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('signoff_retry')),
     );
-    expect(JSON.stringify(failedRoot.blocks)).toContain('503 upstream model overloaded');
+    expect(JSON.stringify(failedRoot.blocks)).toContain('The model service failed on its side');
+    expect(JSON.stringify(failedRoot.blocks)).not.toContain('503 upstream model overloaded');
     await postSigned(events, click('U0DAN', 'signoff_retry', 'task', thread));
     await until('refusal', () => ephemeralsTo('U0DAN').find((t) => t.includes('can retry it')));
     await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));

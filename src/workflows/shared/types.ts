@@ -5,6 +5,7 @@
 import type { BaseCheckpointSaver, LangGraphRunnableConfig, StateSnapshot } from '@langchain/langgraph';
 import type { Documents } from '../../docs/documents.js';
 import type { ModelFor } from '../../llm/models.js';
+import type { Logger } from '../../logger.js';
 import type { WorkflowConfig } from '../../workflow-config.js';
 import type { TaskInput } from './goal.js';
 
@@ -16,6 +17,8 @@ export interface WorkflowDeps {
   checkpointer: BaseCheckpointSaver;
   /** The team's documents (`signoff docs add`), for workflows that search them. */
   documents: Pick<Documents, 'search' | 'count'>;
+  /** For failures a workflow handles itself (shown to people as a sentence, logged in full here). */
+  logger?: Logger;
 }
 
 /** The part of a compiled graph the engine uses. */

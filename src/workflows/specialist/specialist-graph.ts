@@ -6,7 +6,7 @@
  */
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
-import { excerpt } from '../../text.js';
+import { describeFailure } from '../../llm/failures.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
@@ -91,8 +91,10 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
     error: unknown,
   ) => {
     if (config.signal?.aborted) throw error;
-    const message = excerpt(error instanceof Error ? error.message : String(error), 300);
-    say(config, { agent: name, text: `I could not finish this step: ${message}` });
+    // The thread shows a coded sentence, never the provider's words; the log keeps the error.
+    const { code, sentence: message } = describeFailure(error);
+    deps.logger?.warn({ err: error, failure: code, agent: name }, 'a specialist step failed');
+    say(config, { agent: name, text: `I could not finish this step. ${message}` });
     return { failure: { agent, message } };
   };
 

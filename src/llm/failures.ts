@@ -1,0 +1,85 @@
+/**
+ * What a failed step tells people: a coded sentence saying what happened and what to do, never
+ * the error's own text. A provider's message can quote a masked API key, name internal hosts or
+ * carry a troubleshooting link; it stays in the logs, with the error object, for the operator.
+ */
+export const FAILURE_CODES = [
+  'rate_limit',
+  'quota',
+  'auth',
+  'model_not_found',
+  'too_long',
+  'bad_request',
+  'server_error',
+  'timeout',
+  'unreachable',
+  'bad_answer',
+  'database',
+  'internal',
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+const ASK_OPERATOR = 'ask whoever runs signoff to check';
+
+export const FAILURE_SENTENCES: Record<FailureCode, string> = {
+  rate_limit: 'The model service refused the request: rate limit. Retry when it recovers.',
+  quota: `The model service refused the request: the account is out of quota. Retry once the quota is raised (${ASK_OPERATOR} the plan).`,
+  auth: `The model service refused the request: the API key was not accepted. Retry once it is fixed (${ASK_OPERATOR} OPENAI_API_KEY).`,
+  model_not_found: `The model service does not offer the configured model. Retry once it is fixed (${ASK_OPERATOR} the model name).`,
+  too_long:
+    'The model service refused the request: it is longer than the model can read. Retry with shorter instructions, or start a smaller task.',
+  bad_request: `The model service refused the request as invalid. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
+  server_error: 'The model service failed on its side (a server error). Retry when it recovers.',
+  timeout: 'The model service did not answer in time. Retry when it recovers.',
+  unreachable: 'The model service could not be reached. Retry when it recovers.',
+  bad_answer: "The model's answer was not in the form this step needs. Retry.",
+  database: 'The database did not answer during this step. Retry.',
+  internal: `This step failed on an unexpected error. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
+};
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
+
+/** The error and what it wraps, outermost first (LangChain and LangGraph wrap provider errors). */
+function* chain(error: unknown): Generator<Record<string, unknown>> {
+  let current = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    yield current as Record<string, unknown>;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+function codeOf(e: Record<string, unknown>): FailureCode | undefined {
+  const name = String(e.name ?? (e.constructor as { name?: string } | undefined)?.name ?? '');
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const lcCode = typeof e.lc_error_code === 'string' ? e.lc_error_code : undefined;
+  if (name === 'ContextOverflowError' || code === 'context_length_exceeded') return 'too_long';
+  if (name === 'TimeoutError' || name === 'APIConnectionTimeoutError' || code === 'ETIMEDOUT')
+    return 'timeout';
+  if (status === 429) return code === 'insufficient_quota' ? 'quota' : 'rate_limit';
+  if (status === 401 || status === 403 || lcCode === 'MODEL_AUTHENTICATION') return 'auth';
+  if (status === 404 || lcCode === 'MODEL_NOT_FOUND') return 'model_not_found';
+  if (status === 400 || status === 422) return 'bad_request';
+  if (status !== undefined && status >= 500) return 'server_error';
+  if (name === 'APIConnectionError' || (code && CONNECTION_CODES.has(code))) return 'unreachable';
+  if (name === 'ZodError' || name === 'OutputParserException') return 'bad_answer';
+  // node-postgres errors carry Postgres's severity and five-character SQLSTATE.
+  if (typeof e.severity === 'string' && code && /^[0-9A-Z]{5}$/.test(code)) return 'database';
+  return undefined;
+}
+
+/** The failure's code and the sentence people see. */
+export function describeFailure(error: unknown): { code: FailureCode; sentence: string } {
+  for (const e of chain(error)) {
+    const code = codeOf(e);
+    if (code) return { code, sentence: FAILURE_SENTENCES[code] };
+  }
+  return { code: 'internal', sentence: FAILURE_SENTENCES.internal };
+}

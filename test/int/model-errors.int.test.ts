@@ -1,0 +1,82 @@
+/**
+ * A model provider's refusal through the real ChatOpenAI client: the channel sees a coded
+ * sentence saying what happened and what to do, never the provider's words (a masked key, a
+ * link, an internal host), and the task can be retried.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const model = new FakeOpenAI();
+const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('model_errors');
+  await slack.start();
+  await model.start();
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    env: { OPENAI_API_KEY: 'sk-proj-test', OPENAI_BASE_URL: model.url },
+  }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await model.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+/** Everything the bot put in a channel: posts and updates, text and blocks. */
+const shown = () =>
+  JSON.stringify(
+    slack.calls
+      .filter((c) => ['chat.postMessage', 'chat.update', 'chat.postEphemeral'].includes(c.method))
+      .map((c) => [c.args.text, c.args.blocks]),
+  );
+const PROVIDER_WORDS = [
+  'sk-proj',
+  'Incorrect API key',
+  'platform.openai.com',
+  'corp.internal',
+  'Troubleshooting',
+];
+
+describe('model errors in Slack', () => {
+  it('a refused key fails the task with a sentence, not the provider text; Retry runs it again', async () => {
+    model.failNext({ status: 401 });
+    await postSigned(events, commandBody('pair summarise the board minutes'));
+    const thread = tsOf(await until('root', () => rootOf('summarise the board minutes')));
+    const failed = await until('root says failed', () =>
+      slack
+        .callsOf('chat.update')
+        .find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('the API key was not accepted')),
+    );
+    expect(JSON.stringify(failed.blocks)).toContain('OPENAI_API_KEY');
+    for (const words of PROVIDER_WORDS) expect(shown()).not.toContain(words);
+
+    await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));
+    await until('review card after the retry', () => cardsIn(thread)[0]);
+  });
+
+  it('a specialist that meets an invalid-request refusal says so in a sentence and offers Retry', async () => {
+    // The planner answers; the specialist's call is refused.
+    model.failNext({}, 1);
+    model.failNext({ status: 400 });
+    await postSigned(events, commandBody('specialist reconcile the March invoices'));
+    const thread = tsOf(await until('root', () => rootOf('reconcile the March invoices')));
+    const card = await until('retry card', () => cardsIn(thread)[0]);
+    expect(JSON.stringify(card.blocks)).toContain('The model service refused the request as invalid');
+    expect(JSON.stringify(buttons(card))).toContain('Retry');
+    for (const words of PROVIDER_WORDS) expect(shown()).not.toContain(words);
+  });
+});
