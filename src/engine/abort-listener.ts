@@ -50,10 +50,7 @@ export function createAbortListener(deps: {
       if (client !== c) return;
       client = undefined;
       if (!stopped) {
-        logger.warn(
-          { err: err && { message: err.message } },
-          'abort listener lost its connection; reconnecting',
-        );
+        logger.warn({ err }, 'abort listener lost its connection; reconnecting');
         schedule();
       }
     };
@@ -82,7 +79,7 @@ export function createAbortListener(deps: {
     retry = setTimeout(() => {
       retry = undefined;
       connect().catch((err: Error) => {
-        logger.warn({ err: { message: err.message } }, 'abort listener could not reconnect');
+        logger.warn({ err }, 'abort listener could not reconnect');
         schedule();
       });
     }, wait);

@@ -141,7 +141,7 @@ export function createLeases(deps: {
             if (r.rowCount) armDeadline(at);
             else lose('taken by another holder');
           },
-          (err: Error) => logger.warn({ lease: key, err: { message: err.message } }, 'lease renewal failed'),
+          (err: Error) => logger.warn({ lease: key, err }, 'lease renewal failed'),
         );
     }, ttlMs / HEARTBEATS_PER_TTL);
     heartbeat.unref();
@@ -189,7 +189,7 @@ export function createLeases(deps: {
           .query('DELETE FROM signoff.leases WHERE key = $1 AND holder = $2', [key, holder])
           .catch((err: Error) =>
             // It expires by itself; until then the task waits for its next try.
-            logger.warn({ lease: key, err: { message: err.message } }, 'could not release a lease'),
+            logger.warn({ lease: key, err }, 'could not release a lease'),
           );
       },
     };

@@ -57,7 +57,7 @@ export function createQueue(options: QueueOptions): JobQueue {
         // (manager.js onFetch): with the database gone at that moment, the rejection would
         // crash the process. Such a job stays active, expires and is retried, as after a crash.
         return result.catch((err: Error) => {
-          logger.warn({ err: { message: err.message } }, 'could not mark a job finished; it will be retried');
+          logger.warn({ err }, 'could not mark a job finished; it will be retried');
           return { rows: [{ count: '0' }] } as never;
         });
       },

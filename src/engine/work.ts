@@ -65,7 +65,7 @@ export async function startWorkers(deps: WorkerDeps, surface: Surface, concurren
         for (const id of ids) await deps.enqueue(pool, { id, surface });
         if (ids.length) queue.wake(advanceQueue(surface));
       })
-      .catch((err: Error) => deps.logger.warn({ err: { message: err.message } }, 'run sweep failed'));
+      .catch((err: Error) => deps.logger.warn({ err }, 'run sweep failed'));
   }, deps.leaseTtlMs);
   sweep.unref();
   deps.onStop(() => clearInterval(sweep));

@@ -11,7 +11,7 @@ const LEVELS: Record<string, LogLevel> = {
   silent: LogLevel.ERROR,
 };
 
-/** pino as Bolt's logger (its redaction keeps tokens out of Bolt's lines too). */
+/** pino as Bolt's logger: the logger scrubs tokens inside its lines (a socket URL's ticket, say), which `redact` cannot see. */
 export function boltLogger(logger: Logger): BoltLogger {
   const child = logger.child({ component: 'bolt' });
   return {

@@ -78,7 +78,7 @@ export async function decideFromSlack(
     client.chat
       .postEphemeral({ channel: d.channel, user: d.user, text, thread_ts: d.threadTs })
       .catch((err) => {
-        deps.logger.warn({ err: { message: (err as Error).message } }, 'could not tell the person');
+        deps.logger.warn({ err }, 'could not tell the person');
       });
   try {
     const result = await deps.engine.decide({
@@ -91,7 +91,7 @@ export async function decideFromSlack(
     });
     if (!result.ok) await tell(result.message);
   } catch (error) {
-    deps.logger.error({ err: { message: (error as Error).message } }, 'decision failed');
+    deps.logger.error({ err: error }, 'decision failed');
     await tell(COULD_NOT_RECORD);
   }
 }

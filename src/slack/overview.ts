@@ -29,7 +29,7 @@ export async function listOpenTasks(
     );
     text = channelOverview(tasks, forYou);
   } catch (error) {
-    deps.logger.error({ err: { message: (error as Error).message } }, 'list failed');
+    deps.logger.error({ err: error }, 'list failed');
     text = COULD_NOT_READ;
   }
   await client.chat.postEphemeral({ channel, user, text }).catch(() => undefined);

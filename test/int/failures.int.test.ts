@@ -27,7 +27,9 @@ describe('model failures', () => {
     const task = await t.h.start('pair', 'write the FAQ');
     const failed = await t.h.waitFor(task.id, (t) => t.status !== 'working');
     expect(failed.status).toBe('failed');
-    expect(failed.statusReason).toBe('The model service failed on its side (a server error). Retry when it recovers.');
+    expect(failed.statusReason).toBe(
+      'The model service failed on its side (a server error). Retry when it recovers.',
+    );
     await t.h.engine.retry(task.id, { id: 'ann' });
     await t.h.nextReview(task.id);
     const said = (await t.h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
@@ -53,7 +55,9 @@ describe('model failures', () => {
     const said = (await t.h.engine.events(task.id))
       .filter((e) => e.event.type === 'agent_said')
       .map((e) => (e.event as { text: string }).text);
-    expect(said.at(-1)).toBe('I could not finish this step. The model service failed on its side (a server error). Retry when it recovers.');
+    expect(said.at(-1)).toBe(
+      'I could not finish this step. The model service failed on its side (a server error). Retry when it recovers.',
+    );
     await t.h.engine.decide({ reviewId: retry.id, actor: { id: 'bob' }, action: 'approve' });
     const again = await t.h.nextReview(task.id, retry.id);
     expect(again.request.kind).toBe('review');

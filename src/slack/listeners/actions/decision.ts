@@ -33,7 +33,7 @@ export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action,
         });
       } catch (error) {
         // The database did not answer: say so; the card stays as it was and the click can be repeated.
-        deps.logger.error({ err: { message: (error as Error).message } }, 'click failed');
+        deps.logger.error({ err: error }, 'click failed');
         await tell(COULD_NOT_RECORD);
       }
     });

@@ -28,7 +28,7 @@ export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') 
         if (isSignoffError(error, 'unknown_task')) await tell('That message is not a signoff task.');
         else if (isSignoffError(error)) await tell(error.message);
         else {
-          deps.logger.error({ err: { message: (error as Error).message } }, `${what} failed`);
+          deps.logger.error({ err: error }, `${what} failed`);
           await tell(COULD_NOT_RECORD);
         }
       }

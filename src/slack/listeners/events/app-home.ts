@@ -11,7 +11,7 @@ export function createAppHome(deps: ListenerDeps) {
         await publishHome(deps, client, event.user);
       } catch (error) {
         // Nothing to tell the person in: the tab keeps what it showed last time.
-        deps.logger.warn({ err: { message: (error as Error).message } }, 'could not draw the home tab');
+        deps.logger.warn({ err: error }, 'could not draw the home tab');
       }
     });
   };

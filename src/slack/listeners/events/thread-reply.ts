@@ -84,7 +84,7 @@ export function createThreadReply(deps: ListenerDeps) {
         if (isSignoffError(error) && error.code === 'not_addressed') return;
         if (isSignoffError(error)) await tell(error.message);
         else {
-          deps.logger.error({ err: { message: (error as Error).message } }, 'thread reply failed');
+          deps.logger.error({ err: error }, 'thread reply failed');
           await tell(COULD_NOT_RECORD);
         }
       }
