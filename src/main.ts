@@ -22,7 +22,7 @@ import { boltLogger } from './slack/bolt-logger.js';
 import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
 import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
-import { workflowSettings } from './workflow-config.js';
+import { checkpointSettings, workflowSettings } from './workflow-config.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
 import type { WorkflowDefinition } from './workflows/shared/types.js';
@@ -82,7 +82,14 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     );
     for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom]) {
       const settings = workflowSettings(config.workflows, definition.name);
-      const graph = definition.build({ modelFor, settings, checkpointer, documents, logger });
+      const graph = definition.build({
+        modelFor,
+        settings,
+        checkpointer,
+        documents,
+        logger,
+        checkpoint: (kind) => checkpointSettings(config.workflows, definition.name, kind),
+      });
       workflows.set(definition.name, { definition, graph });
     }
     const clock = options.clock ?? systemClock;

@@ -12,7 +12,7 @@ import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
-import { askReview } from '../shared/review.js';
+import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import {
@@ -42,6 +42,7 @@ const entry = (role: HistoryEntry['role'], content: string): HistoryEntry => ({
 const historyText = (h: HistoryEntry[]) => h.map((e) => `[${e.role}] ${e.content}`).join('\n');
 
 export function buildGoalPlanGraph(deps: WorkflowDeps) {
+  const askReview = reviewAsker(deps);
   const agent = (key: keyof typeof DEFAULT_AGENTS) => agentFor(deps, key, DEFAULT_AGENTS[key]);
   const evaluator = agent('evaluator');
   const planner = agent('planner');
@@ -81,8 +82,9 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       actions: ['approve', 'revise'],
       labels: { approve: 'Accept goal', revise: 'Refine' },
     });
-    const feedback = d.feedback?.trim();
-    if (d.action === 'revise' && feedback) {
+    // A revise always carries words (reviewAsker asks again otherwise): it is never an approval.
+    const feedback = d.feedback?.trim() ?? '';
+    if (d.action === 'revise') {
       return {
         phase: 'refine_goal' as const,
         userGoalFeedback: feedback,
@@ -128,8 +130,8 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       actions: ['approve', 'revise', 'reject'],
       labels: { approve: 'Approve plan', revise: 'Modify', reject: 'Reject' },
     });
-    const feedback = d.feedback?.trim();
-    if (d.action === 'revise' && feedback) {
+    const feedback = d.feedback?.trim() ?? '';
+    if (d.action === 'revise') {
       return {
         phase: 'revise_plan' as const,
         userPlanFeedback: feedback,

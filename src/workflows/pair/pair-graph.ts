@@ -7,7 +7,7 @@ import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf, toChat } from '../shared/messages.js';
-import { askReview } from '../shared/review.js';
+import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { PairState, type PairStateType } from './pair-state.js';
@@ -27,6 +27,7 @@ export function nextAfterReview(state: Pick<PairStateType, 'outcome'>): 'agent1'
 }
 
 export function buildPairGraph(deps: WorkflowDeps) {
+  const askReview = reviewAsker(deps);
   const maxIterations = deps.settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const agents = (['agent1', 'agent2'] as const).map((key) => agentFor(deps, key, DEFAULT_AGENTS[key]));
 
@@ -49,10 +50,15 @@ export function buildPairGraph(deps: WorkflowDeps) {
       round: state.phase + 1,
       labels: { approve: 'Approve', revise: 'Give feedback' },
     });
-    if (decision.action === 'revise' && decision.feedback?.trim()) {
+    // A revise always carries words (reviewAsker asks again otherwise): it is never an approval.
+    if (decision.action === 'revise') {
       return {
         messages: [
-          { role: 'human' as const, author: decision.by, content: `Feedback: ${decision.feedback.trim()}` },
+          {
+            role: 'human' as const,
+            author: decision.by,
+            content: `Feedback: ${decision.feedback?.trim() ?? ''}`,
+          },
         ],
         phase: state.phase + 1,
         turn: 0,

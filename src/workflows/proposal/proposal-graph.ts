@@ -13,7 +13,7 @@ import { askStructured } from '../../llm/structured.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
-import { askReview } from '../shared/review.js';
+import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { DEFAULT_AGENTS, DEFAULT_COLLECTION, DEFAULT_MAX_REVISIONS } from './prompts.js';
@@ -31,6 +31,7 @@ export const afterHumanReview = (s: Pick<ProposalStateType, 'outcome'>) =>
   s.outcome ? END : 'formulate_plan';
 
 export function buildProposalGraph(deps: WorkflowDeps) {
+  const askReview = reviewAsker(deps);
   const maxRevisions = deps.settings.maxRevisions ?? DEFAULT_MAX_REVISIONS;
   const collection = deps.settings.collection ?? DEFAULT_COLLECTION;
   const agents = Object.fromEntries(

@@ -10,7 +10,7 @@ import { describeFailure } from '../../llm/failures.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
-import { askReview } from '../shared/review.js';
+import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { DEFAULT_SPECIALISTS, plannerPrompt, renderHistory, specialistPrompt, title } from './prompts.js';
@@ -36,6 +36,7 @@ export function pickSpecialist(answer: string, specialists: string[]): string {
 }
 
 export function buildSpecialistGraph(deps: WorkflowDeps) {
+  const askReview = reviewAsker(deps);
   const specialists = deps.settings.specialists ?? DEFAULT_SPECIALISTS;
   const reviewOn = deps.settings.review;
   const plannerConfig = deps.settings.agents.planner;
@@ -107,10 +108,13 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
       round: state.iteration,
       labels: { revise: 'Revise' },
     });
-    if (decision.action === 'revise' && decision.feedback?.trim()) {
+    // A revise always carries words (reviewAsker asks again otherwise): it is never an approval.
+    if (decision.action === 'revise') {
       return {
         iteration: state.iteration + 1,
-        history: [{ iteration: state.iteration, agent: 'HITL', userFeedback: decision.feedback.trim() }],
+        history: [
+          { iteration: state.iteration, agent: 'HITL', userFeedback: decision.feedback?.trim() ?? '' },
+        ],
       };
     }
     return { outcome: decision.action === 'reject' ? ('rejected' as const) : ('done' as const) };

@@ -1,0 +1,90 @@
+/**
+ * What a workflow makes of an answer it cannot read, resumed straight through LangGraph on the
+ * real Postgres checkpointer (the engine never sends such answers; a custom integration could):
+ * refused and asked again where the step may not be skipped; approval only where it may; a
+ * revise that says nothing is never an approval.
+ */
+import { Command, INTERRUPT, isInterrupted } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocuments } from '../../src/docs/documents.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { parseWorkflowConfig, workflowSettings } from '../../src/workflow-config.js';
+import { pairWorkflow } from '../../src/workflows/pair/pair-graph.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+let db: TestDatabase;
+let pool: pg.Pool;
+let saver: PostgresSaver;
+let threads = 0;
+beforeAll(async () => {
+  db = await createTestDatabase('review_answers');
+  pool = new pg.Pool({ connectionString: db.url });
+  // An idle client ended by the database's drop at the end is no failure of this file.
+  pool.on('error', () => undefined);
+  saver = new PostgresSaver(pool, undefined, { schema: 'answers' });
+  await saver.setup();
+});
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+function pair(allowSkip: boolean) {
+  const graph = pairWorkflow.build({
+    modelFor: ({ name }) => new ScriptedChatModel({ agent: name }),
+    settings: workflowSettings(parseWorkflowConfig('', 'test.yml'), 'pair'),
+    checkpointer: saver,
+    documents: createDocuments(pool),
+    checkpoint: () => ({ allowSkip }),
+  });
+  return async (answer?: unknown) => {
+    const thread = `answers-${++threads}`;
+    const config = { configurable: { thread_id: thread } };
+    const first = await graph.invoke(
+      pairWorkflow.input({ text: 'name the project', requester: 'U0ANN' }),
+      config,
+    );
+    if (!isInterrupted(first)) throw new Error('the pair graph did not ask for a review');
+    const asked = first[INTERRUPT][0]?.id as string;
+    const after = await graph.invoke(new Command({ resume: { [asked]: answer } }), config);
+    const question = (first[INTERRUPT][0]?.value as { title: string }).title;
+    return {
+      asked,
+      question,
+      after,
+      values: (await graph.getState(config)).values as Record<string, unknown>,
+    };
+  };
+}
+const nextQuestion = (r: unknown) => (isInterrupted(r) ? r[INTERRUPT][0] : undefined);
+
+describe('answers a workflow cannot read', () => {
+  it('a malformed answer is refused where the step may not be skipped: the same question is asked again', async () => {
+    const { asked, question, after, values } = await pair(false)('yes please');
+    const again = nextQuestion(after);
+    expect(again?.id).toBeTypeOf('string');
+    expect(again?.id).not.toBe(asked);
+    expect((again?.value as { title: string }).title).toBe(question);
+    expect(values.outcome ?? null).toBeNull();
+  });
+
+  it('where skipping is allowed, a malformed answer is taken as approval, marked automatic', async () => {
+    const { after, values } = await pair(true)({ nonsense: true });
+    expect(nextQuestion(after)).toBeUndefined();
+    expect(pairWorkflow.outcome(values).status).toBe('done');
+  });
+
+  it('a revise that says nothing is never read as approval, even where skipping is allowed', async () => {
+    const { asked, after, values } = await pair(true)({
+      action: 'revise',
+      feedback: '   ',
+      by: 'U0BOB',
+      at: 'now',
+    });
+    expect(nextQuestion(after)?.id).not.toBe(asked);
+    expect(nextQuestion(after)).toBeDefined();
+    expect(values.outcome ?? null).toBeNull();
+  });
+});
