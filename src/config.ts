@@ -52,6 +52,8 @@ const envSchema = z.object({
   SIGNOFF_JOB_EXPIRE_SECONDS: intFrom('SIGNOFF_JOB_EXPIRE_SECONDS', 1, 900),
   SIGNOFF_LEASE_SECONDS: intFrom('SIGNOFF_LEASE_SECONDS', 2, 30),
   SIGNOFF_SCRIPTED_DELAY_MS: intFrom('SIGNOFF_SCRIPTED_DELAY_MS', 0, 0),
+  SIGNOFF_RETENTION_DAYS: intFrom('SIGNOFF_RETENTION_DAYS', 1, 30),
+  SIGNOFF_AUDIT_RETENTION_DAYS: intFrom('SIGNOFF_AUDIT_RETENTION_DAYS', 0, 0),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -78,6 +80,8 @@ export interface Config {
    * a crashed process holds a task up, and how soon a holder that lost its database stops.
    */
   queue: { workers: number; expireSeconds: number; leaseSeconds: number };
+  /** How long finished tasks keep their checkpoints and events (days); the audit log's (0 = always). */
+  retention: { days: number; auditDays: number };
   workflows: WorkflowsConfig;
   configPath?: string;
 }
@@ -129,6 +133,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       expireSeconds: e.SIGNOFF_JOB_EXPIRE_SECONDS,
       leaseSeconds: e.SIGNOFF_LEASE_SECONDS,
     },
+    retention: { days: e.SIGNOFF_RETENTION_DAYS, auditDays: e.SIGNOFF_AUDIT_RETENTION_DAYS },
     workflows,
     configPath,
   };

@@ -20,6 +20,7 @@ import { createAfterAck } from './slack/after-ack.js';
 import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
+import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
 import { checkpointSettings, workflowSettings } from './workflow-config.js';
@@ -104,6 +105,8 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       logger,
     });
     const engine = createEngine({
+      // Slack's bookkeeping tables exist whatever the surface (one schema), so they are always purged.
+      retention: { ...config.retention, purgers: [purgeSlackBookkeeping] },
       leaseTtlMs: leases.ttlMs,
       pool: db.pool,
       queue,

@@ -15,6 +15,7 @@ import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
 import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
+import type { Purger, RetentionSettings } from './retention.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { invalidEdit } from './standard-interrupts.js';
 import * as store from './store.js';
@@ -33,6 +34,8 @@ export interface EngineDeps {
   config: WorkflowsConfig;
   clock: Clock;
   logger: Logger;
+  /** What finished tasks keep, and for how long (retention.ts); surfaces add their own purgers. */
+  retention: RetentionSettings & { purgers: Purger[] };
 }
 
 /** Creates the engine; call `work(surface)` in processes that should run graphs. */

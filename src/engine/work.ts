@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
 import type { AbortListener } from './abort-listener.js';
 import { createTimerHandler, type TimerHandlerDeps } from './on-timer.js';
+import { type Purger, type RetentionSettings, startRetention } from './retention.js';
 import type { Runner } from './runner.js';
 import { type TimerJob, timerJobSchema, timerQueue } from './timers.js';
 import type { Surface, Task } from './types.js';
@@ -27,6 +28,7 @@ export interface WorkerDeps extends TimerHandlerDeps {
   leaseTtlMs: number;
   /** Registers what to stop at shutdown. */
   onStop(stop: () => void): void;
+  retention: RetentionSettings & { purgers: Purger[] };
 }
 
 export async function startWorkers(deps: WorkerDeps, surface: Surface, concurrency: number): Promise<void> {
@@ -50,6 +52,8 @@ export async function startWorkers(deps: WorkerDeps, surface: Surface, concurren
   await queue.work<TimerJob>(timerQueue(surface), TIMER_WORKERS, (data) =>
     onTimer(timerJobSchema.parse(data)),
   );
+  const { purgers, ...settings } = deps.retention;
+  await startRetention({ ...deps, settings, purgers });
   // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
   const unfinished = await pool.query<{ id: string }>(
     `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,

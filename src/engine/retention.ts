@@ -1,0 +1,127 @@
+/**
+ * Retention: once a day, what finished tasks older than the configured age leave behind is
+ * deleted: their graph threads (every generation), their delivered events, and what surfaces
+ * kept to post them (given as `purgers`). The tasks, their reviews (who decided what) and the
+ * audit log stay; the audit log is trimmed only when an age is set for it. Runs as a queue job
+ * that schedules its next run, so that one process does it a day, whichever is up.
+ */
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../db/queryable.js';
+import type { Logger } from '../logger.js';
+import { CHECKPOINT_SCHEMA } from './prune.js';
+import type { JobQueue } from './queue.js';
+import { type Clock, FINAL_STATUSES } from './types.js';
+
+export interface RetentionSettings {
+  /** Finished tasks older than this many days lose their checkpoints, events and bookkeeping. */
+  days: number;
+  /** Audit entries older than this many days are deleted; 0 keeps them all. */
+  auditDays: number;
+}
+
+/**
+ * What a surface deletes of its own for the purged tasks (and their reviews), and of what it
+ * keeps apart from any task, older than `cutoff`; returns the rows deleted.
+ */
+export type Purger = (
+  db: Queryable,
+  old: { ids: string[]; reviewIds: string[]; cutoff: Date },
+) => Promise<number>;
+
+export const RETENTION_QUEUE = 'signoff-retention';
+const DAY_MS = 86_400_000;
+/** Tasks per transaction: each batch holds its locks briefly. */
+const BATCH = 100;
+
+export interface Purged {
+  tasks: number;
+  rows: number;
+  audit: number;
+}
+
+/** Deletes what the retention settings say is old, by `clock`'s now. */
+export async function purgeOld(
+  pool: pg.Pool,
+  settings: RetentionSettings,
+  clock: Clock,
+  purgers: Purger[] = [],
+): Promise<Purged> {
+  const cutoff = new Date(clock.now().getTime() - settings.days * DAY_MS);
+  const total: Purged = { tasks: 0, rows: 0, audit: 0 };
+  for (;;) {
+    const batch = await inTransaction(pool, async (db) => {
+      const old = await db.query<{ id: string; generation: number }>(
+        `UPDATE signoff.tasks SET purged_at = now()
+         WHERE id IN (SELECT id FROM signoff.tasks
+                      WHERE purged_at IS NULL AND status = ANY($1) AND updated_at < $2
+                      ORDER BY updated_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+         RETURNING id, generation`,
+        [FINAL_STATUSES, cutoff],
+      );
+      if (!old.rows.length) {
+        let rows = 0;
+        for (const purge of purgers) rows += await purge(db, { ids: [], reviewIds: [], cutoff });
+        return { tasks: 0, rows };
+      }
+      const ids = old.rows.map((t) => t.id);
+      // Every generation's graph thread: the task's id, then id#1, id#2… (see threadOf).
+      const threads = old.rows.flatMap((t) =>
+        Array.from({ length: t.generation + 1 }, (_, g) => (g === 0 ? t.id : `${t.id}#${g}`)),
+      );
+      const deleted = await db.query<{ n: string }>(
+        `WITH c AS (DELETE FROM ${CHECKPOINT_SCHEMA}.checkpoints WHERE thread_id = ANY($1) RETURNING 1),
+              w AS (DELETE FROM ${CHECKPOINT_SCHEMA}.checkpoint_writes WHERE thread_id = ANY($1) RETURNING 1),
+              b AS (DELETE FROM ${CHECKPOINT_SCHEMA}.checkpoint_blobs WHERE thread_id = ANY($1) RETURNING 1),
+              e AS (DELETE FROM signoff.events WHERE task_id = ANY($2)
+                      AND (delivered_at IS NOT NULL OR failed_at IS NOT NULL) RETURNING 1)
+         SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM w) + (SELECT count(*) FROM b)
+              + (SELECT count(*) FROM e) AS n`,
+        [threads, ids],
+      );
+      const reviewIds = (
+        await db.query<{ id: string }>('SELECT id FROM signoff.reviews WHERE task_id = ANY($1)', [ids])
+      ).rows.map((r) => r.id);
+      let rows = Number(deleted.rows[0]?.n ?? 0);
+      for (const purge of purgers) rows += await purge(db, { ids, reviewIds, cutoff });
+      return { tasks: ids.length, rows };
+    });
+    total.tasks += batch.tasks;
+    total.rows += batch.rows;
+    if (batch.tasks < BATCH) break;
+  }
+  if (settings.auditDays > 0) {
+    const r = await pool.query('DELETE FROM signoff.audit WHERE at < $1', [
+      new Date(clock.now().getTime() - settings.auditDays * DAY_MS),
+    ]);
+    total.audit = r.rowCount ?? 0;
+  }
+  return total;
+}
+
+/**
+ * Runs retention in this process's share of the queue: now (a minute after start) unless a run
+ * is already scheduled, then every day after the last.
+ */
+export async function startRetention(deps: {
+  pool: pg.Pool;
+  queue: JobQueue;
+  settings: RetentionSettings;
+  clock: Clock;
+  logger: Logger;
+  purgers: Purger[];
+}): Promise<void> {
+  const { queue } = deps;
+  const next = (afterMs: number) =>
+    queue.send(
+      RETENTION_QUEUE,
+      {},
+      { singletonKey: 'retention', startAfter: new Date(Date.now() + afterMs) },
+    );
+  await queue.declare(RETENTION_QUEUE);
+  await queue.work(RETENTION_QUEUE, 1, async () => {
+    const purged = await purgeOld(deps.pool, deps.settings, deps.clock, deps.purgers);
+    deps.logger.info({ ...purged, days: deps.settings.days }, 'retention: old finished tasks purged');
+    await next(DAY_MS);
+  });
+  await next(60_000);
+}

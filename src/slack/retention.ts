@@ -1,0 +1,25 @@
+/**
+ * What the Slack surface kept to post a task once (its posts' keys and ts, the requests that
+ * started it), deleted with the task's other leftovers by retention (engine/retention.ts).
+ */
+import type { Queryable } from '../db/queryable.js';
+import type { Purger } from '../engine/retention.js';
+
+/** The review a card's or a DM's key names (`card:R`, `dm:R:U`, `dm:remind:R:n:U`, `dm:overdue:R:U`). */
+const REVIEW_OF_KEY = String.raw`^(?:card|dm)(?::remind|:overdue)?:([^:]+)`;
+
+export const purgeSlackBookkeeping: Purger = async (db: Queryable, { ids, reviewIds, cutoff }) => {
+  // A task's own posts are keyed `<task id>:…` (task ids have no colon). Event claims (a thread
+  // reply handled once) belong to no task: they go by age.
+  const r = await db.query<{ n: string }>(
+    `WITH p AS (DELETE FROM signoff.slack_posts
+                WHERE cardinality($1::text[]) > 0
+                  AND (split_part(key, ':', 1) = ANY($1) OR substring(key from '${REVIEW_OF_KEY}') = ANY($2))
+                RETURNING 1),
+          q AS (DELETE FROM signoff.slack_requests
+                WHERE task_id = ANY($1) OR (key LIKE 'event:%' AND created_at < $3) RETURNING 1)
+     SELECT (SELECT count(*) FROM p) + (SELECT count(*) FROM q) AS n`,
+    [ids, reviewIds, cutoff],
+  );
+  return Number(r.rows[0]?.n ?? 0);
+};

@@ -1,0 +1,79 @@
+/**
+ * Retention: finished tasks older than the configured age lose their checkpoints, delivered
+ * events and Slack bookkeeping; open tasks and young ones keep everything; tasks, reviews and
+ * the audit log stay unless the audit log has an age of its own. Scheduled as a daily job.
+ */
+import { describe, expect, it } from 'vitest';
+import { purgeOld } from '../../src/engine/retention.js';
+import { recordPost } from '../../src/slack/posts.js';
+import { purgeSlackBookkeeping } from '../../src/slack/retention.js';
+import { harnessPerFile, testClock } from '../helpers/harness.js';
+
+const clock = testClock();
+const t = harnessPerFile('retention', () => ({ clock }));
+const DAY = 86_400;
+
+const count = async (sql: string, args: unknown[]) =>
+  Number((await t.h.db.pool.query<{ n: string }>(sql, args)).rows[0]?.n);
+const checkpointsOf = (taskId: string) =>
+  count(`SELECT count(*) AS n FROM langgraph.checkpoints WHERE thread_id = $1 OR thread_id LIKE $1 || '#%'`, [
+    taskId,
+  ]);
+const eventsOf = (taskId: string) =>
+  count('SELECT count(*) AS n FROM signoff.events WHERE task_id = $1', [taskId]);
+const postsOf = (keys: string[]) =>
+  count('SELECT count(*) AS n FROM signoff.slack_posts WHERE key = ANY($1)', [keys]);
+
+describe('retention', () => {
+  it("a finished task older than the age loses its checkpoints, events and posts' records; an open one keeps them", async () => {
+    const done = await t.h.start('pair', 'write the retention policy');
+    const review = await t.h.nextReview(done.id);
+    expect(
+      (await t.h.engine.decide({ reviewId: review.id, actor: { id: 'bob' }, action: 'approve' })).ok,
+    ).toBe(true);
+    await t.h.waitFor(done.id, (x) => x.status === 'done');
+    await t.h.shown(done.id);
+    const open = await t.h.start('pair', 'draft the onboarding mail');
+    await t.h.nextReview(open.id);
+    const keys = [`${done.id}:started:0`, `card:${review.id}`, `dm:${review.id}:U0BOB`];
+    for (const key of keys) await recordPost(t.h.db.pool, key, 'C0WORK', '1.0001');
+    await recordPost(t.h.db.pool, `${open.id}:started:0`, 'C0WORK', '1.0002');
+    expect(await checkpointsOf(done.id)).toBeGreaterThan(0);
+    const auditBefore = await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id]);
+
+    const settings = { days: 30, auditDays: 0 };
+    // Young: nothing goes.
+    expect(await purgeOld(t.h.db.pool, settings, clock, [purgeSlackBookkeeping])).toMatchObject({ tasks: 0 });
+    clock.advance(31 * DAY);
+    const purged = await purgeOld(t.h.db.pool, settings, clock, [purgeSlackBookkeeping]);
+    expect(purged.tasks).toBe(1);
+    expect(await checkpointsOf(done.id)).toBe(0);
+    expect(await eventsOf(done.id)).toBe(0);
+    expect(await postsOf(keys)).toBe(0);
+    // What people and auditors read stays.
+    expect((await t.h.engine.getTask(done.id))?.status).toBe('done');
+    expect((await t.h.engine.reviews(done.id)).map((r) => r.decision?.by)).toEqual(['bob']);
+    expect(await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id])).toBe(
+      auditBefore,
+    );
+    // The open task keeps everything, though it is as old.
+    expect(await checkpointsOf(open.id)).toBeGreaterThan(0);
+    expect(await eventsOf(open.id)).toBeGreaterThan(0);
+    expect(await postsOf([`${open.id}:started:0`])).toBe(1);
+    // Done with: the next run finds nothing new.
+    expect((await purgeOld(t.h.db.pool, settings, clock, [purgeSlackBookkeeping])).tasks).toBe(0);
+
+    // An age for the audit log trims it too.
+    const trimmed = await purgeOld(t.h.db.pool, { days: 30, auditDays: 30 }, clock);
+    expect(trimmed.audit).toBeGreaterThanOrEqual(auditBefore);
+    expect(await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id])).toBe(0);
+  });
+
+  it('is scheduled as one queued job, whichever processes work', async () => {
+    const jobs = await t.h.db.pool.query<{ state: string; start_after: Date }>(
+      `SELECT state, start_after FROM pgboss.job WHERE name = 'signoff-retention' AND singleton_key = 'retention'`,
+    );
+    expect(jobs.rows.map((j) => j.state)).toEqual(['created']);
+    expect(jobs.rows[0]?.start_after.getTime()).toBeGreaterThan(Date.now());
+  });
+});
