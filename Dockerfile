@@ -12,6 +12,9 @@ RUN npm run build && npm prune --omit=dev
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
+# tini as PID 1: it forwards SIGTERM to node (which stops cleanly) and reaps the embedded
+# PostgreSQL's children; node itself is started directly, not through npm, so signals reach it.
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 # The embedded PostgreSQL refuses to run as root; so does this image as a whole.
 RUN groupadd --system signoff && useradd --system --gid signoff --create-home signoff \
   && mkdir -p /app/.data && chown signoff:signoff /app/.data
@@ -21,5 +24,8 @@ COPY --chown=signoff:signoff package.json manifest.yml signoff.example.yml ./
 COPY --chown=signoff:signoff migrations ./migrations
 USER signoff
 EXPOSE 3000
+# Every role answers GET /healthz on PORT: HTTP mode through Bolt, Socket Mode and workers on
+# their own small server.
 HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["npm", "run", "start:prod"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "dist/src/bin.js"]

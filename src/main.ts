@@ -19,6 +19,7 @@ import type { Logger } from './logger.js';
 import { createAfterAck } from './slack/after-ack.js';
 import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
+import { startHealthServer } from './slack/health.js';
 import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
@@ -139,7 +140,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
 
 export interface SlackService {
   signoff: Signoff;
-  /** The HTTP port Slack posts to (HTTP mode), once listening. */
+  /** The HTTP port, once listening: Slack's requests and /healthz (HTTP mode), or /healthz alone (Socket Mode, worker role). */
   port?: number;
   stop(): Promise<void>;
 }
@@ -203,6 +204,9 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
   const server = listen
     ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)
     : undefined;
+  // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own.
+  const health =
+    listen && slack.mode.kind === 'http' ? undefined : await startHealthServer(config.port, healthy);
   ready = true;
   // Starts a web process left half done (it died between a command's root message and its task)
   // are finished by the web processes still up, or by this one once it is back.
@@ -220,7 +224,7 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
   // In HTTP mode a request counts from its first byte, before Bolt has read and verified it.
   (server as { on?: (e: string, f: () => void) => void } | undefined)?.on?.('request', afterAck.arrived);
   const address = (server as { address?: () => unknown } | undefined)?.address?.();
-  const port = typeof address === 'object' && address ? (address as { port: number }).port : undefined;
+  const port = typeof address === 'object' && address ? (address as { port: number }).port : health?.port;
   logger.info(
     { role: config.role, mode: listen ? slack.mode.kind : undefined, port },
     listen ? 'signoff is listening to Slack' : 'signoff is running Slack tasks (worker role)',
@@ -232,6 +236,7 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
       ready = false;
       clearInterval(sweep);
       if (listen) await app.stop();
+      await health?.stop();
       await signoff.close();
     },
   };

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
 import type { StartDeps } from './deps.js';
+import { answerHealth } from './health.js';
 import { registerListeners } from './listeners/index.js';
 
 export interface SlackAppDeps extends StartDeps {
@@ -34,12 +35,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
             {
               path: '/healthz',
               method: ['GET'],
-              handler: (_req, res) => {
-                void deps.healthy().then((ok) => {
-                  res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
-                  res.end(ok ? 'ok' : 'not ready');
-                });
-              },
+              handler: (_req, res) => answerHealth(deps.healthy, res),
             },
           ],
         });

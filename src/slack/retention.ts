@@ -6,7 +6,7 @@ import type { Queryable } from '../db/queryable.js';
 import type { Purger } from '../engine/retention.js';
 
 /** The review a card's or a DM's key names (`card:R`, `dm:R:U`, `dm:remind:R:n:U`, `dm:overdue:R:U`). */
-const REVIEW_OF_KEY = String.raw`^(?:card|dm)(?::remind|:overdue)?:([^:]+)`;
+const REVIEW_OF_KEY = '^(?:card|dm)(?::remind|:overdue)?:([^:]+)';
 
 export const purgeSlackBookkeeping: Purger = async (db: Queryable, { ids, reviewIds, cutoff }) => {
   // A task's own posts are keyed `<task id>:…` (task ids have no colon). Event claims (a thread

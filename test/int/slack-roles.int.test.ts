@@ -58,7 +58,13 @@ it('a web process queues the run; a worker process runs it; the click on the web
     expect(cardsIn(thread)).toEqual([]);
 
     const worker = await startRole('worker');
-    expect(worker.port).toBeUndefined();
+    // A worker takes no Slack requests, but answers the container's health check on its port.
+    expect(worker.port).not.toBe(web.port);
+    const health = await fetch(`http://127.0.0.1:${worker.port}/healthz`);
+    expect([health.status, await health.text()]).toEqual([200, 'ok']);
+    expect((await fetch(`http://127.0.0.1:${worker.port}/slack/events`, { method: 'POST' })).status).toBe(
+      404,
+    );
     const card = await until('review card', () => cardsIn(thread)[0]);
     const approve = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
     expect((await postSigned(events, click('U0BOB', 'signoff_approve', approve, tsOf(card)))).status).toBe(

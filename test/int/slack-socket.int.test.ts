@@ -35,6 +35,11 @@ afterAll(async () => {
 const form = (body: string) => Object.fromEntries(new URLSearchParams(body));
 const interaction = (body: string) => JSON.parse(form(body).payload as string) as object;
 
+it('answers /healthz on PORT though Slack talks to it over the socket', async () => {
+  const health = await fetch(`http://127.0.0.1:${service.port}/healthz`);
+  expect([health.status, await health.text()]).toEqual([200, 'ok']);
+});
+
 it('connects, acks a command, a thread reply and a click, and finishes the task', async () => {
   await slack.socketConnected();
   expect(slack.callsOf('apps.connections.open')).toHaveLength(1);
