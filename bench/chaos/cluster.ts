@@ -158,7 +158,8 @@ export class Cluster {
       SLACK_BOT_TOKEN: 'xoxb-chaos',
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: this.slackApi,
-      PORT: String(this.port),
+      // Workers answer only /healthz, on a port of their own.
+      PORT: name === 'web' ? String(this.port) : '0',
       OPENAI_API_KEY: 'sk-chaos',
       OPENAI_BASE_URL: this.model.url,
       OPENAI_MODEL: 'gpt-4o-mini',
