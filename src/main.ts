@@ -159,6 +159,12 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
   const slack = config.slack;
   if (!slack) throw new Error('startSlack needs Slack settings');
   const { logger } = options;
+  // A team that forgot the key must not get canned answers in its channels without a word.
+  if (!config.model.apiKey) {
+    logger.warn(
+      'no OPENAI_API_KEY: agents answer with the offline scripted model (marked [offline model]); set OPENAI_API_KEY for a real model',
+    );
+  }
   // Delivery's own client. It keeps to Slack's limits per method (and per channel for posts),
   // shared with the other processes through Postgres; a 429 comes back to the engine, which
   // reschedules that one event, instead of pausing every call this client makes; a failing call

@@ -4,6 +4,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -77,4 +78,25 @@ it('a web process queues the run; a worker process runs it; the click on the web
   } finally {
     await jobs.end();
   }
+});
+
+it('Slack on the offline model warns at start-up, in one line; with a key it does not', async () => {
+  const lines: string[] = [];
+  const logger = createLogger('warn', { write: (line: string) => lines.push(line) });
+  const start = async (env: Record<string, string>) => {
+    const { service } = await startTestSlack({
+      url: db.url,
+      slack,
+      env: { SIGNOFF_ROLE: 'web', ...env },
+      options: { logger },
+    });
+    services.push(service);
+  };
+  await start({});
+  const offline = lines.filter((l) => l.includes('offline scripted model'));
+  expect(offline).toHaveLength(1);
+  expect(JSON.parse(offline[0] as string).msg).toMatch(/^no OPENAI_API_KEY: .*set OPENAI_API_KEY/);
+  lines.length = 0;
+  await start({ OPENAI_API_KEY: 'sk-test-key' });
+  expect(lines.filter((l) => l.includes('offline scripted model'))).toEqual([]);
 });
