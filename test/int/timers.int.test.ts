@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveredEvent } from '../../src/engine/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { type Harness, openHarness, testClock } from '../helpers/harness.js';
+import { until } from '../helpers/slack-thread.js';
 
 const YAML = `workflows:
   pair:
@@ -75,16 +76,22 @@ describe('review timers', () => {
     await h.waitFor(task.id, (t) => t.status === 'done');
     const before = (await h.engine.events(task.id)).length;
     clock.advance(3 * 3600);
-    expect(await h.engine.releaseDueTimers('cli')).toBeGreaterThan(0);
-    // Let the released timers run: they find the review decided and do nothing.
-    for (let i = 0; i < 100; i++) {
-      const left = await h.db.pool.query(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'signoff-timer-cli' AND data->>'reviewId' = $1 AND state <> 'completed'`,
-        [review.id],
-      );
-      if (left.rows[0].n === 0) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    expect(await h.engine.releaseDueTimers('cli')).toBeGreaterThanOrEqual(2);
+    // The released timers run (each job completes): they find the review decided and do nothing.
+    const timers = async () =>
+      (
+        await h.db.pool.query<{ ran: number; left: number }>(
+          `SELECT count(*) FILTER (WHERE state = 'completed')::int AS ran,
+                  count(*) FILTER (WHERE state <> 'completed')::int AS left
+           FROM pgboss.job WHERE name = 'signoff-timer-cli' AND data->>'reviewId' = $1`,
+          [review.id],
+        )
+      ).rows[0];
+    const after = await until('both timers ran', async () => {
+      const now = await timers();
+      return now && now.left === 0 ? now : undefined;
+    });
+    expect(after.ran).toBe(2); // the reminder and the deadline
     expect((await h.engine.events(task.id)).length).toBe(before);
     expect((await h.engine.reviews(task.id, 'decided'))[0]?.decidedBy).toBe('bob');
   });
