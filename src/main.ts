@@ -142,8 +142,14 @@ export interface SlackService {
   signoff: Signoff;
   /** The HTTP port, once listening: Slack's requests and /healthz (HTTP mode), or /healthz alone (Socket Mode, worker role). */
   port?: number;
+  /** Resolves once every Slack request taken so far has been handled (its work after the ack done). */
+  settled(): Promise<void>;
+  /** Stops taking requests, lets the accepted ones finish (up to a few seconds), then closes. */
   stop(): Promise<void>;
 }
+
+/** How long a stopping process waits for work it acked: a decision acked is a decision kept. */
+const DRAIN_MS = 10_000;
 
 /**
  * Decisions recorded at once by one web process; more clicks wait their turn after their ack,
@@ -238,10 +244,14 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
   return {
     signoff,
     port,
+    settled: () => afterAck.idle(),
     stop: async () => {
       ready = false;
       clearInterval(sweep);
       if (listen) await app.stop();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([afterAck.idle(), new Promise((r) => (timer = setTimeout(r, DRAIN_MS)))]);
+      clearTimeout(timer);
       await health?.stop();
       await signoff.close();
     },

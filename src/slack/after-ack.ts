@@ -6,38 +6,73 @@
  * under requests that never stop, work waits at most `maxWaitMs`.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createLimiter } from './limiter.js';
 
 export interface AfterAck {
-  /** Call for every Slack request as it arrives (the HTTP server's `request` event). */
+  /** Call for every Slack request as it arrived (the HTTP server's `request` event). */
   arrived(): void;
   run<T>(work: () => Promise<T>): Promise<T>;
+  /** Resolves once no work is waiting or running: everything acked so far has been handled. */
+  idle(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Where the time comes from (a test passes its own). */
+export interface AfterAckClock {
+  now(): number;
+  sleep(ms: number): Promise<unknown>;
+}
 
-export function createAfterAck(options: { size: number; quietMs: number; maxWaitMs: number }): AfterAck {
+const realTime: AfterAckClock = { now: () => performance.now(), sleep: (ms) => sleep(ms) };
+
+export function createAfterAck(
+  options: { size: number; quietMs: number; maxWaitMs: number },
+  clock: AfterAckClock = realTime,
+): AfterAck {
   const limit = createLimiter(options.size);
   let lastArrival = Number.NEGATIVE_INFINITY;
+  let pending = 0;
+  let idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
   async function quiet(): Promise<void> {
-    const since = performance.now();
+    const since = clock.now();
     for (;;) {
-      const now = performance.now();
+      const now = clock.now();
       const calmAt = lastArrival + options.quietMs;
       if (now >= calmAt || now - since >= options.maxWaitMs) return;
-      await sleep(Math.min(calmAt - now, options.maxWaitMs - (now - since)));
+      await clock.sleep(Math.min(calmAt - now, options.maxWaitMs - (now - since)));
     }
   }
 
   return {
     arrived: () => {
-      lastArrival = performance.now();
+      lastArrival = clock.now();
     },
-    run: (work) =>
-      limit(async () => {
-        await quiet();
-        return work();
-      }),
+    run: async (work) => {
+      pending += 1;
+      try {
+        return await limit(async () => {
+          await quiet();
+          return work();
+        });
+      } finally {
+        pending -= 1;
+        if (pending === 0) {
+          idle?.resolve();
+          idle = undefined;
+        }
+      }
+    },
+    idle: () => {
+      if (pending === 0) return Promise.resolve();
+      if (!idle) {
+        let resolve = (): void => undefined;
+        const promise = new Promise<void>((r) => {
+          resolve = r;
+        });
+        idle = { promise, resolve };
+      }
+      return idle.promise;
+    },
   };
 }

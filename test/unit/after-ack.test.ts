@@ -1,60 +1,102 @@
+/** Work after an ack waits for a lull in Slack's requests, on a clock the test moves. */
 import { describe, expect, it } from 'vitest';
 import { createAfterAck } from '../../src/slack/after-ack.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const flush = () => new Promise((r) => setImmediate(r));
+
+/** Time that moves only when told; sleepers wake in order as it passes them. */
+function virtualClock() {
+  let now = 0;
+  const sleepers: { at: number; wake: () => void }[] = [];
+  return {
+    now: () => now,
+    sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ at: now + ms, wake })),
+    async advance(ms: number) {
+      await flush(); // work already under way registers its sleeps first
+      const end = now + ms;
+      for (;;) {
+        sleepers.sort((a, b) => a.at - b.at);
+        const next = sleepers[0];
+        if (!next || next.at > end) break;
+        sleepers.shift();
+        now = next.at;
+        next.wake();
+        await flush();
+      }
+      now = end;
+      await flush();
+    },
+  };
+}
 
 describe('work after an ack', () => {
-  it('waits while requests keep arriving, then runs', async () => {
-    // quietMs is far above the gaps between arrivals, so a loaded test machine cannot fake a lull.
-    const afterAck = createAfterAck({ size: 2, quietMs: 300, maxWaitMs: 5000 });
+  it('waits while requests keep arriving, then runs once none has come for quietMs', async () => {
+    const clock = virtualClock();
+    const afterAck = createAfterAck({ size: 2, quietMs: 300, maxWaitMs: 5000 }, clock);
     const started: number[] = [];
-    const t0 = performance.now();
     afterAck.arrived();
-    const done = afterAck.run(async () => started.push(performance.now() - t0));
-    // Requests every 10 ms for 100 ms: a burst that is never quiet for 300 ms.
+    const done = afterAck.run(async () => started.push(clock.now()));
+    // A request every 10 ms for 100 ms: never quiet for 300 ms.
     for (let i = 0; i < 10; i++) {
-      await sleep(10);
+      await clock.advance(10);
       afterAck.arrived();
       expect(started).toEqual([]);
     }
+    await clock.advance(299);
+    expect(started).toEqual([]);
+    await clock.advance(1);
     await done;
-    expect(started[0]).toBeGreaterThanOrEqual(100 + 290);
+    expect(started).toEqual([100 + 300]);
   });
 
   it('runs at once when no request is arriving', async () => {
-    const afterAck = createAfterAck({ size: 2, quietMs: 300, maxWaitMs: 5000 });
-    const t0 = performance.now();
-    await afterAck.run(async () => undefined);
-    expect(performance.now() - t0).toBeLessThan(250);
+    const clock = virtualClock();
+    const afterAck = createAfterAck({ size: 2, quietMs: 300, maxWaitMs: 5000 }, clock);
+    const started: number[] = [];
+    await afterAck.run(async () => started.push(clock.now()));
+    expect(started).toEqual([0]);
   });
 
   it('does not wait longer than maxWaitMs under requests that never stop', async () => {
-    const afterAck = createAfterAck({ size: 1, quietMs: 1000, maxWaitMs: 60 });
-    const flood = setInterval(() => afterAck.arrived(), 5);
-    try {
+    const clock = virtualClock();
+    const afterAck = createAfterAck({ size: 1, quietMs: 1000, maxWaitMs: 60 }, clock);
+    const started: number[] = [];
+    afterAck.arrived();
+    const done = afterAck.run(async () => started.push(clock.now()));
+    for (let i = 0; i < 40 && !started.length; i++) {
+      await clock.advance(5);
       afterAck.arrived();
-      const t0 = performance.now();
-      await afterAck.run(async () => undefined);
-      expect(performance.now() - t0).toBeLessThan(500);
-    } finally {
-      clearInterval(flood);
     }
+    await done;
+    expect(started).toEqual([60]);
   });
 
-  it('runs at most `size` pieces of work at once', async () => {
-    const afterAck = createAfterAck({ size: 2, quietMs: 1, maxWaitMs: 100 });
+  it('runs at most `size` pieces of work at once, and says when all of it is done', async () => {
+    const clock = virtualClock();
+    const afterAck = createAfterAck({ size: 2, quietMs: 1, maxWaitMs: 100 }, clock);
     let running = 0;
     let most = 0;
-    await Promise.all(
-      Array.from({ length: 6 }, () =>
-        afterAck.run(async () => {
-          running += 1;
-          most = Math.max(most, running);
-          await sleep(10);
-          running -= 1;
-        }),
-      ),
+    let finished = 0;
+    const all = Array.from({ length: 6 }, () =>
+      afterAck.run(async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await clock.sleep(10);
+        running -= 1;
+        finished += 1;
+      }),
     );
-    expect(most).toBe(2);
+    let idle = false;
+    void afterAck.idle().then(() => {
+      idle = true;
+    });
+    await clock.advance(20);
+    expect(finished).toBe(4);
+    expect(idle).toBe(false);
+    await clock.advance(10);
+    await Promise.all(all);
+    await flush();
+    expect([most, finished, idle]).toEqual([2, 6, true]);
+    await afterAck.idle(); // nothing left: resolves at once
   });
 });
