@@ -12,6 +12,8 @@ import { harnessPerFile } from '../helpers/harness.js';
 
 const t = harnessPerFile('proposal', () => ({ yaml: 'workflows:\n  proposal:\n    collection: energy\n' }));
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'docs');
+/** The documents the proposal tests search; each test loads them (in place if already there). */
+const loadEnergy = () => t.h.documents.addFolder(FIXTURES, 'energy');
 
 const said = (taskId: string) =>
   t.h.delivered
@@ -55,6 +57,7 @@ describe('documents', () => {
 
 describe('proposal', () => {
   it('a typed query overrides the generated one, is searched, and the passages are cited', async () => {
+    await loadEnergy();
     const task = await t.h.start('proposal', 'home energy storage');
     const final = await throughResearch(task.id, 'battery degradation');
     expect(final.request.kind).toBe('final_review');
@@ -66,6 +69,7 @@ describe('proposal', () => {
   });
 
   it('runs the novelty and feasibility reviews side by side, in the same step', async () => {
+    await loadEnergy();
     const task = await t.h.start('proposal', 'heat pump retrofits');
     await throughResearch(task.id);
     const reviews = said(task.id).filter((s) => s.agent.endsWith('reviewer'));
@@ -75,6 +79,7 @@ describe('proposal', () => {
   });
 
   it('stops at the revision limit and says so; a later cycle never repeats a query', async () => {
+    await loadEnergy();
     const task = await t.h.start('proposal', 'community solar');
     // Search more once: a second query cycle.
     const q1 = await t.h.nextReview(task.id);
@@ -106,6 +111,7 @@ describe('proposal', () => {
   });
 
   it('approval by the chair when the feedback says so; rejection by a person', async () => {
+    await loadEnergy();
     const task = await t.h.start('proposal', 'smart thermostats');
     const final = await throughResearch(task.id);
     await decide(final.id, 'revise', 'good now, approved');
