@@ -196,7 +196,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
   const humanReview = (s: ProposalStateType) => {
     const d = askReview({
       kind: 'final_review',
-      title: `Review the proposal (draft ${s.revisions + 1})`,
+      title: `Review the proposal (draft ${s.revisions})`,
       body: `${s.proposalDraft}\n\n**Novelty review:** ${s.aiReviews.novelty}\n\n**Feasibility review:** ${s.aiReviews.feasibility}`,
       round: s.revisions,
       labels: { approve: 'Accept as is', revise: 'Revise', reject: 'Reject' },
