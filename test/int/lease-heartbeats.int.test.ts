@@ -33,7 +33,7 @@ const shortLeases = () =>
 it('a lease is renewed while every connection of the main pool is taken', async () => {
   const leases = shortLeases();
   const lease = await leases.acquire('run:busy-task');
-  expect(lease).toBeDefined();
+  expect(lease?.holder).toBeTypeOf('string');
   const expiry = async () =>
     (
       await db.heartbeats.query<{ at: Date }>(

@@ -96,7 +96,7 @@ describe('redirect', () => {
         )
       ).rows.map((r) => r.pid);
     const [before] = await listeners();
-    expect(before).toBeDefined();
+    expect(before).toBeTypeOf('number');
     await t.h.db.pool.query('SELECT pg_terminate_backend($1)', [before]);
     for (let i = 0; i < 200; i++) {
       const now = await listeners();

@@ -24,7 +24,7 @@ describe('a task outlives its process', () => {
     const first = await runSignoff(['run', 'specialist', 'reconcile the audit findings'], env, '');
     expect(first.code).toBe(0);
     const id = /signoff resume (\S+)/.exec(first.stdout)?.[1];
-    expect(id, first.stdout + first.stderr).toBeDefined();
+    expect(id, first.stdout + first.stderr).toMatch(/^cli-/);
     expect(first.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: waiting for review`);
     expect(first.stdout).toContain('Routing this to the audit specialist.');
 

@@ -117,7 +117,7 @@ describe('review card', () => {
       ['signoff_revise', undefined],
       ['signoff_reject', 'danger'],
     ]);
-    expect(actions.elements[2]?.confirm).toBeDefined();
+    expect(actions.elements[2]?.confirm).toHaveProperty('confirm');
     expect(JSON.parse(actions.elements[0]?.value ?? '')).toEqual({
       review: 'abc123',
       task: 'slack-T1-C1-1.2',

@@ -40,7 +40,9 @@ describe('who may decide', () => {
       refusal(settings({ reviewers: ['S_FIN'] }), task, { id: 'U_X', groups: ['S_FIN'] }, 'reject'),
     ).toBeUndefined();
     expect(refusal(settings({ reviewers: ['requester'] }), task, { id: 'U_ANN' }, 'revise')).toBeUndefined();
-    expect(refusal(settings({ reviewers: ['requester'] }), task, { id: 'U_X' }, 'revise')).toBeDefined();
+    expect(refusal(settings({ reviewers: ['requester'] }), task, { id: 'U_X' }, 'revise')).toBe(
+      'you are not a reviewer for this step',
+    );
   });
   it('forbids self-approval when configured, but not self-revision', () => {
     const s = settings({ allowSelfApproval: false });
