@@ -46,7 +46,9 @@ describe('engine controls', () => {
     const { task, review } = await waitingTask('tidy the wiki');
     const mallory: Actor = { id: 'U0MAL', memberOf: async () => [] };
     await expect(t.h.engine.cancel(task.id, mallory)).rejects.toThrow(NOT_ALLOWED);
-    await expect(t.h.engine.redirect(task.id, 'delete the wiki', mallory)).rejects.toThrow(NOT_ALLOWED);
+    await expect(t.h.engine.redirect(task.id, 'delete the wiki', mallory)).rejects.toThrow(
+      'Sorry, only the person who started this task can redirect it.',
+    );
     await expect(t.h.engine.retry(task.id, mallory)).rejects.toThrow(NOT_ALLOWED);
 
     const after = await t.h.engine.getTask(task.id);

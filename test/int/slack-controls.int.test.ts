@@ -3,6 +3,7 @@
  * reviewers messaged directly, Cancel and Retry on the root message, `/signoff list`, the Home tab.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operator } from '../../src/engine/types.js';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, databaseDown, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -243,6 +244,9 @@ describe('Slack controls', () => {
     expect(bob).not.toContain('secret merger memo');
     expect(await homeOf('U0CAT')).toContain('secret merger memo');
     slack.members = {};
+    // Closed, so that the last test's clock does not fire its timers too.
+    const task = await taskOf('draft the secret merger memo');
+    await service.signoff.engine.cancel(task?.id ?? '', operator('test'));
   });
 
   // Last: moving the clock fires the timers of every review still open in this file.
@@ -264,8 +268,12 @@ describe('Slack controls', () => {
 
     clock.advance(3600);
     await service.signoff.engine.releaseDueTimers('slack');
-    const closed = await until('card decided by the timeout', () =>
-      updatesOf(cardTs).find((u) => JSON.stringify(u.blocks).includes('automatically')),
+    // Every review still open in this file is reminded and posted to at Slack's pace (a post a
+    // second per channel), so this waits longer than most.
+    const closed = await until(
+      'card decided by the timeout',
+      () => updatesOf(cardTs).find((u) => JSON.stringify(u.blocks).includes('automatically')),
+      40_000,
     );
     expect(JSON.stringify(closed.blocks)).toContain(
       'Rejected automatically (no decision within 2h; this step rejects on timeout)',
