@@ -3,10 +3,12 @@
  * second engine trying the same task, a lease taken away before the run could apply its result,
  * and Approve racing Cancel.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { type Harness, openHarness } from '../helpers/harness.js';
 import { scriptedWith, thinkUnlessAborted } from '../helpers/slack-service.js';
+import { until } from '../helpers/slack-thread.js';
 
 const YAML = 'workflows:\n  pair:\n    maxIterations: 1\n';
 const LEASES = { SIGNOFF_LEASE_SECONDS: '2' };
@@ -68,8 +70,17 @@ describe('run leases', () => {
         )
           break;
       await h.nextReview(task.id);
-      // Both engines have had every chance to run it again.
-      await new Promise((r) => setTimeout(r, 1500));
+      // Both engines have had every chance to run it again: no run of it is queued or running,
+      // and nobody holds its run lease.
+      await until('nothing left to run the task', async () => {
+        const left = await h.db.pool.query<{ n: number }>(
+          `SELECT (SELECT count(*) FROM pgboss.job WHERE name = 'signoff-advance-cli' AND singleton_key = $1
+                     AND state IN ('created', 'retry', 'active'))
+                + (SELECT count(*) FROM signoff.leases WHERE key = 'run:' || $1 AND expires_at > now()) AS n`,
+          [task.id],
+        );
+        return Number(left.rows[0]?.n) === 0 ? true : undefined;
+      });
       expect(calls.filter((c) => c.task.includes(text))).toHaveLength(1);
       expect(await h.engine.reviews(task.id)).toHaveLength(1);
       const said = (await h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
