@@ -27,8 +27,6 @@ export interface ScriptedModelOptions extends BaseChatModelParams {
   agent?: string;
   /** Simulated thinking time per call; aborted calls stop waiting at once. */
   delayMs?: number;
-  /** Test hook: the first `failures` calls throw like an overloaded server (HTTP 503). */
-  failures?: number;
 }
 
 const ONE_OF = /Answer with exactly one of:\s*([^\n.]+)/i;
@@ -149,7 +147,6 @@ export class ScriptedChatModel extends BaseChatModel {
   private calls = 0;
   private readonly agent: string;
   private readonly delayMs: number;
-  private readonly failures: number;
   /** Tools bound by an agent (createAgent): the model calls the first one once, then answers. */
   private tools: { name: string; schema?: JsonSchema }[] = [];
 
@@ -157,29 +154,21 @@ export class ScriptedChatModel extends BaseChatModel {
     super(options);
     this.agent = options.agent ?? 'Agent';
     this.delayMs = options.delayMs ?? 0;
-    this.failures = options.failures ?? 0;
   }
 
   _llmType(): string {
     return 'signoff-scripted';
   }
 
-  /** Thinking time, abort and simulated failures, as for every call. */
+  /** Thinking time and abort, as for every call. */
   private async call(signal?: AbortSignal): Promise<void> {
     this.calls += 1;
     if (this.delayMs > 0) await sleep(this.delayMs, signal);
     signal?.throwIfAborted();
-    if (this.calls <= this.failures) {
-      throw Object.assign(new Error('503 The offline model is overloaded (simulated)'), { status: 503 });
-    }
   }
 
   override bindTools(tools: BindToolsInput[]): ScriptedChatModel {
-    const bound = new ScriptedChatModel({
-      agent: this.agent,
-      delayMs: this.delayMs,
-      failures: this.failures,
-    });
+    const bound = new ScriptedChatModel({ agent: this.agent, delayMs: this.delayMs });
     bound.tools = tools.map((t) => {
       const tool = t as {
         name?: string;

@@ -132,7 +132,7 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
 export const settled = (t: Task) => t.status !== 'working';
 
 /** A model factory that records every prompt each agent received. */
-export function recordingModels(options: { failures?: number; delayMs?: number } = {}) {
+export function recordingModels(options: { delayMs?: number } = {}) {
   const calls: { agent: string; messages: BaseMessage[] }[] = [];
   const modelFor: ModelFor = ({ name }) => {
     const model = new ScriptedChatModel({ agent: name, ...options });

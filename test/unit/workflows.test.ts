@@ -121,8 +121,7 @@ describe('the offline model', () => {
     expect(route('prepare the closing')).toBe('closing');
     expect(route('something else')).toBe('invoice');
   });
-  it('can fail like an overloaded server and be aborted', async () => {
-    await expect(new ScriptedChatModel({ failures: 1 }).invoke('hi')).rejects.toThrow('503');
+  it('stops thinking when its call is aborted', async () => {
     const controller = new AbortController();
     const call = new ScriptedChatModel({ delayMs: 5000 }).invoke('hi', { signal: controller.signal });
     controller.abort(new Error('redirected'));
