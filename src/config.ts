@@ -38,6 +38,7 @@ const envSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString.pipe(z.url('OPENAI_BASE_URL must be a URL').optional()),
   OPENAI_MODEL: optionalString,
+  OPENAI_MAX_RETRIES: intFrom('OPENAI_MAX_RETRIES', 0, 4),
   PORT: intFrom('PORT', 0, 3000).refine((p) => p <= 65535, 'PORT must be at most 65535'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -66,7 +67,8 @@ export interface Config {
     apiUrl?: string;
   };
   database: { url?: string; dataDir: string };
-  model: { apiKey?: string; baseUrl?: string; name: string; scriptedDelayMs: number };
+  /** `maxRetries`: how often the client retries a failed call (timeouts, 429, 5xx, unreadable answers). */
+  model: { apiKey?: string; baseUrl?: string; name: string; maxRetries: number; scriptedDelayMs: number };
   /** Unset means each surface's default (the terminal keeps quiet, a server logs info). */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   port: number;
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       apiKey: e.OPENAI_API_KEY,
       baseUrl: e.OPENAI_BASE_URL,
       name: e.OPENAI_MODEL ?? 'gpt-4o-mini',
+      maxRetries: e.OPENAI_MAX_RETRIES,
       scriptedDelayMs: e.SIGNOFF_SCRIPTED_DELAY_MS,
     },
     logLevel: e.LOG_LEVEL,

@@ -69,7 +69,8 @@ function codeOf(e: Record<string, unknown>): FailureCode | undefined {
   if (status === 400 || status === 422) return 'bad_request';
   if (status !== undefined && status >= 500) return 'server_error';
   if (name === 'APIConnectionError' || (code && CONNECTION_CODES.has(code))) return 'unreachable';
-  if (name === 'ZodError' || name === 'OutputParserException') return 'bad_answer';
+  // zod's errors (ZodError, zod 4's core $ZodError) carry their issues; LangChain's parser its own name.
+  if (Array.isArray(e.issues) || name === 'OutputParserException') return 'bad_answer';
   // node-postgres errors carry Postgres's severity and five-character SQLSTATE.
   if (typeof e.severity === 'string' && code && /^[0-9A-Z]{5}$/.test(code)) return 'database';
   return undefined;

@@ -20,8 +20,9 @@ export function createModelFor(model: Config['model']): ModelFor {
       model: config?.model ?? model.name,
       apiKey: model.apiKey,
       temperature: config?.temperature,
-      // Timeouts, 429 and 5xx are retried with exponential backoff before the step fails.
-      maxRetries: 4,
+      // Timeouts, 429, 5xx and answers outside the schema are retried with exponential backoff
+      // before the step fails.
+      maxRetries: model.maxRetries,
       timeout: 120_000,
       configuration: model.baseUrl ? { baseURL: model.baseUrl } : undefined,
     });

@@ -2,12 +2,11 @@
  * The offline model (the seeds' "parrot services"): deterministic answers computed from the
  * prompt, each clearly marked as offline, so every workflow runs end to end without a key.
  *
- * Rules, in order:
- * - a system prompt containing `Answer with exactly one of: a, b, c` → the first option named in
- *   the latest human message, else the first option (routing decisions);
- * - otherwise a short reply that names the agent and the task, says whether it answers feedback
- *   (quoting it) and how many messages of context it was given (so a test can see the full
- *   history arrived).
+ * A plain call gets a short reply that names the agent and the task, says whether it answers
+ * feedback (quoting it) and how many messages of context it was given (so a test can see the
+ * full history arrived). A structured call (a bound tool, `withStructuredOutput`) gets an object
+ * built from the schema: choices (enums) follow the latest human message, as routings and
+ * verdicts follow what a person said.
  */
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import {
@@ -29,8 +28,6 @@ export interface ScriptedModelOptions extends BaseChatModelParams {
   delayMs?: number;
 }
 
-const ONE_OF = /Answer with exactly one of:\s*([^\n.]+)/i;
-
 function text(message: BaseMessage): string {
   return typeof message.content === 'string'
     ? message.content
@@ -38,21 +35,8 @@ function text(message: BaseMessage): string {
 }
 
 export function scriptedReply(messages: BaseMessage[], agent: string): string {
-  const system = messages
-    .filter((m) => m.getType() === 'system')
-    .map(text)
-    .join('\n');
   const humans = messages.filter((m) => m.getType() === 'human');
   const latest = humans.length ? text(humans[humans.length - 1] as BaseMessage) : '';
-  const choice = ONE_OF.exec(system);
-  if (choice) {
-    const options = (choice[1] as string)
-      .split(',')
-      .map((o) => o.trim().toLowerCase())
-      .filter(Boolean);
-    const lower = latest.toLowerCase();
-    return options.find((o) => lower.includes(o)) ?? options[0] ?? '';
-  }
   const context = messages.filter((m) => m.getType() !== 'system').length;
   const task = humans.length ? plainTask(text(humans[0] as BaseMessage)) : '';
   const feedback = /(?:^|\n)(?:Feedback|\[round \d+\] Human feedback):\s*([^\n]*)\s*$/.exec(latest);
@@ -103,6 +87,20 @@ function earlierQueries(messages: BaseMessage[]): number {
   return list.split('\n').filter((l) => l.startsWith('- ')).length;
 }
 
+/** The option the latest human message names (whole word, any case), else the first. */
+function chosen(options: string[], messages: BaseMessage[]): string {
+  const latest =
+    messages
+      .filter((m) => m.getType() === 'human')
+      .map(text)
+      .at(-1)
+      ?.toLowerCase() ?? '';
+  const named = options.find((o) =>
+    new RegExp(`\\b${o.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(latest),
+  );
+  return named ?? (options[0] as string);
+}
+
 /** The part of a JSON Schema the offline model reads: an object's properties. */
 export interface JsonSchema {
   properties?: Record<string, { type?: string; enum?: unknown[] }>;
@@ -118,7 +116,8 @@ function jsonSchemaOf(schema: unknown): JsonSchema | undefined {
 /**
  * An object of the schema's shape: a field named `query` is the task plus an angle no earlier
  * query listed in the prompt took; strings name the agent, the field and the task (and the
- * latest feedback); enums take their first option; string lists are numbered steps for the task,
+ * latest feedback); an enum takes the option the latest human message names, else its first
+ * (a routing or a verdict follows what the person said); string lists are numbered steps for the task,
  * with one that applies the feedback when there is feedback.
  */
 export function scriptedObject(schema: JsonSchema, messages: BaseMessage[], agent: string): unknown {
@@ -129,7 +128,7 @@ export function scriptedObject(schema: JsonSchema, messages: BaseMessage[], agen
   for (const [key, field] of Object.entries(schema.properties ?? {})) {
     if (key === 'query')
       out[key] = `${excerpt(task, 60)} ${ANGLES[earlierQueries(messages) % ANGLES.length]}`;
-    else if (field.enum?.length) out[key] = field.enum[0];
+    else if (field.enum?.length) out[key] = chosen(field.enum.map(String), messages);
     else if (field.type === 'array')
       out[key] = [
         `Work out what ${about} needs`,

@@ -1,11 +1,16 @@
 /**
- * Structured answers (a goal's evaluation, a plan): every model answers through LangChain's
+ * Structured answers (a routing, a verdict, a plan): every model answers through LangChain's
  * `withStructuredOutput` (the schema bound as a tool, its call's arguments read back), and the
- * result is checked by the same zod schema. The offline model takes that path too.
+ * result is checked by the same zod schema. The offline model takes that path too. An answer
+ * outside the schema (a value not in an enum, say) is asked for once more; a second miss is the
+ * step's failure, which a person sees with Retry.
  */
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { z } from 'zod';
+import { describeFailure } from './failures.js';
+
+const ATTEMPTS = 2;
 
 export async function askStructured<T extends z.ZodObject>(
   model: BaseChatModel,
@@ -13,6 +18,12 @@ export async function askStructured<T extends z.ZodObject>(
   messages: BaseMessage[],
   signal?: AbortSignal,
 ): Promise<z.infer<T>> {
-  const answer = await model.withStructuredOutput(schema).invoke(messages, { signal });
-  return schema.parse(answer);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await model.withStructuredOutput(schema).invoke(messages, { signal });
+      return schema.parse(answer);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || signal?.aborted || describeFailure(error).code !== 'bad_answer') throw error;
+    }
+  }
 }

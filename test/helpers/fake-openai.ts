@@ -22,6 +22,11 @@ export interface ModelFault {
   retryAfter?: number;
   /** Waits this long before answering (a slow model; also before an error). */
   delayMs?: number;
+  /**
+   * Answers this object instead of a valid instance of the requested schema (as the tool call's
+   * arguments, or as the JSON text): a server that does not hold its model to the schema.
+   */
+  answer?: object;
 }
 
 export interface ModelCall {
@@ -227,7 +232,12 @@ export class FakeOpenAI {
       this.error(res, fault.status, undefined, fault.status === 429 ? (fault.retryAfter ?? 1) : undefined);
       return;
     }
-    const { content, toolCall } = this.answer(request, this.calls.length);
+    const answered = this.answer(request, this.calls.length);
+    const { content, toolCall } = fault?.answer
+      ? answered.toolCall
+        ? { content: null, toolCall: { ...answered.toolCall, arguments: JSON.stringify(fault.answer) } }
+        : { content: JSON.stringify(fault.answer) }
+      : answered;
     call.answered = toolCall ? 'tool' : request.response_format?.type === 'json_schema' ? 'json' : 'content';
     const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
     const created = Math.floor(Date.now() / 1000);

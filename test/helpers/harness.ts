@@ -3,7 +3,6 @@
  * replaced. Events are collected as a surface would receive them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -131,17 +130,22 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
 
 export const settled = (t: Task) => t.status !== 'working';
 
-/** A model factory that records every prompt each agent received. */
+/**
+ * A model factory that records every prompt each agent received, whether the model was called
+ * directly or through tools it bound (`withStructuredOutput` binds a tool).
+ */
 export function recordingModels(options: { delayMs?: number } = {}) {
   const calls: { agent: string; messages: BaseMessage[] }[] = [];
-  const modelFor: ModelFor = ({ name }) => {
-    const model = new ScriptedChatModel({ agent: name, ...options });
-    const invoke = model.invoke.bind(model);
-    model.invoke = (async (input: BaseMessage[], callOptions?: unknown) => {
-      calls.push({ agent: name, messages: input });
-      return invoke(input, callOptions as never);
-    }) as BaseChatModel['invoke'];
+  const record = (agent: string, model: ScriptedChatModel): ScriptedChatModel => {
+    const generate = model._generate.bind(model);
+    model._generate = (messages, callOptions, runManager) => {
+      calls.push({ agent, messages });
+      return generate(messages, callOptions, runManager);
+    };
+    const bind = model.bindTools.bind(model);
+    model.bindTools = (tools) => record(agent, bind(tools));
     return model;
   };
+  const modelFor: ModelFor = ({ name }) => record(name, new ScriptedChatModel({ agent: name, ...options }));
   return { modelFor, calls };
 }

@@ -26,7 +26,8 @@ beforeAll(async () => {
   ({ service, events } = await startTestSlack({
     url: db.url,
     slack,
-    env: { OPENAI_API_KEY: 'sk-proj-test', OPENAI_BASE_URL: model.url },
+    // No client retries: each answer the server gives is the one the workflow reads.
+    env: { OPENAI_API_KEY: 'sk-proj-test', OPENAI_BASE_URL: model.url, OPENAI_MAX_RETRIES: '0' },
   }));
 });
 afterAll(async () => {
@@ -78,5 +79,27 @@ describe('model errors in Slack', () => {
     expect(JSON.stringify(card.blocks)).toContain('The model service refused the request as invalid');
     expect(JSON.stringify(buttons(card))).toContain('Retry');
     for (const words of PROVIDER_WORDS) expect(shown()).not.toContain(words);
+  });
+});
+
+describe('structured answers outside their schema', () => {
+  it('a routing to a specialist that does not exist is asked for once more, and the second answer routes', async () => {
+    const before = model.calls.length;
+    model.failNext({ answer: { specialist: 'tax' } });
+    await postSigned(events, commandBody('specialist close the books for June'));
+    const thread = tsOf(await until('root', () => rootOf('close the books for June')));
+    const card = await until('review card', () => cardsIn(thread)[0]);
+    expect(JSON.stringify(card.blocks)).toMatch(/Approve the (Invoice|Closing|Audit) specialist's result\?/);
+    // The planner was asked twice, then the specialist once.
+    expect(model.calls.length - before).toBe(3);
+  });
+
+  it('two routings outside the schema stop the step: a sentence and Retry, not a guess', async () => {
+    model.failNext({ answer: { specialist: 'tax' } }, 2);
+    await postSigned(events, commandBody('specialist file the VAT return'));
+    const thread = tsOf(await until('root', () => rootOf('file the VAT return')));
+    const card = await until('retry card', () => cardsIn(thread)[0]);
+    expect(JSON.stringify(card.blocks)).toContain("The model's answer was not in the form this step needs");
+    expect(JSON.stringify(buttons(card))).toContain('Retry');
   });
 });

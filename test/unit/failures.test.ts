@@ -21,6 +21,7 @@ describe('what a failed step tells people', () => {
       [withFields('Request timed out.', { name: 'TimeoutError' }), 'timeout'],
       [withFields('connect ECONNREFUSED 10.0.3.7:443', { code: 'ECONNREFUSED' }), 'unreachable'],
       [withFields('too long', { name: 'ContextOverflowError' }), 'too_long'],
+      [withFields('[{"code":"invalid_value"}]', { name: '$ZodError', issues: [] }), 'bad_answer'],
       [withFields('relation "x" does not exist', { severity: 'ERROR', code: '42P01' }), 'database'],
       [new Error('wrapped', { cause: withFields('401 sk-****', { status: 401 }) }), 'auth'],
       [new TypeError('Cannot read properties of undefined (reading "x")'), 'internal'],

@@ -20,7 +20,7 @@ import {
   afterPlanner,
   afterReview,
   afterSpecialist,
-  pickSpecialist,
+  routingSchema,
 } from '../../src/workflows/specialist/specialist-graph.js';
 
 describe('review request schema', () => {
@@ -82,9 +82,11 @@ describe('specialist routing (seed 002)', () => {
     expect(afterFailure({ outcome: null, specialist: 'audit' })).toBe('specialist_agent');
     expect(afterFailure({ outcome: 'rejected', specialist: 'audit' })).toBe(END);
   });
-  it('matches the planner answer to a configured specialist, else the first', () => {
-    expect(pickSpecialist('Closing.', ['invoice', 'closing', 'audit'])).toBe('closing');
-    expect(pickSpecialist('no idea', ['invoice', 'closing'])).toBe('invoice');
+  it('takes a routing only to a configured specialist', () => {
+    const schema = routingSchema(['invoice', 'closing', 'audit']);
+    expect(schema.parse({ specialist: 'closing' })).toEqual({ specialist: 'closing' });
+    expect(schema.safeParse({ specialist: 'Closing.' }).success).toBe(false);
+    expect(schema.safeParse({ specialist: 'tax' }).success).toBe(false);
   });
   it('renders the original task and every feedback in order', () => {
     const text = renderHistory('pay suppliers', [
@@ -112,14 +114,14 @@ describe('the offline model', () => {
     expect(a).toContain('address the feedback "funnier"');
     expect(a).toContain('read 3 messages of context');
   });
-  it('answers routing prompts with one of the options', () => {
+  it('answers a choice (an enum) with the option the latest human message names, else the first', async () => {
     const route = (task: string) =>
-      scriptedReply(
-        [new SystemMessage('Answer with exactly one of: invoice, closing, audit.'), new HumanMessage(task)],
-        'P',
-      );
-    expect(route('prepare the closing')).toBe('closing');
-    expect(route('something else')).toBe('invoice');
+      new ScriptedChatModel({ agent: 'Planner' })
+        .withStructuredOutput(z.object({ specialist: z.enum(['invoice', 'closing', 'audit']) }))
+        .invoke([new SystemMessage('Route the task.'), new HumanMessage(task)]);
+    expect(await route('prepare the closing')).toEqual({ specialist: 'closing' });
+    expect(await route('something else')).toEqual({ specialist: 'invoice' });
+    expect(await route('the auditors met')).toEqual({ specialist: 'invoice' }); // whole words only
   });
   it('stops thinking when its call is aborted', async () => {
     const controller = new AbortController();

@@ -33,8 +33,8 @@ export const DEFAULT_AGENTS = {
   chair: {
     name: 'Review chair',
     prompt:
-      'Weigh the novelty and feasibility reviews of the plan and any human feedback, and decide. ' +
-      'Answer with exactly one of: revise, approved',
+      'Weigh the novelty and feasibility reviews of the plan and any human feedback, and decide: ' +
+      'approved when it needs no further work, else revise.',
   },
 } as const;
 

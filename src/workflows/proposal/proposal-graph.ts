@@ -20,6 +20,10 @@ import { DEFAULT_AGENTS, DEFAULT_COLLECTION, DEFAULT_MAX_REVISIONS } from './pro
 import { dedupeQueries, ProposalState, type ProposalStateType } from './proposal-state.js';
 
 const querySchema = z.object({ query: z.string().min(1).max(300).describe('One focused search query') });
+/** The review chair's decision on a draft. */
+const verdictSchema = z.object({
+  verdict: z.enum(['revise', 'approved']).describe('approved only when the plan needs no further work'),
+});
 
 export const afterInsight = (s: Pick<ProposalStateType, 'next'>) =>
   s.next === 'search' ? 'generate_query' : 'formulate_plan';
@@ -166,8 +170,11 @@ export function buildProposalGraph(deps: WorkflowDeps) {
     };
 
   const synthesizeReview = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
-    // The human feedback goes last: it is what the chair weighs most (and what the offline model reads).
-    const verdict = await agents.chair.model.invoke(
+    // A verdict from an enum, not a word found in free text: a passage quoted in the plan or the
+    // reviews cannot approve it.
+    const { verdict } = await askStructured(
+      agents.chair.model,
+      verdictSchema,
       [
         new SystemMessage(agents.chair.prompt),
         new HumanMessage(
@@ -175,9 +182,9 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         ),
         new HumanMessage(s.humanFeedback ? `Human feedback: ${s.humanFeedback}` : 'No human feedback yet.'),
       ],
-      { signal: config.signal },
+      config.signal,
     );
-    const approved = /approved/i.test(contentOf(verdict)) && !/revise/i.test(contentOf(verdict));
+    const approved = verdict === 'approved';
     const revisions = approved ? s.revisions : s.revisions + 1;
     const outcome = approved
       ? ('approved' as const)

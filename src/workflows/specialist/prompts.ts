@@ -3,8 +3,8 @@ import type { HistoryEntry } from './specialist-state.js';
 export const DEFAULT_SPECIALISTS = ['invoice', 'closing', 'audit'];
 
 export const plannerPrompt = (specialists: string[]) =>
-  'You are the Planner of a finance team. Read the task and route it to the one specialist best placed to do it. ' +
-  `Answer with exactly one of: ${specialists.join(', ')}.`;
+  'You are the Planner of a finance team. Read the task and route it to the one specialist best placed to do it: ' +
+  `${specialists.join(', ')}.`;
 
 export const specialistPrompt = (specialist: string) =>
   `You are the ${specialist} specialist of a finance team. Do the task. When the history holds human feedback, ` +

@@ -6,7 +6,9 @@
  */
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { z } from 'zod';
 import { describeFailure } from '../../llm/failures.js';
+import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
@@ -29,11 +31,13 @@ export const afterReview = (s: Pick<SpecialistStateType, 'outcome'>): Node =>
 export const afterFailure = (s: Pick<SpecialistStateType, 'outcome' | 'specialist'>): Node =>
   s.outcome ? END : s.specialist ? 'specialist_agent' : 'planner';
 
-/** Matches a model's routing answer to a configured specialist; unknown answers fall back to the first. */
-export function pickSpecialist(answer: string, specialists: string[]): string {
-  const lower = answer.toLowerCase();
-  return specialists.find((s) => lower.includes(s)) ?? (specialists[0] as string);
-}
+/** The planner's routing: one of the configured specialists, as a structured answer (an enum). */
+export const routingSchema = (specialists: string[]) =>
+  z.object({
+    specialist: z
+      .enum(specialists as [string, ...string[]])
+      .describe('The one specialist best placed to do the task'),
+  });
 
 export function buildSpecialistGraph(deps: WorkflowDeps) {
   const askReview = reviewAsker(deps);
@@ -50,14 +54,16 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
 
   const plan = async (state: SpecialistStateType, config: LangGraphRunnableConfig) => {
     try {
-      const answer = await planner.invoke(
+      // An enum, not a word found in free text: nothing in the task can route it elsewhere.
+      const { specialist } = await askStructured(
+        planner,
+        routingSchema(specialists),
         [
           new SystemMessage(plannerConfig?.prompt ?? plannerPrompt(specialists)),
           new HumanMessage(state.originalTask),
         ],
-        { signal: config.signal },
+        config.signal,
       );
-      const specialist = pickSpecialist(contentOf(answer), specialists);
       const result = `Routing this to the ${specialist} specialist.`;
       say(config, { agent: plannerName, text: result });
       return {
