@@ -19,6 +19,12 @@ import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import { DEFAULT_AGENTS, DEFAULT_COLLECTION, DEFAULT_MAX_REVISIONS } from './prompts.js';
 import { dedupeQueries, ProposalState, type ProposalStateType } from './proposal-state.js';
 
+/** Tries for a query no earlier one repeats, before the person is asked for one. */
+const QUERY_ATTEMPTS = 3;
+/** Whether `query` repeats one of `earlier` (ignoring case and spacing, as dedupe does). */
+const repeats = (query: string, earlier: string[]) =>
+  dedupeQueries([...earlier, query]).length === dedupeQueries(earlier).length;
+
 const querySchema = z.object({ query: z.string().min(1).max(300).describe('One focused search query') });
 /** The review chair's decision on a draft. */
 const verdictSchema = z.object({
@@ -51,49 +57,78 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         },
       ),
     );
-  const lastQuery = (s: ProposalStateType) => s.searchQueries.at(-1) ?? s.topic;
 
+  /**
+   * One new query (seed 004: never repeat one). A model that repeats an earlier query is asked
+   * again, naming it, up to QUERY_ATTEMPTS times; after that this cycle has no new query, and the
+   * query review says so and asks the person for one.
+   */
   const generateQuery = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
     const earlier = s.searchQueries.length
       ? `Earlier queries:\n${s.searchQueries.map((q) => `- ${q}`).join('\n')}`
       : '';
-    const { query } = await askStructured(
-      agents.query.model,
-      querySchema,
-      [
-        new SystemMessage(agents.query.prompt),
+    const messages = [
+      new SystemMessage(agents.query.prompt),
+      new HumanMessage(
+        [`Topic: ${s.topic}`, earlier, s.knowledgeGap ? `Knowledge gap: ${s.knowledgeGap}` : '']
+          .filter(Boolean)
+          .join('\n\n'),
+      ),
+    ];
+    for (let attempt = 1; attempt <= QUERY_ATTEMPTS; attempt++) {
+      const query = (
+        await askStructured(agents.query.model, querySchema, messages, config.signal)
+      ).query.trim();
+      if (!repeats(query, s.searchQueries)) {
+        say(config, { agent: agents.query.name, text: `Next search: "${query}"` });
+        return { searchQueries: [...s.searchQueries, query], currentQuery: query, cycle: s.cycle + 1 };
+      }
+      messages.push(
         new HumanMessage(
-          [`Topic: ${s.topic}`, earlier, s.knowledgeGap ? `Knowledge gap: ${s.knowledgeGap}` : '']
-            .filter(Boolean)
-            .join('\n\n'),
+          `"${query}" was searched before. Write a query that differs from every earlier one.`,
         ),
-      ],
-      config.signal,
-    );
-    say(config, { agent: agents.query.name, text: `Next search: "${query}"` });
-    return { searchQueries: [...s.searchQueries, query.trim()], cycle: s.cycle + 1 };
+      );
+    }
+    say(config, {
+      agent: agents.query.name,
+      text: 'I could only come up with queries already searched. Type a new one on the card, or continue with what was found.',
+    });
+    return { currentQuery: null, cycle: s.cycle + 1 };
   };
 
   const dedupe = (s: ProposalStateType) => ({ searchQueries: dedupeQueries(s.searchQueries) });
 
+  /**
+   * The person sees the query this cycle searches (or that there is none) and may type another.
+   * A typed query that was searched before is refused and asked for again: it would find nothing new.
+   */
   const queryReview = (s: ProposalStateType) => {
-    const d = askReview({
-      kind: 'query_review',
-      title: `Search for this? (cycle ${s.cycle})`,
-      body: `**Next search:** ${lastQuery(s)}${s.searchQueries.length > 1 ? `\n\n**Earlier:** ${s.searchQueries.slice(0, -1).join('; ')}` : ''}\n\nContinue, or type the query to search instead.`,
-      round: s.cycle,
-      actions: ['approve', 'revise'],
-      labels: { approve: 'Continue', revise: 'Use my query' },
-    });
-    const custom = d.feedback?.trim();
-    // A typed query overrides the generated one: it becomes the query searched, and the history.
-    if (d.action === 'revise' && custom)
-      return { searchQueries: dedupeQueries([...s.searchQueries.slice(0, -1), custom]) };
-    return {};
+    const earlier = s.searchQueries.filter((q) => q !== s.currentQuery);
+    let note = '';
+    for (;;) {
+      const next = s.currentQuery
+        ? `**Next search:** ${s.currentQuery}`
+        : '**No new query:** the query generator only repeated earlier ones. Type a new query, or continue with what was found.';
+      const d = askReview({
+        kind: 'query_review',
+        title: `Search for this? (cycle ${s.cycle})`,
+        body: `${note}${next}${earlier.length ? `\n\n**Earlier:** ${earlier.join('; ')}` : ''}\n\nContinue, or type the query to search instead.`,
+        round: s.cycle,
+        actions: ['approve', 'revise'],
+        labels: { approve: 'Continue', revise: 'Use my query' },
+      });
+      const typed = d.action === 'revise' ? (d.feedback?.trim() ?? '') : '';
+      if (!typed) return {};
+      // A typed query overrides the generated one: it becomes the query searched, and the history.
+      if (!repeats(typed, earlier)) return { searchQueries: [...earlier, typed], currentQuery: typed };
+      note = `_"${typed}" was searched before; it would find nothing new._\n\n`;
+    }
   };
 
   const literatureSearch = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
-    const query = lastQuery(s);
+    const query = s.currentQuery;
+    // No new query this cycle (the model only repeated itself and the person typed none).
+    if (!query) return {};
     let summary: string;
     if ((await deps.documents.count(collection)) === 0) {
       summary = `No documents in the collection "${collection}", so there is no literature for "${query}". Add some with: signoff docs add <folder>`;

@@ -5,8 +5,10 @@ const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d
 /** Seed 004's state: query cycles over the team's documents, then a plan reviewed until approved. */
 export const ProposalState = Annotation.Root({
   topic: last(() => ''),
-  /** Every query so far, in order, without repeats; only the last one is searched. */
+  /** Every query so far, in order, without repeats. */
   searchQueries: last<string[]>(() => []),
+  /** This cycle's query, the one searched; null when no new one was found (none is searched). */
+  currentQuery: last<string | null>(() => null),
   cycle: last(() => 0),
   /** One summary per search, accumulated across cycles. */
   literatureSummaries: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
