@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { invalidRequest } from './openai-requests.js';
 
 type Schema = Record<string, unknown>;
 
@@ -144,6 +145,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export class FakeOpenAI {
   /** Every request answered (or refused), in order. */
   readonly calls: ModelCall[] = [];
+  /** Why each request OpenAI would have refused was refused (400), in order. */
+  readonly rejected: string[] = [];
   private faults: ModelFault[] = [];
   private server: Server | undefined;
   private readonly random: () => number;
@@ -223,6 +226,12 @@ export class FakeOpenAI {
       return;
     }
     const request = (await readJson(req)) as ChatRequest;
+    const invalid = invalidRequest(request);
+    if (invalid) {
+      this.calls.push({ at: Date.now(), model: request.model, stream: !!request.stream, answered: 400 });
+      this.rejected.push(invalid);
+      return this.error(res, 400, invalid);
+    }
     const fault = this.faults.shift();
     const call: ModelCall = { at: Date.now(), model: request.model, stream: !!request.stream, answered: 0 };
     this.calls.push(call);
