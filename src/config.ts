@@ -39,6 +39,7 @@ const envSchema = z.object({
   OPENAI_BASE_URL: optionalString.pipe(z.url('OPENAI_BASE_URL must be a URL').optional()),
   OPENAI_MODEL: optionalString,
   OPENAI_MAX_RETRIES: intFrom('OPENAI_MAX_RETRIES', 0, 4),
+  OPENAI_TIMEOUT_SECONDS: intFrom('OPENAI_TIMEOUT_SECONDS', 1, 120),
   PORT: intFrom('PORT', 0, 3000).refine((p) => p <= 65535, 'PORT must be at most 65535'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -68,7 +69,15 @@ export interface Config {
   };
   database: { url?: string; dataDir: string };
   /** `maxRetries`: how often the client retries a failed call (timeouts, 429, 5xx, unreadable answers). */
-  model: { apiKey?: string; baseUrl?: string; name: string; maxRetries: number; scriptedDelayMs: number };
+  model: {
+    apiKey?: string;
+    baseUrl?: string;
+    name: string;
+    maxRetries: number;
+    /** How long one call may take before it counts as timed out (and is retried). */
+    timeoutMs: number;
+    scriptedDelayMs: number;
+  };
   /** Unset means each surface's default (the terminal keeps quiet, a server logs info). */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   port: number;
@@ -126,6 +135,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       baseUrl: e.OPENAI_BASE_URL,
       name: e.OPENAI_MODEL ?? 'gpt-4o-mini',
       maxRetries: e.OPENAI_MAX_RETRIES,
+      timeoutMs: e.OPENAI_TIMEOUT_SECONDS * 1000,
       scriptedDelayMs: e.SIGNOFF_SCRIPTED_DELAY_MS,
     },
     logLevel: e.LOG_LEVEL,

@@ -23,7 +23,7 @@ export function createModelFor(model: Config['model']): ModelFor {
       // Timeouts, 429, 5xx and answers outside the schema are retried with exponential backoff
       // before the step fails.
       maxRetries: model.maxRetries,
-      timeout: 120_000,
+      timeout: model.timeoutMs,
       configuration: model.baseUrl ? { baseURL: model.baseUrl } : undefined,
     });
 }

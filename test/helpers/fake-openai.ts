@@ -34,6 +34,8 @@ export interface ModelCall {
   at: number;
   model: string;
   stream: boolean;
+  /** The client closed the connection before the answer (an aborted call): nothing was sent. */
+  hungUp?: boolean;
   /** What was answered: 'content', 'json', 'tool', or the error status. */
   answered: string | number;
 }
@@ -236,6 +238,10 @@ export class FakeOpenAI {
     const call: ModelCall = { at: Date.now(), model: request.model, stream: !!request.stream, answered: 0 };
     this.calls.push(call);
     if (fault?.delayMs) await this.wait(fault.delayMs, res);
+    if (res.destroyed || req.socket.destroyed) {
+      call.hungUp = true;
+      return;
+    }
     if (fault?.status) {
       call.answered = fault.status;
       this.error(res, fault.status, undefined, fault.status === 429 ? (fault.retryAfter ?? 1) : undefined);

@@ -1,0 +1,99 @@
+/**
+ * Model faults on the real ChatOpenAI client (one retry, one-second timeout) against the fake
+ * OpenAI server, through the fake Slack: a 429 then an answer goes on; a server that keeps failing
+ * fails the task with a sentence and Retry, and Retry after recovery continues; a timeout is
+ * called a timeout; a redirect hangs up on the call in flight, and nothing of it is posted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const model = new FakeOpenAI();
+const { rootOf, tsOf, cardsIn, posts } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('model_faults');
+  await slack.start();
+  await model.start();
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml: 'workflows:\n  pair:\n    maxIterations: 2\n',
+    env: {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: model.url,
+      OPENAI_MAX_RETRIES: '1',
+      OPENAI_TIMEOUT_SECONDS: '1',
+    },
+  }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await model.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const rootSays = (thread: string, words: string) =>
+  until(`root says ${words}`, () =>
+    slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes(words)),
+  );
+const start = async (text: string) => {
+  await postSigned(events, commandBody(`pair ${text}`));
+  return tsOf(await until('root', () => rootOf(text)));
+};
+
+describe('model faults', () => {
+  it('a 429 and then an answer: the step goes on', async () => {
+    model.failNext({ status: 429, retryAfter: 1 });
+    const thread = await start('plan the retro');
+    await until('review card', () => cardsIn(thread)[0], 20_000);
+  });
+
+  it('a server that keeps failing: a sentence and Retry; Retry after it recovers continues from the failed step', async () => {
+    // The first agent answers; the second agent's call fails, and so does its one retry.
+    model.failNext({});
+    model.failNext({ status: 500 }, 2);
+    const answered = model.calls.length + 1;
+    const thread = await start('write the changelog');
+    const failed = await rootSays(thread, 'The model service failed on its side');
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    expect(model.calls.length - answered).toBe(2);
+    await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));
+    await until('review card after the retry', () => cardsIn(thread)[0], 20_000);
+    // Continued from the failed step: the first agent did not answer again.
+    expect(
+      posts().filter((p) => p.thread_ts === thread && p.text.startsWith('Here is a short answer')),
+    ).toHaveLength(2);
+  });
+
+  it('a call that takes too long is reported as a timeout', async () => {
+    model.failNext({ delayMs: 3000 }, 2);
+    const thread = await start('sort the backlog');
+    await rootSays(thread, 'The model service did not answer in time');
+  });
+
+  it('a redirect hangs up on the call in flight, and nothing of that call is posted', async () => {
+    // The first agent answers; the second agent's call hangs; the requester redirects meanwhile.
+    model.failNext({});
+    model.failNext({ delayMs: 30_000 });
+    const slow = model.calls.length + 1;
+    const thread = await start('draft the press release');
+    await until('the slow call arrived', () => (model.calls.length > slow ? true : undefined));
+    await postSigned(events, threadMessage('U0ANN', 'redirect: draft a blog post instead', thread), {
+      json: true,
+    });
+    await until('the server saw the client hang up', () => (model.calls[slow]?.hungUp ? true : undefined));
+    await until('review of the new goal', () => cardsIn(thread)[0], 20_000);
+    expect(model.calls[slow]?.answered).toBe(0);
+  });
+});
