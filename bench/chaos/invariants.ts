@@ -44,7 +44,7 @@ export async function installCheckpointLog(pool: pg.Pool): Promise<void> {
       FOR EACH ROW EXECUTE FUNCTION chaos.log_checkpoint();`);
 }
 
-const FINAL = ['done', 'rejected', 'cancelled'];
+const FINAL = ['done', 'rejected', 'stopped', 'cancelled'];
 
 export async function checkRun(
   pool: pg.Pool,
@@ -91,7 +91,7 @@ export async function checkRun(
     if (
       r.status === 'decided' &&
       !r.applied_at &&
-      ['waiting', 'done', 'rejected'].includes(r.task_status) &&
+      ['waiting', 'done', 'rejected', 'stopped'].includes(r.task_status) &&
       !r.redirected_after
     )
       out.push({

@@ -12,6 +12,7 @@ const STATUS_WORDS: Record<Task['status'], string> = {
   waiting: 'waiting for review',
   done: 'done',
   rejected: 'rejected',
+  stopped: 'stopped without approval',
   cancelled: 'cancelled',
   failed: 'failed',
 };

@@ -148,7 +148,7 @@ export async function insertReview(
     `WITH opened AS (
        INSERT INTO signoff.reviews (id, task_id, checkpoint, request, settings, due_at)
        SELECT $1, $2, $3, $4, $5, $6 FROM signoff.tasks
-       WHERE id = $2 AND status NOT IN ('done', 'rejected', 'cancelled')
+       WHERE id = $2 AND status NOT IN ('done', 'rejected', 'stopped', 'cancelled')
        ON CONFLICT (id) DO NOTHING RETURNING *),
      announced AS (
        INSERT INTO signoff.events (task_id, key, type, payload)

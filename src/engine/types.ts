@@ -13,9 +13,10 @@
  *   under a key unique per task, so that it is delivered once even when a step runs again.
  */
 
-export const TASK_STATUSES = ['working', 'waiting', 'done', 'rejected', 'cancelled', 'failed'] as const;
+export const TASK_STATUSES = ['working', 'waiting', 'done', 'rejected', 'stopped', 'cancelled', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
-export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'cancelled'];
+/** `stopped`: ended without approval because a limit was reached (the proposal's revisions). */
+export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'stopped', 'cancelled'];
 
 /**
  * A task's allowed status changes, the only ones `setStatus` makes (and the decision that
@@ -23,11 +24,12 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'cance
  * stays cancelled whatever a late run says. A failed task is retried (`→ working`) or cancelled.
  */
 export const STATUS_CHANGES: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
-  working: ['waiting', 'done', 'rejected', 'cancelled', 'failed'],
-  waiting: ['working', 'done', 'rejected', 'cancelled', 'failed'],
+  working: ['waiting', 'done', 'rejected', 'stopped', 'cancelled', 'failed'],
+  waiting: ['working', 'done', 'rejected', 'stopped', 'cancelled', 'failed'],
   failed: ['working', 'cancelled'],
   done: [],
   rejected: [],
+  stopped: [],
   cancelled: [],
 };
 

@@ -202,11 +202,13 @@ describe('proposal in Slack', () => {
     expect(JSON.stringify(second.blocks)).toContain('Review the proposal (draft 2)');
     expect(by('Novelty reviewer')).toHaveLength(2);
     await postSigned(events, threadMessage('U0BOB', 'add a pilot', thread), { json: true });
-    await until('root says done at the limit', () =>
+    const end = await until('root says stopped at the limit', () =>
       slack
         .callsOf('chat.update')
         .find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('revision limit')),
     );
+    expect(JSON.stringify(end.blocks)).toContain('Stopped without approval');
+    expect(JSON.stringify(end.blocks)).not.toContain('Done');
     expect(cardsIn(thread)).toHaveLength(4);
   });
 });

@@ -18,6 +18,7 @@ export const STATUS: Record<TaskStatus, string> = {
   waiting: ':raised_hand: Waiting for review',
   done: ':white_check_mark: Done',
   rejected: ':no_entry_sign: Rejected',
+  stopped: ':octagonal_sign: Stopped without approval',
   cancelled: ':heavy_minus_sign: Cancelled',
   failed: ':warning: Failed',
 };

@@ -289,7 +289,7 @@ export const proposalWorkflow: WorkflowDefinition = {
     if (values.outcome === 'rejected') return { status: 'rejected', reason: 'the proposal was rejected' };
     if (values.outcome === 'max_revisions') {
       return {
-        status: 'done',
+        status: 'stopped',
         reason: `stopped at the revision limit (${values.revisions} drafts) without approval`,
       };
     }

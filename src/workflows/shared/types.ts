@@ -51,5 +51,5 @@ export interface WorkflowDefinition {
    */
   durability: Durability;
   /** How a finished run ended, from its final state. */
-  outcome(values: Record<string, unknown>): { status: 'done' | 'rejected'; reason?: string };
+  outcome(values: Record<string, unknown>): { status: 'done' | 'rejected' | 'stopped'; reason?: string };
 }
