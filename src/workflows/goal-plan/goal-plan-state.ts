@@ -35,22 +35,33 @@ const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d
 
 /** Seed 001's state: the goal and plan collaborations, then autonomous execution. */
 export const GoalPlanState = Annotation.Root({
+  /** The goal as the person wrote it (the task text), never changed. */
   rawGoal: last(() => ''),
+  /** Where the collaboration is: which node runs next, and how it ended (done, rejected). */
   phase: last<Phase>(() => 'evaluate'),
   /** Everything said, by whom and when: the task, each agent's answer, each piece of feedback. */
   collaborationHistory: Annotation<HistoryEntry[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  /** The goal restated precisely by the evaluator (what done looks like); refined on feedback. */
   goalSpec: last<string | null>(() => null),
+  /** The evaluator's feasibility of the goal as stated: high, medium or low. */
   goalFeasibility: last<string | null>(() => null),
+  /** The evaluator's risks, assumptions and open questions. */
   evaluationNotes: last<string | null>(() => null),
+  /** Which round of the goal review this is (1 the first); the card shows it. */
   goalIteration: last(() => 1),
+  /** The person's latest feedback on the goal, for the next refinement; null once accepted. */
   userGoalFeedback: last<string | null>(() => null),
+  /** The plan's steps, in order, each one sentence; replaced at each revision. */
   plan: last<string[]>(() => []),
+  /** Which round of the plan review this is (1 the first). */
   planIteration: last(() => 1),
+  /** The person's latest feedback on the plan, for the next revision. */
   userPlanFeedback: last<string | null>(() => null),
   /** What changed at each revision of the plan, one entry per round. */
   planChangeLog: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
   /** Results of executed steps, in order. */
   stepResults: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  /** What the executed plan came to, written after the last step. */
   summary: last<string | null>(() => null),
 });
 export type GoalPlanStateType = typeof GoalPlanState.State;
