@@ -13,7 +13,15 @@
  *   under a key unique per task, so that it is delivered once even when a step runs again.
  */
 
-export const TASK_STATUSES = ['working', 'waiting', 'done', 'rejected', 'stopped', 'cancelled', 'failed'] as const;
+export const TASK_STATUSES = [
+  'working',
+  'waiting',
+  'done',
+  'rejected',
+  'stopped',
+  'cancelled',
+  'failed',
+] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** `stopped`: ended without approval because a limit was reached (the proposal's revisions). */
 export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'stopped', 'cancelled'];

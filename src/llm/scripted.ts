@@ -18,8 +18,17 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/mes
 import type { ChatResult } from '@langchain/core/outputs';
 import { z } from 'zod';
 import { excerpt } from '../text.js';
+import { LABEL } from './prompt-labels.js';
 
 export const OFFLINE_MARK = '[offline model]';
+
+// What the offline model reads back from prompts, built from the labels the workflows write.
+const SUBJECT = new RegExp(`^(${LABEL.task}|${LABEL.goal}|${LABEL.topic}):\\s*`);
+const LATEST_FEEDBACK = new RegExp(
+  `(?:^|\\n)(?:${LABEL.feedback}|\\[round \\d+\\] ${LABEL.humanFeedback}):\\s*([^\\n]*)\\s*$`,
+);
+const ANY_FEEDBACK = new RegExp(`(?:^|\\n)${LABEL.feedback}:\\s*([^\\n]+)`, 'g');
+const EARLIER_QUERIES = new RegExp(`${LABEL.earlierQueries}:\\n((?:- .*(?:\\n|$))+)`);
 
 export interface ScriptedModelOptions extends BaseChatModelParams {
   /** Who is speaking, for the reply text. */
@@ -39,7 +48,7 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
   const latest = humans.length ? text(humans[humans.length - 1] as BaseMessage) : '';
   const context = messages.filter((m) => m.getType() !== 'system').length;
   const task = humans.length ? plainTask(text(humans[0] as BaseMessage)) : '';
-  const feedback = /(?:^|\n)(?:Feedback|\[round \d+\] Human feedback):\s*([^\n]*)\s*$/.exec(latest);
+  const feedback = LATEST_FEEDBACK.exec(latest);
   const speaker = /^([A-Z][\w ]{0,40}):/.exec(latest);
   const clause = feedback
     ? `revised to address the feedback "${excerpt(feedback[1] ?? '', 80)}"`
@@ -54,7 +63,7 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
  * line is an earlier offline answer (a goal the offline model restated), the task it quoted.
  */
 function plainTask(firstHuman: string): string {
-  const line = (firstHuman.replace(/^(Task|Goal|Topic):\s*/, '').split('\n')[0] ?? '').trim();
+  const line = (firstHuman.replace(SUBJECT, '').split('\n')[0] ?? '').trim();
   const quoted = line.startsWith(OFFLINE_MARK) ? /for "([^"]+)"/.exec(line)?.[1] : undefined;
   return quoted ?? line;
 }
@@ -64,7 +73,7 @@ function taskAndFeedback(messages: BaseMessage[]): { task: string; feedback?: st
   const humans = messages.filter((m) => m.getType() === 'human').map(text);
   const task = plainTask(humans[0] ?? '');
   const all = humans.join('\n');
-  const feedback = [...all.matchAll(/(?:^|\n)Feedback:\s*([^\n]+)/g)].at(-1)?.[1];
+  const feedback = [...all.matchAll(ANY_FEEDBACK)].at(-1)?.[1];
   return { task, feedback };
 }
 
@@ -83,7 +92,7 @@ const ANGLES = [
 /** How many earlier queries the prompt lists (lines "- …" after "Earlier queries:"). */
 function earlierQueries(messages: BaseMessage[]): number {
   const prompt = messages.map(text).join('\n');
-  const list = /Earlier queries:\n((?:- .*(?:\n|$))+)/.exec(prompt)?.[1] ?? '';
+  const list = EARLIER_QUERIES.exec(prompt)?.[1] ?? '';
   return list.split('\n').filter((l) => l.startsWith('- ')).length;
 }
 

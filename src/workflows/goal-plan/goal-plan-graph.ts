@@ -8,6 +8,7 @@
  */
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
@@ -51,9 +52,9 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
   /** evaluate and refine_goal: the same structured answer, with the feedback when there is some. */
   const evaluateGoal = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
     const asked = [
-      `Goal: ${s.rawGoal}`,
+      labelled(LABEL.goal, s.rawGoal),
       s.goalSpec ? `Current goal:\n${s.goalSpec}` : '',
-      s.userGoalFeedback ? `Feedback: ${s.userGoalFeedback}` : '',
+      s.userGoalFeedback ? labelled(LABEL.feedback, s.userGoalFeedback) : '',
       s.collaborationHistory.length > 1 ? `History:\n${historyText(s.collaborationHistory)}` : '',
     ].filter(Boolean);
     const e = await askStructured(
@@ -99,9 +100,9 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
   const makePlan = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
     const revising = s.phase === 'revise_plan';
     const asked = [
-      `Goal: ${s.goalSpec ?? s.rawGoal}`,
+      labelled(LABEL.goal, s.goalSpec ?? s.rawGoal),
       revising ? `Current plan:\n${numbered(s.plan)}` : '',
-      revising && s.userPlanFeedback ? `Feedback: ${s.userPlanFeedback}` : '',
+      revising && s.userPlanFeedback ? labelled(LABEL.feedback, s.userPlanFeedback) : '',
     ].filter(Boolean);
     const p = await askStructured(
       planner.model,
@@ -157,7 +158,12 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       [
         new SystemMessage(executor.prompt),
         new HumanMessage(
-          [`Goal: ${s.goalSpec}`, `Plan:\n${numbered(s.plan)}`, done, `Now do step ${index + 1}: ${step}`]
+          [
+            labelled(LABEL.goal, s.goalSpec ?? ''),
+            `Plan:\n${numbered(s.plan)}`,
+            done,
+            `Now do step ${index + 1}: ${step}`,
+          ]
             .filter(Boolean)
             .join('\n\n'),
         ),
@@ -177,7 +183,7 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       [
         new SystemMessage('Summarise what was done for the goal, step by step, in a few lines.'),
         new HumanMessage(
-          `Goal: ${s.goalSpec}\n\n${s.plan.map((p, i) => `${i + 1}. ${p}: ${s.stepResults[i]}`).join('\n')}`,
+          `${labelled(LABEL.goal, s.goalSpec ?? '')}\n\n${s.plan.map((p, i) => `${i + 1}. ${p}: ${s.stepResults[i]}`).join('\n')}`,
         ),
       ],
       { signal: config.signal },

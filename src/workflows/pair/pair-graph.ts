@@ -3,7 +3,9 @@
  * history, then a person reviews. Revise = feedback: it joins the history, `phase` goes up and
  * the next cycle starts with Agent 1. Approve ends the run; reject ends it as rejected.
  */
+
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf, toChat } from '../shared/messages.js';
@@ -57,7 +59,7 @@ export function buildPairGraph(deps: WorkflowDeps) {
           {
             role: 'human' as const,
             author: decision.by,
-            content: `Feedback: ${decision.feedback?.trim() ?? ''}`,
+            content: labelled(LABEL.feedback, decision.feedback?.trim() ?? ''),
           },
         ],
         phase: state.phase + 1,

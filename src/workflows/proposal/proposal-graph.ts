@@ -9,6 +9,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
+import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
@@ -65,12 +66,12 @@ export function buildProposalGraph(deps: WorkflowDeps) {
    */
   const generateQuery = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
     const earlier = s.searchQueries.length
-      ? `Earlier queries:\n${s.searchQueries.map((q) => `- ${q}`).join('\n')}`
+      ? `${LABEL.earlierQueries}:\n${s.searchQueries.map((q) => `- ${q}`).join('\n')}`
       : '';
     const messages = [
       new SystemMessage(agents.query.prompt),
       new HumanMessage(
-        [`Topic: ${s.topic}`, earlier, s.knowledgeGap ? `Knowledge gap: ${s.knowledgeGap}` : '']
+        [labelled(LABEL.topic, s.topic), earlier, s.knowledgeGap ? `Knowledge gap: ${s.knowledgeGap}` : '']
           .filter(Boolean)
           .join('\n\n'),
       ),
@@ -152,7 +153,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
   const synthesizeLiterature = async (s: ProposalStateType, config: LangGraphRunnableConfig) => {
     const gap = await ask(
       agents.synthesizer,
-      [`Topic: ${s.topic}`, ...s.literatureSummaries.map((x, i) => `Summary ${i + 1}:\n${x}`)],
+      [labelled(LABEL.topic, s.topic), ...s.literatureSummaries.map((x, i) => `Summary ${i + 1}:\n${x}`)],
       config,
     );
     say(config, { agent: agents.synthesizer.name, text: `**Knowledge gap:** ${gap}` });
@@ -177,11 +178,11 @@ export function buildProposalGraph(deps: WorkflowDeps) {
     const draft = await ask(
       agents.writer,
       [
-        `Topic: ${s.topic}`,
+        labelled(LABEL.topic, s.topic),
         `Knowledge gap: ${s.knowledgeGap}`,
         `Literature:\n${s.literatureSummaries.join('\n\n')}`,
         s.proposalDraft ? `Earlier draft:\n${s.proposalDraft}` : '',
-        s.humanFeedback ? `Feedback: ${s.humanFeedback}` : '',
+        s.humanFeedback ? labelled(LABEL.feedback, s.humanFeedback) : '',
       ],
       config,
     );
@@ -194,7 +195,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       const review = await ask(
         agents[key],
         [
-          `Topic: ${s.topic}`,
+          labelled(LABEL.topic, s.topic),
           `Plan:\n${s.proposalDraft}`,
           `Literature:\n${s.literatureSummaries.join('\n\n')}`,
         ],
@@ -215,7 +216,9 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         new HumanMessage(
           `Plan:\n${s.proposalDraft}\n\nNovelty review:\n${s.aiReviews.novelty}\n\nFeasibility review:\n${s.aiReviews.feasibility}`,
         ),
-        new HumanMessage(s.humanFeedback ? `Human feedback: ${s.humanFeedback}` : 'No human feedback yet.'),
+        new HumanMessage(
+          s.humanFeedback ? labelled(LABEL.humanFeedback, s.humanFeedback) : 'No human feedback yet.',
+        ),
       ],
       config.signal,
     );

@@ -1,3 +1,4 @@
+import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import type { HistoryEntry } from './specialist-state.js';
 
 export const DEFAULT_SPECIALISTS = ['invoice', 'closing', 'audit'];
@@ -13,10 +14,10 @@ export const specialistPrompt = (specialist: string) =>
 export function renderHistory(originalTask: string, history: HistoryEntry[]): string {
   const lines = history.map((h) =>
     h.userFeedback !== undefined
-      ? `[round ${h.iteration}] Human feedback: ${h.userFeedback}`
+      ? `[round ${h.iteration}] ${labelled(LABEL.humanFeedback, h.userFeedback)}`
       : `[round ${h.iteration}] ${h.agent}: ${h.result ?? ''}`,
   );
-  return `Task: ${originalTask}\n\nHistory:\n${lines.length ? lines.join('\n') : '(none yet)'}`;
+  return `${labelled(LABEL.task, originalTask)}\n\nHistory:\n${lines.length ? lines.join('\n') : '(none yet)'}`;
 }
 
 export const title = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
