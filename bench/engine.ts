@@ -18,6 +18,8 @@ export async function engine(
   roundsPerTask: number,
   workflow = 'pair',
   lead = 0,
+  /** Names this run's tasks apart from an earlier run's on the same database. */
+  run = 'offline',
 ) {
   const waiters = new Map<string, (reviewId: string) => void>();
   const app = await openSignoff(config, {
@@ -65,12 +67,12 @@ export async function engine(
   let task = { id: '', review: '' };
   for (let i = 0; i < rounds; i++) {
     // A fresh task every 20 rounds keeps the history about the size a real review round has.
-    if (i % 20 === 0) task = await start(`cli-${workflow}-latency-${i}`);
+    if (i % 20 === 0) task = await start(`cli-${workflow}-${run}-latency-${i}`);
     const t0 = performance.now();
     await decide(task, i);
     latency.push(performance.now() - t0);
   }
-  const all = await Promise.all(Array.from({ length: tasks }, (_, i) => start(`cli-${workflow}-load-${i}`)));
+  const all = await Promise.all(Array.from({ length: tasks }, (_, i) => start(`cli-${workflow}-${run}-load-${i}`)));
   const perSecond = await throughput(tasks, roundsPerTask, (i, round) =>
     decide(all[i] as { id: string; review: string }, round),
   );

@@ -12,6 +12,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { parseWorkflowConfig } from '../src/workflow-config.js';
 import { proposalWorkflow } from '../src/workflows/proposal/proposal-graph.js';
+import { FakeOpenAI } from '../test/helpers/fake-openai.js';
 import { engine } from './engine.js';
 import { floor } from './floor.js';
 import { BENCH_CONFIG, ms, quantile } from './stats.js';
@@ -55,6 +56,27 @@ try {
   console.log(
     `  engine ${e.perSecond.toFixed(0)} review rounds/s   (target ≥ 100; ratio to floor ${(e.perSecond / f.perSecond).toFixed(2)})\n`,
   );
+  // The same engine on the real ChatOpenAI client, against a local OpenAI-compatible server that
+  // answers at once: what the client itself (HTTP, JSON, retries' bookkeeping) adds to a round.
+  const model = new FakeOpenAI();
+  await model.start();
+  try {
+    const openai = {
+      ...config,
+      model: { ...config.model, apiKey: 'sk-bench', baseUrl: model.url, name: 'gpt-4o-mini' },
+    };
+    const o = await engine(openai, db, logger, ROUNDS, TASKS, ROUNDS_PER_TASK, 'pair', 0, 'openai');
+    const om = quantile(o.latency, 0.5);
+    console.log('the same, on the OpenAI client against a local compatible server answering at once:');
+    console.log(
+      `  engine median ${ms(om)}  p99 ${ms(quantile(o.latency, 0.99))}; ratio to the offline model ${(om / em).toFixed(2)}`,
+    );
+    console.log(
+      `  throughput ${o.perSecond.toFixed(0)} review rounds/s (offline model ${e.perSecond.toFixed(0)}); ${model.calls.length} model calls\n`,
+    );
+  } finally {
+    await model.stop();
+  }
   // proposal: each measured round is a revision of the plan: the writer, then the novelty and
   // feasibility reviewers in parallel, then the chair, then the person's next review.
   const pf = await floor(db.pool, PROPOSAL_ROUNDS, PROPOSAL_TASKS, ROUNDS_PER_TASK, proposalWorkflow, 2);

@@ -3,9 +3,12 @@
  * otherwise. Configuration errors are printed one per line and exit 2.
  */
 
-import { runCommand, USAGE } from './cli/commands.js';
+import { basename } from 'node:path';
+import { runCommand, terminalActor, USAGE } from './cli/commands.js';
 import { linesFrom } from './cli/lines.js';
 import { createFeed } from './cli/printer.js';
+import { readScenario, type Scenario, scenarioModels } from './cli/scenario.js';
+import { runScenario } from './cli/scenario-run.js';
 import { loadConfig } from './config.js';
 import { isSignoffError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -44,14 +47,39 @@ async function main(argv: string[]): Promise<number> {
     out.write(`${USAGE}\n`);
     return 0;
   }
+  let test: { workflow: string; scenario: Scenario; file: string } | undefined;
+  if (argv[0] === 'test') {
+    const [, workflow, flag, file] = argv;
+    if (!workflow || flag !== '--scenario' || !file) {
+      err.write('usage: signoff test <workflow> --scenario <file.yml>\n');
+      return 2;
+    }
+    try {
+      test = { workflow, scenario: readScenario(file), file };
+    } catch (error) {
+      if (!isSignoffError(error, 'config_invalid')) throw error;
+      err.write(`${error.message}\n`);
+      return 2;
+    }
+  }
   const logger = createLogger(config.logLevel ?? 'warn');
   const lines = linesFrom(process.stdin);
   let feed: ReturnType<typeof createFeed> | undefined;
   const app = await openSignoff(config, {
     logger,
     sinks: { cli: (...args) => (feed as NonNullable<typeof feed>).sink(...args) },
+    // A scenario runs on the offline model, its agents answering what the file says.
+    modelFor: test ? scenarioModels(test.scenario) : undefined,
   });
-  feed = createFeed({ events: app.engine.events, out });
+  const printed: string[] = [];
+  // What the terminal shows, kept too: a scenario's expectations read it.
+  const shown = {
+    write: (text: string) => {
+      printed.push(text);
+      out.write(text);
+    },
+  };
+  feed = createFeed({ events: app.engine.events, out: shown });
   const stop = async () => {
     lines.close();
     await app.close();
@@ -68,6 +96,17 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     await app.engine.work('cli', config.queue.workers);
+    if (test) {
+      const name = test.scenario.name ?? basename(test.file);
+      const run = {
+        engine: app.engine,
+        feed,
+        out: shown,
+        actor: terminalActor(),
+        transcript: () => printed.join(''),
+      };
+      return await runScenario(run, test.workflow, test.scenario, name);
+    }
     return await runCommand(argv, app.engine, feed, { lines, out, err }, app.documents);
   } finally {
     await stop();

@@ -3,9 +3,8 @@
  * agents' models and prompts, loop limits. Every field is optional; no file at all means defaults.
  * Errors name the file, the line, the field's path and what was expected.
  */
-import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { SignoffError } from './errors.js';
+import { parseYamlFile } from './yaml-file.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/;
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
@@ -154,42 +153,5 @@ export function workflowSettings(config: WorkflowsConfig, workflow: string): Wor
 }
 
 export function parseWorkflowConfig(text: string, file: string): WorkflowsConfig {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length) {
-    const lines = doc.errors.map((e) => {
-      const pos = lineCounter.linePos(e.pos[0]);
-      return `${file}:${pos.line}:${pos.col} ${e.message.split('\n')[0]}`;
-    });
-    throw new SignoffError('config_invalid', lines.join('\n'));
-  }
-  const raw = doc.toJS() ?? {};
-  const result = fileSchema.safeParse(raw);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => {
-    // An unknown key is reported at the key itself, not at the map that holds it.
-    const path = [
-      ...issue.path.map(String),
-      ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : []),
-    ];
-    const where = locate(doc, lineCounter, path);
-    return `${file}:${where} ${path.join('.') || '(top level)'}: ${issue.message}`;
-  });
-  throw new SignoffError('config_invalid', lines.join('\n'));
-}
-
-/** The line of the deepest node of `path` that exists (a missing key points at its parent). */
-function locate(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: string[]): string {
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node = doc.getIn(path.slice(0, depth), true);
-    const range =
-      isScalar(node) || isMap(node)
-        ? node.range
-        : (node as { range?: [number, number, number] } | undefined)?.range;
-    if (range) {
-      const pos = counter.linePos(range[0]);
-      return `${pos.line}:${pos.col}`;
-    }
-  }
-  return '1:1';
+  return parseYamlFile(fileSchema, text, file);
 }

@@ -9,6 +9,7 @@
  *   signoff cancel <task-id>        cancels a task
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
  *   signoff docs add <folder> [collection]  ingests text and Markdown files for searches
+ *   signoff test <workflow> --scenario <file>  runs a scenario file offline, checks it (bin.ts)
  * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state).
  */
 import { existsSync, statSync } from 'node:fs';
@@ -30,6 +31,7 @@ export const USAGE = `usage:
   signoff cancel <task-id>         cancel a task
   signoff redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
   signoff docs add <folder> [name]  add (or update) a folder's .md and .txt files as a collection
+  signoff test <workflow> --scenario <file.yml>  run a scripted scenario offline and check it
   signoff                          choose a workflow and describe a task interactively`;
 
 export interface CliIo {

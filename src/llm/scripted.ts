@@ -35,6 +35,36 @@ export interface ScriptedModelOptions extends BaseChatModelParams {
   agent?: string;
   /** Simulated thinking time per call; aborted calls stop waiting at once. */
   delayMs?: number;
+  /**
+   * Answers to give instead of the computed ones (a scenario file's): text for plain calls and
+   * objects for structured ones (a bound tool), each kind in order, its last one repeating.
+   */
+  script?: Script;
+}
+
+/** A scripted agent's answers and how many of each kind were given (shared with bound copies). */
+export interface Script {
+  texts: string[];
+  objects: Record<string, unknown>[];
+  used: { text: number; object: number };
+}
+
+export const scriptOf = (answers: (string | Record<string, unknown>)[]): Script => ({
+  texts: answers.filter((a): a is string => typeof a === 'string'),
+  objects: answers.filter((a): a is Record<string, unknown> => typeof a !== 'string'),
+  used: { text: 0, object: 0 },
+});
+
+/** The script's next answer of a kind (the last repeats), or undefined when it has none. */
+function nextScripted<K extends 'text' | 'object'>(
+  script: Script | undefined,
+  kind: K,
+): (K extends 'text' ? string : Record<string, unknown>) | undefined {
+  const list = (kind === 'text' ? script?.texts : script?.objects) as unknown[] | undefined;
+  if (!script || !list?.length) return undefined;
+  const answer = list[Math.min(script.used[kind], list.length - 1)];
+  script.used[kind] += 1;
+  return answer as never;
 }
 
 function text(message: BaseMessage): string {
@@ -155,6 +185,7 @@ export class ScriptedChatModel extends BaseChatModel {
   private calls = 0;
   private readonly agent: string;
   private readonly delayMs: number;
+  private readonly script: Script | undefined;
   /** Tools bound by an agent (createAgent): the model calls the first one once, then answers. */
   private tools: { name: string; schema?: JsonSchema }[] = [];
 
@@ -162,6 +193,7 @@ export class ScriptedChatModel extends BaseChatModel {
     super(options);
     this.agent = options.agent ?? 'Agent';
     this.delayMs = options.delayMs ?? 0;
+    this.script = options.script;
   }
 
   _llmType(): string {
@@ -176,7 +208,7 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): ScriptedChatModel {
-    const bound = new ScriptedChatModel({ agent: this.agent, delayMs: this.delayMs });
+    const bound = new ScriptedChatModel({ agent: this.agent, delayMs: this.delayMs, script: this.script });
     bound.tools = tools.map((t) => {
       const tool = t as {
         name?: string;
@@ -203,7 +235,9 @@ export class ScriptedChatModel extends BaseChatModel {
     if (tool && !answered) {
       // The arguments are built from the tool's schema. `withStructuredOutput` comes this way too:
       // it binds the schema as a tool and reads the call's arguments, as with a real model.
-      const args = tool.schema ? scriptedObject(tool.schema, messages, this.agent) : {};
+      const args =
+        nextScripted(this.script, 'object') ??
+        (tool.schema ? scriptedObject(tool.schema, messages, this.agent) : {});
       // A chunk, as a streaming provider returns it (LangChain's structured-output parser wants one).
       const message = new AIMessageChunk({
         content: '',
@@ -222,7 +256,7 @@ export class ScriptedChatModel extends BaseChatModel {
       const reply = `${OFFLINE_MARK} ${this.agent}: ${tool?.name ?? 'the tool'} returned "${excerpt(text(answered), 120)}".`;
       return { generations: [{ text: reply, message: new AIMessage(reply) }] };
     }
-    const reply = scriptedReply(messages, this.agent);
+    const reply = nextScripted(this.script, 'text') ?? scriptedReply(messages, this.agent);
     return { generations: [{ text: reply, message: new AIMessage(reply) }] };
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * A YAML file checked by a zod schema, every problem reported as `file:line:col path: what`
+ * (the config file, scenario files). Throws one `config_invalid` error listing them all.
+ */
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { SignoffError } from './errors.js';
+
+export function parseYamlFile<T extends z.ZodType>(schema: T, text: string, file: string): z.infer<T> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length) {
+    const lines = doc.errors.map((e) => {
+      const pos = lineCounter.linePos(e.pos[0]);
+      return `${file}:${pos.line}:${pos.col} ${e.message.split('\n')[0]}`;
+    });
+    throw new SignoffError('config_invalid', lines.join('\n'));
+  }
+  const raw = doc.toJS() ?? {};
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    // An unknown key is reported at the key itself, not at the map that holds it.
+    const path = [
+      ...issue.path.map(String),
+      ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : []),
+    ];
+    const where = locate(doc, lineCounter, path);
+    return `${file}:${where} ${path.join('.') || '(top level)'}: ${issue.message}`;
+  });
+  throw new SignoffError('config_invalid', lines.join('\n'));
+}
+
+/** The line of the deepest node of `path` that exists (a missing key points at its parent). */
+function locate(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: string[]): string {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth), true);
+    const range =
+      isScalar(node) || isMap(node)
+        ? node.range
+        : (node as { range?: [number, number, number] } | undefined)?.range;
+    if (range) {
+      const pos = counter.linePos(range[0]);
+      return `${pos.line}:${pos.col}`;
+    }
+  }
+  return '1:1';
+}
