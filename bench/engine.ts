@@ -72,7 +72,9 @@ export async function engine(
     await decide(task, i);
     latency.push(performance.now() - t0);
   }
-  const all = await Promise.all(Array.from({ length: tasks }, (_, i) => start(`cli-${workflow}-${run}-load-${i}`)));
+  const all = await Promise.all(
+    Array.from({ length: tasks }, (_, i) => start(`cli-${workflow}-${run}-load-${i}`)),
+  );
   const perSecond = await throughput(tasks, roundsPerTask, (i, round) =>
     decide(all[i] as { id: string; review: string }, round),
   );
