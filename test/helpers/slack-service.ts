@@ -1,6 +1,7 @@
 /** A signoff Slack service on a test database, talking to a FakeSlack; and model wrappers. */
 import type { BaseMessage } from '@langchain/core/messages';
 import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
@@ -9,7 +10,9 @@ import { type OpenOptions, type SlackService, startSlack } from '../../src/main.
 import { createAfterAck } from '../../src/slack/after-ack.js';
 import { finishUnfinishedStarts } from '../../src/slack/start-task.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
-import type { FakeSlack } from './fake-slack.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { FakeOpenAI } from './fake-openai.js';
+import { FakeSlack } from './fake-slack.js';
 import { SIGNING_SECRET } from './slack-requests.js';
 
 export async function startTestSlack(o: {
@@ -82,3 +85,35 @@ export function thinkUnlessAborted(ms: number, signal?: AbortSignal): Promise<vo
 
 /** A model call that fails like an overloaded server. */
 export const overloaded = () => Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+
+/**
+ * One test file's signoff on its own database, answering the fake Slack and calling the fake
+ * OpenAI server through the real ChatOpenAI client. Read `.service` and `.events` inside tests.
+ */
+export function slackWithModelPerFile(
+  label: string,
+  o: { yaml?: string; env?: Record<string, string>; model?: FakeOpenAI } = {},
+) {
+  const file = {
+    slack: new FakeSlack(),
+    model: o.model ?? new FakeOpenAI(),
+  } as { slack: FakeSlack; model: FakeOpenAI; db: TestDatabase; service: SlackService; events: string };
+  beforeAll(async () => {
+    file.db = await createTestDatabase(label);
+    await file.slack.start();
+    await file.model.start();
+    ({ service: file.service, events: file.events } = await startTestSlack({
+      url: file.db.url,
+      slack: file.slack,
+      yaml: o.yaml,
+      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: file.model.url, ...o.env },
+    }));
+  });
+  afterAll(async () => {
+    await file.service?.stop();
+    await file.model.stop();
+    await file.slack.stop();
+    await file.db?.drop();
+  });
+  return file;
+}

@@ -3,39 +3,17 @@
  * sentence saying what happened and what to do, never the provider's words (a masked key, a
  * link, an internal host), and the task can be retried.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackWithModelPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const model = new FakeOpenAI();
+const t = slackWithModelPerFile('model_errors', {
+  // No client retries: each answer the server gives is the one the workflow reads.
+  env: { OPENAI_MAX_RETRIES: '0' },
+});
+const { slack, model } = t;
 const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('model_errors');
-  await slack.start();
-  await model.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    // No client retries: each answer the server gives is the one the workflow reads.
-    env: { OPENAI_API_KEY: 'sk-proj-test', OPENAI_BASE_URL: model.url, OPENAI_MAX_RETRIES: '0' },
-  }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await model.stop();
-  await slack.stop();
-  await db?.drop();
-});
 
 /** Everything the bot put in a channel: posts and updates, text and blocks. */
 const shown = () =>
@@ -55,7 +33,7 @@ const PROVIDER_WORDS = [
 describe('model errors in Slack', () => {
   it('a refused key fails the task with a sentence, not the provider text; Retry runs it again', async () => {
     model.failNext({ status: 401 });
-    await postSigned(events, commandBody('pair summarise the board minutes'));
+    await postSigned(t.events, commandBody('pair summarise the board minutes'));
     const thread = tsOf(await until('root', () => rootOf('summarise the board minutes')));
     const failed = await until('root says failed', () =>
       slack
@@ -65,7 +43,7 @@ describe('model errors in Slack', () => {
     expect(JSON.stringify(failed.blocks)).toContain('OPENAI_API_KEY');
     for (const words of PROVIDER_WORDS) expect(shown()).not.toContain(words);
 
-    await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));
+    await postSigned(t.events, click('U0ANN', 'signoff_retry', 'task', thread));
     await until('review card after the retry', () => cardsIn(thread)[0]);
   });
 
@@ -73,7 +51,7 @@ describe('model errors in Slack', () => {
     // The planner answers; the specialist's call is refused.
     model.failNext({}, 1);
     model.failNext({ status: 400 });
-    await postSigned(events, commandBody('specialist reconcile the March invoices'));
+    await postSigned(t.events, commandBody('specialist reconcile the March invoices'));
     const thread = tsOf(await until('root', () => rootOf('reconcile the March invoices')));
     const card = await until('retry card', () => cardsIn(thread)[0]);
     expect(JSON.stringify(card.blocks)).toContain('The model service refused the request as invalid');
@@ -86,7 +64,7 @@ describe('structured answers outside their schema', () => {
   it('a routing to a specialist that does not exist is asked for once more, and the second answer routes', async () => {
     const before = model.calls.length;
     model.failNext({ answer: { specialist: 'tax' } });
-    await postSigned(events, commandBody('specialist close the books for June'));
+    await postSigned(t.events, commandBody('specialist close the books for June'));
     const thread = tsOf(await until('root', () => rootOf('close the books for June')));
     const card = await until('review card', () => cardsIn(thread)[0]);
     expect(JSON.stringify(card.blocks)).toMatch(/Approve the (Invoice|Closing|Audit) specialist's result\?/);
@@ -96,7 +74,7 @@ describe('structured answers outside their schema', () => {
 
   it('two routings outside the schema stop the step: a sentence and Retry, not a guess', async () => {
     model.failNext({ answer: { specialist: 'tax' } }, 2);
-    await postSigned(events, commandBody('specialist file the VAT return'));
+    await postSigned(t.events, commandBody('specialist file the VAT return'));
     const thread = tsOf(await until('root', () => rootOf('file the VAT return')));
     const card = await until('retry card', () => cardsIn(thread)[0]);
     expect(JSON.stringify(card.blocks)).toContain("The model's answer was not in the form this step needs");

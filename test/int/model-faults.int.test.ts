@@ -4,51 +4,24 @@
  * fails the task with a sentence and Retry, and Retry after recovery continues; a timeout is
  * called a timeout; a redirect hangs up on the call in flight, and nothing of it is posted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackWithModelPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const model = new FakeOpenAI();
+const t = slackWithModelPerFile('model_faults', {
+  yaml: 'workflows:\n  pair:\n    maxIterations: 2\n',
+  env: { OPENAI_MAX_RETRIES: '1', OPENAI_TIMEOUT_SECONDS: '1' },
+});
+const { slack, model } = t;
 const { rootOf, tsOf, cardsIn, posts } = slackThreads(slack);
-let service: SlackService;
-let events: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('model_faults');
-  await slack.start();
-  await model.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: 'workflows:\n  pair:\n    maxIterations: 2\n',
-    env: {
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: model.url,
-      OPENAI_MAX_RETRIES: '1',
-      OPENAI_TIMEOUT_SECONDS: '1',
-    },
-  }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await model.stop();
-  await slack.stop();
-  await db?.drop();
-});
 
 const rootSays = (thread: string, words: string) =>
   until(`root says ${words}`, () =>
     slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes(words)),
   );
 const start = async (text: string) => {
-  await postSigned(events, commandBody(`pair ${text}`));
+  await postSigned(t.events, commandBody(`pair ${text}`));
   return tsOf(await until('root', () => rootOf(text)));
 };
 
@@ -68,7 +41,7 @@ describe('model faults', () => {
     const failed = await rootSays(thread, 'The model service failed on its side');
     expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
     expect(model.calls.length - answered).toBe(2);
-    await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));
+    await postSigned(t.events, click('U0ANN', 'signoff_retry', 'task', thread));
     await until('review card after the retry', () => cardsIn(thread)[0], 20_000);
     // Continued from the failed step: the first agent did not answer again.
     expect(
@@ -89,7 +62,7 @@ describe('model faults', () => {
     const slow = model.calls.length + 1;
     const thread = await start('draft the press release');
     await until('the slow call arrived', () => (model.calls.length > slow ? true : undefined));
-    await postSigned(events, threadMessage('U0ANN', 'redirect: draft a blog post instead', thread), {
+    await postSigned(t.events, threadMessage('U0ANN', 'redirect: draft a blog post instead', thread), {
       json: true,
     });
     await until('the server saw the client hang up', () => (model.calls[slow]?.hungUp ? true : undefined));

@@ -4,22 +4,11 @@
  * OpenAI-compatible server that refuses what OpenAI would. Structured answers and tool calls are
  * parsed, the configured model names are sent, and nothing is refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackWithModelPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-// The first option of every enum: the chair says "revise", so a person reviews each draft.
-const model = new FakeOpenAI({ random: () => 0 });
-const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 const YAML = `workflows:
   pair:
@@ -31,28 +20,19 @@ const YAML = `workflows:
     module: ./examples/approval-agent/graph.ts
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('openai_workflows');
-  await slack.start();
-  await model.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: YAML,
-    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.url, OPENAI_MODEL: 'gpt-4o-mini' },
-  }));
+const t = slackWithModelPerFile('openai_workflows', {
+  yaml: YAML,
+  env: { OPENAI_MODEL: 'gpt-4o-mini' },
+  // The first option of every enum: the chair says "revise", so a person reviews each draft.
+  model: new FakeOpenAI({ random: () => 0 }),
 });
-afterAll(async () => {
-  await service?.stop();
-  await model.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack, model } = t;
+const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
 
 /** Starts `command`, approves every card it shows until its root says Done; returns the calls it made. */
 async function approveThrough(command: string, text: string) {
   const from = model.calls.length;
-  await postSigned(events, commandBody(command));
+  await postSigned(t.events, commandBody(command));
   const thread = tsOf(await until('root', () => rootOf(text)));
   const done = () =>
     slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done'));
@@ -64,7 +44,7 @@ async function approveThrough(command: string, text: string) {
     );
     if (!card) break;
     const approve = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-    await postSigned(events, click('U0BOB', 'signoff_approve', approve, tsOf(card), thread));
+    await postSigned(t.events, click('U0BOB', 'signoff_approve', approve, tsOf(card), thread));
     await until(`card ${n + 1} decided`, () =>
       slack
         .callsOf('chat.update')
