@@ -69,4 +69,17 @@ describe('model faults', () => {
     await until('review of the new goal', () => cardsIn(thread)[0], 20_000);
     expect(model.calls[slow]?.answered).toBe(0);
   });
+
+  it('a cancel hangs up on the call in flight too, and nothing of it is posted', async () => {
+    model.failNext({});
+    model.failNext({ delayMs: 30_000 });
+    const slow = model.calls.length + 1;
+    const thread = await start('draft the all-hands agenda');
+    await until('the slow call arrived', () => (model.calls.length > slow ? true : undefined));
+    await postSigned(t.events, click('U0ANN', 'signoff_cancel', 'task', thread));
+    await until('the server saw the client hang up', () => (model.calls[slow]?.hungUp ? true : undefined));
+    await rootSays(thread, 'Cancelled');
+    expect(model.calls[slow]?.answered).toBe(0);
+    expect(posts().filter((p) => p.thread_ts === thread)).toHaveLength(1); // the first agent only
+  });
 });
