@@ -26,6 +26,7 @@ import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
 import { checkpointSettings, workflowSettings } from './workflow-config.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
+import { declaredWorkflow } from './workflows/declared/declared-graph.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
 import type { WorkflowDefinition } from './workflows/shared/types.js';
 
@@ -82,7 +83,11 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
         .filter(([, w]) => w.module)
         .map(([name, w]) => loadCustomWorkflow(name, w, config.configPath)),
     );
-    for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom]) {
+    // Declared in the config file (stages): built by the declared-workflow builder.
+    const declared = Object.entries(config.workflows.workflows)
+      .filter(([, w]) => w.stages && !w.module)
+      .map(([name, w]) => declaredWorkflow(name, w.description));
+    for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom, ...declared]) {
       const settings = workflowSettings(config.workflows, definition.name);
       const graph = definition.build({
         modelFor,

@@ -4,6 +4,7 @@
  * Errors name the file, the line, the field's path and what was expected.
  */
 import { z } from 'zod';
+import { checkStages, stageSchema } from './workflow-stages.js';
 import { parseYamlFile } from './yaml-file.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/;
@@ -121,8 +122,11 @@ const workflowSchema = z
     agents: z.record(z.string(), agentSchema).default({}),
     checkpoints: z.record(z.string(), checkpointSchema).default({}),
     redirect: redirectSchema.default({ who: 'requester', how: 'addressed' }),
+    /** A declared workflow's stages (workflow-stages.ts): agents, order, reviews, revisions. */
+    stages: z.array(stageSchema).min(1).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(checkStages);
 export type WorkflowConfig = z.infer<typeof workflowSchema>;
 
 const fileSchema = z

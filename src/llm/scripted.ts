@@ -25,7 +25,7 @@ export const OFFLINE_MARK = '[offline model]';
 // What the offline model reads back from prompts, built from the labels the workflows write.
 const SUBJECT = new RegExp(`^(${LABEL.task}|${LABEL.goal}|${LABEL.topic}):\\s*`);
 const LATEST_FEEDBACK = new RegExp(
-  `(?:^|\\n)(?:${LABEL.feedback}|\\[round \\d+\\] ${LABEL.humanFeedback}):\\s*([^\\n]*)\\s*$`,
+  `(?:^|\\n)(?:${LABEL.feedback}|\\[[^\\]\\n]+\\] ${LABEL.humanFeedback}):\\s*([^\\n]*)\\s*$`,
 );
 const ANY_FEEDBACK = new RegExp(`(?:^|\\n)${LABEL.feedback}:\\s*([^\\n]+)`, 'g');
 const EARLIER_QUERIES = new RegExp(`${LABEL.earlierQueries}:\\n((?:- .*(?:\\n|$))+)`);

@@ -1,0 +1,73 @@
+/**
+ * Declared workflows (seed 004's "configuration over code"): a workflow in the config file may
+ * list its stages instead of naming a built-in or a module. Each stage runs its agents in order
+ * (`agents`) or at once (`parallel`), and may end in a review; approve goes on to the next stage,
+ * revise goes back to `onRevise` (default: the same stage) with the feedback, reject ends it.
+ */
+import { z } from 'zod';
+
+const id = z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a lowercase id (letters, digits, _)');
+
+export const stageSchema = z
+  .object({
+    id,
+    /** Agents (keys of `agents`) that run one after the other, each seeing everything so far. */
+    agents: z.array(id).min(1).optional(),
+    /** Agents that run at once, in one graph step (seed 004's parallel members). */
+    parallel: z.array(id).min(2).optional(),
+    /** A checkpoint after the stage: its reviews are configured under `checkpoints.<name>`. */
+    review: id.optional(),
+    /** Where a revision sends the work (a stage id); default: this stage. */
+    onRevise: id.optional(),
+    /** Revisions of this stage before the task ends, saying it stopped there. */
+    maxRevisions: z.number().int().min(1).max(100).optional(),
+    /**
+     * An agent that judges the stage's work first (approve or revise, as a structured answer):
+     * approve goes on without a person; revise goes to the review (or straight back, without one).
+     */
+    verdict: id.optional(),
+  })
+  .strict()
+  .refine((s) => (s.agents ? 1 : 0) + (s.parallel ? 1 : 0) === 1, {
+    message: 'a stage has either agents (in order) or parallel (at once), not both, not neither',
+  });
+export type Stage = z.infer<typeof stageSchema>;
+
+/**
+ * What the stages refer to must exist: agents, stages, and checkpoints configured for a review
+ * that no stage has. A revision that loops back must pass a review on the way (else it would
+ * run forever). Each problem is added at its path, so the error names its line in the file.
+ */
+export function checkStages(
+  w: { stages?: Stage[]; agents: Record<string, unknown>; checkpoints: Record<string, unknown> },
+  ctx: z.RefinementCtx,
+): void {
+  if (!w.stages) return;
+  const ids = w.stages.map((s) => s.id);
+  const problem = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path: ['stages', ...path], message });
+  w.stages.forEach((s, i) => {
+    if (ids.indexOf(s.id) !== i) problem([i, 'id'], `the stage id "${s.id}" is used twice`);
+    for (const key of ['agents', 'parallel'] as const) {
+      (s[key] ?? []).forEach((a, j) => {
+        if (!(a in w.agents)) problem([i, key, j], `there is no agent "${a}" under agents`);
+      });
+    }
+    if (s.verdict && !(s.verdict in w.agents))
+      problem([i, 'verdict'], `there is no agent "${s.verdict}" under agents`);
+    if (s.onRevise && !ids.includes(s.onRevise))
+      problem([i, 'onRevise'], `there is no stage "${s.onRevise}"`);
+    if ((s.onRevise || s.maxRevisions) && !s.review && !s.verdict)
+      problem([i], 'onRevise and maxRevisions need a review or a verdict to revise from');
+    if (s.verdict && !s.review && !s.maxRevisions)
+      problem(
+        [i, 'verdict'],
+        'a verdict without a review loops until it approves: give the stage maxRevisions',
+      );
+  });
+  const reviewed = new Set(w.stages.map((s) => s.review).filter(Boolean));
+  for (const name of Object.keys(w.checkpoints)) {
+    if (!reviewed.has(name))
+      ctx.addIssue({ code: 'custom', path: ['checkpoints', name], message: `no stage has review: ${name}` });
+  }
+}

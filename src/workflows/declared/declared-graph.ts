@@ -1,0 +1,211 @@
+/**
+ * The builder for declared workflows (seed 004's "configuration over code"): the config file's
+ * stages become a LangGraph graph, checkpointed and run like the built-in ones. A stage's agents
+ * are nodes one after the other, or side by side in one graph step (`parallel`); a stage with a
+ * review ends in a review node; approve goes to the next stage, revise back to `onRevise` with the
+ * feedback in the history, reject ends it rejected; `maxRevisions` ends it as stopped.
+ */
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { Annotation, END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
+import { z } from 'zod';
+import { LABEL, labelled } from '../../llm/prompt-labels.js';
+import { askStructured } from '../../llm/structured.js';
+import type { Stage } from '../../workflow-stages.js';
+import { agentFor } from '../shared/agents.js';
+import { goalOf } from '../shared/goal.js';
+import { contentOf } from '../shared/messages.js';
+import { reviewAsker } from '../shared/review.js';
+import { say } from '../shared/say.js';
+import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
+
+export interface Entry {
+  stage: string;
+  /** The agent's name, or who gave the feedback. */
+  by: string;
+  text: string;
+  feedback?: boolean;
+}
+
+const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d });
+
+export const DeclaredState = Annotation.Root({
+  /** The task as the person wrote it. */
+  task: last(() => ''),
+  /** Everything the agents said and every piece of feedback, in order, tagged with its stage. */
+  history: Annotation<Entry[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  /** Revisions asked so far, per stage id. */
+  revisions: Annotation<Record<string, number>>({ reducer: (a, b) => ({ ...a, ...b }), default: () => ({}) }),
+  /** Where the last review or verdict sent the work: the next stage, back to a stage, or the end. */
+  next: last<string | null>(() => null),
+  /** How it ended. */
+  outcome: last<'done' | 'rejected' | 'stopped' | null>(() => null),
+  /** The stage whose revision limit ended it. */
+  stoppedAt: last<string | null>(() => null),
+});
+export type DeclaredStateType = typeof DeclaredState.State;
+
+const verdictSchema = z.object({
+  verdict: z.enum(['revise', 'approve']).describe('approve only when the work needs no further change'),
+});
+
+/** Node names: `<stage>.<agent>`, `<stage>.verdict`, `<stage>.review`. */
+export const agentNode = (stage: string, agent: string) => `${stage}.${agent}`;
+const stageStart = (s: Stage) =>
+  s.parallel ? `${s.id}.start` : agentNode(s.id, (s.agents as string[])[0] as string);
+
+function render(task: string, history: Entry[]): string {
+  const lines = history.map((h) =>
+    h.feedback ? `[${h.stage}] ${labelled(LABEL.humanFeedback, h.text)}` : `[${h.stage}] ${h.by}: ${h.text}`,
+  );
+  return `${labelled(LABEL.task, task)}\n\nHistory:\n${lines.length ? lines.join('\n') : '(none yet)'}`;
+}
+
+export function buildDeclaredGraph(deps: WorkflowDeps) {
+  const stages = deps.settings.stages ?? [];
+  const askReview = reviewAsker(deps);
+  const agent = (key: string) =>
+    agentFor(deps, key, { name: key, prompt: `You are ${key}. Do your part of the task.` });
+
+  const speak =
+    (stage: Stage, key: string) => async (s: DeclaredStateType, config: LangGraphRunnableConfig) => {
+      const a = agent(key);
+      const answer = await a.model.invoke(
+        [new SystemMessage(a.prompt), new HumanMessage(render(s.task, s.history))],
+        {
+          signal: config.signal,
+        },
+      );
+      const text = contentOf(answer);
+      say(config, { agent: a.name, text });
+      return { history: [{ stage: stage.id, by: a.name, text }] };
+    };
+
+  /** After a stage's work: where it goes (a verdict and a review may send it back). */
+  const decideNext = (stage: Stage, index: number) => {
+    const following = stages[index + 1];
+    const onward = following ? stageStart(following) : END;
+    const back = (s: DeclaredStateType, by: string, feedback: string) => {
+      const used = (s.revisions[stage.id] ?? 0) + 1;
+      if (stage.maxRevisions !== undefined && used >= stage.maxRevisions)
+        return {
+          outcome: 'stopped' as const,
+          stoppedAt: stage.id,
+          next: END,
+          revisions: { [stage.id]: used },
+        };
+      const target = stages.find((x) => x.id === (stage.onRevise ?? stage.id)) as Stage;
+      return {
+        next: stageStart(target),
+        revisions: { [stage.id]: used },
+        history: [{ stage: stage.id, by, text: feedback, feedback: true }],
+      };
+    };
+    return { onward, back };
+  };
+
+  const graph = new StateGraph(DeclaredState);
+  const edges: [string, string][] = [];
+  const routes: { from: string; to: string[] }[] = [];
+  stages.forEach((stage, index) => {
+    const { onward, back } = decideNext(stage, index);
+    const targets = [...new Set([onward, END, ...stages.map(stageStart)])];
+    // The stage's work.
+    let last: string[];
+    if (stage.parallel) {
+      graph.addNode(`${stage.id}.start`, () => ({}));
+      for (const key of stage.parallel) {
+        graph.addNode(agentNode(stage.id, key), speak(stage, key));
+        edges.push([`${stage.id}.start`, agentNode(stage.id, key)]);
+      }
+      last = stage.parallel.map((key) => agentNode(stage.id, key));
+    } else {
+      const keys = stage.agents as string[];
+      keys.forEach((key, i) => {
+        graph.addNode(agentNode(stage.id, key), speak(stage, key));
+        if (i > 0) edges.push([agentNode(stage.id, keys[i - 1] as string), agentNode(stage.id, key)]);
+      });
+      last = [agentNode(stage.id, keys.at(-1) as string)];
+    }
+    // Then a verdict, a review, both, or straight on.
+    const gate = `${stage.id}.${stage.verdict ? 'verdict' : 'review'}`;
+    if (stage.verdict) {
+      const judge = stage.verdict;
+      graph.addNode(`${stage.id}.verdict`, async (s: DeclaredStateType, config: LangGraphRunnableConfig) => {
+        const a = agent(judge);
+        const { verdict } = await askStructured(
+          a.model,
+          verdictSchema,
+          [new SystemMessage(a.prompt), new HumanMessage(render(s.task, s.history))],
+          config.signal,
+        );
+        say(config, {
+          agent: a.name,
+          text: verdict === 'approve' ? 'Approved.' : 'This needs another revision.',
+        });
+        if (verdict === 'approve') return { next: onward };
+        return stage.review
+          ? { next: `${stage.id}.review` }
+          : back(s, a.name, `${a.name} asked for a revision.`);
+      });
+    }
+    if (stage.review) {
+      const kind = stage.review;
+      graph.addNode(`${stage.id}.review`, (s: DeclaredStateType) => {
+        const work = s.history.filter((h) => h.stage === stage.id && !h.feedback).slice(-last.length);
+        const round = (s.revisions[stage.id] ?? 0) + 1;
+        const d = askReview({
+          kind,
+          title: `Review the ${stage.id.replace(/_/g, ' ')} (round ${round})`,
+          body: work.map((w) => `**${w.by}**\n${w.text}`).join('\n\n'),
+          round,
+        });
+        if (d.action === 'approve') return { next: onward };
+        if (d.action === 'reject') return { outcome: 'rejected' as const, next: END };
+        return back(s, d.by, d.feedback?.trim() ?? '');
+      });
+      if (stage.verdict) routes.push({ from: `${stage.id}.verdict`, to: [`${stage.id}.review`, ...targets] });
+      routes.push({ from: `${stage.id}.review`, to: targets });
+    } else if (stage.verdict) routes.push({ from: `${stage.id}.verdict`, to: targets });
+    const after = stage.review || stage.verdict ? gate : onward;
+    for (const from of last) edges.push([from, after]);
+  });
+  const first = stages[0] as Stage;
+  const built = graph as unknown as StateGraph<
+    typeof DeclaredState.spec,
+    DeclaredStateType,
+    Partial<DeclaredStateType>,
+    string
+  >;
+  built.addEdge(START, stageStart(first));
+  // Several agents of a parallel stage join into what follows them: one edge from all of them.
+  const joined = new Map<string, string[]>();
+  for (const [from, to] of edges) joined.set(to, [...(joined.get(to) ?? []), from]);
+  for (const [to, froms] of joined) {
+    const parallelJoin = froms.length > 1;
+    if (parallelJoin) built.addEdge(froms, to);
+    else built.addEdge(froms[0] as string, to);
+  }
+  for (const { from, to } of routes)
+    built.addConditionalEdges(from, (s: DeclaredStateType) => s.next ?? END, to);
+  return built.compile({ checkpointer: deps.checkpointer });
+}
+
+/** A declared workflow named `name`, run by the builder from its settings. */
+export function declaredWorkflow(name: string, description?: string): WorkflowDefinition {
+  return {
+    name,
+    description: description ?? `Declared in the config file: ${name}.`,
+    build: buildDeclaredGraph,
+    durability: 'sync',
+    input: (task) => ({ task: goalOf(task) }),
+    outcome: (values) => {
+      if (values.outcome === 'rejected') return { status: 'rejected', reason: 'rejected at review' };
+      if (values.outcome === 'stopped')
+        return {
+          status: 'stopped',
+          reason: `stopped at the revision limit of the ${values.stoppedAt} stage`,
+        };
+      return { status: 'done' };
+    },
+  };
+}
