@@ -69,3 +69,57 @@ describe('a declared workflow (examples/declared/release-notes.yml)', () => {
     ]);
   });
 });
+
+describe('the proposal structure, declared (examples/declared/proposal.yml)', () => {
+  const proposal = harnessPerFile('declared_proposal', () => ({
+    yaml: readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'declared', 'proposal.yml'), 'utf8'),
+  }));
+  const decideIn = (reviewId: string, action: 'approve' | 'revise', feedback?: string) =>
+    proposal.h.engine.decide({ reviewId, actor: { id: 'bob' }, action, feedback });
+
+  it('the chair judges first; its revise sends the draft to a person, whose feedback goes back to the plan; the limit stops it', async () => {
+    const task = await proposal.h.start('proposal-declared', 'community solar');
+    const query = await proposal.h.nextReview(task.id);
+    expect(query.checkpoint).toBe('query_review');
+    await decideIn(query.id, 'approve');
+    const insight = await proposal.h.nextReview(task.id, query.id);
+    expect(insight.checkpoint).toBe('insight_review');
+    await decideIn(insight.id, 'approve');
+    let review = await proposal.h.nextReview(task.id, insight.id);
+    for (let round = 1; review.checkpoint === 'final_review' && round <= 3; round++) {
+      // The offline chair's verdict follows the latest human message: "revise" until told otherwise.
+      await decideIn(review.id, 'revise', `round ${round}: tighten the budget`);
+      const next = await proposal.h.waitFor(task.id, (x) => x.status !== 'working');
+      if (next.status !== 'waiting') break;
+      review = await proposal.h.nextReview(task.id, review.id);
+    }
+    const ended = await proposal.h.waitFor(task.id, (x) => x.status !== 'working' && x.status !== 'waiting');
+    expect([ended.status, ended.statusReason]).toEqual([
+      'stopped',
+      'stopped at the revision limit of the reviews stage',
+    ]);
+    await proposal.h.shown(task.id);
+    const chair = proposal.h.delivered.filter(
+      (e) => e.taskId === task.id && (e.event as { agent?: string }).agent === 'Review chair',
+    );
+    expect(chair.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("the chair's approval goes on without a person", async () => {
+    const task = await proposal.h.start('proposal-declared', 'heat pumps');
+    const query = await proposal.h.nextReview(task.id);
+    await decideIn(query.id, 'approve');
+    const insight = await proposal.h.nextReview(task.id, query.id);
+    await decideIn(insight.id, 'approve');
+    const final = await proposal.h.nextReview(task.id, insight.id);
+    // The person's words reach the chair in the history; the offline chair follows them.
+    await decideIn(final.id, 'revise', 'fine once the budget is in; then approve');
+    const ended = await proposal.h.waitFor(task.id, (x) => x.status !== 'working');
+    expect(ended.status).toBe('done');
+    expect((await proposal.h.engine.reviews(task.id)).map((r) => r.checkpoint)).toEqual([
+      'query_review',
+      'insight_review',
+      'final_review',
+    ]);
+  });
+});

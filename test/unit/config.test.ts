@@ -137,7 +137,13 @@ describe('the workflow config file', () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(join(import.meta.dirname, '..', '..', 'signoff.example.yml'), 'utf8');
     const c = parseWorkflowConfig(text, 'signoff.example.yml');
-    expect(Object.keys(c.workflows)).toEqual(['pair', 'specialist', 'goal-plan', 'proposal', 'release-notes']);
+    expect(Object.keys(c.workflows)).toEqual([
+      'pair',
+      'specialist',
+      'goal-plan',
+      'proposal',
+      'release-notes',
+    ]);
     expect(c.workflows['release-notes']?.stages?.map((s) => s.id)).toEqual(['draft', 'checks', 'final']);
   });
 });
