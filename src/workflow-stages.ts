@@ -39,10 +39,21 @@ export type Stage = z.infer<typeof stageSchema>;
  * run forever). Each problem is added at its path, so the error names its line in the file.
  */
 export function checkStages(
-  w: { stages?: Stage[]; agents: Record<string, unknown>; checkpoints: Record<string, unknown> },
+  w: {
+    stages?: Stage[];
+    module?: string;
+    agents: Record<string, unknown>;
+    checkpoints: Record<string, unknown>;
+  },
   ctx: z.RefinementCtx,
 ): void {
   if (!w.stages) return;
+  if (w.module)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['stages'],
+      message: 'a workflow has either a module or stages, not both',
+    });
   const ids = w.stages.map((s) => s.id);
   const problem = (path: (string | number)[], message: string) =>
     ctx.addIssue({ code: 'custom', path: ['stages', ...path], message });

@@ -89,4 +89,12 @@ describe('declared workflows', () => {
       'team.yml:14:21 workflows.notes.checkpoints.other_review: no stage has review: other_review',
     );
   });
+
+  it('refuses a workflow with both a module and stages', () => {
+    const both =
+      'workflows:\n  notes:\n    module: ./x.ts\n    agents: { writer: {} }\n    stages:\n      - id: draft\n        agents: [writer]\n';
+    expect(() => parseWorkflowConfig(both, 'team.yml')).toThrow(
+      'team.yml:6:7 workflows.notes.stages: a workflow has either a module or stages, not both',
+    );
+  });
 });
