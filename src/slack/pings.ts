@@ -23,6 +23,18 @@ export function createReviewerPings(deps: {
   audience: Audience;
 }): PingReviewers {
   const { client, pool } = deps;
+  // A person's DM channel and a card's permalink never change: asked once per process, so that a
+  // round of reminders costs Slack one post per person, not three calls under tight limits.
+  const dmChannels = new Map<string, string>();
+  const permalinks = new Map<string, string>();
+  const dmOf = async (user: string) => {
+    let channel = dmChannels.get(user);
+    if (!channel) {
+      channel = (await client.conversations.open({ users: user })).channel?.id as string;
+      dmChannels.set(user, channel);
+    }
+    return channel;
+  };
 
   const people = async (task: Task, review: Review): Promise<string[]> => {
     const users = new Set<string>();
@@ -45,7 +57,14 @@ export function createReviewerPings(deps: {
   return async (task, review, why, retried = false) => {
     const card = await findPost(pool, `card:${review.id}`);
     if (!card) return;
-    const { permalink } = await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts });
+    let permalink = permalinks.get(review.id);
+    if (!permalink) {
+      permalink = (await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts }))
+        .permalink as string;
+      permalinks.set(review.id, permalink);
+      // Bounded: the oldest cards' links go first (they are asked again if ever needed).
+      if (permalinks.size > 10_000) permalinks.delete(permalinks.keys().next().value as string);
+    }
     const title = escapeMrkdwn(truncate(review.request.title, 200));
     const text =
       why === 'request'
@@ -58,8 +77,7 @@ export function createReviewerPings(deps: {
       if (!members.has(user)) continue;
       const key = why === 'request' ? `dm:${review.id}:${user}` : `dm:${why}:${user}`;
       if (await findPost(pool, key)) continue;
-      const dm = await client.conversations.open({ users: user });
-      const channel = dm.channel?.id as string;
+      const channel = await dmOf(user);
       const ts =
         (retried ? await alreadySent(channel, key) : undefined) ??
         (

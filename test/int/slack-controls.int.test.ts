@@ -73,8 +73,10 @@ const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((u) => u.t
 const taskOf = async (text: string) =>
   (await service.signoff.engine.listTasks()).find((t) => t.text === text);
 
-async function startTask(text: string, withCard = true) {
-  expect((await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
+async function startTask(text: string, withCard = true, channel = 'C0WORK') {
+  expect(
+    (await postSigned(events, commandBody(`pair ${text}`, 'U0ANN', { channel_id: channel }))).status,
+  ).toBe(200);
   const root = await until('root message', () => rootOf(text));
   const thread = tsOf(root);
   const card = withCard ? await until('review card', () => cardsIn(thread)[0]) : undefined;
@@ -251,12 +253,15 @@ describe('Slack controls', () => {
 
   // Last: moving the clock fires the timers of every review still open in this file.
   it('a reminder at half time pings the reviewers; at the deadline the card says it was rejected and why', async () => {
-    const { thread, card } = await startTask('order the swag');
+    // A channel of its own: its reminder does not queue behind the other open reviews' posts.
+    const { thread, card } = await startTask('order the swag', true, 'C0SWAG');
     const cardTs = tsOf(card as never);
     clock.advance(3600 + 1);
     await service.signoff.engine.releaseDueTimers('slack');
-    const reminder = await until('reminder in the thread', () =>
-      posts().find((p) => p.thread_ts === thread && p.text.startsWith('Reminder')),
+    const reminder = await until(
+      'reminder in the thread',
+      () => posts().find((p) => p.thread_ts === thread && p.text.startsWith('Reminder')),
+      40_000,
     );
     expect(JSON.stringify(reminder.blocks)).toContain('<@U0ANN>, <@U0BOB>, <!subteam^S0LEADS>');
     await until('reminder DMs', () => {
