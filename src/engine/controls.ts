@@ -14,7 +14,7 @@ import type { Delivery } from './delivery.js';
 import type { JobQueue } from './queue.js';
 import type { Runner } from './runner.js';
 import * as store from './store.js';
-import { type Actor, type Clock, FINAL_STATUSES, type Task } from './types.js';
+import { type Actor, type Clock, FINAL_STATUSES, type Task, threadOf } from './types.js';
 import { advanceQueue } from './work.js';
 
 export interface ControlDeps {
@@ -52,9 +52,13 @@ export function createControls(deps: ControlDeps) {
     });
   }
 
-  /** What follows every control: stop a run here, wake a worker, show what changed. */
-  function after(task: Task, stopRun: boolean): void {
-    if (stopRun) runner.abort(task.id);
+  /**
+   * What follows every control: stop a run here (`stopRun`: every run, or, for a redirect to a
+   * generation, only older ones: the new goal's run may have started already), wake a worker,
+   * show what changed.
+   */
+  function after(task: Task, stopRun: boolean | { below: number }): void {
+    if (stopRun) runner.abort(task.id, stopRun === true ? undefined : stopRun.below);
     queue.wake(advanceQueue(task.surface));
     void delivery.kick(task);
   }
@@ -130,11 +134,12 @@ export function createControls(deps: ControlDeps) {
         at: deps.clock.now().toISOString(),
       })) as Task;
       await store.cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was redirected' });
-      await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
+      // `task#N`: only runs of generations before N stop, wherever they run (see engine.ts).
+      await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [threadOf(moved)]);
       await enqueue(db, current);
       return moved;
     });
-    after(task, true);
+    after(task, { below: task.generation });
     return task;
   }
 

@@ -42,7 +42,16 @@ export interface EngineDeps {
 export function createEngine(deps: EngineDeps): Engine {
   const { pool, queue, runner, delivery, logger } = deps;
   const stops: (() => void)[] = [];
-  const abortListener = createAbortListener({ pool, logger, onAbort: (taskId) => runner.abort(taskId) });
+  // A payload `task#N` (a redirect to generation N) stops only older generations' runs: the
+  // new goal's run may already have started by the time the notification arrives.
+  const abortListener = createAbortListener({
+    pool,
+    logger,
+    onAbort: (payload) => {
+      const [taskId, generation] = payload.split('#');
+      runner.abort(taskId as string, generation ? Number(generation) : undefined);
+    },
+  });
 
   const enqueue = (db: Queryable, task: Pick<Task, 'id' | 'surface'>) =>
     queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id });

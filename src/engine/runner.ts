@@ -38,7 +38,7 @@ import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
 import { reviewSettings } from './review-settings.js';
-import { resumeValue } from './standard-interrupts.js';
+import { pendingInterrupts, resumeValue } from './standard-interrupts.js';
 import * as store from './store.js';
 import { scheduleTimers } from './timers.js';
 import {
@@ -96,19 +96,12 @@ export interface RunnerDeps {
   logger: Logger;
 }
 
-/** The pending interrupts of a graph state: listed in `tasks`, not yet answered (`result` unset). */
-export function pendingInterrupts(state: StateSnapshot): { id: string; value: unknown }[] {
-  return state.tasks
-    .filter((t) => (t as { result?: unknown }).result === undefined)
-    .flatMap((t) => t.interrupts.map((i) => ({ id: i.id as string, value: i.value })));
-}
-
 /** Rounds one job runs back to back (decisions that arrived during a run) before it queues again. */
 const MAX_ROUNDS = 5;
 
 export function createRunner(deps: RunnerDeps) {
   const { pool, delivery, leases, logger } = deps;
-  const inFlight = new Map<string, AbortController>();
+  const inFlight = new Map<string, { controller: AbortController; generation: number }>();
 
   /**
    * Runs the task under its lease. 'busy' when another holder has it: the caller queues the task
@@ -190,7 +183,7 @@ export function createRunner(deps: RunnerDeps) {
         void delivery.kick(task, { soon: true });
       }
       const controller = new AbortController();
-      inFlight.set(task.id, controller);
+      inFlight.set(task.id, { controller, generation: task.generation });
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
         return await run(task, workflow, input, { ...config, signal });
@@ -392,8 +385,11 @@ export function createRunner(deps: RunnerDeps) {
 
   return {
     advance,
-    /** Stops the task's graph run if it runs in this process (cancel, redirect). */
-    abort: (taskId: string) => inFlight.get(taskId)?.abort(new Error('cancelled')),
+    /** Stops the task's run here (cancel); with `below`, only a run of an older generation (redirect). */
+    abort: (taskId: string, below = Number.POSITIVE_INFINITY) => {
+      const run = inFlight.get(taskId);
+      if (run && run.generation < below) run.controller.abort(new Error('cancelled'));
+    },
   };
 }
 

@@ -5,6 +5,7 @@
  * review: Approve, Edit (a form with each action's arguments as JSON, checked against its
  * `argsSchema` when given) and Reject (the feedback is the message to the agent).
  */
+import type { StateSnapshot } from '@langchain/langgraph';
 import { Ajv } from 'ajv';
 import { z } from 'zod';
 import type { Decision, ReviewRequest, ReviewRequestInput } from './types.js';
@@ -175,4 +176,11 @@ export function resumeValue(request: ReviewRequest, decision: Decision): unknown
     ];
   }
   return [{ type: 'response', args: decision.feedback ?? '' }];
+}
+
+/** The pending interrupts of a graph state: listed in `tasks`, not yet answered (`result` unset). */
+export function pendingInterrupts(state: StateSnapshot): { id: string; value: unknown }[] {
+  return state.tasks
+    .filter((t) => (t as { result?: unknown }).result === undefined)
+    .flatMap((t) => t.interrupts.map((i) => ({ id: i.id as string, value: i.value })));
 }

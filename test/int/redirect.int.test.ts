@@ -12,12 +12,18 @@ import { scriptedWith, thinkUnlessAborted } from '../helpers/slack-service.js';
  * after a redirect (their goal names the one it replaces) answer at once.
  */
 const started: string[] = [];
+let lateStarted = false;
 const t = harnessPerFile('redirect', () => ({
   modelFor: scriptedWith(async (name, input, options) => {
     const prompt = JSON.stringify(input.map((m) => m.content));
     if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal')) {
       started.push(name);
       if (started.length > 1) await thinkUnlessAborted(30_000, options?.signal);
+    }
+    // The new goal's first call thinks a moment, so that a late abort can arrive while it runs.
+    if (prompt.includes('LATE') && prompt.includes('replaces the earlier goal') && !lateStarted) {
+      lateStarted = true;
+      await thinkUnlessAborted(1500, options?.signal);
     }
   }),
 }));
@@ -126,5 +132,19 @@ describe('redirect', () => {
     await expect(t.h.engine.redirect(task.id, '   ', { id: 'ann' })).rejects.toThrow(
       'Say what the new goal is.',
     );
+  });
+
+  it("a late abort for the old goal does not stop the new goal's run", async () => {
+    started.length = 0;
+    const task = await t.h.start('pair', 'SLOW plan the launch');
+    await untilThinking(2);
+    await t.h.engine.redirect(task.id, 'LATE plan the soft launch', { id: 'ann' });
+    for (let i = 0; i < 400 && !lateStarted; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(lateStarted).toBe(true);
+    // What a slow notification of the redirect does once it arrives: stop runs older than it.
+    t.h.runner.abort(task.id, 1);
+    await t.h.db.pool.query(`SELECT pg_notify('signoff_abort', $1)`, [`${task.id}#1`]);
+    const review = await t.h.nextReview(task.id);
+    expect(review.request.body).toContain('LATE plan the soft launch');
   });
 });
