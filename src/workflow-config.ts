@@ -45,6 +45,20 @@ export const checkpointSchema = z
     allowSkip: z.boolean().default(true),
     /** Also message reviewers directly with a link to the thread. */
     dmReviewers: z.boolean().default(false),
+    /**
+     * Who is mentioned on the card and in its reminders besides the reviewers it names, so that
+     * someone always hears the agents paused (with `reviewers: [anyone]` nobody is named).
+     */
+    notify: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(requester|[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/,
+            'expected requester, a user id (U…) or a user group id (S…)',
+          ),
+      )
+      .default(['requester']),
     /** Limits on typed feedback (seed 004's validation). */
     feedback: z
       .object({

@@ -16,6 +16,7 @@ export function reviewSettings(
     remindersBeforeSeconds: c.reminders,
     allowSkip: c.allowSkip,
     dmReviewers: c.dmReviewers,
+    notify: c.notify,
     feedback: c.feedback,
   };
 }

@@ -102,6 +102,8 @@ export interface ReviewSettings {
   remindersBeforeSeconds?: number[];
   allowSkip: boolean;
   dmReviewers: boolean;
+  /** Mentioned besides the reviewers (absent on reviews opened before it existed: the requester). */
+  notify?: string[];
   feedback: { minLength: number; maxLength: number };
 }
 

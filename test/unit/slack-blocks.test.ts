@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Review } from '../../src/engine/types.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
-import { decidedCard, reviewCard } from '../../src/slack/blocks/review-card.js';
+import { decidedCard, reminderMessage, reviewCard } from '../../src/slack/blocks/review-card.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
 
 const review = (over: Partial<Review['request']> = {}, extra: Partial<Review> = {}): Review => ({
@@ -151,5 +151,31 @@ describe('review card', () => {
     expect(card.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(json).toContain('Revision asked by <@U0BOB>');
     expect(json).toContain('add &lt;!here&gt; costs');
+  });
+});
+
+describe('someone is always pinged', () => {
+  const withPeople = (reviewers: string[], notify?: string[]) => {
+    const r = review();
+    return { ...r, settings: { ...r.settings, reviewers, notify } };
+  };
+  const context = (r: Review) =>
+    JSON.stringify(reviewCard(r, 'U0ANN').blocks.find((b) => b.type === 'context'));
+
+  it('with reviewers "anyone" the card and its reminders mention the requester', () => {
+    const r = withPeople(['anyone'], ['requester']);
+    expect(context(r)).toContain('Reviewers: anyone in this channel · cc <@U0ANN>');
+    expect(JSON.stringify(reminderMessage(r, 'U0ANN', false).blocks)).toContain(
+      'anyone in this channel (<@U0ANN>)',
+    );
+    // A review opened before `notify` existed pings the requester too.
+    expect(context(withPeople(['anyone']))).toContain('cc <@U0ANN>');
+  });
+
+  it('notify adds people and groups; nobody is mentioned twice', () => {
+    expect(context(withPeople(['requester', 'U0BOB'], ['requester', 'S0ONCALL']))).toContain(
+      'Reviewers: <@U0ANN>, <@U0BOB> · cc <!subteam^S0ONCALL>',
+    );
+    expect(context(withPeople(['U0BOB'], []))).toMatch(/Reviewers: <@U0BOB>"/);
   });
 });

@@ -30,6 +30,21 @@ export const slackDate = (iso: string) => {
   return `<!date^${seconds}^{date_short_pretty} at {time}|${iso}>`;
 };
 
+/** The people to mention besides the reviewers: notify (the requester by default), less those already named. */
+function notified(review: Review, requester: string): string {
+  const named = new Set(review.settings.reviewers.map((r) => (r === 'requester' ? requester : r)));
+  const extra = (review.settings.notify ?? ['requester'])
+    .map((n) => (n === 'requester' ? requester : n))
+    .filter((n, i, all) => !named.has(n) && all.indexOf(n) === i);
+  return extra.length ? mentions(extra, requester) : '';
+}
+
+/** Reviewers and whom else the card tells, as mentions (each person once). */
+const reviewersLine = (review: Review, requester: string) => {
+  const also = notified(review, requester);
+  return `Reviewers: ${mentions(review.settings.reviewers, requester)}${also ? ` · cc ${also}` : ''}`;
+};
+
 export function mentions(reviewers: string[], requester: string): string {
   const names = reviewers.map((r) =>
     r === 'anyone'
@@ -67,9 +82,7 @@ function head(review: Review, requester: string): KnownBlock[] {
     } as KnownBlock,
     {
       type: 'context',
-      elements: [
-        { type: 'mrkdwn', text: `${facts} · Reviewers: ${mentions(review.settings.reviewers, requester)}` },
-      ],
+      elements: [{ type: 'mrkdwn', text: `${facts} · ${reviewersLine(review, requester)}` }],
     },
   ];
 }
@@ -143,7 +156,8 @@ export function decidedCard(
 /** A reminder in the thread: the reviewers pinged again, and the deadline (or that it passed). */
 export function reminderMessage(review: Review, requester: string, overdue: boolean): SlackMessage {
   const title = escapeMrkdwn(truncate(review.request.title, 200));
-  const who = mentions(review.settings.reviewers, requester);
+  const also = notified(review, requester);
+  const who = `${mentions(review.settings.reviewers, requester)}${also ? ` (${also})` : ''}`;
   const text = overdue
     ? `:alarm_clock: ${who}: *${title}* is past its deadline and still waiting for a decision.`
     : `:alarm_clock: Reminder for ${who}: *${title}* is waiting for a decision${review.dueAt ? `, due ${slackDate(review.dueAt)}` : ''}.`;
