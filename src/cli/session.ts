@@ -4,6 +4,7 @@
  * waiting, durably, and the session says how to continue.
  */
 import type { Engine } from '../engine/api.js';
+import { contentHash } from '../engine/content-hash.js';
 import type { Task } from '../engine/types.js';
 import { parseAnswer } from './answer.js';
 import type { LineSource } from './lines.js';
@@ -41,7 +42,14 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       out.write(`${answer.error}\n`);
       continue;
     }
-    const result = await engine.decide({ reviewId: review.id, taskId, actor: { id: deps.actor }, ...answer });
+    const result = await engine.decide({
+      reviewId: review.id,
+      taskId,
+      actor: { id: deps.actor },
+      // What was printed is what is decided: a review whose content changed since is refused.
+      contentHash: contentHash(review.request),
+      ...answer,
+    });
     if (!result.ok) out.write(`${result.message}\n`);
   }
 }

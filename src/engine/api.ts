@@ -28,13 +28,15 @@ export interface DecideInput {
   values?: Record<string, string>;
   /** The task the surface believes the review belongs to (from its own message); refused if not. */
   taskId?: string;
+  /** `contentHash` of what the person was shown; refused ('stale_review') when the review's differs. */
+  contentHash?: string;
 }
 
 export type DecideResult =
   | { ok: true; review: Review; task: Task }
   | {
       ok: false;
-      code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision';
+      code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision' | 'stale_review';
       message: string;
       review?: Review;
     };

@@ -11,6 +11,7 @@ import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
 import { groupsNamed, refusal, withGroups } from './authorize.js';
+import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
 import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
@@ -37,6 +38,9 @@ export interface EngineDeps {
   /** What finished tasks keep, and for how long (retention.ts); surfaces add their own purgers. */
   retention: RetentionSettings & { purgers: Purger[] };
 }
+
+const STALE =
+  'This card is out of date: what it shows has changed since you saw it. Nothing was recorded; the current version is shown now.';
 
 /** Creates the engine; call `work(surface)` in processes that should run graphs. */
 export function createEngine(deps: EngineDeps): Engine {
@@ -174,6 +178,10 @@ export function createEngine(deps: EngineDeps): Engine {
         if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
+        const seen = contentHash(review.request);
+        if (input.contentHash !== undefined && input.contentHash !== seen) {
+          return { refused: ['stale_review', STALE] as const, review };
+        }
 
         const decision: Decision = {
           action: input.action,
@@ -182,6 +190,7 @@ export function createEngine(deps: EngineDeps): Engine {
           by: input.actor.id,
           at: deps.clock.now().toISOString(),
           automatic,
+          contentHash: seen,
         };
         const decided = await store.decideReview(db, review.id, decision);
         if (!decided) {

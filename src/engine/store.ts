@@ -260,7 +260,7 @@ export async function decideReview(
       decision,
       decision.by,
       decision.action,
-      { feedback: decision.feedback, automatic: decision.automatic },
+      { feedback: decision.feedback, automatic: decision.automatic, contentHash: decision.contentHash },
     ],
   );
   return r.rows[0]?.review;

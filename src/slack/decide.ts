@@ -5,13 +5,16 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Action } from '../engine/types.js';
+import type { Action, Review } from '../engine/types.js';
+import { reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { findPost } from './posts.js';
 
 export const buttonValueSchema = z.object({
   review: z.string().min(1).max(100),
   task: z.string().min(1).max(300),
+  /** The hash of the content the card showed (cards posted before it existed carry none). */
+  h: z.string().max(64).optional(),
 });
 export type ButtonValue = z.infer<typeof buttonValueSchema>;
 
@@ -88,10 +91,24 @@ export async function decideFromSlack(
       action: d.action,
       feedback: d.feedback,
       values: d.values,
+      contentHash: d.click.h,
     });
     if (!result.ok) await tell(result.message);
+    // A stale card is shown again as it is now, so that the next click is on what is decided.
+    if (!result.ok && result.code === 'stale_review' && result.review)
+      await refreshCard(deps, client, result.review);
   } catch (error) {
     deps.logger.error({ err: error }, 'decision failed');
     await tell(COULD_NOT_RECORD);
   }
+}
+
+/** Redraws a review's card from its current content (after a click on a stale one). */
+async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
+  const card = await findPost(deps.pool, `card:${review.id}`);
+  const task = await deps.engine.getTask(review.taskId);
+  if (!card || !task) return;
+  await client.chat
+    .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester) })
+    .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DecideInput } from '../../src/engine/api.js';
+import { contentHash } from '../../src/engine/content-hash.js';
 import { type Actor, operator } from '../../src/engine/types.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
@@ -92,5 +93,34 @@ describe('engine controls', () => {
     const result = await t.h.engine.decide(sneaky);
     expect(result).toMatchObject({ ok: false, code: 'not_allowed' });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+  });
+});
+
+describe('approve what you saw', () => {
+  it('a decision made on other content is refused and changes nothing; one on what the review shows is recorded with its hash', async () => {
+    const { task, review } = await waitingTask('price the add-on');
+    const stale = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      action: 'approve',
+      contentHash: 'not-what-it-shows',
+    });
+    expect(stale).toMatchObject({ ok: false, code: 'stale_review' });
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+    const seen = contentHash(review.request);
+    const ok = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      action: 'approve',
+      contentHash: seen,
+    });
+    expect(ok.ok).toBe(true);
+    const [decided] = await t.h.engine.reviews(task.id, 'decided');
+    expect(decided?.decision?.contentHash).toBe(seen);
+    const audit = await t.h.db.pool.query<{ detail: { contentHash?: string } }>(
+      `SELECT detail FROM signoff.audit WHERE review_id = $1 AND action = 'approve'`,
+      [review.id],
+    );
+    expect(audit.rows.map((r) => r.detail.contentHash)).toEqual([seen]);
   });
 });

@@ -180,6 +180,27 @@ describe('Slack surface', () => {
     expect(task?.status).toBe('waiting');
   });
 
+  it('a click on a card whose content is not what the review shows is refused with a sentence, and the card is redrawn', async () => {
+    const { thread, card, cardTs } = await startTask('pair price the add-on', 'U0ANN');
+    const value = JSON.parse(buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '{}');
+    const stale = JSON.stringify({ ...value, h: 'an-older-content' });
+    await postSigned(events, click('U0BOB', 'signoff_approve', stale, cardTs, thread));
+    const told = await until('a sentence', () =>
+      slack
+        .callsOf('chat.postEphemeral')
+        .find((e) => e.user === 'U0BOB' && String(e.text).includes('out of date')),
+    );
+    expect(told.text).toContain('Nothing was recorded');
+    const redrawn = await until('the card redrawn', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === cardTs),
+    );
+    expect(JSON.stringify(redrawn.blocks)).toContain(value.h);
+    const task = (await service.signoff.engine.listTasks({ surface: 'slack' })).find(
+      (t) => t.text === 'price the add-on',
+    );
+    expect(task?.status).toBe('waiting');
+  });
+
   it('a retried slash command starts one task; <!channel> in a task is never posted raw', async () => {
     const body = commandBody('pair announce <!channel> the launch');
     await postSigned(events, body);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/engine/content-hash.js';
 import type { Review } from '../../src/engine/types.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
 import { decidedCard, reminderMessage, reviewCard } from '../../src/slack/blocks/review-card.js';
@@ -121,6 +122,7 @@ describe('review card', () => {
     expect(JSON.parse(actions.elements[0]?.value ?? '')).toEqual({
       review: 'abc123',
       task: 'slack-T1-C1-1.2',
+      h: contentHash(review().request), // what the card shows, for "approve what you saw"
     });
   });
   it('cuts an oversized body to fit and says so; neutralises agent text', () => {
@@ -177,5 +179,14 @@ describe('someone is always pinged', () => {
       'Reviewers: <@U0ANN>, <@U0BOB> · cc <!subteam^S0ONCALL>',
     );
     expect(context(withPeople(['U0BOB'], []))).toMatch(/Reviewers: <@U0BOB>"/);
+  });
+});
+
+describe('approve what you saw', () => {
+  it("a card's content hash changes with what it shows, and only then", () => {
+    const base = review().request;
+    expect(contentHash(base)).toBe(contentHash({ ...base, round: 3, labels: { approve: 'Ship it' } }));
+    expect(contentHash(base)).not.toBe(contentHash({ ...base, body: 'Step 1 and step 2' }));
+    expect(contentHash(base)).not.toBe(contentHash({ ...base, title: 'Approve the other plan?' }));
   });
 });

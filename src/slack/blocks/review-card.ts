@@ -4,6 +4,7 @@
  * updated to say who decided, when and with what feedback; the buttons are gone.
  */
 import type { types } from '@slack/bolt';
+import { contentHash } from '../../engine/content-hash.js';
 import { type Action, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, neutralizePlain, truncate } from './text.js';
@@ -21,8 +22,9 @@ const DEFAULT_LABELS: Record<Action, string> = { approve: 'Approve', revise: 'Re
 const BODY_BUDGET = LIMITS.markdownPerPayload - 200;
 
 /** The button value: which review, checked again against the message it came from. */
-export const buttonValue = (review: Pick<Review, 'id' | 'taskId'>) =>
-  JSON.stringify({ review: review.id, task: review.taskId });
+/** What a button carries: its review and task, and a hash of the content shown (approve what you saw). */
+export const buttonValue = (review: Pick<Review, 'id' | 'taskId' | 'request'>) =>
+  JSON.stringify({ review: review.id, task: review.taskId, h: contentHash(review.request) });
 
 /** `<!date^…>` shows the time in each reader's own time zone. */
 export const slackDate = (iso: string) => {

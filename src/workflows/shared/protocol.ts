@@ -48,5 +48,7 @@ export const decisionSchema = z.object({
   at: z.string(),
   /** Set when the decision was not made by a person (a timeout's default action). */
   automatic: z.string().optional(),
+  /** A hash of the content the person decided on (what they saw). */
+  contentHash: z.string().optional(),
 });
 export type Decision = z.infer<typeof decisionSchema>;

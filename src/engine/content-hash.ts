@@ -1,0 +1,18 @@
+/**
+ * What a person saw when they decided: a short hash of the review's content (title, body, the
+ * choices and fields it offered). A surface sends it with the decision; the engine refuses a
+ * decision made on content that is no longer the review's (a stale card), and records the hash
+ * with the decision, so an auditor can tell what was approved.
+ */
+import { createHash } from 'node:crypto';
+import type { ReviewRequest } from './types.js';
+
+export function contentHash(request: ReviewRequest): string {
+  const seen = {
+    title: request.title,
+    body: request.body,
+    actions: request.actions,
+    fields: request.fields.map((f) => [f.id, f.initial ?? '']),
+  };
+  return createHash('sha256').update(JSON.stringify(seen)).digest('hex').slice(0, 16);
+}
