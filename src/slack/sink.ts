@@ -241,7 +241,12 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         // be answered here.
         if (e.review) {
           const plain = { ...e.review, request: { ...e.review.request, body: fallback.text, fields: [] } };
-          await postOnce(`card:${e.review.id}`, origin, reviewCard(plain, task.requester), retried);
+          await postOnce(
+            `card:${e.review.id}`,
+            origin,
+            reviewCard(plain, task.requester, e.review.request),
+            retried,
+          );
         } else await postOnce(`${event.taskId}:${event.key}`, origin, fallback, retried);
         return;
       }

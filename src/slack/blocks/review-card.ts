@@ -89,15 +89,22 @@ function head(review: Review, requester: string): KnownBlock[] {
   ];
 }
 
-/** The open card, with the buttons the review allows. */
-export function reviewCard(review: Review, requester: string): SlackMessage {
+/**
+ * The open card, with the buttons the review allows. `decides`: the review content its buttons decide on, when the card shows less
+ * (a plainer card after Slack refused the full one: the content stays in the thread's record).
+ */
+export function reviewCard(
+  review: Review,
+  requester: string,
+  decides: Review['request'] = review.request,
+): SlackMessage {
   const r = review.request;
   const label = (a: Action) => truncate(r.labels[a] ?? DEFAULT_LABELS[a], 75);
   const buttons = r.actions.map((action) => ({
     type: 'button' as const,
     action_id: ACTION_IDS[action],
     text: { type: 'plain_text' as const, text: label(action), emoji: true },
-    value: buttonValue(review),
+    value: buttonValue({ ...review, request: decides }),
     ...(action === 'approve' ? { style: 'primary' as const } : {}),
     ...(action === 'reject'
       ? {
