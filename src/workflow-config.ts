@@ -35,7 +35,27 @@ export const checkpointSchema = z
     /** May the person who started the task approve its own work? */
     allowSelfApproval: z.boolean().default(true),
     timeout: duration.optional(),
-    onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind']).default('remind'),
+    /**
+     * What the deadline does: approve or reject (recorded as automatic), cancel the task, remind
+     * once more and keep waiting, or escalate: add `escalateTo` as reviewers, ping them, and wait
+     * `escalateAfter` more before `finalAction`.
+     */
+    onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind', 'escalate']).default('remind'),
+    /** Users or user groups added as reviewers when the deadline escalates. */
+    escalateTo: z
+      .array(
+        z
+          .string()
+          .regex(/^([UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected a user id (U…) or a user group id (S…)'),
+      )
+      .min(1)
+      .optional(),
+    /** How long the escalated review waits before `finalAction` (default: the timeout again). */
+    escalateAfter: duration.optional(),
+    /** What applies once escalation, too, found nobody. */
+    finalAction: z.enum(['approve', 'reject', 'cancel', 'remind']).default('remind'),
+    /** How many different people must approve (N of M); any reject ends the review. */
+    approvals: z.number().int().min(1).max(10).default(1),
     /** Reminder pings before the deadline (seconds each); default: one at half time. */
     reminders: z.array(duration).optional(),
     /**
@@ -70,12 +90,31 @@ export const checkpointSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    const noSkip =
+      'allowSkip is false, so this step may not pass without a person: use remind, reject or cancel';
     if (!c.allowSkip && c.onTimeout === 'approve') {
+      ctx.addIssue({ code: 'custom', path: ['onTimeout'], message: noSkip });
+    }
+    if (!c.allowSkip && c.onTimeout === 'escalate' && c.finalAction === 'approve') {
+      ctx.addIssue({ code: 'custom', path: ['finalAction'], message: noSkip });
+    }
+    if (c.onTimeout === 'escalate' && (!c.timeout || !c.escalateTo)) {
       ctx.addIssue({
         code: 'custom',
         path: ['onTimeout'],
-        message:
-          'allowSkip is false, so this step may not pass without a person: use remind, reject or cancel',
+        message: 'escalate needs a timeout and escalateTo (the users or groups to add as reviewers)',
+      });
+    }
+    // Only named people can be counted: `anyone`, groups and the requester may be many.
+    const open = c.reviewers.some(
+      (r) => r === 'anyone' || r.startsWith('S') || (r === 'requester' && c.allowSelfApproval),
+    );
+    const people = new Set([...c.reviewers, ...(c.escalateTo ?? [])].filter((r) => /^[UW]/.test(r))).size;
+    if (!open && !(c.escalateTo ?? []).some((r) => r.startsWith('S')) && c.approvals > people) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approvals'],
+        message: `${c.approvals} approvals are needed but only ${people} ${people === 1 ? 'person is' : 'people are'} named as reviewers`,
       });
     }
   });

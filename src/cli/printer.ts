@@ -1,6 +1,7 @@
 /**
  * How the terminal shows events and reviews.
  */
+import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
 
 export interface Output {
@@ -32,13 +33,19 @@ export function formatReview(review: Review): string {
     r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
   ].filter(Boolean);
   const due = review.dueAt ? `  (due ${review.dueAt})` : '';
+  const needed = approvalsNeeded(review.settings);
   return [
     '',
     `┌─ Review: ${r.title}  [round ${r.round}]${due}`,
+    ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
     ...r.body.split('\n').map((line) => `│ ${line}`),
     `└─ ${choices.join(', ')}.`,
   ].join('\n');
 }
+
+/** "1 of 2 approvals: alice" */
+export const approvalProgress = (review: Review) =>
+  `${review.approvals.length} of ${approvalsNeeded(review.settings)} approvals${review.approvals.length ? `: ${review.approvals.map((a) => a.by).join(', ')}` : ''}`;
 
 export function formatEvent({ event }: DeliveredEvent): string | undefined {
   switch (event.type) {
@@ -50,9 +57,16 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
       return undefined; // the session prints the review when it asks for the answer
     case 'review_decided': {
       const d = event.review.decision;
-      const how = d?.automatic ? ` (automatic: ${d.automatic})` : '';
+      if (d?.automatic) return `→ ${d.action} automatically, nobody decided (${d.automatic})`;
+      const how = d?.approvals
+        ? ` (${d.approvals.length} approvals: ${d.approvals.map((a) => a.by).join(', ')})`
+        : '';
       return `→ ${d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
     }
+    case 'review_progress':
+      return `→ approved by ${event.by} (${approvalProgress(event.review)})`;
+    case 'review_escalated':
+      return `⏫ ${event.reason}: escalated to ${event.to.join(', ')}, now due ${event.review.dueAt}.`;
     case 'review_reminder':
       return event.overdue
         ? `⏰ "${event.review.request.title}" is past its deadline and still waiting for a decision.`

@@ -32,11 +32,21 @@ export interface DecideInput {
   contentHash?: string;
 }
 
+/**
+ * `ok` with the review still pending: an approval counted towards its quorum (N of M); the
+ * review's `approvals` say how many it has.
+ */
 export type DecideResult =
   | { ok: true; review: Review; task: Task }
   | {
       ok: false;
-      code: 'unknown_review' | 'review_not_pending' | 'not_allowed' | 'invalid_decision' | 'stale_review';
+      code:
+        | 'unknown_review'
+        | 'review_not_pending'
+        | 'not_allowed'
+        | 'invalid_decision'
+        | 'stale_review'
+        | 'counted_already';
       message: string;
       review?: Review;
     };

@@ -17,7 +17,9 @@ import type { Delivery } from './delivery.js';
 import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
+import { countApproval } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
+import { addApproval, approvalsNeeded } from './sign-off-rules.js';
 import { invalidEdit } from './standard-interrupts.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
@@ -149,7 +151,12 @@ export function createEngine(deps: EngineDeps): Engine {
           reviewId: input.reviewId,
           actor: input.actor.id,
           action: `refused:${input.action}`,
-          detail: { code, message },
+          detail: {
+            code,
+            message,
+            contentHash: input.contentHash,
+            feedback: input.feedback?.trim() || undefined,
+          },
         })
         .catch((err) => logger.warn({ err }, 'audit failed'));
       return { ok: false as const, code, message, review };
@@ -160,7 +167,9 @@ export function createEngine(deps: EngineDeps): Engine {
     };
     const outcome = await inTransaction(
       pool,
-      async (db): Promise<Refused | { review: Review; task: Task } | { askGroups: string[] }> => {
+      async (
+        db,
+      ): Promise<Refused | { review: Review; task: Task; counted?: true } | { askGroups: string[] }> => {
         // The task row first, then its review: the order cancel, redirect and a run's settling
         // take them in, so a click and a cancel at the same moment never deadlock.
         const found = await store.lockReviewWithTask(db, input.reviewId);
@@ -192,6 +201,27 @@ export function createEngine(deps: EngineDeps): Engine {
           automatic,
           contentHash: seen,
         };
+        // N of M: a person's approval counts once; only the one that completes the quorum decides.
+        if (input.action === 'approve' && !automatic && approvalsNeeded(review.settings) > 1) {
+          // Read again now that the task is locked: an approval committed while this waited
+          // for the lock is not in the statement's view above, and every writer takes that lock.
+          const current = (await store.getReviewWithTask(db, review.id))?.review ?? review;
+          if (current.status !== 'pending') return closed(current);
+          const approval = { by: input.actor.id, at: decision.at, contentHash: seen };
+          const step = addApproval(current, approval);
+          if (step.kind === 'counted_already') {
+            const more = `It has ${step.count} of ${step.needed} approvals; the rest must come from other reviewers.`;
+            return {
+              refused: ['counted_already', `You have approved this already. ${more}`] as const,
+              review: current,
+            };
+          }
+          if (step.kind === 'counted') {
+            const counted = await countApproval(db, review.id, approval, step.needed);
+            return { review: counted ?? current, task, counted: true };
+          }
+          decision.approvals = step.approvals.map(({ by, at }) => ({ by, at }));
+        }
         const decided = await store.decideReview(db, review.id, decision);
         if (!decided) {
           // Closed while this waited for the task's lock: read it again, as it is now.
@@ -210,6 +240,11 @@ export function createEngine(deps: EngineDeps): Engine {
       );
     }
     if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
+    if (outcome.counted) {
+      // The card shows the approval at once; the graph waits for the rest of the quorum.
+      void delivery.kick(outcome.task);
+      return { ok: true, review: outcome.review, task: outcome.task };
+    }
     queue.wake(advanceQueue(outcome.task.surface));
     // The card says who decided at once, whatever run holds the task.
     void delivery.kick(outcome.task);
@@ -280,6 +315,8 @@ export function createEngine(deps: EngineDeps): Engine {
     reviewsFor: async (surface: Surface, actor: Actor) => {
       const mine: { review: Review; task: Task }[] = [];
       for (const item of await store.pendingReviews(pool, surface)) {
+        // An approval already given: the rest of the quorum is others' to give.
+        if (item.review.approvals.some((a) => a.by === actor.id)) continue;
         const who = await withGroups(item.review.settings, actor);
         if (!refusal(item.review.settings, item.task, who, 'revise')) mine.push(item);
       }

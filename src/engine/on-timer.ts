@@ -3,14 +3,17 @@
  * closed; otherwise a reminder, or the deadline's action through the same paths as a person's.
  */
 import type pg from 'pg';
+import { inTransaction } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import type { DecideInput, DecideResult } from './api.js';
 import type { Delivery } from './delivery.js';
 import { insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
+import { escalateReview } from './review-updates.js';
+import { atDeadline, escalatedReviewers } from './sign-off-rules.js';
 import { getReviewWithTask } from './store.js';
 import { formatDuration, isDue, type TimerJob, timerKey, timerQueue } from './timers.js';
-import { type Actor, type Clock, SYSTEM_ACTOR } from './types.js';
+import { type Actor, type Clock, type Review, SYSTEM_ACTOR, type Task } from './types.js';
 
 export interface TimerHandlerDeps {
   pool: pg.Pool;
@@ -24,7 +27,7 @@ export interface TimerHandlerDeps {
 }
 
 export function createTimerHandler(deps: TimerHandlerDeps) {
-  return async (job: TimerJob): Promise<void> => {
+  return async function onTimer(job: TimerJob): Promise<void> {
     const found = await getReviewWithTask(deps.pool, job.reviewId);
     if (found?.review.status !== 'pending') return;
     const { review, task } = found;
@@ -46,8 +49,12 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       await deps.delivery.kick(task);
     };
     if (job.kind === 'remind') return remind(false);
-    const action = review.settings.onTimeout;
-    const late = `no decision within ${formatDuration(review.settings.timeoutSeconds ?? 0)}`;
+    // The first deadline of an escalated review has had its turn (a retried job, run late).
+    if (review.settings.escalated && job.n === 0) return;
+    const step = atDeadline(review.settings);
+    if (step.kind === 'escalate') return escalate(review, task, job, step);
+    const { action } = step;
+    const late = `no decision within ${formatDuration(step.waitedSeconds)}${review.settings.escalated ? ', escalated included' : ''}`;
     const actor = { id: SYSTEM_ACTOR };
     if (action === 'cancel') {
       await deps.cancel(task.id, actor, { reason: late, system: true });
@@ -62,4 +69,35 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     if (!result.ok)
       deps.logger.info({ review: review.id, code: result.code }, 'timeout found the review decided');
   };
+
+  /**
+   * The deadline's first step when the checkpoint escalates: new reviewers, a new deadline (its
+   * timer sent in the same transaction, so a crash loses neither), and the surfaces told whom to ping.
+   */
+  async function escalate(
+    review: Review,
+    task: Task,
+    job: TimerJob,
+    step: { to: string[]; afterSeconds: number },
+  ): Promise<void> {
+    const dueAt = new Date(deps.clock.now().getTime() + step.afterSeconds * 1000);
+    const reason = `no decision within ${formatDuration(review.settings.timeoutSeconds ?? 0)}`;
+    const escalated = await inTransaction(deps.pool, async (db) => {
+      const done = await escalateReview(db, review.id, {
+        to: step.to,
+        reviewers: escalatedReviewers(review.settings.reviewers, step.to),
+        dueAt,
+        reason,
+      });
+      if (!done) return undefined;
+      const next: TimerJob = { ...job, kind: 'deadline', n: job.n + 1, fireAt: dueAt.toISOString() };
+      await deps.queue.send(timerQueue(task.surface), next, {
+        db,
+        startAfter: dueAt,
+        singletonKey: timerKey(next),
+      });
+      return done;
+    });
+    if (escalated) await deps.delivery.kick(task);
+  }
 }

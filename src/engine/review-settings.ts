@@ -17,6 +17,16 @@ export function reviewSettings(
     allowSkip: c.allowSkip,
     dmReviewers: c.dmReviewers,
     notify: c.notify,
+    approvals: c.approvals,
+    ...(c.onTimeout === 'escalate' && c.escalateTo
+      ? {
+          escalation: {
+            to: c.escalateTo,
+            afterSeconds: c.escalateAfter ?? c.timeout ?? 0,
+            finalAction: c.finalAction,
+          },
+        }
+      : {}),
     feedback: c.feedback,
   };
 }

@@ -34,6 +34,7 @@ import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { insertEvents } from './event-store.js';
 import type { Lease, Leases } from './leases.js';
+import { honestOutcome } from './outcome.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
@@ -378,7 +379,7 @@ export function createRunner(deps: RunnerDeps) {
       return;
     }
     if (result.finished) {
-      const outcome = workflow.definition.outcome(result.values ?? {});
+      const outcome = await honestOutcome(db, task.id, workflow.definition.outcome(result.values ?? {}));
       await store.setStatus(db, task.id, outcome.status, outcome.reason ?? null);
     }
   }

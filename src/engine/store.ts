@@ -260,7 +260,12 @@ export async function decideReview(
       decision,
       decision.by,
       decision.action,
-      { feedback: decision.feedback, automatic: decision.automatic, contentHash: decision.contentHash },
+      {
+        feedback: decision.feedback,
+        automatic: decision.automatic,
+        contentHash: decision.contentHash,
+        approvals: decision.approvals,
+      },
     ],
   );
   return r.rows[0]?.review;

@@ -97,7 +97,17 @@ export interface ReviewSettings {
   reviewers: string[];
   allowSelfApproval: boolean;
   timeoutSeconds?: number;
-  onTimeout: 'approve' | 'reject' | 'cancel' | 'remind';
+  onTimeout: 'approve' | 'reject' | 'cancel' | 'remind' | 'escalate';
+  /** With `onTimeout: escalate`: whom the deadline adds, how long they get, and what applies after. */
+  escalation?: {
+    to: string[];
+    afterSeconds: number;
+    finalAction: 'approve' | 'reject' | 'cancel' | 'remind';
+  };
+  /** Set once the deadline escalated (its reviewers then include `escalation.to`). */
+  escalated?: boolean;
+  /** How many different people must approve (absent: one). */
+  approvals?: number;
   /** Reminder pings, in seconds before the deadline; absent means one at half time. */
   remindersBeforeSeconds?: number[];
   allowSkip: boolean;
@@ -105,6 +115,13 @@ export interface ReviewSettings {
   /** Mentioned besides the reviewers (absent on reviews opened before it existed: the requester). */
   notify?: string[];
   feedback: { minLength: number; maxLength: number };
+}
+
+/** One person's approval of a review that needs several (N of M). */
+export interface Approval {
+  by: string;
+  at: string;
+  contentHash: string;
 }
 
 export interface Review {
@@ -119,6 +136,8 @@ export interface Review {
   decidedAt: string | null;
   dueAt: string | null;
   createdAt: string;
+  /** Approvals counted so far, oldest first, while the review waits for its quorum. */
+  approvals: Approval[];
 }
 
 /** What surfaces are told, in order, once each. */
@@ -127,6 +146,10 @@ export type EngineEvent =
   | { type: 'agent_said'; agent: string; text: string }
   | { type: 'review_requested'; review: Review }
   | { type: 'review_decided'; review: Review }
+  /** One more approval counted; the review waits for the rest of its quorum. */
+  | { type: 'review_progress'; review: Review; by: string }
+  /** Nobody decided by the deadline: `to` were added as reviewers and the deadline moved. */
+  | { type: 'review_escalated'; review: Review; to: string[]; reason: string }
   /** A review still waiting: a reminder before its deadline (n = 1, 2…), or past it (overdue). */
   | { type: 'review_reminder'; review: Review; n: number; overdue: boolean }
   /** The task was given a new goal while agents worked (seed 003); they start over on it. */

@@ -5,6 +5,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import type { Action, Review } from '../engine/types.js';
 import { reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
@@ -94,6 +95,14 @@ export async function decideFromSlack(
       contentHash: d.click.h,
     });
     if (!result.ok) await tell(result.message);
+    // An approval counted towards a quorum: the card shows it; the person hears what happens next.
+    else if (result.review.status === 'pending') {
+      const got = result.review.approvals.length;
+      const needed = approvalsNeeded(result.review.settings);
+      await tell(
+        `Your approval is recorded (${got} of ${needed}). The task goes on once ${needed - got} more ${needed - got === 1 ? 'reviewer approves' : 'reviewers approve'}.`,
+      );
+    }
     // A stale card is shown again as it is now, so that the next click is on what is decided.
     if (!result.ok && result.code === 'stale_review' && result.review)
       await refreshCard(deps, client, result.review);

@@ -12,10 +12,17 @@ import { escapeMrkdwn, truncate } from './blocks/text.js';
 import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
 
 /**
- * `why` is 'request' for a new review, else the reminder's event key (one DM per reminder).
+ * `why` is 'request' for a new review, 'escalated' when the deadline added reviewers (`only`
+ * those are messaged), else the reminder's event key (one DM per reminder).
  * `retried`: an earlier attempt may have messaged someone and died before recording it.
  */
-export type PingReviewers = (task: Task, review: Review, why: string, retried?: boolean) => Promise<void>;
+export type PingReviewers = (
+  task: Task,
+  review: Review,
+  why: string,
+  retried?: boolean,
+  only?: string[],
+) => Promise<void>;
 
 export function createReviewerPings(deps: {
   client: WebClient;
@@ -36,9 +43,9 @@ export function createReviewerPings(deps: {
     return channel;
   };
 
-  const people = async (task: Task, review: Review): Promise<string[]> => {
+  const people = async (task: Task, reviewers: string[]): Promise<string[]> => {
     const users = new Set<string>();
-    for (const r of review.settings.reviewers) {
+    for (const r of reviewers) {
       if (r === 'requester') users.add(task.requester);
       else if (/^[UW]/.test(r)) users.add(r);
       else if (r.startsWith('S')) {
@@ -54,7 +61,7 @@ export function createReviewerPings(deps: {
     return postedAs(recent.messages, key);
   };
 
-  return async (task, review, why, retried = false) => {
+  return async (task, review, why, retried = false, only) => {
     const card = await findPost(pool, `card:${review.id}`);
     if (!card) return;
     let permalink = permalinks.get(review.id);
@@ -69,13 +76,18 @@ export function createReviewerPings(deps: {
     const text =
       why === 'request'
         ? `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: <${permalink}|${title}>`
-        : `:alarm_clock: Reminder: <${permalink}|${title}> is still waiting for your review.`;
+        : why === 'escalated'
+          ? `:arrow_double_up: Nobody decided in time, so <${permalink}|${title}> (<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task) is escalated to you.`
+          : `:alarm_clock: Reminder: <${permalink}|${title}> is still waiting for your review.`;
     // Nobody hears of a review from a channel they are not in (a private channel stays private).
     // Slack not saying who is in it is a temporary failure: the ping is tried again with the event.
     const members = await deps.audience.membersOf(task);
-    for (const user of await people(task, review)) {
+    for (const user of await people(task, only ?? review.settings.reviewers)) {
       if (!members.has(user)) continue;
-      const key = why === 'request' ? `dm:${review.id}:${user}` : `dm:${why}:${user}`;
+      const key =
+        why === 'request' || why === 'escalated'
+          ? `dm:${why === 'request' ? '' : 'escalated:'}${review.id}:${user}`
+          : `dm:${why}:${user}`;
       if (await findPost(pool, key)) continue;
       const channel = await dmOf(user);
       const ts =

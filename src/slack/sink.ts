@@ -19,7 +19,7 @@ import { DeliveryError, isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAudience } from './audience.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
-import { decidedCard, reminderMessage, reviewCard } from './blocks/review-card.js';
+import { decidedCard, escalatedMessage, reminderMessage, reviewCard } from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
@@ -106,9 +106,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
    * is logged and skipped, never blamed on the card or the channel. Temporary failures are
    * retried with the event (the card is not posted again; each person is messaged once).
    */
-  const ping: typeof pingReviewers = async (task, review, why, retried) => {
+  const ping: typeof pingReviewers = async (task, review, why, retried, only) => {
     try {
-      await pingReviewers(task, review, why, retried);
+      await pingReviewers(task, review, why, retried, only);
     } catch (error) {
       // The rate limit saying "not yet", the delivery's lease gone, or Slack having a problem:
       // the event is tried again.
@@ -214,6 +214,15 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         return;
       case 'review_decided':
         await update(`card:${e.review.id}`, decidedCard(e.review, task.requester));
+        return;
+      case 'review_progress':
+        // One more approval: the card shows it, and who may still approve.
+        await update(`card:${e.review.id}`, reviewCard(e.review, task.requester));
+        return;
+      case 'review_escalated':
+        await update(`card:${e.review.id}`, reviewCard(e.review, task.requester));
+        await postOnce(`${event.taskId}:${event.key}`, origin, escalatedMessage(e, task.requester), retried);
+        await ping(task, e.review, 'escalated', retried, e.to);
         return;
       case 'review_reminder':
         await postOnce(

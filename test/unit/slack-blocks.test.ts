@@ -34,6 +34,7 @@ const review = (over: Partial<Review['request']> = {}, extra: Partial<Review> = 
   decidedAt: null,
   dueAt: null,
   createdAt: '2026-11-22T10:00:00.000Z',
+  approvals: [],
   ...extra,
 });
 
@@ -188,5 +189,90 @@ describe('approve what you saw', () => {
     expect(contentHash(base)).toBe(contentHash({ ...base, round: 3, labels: { approve: 'Ship it' } }));
     expect(contentHash(base)).not.toBe(contentHash({ ...base, body: 'Step 1 and step 2' }));
     expect(contentHash(base)).not.toBe(contentHash({ ...base, title: 'Approve the other plan?' }));
+  });
+});
+
+describe('sign-off rules on the card', () => {
+  const quorum = (over: Partial<Review> = {}, settings: Partial<Review['settings']> = {}) => {
+    const r = review({}, over);
+    return { ...r, settings: { ...r.settings, approvals: 2, allowSelfApproval: false, ...settings } };
+  };
+  const approvedBy = (by: string) => ({ by, at: '2026-11-22T10:30:00.000Z', contentHash: 'h' });
+
+  it('an open 2-approval card shows progress, who still may approve (not the approver, not the requester), and that a reject ends it', () => {
+    const json = sent(reviewCard(quorum({ approvals: [approvedBy('U0BOB')] }), 'U0ANN'));
+    expect(json).toContain('*1 of 2 approvals*: <@U0BOB>');
+    expect(json).toContain(
+      'still may approve: <@U0ANN>, <@U0BOB>, <!subteam^S0FIN> (not <@U0BOB>, <@U0ANN>)',
+    );
+    expect(json).toContain('one Reject ends the review');
+    expect(reviewCard(quorum(), 'U0ANN').blocks.some((b) => b.type === 'actions')).toBe(true);
+  });
+
+  it('a card decided by a quorum names every approver; a reject after an approval says the reject ended it', () => {
+    const at = '2026-11-22T11:00:00.000Z';
+    const approved = decidedCard(
+      quorum({
+        status: 'decided',
+        approvals: [approvedBy('U0BOB')],
+        decision: {
+          action: 'approve',
+          values: {},
+          by: 'U0CAT',
+          at,
+          approvals: [
+            { by: 'U0BOB', at },
+            { by: 'U0CAT', at },
+          ],
+        },
+      }),
+      'U0ANN',
+    );
+    expect(sent(approved)).toContain('Approved by <@U0BOB> and <@U0CAT> (2 approvals)');
+    const rejected = decidedCard(
+      quorum({
+        status: 'decided',
+        approvals: [approvedBy('U0BOB')],
+        decision: { action: 'reject', values: {}, by: 'U0CAT', at },
+      }),
+      'U0ANN',
+    );
+    expect(sent(rejected)).toContain('Rejected by <@U0CAT>');
+    expect(sent(rejected)).toContain('One reject ends a review that needs several approvals.');
+    expect(sent(rejected)).toContain('1 of 2 approvals: <@U0BOB>');
+  });
+
+  it('a timer decision reads as nobody deciding, and an escalating deadline says who is asked next', () => {
+    const at = '2026-11-22T12:00:00.000Z';
+    const timedOut = decidedCard(
+      review(
+        {},
+        {
+          status: 'decided',
+          decision: {
+            action: 'reject',
+            values: {},
+            by: 'signoff',
+            at,
+            automatic: 'no decision within 2h; this step rejects on timeout',
+          },
+        },
+      ),
+      'U0ANN',
+    );
+    expect(sent(timedOut)).toContain(
+      'Rejected automatically: nobody decided (no decision within 2h; this step rejects on timeout)',
+    );
+    const escalating = review({}, { dueAt: at });
+    escalating.settings = {
+      ...escalating.settings,
+      timeoutSeconds: 7200,
+      onTimeout: 'escalate',
+      escalation: { to: ['S0LEADS'], afterSeconds: 3600, finalAction: 'reject' },
+    };
+    expect(sent(reviewCard(escalating, 'U0ANN'))).toContain('(then <!subteam^S0LEADS> is asked too)');
+    expect(
+      sent(reviewCard({ ...escalating, settings: { ...escalating.settings, escalated: true } }, 'U0ANN')),
+    ).toContain('(rejected automatically if nobody decides)');
   });
 });

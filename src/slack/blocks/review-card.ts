@@ -5,6 +5,7 @@
  */
 import type { types } from '@slack/bolt';
 import { contentHash } from '../../engine/content-hash.js';
+import { approvalsNeeded, atDeadline } from '../../engine/sign-off-rules.js';
 import { type Action, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, neutralizePlain, truncate } from './text.js';
@@ -64,13 +65,9 @@ function head(review: Review, requester: string): KnownBlock[] {
   const r = review.request;
   const body = neutralizeMarkdown(r.body.trim() || '(nothing to show)');
   const cut = body.length > BODY_BUDGET;
-  const fallback = { approve: 'approved', reject: 'rejected', cancel: 'cancelled', remind: undefined }[
-    review.settings.onTimeout
-  ];
-  const due = review.dueAt
-    ? `due ${slackDate(review.dueAt)}${fallback ? ` (${fallback} automatically if nobody decides)` : ''}`
-    : undefined;
+  const due = review.dueAt ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester)}` : undefined;
   const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
+  const quorum = approvalsNeeded(review.settings) > 1 ? [quorumLine(review, requester)] : [];
   return [
     {
       type: 'header',
@@ -86,7 +83,33 @@ function head(review: Review, requester: string): KnownBlock[] {
       type: 'context',
       elements: [{ type: 'mrkdwn', text: `${facts} · ${reviewersLine(review, requester)}` }],
     },
+    ...quorum.map((text): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] })),
   ];
+}
+
+/** What the deadline will do, in the card's words: " (rejected automatically if nobody decides)". */
+function atTheDeadline(review: Review, requester: string): string {
+  const step = atDeadline(review.settings);
+  if (step.kind === 'escalate')
+    return ` (then ${mentions(step.to, requester)} ${step.to.length > 1 ? 'are' : 'is'} asked too)`;
+  const fallback = { approve: 'approved', reject: 'rejected', cancel: 'cancelled', remind: undefined }[
+    step.action
+  ];
+  return fallback ? ` (${fallback} automatically if nobody decides)` : '';
+}
+
+/** N of M: how many approvals so far and from whom, who may still approve, and that a reject ends it. */
+export function quorumLine(review: Review, requester: string): string {
+  const needed = approvalsNeeded(review.settings);
+  // The approval that completed the quorum is in the decision only.
+  const got: { by: string }[] = review.decision?.approvals ?? review.approvals ?? [];
+  const by = got.length ? `: ${got.map((a) => `<@${a.by}>`).join(', ')}` : '';
+  const barred = [...got.map((a) => a.by), ...(review.settings.allowSelfApproval ? [] : [requester])];
+  const others = [...new Set(barred)].map((u) => `<@${u}>`).join(', ');
+  const still = `${mentions(review.settings.reviewers, requester)}${others ? ` (not ${others})` : ''}`;
+  return review.status === 'pending'
+    ? `:ballot_box_with_check: *${got.length} of ${needed} approvals*${by} · still may approve: ${still} · one Reject ends the review`
+    : `:ballot_box_with_check: ${got.length} of ${needed} approvals${by}`;
 }
 
 /**
@@ -147,12 +170,19 @@ export function decidedCard(
   const by = closed && closed.by !== SYSTEM_ACTOR ? ` by <@${closed.by}>` : '';
   const why = closed ? `: ${escapeMrkdwn(closed.reason)}${by}` : '';
   const who = d?.automatic
-    ? `automatically (${escapeMrkdwn(d.automatic)})`
-    : `by <@${d?.by ?? review.decidedBy}>`;
+    ? `automatically: nobody decided (${escapeMrkdwn(d.automatic)})`
+    : d?.approvals
+      ? `by ${d.approvals.map((a) => `<@${a.by}>`).join(' and ')} (${d.approvals.length} approvals)`
+      : `by <@${d?.by ?? review.decidedBy}>`;
+  // A reject or revise after some approvals: the approvals given are kept on the card.
+  const ended =
+    d && d.action !== 'approve' && approvalsNeeded(review.settings) > 1
+      ? `\n_${d.action === 'reject' ? 'One reject ends a review that needs several approvals.' : 'A revision sends it back: the next round needs its approvals again.'}_`
+      : '';
   const outcome =
     review.status === 'cancelled' || !d
       ? `:heavy_minus_sign: Closed without a decision${why}`
-      : `${VERB[d.action]} ${who} ${slackDate(d.at)}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2500)).replace(/\n/g, '\n>')}` : ''}`;
+      : `${VERB[d.action]} ${who} ${slackDate(d.at)}${ended}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2500)).replace(/\n/g, '\n>')}` : ''}`;
   return {
     text: escapeMrkdwn(`${review.request.title}: ${d ? d.action : 'closed'}`),
     blocks: [
@@ -172,6 +202,20 @@ export function reminderMessage(review: Review, requester: string, overdue: bool
     : `:alarm_clock: Reminder for ${who}: *${title}* is waiting for a decision${review.dueAt ? `, due ${slackDate(review.dueAt)}` : ''}.`;
   return {
     text: escapeMrkdwn(`Reminder: ${truncate(review.request.title, 200)} is waiting for a decision`),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
+  };
+}
+
+/** The thread's ping when the deadline escalates: why, and who is asked now. */
+export function escalatedMessage(
+  e: { review: Review; to: string[]; reason: string },
+  requester: string,
+): SlackMessage {
+  const title = escapeMrkdwn(truncate(e.review.request.title, 200));
+  const due = e.review.dueAt ? ` It is now due ${slackDate(e.review.dueAt)}.` : '';
+  const text = `:arrow_double_up: ${escapeMrkdwn(e.reason)}, so *${title}* is escalated to ${mentions(e.to, requester)}: please review the card above.${due}`;
+  return {
+    text: escapeMrkdwn(`Escalated: ${truncate(e.review.request.title, 200)}`),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
   };
 }

@@ -13,7 +13,7 @@ import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
-import { reviewAsker } from '../shared/review.js';
+import { decidedBy, reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
 import {
@@ -90,10 +90,13 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
         phase: 'refine_goal' as const,
         userGoalFeedback: feedback,
         goalIteration: s.goalIteration + 1,
-        collaborationHistory: [entry('human', `${d.by} on the goal: ${feedback}`)],
+        collaborationHistory: [entry('human', `${decidedBy(d)} on the goal: ${feedback}`)],
       };
     }
-    return { phase: 'plan' as const, collaborationHistory: [entry('human', `${d.by} accepted the goal`)] };
+    return {
+      phase: 'plan' as const,
+      collaborationHistory: [entry('human', `${decidedBy(d)} accepted the goal`)],
+    };
   };
 
   /** plan and revise_plan: steps for the agreed goal; a revision answers the feedback. */
@@ -137,16 +140,19 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
         phase: 'revise_plan' as const,
         userPlanFeedback: feedback,
         planIteration: s.planIteration + 1,
-        collaborationHistory: [entry('human', `${d.by} on the plan: ${feedback}`)],
+        collaborationHistory: [entry('human', `${decidedBy(d)} on the plan: ${feedback}`)],
       };
     }
     if (d.action === 'reject') {
       return {
         phase: 'rejected' as const,
-        collaborationHistory: [entry('human', `${d.by} rejected the plan`)],
+        collaborationHistory: [entry('human', `${decidedBy(d)} rejected the plan`)],
       };
     }
-    return { phase: 'execute' as const, collaborationHistory: [entry('human', `${d.by} approved the plan`)] };
+    return {
+      phase: 'execute' as const,
+      collaborationHistory: [entry('human', `${decidedBy(d)} approved the plan`)],
+    };
   };
 
   /** One plan step per graph step: each is reported, and a crash resumes at the step it was on. */

@@ -50,5 +50,7 @@ export const decisionSchema = z.object({
   automatic: z.string().optional(),
   /** A hash of the content the person decided on (what they saw). */
   contentHash: z.string().optional(),
+  /** With a quorum (N of M): everyone whose approval counted, in order; `by` is the last. */
+  approvals: z.array(z.object({ by: z.string(), at: z.string() })).optional(),
 });
 export type Decision = z.infer<typeof decisionSchema>;

@@ -40,3 +40,9 @@ export function reviewAsker(deps: Pick<WorkflowDeps, 'checkpoint' | 'logger'>) {
     }
   };
 }
+
+/**
+ * Who decided, for the agents' record: a person's id, or the timer that decided for nobody
+ * (agents are told a review timed out, never that someone rejected it).
+ */
+export const decidedBy = (d: Decision) => (d.automatic ? `no one (${d.automatic})` : d.by);

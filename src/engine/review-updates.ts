@@ -1,0 +1,69 @@
+/**
+ * The changes of a pending review short of its decision, each with its event and audit entry in
+ * one statement (like `decideReview` in store.ts): an approval counted towards a quorum, and an
+ * escalation at the deadline. Each applies only to a review still pending and not already changed
+ * that way, so a retried or raced call changes nothing twice.
+ */
+import type { Queryable } from '../db/queryable.js';
+import { type Approval, type Review, SYSTEM_ACTOR } from './types.js';
+
+/** Counts one person's approval (once: a second one by the same person changes nothing). */
+export async function countApproval(
+  db: Queryable,
+  reviewId: string,
+  approval: Approval,
+  needed: number,
+): Promise<Review | undefined> {
+  const r = await db.query<{ review: Review }>(
+    `WITH counted AS (
+       UPDATE signoff.reviews SET approvals = approvals || jsonb_build_array($2::jsonb)
+       WHERE id = $1 AND status = 'pending'
+         AND NOT approvals @> jsonb_build_array(jsonb_build_object('by', $3::text))
+       RETURNING *),
+     announced AS (
+       INSERT INTO signoff.events (task_id, key, type, payload)
+       SELECT task_id, 'approved:' || id || ':' || $3, 'review_progress',
+              jsonb_build_object('type', 'review_progress', 'by', $3::text,
+                                 'review', signoff.review_json(counted::signoff.reviews))
+       FROM counted ON CONFLICT (task_id, key) DO NOTHING),
+     audited AS (
+       INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
+       SELECT task_id, id, $3, 'approve',
+              jsonb_build_object('contentHash', $4::text, 'counted', jsonb_array_length(approvals), 'needed', $5::int)
+       FROM counted)
+     SELECT signoff.review_json(counted::signoff.reviews) AS review FROM counted`,
+    [reviewId, approval, approval.by, approval.contentHash, needed],
+  );
+  return r.rows[0]?.review;
+}
+
+/**
+ * Escalates a pending review at its deadline: `reviewers` become its reviewers (the old ones and
+ * the escalation's), its deadline moves to `dueAt`, and the surfaces are told whom to ping.
+ */
+export async function escalateReview(
+  db: Queryable,
+  reviewId: string,
+  e: { to: string[]; reviewers: string[]; dueAt: Date; reason: string },
+): Promise<Review | undefined> {
+  const r = await db.query<{ review: Review }>(
+    `WITH escalated AS (
+       UPDATE signoff.reviews
+       SET settings = settings || jsonb_build_object('reviewers', $2::jsonb, 'escalated', true), due_at = $3
+       WHERE id = $1 AND status = 'pending' AND NOT (settings ? 'escalated')
+       RETURNING *),
+     announced AS (
+       INSERT INTO signoff.events (task_id, key, type, payload)
+       SELECT task_id, 'escalated:' || id, 'review_escalated',
+              jsonb_build_object('type', 'review_escalated', 'to', $4::jsonb, 'reason', $5::text,
+                                 'review', signoff.review_json(escalated::signoff.reviews))
+       FROM escalated ON CONFLICT (task_id, key) DO NOTHING),
+     audited AS (
+       INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
+       SELECT task_id, id, $6, 'escalate', jsonb_build_object('to', $4::jsonb, 'automatic', $5::text)
+       FROM escalated)
+     SELECT signoff.review_json(escalated::signoff.reviews) AS review FROM escalated`,
+    [reviewId, JSON.stringify(e.reviewers), e.dueAt, JSON.stringify(e.to), e.reason, SYSTEM_ACTOR],
+  );
+  return r.rows[0]?.review;
+}

@@ -1,0 +1,53 @@
+/**
+ * A checkpoint's sign-off rules, as pure functions the engine applies inside its transactions:
+ * how many approvals a review needs and what one more does (N of M), and what its deadline does
+ * (its own action, or escalation first).
+ */
+import type { Approval, Review, ReviewSettings } from './types.js';
+
+/** How many different people must approve. */
+export const approvalsNeeded = (settings: Pick<ReviewSettings, 'approvals'>) => settings.approvals ?? 1;
+
+export type ApprovalOutcome =
+  /** This person's approval was counted already (a double click): nothing changes. */
+  | { kind: 'counted_already'; count: number; needed: number }
+  /** Counted; the review waits for more. */
+  | { kind: 'counted'; approvals: Approval[]; needed: number }
+  /** Counted, and the quorum is reached: the review is approved by all of `approvals`. */
+  | { kind: 'quorum'; approvals: Approval[] };
+
+/** What one more approval by `approval.by` does to a review (a person counts once). */
+export function addApproval(
+  review: Pick<Review, 'approvals' | 'settings'>,
+  approval: Approval,
+): ApprovalOutcome {
+  const needed = approvalsNeeded(review.settings);
+  const so = review.approvals ?? [];
+  if (so.some((a) => a.by === approval.by)) return { kind: 'counted_already', count: so.length, needed };
+  const approvals = [...so, approval];
+  return approvals.length >= needed ? { kind: 'quorum', approvals } : { kind: 'counted', approvals, needed };
+}
+
+export type DeadlineStep =
+  /** Add `to` as reviewers and wait `afterSeconds` more. */
+  | { kind: 'escalate'; to: string[]; afterSeconds: number }
+  /** The checkpoint's action; `waitedSeconds` is how long the review waited in all. */
+  | { kind: 'act'; action: 'approve' | 'reject' | 'cancel' | 'remind'; waitedSeconds: number };
+
+/** What a review's deadline does now: escalate once (when configured), then the final action. */
+export function atDeadline(
+  settings: Pick<ReviewSettings, 'onTimeout' | 'timeoutSeconds' | 'escalation' | 'escalated'>,
+): DeadlineStep {
+  const timeout = settings.timeoutSeconds ?? 0;
+  const e = settings.escalation;
+  if (settings.onTimeout !== 'escalate' || !e) {
+    // A review opened with `escalate` but no escalation rules (never written by the config) reminds.
+    const action = settings.onTimeout === 'escalate' ? 'remind' : settings.onTimeout;
+    return { kind: 'act', action, waitedSeconds: timeout };
+  }
+  if (!settings.escalated) return { kind: 'escalate', to: e.to, afterSeconds: e.afterSeconds };
+  return { kind: 'act', action: e.finalAction, waitedSeconds: timeout + e.afterSeconds };
+}
+
+/** The reviewers once escalated: the old ones and `to`, each once. */
+export const escalatedReviewers = (reviewers: string[], to: string[]) => [...new Set([...reviewers, ...to])];

@@ -1,0 +1,195 @@
+/**
+ * A checkpoint's sign-off rules on a real database: N of M approvals (concurrent clicks reach
+ * the quorum once, a person counts once, the requester not at all when self-approval is off, a
+ * reject ends it), escalation at the deadline then the final action, and timer decisions the
+ * graph receives marked as automatic.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DeliveredEvent } from '../../src/engine/types.js';
+import type { GoalPlanStateType } from '../../src/workflows/goal-plan/goal-plan-state.js';
+import { harnessPerFile, testClock } from '../helpers/harness.js';
+
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review:
+        reviewers: [U0ALICE, U0BOB, U0CAROL, requester]
+        approvals: 2
+        allowSelfApproval: false
+  specialist:
+    checkpoints:
+      review:
+        reviewers: [U0ALICE]
+        timeout: 2h
+        onTimeout: escalate
+        escalateTo: [U0LEAD]
+        escalateAfter: 1h
+        finalAction: reject
+  goal-plan:
+    checkpoints:
+      plan:
+        timeout: 30m
+        onTimeout: reject
+`;
+
+const clock = testClock();
+const t = harnessPerFile('sign_off_rules', () => ({ yaml: YAML, clock }));
+
+const eventsOf = async (taskId: string, type: DeliveredEvent['event']['type']) =>
+  (await t.h.engine.events(taskId)).filter((e) => e.event.type === type);
+const approve = (reviewId: string, id: string) =>
+  t.h.engine.decide({ reviewId, actor: { id }, action: 'approve' });
+const auditOf = async (reviewId: string) =>
+  (
+    await t.h.db.pool.query<{ actor: string; action: string }>(
+      'SELECT actor, action FROM signoff.audit WHERE review_id = $1 ORDER BY id',
+      [reviewId],
+    )
+  ).rows;
+
+/** Moves the clock, lets the queue know, and waits for what the timers do. */
+async function passTime(seconds: number, done: () => Promise<boolean>) {
+  clock.advance(seconds);
+  await t.h.engine.releaseDueTimers('cli');
+  for (let i = 0; i < 400 && !(await done()); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(await done()).toBe(true);
+}
+
+describe('N of M approvals', () => {
+  it('three reviewers clicking Approve at once on a 2-of-3 review: two count, the quorum is reached once, one resume', async () => {
+    const task = await t.h.start('pair', 'pay the March invoices');
+    const review = await t.h.nextReview(task.id);
+    const results = await Promise.all(['U0ALICE', 'U0BOB', 'U0CAROL'].map((u) => approve(review.id, u)));
+    expect(results.filter((r) => r.ok)).toHaveLength(2);
+    const refused = results.find((r) => !r.ok);
+    expect(refused).toMatchObject({ ok: false, code: 'review_not_pending' });
+    const done = await t.h.waitFor(task.id, (x) => x.status !== 'working' && x.status !== 'waiting');
+    expect(done.status).toBe('done');
+    await t.h.shown(task.id);
+    const [decided] = await t.h.engine.reviews(task.id, 'decided');
+    expect(decided?.decision?.approvals).toHaveLength(2);
+    expect(new Set(decided?.decision?.approvals?.map((a) => a.by)).size).toBe(2);
+    expect(await eventsOf(task.id, 'review_decided')).toHaveLength(1);
+    expect(await eventsOf(task.id, 'review_progress')).toHaveLength(1);
+    // One resume: the graph consumed one decision and ended once.
+    expect(
+      (await eventsOf(task.id, 'task_status')).filter(
+        (e) => e.event.type === 'task_status' && e.event.status === 'done',
+      ),
+    ).toHaveLength(1);
+    const trail = await auditOf(review.id);
+    expect(
+      trail
+        .filter((a) => a.action === 'approve')
+        .map((a) => a.actor)
+        .sort(),
+    ).toEqual(decided?.decision?.approvals?.map((a) => a.by).sort());
+    expect(trail.filter((a) => a.action.startsWith('refused:'))).toHaveLength(1);
+  });
+
+  it('one person double-clicking Approve counts once; the review waits for someone else', async () => {
+    const task = await t.h.start('pair', 'renew the office lease');
+    const review = await t.h.nextReview(task.id);
+    const [a, b] = await Promise.all([approve(review.id, 'U0ALICE'), approve(review.id, 'U0ALICE')]);
+    expect([a.ok, b.ok].sort()).toEqual([false, true]);
+    expect([a, b].find((r) => !r.ok)).toMatchObject({ code: 'counted_already' });
+    const [pending] = await t.h.engine.reviews(task.id, 'pending');
+    expect(pending?.approvals.map((x) => x.by)).toEqual(['U0ALICE']);
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+    // The requester may not count towards the quorum when self-approval is off.
+    const own = await approve(review.id, 'ann');
+    expect(own).toMatchObject({ ok: false, code: 'not_allowed' });
+    expect((await approve(review.id, 'U0BOB')).ok).toBe(true);
+    expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
+  });
+
+  it('a reject after one approval ends the review and the task, and the approval given is kept on record', async () => {
+    const task = await t.h.start('pair', 'sign the vendor contract');
+    const review = await t.h.nextReview(task.id);
+    expect((await approve(review.id, 'U0ALICE')).ok).toBe(true);
+    const rejected = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0CAROL' },
+      action: 'reject',
+      feedback: 'the liability cap is missing',
+    });
+    expect(rejected.ok).toBe(true);
+    expect((await t.h.waitFor(task.id, (x) => x.status === 'rejected')).statusReason).toBe(
+      'rejected at review',
+    );
+    const [decided] = await t.h.engine.reviews(task.id, 'decided');
+    expect(decided).toMatchObject({ decidedBy: 'U0CAROL', approvals: [{ by: 'U0ALICE' }] });
+    expect((await approve(review.id, 'U0BOB')).ok).toBe(false);
+  });
+
+  it('a revise from any reviewer sends it back with that feedback; the next round needs its approvals again', async () => {
+    const task = await t.h.start('pair', 'draft the offer letter');
+    const review = await t.h.nextReview(task.id);
+    expect((await approve(review.id, 'U0ALICE')).ok).toBe(true);
+    const revised = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      action: 'revise',
+      feedback: 'state the start date',
+    });
+    expect(revised.ok).toBe(true);
+    const next = await t.h.nextReview(task.id, review.id);
+    expect(next.approvals).toEqual([]);
+    expect((await approve(next.id, 'U0ALICE')).ok).toBe(true);
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+    expect((await approve(next.id, 'U0CAROL')).ok).toBe(true);
+    expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
+  });
+});
+
+describe('escalation and honest timeouts', () => {
+  it('at the deadline the review is escalated (new reviewer, new deadline, told), then the final action applies, marked automatic', async () => {
+    const task = await t.h.start('specialist', 'approve the Q3 budget');
+    const review = await t.h.nextReview(task.id);
+    // Before the deadline the escalation's reviewer may not decide.
+    expect(await approve(review.id, 'U0LEAD')).toMatchObject({ ok: false, code: 'not_allowed' });
+
+    await passTime(2 * 3600 + 1, async () => (await eventsOf(task.id, 'review_escalated')).length === 1);
+    const [escalated] = await eventsOf(task.id, 'review_escalated');
+    expect(escalated?.event).toMatchObject({ to: ['U0LEAD'], reason: 'no decision within 2h' });
+    const [pending] = await t.h.engine.reviews(task.id, 'pending');
+    expect(pending?.settings.reviewers).toEqual(['U0ALICE', 'U0LEAD']);
+    expect(Date.parse(pending?.dueAt ?? '')).toBe(clock.now().getTime() + 3600_000);
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+
+    await passTime(3600, async () => (await t.h.engine.getTask(task.id))?.status === 'rejected');
+    const ended = await t.h.engine.getTask(task.id);
+    expect(ended?.statusReason).toBe(
+      'rejected automatically: no decision within 3h, escalated included; this step rejects on timeout',
+    );
+    const [decided] = await t.h.engine.reviews(task.id, 'decided');
+    expect(decided?.decision).toMatchObject({
+      action: 'reject',
+      by: 'signoff',
+      automatic: expect.stringMatching(/^no decision within 3h/),
+    });
+    expect((await auditOf(review.id)).map((a) => a.action)).toEqual([
+      'refused:approve',
+      'escalate',
+      'reject',
+    ]);
+  });
+
+  it('a decision made by the timer reaches the graph marked automatic: the agents read that nobody decided', async () => {
+    const task = await t.h.start('goal-plan', 'move the wiki to Markdown');
+    const goal = await t.h.nextReview(task.id);
+    expect((await approve(goal.id, 'bob')).ok).toBe(true);
+    await t.h.nextReview(task.id, goal.id);
+    await passTime(30 * 60 + 1, async () => (await t.h.engine.getTask(task.id))?.status === 'rejected');
+    const state = (await t.h.checkpointer.getTuple({ configurable: { thread_id: task.id } }))?.checkpoint
+      .channel_values as unknown as GoalPlanStateType;
+    const last = state.collaborationHistory.at(-1);
+    expect(last?.content).toBe(
+      'no one (no decision within 30m; this step rejects on timeout) rejected the plan',
+    );
+    expect((await t.h.engine.getTask(task.id))?.statusReason).toMatch(
+      /^rejected automatically: no decision within 30m/,
+    );
+  });
+});

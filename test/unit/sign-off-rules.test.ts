@@ -1,0 +1,82 @@
+/** The sign-off rules as pure functions: what one more approval does, and what a deadline does. */
+import { describe, expect, it } from 'vitest';
+import { addApproval, atDeadline, escalatedReviewers } from '../../src/engine/sign-off-rules.js';
+import type { ReviewSettings } from '../../src/engine/types.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+
+const approval = (by: string) => ({ by, at: '2026-11-25T10:00:00.000Z', contentHash: 'h' });
+const settings = (over: Partial<ReviewSettings> = {}) =>
+  ({ onTimeout: 'remind', timeoutSeconds: 7200, ...over }) as ReviewSettings;
+
+describe('quorum', () => {
+  it('counts different people until the quorum, then reports it with every approver in order', () => {
+    const review = { settings: settings({ approvals: 2 }), approvals: [] };
+    const first = addApproval(review, approval('U0A'));
+    expect(first).toMatchObject({ kind: 'counted', needed: 2 });
+    const second = addApproval({ ...review, approvals: [approval('U0A')] }, approval('U0B'));
+    expect(second).toEqual({ kind: 'quorum', approvals: [approval('U0A'), approval('U0B')] });
+  });
+
+  it('counts a person once: their second approval changes nothing', () => {
+    const review = { settings: settings({ approvals: 3 }), approvals: [approval('U0A')] };
+    expect(addApproval(review, approval('U0A'))).toEqual({ kind: 'counted_already', count: 1, needed: 3 });
+  });
+
+  it('one approval decides a review that sets no quorum (reviews opened before approvals existed)', () => {
+    expect(addApproval({ settings: settings(), approvals: [] }, approval('U0A')).kind).toBe('quorum');
+  });
+});
+
+describe('deadline', () => {
+  const escalation = { to: ['U0LEAD'], afterSeconds: 3600, finalAction: 'reject' as const };
+  it('escalates first, then applies the final action, counting the whole wait', () => {
+    const s = settings({ onTimeout: 'escalate', escalation });
+    expect(atDeadline(s)).toEqual({ kind: 'escalate', to: ['U0LEAD'], afterSeconds: 3600 });
+    expect(atDeadline({ ...s, escalated: true })).toEqual({
+      kind: 'act',
+      action: 'reject',
+      waitedSeconds: 10800,
+    });
+  });
+
+  it('a checkpoint that does not escalate acts at once', () => {
+    expect(atDeadline(settings({ onTimeout: 'approve' }))).toEqual({
+      kind: 'act',
+      action: 'approve',
+      waitedSeconds: 7200,
+    });
+  });
+
+  it('escalated reviewers keep the old ones and add each new one once', () => {
+    expect(escalatedReviewers(['U0A', 'S0OPS'], ['S0OPS', 'U0LEAD'])).toEqual(['U0A', 'S0OPS', 'U0LEAD']);
+  });
+});
+
+describe('config', () => {
+  const parse = (checkpoint: string) => () =>
+    parseWorkflowConfig(`workflows:\n  pair:\n    checkpoints:\n      review:\n${checkpoint}`, 'team.yml');
+
+  it('refuses more approvals than the people named can give', () => {
+    expect(parse('        reviewers: [U0A, U0B]\n        approvals: 3\n')).toThrow(
+      /approvals.*3 approvals are needed but only 2 people are named/s,
+    );
+    expect(parse('        reviewers: [U0A, S0FIN]\n        approvals: 3\n')).not.toThrow();
+  });
+
+  it('refuses escalate without a timeout or without whom to escalate to', () => {
+    expect(parse('        onTimeout: escalate\n        escalateTo: [U0LEAD]\n')).toThrow(
+      /escalate needs a timeout/,
+    );
+    expect(parse('        timeout: 2h\n        onTimeout: escalate\n')).toThrow(
+      /escalate needs a timeout and escalateTo/,
+    );
+  });
+
+  it("refuses a final action that approves on nobody's behalf where the step may not be skipped", () => {
+    expect(
+      parse(
+        '        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [U0LEAD]\n        allowSkip: false\n        finalAction: approve\n',
+      ),
+    ).toThrow(/finalAction.*allowSkip is false/s);
+  });
+});
