@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'config_invalid'
+  | 'bad_arguments'
   | 'unknown_workflow'
   | 'workflow_disabled'
   | 'empty_task'

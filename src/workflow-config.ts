@@ -4,21 +4,19 @@
  * Errors name the file, the line, the field's path and what was expected.
  */
 import { z } from 'zod';
+import { durationSeconds } from './duration.js';
 import { checkStages, stageSchema } from './workflow-stages.js';
 import { parseYamlFile } from './yaml-file.js';
-
-const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/;
-const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
 const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
-  const m = DURATION.exec(v.trim());
-  if (!m) {
+  const seconds = durationSeconds(v);
+  if (seconds === undefined) {
     ctx.addIssue({ code: 'custom', message: 'expected a duration such as 90s, 30m, 2h or 1d' });
     return z.NEVER;
   }
-  return Number(m[1]) * UNIT_SECONDS[m[2] as keyof typeof UNIT_SECONDS];
+  return seconds;
 });
 
 /** `requester`, `anyone` (anyone in the channel), a user id (U…/W…) or a user group id (S…). */

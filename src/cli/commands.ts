@@ -5,6 +5,7 @@
  *   signoff resume <task-id>        continues a task (from any process, any time later)
  *   signoff tasks                   lists tasks and their status
  *   signoff events <task-id>        everything the task showed (or could not show), and how
+ *   signoff audit [<task-id>] [--since 7d] [--format jsonl|csv]  who decided what: the audit trail
  *   signoff retry <task-id>         runs a failed task again from its last step
  *   signoff cancel <task-id>        cancels a task
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
@@ -18,6 +19,7 @@ import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/api.js';
 import { operator } from '../engine/types.js';
 import { isSignoffError, SignoffError } from '../errors.js';
+import { exportAudit } from './audit.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEvent, type Output, statusWords } from './printer.js';
 import { runSession } from './session.js';
@@ -27,6 +29,7 @@ export const USAGE = `usage:
   signoff resume <task-id>         continue a task waiting for review
   signoff tasks                    list tasks and their status
   signoff events <task-id>         what the task showed or could not show, in order, in full
+  signoff audit [<task-id>] [--since 7d] [--format jsonl|csv]  every attempt and decision, for an auditor
   signoff retry <task-id>          run a failed task again
   signoff cancel <task-id>         cancel a task
   signoff redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
@@ -102,6 +105,11 @@ export async function runCommand(
             (e.event.type === 'review_requested' ? `Review: ${e.event.review.request.title}` : undefined);
           if (line) io.out.write(`${line.trim().replace(/^/gm, '    ')}\n`);
         }
+        return 0;
+      }
+      case 'audit': {
+        const n = await exportAudit(rest, engine, io.out, new Date());
+        if (!n) io.err.write('No audit entries match.\n');
         return 0;
       }
       case 'retry': {

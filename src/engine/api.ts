@@ -2,6 +2,7 @@
  * The engine's API, for every surface (Slack, the terminal): commands in, queries out. Events
  * go out through the sinks given at creation, on their own delivery path.
  */
+import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
 import type { TaskFilter } from './store.js';
 import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
@@ -90,6 +91,8 @@ export interface Engine {
   events(taskId: string): Promise<DeliveredEvent[]>;
   /** Every event of the task with how its delivery went (`signoff events`). */
   eventRecords(taskId: string): Promise<EventRecord[]>;
+  /** Every attempt and decision, oldest first (`signoff audit`, a task's History in Slack). */
+  auditTrail(filter?: AuditFilter): AsyncIterable<AuditEntry>;
 
   // Running.
 

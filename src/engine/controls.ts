@@ -84,7 +84,15 @@ export function createControls(deps: ControlDeps) {
           by: actor.id,
           reason: options.reason ?? 'the task was cancelled',
         });
-        await store.audit(db, { taskId, actor: actor.id, action: 'cancel' });
+        await store.audit(db, {
+          taskId,
+          actor: actor.id,
+          action: 'cancel',
+          // A timeout's cancel is a rule, not a person: the trail says which.
+          detail: options.reason
+            ? { reason: options.reason, ...(options.system ? { automatic: options.reason } : {}) }
+            : {},
+        });
         // The run may be in another process: its worker stops the step on this notification.
         await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [taskId]);
         await enqueue(db, current);

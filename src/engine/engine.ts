@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
+import { auditTrail } from './audit-trail.js';
 import { groupsNamed, refusal, withGroups } from './authorize.js';
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
@@ -326,6 +327,7 @@ export function createEngine(deps: EngineDeps): Engine {
     events: (taskId: string): Promise<DeliveredEvent[]> => eventsOf(pool, taskId),
     /** Every event of the task with how its delivery went (`signoff events`). */
     eventRecords: (taskId: string): Promise<EventRecord[]> => eventRecords(pool, taskId),
+    auditTrail: (filter) => auditTrail(pool, filter),
     /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
     stop: async () => {
       for (const stop of stops.splice(0)) stop();

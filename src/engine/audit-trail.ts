@@ -1,0 +1,105 @@
+/**
+ * The audit trail as an auditor reads it: every attempt and decision, with the task, workflow,
+ * checkpoint and round it was about, who, when, what, the feedback and the hash of the content
+ * decided on; refused attempts with the reason, and automatic decisions with the rule that made
+ * them. Read from the audit log with its tasks and reviews (which retention keeps), in pages.
+ */
+import { z } from 'zod';
+import type { Queryable } from '../db/queryable.js';
+
+export const auditEntrySchema = z.object({
+  id: z.number(),
+  at: z.string(),
+  task: z.string().nullable(),
+  workflow: z.string().nullable(),
+  checkpoint: z.string().nullable(),
+  round: z.number().nullable(),
+  review: z.string().nullable(),
+  who: z.string(),
+  /** approve, revise, reject, escalate, start, cancel, redirect, retry. */
+  action: z.string(),
+  /** decided, counted (one approval of several), refused, automatic, or done (a control). */
+  result: z.enum(['decided', 'counted', 'refused', 'automatic', 'done']),
+  feedback: z.string().nullable(),
+  contentHash: z.string().nullable(),
+  /** Why an attempt was refused (its code and sentence). */
+  reason: z.string().nullable(),
+  /** The rule that decided for nobody (a timeout's action, an escalation). */
+  rule: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export interface AuditFilter {
+  taskId?: string;
+  since?: Date;
+}
+
+const DECISIONS = new Set(['approve', 'revise', 'reject']);
+const PAGE = 500;
+
+type Row = {
+  id: string;
+  at: Date;
+  task_id: string | null;
+  workflow: string | null;
+  checkpoint: string | null;
+  round: number | null;
+  review_id: string | null;
+  actor: string;
+  action: string;
+  detail: Record<string, unknown>;
+};
+
+const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
+
+function toEntry(row: Row): AuditEntry {
+  const d = row.detail ?? {};
+  const refused = row.action.startsWith('refused:');
+  const action = refused ? row.action.slice('refused:'.length) : row.action;
+  const rule = text(d.automatic);
+  const result = refused
+    ? 'refused'
+    : rule
+      ? 'automatic'
+      : typeof d.counted === 'number'
+        ? 'counted'
+        : DECISIONS.has(action)
+          ? 'decided'
+          : 'done';
+  return auditEntrySchema.parse({
+    id: Number(row.id),
+    at: row.at.toISOString(),
+    task: row.task_id,
+    workflow: row.workflow,
+    checkpoint: row.checkpoint,
+    round: row.round,
+    review: row.review_id,
+    who: row.actor,
+    action,
+    result,
+    feedback: text(d.feedback),
+    contentHash: text(d.contentHash),
+    reason: refused ? [text(d.code), text(d.message)].filter(Boolean).join(': ') || null : text(d.reason),
+    rule,
+  });
+}
+
+/** The trail, oldest first, a page at a time (an export of years stays in constant memory). */
+export async function* auditTrail(db: Queryable, filter: AuditFilter = {}): AsyncGenerator<AuditEntry> {
+  let after = 0;
+  for (;;) {
+    const r = await db.query<Row>(
+      `SELECT a.id, a.at, a.task_id, t.workflow, r.checkpoint, (r.request->>'round')::int AS round,
+              a.review_id, a.actor, a.action, a.detail
+       FROM signoff.audit a
+       LEFT JOIN signoff.tasks t ON t.id = a.task_id
+       LEFT JOIN signoff.reviews r ON r.id = a.review_id
+       WHERE a.id > $1 AND ($2::text IS NULL OR a.task_id = $2) AND ($3::timestamptz IS NULL OR a.at >= $3)
+       ORDER BY a.id LIMIT ${PAGE}`,
+      [after, filter.taskId ?? null, filter.since ?? null],
+    );
+    for (const row of r.rows) yield toEntry(row);
+    if (r.rows.length < PAGE) return;
+    after = Number(r.rows.at(-1)?.id);
+  }
+}
