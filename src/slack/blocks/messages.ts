@@ -27,7 +27,11 @@ export const STATUS: Record<TaskStatus, string> = {
  * Buttons on the root message. Their value carries nothing: the task is the one whose root
  * message was clicked (team, channel and ts come from Slack's signed payload).
  */
-export const TASK_ACTION_IDS = { cancel: 'signoff_cancel', retry: 'signoff_retry' } as const;
+export const TASK_ACTION_IDS = {
+  cancel: 'signoff_cancel',
+  retry: 'signoff_retry',
+  history: 'signoff_history',
+} as const;
 
 function taskControls(status: TaskStatus): KnownBlock[] {
   const cancel = {
@@ -50,9 +54,16 @@ function taskControls(status: TaskStatus): KnownBlock[] {
     style: 'primary' as const,
     text: { type: 'plain_text' as const, text: 'Retry' },
   };
-  if (status === 'working' || status === 'waiting') return [{ type: 'actions', elements: [cancel] }];
-  if (status === 'failed') return [{ type: 'actions', elements: [retry, cancel] }];
-  return [];
+  // Who decided what, at any time: the task's audit trail in a modal.
+  const history = {
+    type: 'button' as const,
+    action_id: TASK_ACTION_IDS.history,
+    value: 'task',
+    text: { type: 'plain_text' as const, text: 'History' },
+  };
+  if (status === 'working' || status === 'waiting') return [{ type: 'actions', elements: [cancel, history] }];
+  if (status === 'failed') return [{ type: 'actions', elements: [retry, cancel, history] }];
+  return [{ type: 'actions', elements: [history] }];
 }
 
 /** The task's root message: who asked, the workflow, the task, and its status in words. */

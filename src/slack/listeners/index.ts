@@ -5,6 +5,7 @@ import { REVISE_VIEW, START_VIEW } from '../blocks/modals.js';
 import { ACTION_IDS } from '../blocks/review-card.js';
 import type { ListenerDeps } from '../deps.js';
 import { createDecisionAction } from './actions/decision.js';
+import { createHistoryAction } from './actions/history.js';
 import { createReviseAction } from './actions/revise.js';
 import { createTaskControl } from './actions/task-controls.js';
 import { createSignoffCommand } from './commands/signoff.js';
@@ -20,6 +21,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(ACTION_IDS.revise, createReviseAction(deps));
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
   app.action(TASK_ACTION_IDS.retry, createTaskControl(deps, 'retry'));
+  app.action(TASK_ACTION_IDS.history, createHistoryAction(deps));
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
   app.event('message', createThreadReply(deps));

@@ -1,0 +1,40 @@
+/**
+ * History on a task's root message: the task's audit trail in a modal. The task is the one whose
+ * root message was clicked (Slack's signed payload); whoever can see that message is in its
+ * channel. A modal opens at once (the trigger lives 3 s) and is filled once the trail is read.
+ */
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AuditEntry } from '../../../engine/audit-trail.js';
+import { historyFailed, historyLoading, historyModal } from '../../blocks/history.js';
+import type { ListenerDeps } from '../../deps.js';
+import { slackTaskId } from '../../origin.js';
+
+export function createHistoryAction(deps: ListenerDeps) {
+  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+    await ack();
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const ts = body.message?.ts ?? body.container?.message_ts;
+    const team = body.team?.id ?? body.user.team_id;
+    if (!channel || !ts || !team) return;
+    const opened = await client.views
+      .open({ trigger_id: body.trigger_id, view: historyLoading() })
+      .catch((err) => {
+        deps.logger.warn({ err }, 'could not open the history');
+        return undefined;
+      });
+    const viewId = opened?.view?.id;
+    if (!viewId) return;
+    await deps.afterAck.run(async () => {
+      try {
+        const task = await deps.engine.getTask(slackTaskId({ team, channel, ts }));
+        if (!task) return void (await client.views.update({ view_id: viewId, view: historyFailed() }));
+        const entries: AuditEntry[] = [];
+        for await (const entry of deps.engine.auditTrail({ taskId: task.id })) entries.push(entry);
+        await client.views.update({ view_id: viewId, view: historyModal(task, entries) });
+      } catch (error) {
+        deps.logger.error({ err: error }, 'history failed');
+        await client.views.update({ view_id: viewId, view: historyFailed() }).catch(() => undefined);
+      }
+    });
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Sign-off rules end to end through the fake Slack, for a declared workflow: a 2-approval draft
+ * review (progress on the card, a double click counted once, two people clicking at once, the
+ * History modal with who approved what), then a final review that escalates at its deadline (a
+ * ping in the thread and a DM to the person added) and is rejected automatically after it.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { testClock } from '../helpers/harness.js';
+import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+// The release-notes example, its reviews made stricter: two of three approve the draft; the
+// final review escalates to a lead after an hour, then rejects.
+const FILE = join(import.meta.dirname, '..', '..', 'examples', 'declared', 'release-notes.yml');
+const YAML = readFileSync(FILE, 'utf8').replace(
+  / {4}checkpoints:\n[\s\S]*$/,
+  `    checkpoints:
+      draft_review: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
+      final_review: { reviewers: [U0BOB], timeout: 1h, onTimeout: escalate, escalateTo: [U0EVE], escalateAfter: 30m, finalAction: reject }
+`,
+);
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const clock = testClock();
+const { rootOf, tsOf, cardsIn, buttons, posts } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_sign_off');
+  await slack.start();
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML, options: { clock } }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const ephemeralsTo = (user: string) =>
+  slack
+    .callsOf('chat.postEphemeral')
+    .filter((e) => e.user === user)
+    .map((e) => String(e.text));
+const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((u) => u.ts === ts);
+
+describe('sign-off rules in Slack', () => {
+  it('a 2-of-3 review, then an escalating final review, with the History modal telling who did what', async () => {
+    await postSigned(events, commandBody('release-notes v4.0: offline mode'));
+    const thread = tsOf(await until('root', () => rootOf('v4.0: offline mode')));
+    const draft = await until('draft card', () => cardsIn(thread)[0], 20_000);
+    expect(JSON.stringify(draft.blocks)).toContain('0 of 2 approvals');
+    const value = buttons(draft).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    const approve = (user: string) =>
+      postSigned(events, click(user, 'signoff_approve', value, tsOf(draft), thread));
+
+    await approve('U0BOB');
+    await until('bob told', () =>
+      ephemeralsTo('U0BOB').find((t) => t.includes('Your approval is recorded (1 of 2)')),
+    );
+    const progress = await until('card shows 1 of 2', () =>
+      updatesOf(tsOf(draft)).find((u) => JSON.stringify(u.blocks).includes('1 of 2 approvals')),
+    );
+    expect(JSON.stringify(progress.blocks)).toContain('signoff_approve'); // still open
+    await approve('U0BOB');
+    await until('double click refused', () =>
+      ephemeralsTo('U0BOB').find((t) => t.includes('You have approved this already')),
+    );
+
+    // Two people at once: one completes the quorum, the other hears it was already decided.
+    await Promise.all([approve('U0CAT'), approve('U0DAN')]);
+    const decided = await until('card approved', () =>
+      updatesOf(tsOf(draft)).find((u) => JSON.stringify(u.blocks).includes('(2 approvals)')),
+    );
+    expect(JSON.stringify(decided.blocks)).toMatch(/Approved by <@U0BOB> and <@U0(CAT|DAN)> \(2 approvals\)/);
+    await until('the later click told', () =>
+      [...ephemeralsTo('U0CAT'), ...ephemeralsTo('U0DAN')].find((t) => t.includes('already decided')),
+    );
+
+    // The final review: nobody answers in time; it is escalated to U0EVE, in the thread and by DM.
+    const final = await until('final card', () => cardsIn(thread)[1], 20_000);
+    expect(JSON.stringify(final.blocks)).toContain('(then <@U0EVE> is asked too)');
+    clock.advance(3600 + 1);
+    await service.signoff.engine.releaseDueTimers('slack');
+    const ping = await until('escalation in the thread', () =>
+      posts().find((p) => p.thread_ts === thread && p.text.startsWith('Escalated')),
+    );
+    expect(JSON.stringify(ping.blocks)).toContain('no decision within 1h, so *Review the final');
+    expect(JSON.stringify(ping.blocks)).toContain('escalated to <@U0EVE>');
+    const dm = await until('DM to the lead', () =>
+      posts().find((p) => !p.thread_ts && p.channel.startsWith('D') && p.text.includes('escalated to you')),
+    );
+    expect(slack.callsOf('conversations.open').some((c) => c.users === 'U0EVE')).toBe(true);
+    expect(dm.text).toContain('Nobody decided in time');
+    await until('card lists the lead', () =>
+      updatesOf(tsOf(final)).find((u) => JSON.stringify(u.blocks).includes('Reviewers: <@U0BOB>, <@U0EVE>')),
+    );
+
+    clock.advance(30 * 60);
+    await service.signoff.engine.releaseDueTimers('slack');
+    const closed = await until('rejected automatically', () =>
+      updatesOf(tsOf(final)).find((u) =>
+        JSON.stringify(u.blocks).includes('Rejected automatically: nobody decided'),
+      ),
+    );
+    expect(JSON.stringify(closed.blocks)).toContain('no decision within 90m, escalated included');
+    const root = await until('root says rejected', () =>
+      updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('rejected automatically')),
+    );
+
+    // History on the root message: the trail in a modal.
+    const history = (root.blocks as { elements?: { action_id: string }[] }[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === 'signoff_history');
+    expect(history).toBeDefined();
+    await postSigned(events, click('U0ANN', 'signoff_history', 'task', thread));
+    const modal = await until('history modal', () =>
+      slack
+        .callsOf('views.update')
+        .find(
+          (v) =>
+            JSON.stringify(v.view).includes('Task history') && JSON.stringify(v.view).includes('rejected'),
+        ),
+    );
+    const text = JSON.stringify(modal.view);
+    expect(text).toContain('<@U0ANN> started the task');
+    expect(text).toContain(
+      '<@U0BOB> approved _draft_review, round 1_ (counted towards the approvals needed)',
+    );
+    expect(text).toContain('<@U0BOB> tried to approve _draft_review, round 1_: *refused* (counted_already');
+    expect(text).toContain('signoff escalated the review _final_review');
+    expect(text).toContain('signoff rejected _final_review, round 1_ automatically: no decision within 90m');
+  });
+});
