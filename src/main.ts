@@ -11,6 +11,7 @@ import { setupCheckpointer } from './engine/checkpointer.js';
 import { createDelivery } from './engine/delivery.js';
 import { createEngine } from './engine/engine.js';
 import { createLeases } from './engine/leases.js';
+import { createMetrics, type Metrics } from './engine/metrics.js';
 import { createQueue, type JobQueue } from './engine/queue.js';
 import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.js';
 import { type Clock, type Sink, type Surface, systemClock } from './engine/types.js';
@@ -38,6 +39,8 @@ export interface Signoff {
   runner: Runner;
   queue: JobQueue;
   checkpointer: PostgresSaver;
+  /** Prometheus metrics (GET /metrics where the process serves HTTP). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -110,7 +113,9 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       clock,
       logger,
     });
+    const metrics = createMetrics(db.pool);
     const engine = createEngine({
+      metrics,
       // Slack's bookkeeping tables exist whatever the surface (one schema), so they are always purged.
       retention: { ...config.retention, purgers: [purgeSlackBookkeeping] },
       leaseTtlMs: leases.ttlMs,
@@ -131,6 +136,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       runner,
       queue,
       checkpointer,
+      metrics,
       close: async () => {
         await engine.stop();
         await queue.stop();
@@ -212,6 +218,7 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
     pool: signoff.db.pool,
     logger,
     healthy,
+    metrics: signoff.metrics,
     afterAck,
   });
   // A web replica only answers Slack, so a burst of graph runs never delays an ack; a worker only
@@ -223,7 +230,9 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
     : undefined;
   // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own.
   const health =
-    listen && slack.mode.kind === 'http' ? undefined : await startHealthServer(config.port, healthy);
+    listen && slack.mode.kind === 'http'
+      ? undefined
+      : await startHealthServer(config.port, healthy, signoff.metrics);
   ready = true;
   // Starts a web process left half done (it died between a command's root message and its task)
   // are finished by the web processes still up, or by this one once it is back.

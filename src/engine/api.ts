@@ -4,6 +4,7 @@
  */
 import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
+import type { ReviewTimes } from './review-stats.js';
 import type { TaskFilter } from './store.js';
 import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
 
@@ -91,6 +92,8 @@ export interface Engine {
   events(taskId: string): Promise<DeliveredEvent[]>;
   /** Every event of the task with how its delivery went (`signoff events`). */
   eventRecords(taskId: string): Promise<EventRecord[]>;
+  /** Reviews waiting now and decision times since `since`, per workflow and place (the App Home). */
+  reviewTimes(surface: Surface, since: Date): Promise<ReviewTimes[]>;
   /** Every attempt and decision, oldest first (`signoff audit`, a task's History in Slack). */
   auditTrail(filter?: AuditFilter): AsyncIterable<AuditEntry>;
 

@@ -16,8 +16,10 @@ import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
 import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
+import type { Metrics } from './metrics.js';
 import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
+import { reviewTimes } from './review-stats.js';
 import { countApproval } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { addApproval, approvalsNeeded } from './sign-off-rules.js';
@@ -38,6 +40,8 @@ export interface EngineDeps {
   config: WorkflowsConfig;
   clock: Clock;
   logger: Logger;
+  /** Counts what this process decides (metrics.ts). */
+  metrics: Pick<Metrics, 'decided'>;
   /** What finished tasks keep, and for how long (retention.ts); surfaces add their own purgers. */
   retention: RetentionSettings & { purgers: Purger[] };
 }
@@ -246,6 +250,7 @@ export function createEngine(deps: EngineDeps): Engine {
       void delivery.kick(outcome.task);
       return { ok: true, review: outcome.review, task: outcome.task };
     }
+    deps.metrics.decided(outcome.task, outcome.review);
     queue.wake(advanceQueue(outcome.task.surface));
     // The card says who decided at once, whatever run holds the task.
     void delivery.kick(outcome.task);
@@ -328,6 +333,7 @@ export function createEngine(deps: EngineDeps): Engine {
     /** Every event of the task with how its delivery went (`signoff events`). */
     eventRecords: (taskId: string): Promise<EventRecord[]> => eventRecords(pool, taskId),
     auditTrail: (filter) => auditTrail(pool, filter),
+    reviewTimes: (surface, since) => reviewTimes(pool, surface, since),
     /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
     stop: async () => {
       for (const stop of stops.splice(0)) stop();

@@ -1,19 +1,21 @@
 /**
- * The Bolt app: HTTP mode (everything POSTs to /slack/events on PORT, plus GET /healthz) or
+ * The Bolt app: HTTP mode (everything POSTs to /slack/events on PORT, plus GET /healthz and /metrics) or
  * Socket Mode. SLACK_API_URL reaches every Web API client the app makes.
  */
 import { App } from '@slack/bolt';
 import type { Config } from '../config.js';
+import type { Metrics } from '../engine/metrics.js';
 import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
 import type { StartDeps } from './deps.js';
-import { answerHealth } from './health.js';
+import { answerHealth, answerMetrics } from './health.js';
 import { registerListeners } from './listeners/index.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
   /** True once the database, migrations and queue are ready and the database answers. */
   healthy(): Promise<boolean>;
+  metrics: Pick<Metrics, 'text' | 'contentType'>;
 }
 
 export function createSlackApp(deps: SlackAppDeps): App {
@@ -37,6 +39,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
               method: ['GET'],
               handler: (_req, res) => answerHealth(deps.healthy, res),
             },
+            { path: '/metrics', method: ['GET'], handler: (_req, res) => answerMetrics(deps.metrics, res) },
           ],
         });
   // A burst of requests holds back work after acks (after-ack.ts). Over HTTP a request counts

@@ -18,6 +18,8 @@ export interface Audience {
   membersOf(task: Task): Promise<ReadonlySet<string>>;
   /** Whether `user` is in the channel the task lives in; false when Slack cannot say. */
   sees(user: string, task: Task): Promise<boolean>;
+  /** Whether `user` is in `channel`; false when Slack cannot say. */
+  seesChannel(user: string, channel: string): Promise<boolean>;
   /** The items whose task `user` may see, in their order. */
   visible<T extends { task: Task }>(user: string, items: T[]): Promise<T[]>;
 }
@@ -53,18 +55,21 @@ export function createAudience(deps: {
     return entry.members;
   };
 
-  const sees = async (user: string, task: Task): Promise<boolean> => {
-    const origin = slackOriginSchema.safeParse(task.origin);
-    if (!origin.success) return false;
+  const seesChannel = async (user: string, channel: string): Promise<boolean> => {
     try {
-      return (await inChannel(origin.data.channel)).has(user);
+      return (await inChannel(channel)).has(user);
     } catch (error) {
       deps.logger.warn(
-        { err: error, channel: origin.data.channel },
+        { err: error, channel },
         'could not read a channel’s members; its tasks are not shown',
       );
       return false;
     }
+  };
+
+  const sees = async (user: string, task: Task): Promise<boolean> => {
+    const origin = slackOriginSchema.safeParse(task.origin);
+    return origin.success ? seesChannel(user, origin.data.channel) : false;
   };
 
   return {
@@ -73,6 +78,7 @@ export function createAudience(deps: {
       return origin.success ? inChannel(origin.data.channel) : new Set();
     },
     sees,
+    seesChannel,
     visible: async (user, items) => {
       const shown = await Promise.all(items.map((item) => sees(user, item.task)));
       return items.filter((_, i) => shown[i]);

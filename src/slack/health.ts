@@ -1,11 +1,12 @@
 /**
  * GET /healthz for every role: 200 once the process is ready and its database answers, 503
- * otherwise. In HTTP mode Bolt's own server answers it (app.ts); a Socket Mode process or a
- * worker has no HTTP server of its own, so this small one answers on PORT, for the container's
- * HEALTHCHECK and the orchestrator's probes.
+ * otherwise; and GET /metrics, Prometheus's scrape. In HTTP mode Bolt's own server answers them
+ * (app.ts); a Socket Mode process or a worker has no HTTP server of its own, so this small one
+ * answers on PORT, for the container's HEALTHCHECK, the orchestrator's probes and Prometheus.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Metrics } from '../engine/metrics.js';
 
 export type Healthy = () => Promise<boolean>;
 
@@ -17,13 +18,29 @@ export function answerHealth(healthy: Healthy, res: ServerResponse): void {
   });
 }
 
+/** Answers a scrape (also Bolt's custom route); a failure is a 500 with a line, never a crash. */
+export function answerMetrics(metrics: Pick<Metrics, 'text' | 'contentType'>, res: ServerResponse): void {
+  void metrics.text().then(
+    (text) => {
+      res.writeHead(200, { 'content-type': metrics.contentType });
+      res.end(text);
+    },
+    () => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('metrics could not be read');
+    },
+  );
+}
+
 export async function startHealthServer(
   port: number,
   healthy: Healthy,
+  metrics: Pick<Metrics, 'text' | 'contentType'>,
 ): Promise<{ port: number; stop(): Promise<void> }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/healthz')
-      return answerHealth(healthy, res);
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') return answerHealth(healthy, res);
+    if (req.method === 'GET' && path === '/metrics') return answerMetrics(metrics, res);
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   });

@@ -3,7 +3,8 @@
  * what lives in channels the person is in (see audience.ts).
  */
 import type { WebClient } from '@slack/web-api';
-import { channelOverview, homeView, OVERVIEW_LIMIT } from './blocks/overview.js';
+import { median } from '../engine/review-stats.js';
+import { channelOverview, homeView, OVERVIEW_LIMIT, type WorkflowPace } from './blocks/overview.js';
 import { memberOf } from './decide.js';
 import { COULD_NOT_READ, type ListenerDeps } from './deps.js';
 
@@ -35,8 +36,37 @@ export async function listOpenTasks(
   await client.chat.postEphemeral({ channel, user, text }).catch(() => undefined);
 }
 
+/** How long the App Home's decision times look back. */
+export const PACE_DAYS = 7;
+
+/**
+ * Per workflow, over the channels `user` is in: what waits now and the median time to decision
+ * over the last week (a private channel's reviews count only for its members).
+ */
+async function workflowPace(deps: ListenerDeps, user: string, now: Date): Promise<WorkflowPace[]> {
+  const since = new Date(now.getTime() - PACE_DAYS * 86_400_000);
+  const rows = await deps.engine.reviewTimes('slack', since);
+  const seen = await Promise.all(
+    rows.map((r) => (r.place ? deps.audience.seesChannel(user, r.place) : false)),
+  );
+  const by = new Map<string, { waiting: number; seconds: number[] }>();
+  rows.forEach((r, i) => {
+    if (!seen[i]) return;
+    const w = by.get(r.workflow) ?? { waiting: 0, seconds: [] };
+    w.waiting += r.waiting;
+    w.seconds.push(...r.decidedInSeconds);
+    by.set(r.workflow, w);
+  });
+  return [...by].map(([workflow, w]) => ({
+    workflow,
+    waiting: w.waiting,
+    decisions: w.seconds.length,
+    medianSeconds: median(w.seconds),
+  }));
+}
+
 export async function publishHome(deps: ListenerDeps, client: WebClient, user: string): Promise<void> {
-  const [forYou, mine] = await Promise.all([
+  const [forYou, mine, pace] = await Promise.all([
     deps.engine
       .reviewsFor('slack', { id: user, memberOf: memberOf(client, user) })
       .then((items) => deps.audience.visible(user, items)),
@@ -48,6 +78,7 @@ export async function publishHome(deps: ListenerDeps, client: WebClient, user: s
         )
       ).map((i) => i.task),
     ),
+    workflowPace(deps, user, new Date()),
   ]);
-  await client.views.publish({ user_id: user, view: homeView(forYou, mine) });
+  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace) });
 }

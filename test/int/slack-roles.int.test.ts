@@ -75,6 +75,14 @@ it('a web process queues the run; a worker process runs it; the click on the web
       const [task] = await web.signoff.engine.listTasks();
       return task?.status === 'done' ? task : undefined;
     });
+    // Each role is scraped on its own port: the click was counted where it was decided (the web
+    // process); what the database holds reads the same from the worker.
+    const scrape = async (port?: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const [webMetrics, workerMetrics] = await Promise.all([scrape(web.port), scrape(worker.port)]);
+    expect(webMetrics).toMatch(/^signoff_decisions_total\{[^}]*action="approve",automatic="false"\} 1$/m);
+    expect(workerMetrics).not.toMatch(/^signoff_decisions_total\{/m);
+    for (const text of [webMetrics, workerMetrics])
+      expect(text).toMatch(/^signoff_tasks\{workflow="[^"]+",status="done"\} 1$/m);
   } finally {
     await jobs.end();
   }

@@ -11,7 +11,7 @@ import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { testClock } from '../helpers/harness.js';
-import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { appHomeOpened, click, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -137,5 +137,75 @@ describe('sign-off rules in Slack', () => {
     expect(text).toContain('<@U0BOB> tried to approve _draft_review, round 1_: *refused* (counted_already');
     expect(text).toContain('signoff escalated the review _final_review');
     expect(text).toContain('signoff rejected _final_review, round 1_ automatically: no decision within 90m');
+  });
+
+  it('GET /metrics: decisions by action and checkpoint, time to decision, pending reviews, tasks by status, queue depth, delivery failures', async () => {
+    // A second task whose writer's words Slack refuses for good: a delivery failure to count.
+    const stop = slack.refuse('chat.postMessage', (a) => a.username === 'Writer', 'invalid_blocks');
+    try {
+      await postSigned(events, commandBody('release-notes v4.1: sync'));
+      const thread = tsOf(await until('root', () => rootOf('v4.1: sync')));
+      await until('draft card', () => cardsIn(thread)[0], 20_000);
+      await until('fallback shown', () =>
+        posts().find((p) => p.thread_ts === thread && p.text.includes('invalid_blocks')),
+      );
+    } finally {
+      stop();
+    }
+    const res = await fetch(events.replace('/slack/events', '/metrics'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    const value = (line: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${line} `))
+          ?.split(' ')[1],
+      );
+    expect(value('signoff_database_up')).toBe(1);
+    expect(
+      value(
+        'signoff_decisions_total{workflow="release-notes",checkpoint="draft_review",action="approve",automatic="false"}',
+      ),
+    ).toBe(1);
+    expect(
+      value(
+        'signoff_decisions_total{workflow="release-notes",checkpoint="final_review",action="reject",automatic="true"}',
+      ),
+    ).toBe(1);
+    expect(
+      value('signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="final_review"}'),
+    ).toBe(1);
+    expect(value('signoff_reviews_pending{workflow="release-notes",checkpoint="draft_review"}')).toBe(1);
+    expect(value('signoff_tasks{workflow="release-notes",status="rejected"}')).toBe(1);
+    expect(value('signoff_tasks{workflow="release-notes",status="waiting"}')).toBe(1);
+    expect(value('signoff_event_delivery_failures{type="agent_said"}')).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^signoff_queue_jobs\{queue="[^"]+",state="(created|retry|active)"\} \d+$/m);
+    expect(text).toContain('signoff_process_cpu_seconds_total');
+  });
+
+  it('the App Home shows, per workflow, what waits and the median time to decision of the last 7 days, to members of its channel only', async () => {
+    const home = async (user: string) => {
+      const before = slack.callsOf('views.publish').length;
+      await postSigned(events, appHomeOpened(user), { json: true });
+      return JSON.stringify(
+        (
+          await until(`home for ${user}`, () =>
+            slack
+              .callsOf('views.publish')
+              .slice(before)
+              .find((v) => v.user_id === user),
+          )
+        ).view,
+      );
+    };
+    const bob = await home('U0BOB');
+    expect(bob).toContain('Reviews by workflow');
+    expect(bob).toMatch(
+      /\*release-notes\* · 1 waiting · median time to decision \d+s \(2 decisions, last 7 days\)/,
+    );
+    // Someone outside the channel sees no numbers from it.
+    expect(await home('U0ZED')).not.toContain('Reviews by workflow');
   });
 });

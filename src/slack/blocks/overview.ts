@@ -6,7 +6,7 @@ import type { types } from '@slack/bolt';
 import type { Review, Task } from '../../engine/types.js';
 import { slackOriginSchema } from '../origin.js';
 import { STATUS } from './messages.js';
-import { escapeMrkdwn, truncate } from './text.js';
+import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -38,8 +38,31 @@ export function channelOverview(tasks: Task[], forYou: { review: Review; task: T
   ].join('\n');
 }
 
+/** One workflow's reviews in the channels a person is in: waiting now, and decisions of the last week. */
+export interface WorkflowPace {
+  workflow: string;
+  waiting: number;
+  decisions: number;
+  medianSeconds?: number;
+}
+
+/** 2520 → "42m", 5400 → "1.5h", 200000 → "2.3d": a time to decision at a glance. */
+export function roughDuration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)}s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 36 * 3600) return `${Number((seconds / 3600).toFixed(1))}h`;
+  return `${Number((seconds / 86400).toFixed(1))}d`;
+}
+
+const paceLine = (p: WorkflowPace) =>
+  `*${escapeMrkdwn(p.workflow)}* · ${p.waiting} waiting · ${
+    p.medianSeconds === undefined
+      ? 'no decisions in the last 7 days'
+      : `median time to decision ${roughDuration(p.medianSeconds)} (${p.decisions} decision${p.decisions === 1 ? '' : 's'}, last 7 days)`
+  }`;
+
 /** The App Home tab. */
-export function homeView(forYou: { review: Review; task: Task }[], mine: Task[]) {
+export function homeView(forYou: { review: Review; task: Task }[], mine: Task[], pace: WorkflowPace[] = []) {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: 'Waiting for your review' } },
@@ -51,6 +74,13 @@ export function homeView(forYou: { review: Review; task: Task }[], mine: Task[])
     ...(mine.length
       ? mine.slice(0, OVERVIEW_LIMIT).map((t) => section(taskLine(t)))
       : [section('You have not started any task. Type `/signoff help` in a channel to see the workflows.')]),
+    ...(pace.length
+      ? [
+          { type: 'divider' } as KnownBlock,
+          { type: 'header', text: { type: 'plain_text', text: 'Reviews by workflow' } } as KnownBlock,
+          section(truncate(pace.slice(0, 30).map(paceLine).join('\n'), LIMITS.sectionText)),
+        ]
+      : []),
   ];
   return { type: 'home' as const, blocks };
 }

@@ -1,0 +1,128 @@
+/**
+ * Monitoring (seed 004's interrupt analytics): Prometheus metrics, one registry per signoff.
+ *
+ * Two kinds. What this process does is counted as it happens: decisions by workflow, checkpoint
+ * and action, and the time each took (sum these across replicas). What the system holds is read
+ * from the database at each scrape: reviews pending, tasks by status, queue depth, events that
+ * could not be delivered (the same in every replica: take the max). A scrape while the database
+ * is down still answers, with `signoff_database_up 0`.
+ */
+import type pg from 'pg';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Review, Task } from './types.js';
+
+export interface Metrics {
+  /** The Prometheus text of every metric. */
+  text(): Promise<string>;
+  contentType: string;
+  /** A review decided (by a person or a timer) in this process. */
+  decided(task: Pick<Task, 'workflow'>, review: Review): void;
+}
+
+/** Seconds: a minute to a week, the range a review's wait spans. */
+const DECISION_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800];
+
+export function createMetrics(pool: pg.Pool): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'signoff_' });
+
+  const decisions = new Counter({
+    name: 'signoff_decisions_total',
+    help: 'Reviews decided in this process, by workflow, checkpoint, action and whether a timer decided',
+    labelNames: ['workflow', 'checkpoint', 'action', 'automatic'] as const,
+    registers: [registry],
+  });
+  const timeToDecision = new Histogram({
+    name: 'signoff_time_to_decision_seconds',
+    help: 'From a review opening to its decision, decided in this process',
+    labelNames: ['workflow', 'checkpoint'] as const,
+    buckets: DECISION_BUCKETS,
+    registers: [registry],
+  });
+
+  const databaseUp = new Gauge({
+    name: 'signoff_database_up',
+    help: 'Whether the last scrape could read the database (1) or not (0)',
+    registers: [registry],
+  });
+  const pending = new Gauge({
+    name: 'signoff_reviews_pending',
+    help: 'Reviews waiting for a decision now',
+    labelNames: ['workflow', 'checkpoint'] as const,
+    registers: [registry],
+  });
+  const tasks = new Gauge({
+    name: 'signoff_tasks',
+    help: 'Tasks by workflow and status (done, rejected, stopped, cancelled are final)',
+    labelNames: ['workflow', 'status'] as const,
+    registers: [registry],
+  });
+  const queue = new Gauge({
+    name: 'signoff_queue_jobs',
+    help: 'Queue depth: jobs waiting or running, by queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+  });
+  const undelivered = new Gauge({
+    name: 'signoff_events_undelivered',
+    help: 'Events not yet shown on their surface (waiting or retrying)',
+    registers: [registry],
+  });
+  const failed = new Gauge({
+    name: 'signoff_event_delivery_failures',
+    help: 'Events their surface refused for good (a fallback was shown), by event type',
+    labelNames: ['type'] as const,
+    registers: [registry],
+  });
+
+  /** One read of what the database holds, set on the gauges (each reset: a label gone is gone). */
+  async function readDatabase(): Promise<void> {
+    const [p, t, q, e] = await Promise.all([
+      pool.query<{ workflow: string; checkpoint: string; n: number }>(
+        `SELECT t.workflow, r.checkpoint, count(*)::int AS n FROM signoff.reviews r
+         JOIN signoff.tasks t ON t.id = r.task_id WHERE r.status = 'pending' GROUP BY 1, 2`,
+      ),
+      pool.query<{ workflow: string; status: string; n: number }>(
+        'SELECT workflow, status, count(*)::int AS n FROM signoff.tasks GROUP BY 1, 2',
+      ),
+      pool.query<{ name: string; state: string; n: number }>(
+        `SELECT name, state::text, count(*)::int AS n FROM pgboss.job
+         WHERE state IN ('created', 'retry', 'active') GROUP BY 1, 2`,
+      ),
+      pool.query<{ type: string; failed: boolean; n: number }>(
+        `SELECT type, failed_at IS NOT NULL AS failed, count(*)::int AS n FROM signoff.events
+         WHERE delivered_at IS NULL GROUP BY 1, 2`,
+      ),
+    ]);
+    for (const g of [pending, tasks, queue, failed]) g.reset();
+    for (const r of p.rows) pending.set({ workflow: r.workflow, checkpoint: r.checkpoint }, r.n);
+    for (const r of t.rows) tasks.set({ workflow: r.workflow, status: r.status }, r.n);
+    for (const r of q.rows) queue.set({ queue: r.name, state: r.state }, r.n);
+    undelivered.set(e.rows.filter((r) => !r.failed).reduce((sum, r) => sum + r.n, 0));
+    for (const r of e.rows.filter((x) => x.failed)) failed.set({ type: r.type }, r.n);
+  }
+
+  return {
+    contentType: registry.contentType,
+    text: async () => {
+      try {
+        await readDatabase();
+        databaseUp.set(1);
+      } catch {
+        // What this process counted is still worth a scrape; the gauges say nothing stale.
+        for (const g of [pending, tasks, queue, failed, undelivered]) g.reset();
+        databaseUp.set(0);
+      }
+      return registry.metrics();
+    },
+    decided: (task, review) => {
+      const d = review.decision;
+      if (!d) return;
+      const labels = { workflow: task.workflow, checkpoint: review.checkpoint };
+      decisions.inc({ ...labels, action: d.action, automatic: d.automatic ? 'true' : 'false' });
+      // Both times are the database's: the wait as the review's own row records it.
+      const seconds = (Date.parse(review.decidedAt ?? '') - Date.parse(review.createdAt)) / 1000;
+      if (seconds >= 0) timeToDecision.observe(labels, seconds);
+    },
+  };
+}
