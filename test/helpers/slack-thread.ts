@@ -37,5 +37,13 @@ export function slackThreads(slack: FakeSlack) {
       return `${1_700_000_000 + ok.findIndex((c) => c.args === (post as unknown)) + 1}.000100`;
     },
     buttons: (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [],
+    /** What the bot told `user` alone (ephemeral messages), in order. */
+    ephemeralsTo: (user: string) =>
+      slack
+        .callsOf('chat.postEphemeral')
+        .filter((e) => e.user === user)
+        .map((e) => String(e.text)),
+    /** The updates of the message `ts`, in order. */
+    updatesOf: (ts: string) => slack.callsOf('chat.update').filter((u) => u.ts === ts),
   };
 }

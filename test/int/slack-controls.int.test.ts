@@ -14,7 +14,7 @@ import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
 const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+const { posts, cardsIn, rootOf, tsOf, buttons, ephemeralsTo, updatesOf } = slackThreads(slack);
 let service: SlackService;
 let events: string;
 let failuresLeft = 0;
@@ -64,12 +64,6 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const ephemeralsTo = (user: string) =>
-  slack
-    .callsOf('chat.postEphemeral')
-    .filter((e) => e.user === user)
-    .map((e) => String(e.text));
-const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((u) => u.ts === ts);
 const taskOf = async (text: string) =>
   (await service.signoff.engine.listTasks()).find((t) => t.text === text);
 
@@ -281,7 +275,7 @@ describe('Slack controls', () => {
       40_000,
     );
     expect(JSON.stringify(closed.blocks)).toContain(
-      'Rejected automatically (no decision within 2h; this step rejects on timeout)',
+      'Rejected automatically: nobody decided (no decision within 2h; this step rejects on timeout)',
     );
     await until('root says rejected', () =>
       updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('Rejected')),

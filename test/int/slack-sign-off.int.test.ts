@@ -29,7 +29,7 @@ const YAML = readFileSync(FILE, 'utf8').replace(
 let db: TestDatabase;
 const slack = new FakeSlack();
 const clock = testClock();
-const { rootOf, tsOf, cardsIn, buttons, posts } = slackThreads(slack);
+const { rootOf, tsOf, cardsIn, buttons, posts, ephemeralsTo, updatesOf } = slackThreads(slack);
 let service: SlackService;
 let events: string;
 
@@ -43,13 +43,6 @@ afterAll(async () => {
   await slack.stop();
   await db?.drop();
 });
-
-const ephemeralsTo = (user: string) =>
-  slack
-    .callsOf('chat.postEphemeral')
-    .filter((e) => e.user === user)
-    .map((e) => String(e.text));
-const updatesOf = (ts: string) => slack.callsOf('chat.update').filter((u) => u.ts === ts);
 
 describe('sign-off rules in Slack', () => {
   it('a 2-of-3 review, then an escalating final review, with the History modal telling who did what', async () => {

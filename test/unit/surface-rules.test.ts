@@ -26,6 +26,8 @@ const review = (actions: Review['request']['actions'] = ['approve', 'revise', 'r
       round: 2,
       fields: [],
     },
+    settings: { reviewers: ['anyone'] },
+    approvals: [],
     dueAt: null,
   }) as unknown as Review;
 
@@ -68,6 +70,16 @@ describe('terminal answers', () => {
     expect(text).toContain('Review: Check the plan  [round 2]');
     expect(text).toContain('│ step 2');
     expect(text).toContain('"reject" to reject');
+    expect(text).not.toContain('approvals');
+  });
+  it('prints the approvals a review needs and has', () => {
+    const r = review();
+    const text = formatReview({
+      ...r,
+      settings: { ...r.settings, approvals: 2 },
+      approvals: [{ by: 'cli:ann', at: '2026-11-25T10:00:00.000Z', contentHash: 'h' }],
+    });
+    expect(text).toContain('│ (1 of 2 approvals: cli:ann; any reject ends the review)');
   });
 });
 

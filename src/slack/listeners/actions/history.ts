@@ -7,15 +7,13 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import type { AuditEntry } from '../../../engine/audit-trail.js';
 import { historyFailed, historyLoading, historyModal } from '../../blocks/history.js';
 import type { ListenerDeps } from '../../deps.js';
-import { slackTaskId } from '../../origin.js';
+import { clickedMessage, slackTaskId } from '../../origin.js';
 
 export function createHistoryAction(deps: ListenerDeps) {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const ts = body.message?.ts ?? body.container?.message_ts;
-    const team = body.team?.id ?? body.user.team_id;
-    if (!channel || !ts || !team) return;
+    const root = clickedMessage(body);
+    if (!root) return;
     const opened = await client.views
       .open({ trigger_id: body.trigger_id, view: historyLoading() })
       .catch((err) => {
@@ -26,7 +24,7 @@ export function createHistoryAction(deps: ListenerDeps) {
     if (!viewId) return;
     await deps.afterAck.run(async () => {
       try {
-        const task = await deps.engine.getTask(slackTaskId({ team, channel, ts }));
+        const task = await deps.engine.getTask(slackTaskId(root));
         if (!task) return void (await client.views.update({ view_id: viewId, view: historyFailed() }));
         const entries: AuditEntry[] = [];
         for await (const entry of deps.engine.auditTrail({ taskId: task.id })) entries.push(entry);

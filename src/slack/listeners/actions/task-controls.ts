@@ -6,19 +6,18 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { isSignoffError } from '../../../errors.js';
 import { memberOf } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
-import { slackTaskId } from '../../origin.js';
+import { clickedMessage, slackTaskId } from '../../origin.js';
 
 export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const channel = body.channel?.id ?? body.container?.channel_id;
-    const ts = body.message?.ts ?? body.container?.message_ts;
-    const team = body.team?.id ?? body.user.team_id;
-    if (!channel || !ts || !team) return;
+    const root = clickedMessage(body);
+    if (!root) return;
+    const { channel } = root;
     const tell = (text: string) =>
       client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
     await deps.afterAck.run(async () => {
-      const taskId = slackTaskId({ team, channel, ts });
+      const taskId = slackTaskId(root);
       const actor = { id: body.user.id, memberOf: memberOf(client, body.user.id) };
       try {
         // The root message and the cards are updated by the events this writes.
