@@ -19,6 +19,11 @@ const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx)
   return seconds;
 });
 
+/** A user id (U…/W…) or a user group id (S…). */
+const userOrGroup = z
+  .string()
+  .regex(/^([UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected a user id (U…) or a user group id (S…)');
+
 /** `requester`, `anyone` (anyone in the channel), a user id (U…/W…) or a user group id (S…). */
 const reviewer = z
   .string()
@@ -39,17 +44,16 @@ export const checkpointSchema = z
      * `escalateAfter` more before `finalAction`.
      */
     onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind', 'escalate']).default('remind'),
-    /** Users or user groups added as reviewers when the deadline escalates. */
-    escalateTo: z
-      .array(
-        z
-          .string()
-          .regex(/^([UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected a user id (U…) or a user group id (S…)'),
-      )
-      .min(1)
-      .optional(),
+    /** Users or user groups added as reviewers when the deadline escalates (one step). */
+    escalateTo: z.array(userOrGroup).min(1).optional(),
     /** How long the escalated review waits before `finalAction` (default: the timeout again). */
     escalateAfter: duration.optional(),
+    /** Several steps instead (each adds `to` and waits `after`), in order; then `finalAction`. */
+    escalation: z
+      .array(z.object({ to: z.array(userOrGroup).min(1), after: duration.optional() }).strict())
+      .min(1)
+      .max(5)
+      .optional(),
     /** What applies once escalation, too, found nobody. */
     finalAction: z.enum(['approve', 'reject', 'cancel', 'remind']).default('remind'),
     /** How many different people must approve (N of M); any reject ends the review. */
@@ -96,19 +100,27 @@ export const checkpointSchema = z
     if (!c.allowSkip && c.onTimeout === 'escalate' && c.finalAction === 'approve') {
       ctx.addIssue({ code: 'custom', path: ['finalAction'], message: noSkip });
     }
-    if (c.onTimeout === 'escalate' && (!c.timeout || !c.escalateTo)) {
+    if (c.onTimeout === 'escalate' && (!c.timeout || !(c.escalateTo || c.escalation))) {
       ctx.addIssue({
         code: 'custom',
         path: ['onTimeout'],
         message: 'escalate needs a timeout and escalateTo (the users or groups to add as reviewers)',
       });
     }
+    if (c.escalation && (c.escalateTo || c.escalateAfter)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['escalation'],
+        message: 'use escalateTo and escalateAfter for one step, or escalation for several, not both',
+      });
+    }
     // Only named people can be counted: `anyone`, groups and the requester may be many.
     const open = c.reviewers.some(
       (r) => r === 'anyone' || r.startsWith('S') || (r === 'requester' && c.allowSelfApproval),
     );
-    const people = new Set([...c.reviewers, ...(c.escalateTo ?? [])].filter((r) => /^[UW]/.test(r))).size;
-    if (!open && !(c.escalateTo ?? []).some((r) => r.startsWith('S')) && c.approvals > people) {
+    const added = [...(c.escalateTo ?? []), ...(c.escalation ?? []).flatMap((e) => e.to)];
+    const people = new Set([...c.reviewers, ...added].filter((r) => /^[UW]/.test(r))).size;
+    if (!open && !added.some((r) => r.startsWith('S')) && c.approvals > people) {
       ctx.addIssue({
         code: 'custom',
         path: ['approvals'],

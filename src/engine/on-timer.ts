@@ -10,7 +10,7 @@ import type { Delivery } from './delivery.js';
 import { insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
 import { escalateReview } from './review-updates.js';
-import { atDeadline, escalatedReviewers } from './sign-off-rules.js';
+import { atDeadline, type DeadlineStep, escalatedReviewers, stepsTaken } from './sign-off-rules.js';
 import { getReviewWithTask } from './store.js';
 import { formatDuration, isDue, type TimerJob, timerKey, timerQueue } from './timers.js';
 import { type Actor, type Clock, type Review, SYSTEM_ACTOR, type Task } from './types.js';
@@ -49,12 +49,12 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       await deps.delivery.kick(task);
     };
     if (job.kind === 'remind') return remind(false);
-    // The first deadline of an escalated review has had its turn (a retried job, run late).
-    if (review.settings.escalated && job.n === 0) return;
+    // A deadline of an earlier escalation step has had its turn (a retried job, run late).
+    if (job.n !== stepsTaken(review.settings)) return;
     const step = atDeadline(review.settings);
     if (step.kind === 'escalate') return escalate(review, task, job, step);
     const { action } = step;
-    const late = `no decision within ${formatDuration(step.waitedSeconds)}${review.settings.escalated ? ', escalated included' : ''}`;
+    const late = `no decision within ${formatDuration(step.waitedSeconds)}${stepsTaken(review.settings) ? ', escalated included' : ''}`;
     const actor = { id: SYSTEM_ACTOR };
     if (action === 'cancel') {
       await deps.cancel(task.id, actor, { reason: late, system: true });
@@ -78,19 +78,20 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     review: Review,
     task: Task,
     job: TimerJob,
-    step: { to: string[]; afterSeconds: number },
+    step: Extract<DeadlineStep, { kind: 'escalate' }>,
   ): Promise<void> {
     const dueAt = new Date(deps.clock.now().getTime() + step.afterSeconds * 1000);
-    const reason = `no decision within ${formatDuration(review.settings.timeoutSeconds ?? 0)}`;
+    const reason = `no decision within ${formatDuration(step.waitedSeconds)}`;
     const escalated = await inTransaction(deps.pool, async (db) => {
       const done = await escalateReview(db, review.id, {
+        step: step.step,
         to: step.to,
         reviewers: escalatedReviewers(review.settings.reviewers, step.to),
         dueAt,
         reason,
       });
       if (!done) return undefined;
-      const next: TimerJob = { ...job, kind: 'deadline', n: job.n + 1, fireAt: dueAt.toISOString() };
+      const next: TimerJob = { ...job, kind: 'deadline', n: step.step, fireAt: dueAt.toISOString() };
       await deps.queue.send(timerQueue(task.surface), next, {
         db,
         startAfter: dueAt,

@@ -18,11 +18,12 @@ export function reviewSettings(
     dmReviewers: c.dmReviewers,
     notify: c.notify,
     approvals: c.approvals,
-    ...(c.onTimeout === 'escalate' && c.escalateTo
+    ...(c.onTimeout === 'escalate'
       ? {
           escalation: {
-            to: c.escalateTo,
-            afterSeconds: c.escalateAfter ?? c.timeout ?? 0,
+            steps: c.escalation
+              ? c.escalation.map((e) => ({ to: e.to, afterSeconds: e.after ?? c.timeout ?? 0 }))
+              : [{ to: c.escalateTo ?? [], afterSeconds: c.escalateAfter ?? c.timeout ?? 0 }],
             finalAction: c.finalAction,
           },
         }

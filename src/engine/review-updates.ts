@@ -38,32 +38,33 @@ export async function countApproval(
 }
 
 /**
- * Escalates a pending review at its deadline: `reviewers` become its reviewers (the old ones and
- * the escalation's), its deadline moves to `dueAt`, and the surfaces are told whom to ping.
+ * Takes escalation step `step` (1 the first) of a pending review at its deadline: `reviewers`
+ * become its reviewers (the old ones and the step's), its deadline moves to `dueAt`, and the
+ * surfaces are told whom to ping. Only from the step before: a retried deadline changes nothing.
  */
 export async function escalateReview(
   db: Queryable,
   reviewId: string,
-  e: { to: string[]; reviewers: string[]; dueAt: Date; reason: string },
+  e: { step: number; to: string[]; reviewers: string[]; dueAt: Date; reason: string },
 ): Promise<Review | undefined> {
   const r = await db.query<{ review: Review }>(
     `WITH escalated AS (
        UPDATE signoff.reviews
-       SET settings = settings || jsonb_build_object('reviewers', $2::jsonb, 'escalated', true), due_at = $3
-       WHERE id = $1 AND status = 'pending' AND NOT (settings ? 'escalated')
+       SET settings = settings || jsonb_build_object('reviewers', $2::jsonb, 'escalated', $7::int), due_at = $3
+       WHERE id = $1 AND status = 'pending' AND coalesce((settings->>'escalated')::int, 0) = $7 - 1
        RETURNING *),
      announced AS (
        INSERT INTO signoff.events (task_id, key, type, payload)
-       SELECT task_id, 'escalated:' || id, 'review_escalated',
+       SELECT task_id, 'escalated:' || id || ':' || $7::int::text, 'review_escalated',
               jsonb_build_object('type', 'review_escalated', 'to', $4::jsonb, 'reason', $5::text,
                                  'review', signoff.review_json(escalated::signoff.reviews))
        FROM escalated ON CONFLICT (task_id, key) DO NOTHING),
      audited AS (
        INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
-       SELECT task_id, id, $6, 'escalate', jsonb_build_object('to', $4::jsonb, 'automatic', $5::text)
+       SELECT task_id, id, $6, 'escalate', jsonb_build_object('to', $4::jsonb, 'automatic', $5::text, 'step', $7::int)
        FROM escalated)
      SELECT signoff.review_json(escalated::signoff.reviews) AS review FROM escalated`,
-    [reviewId, JSON.stringify(e.reviewers), e.dueAt, JSON.stringify(e.to), e.reason, SYSTEM_ACTOR],
+    [reviewId, JSON.stringify(e.reviewers), e.dueAt, JSON.stringify(e.to), e.reason, SYSTEM_ACTOR, e.step],
   );
   return r.rows[0]?.review;
 }

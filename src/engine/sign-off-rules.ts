@@ -29,24 +29,31 @@ export function addApproval(
 }
 
 export type DeadlineStep =
-  /** Add `to` as reviewers and wait `afterSeconds` more. */
-  | { kind: 'escalate'; to: string[]; afterSeconds: number }
+  /** Step `step` (1 the first): add `to` as reviewers and wait `afterSeconds` more. */
+  | { kind: 'escalate'; step: number; to: string[]; afterSeconds: number; waitedSeconds: number }
   /** The checkpoint's action; `waitedSeconds` is how long the review waited in all. */
   | { kind: 'act'; action: 'approve' | 'reject' | 'cancel' | 'remind'; waitedSeconds: number };
 
-/** What a review's deadline does now: escalate once (when configured), then the final action. */
+/** Escalation steps taken so far. */
+export const stepsTaken = (settings: Pick<ReviewSettings, 'escalated'>) => settings.escalated ?? 0;
+
+/** What a review's deadline does now: the next escalation step (when configured), then the final action. */
 export function atDeadline(
   settings: Pick<ReviewSettings, 'onTimeout' | 'timeoutSeconds' | 'escalation' | 'escalated'>,
 ): DeadlineStep {
   const timeout = settings.timeoutSeconds ?? 0;
   const e = settings.escalation;
-  if (settings.onTimeout !== 'escalate' || !e) {
-    // A review opened with `escalate` but no escalation rules (never written by the config) reminds.
+  if (settings.onTimeout !== 'escalate' || !e?.steps.length) {
+    // A review opened with `escalate` but no steps (never written by the config) reminds.
     const action = settings.onTimeout === 'escalate' ? 'remind' : settings.onTimeout;
     return { kind: 'act', action, waitedSeconds: timeout };
   }
-  if (!settings.escalated) return { kind: 'escalate', to: e.to, afterSeconds: e.afterSeconds };
-  return { kind: 'act', action: e.finalAction, waitedSeconds: timeout + e.afterSeconds };
+  const taken = stepsTaken(settings);
+  const waitedSeconds = timeout + e.steps.slice(0, taken).reduce((sum, s) => sum + s.afterSeconds, 0);
+  const next = e.steps[taken];
+  if (next)
+    return { kind: 'escalate', step: taken + 1, to: next.to, afterSeconds: next.afterSeconds, waitedSeconds };
+  return { kind: 'act', action: e.finalAction, waitedSeconds };
 }
 
 /** The reviewers once escalated: the old ones and `to`, each once. */

@@ -98,14 +98,13 @@ export interface ReviewSettings {
   allowSelfApproval: boolean;
   timeoutSeconds?: number;
   onTimeout: 'approve' | 'reject' | 'cancel' | 'remind' | 'escalate';
-  /** With `onTimeout: escalate`: whom the deadline adds, how long they get, and what applies after. */
+  /** With `onTimeout: escalate`: each step's reviewers added and wait, and what applies after the last. */
   escalation?: {
-    to: string[];
-    afterSeconds: number;
+    steps: { to: string[]; afterSeconds: number }[];
     finalAction: 'approve' | 'reject' | 'cancel' | 'remind';
   };
-  /** Set once the deadline escalated (its reviewers then include `escalation.to`). */
-  escalated?: boolean;
+  /** How many escalation steps were taken (its reviewers then include theirs). */
+  escalated?: number;
   /** How many different people must approve (absent: one). */
   approvals?: number;
   /** Reminder pings, in seconds before the deadline; absent means one at half time. */

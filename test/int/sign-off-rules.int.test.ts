@@ -5,9 +5,11 @@
  * graph receives marked as automatic.
  */
 import { describe, expect, it } from 'vitest';
+import { timerQueue } from '../../src/engine/timers.js';
 import type { DeliveredEvent } from '../../src/engine/types.js';
 import type { GoalPlanStateType } from '../../src/workflows/goal-plan/goal-plan-state.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
+import { until } from '../helpers/slack-thread.js';
 
 const YAML = `workflows:
   pair:
@@ -23,8 +25,9 @@ const YAML = `workflows:
         reviewers: [U0ALICE]
         timeout: 2h
         onTimeout: escalate
-        escalateTo: [U0LEAD]
-        escalateAfter: 1h
+        escalation:
+          - { to: [U0LEAD], after: 1h }
+          - { to: [U0CTO], after: 30m }
         finalAction: reject
   goal-plan:
     checkpoints:
@@ -144,7 +147,7 @@ describe('N of M approvals', () => {
 });
 
 describe('escalation and honest timeouts', () => {
-  it('at the deadline the review is escalated (new reviewer, new deadline, told), then the final action applies, marked automatic', async () => {
+  it('at each deadline the review is escalated a step (new reviewer, new deadline, told; a stale deadline does nothing), then the final action applies, marked automatic', async () => {
     const task = await t.h.start('specialist', 'approve the Q3 budget');
     const review = await t.h.nextReview(task.id);
     // Before the deadline the escalation's reviewer may not decide.
@@ -158,19 +161,46 @@ describe('escalation and honest timeouts', () => {
     expect(Date.parse(pending?.dueAt ?? '')).toBe(clock.now().getTime() + 3600_000);
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
 
-    await passTime(3600, async () => (await t.h.engine.getTask(task.id))?.status === 'rejected');
+    // The first deadline's job run again (a retry after a crash) is stale: nothing escalates twice.
+    const stale = await t.h.queue.send(timerQueue('cli'), {
+      reviewId: review.id,
+      taskId: task.id,
+      kind: 'deadline',
+      n: 0,
+      fireAt: new Date(clock.now().getTime() - 1000).toISOString(),
+    });
+    await until('the stale deadline ran', async () => {
+      const r = await t.h.db.pool.query("SELECT 1 FROM pgboss.job WHERE id = $1 AND state = 'completed'", [
+        stale,
+      ]);
+      return r.rowCount ? true : undefined;
+    });
+    expect(await eventsOf(task.id, 'review_escalated')).toHaveLength(1);
+
+    // The second step adds the next person, an hour later.
+    await passTime(3600, async () => (await eventsOf(task.id, 'review_escalated')).length === 2);
+    const second = (await eventsOf(task.id, 'review_escalated'))[1];
+    expect(second?.event).toMatchObject({ to: ['U0CTO'], reason: 'no decision within 3h' });
+    expect((await t.h.engine.reviews(task.id, 'pending'))[0]?.settings.reviewers).toEqual([
+      'U0ALICE',
+      'U0LEAD',
+      'U0CTO',
+    ]);
+
+    await passTime(30 * 60, async () => (await t.h.engine.getTask(task.id))?.status === 'rejected');
     const ended = await t.h.engine.getTask(task.id);
     expect(ended?.statusReason).toBe(
-      'rejected automatically: no decision within 3h, escalated included; this step rejects on timeout',
+      'rejected automatically: no decision within 210m, escalated included; this step rejects on timeout',
     );
     const [decided] = await t.h.engine.reviews(task.id, 'decided');
     expect(decided?.decision).toMatchObject({
       action: 'reject',
       by: 'signoff',
-      automatic: expect.stringMatching(/^no decision within 3h/),
+      automatic: expect.stringMatching(/^no decision within 210m/),
     });
     expect((await auditOf(review.id)).map((a) => a.action)).toEqual([
       'refused:approve',
+      'escalate',
       'escalate',
       'reject',
     ]);

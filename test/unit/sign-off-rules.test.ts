@@ -1,5 +1,6 @@
 /** The sign-off rules as pure functions: what one more approval does, and what a deadline does. */
 import { describe, expect, it } from 'vitest';
+import { reviewSettings } from '../../src/engine/review-settings.js';
 import { addApproval, atDeadline, escalatedReviewers } from '../../src/engine/sign-off-rules.js';
 import type { ReviewSettings } from '../../src/engine/types.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
@@ -28,14 +29,33 @@ describe('quorum', () => {
 });
 
 describe('deadline', () => {
-  const escalation = { to: ['U0LEAD'], afterSeconds: 3600, finalAction: 'reject' as const };
-  it('escalates first, then applies the final action, counting the whole wait', () => {
+  const escalation = {
+    steps: [
+      { to: ['S0LEADS'], afterSeconds: 3600 },
+      { to: ['U0CTO'], afterSeconds: 86400 },
+    ],
+    finalAction: 'reject' as const,
+  };
+  it('takes each escalation step in turn, then applies the final action, counting the whole wait', () => {
     const s = settings({ onTimeout: 'escalate', escalation });
-    expect(atDeadline(s)).toEqual({ kind: 'escalate', to: ['U0LEAD'], afterSeconds: 3600 });
-    expect(atDeadline({ ...s, escalated: true })).toEqual({
+    expect(atDeadline(s)).toEqual({
+      kind: 'escalate',
+      step: 1,
+      to: ['S0LEADS'],
+      afterSeconds: 3600,
+      waitedSeconds: 7200,
+    });
+    expect(atDeadline({ ...s, escalated: 1 })).toEqual({
+      kind: 'escalate',
+      step: 2,
+      to: ['U0CTO'],
+      afterSeconds: 86400,
+      waitedSeconds: 10800,
+    });
+    expect(atDeadline({ ...s, escalated: 2 })).toEqual({
       kind: 'act',
       action: 'reject',
-      waitedSeconds: 10800,
+      waitedSeconds: 97200,
     });
   });
 
@@ -61,6 +81,29 @@ describe('config', () => {
       /approvals.*3 approvals are needed but only 2 people are named/s,
     );
     expect(parse('        reviewers: [U0A, S0FIN]\n        approvals: 3\n')).not.toThrow();
+  });
+
+  it('reads one step (escalateTo, escalateAfter) or several (escalation), never both', () => {
+    const one = parse('        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [S0LEADS]\n')();
+    expect(reviewSettings(one, 'pair', 'review').escalation).toEqual({
+      steps: [{ to: ['S0LEADS'], afterSeconds: 7200 }],
+      finalAction: 'remind',
+    });
+    const two = parse(
+      '        timeout: 2h\n        onTimeout: escalate\n        escalation:\n          - { to: [S0LEADS], after: 1h }\n          - { to: [U0CTO] }\n        finalAction: reject\n',
+    )();
+    expect(reviewSettings(two, 'pair', 'review').escalation).toEqual({
+      steps: [
+        { to: ['S0LEADS'], afterSeconds: 3600 },
+        { to: ['U0CTO'], afterSeconds: 7200 },
+      ],
+      finalAction: 'reject',
+    });
+    expect(
+      parse(
+        '        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [S0LEADS]\n        escalation: [{ to: [U0CTO] }]\n',
+      ),
+    ).toThrow(/escalation.*not both/s);
   });
 
   it('refuses escalate without a timeout or without whom to escalate to', () => {

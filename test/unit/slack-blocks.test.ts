@@ -268,11 +268,11 @@ describe('sign-off rules on the card', () => {
       ...escalating.settings,
       timeoutSeconds: 7200,
       onTimeout: 'escalate',
-      escalation: { to: ['S0LEADS'], afterSeconds: 3600, finalAction: 'reject' },
+      escalation: { steps: [{ to: ['S0LEADS'], afterSeconds: 3600 }], finalAction: 'reject' },
     };
     expect(sent(reviewCard(escalating, 'U0ANN'))).toContain('(then <!subteam^S0LEADS> is asked too)');
     expect(
-      sent(reviewCard({ ...escalating, settings: { ...escalating.settings, escalated: true } }, 'U0ANN')),
+      sent(reviewCard({ ...escalating, settings: { ...escalating.settings, escalated: 1 } }, 'U0ANN')),
     ).toContain('(rejected automatically if nobody decides)');
   });
 });
