@@ -56,6 +56,9 @@ const envSchema = z.object({
   SIGNOFF_SCRIPTED_DELAY_MS: intFrom('SIGNOFF_SCRIPTED_DELAY_MS', 0, 0),
   SIGNOFF_RETENTION_DAYS: intFrom('SIGNOFF_RETENTION_DAYS', 1, 30),
   SIGNOFF_AUDIT_RETENTION_DAYS: intFrom('SIGNOFF_AUDIT_RETENTION_DAYS', 0, 0),
+  SIGNOFF_METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'SIGNOFF_METRICS_TOKEN must be at least 16 characters',
+  }),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -93,6 +96,8 @@ export interface Config {
   queue: { workers: number; expireSeconds: number; leaseSeconds: number };
   /** How long finished tasks keep their checkpoints and events (days); the audit log's (0 = always). */
   retention: { days: number; auditDays: number };
+  /** When set, GET /metrics answers only `Authorization: Bearer <token>` (its port may face Slack's internet). */
+  metricsToken?: string;
   workflows: WorkflowsConfig;
   configPath?: string;
 }
@@ -147,6 +152,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       leaseSeconds: e.SIGNOFF_LEASE_SECONDS,
     },
     retention: { days: e.SIGNOFF_RETENTION_DAYS, auditDays: e.SIGNOFF_AUDIT_RETENTION_DAYS },
+    metricsToken: e.SIGNOFF_METRICS_TOKEN,
     workflows,
     configPath,
   };

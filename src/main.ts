@@ -218,7 +218,7 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
     pool: signoff.db.pool,
     logger,
     healthy,
-    metrics: signoff.metrics,
+    metrics: { metrics: signoff.metrics, token: config.metricsToken },
     afterAck,
   });
   // A web replica only answers Slack, so a burst of graph runs never delays an ack; a worker only
@@ -232,7 +232,10 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
   const health =
     listen && slack.mode.kind === 'http'
       ? undefined
-      : await startHealthServer(config.port, healthy, signoff.metrics);
+      : await startHealthServer(config.port, healthy, {
+          metrics: signoff.metrics,
+          token: config.metricsToken,
+        });
   ready = true;
   // Starts a web process left half done (it died between a command's root message and its task)
   // are finished by the web processes still up, or by this one once it is back.

@@ -107,6 +107,23 @@ export const checkpointSchema = z
         message: 'escalate needs a timeout and escalateTo (the users or groups to add as reviewers)',
       });
     }
+    if (c.onTimeout !== 'escalate' && (c.escalateTo || c.escalateAfter || c.escalation)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['onTimeout'],
+        message: `escalation is set but onTimeout is ${c.onTimeout}: set onTimeout: escalate, or remove the escalation`,
+      });
+    }
+    // A two-person rule that a timer could pass with fewer is no rule.
+    const timerApproves =
+      c.onTimeout === 'approve' || (c.onTimeout === 'escalate' && c.finalAction === 'approve');
+    if (c.approvals > 1 && timerApproves) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [c.onTimeout === 'approve' ? 'onTimeout' : 'finalAction'],
+        message: `${c.approvals} approvals are needed, so a timeout may remind, reject, cancel or escalate, never approve`,
+      });
+    }
     if (c.escalation && (c.escalateTo || c.escalateAfter)) {
       ctx.addIssue({
         code: 'custom',

@@ -27,6 +27,8 @@ const COLUMNS: (keyof AuditEntry)[] = [
   'contentHash',
   'reason',
   'rule',
+  'to',
+  'approvals',
 ];
 
 /** Writes the trail; returns how many entries it wrote. Bad arguments throw a `SignoffError`. */

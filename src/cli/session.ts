@@ -8,7 +8,7 @@ import { contentHash } from '../engine/content-hash.js';
 import type { Task } from '../engine/types.js';
 import { parseAnswer } from './answer.js';
 import type { LineSource } from './lines.js';
-import { type Feed, formatReview, type Output, statusWords } from './printer.js';
+import { approvalProgress, type Feed, formatReview, type Output, statusWords } from './printer.js';
 
 export interface SessionDeps {
   engine: Engine;
@@ -30,6 +30,13 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     if (!review) {
       await deps.feed.wait(200);
       continue;
+    }
+    // N of M: this person's approval is in; the rest is other reviewers' to give, not this prompt's.
+    if (review.approvals.some((a) => a.by === deps.actor)) {
+      out.write(
+        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers. Continue later with: signoff resume ${taskId}\n`,
+      );
+      return finish(out, task);
     }
     out.write(`${formatReview(review)}\n> `);
     const line = await deps.lines.next();

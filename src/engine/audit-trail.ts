@@ -4,8 +4,9 @@
  * decided on; refused attempts with the reason, and automatic decisions with the rule that made
  * them. Read from the audit log with its tasks and reviews (which retention keeps), in pages.
  */
+
+import type pg from 'pg';
 import { z } from 'zod';
-import type { Queryable } from '../db/queryable.js';
 
 export const auditEntrySchema = z.object({
   id: z.number(),
@@ -26,6 +27,10 @@ export const auditEntrySchema = z.object({
   reason: z.string().nullable(),
   /** The rule that decided for nobody (a timeout's action, an escalation). */
   rule: z.string().nullable(),
+  /** Whom an escalation added as reviewers (space-separated). */
+  to: z.string().nullable(),
+  /** N of M: "1 of 2" for an approval counted; "2 of 2: U1 U2" for the one that decided. */
+  approvals: z.string().nullable(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -81,25 +86,49 @@ function toEntry(row: Row): AuditEntry {
     contentHash: text(d.contentHash),
     reason: refused ? [text(d.code), text(d.message)].filter(Boolean).join(': ') || null : text(d.reason),
     rule,
+    to: Array.isArray(d.to) ? d.to.join(' ') : null,
+    approvals: approvalsOf(d),
   });
 }
 
-/** The trail, oldest first, a page at a time (an export of years stays in constant memory). */
-export async function* auditTrail(db: Queryable, filter: AuditFilter = {}): AsyncGenerator<AuditEntry> {
-  let after = 0;
-  for (;;) {
-    const r = await db.query<Row>(
-      `SELECT a.id, a.at, a.task_id, t.workflow, r.checkpoint, (r.request->>'round')::int AS round,
-              a.review_id, a.actor, a.action, a.detail
-       FROM signoff.audit a
-       LEFT JOIN signoff.tasks t ON t.id = a.task_id
-       LEFT JOIN signoff.reviews r ON r.id = a.review_id
-       WHERE a.id > $1 AND ($2::text IS NULL OR a.task_id = $2) AND ($3::timestamptz IS NULL OR a.at >= $3)
-       ORDER BY a.id LIMIT ${PAGE}`,
-      [after, filter.taskId ?? null, filter.since ?? null],
-    );
-    for (const row of r.rows) yield toEntry(row);
-    if (r.rows.length < PAGE) return;
-    after = Number(r.rows.at(-1)?.id);
+function approvalsOf(d: Record<string, unknown>): string | null {
+  if (typeof d.counted === 'number') return `${d.counted} of ${d.needed}`;
+  if (!Array.isArray(d.approvals)) return null;
+  const by = (d.approvals as { by: string }[]).map((a) => a.by);
+  return `${by.length} of ${by.length}: ${by.join(' ')}`;
+}
+
+/**
+ * The trail, oldest first, a page at a time (an export of years stays in constant memory). All
+ * pages are read in one snapshot: an entry committed while the export runs, under an id lower
+ * than a page already read, can never fall between two pages.
+ */
+export async function* auditTrail(pool: pg.Pool, filter: AuditFilter = {}): AsyncGenerator<AuditEntry> {
+  const client = await pool.connect();
+  let done = false;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    let after = 0;
+    for (;;) {
+      const r = await client.query<Row>(
+        `SELECT a.id, a.at, a.task_id, t.workflow, r.checkpoint, (r.request->>'round')::int AS round,
+                a.review_id, a.actor, a.action, a.detail
+         FROM signoff.audit a
+         LEFT JOIN signoff.tasks t ON t.id = a.task_id
+         LEFT JOIN signoff.reviews r ON r.id = a.review_id
+         WHERE a.id > $1 AND ($2::text IS NULL OR a.task_id = $2) AND ($3::timestamptz IS NULL OR a.at >= $3)
+         ORDER BY a.id LIMIT ${PAGE}`,
+        [after, filter.taskId ?? null, filter.since ?? null],
+      );
+      for (const row of r.rows) yield toEntry(row);
+      if (r.rows.length < PAGE) break;
+      after = Number(r.rows.at(-1)?.id);
+    }
+    await client.query('COMMIT');
+    done = true;
+  } finally {
+    // A reader that stopped early (or failed) leaves the transaction open: it is ended here.
+    if (!done) await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
   }
 }

@@ -22,7 +22,10 @@ export interface Metrics {
 /** Seconds: a minute to a week, the range a review's wait spans. */
 const DECISION_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800];
 
-export function createMetrics(pool: pg.Pool): Metrics {
+/** How long one read of the database serves scrapes. */
+const CACHE_MS = 5000;
+
+export function createMetrics(pool: pg.Pool, cacheMs = CACHE_MS): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'signoff_' });
 
@@ -34,7 +37,7 @@ export function createMetrics(pool: pg.Pool): Metrics {
   });
   const timeToDecision = new Histogram({
     name: 'signoff_time_to_decision_seconds',
-    help: 'From a review opening to its decision, decided in this process',
+    help: 'From a review opening to a person deciding it, in this process (timer decisions are counted in signoff_decisions_total only)',
     labelNames: ['workflow', 'checkpoint'] as const,
     buckets: DECISION_BUCKETS,
     registers: [registry],
@@ -102,17 +105,31 @@ export function createMetrics(pool: pg.Pool): Metrics {
     for (const r of e.rows.filter((x) => x.failed)) failed.set({ type: r.type }, r.n);
   }
 
+  // Scrapes within `cacheMs` of a read share it: however often /metrics is asked (several
+  // Prometheus servers, or someone hammering the port), the database is read at most that often.
+  let last: { at: number; read: Promise<void> } | undefined;
+  const refresh = () => {
+    const now = Date.now();
+    if (!last || now - last.at >= cacheMs) {
+      last = {
+        at: now,
+        read: readDatabase().then(
+          () => void databaseUp.set(1),
+          () => {
+            // What this process counted is still worth a scrape; the gauges say nothing stale.
+            for (const g of [pending, tasks, queue, failed, undelivered]) g.reset();
+            databaseUp.set(0);
+          },
+        ),
+      };
+    }
+    return last.read;
+  };
+
   return {
     contentType: registry.contentType,
     text: async () => {
-      try {
-        await readDatabase();
-        databaseUp.set(1);
-      } catch {
-        // What this process counted is still worth a scrape; the gauges say nothing stale.
-        for (const g of [pending, tasks, queue, failed, undelivered]) g.reset();
-        databaseUp.set(0);
-      }
+      await refresh();
       return registry.metrics();
     },
     decided: (task, review) => {
@@ -120,6 +137,8 @@ export function createMetrics(pool: pg.Pool): Metrics {
       if (!d) return;
       const labels = { workflow: task.workflow, checkpoint: review.checkpoint };
       decisions.inc({ ...labels, action: d.action, automatic: d.automatic ? 'true' : 'false' });
+      // People's pace only: a timer decides at its deadline, which says nothing of how long people take.
+      if (d.automatic) return;
       // Both times are the database's: the wait as the review's own row records it.
       const seconds = (Date.parse(review.decidedAt ?? '') - Date.parse(review.createdAt)) / 1000;
       if (seconds >= 0) timeToDecision.observe(labels, seconds);

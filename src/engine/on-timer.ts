@@ -11,7 +11,7 @@ import { insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
 import { escalateReview } from './review-updates.js';
 import { atDeadline, type DeadlineStep, escalatedReviewers, stepsTaken } from './sign-off-rules.js';
-import { getReviewWithTask } from './store.js';
+import { getReviewWithTask, lockReviewWithTask } from './store.js';
 import { formatDuration, isDue, type TimerJob, timerKey, timerQueue } from './timers.js';
 import { type Actor, type Clock, type Review, SYSTEM_ACTOR, type Task } from './types.js';
 
@@ -71,8 +71,10 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
   };
 
   /**
-   * The deadline's first step when the checkpoint escalates: new reviewers, a new deadline (its
-   * timer sent in the same transaction, so a crash loses neither), and the surfaces told whom to ping.
+   * An escalation step: new reviewers, a new deadline (its timer sent in the same transaction, so
+   * a crash loses neither), and the surfaces told whom to ping. The task row is locked first, as
+   * every writer of a task and its reviews does: a click or a cancel at the deadline waits for
+   * this (or this for it), never deadlocks with it.
    */
   async function escalate(
     review: Review,
@@ -83,10 +85,14 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     const dueAt = new Date(deps.clock.now().getTime() + step.afterSeconds * 1000);
     const reason = `no decision within ${formatDuration(step.waitedSeconds)}`;
     const escalated = await inTransaction(deps.pool, async (db) => {
+      const locked = await lockReviewWithTask(db, review.id);
+      // Then the review as it is now (decided, cancelled or escalated while this waited).
+      const now = locked && (await getReviewWithTask(db, review.id))?.review;
+      if (now?.status !== 'pending' || stepsTaken(now.settings) !== step.step - 1) return undefined;
       const done = await escalateReview(db, review.id, {
         step: step.step,
         to: step.to,
-        reviewers: escalatedReviewers(review.settings.reviewers, step.to),
+        reviewers: escalatedReviewers(now.settings.reviewers, step.to),
         dueAt,
         reason,
       });

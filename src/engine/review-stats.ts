@@ -11,7 +11,7 @@ export interface ReviewTimes {
   /** `origin.channel` of the tasks (null where the surface has none, the terminal). */
   place: string | null;
   waiting: number;
-  /** Seconds from each review's opening to its decision, for decisions since `since`. */
+  /** Seconds from each review's opening to a person's decision, since `since` (a timer's are not people's pace). */
   decidedInSeconds: number[];
 }
 
@@ -25,7 +25,7 @@ export async function reviewTimes(db: Queryable, surface: Surface, since: Date):
     `SELECT t.workflow, t.origin->>'channel' AS place,
             count(*) FILTER (WHERE r.status = 'pending')::int AS waiting,
             array_agg(extract(epoch FROM r.decided_at - r.created_at)::float8)
-              FILTER (WHERE r.status = 'decided' AND r.decided_at >= $2) AS seconds
+              FILTER (WHERE r.status = 'decided' AND r.decided_at >= $2 AND r.decision->>'automatic' IS NULL) AS seconds
      FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
      WHERE t.surface = $1 AND (r.status = 'pending' OR (r.status = 'decided' AND r.decided_at >= $2))
      GROUP BY 1, 2 ORDER BY 1, 2`,

@@ -28,6 +28,26 @@ export function addApproval(
   return approvals.length >= needed ? { kind: 'quorum', approvals } : { kind: 'counted', approvals, needed };
 }
 
+/**
+ * How many more people could still approve, when the reviewers are all named people (undefined
+ * when `anyone` or a group may: nobody can count those). Below the approvals still needed, the
+ * review cannot pass, and its card should say so.
+ */
+export function approversLeft(
+  settings: Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval'>,
+  approvals: { by: string }[],
+  requester: string,
+): number | undefined {
+  const people = new Set<string>();
+  for (const r of settings.reviewers) {
+    if (r === 'anyone' || r.startsWith('S')) return undefined;
+    people.add(r === 'requester' ? requester : r);
+  }
+  if (!settings.allowSelfApproval) people.delete(requester);
+  for (const a of approvals) people.delete(a.by);
+  return people.size;
+}
+
 export type DeadlineStep =
   /** Step `step` (1 the first): add `to` as reviewers and wait `afterSeconds` more. */
   | { kind: 'escalate'; step: number; to: string[]; afterSeconds: number; waitedSeconds: number }

@@ -4,18 +4,17 @@
  */
 import { App } from '@slack/bolt';
 import type { Config } from '../config.js';
-import type { Metrics } from '../engine/metrics.js';
 import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
 import type { StartDeps } from './deps.js';
-import { answerHealth, answerMetrics } from './health.js';
+import { answerHealth, answerMetrics, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
   /** True once the database, migrations and queue are ready and the database answers. */
   healthy(): Promise<boolean>;
-  metrics: Pick<Metrics, 'text' | 'contentType'>;
+  metrics: MetricsRoute;
 }
 
 export function createSlackApp(deps: SlackAppDeps): App {
@@ -39,7 +38,11 @@ export function createSlackApp(deps: SlackAppDeps): App {
               method: ['GET'],
               handler: (_req, res) => answerHealth(deps.healthy, res),
             },
-            { path: '/metrics', method: ['GET'], handler: (_req, res) => answerMetrics(deps.metrics, res) },
+            {
+              path: '/metrics',
+              method: ['GET'],
+              handler: (req, res) => answerMetrics(deps.metrics, req, res),
+            },
           ],
         });
   // A burst of requests holds back work after acks (after-ack.ts). Over HTTP a request counts

@@ -4,6 +4,7 @@
  * (app.ts); a Socket Mode process or a worker has no HTTP server of its own, so this small one
  * answers on PORT, for the container's HEALTHCHECK, the orchestrator's probes and Prometheus.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from '../engine/metrics.js';
@@ -18,11 +19,22 @@ export function answerHealth(healthy: Healthy, res: ServerResponse): void {
   });
 }
 
+/** What answers GET /metrics: the metrics, and the token a scrape must show (when set). */
+export interface MetricsRoute {
+  metrics: Pick<Metrics, 'text' | 'contentType'>;
+  token?: string;
+}
+
 /** Answers a scrape (also Bolt's custom route); a failure is a 500 with a line, never a crash. */
-export function answerMetrics(metrics: Pick<Metrics, 'text' | 'contentType'>, res: ServerResponse): void {
-  void metrics.text().then(
+export function answerMetrics(route: MetricsRoute, req: IncomingMessage, res: ServerResponse): void {
+  if (route.token && !sameSecret(req.headers.authorization ?? '', `Bearer ${route.token}`)) {
+    res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' });
+    res.end('a bearer token is needed (SIGNOFF_METRICS_TOKEN)');
+    return;
+  }
+  void route.metrics.text().then(
     (text) => {
-      res.writeHead(200, { 'content-type': metrics.contentType });
+      res.writeHead(200, { 'content-type': route.metrics.contentType });
       res.end(text);
     },
     () => {
@@ -32,15 +44,22 @@ export function answerMetrics(metrics: Pick<Metrics, 'text' | 'contentType'>, re
   );
 }
 
+/** Compares in constant time, so that the token cannot be guessed a byte at a time. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 export async function startHealthServer(
   port: number,
   healthy: Healthy,
-  metrics: Pick<Metrics, 'text' | 'contentType'>,
+  metrics: MetricsRoute,
 ): Promise<{ port: number; stop(): Promise<void> }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return answerHealth(healthy, res);
-    if (req.method === 'GET' && path === '/metrics') return answerMetrics(metrics, res);
+    if (req.method === 'GET' && path === '/metrics') return answerMetrics(metrics, req, res);
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   });

@@ -82,8 +82,10 @@ export function createReviewerPings(deps: {
     // Nobody hears of a review from a channel they are not in (a private channel stays private).
     // Slack not saying who is in it is a temporary failure: the ping is tried again with the event.
     const members = await deps.audience.membersOf(task);
+    // Whoever approved already (N of M) is not asked again.
+    const approved = new Set((review.approvals ?? []).map((a) => a.by));
     for (const user of await people(task, only ?? review.settings.reviewers)) {
-      if (!members.has(user)) continue;
+      if (!members.has(user) || approved.has(user)) continue;
       const key =
         why === 'request' || why === 'escalated'
           ? `dm:${why === 'request' ? '' : 'escalated:'}${review.id}:${user}`

@@ -100,7 +100,17 @@ const slackCode = (error: unknown) => (error as { data?: { error?: string } }).d
 
 export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Sink {
   const { client, pool, logger } = deps;
-  const pingReviewers = createReviewerPings({ client, pool, audience: createAudience({ client, logger }) });
+  const audience = createAudience({ client, logger });
+  const pingReviewers = createReviewerPings({ client, pool, audience });
+  /**
+   * The people an escalation names who are not in the task's channel: they cannot see the card
+   * (nor get a DM about a channel they are not in), so the thread says to invite them. Empty when
+   * Slack cannot say who is in it (the event is not held up for that).
+   */
+  const outsiders = async (task: Task, to: string[]): Promise<string[]> => {
+    const members = await audience.membersOf(task).catch(() => undefined);
+    return members ? to.filter((u) => /^[UW]/.test(u) && !members.has(u)) : [];
+  };
   /**
    * Direct messages are extra: one Slack refuses (a deactivated user, a DM the workspace blocks)
    * is logged and skipped, never blamed on the card or the channel. Temporary failures are
@@ -221,7 +231,12 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         return;
       case 'review_escalated':
         await update(`card:${e.review.id}`, reviewCard(e.review, task.requester));
-        await postOnce(`${event.taskId}:${event.key}`, origin, escalatedMessage(e, task.requester), retried);
+        await postOnce(
+          `${event.taskId}:${event.key}`,
+          origin,
+          escalatedMessage(e, task.requester, await outsiders(task, e.to)),
+          retried,
+        );
         await ping(task, e.review, 'escalated', retried, e.to);
         return;
       case 'review_reminder':

@@ -79,7 +79,8 @@ describe('audit trail', () => {
     expect(trail[2]?.reason).toMatch(/^stale_review: This card is out of date/);
     expect(trail[2]?.contentHash).toBe('not-what-it-shows');
     expect(trail[3]).toMatchObject({ feedback: INJECTION, contentHash: contentHash(first.request) });
-    expect(trail[4]?.contentHash).toBe(contentHash(second.request));
+    expect(trail[4]).toMatchObject({ contentHash: contentHash(second.request), approvals: '1 of 2' });
+    expect(trail[6]?.approvals).toBe('2 of 2: U0ALICE U0BOB');
     expect(trail[5]?.reason).toMatch(/^counted_already: You have approved this already/);
   });
 
@@ -108,7 +109,7 @@ describe('audit trail', () => {
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toBe(
-      'at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule',
+      'at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule,to,approvals',
     );
     const { n } = await exported([]);
     expect(rows).toHaveLength(n + 1);

@@ -4,11 +4,15 @@
  * reject ends it), escalation at the deadline then the final action, and timer decisions the
  * graph receives marked as automatic.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { timerQueue } from '../../src/engine/timers.js';
 import type { DeliveredEvent } from '../../src/engine/types.js';
 import type { GoalPlanStateType } from '../../src/workflows/goal-plan/goal-plan-state.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
+import { runSignoff } from '../helpers/processes.js';
 import { until } from '../helpers/slack-thread.js';
 
 const YAML = `workflows:
@@ -221,5 +225,61 @@ describe('escalation and honest timeouts', () => {
     expect((await t.h.engine.getTask(task.id))?.statusReason).toMatch(
       /^rejected automatically: no decision within 30m/,
     );
+  });
+});
+
+describe('races and the terminal', () => {
+  it('an escalation at the deadline takes the task lock first: a click holding it meanwhile never deadlocks with it', async () => {
+    const task = await t.h.start('specialist', 'approve the travel budget');
+    const review = await t.h.nextReview(task.id);
+    // A decision in flight: the task row locked (as decide does first), the review not yet written.
+    const click = await t.h.db.pool.connect();
+    try {
+      await click.query('BEGIN');
+      await click.query('SELECT 1 FROM signoff.tasks WHERE id = $1 FOR UPDATE', [task.id]);
+      clock.advance(2 * 3600 + 1);
+      await t.h.engine.releaseDueTimers('cli');
+      // The escalation now waits for that lock (had it written the review first, it would hold
+      // the review's row while waiting, and the click's write below would deadlock with it).
+      await until('the escalation waits for the task lock', async () => {
+        const r = await t.h.db.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+             AND (query ILIKE '%review_escalated%' OR (query ILIKE '%FOR UPDATE%' AND query ILIKE '%signoff.reviews%'))`,
+        );
+        return r.rowCount ? true : undefined;
+      });
+      await click.query("SET LOCAL lock_timeout = '5s'");
+      await click.query(`UPDATE signoff.reviews SET due_at = due_at WHERE id = $1`, [review.id]);
+      await click.query('COMMIT');
+    } finally {
+      click.release();
+    }
+    await until('escalated', async () =>
+      (await eventsOf(task.id, 'review_escalated')).length ? true : undefined,
+    );
+    expect((await approve(review.id, 'U0LEAD')).ok).toBe(true);
+    expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
+  });
+
+  it('in the terminal, an approval of a 2-approval review is recorded and the session says it waits for others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signoff-quorum-'));
+    const file = join(dir, 'signoff.yml');
+    writeFileSync(
+      file,
+      'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review: { approvals: 2 }\n',
+    );
+    const r = await runSignoff(
+      ['run', 'pair', 'write the launch post'],
+      { DATABASE_URL: t.db.url, SIGNOFF_CONFIG: file },
+      'approve\napprove\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('(0 of 2 approvals; any reject ends the review)');
+    expect(r.stdout).toMatch(
+      /Your approval is recorded \(1 of 2 approvals: cli:[^)]+\); the review waits for other reviewers/,
+    );
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: waiting for review$/);
+    // Asked once: the second "approve" was never read as a second approval.
+    expect(r.stdout.match(/┌─ Review/g)).toHaveLength(1);
   });
 });

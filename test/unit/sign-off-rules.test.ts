@@ -106,6 +106,20 @@ describe('config', () => {
     ).toThrow(/escalation.*not both/s);
   });
 
+  it('refuses escalation settings without onTimeout: escalate, and a timer that approves a review needing several approvals', () => {
+    expect(parse('        timeout: 2h\n        onTimeout: reject\n        escalateTo: [S0LEADS]\n')).toThrow(
+      /escalation is set but onTimeout is reject/,
+    );
+    expect(parse('        timeout: 2h\n        onTimeout: approve\n        approvals: 2\n')).toThrow(
+      /onTimeout: 2 approvals are needed, so a timeout may remind, reject, cancel or escalate, never approve/,
+    );
+    expect(
+      parse(
+        '        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [S0LEADS]\n        finalAction: approve\n        approvals: 2\n',
+      ),
+    ).toThrow(/finalAction: 2 approvals are needed/);
+  });
+
   it('refuses escalate without a timeout or without whom to escalate to', () => {
     expect(parse('        onTimeout: escalate\n        escalateTo: [U0LEAD]\n')).toThrow(
       /escalate needs a timeout/,

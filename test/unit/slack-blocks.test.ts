@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
 import type { Review } from '../../src/engine/types.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
-import { decidedCard, reminderMessage, reviewCard } from '../../src/slack/blocks/review-card.js';
+import {
+  decidedCard,
+  escalatedMessage,
+  reminderMessage,
+  reviewCard,
+} from '../../src/slack/blocks/review-card.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
 
 const review = (over: Partial<Review['request']> = {}, extra: Partial<Review> = {}): Review => ({
@@ -274,5 +279,59 @@ describe('sign-off rules on the card', () => {
     expect(
       sent(reviewCard({ ...escalating, settings: { ...escalating.settings, escalated: 1 } }, 'U0ANN')),
     ).toContain('(rejected automatically if nobody decides)');
+  });
+
+  it('a quorum the named reviewers can no longer reach says so on the card', () => {
+    const r = review();
+    const named = {
+      ...r,
+      settings: { ...r.settings, reviewers: ['U0ANN', 'U0BOB'], approvals: 2, allowSelfApproval: false },
+    };
+    // The requester (U0ANN) may not approve: only U0BOB is left for two approvals.
+    expect(sent(reviewCard(named, 'U0ANN'))).toContain(
+      'Only 1 of the reviewers named can still approve, so this cannot reach 2 approvals',
+    );
+    expect(sent(reviewCard(named, 'U0CAT'))).not.toContain('cannot reach');
+    // A group may hold anyone: nobody can say it is out of reach.
+    const grouped = { ...named, settings: { ...named.settings, reviewers: ['U0BOB', 'S0FIN'] } };
+    expect(sent(reviewCard(grouped, 'U0ANN'))).not.toContain('cannot reach');
+  });
+
+  it('a reminder does not ask again someone who approved already', () => {
+    const r = review({}, { approvals: [approvedBy('U0BOB')] });
+    const named = { ...r, settings: { ...r.settings, reviewers: ['U0BOB', 'U0CAT'], approvals: 2 } };
+    const text = sent(reminderMessage(named, 'U0ANN', false));
+    expect(text).toContain('Reminder for <@U0CAT>');
+    expect(text).not.toContain('<@U0BOB>');
+  });
+
+  it('an escalation to someone outside the channel tells the thread to invite them', () => {
+    const text = sent(
+      escalatedMessage(
+        { review: review(), to: ['U0LEAD', 'S0OPS'], reason: 'no decision within 2h' },
+        'U0ANN',
+        ['U0LEAD'],
+      ),
+    );
+    expect(text).toContain('escalated to <@U0LEAD>, <!subteam^S0OPS>');
+    expect(text).toContain('<@U0LEAD> is not in this channel and cannot see the card: invite them');
+  });
+
+  it('a timer decision on a review with some approvals says how many it had, not that nobody decided', () => {
+    const at = '2026-11-22T12:00:00.000Z';
+    const r = quorum({
+      status: 'decided',
+      approvals: [approvedBy('U0BOB')],
+      decision: {
+        action: 'reject',
+        values: {},
+        by: 'signoff',
+        at,
+        automatic: 'no decision within 2h; this step rejects on timeout',
+      },
+    });
+    const text = sent(decidedCard(r, 'U0ANN'));
+    expect(text).toContain('Rejected automatically: 1 of 2 approvals (<@U0BOB>) when time ran out');
+    expect(text).not.toContain('nobody decided');
   });
 });

@@ -33,7 +33,7 @@ export function historyLine(e: AuditEntry): string {
   const what =
     e.result === 'refused'
       ? `tried to ${e.action}${step}: *refused* (${escapeMrkdwn(truncate(e.reason ?? '', 200))})`
-      : `${verb}${step}${e.result === 'counted' ? ' (counted towards the approvals needed)' : ''}`;
+      : `${verb}${step}${e.to ? ` to ${e.to.split(' ').map(person).join(', ')}` : ''}${e.result === 'counted' ? ` (${e.approvals ?? 'counted'} approvals)` : e.approvals ? ` (${e.approvals.replace(/: .*/, '')} approvals)` : ''}`;
   const rule = e.rule ? ` automatically: ${escapeMrkdwn(truncate(e.rule, 200))}` : '';
   const feedback = e.feedback ? `\n>${escapeMrkdwn(truncate(e.feedback, 300)).replace(/\n/g, ' ')}` : '';
   const hash = e.contentHash && e.result !== 'refused' ? ` \`${e.contentHash}\`` : '';

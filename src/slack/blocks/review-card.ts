@@ -5,7 +5,7 @@
  */
 import type { types } from '@slack/bolt';
 import { contentHash } from '../../engine/content-hash.js';
-import { approvalsNeeded, atDeadline } from '../../engine/sign-off-rules.js';
+import { approvalsNeeded, approversLeft, atDeadline } from '../../engine/sign-off-rules.js';
 import { type Action, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, neutralizePlain, truncate } from './text.js';
@@ -107,9 +107,13 @@ export function quorumLine(review: Review, requester: string): string {
   const barred = [...got.map((a) => a.by), ...(review.settings.allowSelfApproval ? [] : [requester])];
   const others = [...new Set(barred)].map((u) => `<@${u}>`).join(', ');
   const still = `${mentions(review.settings.reviewers, requester)}${others ? ` (not ${others})` : ''}`;
-  return review.status === 'pending'
-    ? `:ballot_box_with_check: *${got.length} of ${needed} approvals*${by} · still may approve: ${still} · one Reject ends the review`
-    : `:ballot_box_with_check: ${got.length} of ${needed} approvals${by}`;
+  if (review.status !== 'pending') return `:ballot_box_with_check: ${got.length} of ${needed} approvals${by}`;
+  const left = approversLeft(review.settings, got, requester);
+  const stuck =
+    left !== undefined && left < needed - got.length
+      ? `\n:warning: Only ${left} of the reviewers named can still approve, so this cannot reach ${needed} approvals: reject or revise it, or change the checkpoint's reviewers.`
+      : '';
+  return `:ballot_box_with_check: *${got.length} of ${needed} approvals*${by} · still may approve: ${still} · one Reject ends the review${stuck}`;
 }
 
 /**
@@ -169,8 +173,11 @@ export function decidedCard(
   const d = review.decision;
   const by = closed && closed.by !== SYSTEM_ACTOR ? ` by <@${closed.by}>` : '';
   const why = closed ? `: ${escapeMrkdwn(closed.reason)}${by}` : '';
+  const given = review.approvals ?? [];
   const who = d?.automatic
-    ? `automatically: nobody decided (${escapeMrkdwn(d.automatic)})`
+    ? given.length
+      ? `automatically: ${given.length} of ${approvalsNeeded(review.settings)} approvals (${given.map((a) => `<@${a.by}>`).join(', ')}) when time ran out (${escapeMrkdwn(d.automatic)})`
+      : `automatically: nobody decided (${escapeMrkdwn(d.automatic)})`
     : d?.approvals
       ? `by ${d.approvals.map((a) => `<@${a.by}>`).join(' and ')} (${d.approvals.length} approvals)`
       : `by <@${d?.by ?? review.decidedBy}>`;
@@ -196,7 +203,12 @@ export function decidedCard(
 export function reminderMessage(review: Review, requester: string, overdue: boolean): SlackMessage {
   const title = escapeMrkdwn(truncate(review.request.title, 200));
   const also = notified(review, requester);
-  const who = `${mentions(review.settings.reviewers, requester)}${also ? ` (${also})` : ''}`;
+  // Whoever approved already has nothing left to do here.
+  const approved = new Set((review.approvals ?? []).map((a) => a.by));
+  const waitingFor = review.settings.reviewers.filter(
+    (r) => !approved.has(r) && !(r === 'requester' && approved.has(requester)),
+  );
+  const who = `${mentions(waitingFor.length ? waitingFor : review.settings.reviewers, requester)}${also ? ` (${also})` : ''}`;
   const text = overdue
     ? `:alarm_clock: ${who}: *${title}* is past its deadline and still waiting for a decision.`
     : `:alarm_clock: Reminder for ${who}: *${title}* is waiting for a decision${review.dueAt ? `, due ${slackDate(review.dueAt)}` : ''}.`;
@@ -206,14 +218,18 @@ export function reminderMessage(review: Review, requester: string, overdue: bool
   };
 }
 
-/** The thread's ping when the deadline escalates: why, and who is asked now. */
+/** The thread's ping when the deadline escalates: why, who is asked now, and who must be invited first. */
 export function escalatedMessage(
   e: { review: Review; to: string[]; reason: string },
   requester: string,
+  outside: string[] = [],
 ): SlackMessage {
   const title = escapeMrkdwn(truncate(e.review.request.title, 200));
   const due = e.review.dueAt ? ` It is now due ${slackDate(e.review.dueAt)}.` : '';
-  const text = `:arrow_double_up: ${escapeMrkdwn(e.reason)}, so *${title}* is escalated to ${mentions(e.to, requester)}: please review the card above.${due}`;
+  const invite = outside.length
+    ? `\n:warning: ${mentions(outside, requester)} ${outside.length === 1 ? 'is' : 'are'} not in this channel and cannot see the card: invite ${outside.length === 1 ? 'them' : 'each'} with \`/invite\`.`
+    : '';
+  const text = `:arrow_double_up: ${escapeMrkdwn(e.reason)}, so *${title}* is escalated to ${mentions(e.to, requester)}: please review the card above.${due}${invite}`;
   return {
     text: escapeMrkdwn(`Escalated: ${truncate(e.review.request.title, 200)}`),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
