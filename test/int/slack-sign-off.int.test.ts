@@ -22,7 +22,7 @@ const YAML = readFileSync(FILE, 'utf8').replace(
   / {4}checkpoints:\n[\s\S]*$/,
   `    checkpoints:
       draft_review: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
-      final_review: { reviewers: [U0BOB], timeout: 1h, onTimeout: escalate, escalateTo: [U0EVE], escalateAfter: 30m, finalAction: reject }
+      final_review: { reviewers: [U0BOB], timeout: 1h, onTimeout: escalate, escalateTo: [U0EVE, U0ZED], escalateAfter: 30m, finalAction: reject }
 `,
 );
 
@@ -79,21 +79,25 @@ describe('sign-off rules in Slack', () => {
 
     // The final review: nobody answers in time; it is escalated to U0EVE, in the thread and by DM.
     const final = await until('final card', () => cardsIn(thread)[1], 20_000);
-    expect(JSON.stringify(final.blocks)).toContain('(then <@U0EVE> is asked too)');
+    expect(JSON.stringify(final.blocks)).toContain('(then <@U0EVE>, <@U0ZED> are asked too)');
     clock.advance(3600 + 1);
     await service.signoff.engine.releaseDueTimers('slack');
     const ping = await until('escalation in the thread', () =>
       posts().find((p) => p.thread_ts === thread && p.text.startsWith('Escalated')),
     );
     expect(JSON.stringify(ping.blocks)).toContain('no decision within 1h, so *Review the final');
-    expect(JSON.stringify(ping.blocks)).toContain('escalated to <@U0EVE>');
+    expect(JSON.stringify(ping.blocks)).toContain('escalated to <@U0EVE>, <@U0ZED>');
+    // U0ZED is not in the channel: the thread says to invite them, and no DM tells them of it.
+    expect(JSON.stringify(ping.blocks)).toContain('<@U0ZED> is not in this channel and cannot see the card');
     const dm = await until('DM to the lead', () =>
       posts().find((p) => !p.thread_ts && p.channel.startsWith('D') && p.text.includes('escalated to you')),
     );
     expect(slack.callsOf('conversations.open').some((c) => c.users === 'U0EVE')).toBe(true);
     expect(dm.text).toContain('Nobody decided in time');
     await until('card lists the lead', () =>
-      updatesOf(tsOf(final)).find((u) => JSON.stringify(u.blocks).includes('Reviewers: <@U0BOB>, <@U0EVE>')),
+      updatesOf(tsOf(final)).find((u) =>
+        JSON.stringify(u.blocks).includes('Reviewers: <@U0BOB>, <@U0EVE>, <@U0ZED>'),
+      ),
     );
 
     clock.advance(30 * 60);
@@ -104,6 +108,8 @@ describe('sign-off rules in Slack', () => {
       ),
     );
     expect(JSON.stringify(closed.blocks)).toContain('no decision within 90m, escalated included');
+    // Events go out in order: the escalation's pings were done before this update; none reached U0ZED.
+    expect(slack.callsOf('conversations.open').some((c) => c.users === 'U0ZED')).toBe(false);
     const root = await until('root says rejected', () =>
       updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('rejected automatically')),
     );
@@ -127,7 +133,7 @@ describe('sign-off rules in Slack', () => {
     expect(text).toContain('<@U0BOB> approved _draft_review, round 1_ (1 of 2 approvals)');
     expect(text).toContain('<@U0BOB> tried to approve _draft_review, round 1_: *refused* (counted_already');
     expect(text).toContain(
-      'signoff escalated the review _final_review, round 1_ to <@U0EVE> automatically: no decision within 1h',
+      'signoff escalated the review _final_review, round 1_ to <@U0EVE>, <@U0ZED> automatically: no decision within 1h',
     );
     expect(text).toContain('signoff rejected _final_review, round 1_ automatically: no decision within 90m');
   });
