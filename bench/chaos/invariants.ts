@@ -67,7 +67,8 @@ export async function checkRun(
   }>(
     `SELECT r.id, r.task_id, r.status, r.decided_at, r.applied_at, t.status AS task_status,
             (SELECT count(*)::int FROM signoff.audit a
-             WHERE a.review_id = r.id AND a.action IN ('approve', 'revise', 'reject')) AS decisions,
+             WHERE a.review_id = r.id AND a.action IN ('approve', 'revise', 'reject')
+               AND NOT a.detail ? 'counted') AS decisions,
             EXISTS (SELECT 1 FROM signoff.audit a WHERE a.task_id = r.task_id AND a.action = 'redirect'
                     AND a.at >= r.decided_at) AS redirected_after
      FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id WHERE r.task_id = ANY($1)`,
@@ -100,6 +101,30 @@ export async function checkRun(
         detail: `review ${r.id} decided, never applied; task ${r.task_status}`,
       });
   }
+
+  // N of M: a review approved by a quorum names that many different people, each counted once
+  // (one audited approval each), and a review still open counts fewer than it needs.
+  const quorums = await pool.query<{ id: string; task_id: string; problem: string }>(
+    `SELECT r.id, r.task_id,
+            CASE
+              WHEN (SELECT count(DISTINCT x->>'by') FROM jsonb_array_elements(r.approvals) x) <> jsonb_array_length(r.approvals)
+                THEN 'a person counted twice'
+              WHEN r.status = 'pending' AND jsonb_array_length(r.approvals) >= (r.settings->>'approvals')::int
+                THEN 'quorum reached but still pending'
+              WHEN r.status = 'decided' AND r.decision->>'action' = 'approve' AND r.decision->>'automatic' IS NULL
+                   AND (SELECT count(DISTINCT x->>'by') FROM jsonb_array_elements(r.decision->'approvals') x)
+                       <> (r.settings->>'approvals')::int
+                THEN 'approved by ' || coalesce(jsonb_array_length(r.decision->'approvals'), 0) || ' of ' || (r.settings->>'approvals')
+              WHEN (SELECT count(*) FROM signoff.audit a WHERE a.review_id = r.id AND a.detail ? 'counted')
+                   <> jsonb_array_length(r.approvals)
+                THEN 'approvals counted and audited differ'
+            END AS problem
+     FROM signoff.reviews r
+     WHERE r.task_id = ANY($1) AND coalesce((r.settings->>'approvals')::int, 1) > 1`,
+    [ids],
+  );
+  for (const q of quorums.rows)
+    if (q.problem) out.push({ kind: 'quorum', task: q.task_id, detail: `review ${q.id}: ${q.problem}` });
 
   const forks = await pool.query<{
     thread_id: string;

@@ -35,6 +35,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 const ACTION_KINDS = [
   'approve',
   'duplicate_approve',
+  'both_approve',
   'approve_and_reject',
   'reject',
   'revise_modal',
@@ -133,6 +134,13 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
       await Promise.all([
         driver.click(reviewer, card, 'signoff_approve'),
         driver.click(reviewer, card, 'signoff_approve'),
+      ]);
+      return kind;
+    case 'both_approve':
+      // Two people at once: on a 2-approval review they reach the quorum once; elsewhere one wins.
+      await Promise.all([
+        driver.click(reviewer, card, 'signoff_approve'),
+        driver.click(other, card, 'signoff_approve'),
       ]);
       return kind;
     case 'approve_and_reject':
@@ -246,6 +254,7 @@ function fault(ctx: RunContext, kind: FaultKind, now: Look): Promise<unknown> | 
 const ACTION_WEIGHTS: Record<ActionKind, number> = {
   approve: 30,
   duplicate_approve: 8,
+  both_approve: 8,
   approve_and_reject: 8,
   reject: 4,
   revise_modal: 8,
@@ -299,11 +308,14 @@ export async function runScenario(ctx: RunContext): Promise<RunTask[]> {
   return tasks;
 }
 
-/** After the faults: approves every card still waiting, once, so that more tasks reach their end. */
+/**
+ * After the faults: every reviewer approves every card still waiting, once, so that more tasks
+ * reach their end (a 2-approval review needs both; elsewhere the second click finds it decided).
+ */
 export async function approveWaiting(ctx: RunContext, tasks: RunTask[]): Promise<void> {
   const now = await look(ctx, tasks);
   for (const { card } of now.cards) {
-    await ctx.driver.click(ctx.rng.pick(REVIEWERS), card, 'signoff_approve');
+    for (const reviewer of REVIEWERS) await ctx.driver.click(reviewer, card, 'signoff_approve');
     count(ctx.actions, 'approve');
   }
 }

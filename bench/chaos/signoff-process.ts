@@ -9,8 +9,19 @@ import { createLogger } from '../../src/logger.js';
 import { startSlack } from '../../src/main.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
 
-/** Short loops, so that a run sees many tasks reach their end. */
-export const CHAOS_WORKFLOWS = 'workflows:\n  pair:\n    maxIterations: 1\n';
+/**
+ * Short loops, so that a run sees many tasks reach their end; specialist's review needs both
+ * reviewers (N of M), so that approvals racing crashes are checked too.
+ */
+export const CHAOS_WORKFLOWS = [
+  'workflows:',
+  '  pair:',
+  '    maxIterations: 1',
+  '  specialist:',
+  '    checkpoints:',
+  '      review: { reviewers: [U0BOB, U0CAT], approvals: 2 }',
+  '',
+].join('\n');
 
 const config = loadConfig();
 await startSlack(
