@@ -21,7 +21,7 @@ const FILE = join(import.meta.dirname, '..', '..', 'examples', 'declared', 'rele
 const YAML = readFileSync(FILE, 'utf8').replace(
   / {4}checkpoints:\n[\s\S]*$/,
   `    checkpoints:
-      draft_review: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
+      draft_review: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2, timeout: 4h, reminders: [1h], dmReviewers: true, onTimeout: remind }
       final_review: { reviewers: [U0BOB], timeout: 1h, onTimeout: escalate, escalateTo: [U0EVE, U0ZED], escalateAfter: 30m, finalAction: reject }
 `,
 );
@@ -210,5 +210,27 @@ describe('sign-off rules in Slack', () => {
     );
     // Someone outside the channel sees no numbers from it.
     expect(await home('U0ZED')).not.toContain('Reviews by workflow');
+  });
+
+  it('a reminder of a 2-approval review reaches, in the thread and by DM, only the reviewers who have not approved', async () => {
+    // The second task's draft waits (from the metrics test); U0BOB approves it now.
+    const thread = tsOf(await until('root', () => rootOf('v4.1: sync')));
+    const draft = cardsIn(thread)[0] as NonNullable<ReturnType<typeof cardsIn>[0]>;
+    const value = buttons(draft).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    await postSigned(events, click('U0BOB', 'signoff_approve', value, tsOf(draft), thread));
+    await until('card shows 1 of 2', () =>
+      updatesOf(tsOf(draft)).find((u) => JSON.stringify(u.blocks).includes('1 of 2 approvals')),
+    );
+    clock.advance(3 * 3600 + 1);
+    await service.signoff.engine.releaseDueTimers('slack');
+    const reminder = await until('reminder in the thread', () =>
+      posts().find((p) => p.thread_ts === thread && p.text.startsWith('Reminder')),
+    );
+    expect(JSON.stringify(reminder.blocks)).toContain('Reminder for <@U0CAT>, <@U0DAN>');
+    expect(JSON.stringify(reminder.blocks)).not.toContain('U0BOB');
+    const remindedBy = (dm: string) => posts().some((p) => p.channel === dm && p.text.includes('Reminder'));
+    await until('DM reminders', () => (remindedBy('D0CAT') && remindedBy('D0DAN') ? true : undefined));
+    // One reminder's DMs go out in the reviewers' order (U0BOB first): with the others sent, his would be.
+    expect(remindedBy('D0BOB')).toBe(false);
   });
 });
