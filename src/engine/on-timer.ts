@@ -11,7 +11,7 @@ import { insertEvent } from './event-store.js';
 import type { JobQueue } from './queue.js';
 import { escalateReview } from './review-updates.js';
 import { atDeadline, type DeadlineStep, escalatedReviewers, stepsTaken } from './sign-off-rules.js';
-import { getReviewWithTask, lockReviewWithTask } from './store.js';
+import { getReviewWithTask, getTask } from './store.js';
 import { formatDuration, isDue, type TimerJob, timerKey, timerQueue } from './timers.js';
 import { type Actor, type Clock, type Review, SYSTEM_ACTOR, type Task } from './types.js';
 
@@ -85,9 +85,9 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     const dueAt = new Date(deps.clock.now().getTime() + step.afterSeconds * 1000);
     const reason = `no decision within ${formatDuration(step.waitedSeconds)}`;
     const escalated = await inTransaction(deps.pool, async (db) => {
-      const locked = await lockReviewWithTask(db, review.id);
+      await getTask(db, task.id, true);
       // Then the review as it is now (decided, cancelled or escalated while this waited).
-      const now = locked && (await getReviewWithTask(db, review.id))?.review;
+      const now = (await getReviewWithTask(db, review.id))?.review;
       if (now?.status !== 'pending' || stepsTaken(now.settings) !== step.step - 1) return undefined;
       const done = await escalateReview(db, review.id, {
         step: step.step,

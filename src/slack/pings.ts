@@ -12,8 +12,8 @@ import { escapeMrkdwn, truncate } from './blocks/text.js';
 import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
 
 /**
- * `why` is 'request' for a new review, 'escalated' when the deadline added reviewers (`only`
- * those are messaged), else the reminder's event key (one DM per reminder).
+ * `why` is 'request' for a new review, else the event's key (one DM per reminder, or per
+ * escalation step, whose key starts with 'escalated:' and which messages `only` those it added).
  * `retried`: an earlier attempt may have messaged someone and died before recording it.
  */
 export type PingReviewers = (
@@ -76,7 +76,7 @@ export function createReviewerPings(deps: {
     const text =
       why === 'request'
         ? `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: <${permalink}|${title}>`
-        : why === 'escalated'
+        : why.startsWith('escalated:')
           ? `:arrow_double_up: Nobody decided in time, so <${permalink}|${title}> (<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task) is escalated to you.`
           : `:alarm_clock: Reminder: <${permalink}|${title}> is still waiting for your review.`;
     // Nobody hears of a review from a channel they are not in (a private channel stays private).
@@ -86,10 +86,7 @@ export function createReviewerPings(deps: {
     const approved = new Set((review.approvals ?? []).map((a) => a.by));
     for (const user of await people(task, only ?? review.settings.reviewers)) {
       if (!members.has(user) || approved.has(user)) continue;
-      const key =
-        why === 'request' || why === 'escalated'
-          ? `dm:${why === 'request' ? '' : 'escalated:'}${review.id}:${user}`
-          : `dm:${why}:${user}`;
+      const key = why === 'request' ? `dm:${review.id}:${user}` : `dm:${why}:${user}`;
       if (await findPost(pool, key)) continue;
       const channel = await dmOf(user);
       const ts =

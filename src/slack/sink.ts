@@ -237,7 +237,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
           escalatedMessage(e, task.requester, await outsiders(task, e.to)),
           retried,
         );
-        await ping(task, e.review, 'escalated', retried, e.to);
+        await ping(task, e.review, event.key, retried, e.to);
         return;
       case 'review_reminder':
         await postOnce(

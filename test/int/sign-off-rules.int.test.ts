@@ -244,7 +244,7 @@ describe('races and the terminal', () => {
       await until('the escalation waits for the task lock', async () => {
         const r = await t.h.db.pool.query(
           `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()
-             AND (query ILIKE '%review_escalated%' OR (query ILIKE '%FOR UPDATE%' AND query ILIKE '%signoff.reviews%'))`,
+             AND (query ILIKE '%review_escalated%' OR query ILIKE '%signoff.tasks%FOR UPDATE%')`,
         );
         return r.rowCount ? true : undefined;
       });

@@ -5,7 +5,7 @@
 import type { types } from '@slack/bolt';
 import type { AuditEntry } from '../../engine/audit-trail.js';
 import { SYSTEM_ACTOR, type Task } from '../../engine/types.js';
-import { slackDate } from './review-card.js';
+import { mentions, slackDate } from './review-card.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 /** Lines per section, and the most lines shown (a modal holds 100 blocks). */
@@ -26,6 +26,9 @@ const VERBS: Record<string, string> = {
 const person = (who: string) =>
   who === SYSTEM_ACTOR ? 'signoff' : /^[UW][A-Z0-9]+$/.test(who) ? `<@${who}>` : escapeMrkdwn(who);
 
+/** N of M: " (1 of 2 approvals)" for an approval counted or the one that completed the quorum. */
+const approvalsNote = (e: AuditEntry) => (e.approvals ? ` (${e.approvals.split(':')[0]} approvals)` : '');
+
 /** One entry in words: "10:02 <@U1> approved _review, round 2_ (counted towards the quorum)". */
 export function historyLine(e: AuditEntry): string {
   const verb = VERBS[e.action] ?? escapeMrkdwn(e.action);
@@ -33,7 +36,7 @@ export function historyLine(e: AuditEntry): string {
   const what =
     e.result === 'refused'
       ? `tried to ${e.action}${step}: *refused* (${escapeMrkdwn(truncate(e.reason ?? '', 200))})`
-      : `${verb}${step}${e.to ? ` to ${e.to.split(' ').map(person).join(', ')}` : ''}${e.result === 'counted' ? ` (${e.approvals ?? 'counted'} approvals)` : e.approvals ? ` (${e.approvals.replace(/: .*/, '')} approvals)` : ''}`;
+      : `${verb}${step}${e.to ? ` to ${mentions(e.to.split(' '), '')}` : ''}${approvalsNote(e)}`;
   const rule = e.rule ? ` automatically: ${escapeMrkdwn(truncate(e.rule, 200))}` : '';
   const feedback = e.feedback ? `\n>${escapeMrkdwn(truncate(e.feedback, 300)).replace(/\n/g, ' ')}` : '';
   const hash = e.contentHash && e.result !== 'refused' ? ` \`${e.contentHash}\`` : '';
@@ -98,16 +101,10 @@ export const historyLoading = (): types.View => ({
   blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Reading the history…' } }],
 });
 
-/** When the trail could not be read: what to do. */
-export const historyFailed = (): types.View => ({
+/** When there is no trail to show: what happened, and what to do. */
+export const historyFailed = (
+  text = 'The history could not be read just now. Close this and try again in a minute.',
+): types.View => ({
   ...historyLoading(),
-  blocks: [
-    {
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: 'The history could not be read just now. Close this and try again in a minute.',
-      },
-    },
-  ],
+  blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
 });

@@ -48,6 +48,9 @@ const reviewersLine = (review: Review, requester: string) => {
   return `Reviewers: ${mentions(review.settings.reviewers, requester)}${also ? ` · cc ${also}` : ''}`;
 };
 
+/** The people who approved, as mentions. */
+const approvers = (list: { by: string }[], separator = ', ') => list.map((a) => `<@${a.by}>`).join(separator);
+
 export function mentions(reviewers: string[], requester: string): string {
   const names = reviewers.map((r) =>
     r === 'anyone'
@@ -103,7 +106,7 @@ export function quorumLine(review: Review, requester: string): string {
   const needed = approvalsNeeded(review.settings);
   // The approval that completed the quorum is in the decision only.
   const got: { by: string }[] = review.decision?.approvals ?? review.approvals ?? [];
-  const by = got.length ? `: ${got.map((a) => `<@${a.by}>`).join(', ')}` : '';
+  const by = got.length ? `: ${approvers(got)}` : '';
   const barred = [...got.map((a) => a.by), ...(review.settings.allowSelfApproval ? [] : [requester])];
   const others = [...new Set(barred)].map((u) => `<@${u}>`).join(', ');
   const still = `${mentions(review.settings.reviewers, requester)}${others ? ` (not ${others})` : ''}`;
@@ -176,12 +179,12 @@ export function decidedCard(
   const given = review.approvals ?? [];
   const who = d?.automatic
     ? given.length
-      ? `automatically: ${given.length} of ${approvalsNeeded(review.settings)} approvals (${given.map((a) => `<@${a.by}>`).join(', ')}) when time ran out (${escapeMrkdwn(d.automatic)})`
+      ? `automatically: ${given.length} of ${approvalsNeeded(review.settings)} approvals (${approvers(given)}) when time ran out (${escapeMrkdwn(d.automatic)})`
       : `automatically: nobody decided (${escapeMrkdwn(d.automatic)})`
     : d?.approvals
-      ? `by ${d.approvals.map((a) => `<@${a.by}>`).join(' and ')} (${d.approvals.length} approvals)`
+      ? `by ${approvers(d.approvals, ' and ')} (${d.approvals.length} approvals)`
       : `by <@${d?.by ?? review.decidedBy}>`;
-  // A reject or revise after some approvals: the approvals given are kept on the card.
+  // A reject or revise on a review that needs several approvals: what became of the approvals.
   const ended =
     d && d.action !== 'approve' && approvalsNeeded(review.settings) > 1
       ? `\n_${d.action === 'reject' ? 'One reject ends a review that needs several approvals.' : 'A revision sends it back: the next round needs its approvals again.'}_`

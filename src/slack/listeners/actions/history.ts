@@ -25,7 +25,12 @@ export function createHistoryAction(deps: ListenerDeps) {
     await deps.afterAck.run(async () => {
       try {
         const task = await deps.engine.getTask(slackTaskId(root));
-        if (!task) return void (await client.views.update({ view_id: viewId, view: historyFailed() }));
+        if (!task) {
+          const view = historyFailed(
+            'This message has no signoff task (it never started), so there is no history.',
+          );
+          return void (await client.views.update({ view_id: viewId, view }));
+        }
         const entries: AuditEntry[] = [];
         for await (const entry of deps.engine.auditTrail({ taskId: task.id })) entries.push(entry);
         await client.views.update({ view_id: viewId, view: historyModal(task, entries) });
