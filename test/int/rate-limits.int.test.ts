@@ -22,14 +22,24 @@ afterAll(async () => {
   await testDb?.drop();
 });
 
-/** How long `take` took, or how long it said to wait when it would not wait in place. */
-async function taken(take: () => Promise<void>): Promise<{ waited: number } | { later: number }> {
+/**
+ * When the call may go, from performance.now()'s origin: when `take` returned (it waited in place)
+ * or when it said to come back (it would not wait). Absolute times, so that a slow machine that
+ * issues six "concurrent" queries some ms apart still shows the slots' spacing.
+ */
+async function taken(
+  take: () => Promise<void>,
+): Promise<{ waited: number; at: number } | { later: number; at: number }> {
   const t0 = performance.now();
   try {
     await take();
-    return { waited: performance.now() - t0 };
+    const now = performance.now();
+    return { waited: now - t0, at: now };
   } catch (error) {
-    if (error instanceof DeliveryError && error.kind === 'limited') return { later: error.retryAfterMs ?? 0 };
+    if (error instanceof DeliveryError && error.kind === 'limited') {
+      const later = error.retryAfterMs ?? 0;
+      return { later, at: performance.now() + later };
+    }
     throw error;
   }
 }
@@ -46,12 +56,18 @@ describe('Slack rate limits', () => {
     const rest = await Promise.all(Array.from({ length: 6 }, take));
     const waited = rest.flatMap((r) => ('waited' in r ? [r.waited] : [])).sort((a, b) => a - b);
     const backs = rest.flatMap((r) => ('later' in r ? [r.later] : [])).sort((a, b) => a - b);
-    expect(waited.length).toBe(2);
+    // Two slots fall within the next second; on a loaded machine the queries may reach Postgres
+    // a little apart, and a third caller's slot can then be within its own second.
+    expect(waited.length).toBeGreaterThanOrEqual(2);
+    expect(waited.length).toBeLessThanOrEqual(3);
     expect(waited[0]).toBeGreaterThan(300);
     expect(waited[1]).toBeGreaterThan(800);
-    expect(backs.length).toBe(4);
+    expect(backs.length).toBe(6 - waited.length);
     expect(backs.every((b) => b > 1000)).toBe(true);
-    for (let i = 1; i < backs.length; i++) expect(backs[i] - backs[i - 1]).toBeGreaterThan(400);
+    // Every caller's slot, waited for or given back, is at least a period (500 ms) after the one
+    // before: the limit is kept whatever the timing.
+    const slots = rest.map((r) => r.at).sort((a, b) => a - b);
+    for (let i = 1; i < slots.length; i++) expect(slots[i] - slots[i - 1]).toBeGreaterThan(400);
     // A method with no published limit is never held.
     expect('waited' in (await taken(() => limits.take('auth.test')))).toBe(true);
   });
