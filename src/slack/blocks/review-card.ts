@@ -66,7 +66,7 @@ export function mentions(reviewers: string[], requester: string): string {
 
 function head(review: Review, requester: string): KnownBlock[] {
   const r = review.request;
-  const body = neutralizeMarkdown(r.body.trim() || '(nothing to show)');
+  const body = r.body.trim() || '(nothing to show)';
   const cut = body.length > BODY_BUDGET;
   const due = review.dueAt ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester)}` : undefined;
   const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
@@ -78,9 +78,9 @@ function head(review: Review, requester: string): KnownBlock[] {
     },
     {
       type: 'markdown',
-      text: cut
-        ? `${body.slice(0, BODY_BUDGET)}\n\n_…cut here; the full text is in the messages above._`
-        : body,
+      text: neutralizeMarkdown(
+        cut ? `${body.slice(0, BODY_BUDGET)}\n\n_…cut here; the full text is in the messages above._` : body,
+      ),
     } as KnownBlock,
     {
       type: 'context',

@@ -28,19 +28,34 @@ export function escapeMrkdwn(text: string): string {
 }
 
 /**
- * For `markdown` blocks (standard Markdown that Slack translates): special `<!…>`, `<@…>`,
- * `<#…>` sequences and broadcast words get a zero-width space, so they show but never act.
+ * For plain_text objects (headers, modal titles), which Slack shows as typed: entities would show
+ * literally, so special `<!…>`, `<@…>`, `<#…>` sequences and broadcast words get a zero-width
+ * space instead, so they show but never act. (A message's fallback `text` is mrkdwn: use
+ * escapeMrkdwn for it.)
  */
-export function neutralizeMarkdown(text: string): string {
+export function neutralizePlain(text: string): string {
   return text.replace(/<([!@#])/g, `<${ZWSP}$1`).replace(BROADCAST, `@${ZWSP}$1`);
 }
 
 /**
- * For plain_text objects (headers, modal titles), which Slack shows as typed: entities would show
- * literally, so special sequences and broadcasts are broken with a zero-width space instead.
- * (A message's fallback `text` is mrkdwn: use escapeMrkdwn for it.)
+ * For `markdown` blocks (standard Markdown that Slack translates): mentions and broadcasts
+ * broken as in plain text. Apply it last, to the exact text of the block: cutting or splitting
+ * a neutralized text can reopen what a code span or fence had closed.
  */
-export const neutralizePlain = neutralizeMarkdown;
+export function neutralizeMarkdown(text: string): string {
+  return neutralizePlain(text);
+}
+
+/**
+ * Markdown in parts of at most `max` characters, each neutralized after the split; a part that
+ * neutralizing made longer than `max` is split finer.
+ */
+export function markdownParts(text: string, max: number, budget = max): string[] {
+  return splitText(text, budget).flatMap((part) => {
+    const safe = neutralizeMarkdown(part);
+    return safe.length <= max || budget <= 256 ? [safe] : markdownParts(part, max, Math.floor(budget / 2));
+  });
+}
 
 /** Cuts to `max` characters, ending with an ellipsis when cut. */
 export function truncate(text: string, max: number): string {
