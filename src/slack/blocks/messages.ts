@@ -4,7 +4,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { Task, TaskStatus } from '../../engine/types.js';
-import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText, truncate } from './text.js';
+import { escapeMrkdwn, LIMITS, markdownParts, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -97,8 +97,7 @@ export function rootMessage(
 
 /** An agent's message as one or more Slack messages, each within every limit. */
 export function agentMessages(text: string): SlackMessage[] {
-  const safe = neutralizeMarkdown(text.trim() || '(no output)');
-  return splitText(safe, LIMITS.markdownPerPayload).map((part) => ({
+  return markdownParts(text.trim() || '(no output)', LIMITS.markdownPerPayload).map((part) => ({
     text: escapeMrkdwn(truncate(text.trim() || '(no output)', LIMITS.sectionText)),
     blocks: [{ type: 'markdown', text: part } as KnownBlock],
   }));

@@ -8,7 +8,7 @@ import { contentHash } from '../../engine/content-hash.js';
 import { approvalsNeeded, approversLeft, atDeadline } from '../../engine/sign-off-rules.js';
 import { type Action, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
-import { escapeMrkdwn, LIMITS, neutralizeMarkdown, neutralizePlain, truncate } from './text.js';
+import { escapeMrkdwn, LIMITS, markdownStart, neutralizePlain, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -66,8 +66,7 @@ export function mentions(reviewers: string[], requester: string): string {
 
 function head(review: Review, requester: string): KnownBlock[] {
   const r = review.request;
-  const body = neutralizeMarkdown(r.body.trim() || '(nothing to show)');
-  const cut = body.length > BODY_BUDGET;
+  const body = markdownStart(r.body.trim() || '(nothing to show)', BODY_BUDGET);
   const due = review.dueAt ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester)}` : undefined;
   const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
   const quorum = approvalsNeeded(review.settings) > 1 ? [quorumLine(review, requester)] : [];
@@ -78,9 +77,7 @@ function head(review: Review, requester: string): KnownBlock[] {
     },
     {
       type: 'markdown',
-      text: cut
-        ? `${body.slice(0, BODY_BUDGET)}\n\n_…cut here; the full text is in the messages above._`
-        : body,
+      text: body.cut ? `${body.text}\n\n_…cut here; the full text is in the messages above._` : body.text,
     } as KnownBlock,
     {
       type: 'context',

@@ -2,6 +2,7 @@
  * Text that goes to Slack: nothing an agent or a person wrote may ping a channel, forge a mention
  * or a link, or exceed Slack's limits.
  */
+import { showLinks, ZWSP } from './links.js';
 
 /** Limits Slack enforces (docs and FACTS.md), with a margin where Slack counts differently. */
 export const LIMITS = {
@@ -15,7 +16,6 @@ export const LIMITS = {
   modalTitle: 24,
 } as const;
 
-const ZWSP = '\u200b';
 const BROADCAST = /@(channel|here|everyone)\b/gi;
 
 /** For mrkdwn (section, context): Slack's three control characters escaped, broadcasts broken. */
@@ -28,19 +28,47 @@ export function escapeMrkdwn(text: string): string {
 }
 
 /**
- * For `markdown` blocks (standard Markdown that Slack translates): special `<!…>`, `<@…>`,
- * `<#…>` sequences and broadcast words get a zero-width space, so they show but never act.
+ * For plain_text objects (headers, modal titles), which Slack shows as typed: entities would show
+ * literally, so special `<!…>`, `<@…>`, `<#…>` sequences and broadcast words get a zero-width
+ * space instead, so they show but never act. (A message's fallback `text` is mrkdwn: use
+ * escapeMrkdwn for it.)
  */
-export function neutralizeMarkdown(text: string): string {
+export function neutralizePlain(text: string): string {
   return text.replace(/<([!@#])/g, `<${ZWSP}$1`).replace(BROADCAST, `@${ZWSP}$1`);
 }
 
 /**
- * For plain_text objects (headers, modal titles), which Slack shows as typed: entities would show
- * literally, so special sequences and broadcasts are broken with a zero-width space instead.
- * (A message's fallback `text` is mrkdwn: use escapeMrkdwn for it.)
+ * For `markdown` blocks (standard Markdown that Slack translates): every link shows where it goes
+ * (links.ts), and mentions and broadcasts are broken as in plain text, after the links so that no
+ * rewrite can bring one together. Apply it to the exact text of the block: cutting or splitting a
+ * neutralized text can reopen what a code span or fence had closed.
  */
-export const neutralizePlain = neutralizeMarkdown;
+export function neutralizeMarkdown(text: string): string {
+  return showLinks(text, neutralizePlain);
+}
+
+/**
+ * Markdown in parts of at most `max` characters, each neutralized after the split; a part that
+ * neutralizing made longer than `max` is split finer.
+ */
+export function markdownParts(text: string, max: number, budget = max): string[] {
+  return splitText(text, budget).flatMap((part) => {
+    const safe = neutralizeMarkdown(part);
+    return safe.length <= max || budget <= 256 ? [safe] : markdownParts(part, max, Math.floor(budget / 2));
+  });
+}
+
+/**
+ * The start of `text` as Markdown of at most `max` characters, neutralized after the cut (cut
+ * finer when neutralizing made it longer); `cut` says whether anything was left out.
+ */
+export function markdownStart(text: string, max: number, budget = max): { text: string; cut: boolean } {
+  // The first chunk depends only on the first `budget + 1` characters.
+  const head = splitText(text.slice(0, budget + 1), budget)[0] ?? '';
+  const safe = neutralizeMarkdown(head);
+  if (safe.length > max && budget > 256) return markdownStart(text, max, Math.floor(budget / 2));
+  return { text: safe, cut: text.length > budget };
+}
 
 /** Cuts to `max` characters, ending with an ellipsis when cut. */
 export function truncate(text: string, max: number): string {
