@@ -18,6 +18,30 @@ export interface SlackCall {
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
 
+/** The part of Slack's user object (`users.info`) that says where someone belongs. */
+export interface FakeUser {
+  id: string;
+  team_id: string;
+  name: string;
+  deleted: boolean;
+  is_bot: boolean;
+  is_restricted: boolean;
+  is_ultra_restricted: boolean;
+  is_stranger?: boolean;
+  enterprise_user?: { id: string; enterprise_id: string; enterprise_name: string; teams: string[] };
+}
+
+/** A full member of the workspace T0TEAM, as `users.info` shows one. */
+const memberRecord = (id: string): FakeUser => ({
+  id,
+  team_id: BOT.team_id,
+  name: id.toLowerCase(),
+  deleted: false,
+  is_bot: false,
+  is_restricted: false,
+  is_ultra_restricted: false,
+});
+
 function parseOr(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -110,8 +134,16 @@ export class FakeSlack {
   private server: Server | undefined;
   private ts = 1_700_000_000;
   private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
-  /** User groups and their members, for reviewer checks. */
+  /** User groups and their members, for reviewer checks; any other group is unknown (`no_such_subteam`). */
   groups: Record<string, string[]> = {};
+  /**
+   * What `users.info` says of a person, over a member of this workspace (team T0TEAM): e.g.
+   * `{ team_id: 'T0OTHER', is_stranger: true }` for someone of another organization in a Slack
+   * Connect channel, `{ is_restricted: true }` for a guest; `null`: no such user (`user_not_found`).
+   */
+  users: Record<string, Partial<FakeUser> | null> = {};
+  /** The Enterprise organization this workspace belongs to (what `auth.test` says), if any. */
+  enterprise: string | undefined;
   /** The workspace's people: every one of them is in a channel that `members` does not list. */
   people: string[] = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DAN', 'U0EVE'];
   /** Channels with their own members (a private channel): `conversations.members` answers these. */
@@ -299,7 +331,30 @@ export class FakeSlack {
   private answer(method: string, args: Record<string, unknown>): object {
     switch (method) {
       case 'auth.test':
-        return { ok: true, ...BOT, url: 'https://fake.slack.test/' };
+        return {
+          ok: true,
+          ...BOT,
+          url: 'https://fake.slack.test/',
+          ...(this.enterprise ? { enterprise_id: this.enterprise } : {}),
+          is_enterprise_install: false,
+        };
+      case 'users.info': {
+        const id = String(args.user ?? '');
+        const over = this.users[id];
+        if (!/^[UW][A-Z0-9]{2,}$/.test(id) || over === null) return { ok: false, error: 'user_not_found' };
+        // In an Enterprise organization every member's record names it.
+        const org = this.enterprise
+          ? {
+              enterprise_user: {
+                id,
+                enterprise_id: this.enterprise,
+                enterprise_name: 'Acme',
+                teams: ['T0TEAM'],
+              },
+            }
+          : {};
+        return { ok: true, user: { ...memberRecord(id), ...org, ...over } };
+      }
       case 'chat.postMessage': {
         const refused = slackRefusal(args);
         if (refused) {
@@ -353,8 +408,10 @@ export class FakeSlack {
       case 'views.open':
       case 'views.update':
         return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
-      case 'usergroups.users.list':
-        return { ok: true, users: this.groups[String(args.usergroup)] ?? [] };
+      case 'usergroups.users.list': {
+        const users = this.groups[String(args.usergroup)];
+        return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
+      }
       case 'conversations.members': {
         // Pages of `limit` (Slack's cursor pagination), so that a client that reads one page only is caught.
         const all = this.members[String(args.channel)] ?? this.people;
