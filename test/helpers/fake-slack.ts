@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { type FakeUser, usersInfo } from './fake-slack-users.js';
 
 export interface SlackCall {
   method: string;
@@ -17,30 +18,6 @@ export interface SlackCall {
 }
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
-
-/** The part of Slack's user object (`users.info`) that says where someone belongs. */
-export interface FakeUser {
-  id: string;
-  team_id: string;
-  name: string;
-  deleted: boolean;
-  is_bot: boolean;
-  is_restricted: boolean;
-  is_ultra_restricted: boolean;
-  is_stranger?: boolean;
-  enterprise_user?: { id: string; enterprise_id: string; enterprise_name: string; teams: string[] };
-}
-
-/** A full member of the workspace T0TEAM, as `users.info` shows one. */
-const memberRecord = (id: string): FakeUser => ({
-  id,
-  team_id: BOT.team_id,
-  name: id.toLowerCase(),
-  deleted: false,
-  is_bot: false,
-  is_restricted: false,
-  is_ultra_restricted: false,
-});
 
 function parseOr(text: string): unknown {
   try {
@@ -136,11 +113,7 @@ export class FakeSlack {
   private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
   /** User groups and their members, for reviewer checks; any other group is unknown (`no_such_subteam`). */
   groups: Record<string, string[]> = {};
-  /**
-   * What `users.info` says of a person, over a member of this workspace (team T0TEAM): e.g.
-   * `{ team_id: 'T0OTHER', is_stranger: true }` for someone of another organization in a Slack
-   * Connect channel, `{ is_restricted: true }` for a guest; `null`: no such user (`user_not_found`).
-   */
+  /** `users.info` over a member of T0TEAM: `{ is_restricted: true }` a guest, `null` no such user. */
   users: Record<string, Partial<FakeUser> | null> = {};
   /** The Enterprise organization this workspace belongs to (what `auth.test` says), if any. */
   enterprise: string | undefined;
@@ -338,23 +311,11 @@ export class FakeSlack {
           ...(this.enterprise ? { enterprise_id: this.enterprise } : {}),
           is_enterprise_install: false,
         };
-      case 'users.info': {
-        const id = String(args.user ?? '');
-        const over = this.users[id];
-        if (!/^[UW][A-Z0-9]{2,}$/.test(id) || over === null) return { ok: false, error: 'user_not_found' };
-        // In an Enterprise organization every member's record names it.
-        const org = this.enterprise
-          ? {
-              enterprise_user: {
-                id,
-                enterprise_id: this.enterprise,
-                enterprise_name: 'Acme',
-                teams: ['T0TEAM'],
-              },
-            }
-          : {};
-        return { ok: true, user: { ...memberRecord(id), ...org, ...over } };
-      }
+      case 'users.info':
+        return usersInfo(String(args.user ?? ''), this.users[String(args.user)], {
+          team: BOT.team_id,
+          enterprise: this.enterprise,
+        });
       case 'chat.postMessage': {
         const refused = slackRefusal(args);
         if (refused) {
