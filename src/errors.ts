@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'task_not_waiting'
   | 'task_not_working'
   | 'not_allowed'
+  /** Whether the person may act hinges on what the surface could not say just now (a user group). */
+  | 'directory_unavailable'
   | 'not_addressed'
   | 'invalid_decision'
   | 'database_unavailable'

@@ -37,6 +37,11 @@ export const checkpointSchema = z
     reviewers: z.array(reviewer).min(1).default(['anyone']),
     /** May the person who started the task approve its own work? */
     allowSelfApproval: z.boolean().default(true),
+    /**
+     * May people from another organization (Slack Connect) and the workspace's guests decide this
+     * step? Not by default, even where `anyone` or a user group would take them in.
+     */
+    allowExternal: z.boolean().default(false),
     timeout: duration.optional(),
     /**
      * What the deadline does: approve or reject (recorded as automatic), cancel the task, remind

@@ -46,6 +46,7 @@ export type DecideResult =
         | 'unknown_review'
         | 'review_not_pending'
         | 'not_allowed'
+        | 'directory_unavailable'
         | 'invalid_decision'
         | 'stale_review'
         | 'counted_already';

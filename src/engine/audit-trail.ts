@@ -39,6 +39,23 @@ export interface AuditFilter {
   since?: Date;
 }
 
+/** How much of a refused attempt's text the audit keeps: enough to see what was tried. */
+export const REFUSED_TEXT_LIMIT = 500;
+
+/**
+ * What the audit keeps of the text of a refused attempt: anyone may type anything (a stranger's
+ * pasted document), so no more than `REFUSED_TEXT_LIMIT` characters, with a note of the length.
+ */
+export function refusedText(feedback: string | undefined): { feedback?: string; feedbackLength?: number } {
+  const text = feedback?.trim();
+  if (!text) return {};
+  if (text.length <= REFUSED_TEXT_LIMIT) return { feedback: text };
+  return {
+    feedback: `${text.slice(0, REFUSED_TEXT_LIMIT)}… [${text.length} characters; the first ${REFUSED_TEXT_LIMIT} kept]`,
+    feedbackLength: text.length,
+  };
+}
+
 const DECISIONS = new Set(['approve', 'revise', 'reject']);
 const PAGE = 500;
 

@@ -11,22 +11,28 @@ import type { Action, Actor, ReviewSettings, Task } from './types.js';
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
-/**
- * Who may decide a review: anyone listed (a user id, a user group the actor is in, `requester`,
- * or `anyone`); the requester approving their own work only when the checkpoint allows it.
- * Returns the reason for a refusal, or undefined when allowed.
- */
-export function refusal(
-  settings: Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval'>,
-  task: Task,
-  actor: Actor,
-  action: Action,
-): string | undefined {
+type Rule = Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval' | 'allowExternal'>;
+
+const OUTSIDERS = "people from outside this workspace's organization and guests cannot decide this step";
+
+/** Whether the checkpoint lists the actor: `anyone`, their id, `requester` (theirs), a group known to hold them. */
+function isListed(settings: Pick<ReviewSettings, 'reviewers'>, task: Task, actor: Actor): boolean {
   const groups = new Set(actor.groups ?? []);
-  const listed = settings.reviewers.some(
+  return settings.reviewers.some(
     (r) =>
       r === 'anyone' || r === actor.id || groups.has(r) || (r === 'requester' && actor.id === task.requester),
   );
+}
+
+/**
+ * Who may decide a review: anyone listed (a user id, a user group the actor is in, `requester`,
+ * or `anyone`); the requester approving their own work only when the checkpoint allows it;
+ * people from another organization and guests only when it sets `allowExternal` (when their
+ * surface could not tell, they count as such). Returns the reason for a refusal, or undefined.
+ */
+export function refusal(settings: Rule, task: Task, actor: Actor, action: Action): string | undefined {
+  if (actor.external && !settings.allowExternal) return OUTSIDERS;
+  const listed = isListed(settings, task, actor);
   if (!listed) return 'you are not a reviewer for this step';
   if (action === 'approve' && !settings.allowSelfApproval && actor.id === task.requester) {
     return 'you started this task, so someone else has to approve it';
@@ -38,19 +44,78 @@ export function refusal(
 export const groupsNamed = (settings: Pick<ReviewSettings, 'reviewers'>) =>
   settings.reviewers.filter((r) => r.startsWith('S'));
 
-/** The actor with the user groups it is in, asked (from Slack) only when the checkpoint names groups. */
-export async function withGroups(settings: Pick<ReviewSettings, 'reviewers'>, actor: Actor): Promise<Actor> {
-  const named = groupsNamed(settings);
-  if (!named.length || !actor.memberOf || actor.groups) return actor;
-  return { ...actor, groups: await actor.memberOf(named) };
+/**
+ * The groups worth asking the actor's surface about: none when their right does not hinge on a
+ * group (listed as themselves, `requester` or `anyone`; or barred whatever the groups say), so
+ * that a named reviewer decides even while a group lookup fails.
+ */
+export function groupsToAsk(settings: Rule, task: Task, actor: Actor): string[] {
+  if (isListed(settings, task, actor)) return [];
+  if (actor.external === true && !settings.allowExternal) return [];
+  const known = new Set([...(actor.groups ?? []), ...(actor.unknownGroups ?? [])]);
+  return groupsNamed(settings).filter((g) => !known.has(g));
+}
+
+/** The actor with `groups` asked of its surface, at once; one it could not answer for is noted as unknown. */
+export async function askGroups(actor: Actor, groups: string[]): Promise<Actor> {
+  const { inGroup } = actor;
+  if (!inGroup || !groups.length) return actor;
+  const answers = await Promise.allSettled(groups.map((g) => inGroup(g)));
+  return {
+    ...actor,
+    groups: [...(actor.groups ?? []), ...groups.filter((_, i) => isTrue(answers[i]))],
+    unknownGroups: [
+      ...(actor.unknownGroups ?? []),
+      ...groups.filter((_, i) => answers[i]?.status === 'rejected'),
+    ],
+  };
+}
+
+const isTrue = (answer: PromiseSettledResult<boolean> | undefined) =>
+  answer?.status === 'fulfilled' && answer.value;
+
+/** The actor with the groups its right on one review hinges on asked (the Home tab, `/signoff list`). */
+export const withGroups = (settings: Rule, task: Task, actor: Actor): Promise<Actor> =>
+  askGroups(actor, groupsToAsk(settings, task, actor));
+
+/** A refusal with its code: `directory_unavailable` when only an answer the surface could not give stands in the way. */
+export interface RightRefused {
+  code: 'not_allowed' | 'directory_unavailable';
+  message: string;
+}
+
+/**
+ * Whether the actor may decide, and if not, the true reason: a person whose right hinges on a
+ * group Slack did not answer for (or on whether they are from outside, when Slack did not say)
+ * is told to try again, not that they have no right; everyone else gets `refusal`'s sentence.
+ */
+export function rightRefused(
+  settings: Rule,
+  task: Task,
+  actor: Actor,
+  action: Action,
+): RightRefused | undefined {
+  if (!refusal(settings, task, actor, action)) return undefined;
+  const hoped: Actor = {
+    ...actor,
+    external: actor.external === 'unknown' ? undefined : actor.external,
+    groups: [...(actor.groups ?? []), ...(actor.unknownGroups ?? [])],
+  };
+  const why = refusal(settings, task, hoped, action);
+  if (why) return { code: 'not_allowed', message: `Sorry, ${why}.` };
+  return { code: 'directory_unavailable', message: unansweredSentence(settings, actor) };
+}
+
+function unansweredSentence(settings: Rule, actor: Actor): string {
+  if (actor.external === 'unknown' && !settings.allowExternal) {
+    return 'Sorry, Slack did not say just now whether you are a member of this workspace (this step is not for guests or people from other organizations); try again in a minute.';
+  }
+  const groups = (actor.unknownGroups ?? []).filter((g) => settings.reviewers.includes(g));
+  return `Sorry, Slack did not say whether you are in ${groups.map((g) => `<!subteam^${g}>`).join(' or ')} just now; try again in a minute.`;
 }
 
 /** The rules that say who may steer a task: its pending reviews' and its workflow's checkpoints'. */
-async function controlRules(
-  db: Queryable,
-  config: WorkflowsConfig,
-  task: Task,
-): Promise<Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval'>[]> {
+async function controlRules(db: Queryable, config: WorkflowsConfig, task: Task): Promise<Rule[]> {
   const configured = Object.values(workflowSettings(config, task.workflow).checkpoints);
   return [
     ...(await reviewsOf(db, task.id, 'pending')).map((r) => r.settings),
@@ -59,8 +124,9 @@ async function controlRules(
 }
 
 /**
- * The actor with every group the task's rules name resolved, and no way left to ask: called
- * before a transaction, so that the check inside it never waits on Slack with a row locked.
+ * The actor with the groups its right to steer hinges on asked (none when a rule takes them in
+ * without one), and no way left to ask: called before a transaction, so that the check inside
+ * it never waits on Slack with a row locked.
  */
 export async function withControlGroups(
   db: Queryable,
@@ -69,11 +135,15 @@ export async function withControlGroups(
   actor: Actor,
   what: ControlAction,
 ): Promise<Actor> {
-  const { memberOf, ...rest } = actor;
-  if (actor.operator || actor.id === task.requester || actor.groups || !memberOf) return rest;
+  const { inGroup, ...rest } = actor;
+  if (actor.operator || actor.id === task.requester || !inGroup) return rest;
   if (whoMay(config, task, what) !== 'reviewers') return rest;
-  const named = [...new Set((await controlRules(db, config, task)).flatMap(groupsNamed))];
-  return { ...rest, groups: named.length ? await memberOf(named) : [] };
+  const rules = await controlRules(db, config, task);
+  if (rules.some((rule) => !refusal(rule, task, rest, 'reject'))) return rest;
+  const { inGroup: _asked, ...asked } = await askGroups(actor, [
+    ...new Set(rules.flatMap((rule) => groupsToAsk(rule, task, rest))),
+  ]);
+  return asked;
 }
 
 /** Who may do `what` to the task: the requester and reviewers, or what the workflow's `redirect.who` says. */
@@ -90,8 +160,10 @@ const ONLY: Record<Exclude<RedirectWho, 'anyone'>, string> = {
 /**
  * Who may cancel, retry and redirect: the operator at the terminal always; else the requester
  * or whoever may reject a pending review or is named a reviewer by the workflow's checkpoints;
- * a redirect as the workflow's `redirect.who` says. Throws otherwise. Asks nothing of a surface:
- * groups not already resolved count as not a member.
+ * a redirect as the workflow's `redirect.who` says; a right through a reviewer's rule holds for
+ * people from outside the organization only where that rule allows them. Throws otherwise
+ * ('directory_unavailable' when only a group Slack did not answer for stands in the way). Asks
+ * nothing of a surface: groups not already resolved count as not a member.
  */
 export async function assertMayControl(
   db: Queryable,
@@ -104,10 +176,11 @@ export async function assertMayControl(
   const who = whoMay(config, task, what);
   if (who === 'anyone' || (who !== 'nobody' && actor.id === task.requester)) return;
   if (who === 'reviewers') {
-    const known = { id: actor.id, groups: actor.groups ?? [] };
-    for (const rule of await controlRules(db, config, task)) {
-      if (!refusal(rule, task, known, 'reject')) return;
-    }
+    const rules = await controlRules(db, config, task);
+    const refused = rules.map((rule) => rightRefused(rule, task, actor, 'reject'));
+    if (refused.some((r) => !r)) return;
+    const unanswered = refused.find((r) => r?.code === 'directory_unavailable');
+    if (unanswered) throw new SignoffError('directory_unavailable', unanswered.message);
   }
   throw new SignoffError('not_allowed', `Sorry, ${ONLY[who].replace('{what}', what)}.`);
 }

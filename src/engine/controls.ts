@@ -43,9 +43,9 @@ export function createControls(deps: ControlDeps) {
   ): Promise<T> {
     // Only an actor whose groups a surface can ask for needs the task read first (no extra round
     // trip otherwise: a cancel racing a run's end should lose as little time as possible).
-    const { memberOf, ...known } = actor;
+    const { inGroup, ...known } = actor;
     let who: Actor = known;
-    if (what !== 'system' && memberOf) {
+    if (what !== 'system' && inGroup) {
       const unlocked = await store.getTask(pool, taskId);
       if (!unlocked) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
       who = await withControlGroups(pool, deps.config, unlocked, actor, what);

@@ -10,8 +10,8 @@ import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
-import { auditTrail } from './audit-trail.js';
-import { groupsNamed, refusal, withGroups } from './authorize.js';
+import { auditTrail, refusedText } from './audit-trail.js';
+import { askGroups, groupsToAsk, refusal, rightRefused, withGroups } from './authorize.js';
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
@@ -156,16 +156,22 @@ export function createEngine(deps: EngineDeps): Engine {
           reviewId: input.reviewId,
           actor: input.actor.id,
           action: `refused:${input.action}`,
-          detail: {
-            code,
-            message,
-            contentHash: input.contentHash,
-            feedback: input.feedback?.trim() || undefined,
-          },
+          detail: { code, message, contentHash: input.contentHash, ...refusedText(input.feedback) },
         })
         .catch((err) => logger.warn({ err }, 'audit failed'));
       return { ok: false as const, code, message, review };
     };
+    // Group membership is the surface's to answer, and may be slow or fail: asked with no row
+    // locked, and only when the actor's right hinges on a group (the review is read first to
+    // know which), so that a failing lookup stops nobody else.
+    let actor = input.actor;
+    const asked = new Set<string>();
+    if (!automatic && actor.inGroup) {
+      const unlocked = await store.getReviewWithTask(pool, input.reviewId);
+      const groups = unlocked ? groupsToAsk(unlocked.review.settings, unlocked.task, actor) : [];
+      for (const g of groups) asked.add(g);
+      actor = await askGroups(actor, groups);
+    }
     type Refused = {
       refused: readonly [Exclude<DecideResult, { ok: true }>['code'], string];
       review?: Review;
@@ -182,14 +188,16 @@ export function createEngine(deps: EngineDeps): Engine {
           return { refused: ['unknown_review', 'That review does not exist here.'] as const };
         }
         const { review, task } = found;
+        // Never asked while this row is locked: an escalation named a group since it was read.
+        const more =
+          !automatic && actor.inGroup
+            ? groupsToAsk(review.settings, task, actor).filter((g) => !asked.has(g))
+            : [];
+        if (more.length) return { askGroups: more };
+        // Rights first: whoever may not decide learns nothing more, and their attempt is recorded as that.
+        const denied = automatic ? undefined : rightRefused(review.settings, task, actor, input.action);
+        if (denied) return { refused: [denied.code, denied.message] as const, review };
         if (review.status !== 'pending') return closed(review);
-        // Group membership is Slack's to answer: never asked while this row is locked.
-        const named = groupsNamed(review.settings);
-        if (!automatic && named.length && input.actor.memberOf && !input.actor.groups) {
-          return { askGroups: named };
-        }
-        const why = automatic ? undefined : refusal(review.settings, task, input.actor, input.action);
-        if (why) return { refused: ['not_allowed', `Sorry, ${why}.`] as const, review };
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
         const seen = contentHash(review.request);
@@ -238,11 +246,9 @@ export function createEngine(deps: EngineDeps): Engine {
       },
     );
     if ('askGroups' in outcome) {
-      const { memberOf, ...actor } = input.actor;
-      return decide(
-        { ...input, actor: { ...actor, groups: await memberOf?.(outcome.askGroups) } },
-        automatic,
-      );
+      // Asked once more; the next attempt asks nothing, whatever changes again.
+      const { inGroup: _, ...answered } = await askGroups(actor, outcome.askGroups);
+      return decide({ ...input, actor: answered }, automatic);
     }
     if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
     if (outcome.counted) {
@@ -323,7 +329,7 @@ export function createEngine(deps: EngineDeps): Engine {
       for (const item of await store.pendingReviews(pool, surface)) {
         // An approval already given: the rest of the quorum is others' to give.
         if (item.review.approvals.some((a) => a.by === actor.id)) continue;
-        const who = await withGroups(item.review.settings, actor);
+        const who = await withGroups(item.review.settings, item.task, actor);
         if (!refusal(item.review.settings, item.task, who, 'revise')) mine.push(item);
       }
       return mine;

@@ -11,6 +11,7 @@ export function reviewSettings(
   return {
     reviewers: c.reviewers,
     allowSelfApproval: c.allowSelfApproval,
+    allowExternal: c.allowExternal,
     timeoutSeconds: c.timeout,
     onTimeout: c.onTimeout,
     remindersBeforeSeconds: c.reminders,

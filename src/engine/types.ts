@@ -96,6 +96,8 @@ export const taskOfThread = (threadId: string) => threadId.replace(/#\d+$/, '');
 export interface ReviewSettings {
   reviewers: string[];
   allowSelfApproval: boolean;
+  /** May people from another organization and guests decide (absent on reviews opened before it: no)? */
+  allowExternal?: boolean;
   timeoutSeconds?: number;
   onTimeout: 'approve' | 'reject' | 'cancel' | 'remind' | 'escalate';
   /** With `onTimeout: escalate`: each step's reviewers added and wait, and what applies after the last. */
@@ -191,8 +193,20 @@ export interface Actor {
    */
   operator?: true;
   groups?: string[];
-  /** Asked only when a checkpoint names user groups: which of `groupIds` the actor is in. */
-  memberOf?: (groupIds: string[]) => Promise<string[]>;
+  /** Groups the surface could not answer for just now: a right through one is refused as unknown. */
+  unknownGroups?: string[];
+  /**
+   * Whether the actor is in the user group; rejects when the surface cannot say. Asked, never with
+   * a row locked, only when the actor's right hinges on a group (not for a named user, `requester`
+   * or `anyone`).
+   */
+  inGroup?: (groupId: string) => Promise<boolean>;
+  /**
+   * From outside the workspace's organization (Slack Connect) or a guest: `true`; `'unknown'` when
+   * the surface could not tell just now. Either may decide only where the checkpoint sets
+   * `allowExternal`. Absent: a member (the terminal's user, too).
+   */
+  external?: true | 'unknown';
 }
 
 /** Who acts when nobody did: a timeout's default action. */

@@ -3,10 +3,12 @@
  * Socket Mode. SLACK_API_URL reaches every Web API client the app makes.
  */
 import { App } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
 import type { StartDeps } from './deps.js';
+import { createDirectory } from './directory.js';
 import { answerHealth, answerMetrics, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
 
@@ -16,6 +18,9 @@ export interface SlackAppDeps extends StartDeps {
   healthy(): Promise<boolean>;
   metrics: MetricsRoute;
 }
+
+/** One quick retry of a directory lookup that failed; then the person is told to try again. */
+const DIRECTORY_RETRIES = { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 200 };
 
 export function createSlackApp(deps: SlackAppDeps): App {
   const { slack } = deps;
@@ -53,6 +58,22 @@ export function createSlackApp(deps: SlackAppDeps): App {
       await next();
     });
   }
-  registerListeners(app, { ...deps, audience: createAudience({ client: app.client, logger: deps.logger }) });
+  // Its own client: a person waits for these answers, so a failing call gives up within seconds
+  // (Bolt's client retries for about 30 minutes) and a 429 pauses no other call.
+  const directory = createDirectory({
+    client: new WebClient(slack.botToken, {
+      ...clientOptions,
+      logger: common.logger,
+      rejectRateLimitedCalls: true,
+      retryConfig: DIRECTORY_RETRIES,
+      timeout: 5000,
+    }),
+    logger: deps.logger,
+  });
+  registerListeners(app, {
+    ...deps,
+    audience: createAudience({ client: app.client, logger: deps.logger }),
+    directory,
+  });
   return app;
 }

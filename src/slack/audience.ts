@@ -9,6 +9,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Task } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import { slackOriginSchema } from './origin.js';
+import { ttlCache } from './ttl-cache.js';
 
 /** How long a channel's members are trusted: someone removed stops seeing it within this. */
 export const MEMBERS_TTL_MS = 60_000;
@@ -30,10 +31,6 @@ export function createAudience(deps: {
   ttlMs?: number;
   now?: () => number;
 }): Audience {
-  const ttl = deps.ttlMs ?? MEMBERS_TTL_MS;
-  const now = deps.now ?? Date.now;
-  const cache = new Map<string, { at: number; members: Promise<ReadonlySet<string>> }>();
-
   const ask = async (channel: string): Promise<ReadonlySet<string>> => {
     const members = new Set<string>();
     for await (const page of deps.client.paginate('conversations.members', { channel, limit: 200 })) {
@@ -41,19 +38,8 @@ export function createAudience(deps: {
     }
     return members;
   };
-
-  const inChannel = (channel: string): Promise<ReadonlySet<string>> => {
-    const at = now();
-    for (const [key, entry] of cache) if (at - entry.at >= ttl) cache.delete(key);
-    let entry = cache.get(channel);
-    if (!entry) {
-      entry = { at, members: ask(channel) };
-      cache.set(channel, entry);
-      // A failed answer is not kept: the next look asks again.
-      entry.members.catch(() => cache.delete(channel));
-    }
-    return entry.members;
-  };
+  // A failed answer is not kept: the next look asks again.
+  const inChannel = ttlCache(ask, { ttlMs: deps.ttlMs ?? MEMBERS_TTL_MS, now: deps.now ?? Date.now });
 
   const seesChannel = async (user: string, channel: string): Promise<boolean> => {
     try {

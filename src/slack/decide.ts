@@ -6,9 +6,10 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
-import type { Action, Review } from '../engine/types.js';
+import type { Action, Actor, Review } from '../engine/types.js';
 import { reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
+import type { Directory } from './directory.js';
 import { findPost } from './posts.js';
 
 export const buttonValueSchema = z.object({
@@ -43,24 +44,18 @@ export function safeJson(text: string): unknown {
 }
 
 /**
- * Which of `groups` the user is in, from Slack (asked only when a checkpoint names groups). Each
- * group is asked once per actor: a list of reviews may name the same group many times.
+ * The person acting in Slack as the engine checks them: their user groups asked (through the
+ * directory) only if their right hinges on one, and whether they come from outside this
+ * workspace's organization or are a guest (`team`: the `user.team_id` of their request).
  */
-export const memberOf = (client: WebClient, user: string) => {
-  const asked = new Map<string, Promise<boolean>>();
-  const isIn = (group: string) => {
-    let answer = asked.get(group);
-    if (!answer) {
-      answer = client.usergroups.users.list({ usergroup: group }).then((r) => (r.users ?? []).includes(user));
-      asked.set(group, answer);
-    }
-    return answer;
+export async function slackActor(directory: Directory, user: string, team?: string): Promise<Actor> {
+  const standing = await directory.standing(user, team);
+  return {
+    id: user,
+    inGroup: (group) => directory.inGroup(user, group),
+    ...(standing === 'member' ? {} : { external: standing === 'external' ? true : ('unknown' as const) }),
   };
-  return async (groups: string[]) => {
-    const member = await Promise.all(groups.map(isIn));
-    return groups.filter((_, i) => member[i]);
-  };
-};
+}
 
 export interface SlackDecision {
   click: ButtonValue;
@@ -70,6 +65,8 @@ export interface SlackDecision {
   feedback?: string;
   values?: Record<string, string>;
   threadTs?: string;
+  /** The `user.team_id` the request carried (another workspace's, for someone from Slack Connect). */
+  team?: string;
 }
 
 /** Records the decision; tells the person in a sentence when it was refused or failed. */
@@ -88,7 +85,7 @@ export async function decideFromSlack(
     const result = await deps.engine.decide({
       reviewId: d.click.review,
       taskId: d.click.task,
-      actor: { id: d.user, memberOf: memberOf(client, d.user) },
+      actor: await slackActor(deps.directory, d.user, d.team),
       action: d.action,
       feedback: d.feedback,
       values: d.values,

@@ -3,6 +3,7 @@ import type { Engine } from '../engine/api.js';
 import type { Logger } from '../logger.js';
 import type { AfterAck } from './after-ack.js';
 import type { Audience } from './audience.js';
+import type { Directory } from './directory.js';
 
 /** What every listener receives. */
 export interface ListenerDeps {
@@ -13,10 +14,12 @@ export interface ListenerDeps {
   afterAck: AfterAck;
   /** Who may see a task (its channel's members): what the Home tab and `/signoff list` show. */
   audience: Audience;
+  /** Who a person is: their user groups, and whether they are from outside the organization. */
+  directory: Directory;
 }
 
 /** What starting a task needs (also from a sweep, with no listener around it). */
-export type StartDeps = Omit<ListenerDeps, 'audience'>;
+export type StartDeps = Omit<ListenerDeps, 'audience' | 'directory'>;
 
 /** The sentence a person sees when the database could not take their action. */
 export const COULD_NOT_RECORD =

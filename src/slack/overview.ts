@@ -5,7 +5,7 @@
 import type { WebClient } from '@slack/web-api';
 import { median } from '../engine/review-stats.js';
 import { channelOverview, homeView, OVERVIEW_LIMIT, type WorkflowPace } from './blocks/overview.js';
-import { memberOf } from './decide.js';
+import { slackActor } from './decide.js';
 import { COULD_NOT_READ, type ListenerDeps } from './deps.js';
 
 const OPEN = ['working', 'waiting', 'failed'] as const;
@@ -26,7 +26,7 @@ export async function listOpenTasks(
     });
     const forYou = await deps.audience.visible(
       user,
-      await deps.engine.reviewsFor('slack', { id: user, memberOf: memberOf(client, user) }),
+      await deps.engine.reviewsFor('slack', await slackActor(deps.directory, user)),
     );
     text = channelOverview(tasks, forYou);
   } catch (error) {
@@ -67,8 +67,8 @@ async function workflowPace(deps: ListenerDeps, user: string, now: Date): Promis
 
 export async function publishHome(deps: ListenerDeps, client: WebClient, user: string): Promise<void> {
   const [forYou, mine, pace] = await Promise.all([
-    deps.engine
-      .reviewsFor('slack', { id: user, memberOf: memberOf(client, user) })
+    slackActor(deps.directory, user)
+      .then((actor) => deps.engine.reviewsFor('slack', actor))
       .then((items) => deps.audience.visible(user, items)),
     deps.engine.listTasks({ surface: 'slack', requester: user, limit: OVERVIEW_LIMIT }).then(async (tasks) =>
       (

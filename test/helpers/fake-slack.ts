@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { type FakeUser, usersInfo } from './fake-slack-users.js';
 
 export interface SlackCall {
   method: string;
@@ -110,8 +111,12 @@ export class FakeSlack {
   private server: Server | undefined;
   private ts = 1_700_000_000;
   private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
-  /** User groups and their members, for reviewer checks. */
+  /** User groups and their members, for reviewer checks; any other group is unknown (`no_such_subteam`). */
   groups: Record<string, string[]> = {};
+  /** `users.info` over a member of T0TEAM: `{ is_restricted: true }` a guest, `null` no such user. */
+  users: Record<string, Partial<FakeUser> | null> = {};
+  /** The Enterprise organization this workspace belongs to (what `auth.test` says), if any. */
+  enterprise: string | undefined;
   /** The workspace's people: every one of them is in a channel that `members` does not list. */
   people: string[] = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DAN', 'U0EVE'];
   /** Channels with their own members (a private channel): `conversations.members` answers these. */
@@ -299,7 +304,18 @@ export class FakeSlack {
   private answer(method: string, args: Record<string, unknown>): object {
     switch (method) {
       case 'auth.test':
-        return { ok: true, ...BOT, url: 'https://fake.slack.test/' };
+        return {
+          ok: true,
+          ...BOT,
+          url: 'https://fake.slack.test/',
+          ...(this.enterprise ? { enterprise_id: this.enterprise } : {}),
+          is_enterprise_install: false,
+        };
+      case 'users.info':
+        return usersInfo(String(args.user ?? ''), this.users[String(args.user)], {
+          team: BOT.team_id,
+          enterprise: this.enterprise,
+        });
       case 'chat.postMessage': {
         const refused = slackRefusal(args);
         if (refused) {
@@ -353,8 +369,10 @@ export class FakeSlack {
       case 'views.open':
       case 'views.update':
         return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
-      case 'usergroups.users.list':
-        return { ok: true, users: this.groups[String(args.usergroup)] ?? [] };
+      case 'usergroups.users.list': {
+        const users = this.groups[String(args.usergroup)];
+        return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
+      }
       case 'conversations.members': {
         // Pages of `limit` (Slack's cursor pagination), so that a client that reads one page only is caught.
         const all = this.members[String(args.channel)] ?? this.people;

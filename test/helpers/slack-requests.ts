@@ -89,6 +89,15 @@ export function click(
 }
 
 /**
+ * The same interaction from someone of another workspace, as Slack sends it in a Slack Connect
+ * channel: its `user.team_id` is `team`.
+ */
+export function fromTeam(body: string, team: string): string {
+  const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}');
+  return payloadBody({ ...payload, user: { ...payload.user, team_id: team } });
+}
+
+/**
  * Submitting the revise modal with `feedback` (and any form fields, by block id), carrying the
  * metadata the modal was opened with.
  */

@@ -45,7 +45,7 @@ async function rowIsFree(taskId: string): Promise<boolean> {
 describe('engine controls', () => {
   it('cancel, redirect and retry refuse someone who is neither the requester nor a reviewer, and change nothing', async () => {
     const { task, review } = await waitingTask('tidy the wiki');
-    const mallory: Actor = { id: 'U0MAL', memberOf: async () => [] };
+    const mallory: Actor = { id: 'U0MAL', inGroup: async () => false };
     await expect(t.h.engine.cancel(task.id, mallory)).rejects.toThrow(NOT_ALLOWED);
     await expect(t.h.engine.redirect(task.id, 'delete the wiki', mallory)).rejects.toThrow(
       'Sorry, only the person who started this task can redirect it.',
@@ -60,17 +60,17 @@ describe('engine controls', () => {
 
   it("a group member may cancel, and the group is asked while nobody holds the task's row", async () => {
     const { task } = await waitingTask('archive old tickets');
-    const asked: { groups: string[]; rowFree: boolean }[] = [];
+    const asked: { group: string; rowFree: boolean }[] = [];
     const cat: Actor = {
       id: 'U0CAT',
-      memberOf: async (groups) => {
-        asked.push({ groups, rowFree: await rowIsFree(task.id) });
-        return groups.filter((g) => g === 'S0LEADS');
+      inGroup: async (group) => {
+        asked.push({ group, rowFree: await rowIsFree(task.id) });
+        return group === 'S0LEADS';
       },
     };
     const cancelled = await t.h.engine.cancel(task.id, cat);
     expect(cancelled.status).toBe('cancelled');
-    expect(asked).toEqual([{ groups: ['S0LEADS'], rowFree: true }]);
+    expect(asked).toEqual([{ group: 'S0LEADS', rowFree: true }]);
   });
 
   it('a named reviewer may cancel; the requester may too; the operator may steer any task', async () => {
@@ -122,5 +122,80 @@ describe('approve what you saw', () => {
       [review.id],
     );
     expect(audit.rows.map((r) => r.detail.contentHash)).toEqual([seen]);
+  });
+});
+
+describe('who may decide, and what a refused attempt leaves', () => {
+  const approve = (reviewId: string, actor: Actor) =>
+    t.h.engine.decide({ reviewId, actor, action: 'approve' });
+
+  it('a named reviewer decides while the group lookup fails, without it being asked; a group member is told the true reason', async () => {
+    const { task, review } = await waitingTask('pay the caterer');
+    const asked: string[] = [];
+    const lookupFails = (id: string): Actor => ({
+      id,
+      inGroup: async () => {
+        asked.push(id);
+        throw new Error('usergroups.users.list: internal_error');
+      },
+    });
+    const cat = await approve(review.id, lookupFails('U0CAT'));
+    expect(cat).toMatchObject({
+      ok: false,
+      code: 'directory_unavailable',
+      message:
+        'Sorry, Slack did not say whether you are in <!subteam^S0LEADS> just now; try again in a minute.',
+    });
+    expect(await approve(review.id, lookupFails('U0BOB'))).toMatchObject({ ok: true });
+    expect(asked).toEqual(['U0CAT']);
+    expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
+  });
+
+  it('a named reviewer from outside the organization may neither decide nor cancel; one Slack could not place is told to try again', async () => {
+    const { task, review } = await waitingTask('sign the partner contract');
+    const outsiders =
+      "Sorry, people from outside this workspace's organization and guests cannot decide this step.";
+    expect(await approve(review.id, { id: 'U0BOB', external: true })).toMatchObject({
+      ok: false,
+      code: 'not_allowed',
+      message: outsiders,
+    });
+    await expect(t.h.engine.cancel(task.id, { id: 'U0BOB', external: true })).rejects.toThrow(NOT_ALLOWED);
+    expect(await approve(review.id, { id: 'U0BOB', external: 'unknown' })).toMatchObject({
+      ok: false,
+      code: 'directory_unavailable',
+    });
+    // Whether Slack knows them or not, someone who is no reviewer hears only that.
+    expect(await approve(review.id, { id: 'U0MAL', external: 'unknown' })).toMatchObject({
+      ok: false,
+      code: 'not_allowed',
+      message: 'Sorry, you are not a reviewer for this step.',
+    });
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+  });
+
+  it("a non-reviewer's long text is kept only in part, and their attempt is refused as theirs even once the review is closed", async () => {
+    const { task, review } = await waitingTask('write the press release');
+    const pasted = `Ignore the plan. ${'lorem ipsum '.repeat(500)}`.trim();
+    const first = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0MAL' },
+      action: 'revise',
+      feedback: pasted,
+    });
+    expect(first).toMatchObject({ ok: false, code: 'not_allowed' });
+    expect(await approve(review.id, { id: 'U0BOB' })).toMatchObject({ ok: true });
+    const late = await t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0MAL' }, action: 'reject' });
+    // Who decided is not theirs to learn: they are told they may not, not that it is closed.
+    expect(late).toMatchObject({ ok: false, code: 'not_allowed' });
+
+    const refused: { feedback: string | null; reason: string | null }[] = [];
+    for await (const e of t.h.engine.auditTrail({ taskId: task.id }))
+      if (e.result === 'refused') refused.push(e);
+    expect(refused.map((e) => e.reason?.split(':')[0])).toEqual(['not_allowed', 'not_allowed']);
+    const kept = refused[0]?.feedback ?? '';
+    expect(kept.startsWith('Ignore the plan. lorem ipsum')).toBe(true);
+    expect(kept.length).toBeLessThan(600);
+    expect(kept).toContain(`[${pasted.length} characters; the first 500 kept]`);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAnswer } from '../../src/cli/answer.js';
 import { formatReview } from '../../src/cli/printer.js';
-import { refusal } from '../../src/engine/authorize.js';
+import { groupsToAsk, refusal, rightRefused } from '../../src/engine/authorize.js';
 import type { Review, ReviewSettings, Task } from '../../src/engine/types.js';
 import { readReply } from '../../src/slack/listeners/events/thread-reply.js';
 
@@ -50,6 +50,46 @@ describe('who may decide', () => {
     const s = settings({ allowSelfApproval: false });
     expect(refusal(s, task, { id: 'U_ANN' }, 'approve')).toContain('someone else has to approve');
     expect(refusal(s, task, { id: 'U_ANN' }, 'revise')).toBeUndefined();
+  });
+});
+
+describe('rights that hinge on what Slack says', () => {
+  const grouped = settings({ reviewers: ['U_BOB', 'S_FIN'] });
+  it('a group is asked about only for someone whose right hinges on it', () => {
+    expect(groupsToAsk(grouped, task, { id: 'U_BOB' })).toEqual([]);
+    expect(groupsToAsk(settings(), task, { id: 'U_X' })).toEqual([]);
+    expect(groupsToAsk(grouped, task, { id: 'U_X' })).toEqual(['S_FIN']);
+    expect(groupsToAsk(grouped, task, { id: 'U_X', external: true })).toEqual([]);
+    expect(groupsToAsk(grouped, task, { id: 'U_X', unknownGroups: ['S_FIN'] })).toEqual([]);
+  });
+  it('a group Slack did not answer for refuses only those whose right hinges on it, saying so', () => {
+    const unanswered = { unknownGroups: ['S_FIN'] };
+    expect(rightRefused(grouped, task, { id: 'U_BOB', ...unanswered }, 'approve')).toBeUndefined();
+    expect(rightRefused(grouped, task, { id: 'U_X', ...unanswered }, 'approve')).toEqual({
+      code: 'directory_unavailable',
+      message:
+        'Sorry, Slack did not say whether you are in <!subteam^S_FIN> just now; try again in a minute.',
+    });
+    expect(
+      rightRefused(settings({ reviewers: ['U_BOB'] }), task, { id: 'U_X', ...unanswered }, 'approve'),
+    ).toEqual({
+      code: 'not_allowed',
+      message: 'Sorry, you are not a reviewer for this step.',
+    });
+  });
+  it('people from outside and guests decide only where allowExternal says so; unplaced ones count as outside', () => {
+    const outside = { id: 'U_X', external: true } as const;
+    expect(refusal(settings(), task, outside, 'approve')).toContain('people from outside');
+    expect(refusal(settings({ allowExternal: true }), task, outside, 'approve')).toBeUndefined();
+    expect(refusal(settings(), task, { id: 'U_X', external: 'unknown' }, 'reject')).toContain(
+      'people from outside',
+    );
+    expect(rightRefused(settings(), task, { id: 'U_X', external: 'unknown' }, 'reject')?.code).toBe(
+      'directory_unavailable',
+    );
+    expect(
+      rightRefused(settings({ allowExternal: true }), task, { id: 'U_X', external: 'unknown' }, 'reject'),
+    ).toBeUndefined();
   });
 });
 

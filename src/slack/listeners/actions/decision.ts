@@ -30,6 +30,7 @@ export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action,
           channel,
           action,
           threadTs: body.message?.thread_ts,
+          team: body.user.team_id,
         });
       } catch (error) {
         // The database did not answer: say so; the card stays as it was and the click can be repeated.

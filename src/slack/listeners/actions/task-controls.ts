@@ -4,7 +4,7 @@
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
-import { memberOf } from '../../decide.js';
+import { slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { clickedMessage, slackTaskId } from '../../origin.js';
 
@@ -18,8 +18,8 @@ export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') 
       client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
     await deps.afterAck.run(async () => {
       const taskId = slackTaskId(root);
-      const actor = { id: body.user.id, memberOf: memberOf(client, body.user.id) };
       try {
+        const actor = await slackActor(deps.directory, body.user.id, body.user.team_id);
         // The root message and the cards are updated by the events this writes.
         if (what === 'cancel') await deps.engine.cancel(taskId, actor);
         else await deps.engine.retry(taskId, actor);

@@ -8,7 +8,7 @@
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
-import { decideFromSlack, memberOf } from '../../decide.js';
+import { decideFromSlack, slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { slackTaskId } from '../../origin.js';
 import { claimRequest } from '../../posts.js';
@@ -57,7 +57,7 @@ export function createThreadReply(deps: ListenerDeps) {
         const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: threadTs });
         const task = await deps.engine.getTask(taskId);
         if (task?.status === 'working') {
-          const actor = { id: user, memberOf: memberOf(client, user) };
+          const actor = await slackActor(deps.directory, user);
           await deps.engine.redirect(taskId, reply.text, actor, { addressed: reply.addressed });
           return;
         }

@@ -65,6 +65,7 @@ export function createReviseSubmission(deps: ListenerDeps) {
         feedback,
         values,
         threadTs: meta.success ? meta.data.threadTs : undefined,
+        team: body.user.team_id,
       });
     });
   };

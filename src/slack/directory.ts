@@ -1,0 +1,114 @@
+/**
+ * Who a Slack user is, as far as a right to decide goes: which user groups they are in, and
+ * whether they come from outside this workspace's organization (Slack Connect) or are a guest.
+ * Every answer is kept for a while (a minute by default) for every user and every request: one
+ * `usergroups.users.list` a group, one `users.info` a person; callers at the same moment share
+ * one call, and a failure is not kept. When Slack does not answer, `inGroup` rejects (the engine
+ * tells whoever's right hinged on that group to try again) and `standing` is 'unknown' (refused
+ * where people from outside are).
+ */
+import { ErrorCode, type WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+import { ttlCache } from './ttl-cache.js';
+
+/** How long an answer is trusted: someone removed from a group loses its rights within this. */
+export const DIRECTORY_TTL_MS = 60_000;
+
+/** `member` of this organization; `external`: another organization's, or a guest; `unknown`: Slack did not say. */
+export type Standing = 'member' | 'external' | 'unknown';
+
+export interface Directory {
+  /** Whether `user` is in the user group; rejects when Slack does not say. */
+  inGroup(user: string, group: string): Promise<boolean>;
+  /** Where `user` stands; `team`: the `user.team_id` their request carried, when it did. */
+  standing(user: string, team?: string): Promise<Standing>;
+}
+
+/** The part of Slack's user object that says where someone belongs. */
+const slackUserSchema = z.object({
+  id: z.string(),
+  team_id: z.string().optional(),
+  is_restricted: z.boolean().optional(),
+  is_ultra_restricted: z.boolean().optional(),
+  is_stranger: z.boolean().optional(),
+  enterprise_user: z.object({ enterprise_id: z.string().optional() }).optional(),
+});
+type SlackUser = z.infer<typeof slackUserSchema>;
+
+const appSchema = z.object({
+  team_id: z.string(),
+  enterprise_id: z
+    .string()
+    .optional()
+    .transform((e) => e || undefined),
+});
+
+/** Slack's error code of a failed call, if Slack answered one. */
+const slackError = (error: unknown): string | undefined =>
+  (error as { code?: string }).code === ErrorCode.PlatformError
+    ? (error as { data?: { error?: string } }).data?.error
+    : undefined;
+
+export function createDirectory(deps: {
+  /** A client that gives up within seconds: a person waits for this answer. */
+  client: WebClient;
+  logger: Logger;
+  ttlMs?: number;
+  now?: () => number;
+}): Directory {
+  const { client, logger } = deps;
+  const options = { ttlMs: deps.ttlMs ?? DIRECTORY_TTL_MS, now: deps.now ?? Date.now };
+
+  const members = ttlCache(async (group) => {
+    try {
+      return new Set((await client.usergroups.users.list({ usergroup: group })).users ?? []);
+    } catch (error) {
+      // A group deleted since the config named it has nobody in it: an answer, kept as one.
+      if (slackError(error) === 'no_such_subteam') {
+        logger.warn({ group }, 'a user group named as reviewers does not exist in Slack');
+        return new Set<string>();
+      }
+      logger.warn({ err: error, group }, 'could not read a user group’s members');
+      throw error;
+    }
+  }, options);
+
+  const people = ttlCache(async (user): Promise<SlackUser | undefined> => {
+    try {
+      return slackUserSchema.parse((await client.users.info({ user })).user);
+    } catch (error) {
+      // Someone this workspace cannot see is not one of its own.
+      const code = slackError(error);
+      if (code === 'user_not_found' || code === 'user_not_visible') return undefined;
+      throw error;
+    }
+  }, options);
+
+  // The app's own workspace and organization never change while it runs.
+  const app = ttlCache(async () => appSchema.parse(await client.auth.test()), {
+    ttlMs: Number.POSITIVE_INFINITY,
+    now: options.now,
+  });
+
+  return {
+    inGroup: async (user, group) => (await members(group)).has(user),
+    standing: async (user, team) => {
+      try {
+        const home = await app('self');
+        // Another workspace's person, where this one belongs to no Enterprise organization.
+        if (team && team !== home.team_id && !home.enterprise_id) return 'external';
+        const person = await people(user);
+        if (!person || person.is_restricted || person.is_ultra_restricted || person.is_stranger) {
+          return 'external';
+        }
+        // In an Enterprise organization, a person of any of its workspaces is one of its own.
+        const sameOrg = home.enterprise_id && person.enterprise_user?.enterprise_id === home.enterprise_id;
+        return sameOrg || person.team_id === home.team_id ? 'member' : 'external';
+      } catch (error) {
+        logger.warn({ err: error, user }, 'could not read from Slack where a person belongs');
+        return 'unknown';
+      }
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/** The fake Slack's people, as `users.info` shows them (see fake-slack.ts). */
+
+/**
+ * The part of Slack's user object that says where someone belongs: e.g. `{ team_id: 'T0OTHER',
+ * is_stranger: true }` for someone of another organization in a Slack Connect channel.
+ */
+export interface FakeUser {
+  id: string;
+  team_id: string;
+  name: string;
+  deleted: boolean;
+  is_bot: boolean;
+  is_restricted: boolean;
+  is_ultra_restricted: boolean;
+  is_stranger?: boolean;
+  enterprise_user?: { id: string; enterprise_id: string; enterprise_name: string; teams: string[] };
+}
+
+/**
+ * `users.info` as Slack answers it: a member of workspace `team` (of the Enterprise organization
+ * `enterprise`, if any) with `overrides`; `user_not_found` for a malformed id or `null`.
+ */
+export function usersInfo(
+  id: string,
+  overrides: Partial<FakeUser> | null | undefined,
+  home: { team: string; enterprise?: string },
+): object {
+  if (!/^[UW][A-Z0-9]{2,}$/.test(id) || overrides === null) return { ok: false, error: 'user_not_found' };
+  const member: FakeUser = {
+    id,
+    team_id: home.team,
+    name: id.toLowerCase(),
+    deleted: false,
+    is_bot: false,
+    is_restricted: false,
+    is_ultra_restricted: false,
+    // In an Enterprise organization every member's record names it.
+    ...(home.enterprise
+      ? {
+          enterprise_user: {
+            id,
+            enterprise_id: home.enterprise,
+            enterprise_name: 'Acme',
+            teams: [home.team],
+          },
+        }
+      : {}),
+  };
+  return { ok: true, user: { ...member, ...overrides } };
+}

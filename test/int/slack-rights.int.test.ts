@@ -1,0 +1,163 @@
+/**
+ * Who may decide, as Slack tells signoff who someone is: a named reviewer decides while a user
+ * group's lookup fails, and the group's members are told the true reason; one lookup of a group
+ * serves every click and view for a minute; people from another organization (Slack Connect) and
+ * guests decide only where the checkpoint allows them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { appHomeOpened, click, commandBody, fromTeam, postSigned } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review:
+        reviewers: [U0BOB, S0LEADS]
+  specialist:
+    checkpoints:
+      review:
+        reviewers: [anyone]
+  goal-plan:
+    checkpoints:
+      goal:
+        reviewers: [anyone]
+        allowExternal: true
+`;
+
+const OUTSIDERS = "people from outside this workspace's organization and guests cannot decide this step";
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_rights');
+  await slack.start();
+  slack.groups = { S0LEADS: ['U0CAT'] };
+  slack.users = {
+    // Someone of another organization in a Slack Connect channel, and a guest of this workspace.
+    U0EXT: { team_id: 'T0OTHER', is_stranger: true },
+    U0GST: { is_restricted: true },
+  };
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+async function startTask(command: string) {
+  await postSigned(events, commandBody(command));
+  const text = command.split(' ').slice(1).join(' ');
+  const thread = tsOf(await until('root message', () => rootOf(text)));
+  const card = await until('review card', () => cardsIn(thread)[0]);
+  const task = await until('the task', async () =>
+    (await service.signoff.engine.listTasks()).find((t) => t.text === text),
+  );
+  return { thread, card, task };
+}
+
+/** A click on the card's button `id` by `user` (from workspace `team`, when another). */
+async function clickOn(card: Post, thread: string, id: string, user: string, team?: string) {
+  const value = buttons(card).find((b) => b.action_id === id)?.value ?? '';
+  const body = click(user, id, value, tsOf(card), thread);
+  expect((await postSigned(events, team ? fromTeam(body, team) : body)).status).toBe(200);
+  await service.settled();
+}
+
+const statusOf = async (taskId: string) => (await service.signoff.engine.getTask(taskId))?.status;
+const groupLookups = () => slack.callsOf('usergroups.users.list').length;
+
+describe('user groups', () => {
+  it('a named reviewer decides while the user-group lookup fails; a member of the group is told Slack did not answer', async () => {
+    const { thread, card, task } = await startTask('pair pay the print shop');
+    const restore = slack.refuse('usergroups.users.list', () => true, 'internal_error');
+    try {
+      await clickOn(card, thread, 'signoff_approve', 'U0CAT');
+      expect(ephemeralsTo('U0CAT').at(-1)).toBe(
+        'Sorry, Slack did not say whether you are in <!subteam^S0LEADS> just now; try again in a minute.',
+      );
+      expect(await statusOf(task.id)).toBe('waiting');
+
+      const before = groupLookups();
+      await clickOn(card, thread, 'signoff_approve', 'U0BOB');
+      await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
+      // Bob is named: his right never depended on the group, so it was not asked about.
+      expect(groupLookups()).toBe(before);
+      expect(ephemeralsTo('U0BOB')).not.toContain(COULD_NOT_RECORD);
+    } finally {
+      restore();
+    }
+  });
+
+  it('one usergroups.users.list call serves the Home tab and every click within a minute, members and not', async () => {
+    const first = await startTask('pair order the banners');
+    const second = await startTask('pair order the flyers');
+    const before = groupLookups();
+
+    await postSigned(events, appHomeOpened('U0CAT'), { json: true });
+    await service.settled();
+    const home = JSON.stringify(slack.callsOf('views.publish').at(-1));
+    expect(home).toContain('order the banners');
+    await clickOn(first.card, first.thread, 'signoff_approve', 'U0DAN');
+    expect(ephemeralsTo('U0DAN').at(-1)).toBe('Sorry, you are not a reviewer for this step.');
+    await clickOn(first.card, first.thread, 'signoff_reject', 'U0EVE');
+    expect(ephemeralsTo('U0EVE').at(-1)).toBe('Sorry, you are not a reviewer for this step.');
+    await clickOn(first.card, first.thread, 'signoff_approve', 'U0CAT');
+    await clickOn(second.card, second.thread, 'signoff_approve', 'U0CAT');
+    for (const { task } of [first, second]) {
+      await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
+    }
+    expect(groupLookups() - before).toBe(1);
+  });
+});
+
+describe('people from outside the organization', () => {
+  it('someone of another organization in a Slack Connect channel is refused where anyone may decide, and decides where the checkpoint sets allowExternal', async () => {
+    const open = await startTask('specialist reconcile the partner invoices');
+    await clickOn(open.card, open.thread, 'signoff_approve', 'U0EXT', 'T0OTHER');
+    expect(ephemeralsTo('U0EXT').at(-1)).toBe(`Sorry, ${OUTSIDERS}.`);
+    expect(await statusOf(open.task.id)).toBe('waiting');
+    expect(slack.callsOf('chat.update').some((u) => u.ts === tsOf(open.card))).toBe(false);
+
+    const allowed = await startTask('goal-plan agree the launch date with the partner');
+    await clickOn(allowed.card, allowed.thread, 'signoff_approve', 'U0EXT', 'T0OTHER');
+    const [decided] = await service.signoff.engine.reviews(allowed.task.id, 'decided');
+    expect(decided?.decidedBy).toBe('U0EXT');
+  });
+
+  it('a guest of this workspace is refused; a member then decides', async () => {
+    const { thread, card, task } = await startTask('specialist close the quarter');
+    await clickOn(card, thread, 'signoff_approve', 'U0GST');
+    expect(ephemeralsTo('U0GST').at(-1)).toBe(`Sorry, ${OUTSIDERS}.`);
+    expect(await statusOf(task.id)).toBe('waiting');
+    await clickOn(card, thread, 'signoff_approve', 'U0BOB');
+    await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
+  });
+
+  it('when Slack does not say who someone is, they are told to try again and nothing is decided', async () => {
+    const { thread, card, task } = await startTask('specialist audit the expenses');
+    const restore = slack.refuse('users.info', (a) => a.user === 'U0FAY', 'internal_error');
+    try {
+      await clickOn(card, thread, 'signoff_approve', 'U0FAY');
+      expect(ephemeralsTo('U0FAY').at(-1)).toMatch(
+        /^Sorry, Slack did not say just now whether you are a member of this workspace .*try again in a minute\.$/,
+      );
+      expect(await statusOf(task.id)).toBe('waiting');
+    } finally {
+      restore();
+    }
+    // Not kept: the next click asks again, and decides.
+    await clickOn(card, thread, 'signoff_approve', 'U0FAY');
+    await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
+  });
+});

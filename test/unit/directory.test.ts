@@ -1,0 +1,102 @@
+/** Who a Slack user is: user groups and standing, read from Slack, kept a minute, never a failure kept. */
+import { WebClient } from '@slack/web-api';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createDirectory } from '../../src/slack/directory.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+
+const slack = new FakeSlack();
+beforeAll(() => slack.start());
+afterAll(() => slack.stop());
+afterEach(() => {
+  slack.users = {};
+  slack.enterprise = undefined;
+});
+
+function directory() {
+  let now = 0;
+  const client = new WebClient('xoxb-test', {
+    slackApiUrl: slack.url,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
+  const d = createDirectory({ client, logger: createLogger('silent'), now: () => now });
+  return { d, later: (ms: number) => (now += ms) };
+}
+const calls = (method: string) => slack.callsOf(method).length;
+
+describe('user groups', () => {
+  it('one lookup a group a minute serves every user; askers at once share it; a failure is not kept', async () => {
+    slack.groups = { S0LEADS: ['U0CAT'] };
+    const { d, later } = directory();
+    const before = calls('usergroups.users.list');
+    const answers = await Promise.all(['U0CAT', 'U0DAN', 'U0CAT'].map((user) => d.inGroup(user, 'S0LEADS')));
+    expect(answers).toEqual([true, false, true]);
+    later(59_999);
+    expect(await d.inGroup('U0EVE', 'S0LEADS')).toBe(false);
+    expect(calls('usergroups.users.list') - before).toBe(1);
+
+    later(1);
+    slack.failNext('usergroups.users.list', { status: 429, retryAfter: 30 });
+    await expect(d.inGroup('U0CAT', 'S0LEADS')).rejects.toThrow();
+    slack.groups = { S0LEADS: ['U0CAT', 'U0DAN'] };
+    expect(await d.inGroup('U0DAN', 'S0LEADS')).toBe(true);
+    expect(calls('usergroups.users.list') - before).toBe(3);
+  });
+
+  it('a group Slack does not know has nobody in it', async () => {
+    const { d } = directory();
+    expect(await d.inGroup('U0CAT', 'S0GONE')).toBe(false);
+  });
+});
+
+describe('standing', () => {
+  it('a member; someone of another organization; guests; someone Slack cannot find', async () => {
+    slack.users = {
+      U0EXT: { team_id: 'T0OTHER', is_stranger: true },
+      U0GST: { is_restricted: true },
+      U0ONE: { is_ultra_restricted: true },
+      U0GONE: null,
+    };
+    const { d } = directory();
+    expect(await d.standing('U0ANN', 'T0TEAM')).toBe('member');
+    for (const user of ['U0EXT', 'U0GST', 'U0ONE', 'U0GONE']) expect(await d.standing(user)).toBe('external');
+  });
+
+  it('a request from another workspace is from outside, even where users.info would not say so', async () => {
+    const { d } = directory();
+    expect(await d.standing('U0PAL', 'T0OTHER')).toBe('external');
+  });
+
+  it('in an Enterprise organization, a person of another of its workspaces is a member; of another organization, not', async () => {
+    slack.enterprise = 'E0ACME';
+    slack.users = {
+      U0SIS: { team_id: 'T0SISTER' },
+      U0FOE: {
+        team_id: 'T0RIVAL',
+        enterprise_user: {
+          id: 'U0FOE',
+          enterprise_id: 'E0RIVAL',
+          enterprise_name: 'Rival',
+          teams: ['T0RIVAL'],
+        },
+      },
+    };
+    const { d } = directory();
+    expect(await d.standing('U0SIS', 'T0SISTER')).toBe('member');
+    expect(await d.standing('U0FOE', 'T0RIVAL')).toBe('external');
+  });
+
+  it('Slack not answering is unknown, and not kept; an answer is kept a minute', async () => {
+    const { d, later } = directory();
+    slack.failNext('users.info', { status: 429, retryAfter: 30 });
+    expect(await d.standing('U0BOB')).toBe('unknown');
+    const before = calls('users.info');
+    expect(await d.standing('U0BOB')).toBe('member');
+    expect(await d.standing('U0BOB')).toBe('member');
+    expect(calls('users.info') - before).toBe(1);
+    later(60_000);
+    expect(await d.standing('U0BOB')).toBe('member');
+    expect(calls('users.info') - before).toBe(2);
+  });
+});
