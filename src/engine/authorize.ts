@@ -7,7 +7,7 @@ import {
   workflowSettings,
 } from '../workflow-config.js';
 import { reviewsOf } from './store.js';
-import type { Action, Actor, ReviewSettings, Task } from './types.js';
+import type { Action, Actor, Review, ReviewSettings, Task } from './types.js';
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
@@ -43,6 +43,27 @@ export async function withGroups(settings: Pick<ReviewSettings, 'reviewers'>, ac
   const named = groupsNamed(settings);
   if (!named.length || !actor.memberOf || actor.groups) return actor;
   return { ...actor, groups: await actor.memberOf(named) };
+}
+
+/**
+ * What the actor may do at a pending review: the actions it offers that its rules allow them (an
+ * approval they already gave to a quorum does not count again), or, when none, the refusal's
+ * words. For a surface that asks before it decides; the decision itself is checked again.
+ */
+export async function choicesAt(
+  review: Pick<Review, 'settings' | 'request' | 'approvals'>,
+  task: Task,
+  actor: Actor,
+): Promise<{ actions: Action[]; refusal?: string }> {
+  const who = await withGroups(review.settings, actor);
+  const actions = review.request.actions.filter(
+    (a) =>
+      !refusal(review.settings, task, who, a) &&
+      !(a === 'approve' && review.approvals.some((given) => given.by === actor.id)),
+  );
+  if (actions.length) return { actions };
+  const why = refusal(review.settings, task, who, 'reject') ?? 'you have approved this already';
+  return { actions, refusal: `Sorry, ${why}.` };
 }
 
 /** The rules that say who may steer a task: its pending reviews' and its workflow's checkpoints'. */

@@ -29,5 +29,6 @@ export function reviewSettings(
         }
       : {}),
     feedback: c.feedback,
+    replies: c.replies,
   };
 }
