@@ -34,7 +34,6 @@ const reviewer = z
 
 /** What a reply in the thread does at a review (see `replies` below). */
 export const REPLY_MODES = ['ask', 'feedback', 'ignore'] as const;
-export type ReplyMode = (typeof REPLY_MODES)[number];
 
 export const checkpointSchema = z
   .object({

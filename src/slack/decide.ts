@@ -1,6 +1,7 @@
 /**
  * Turning a click or a modal into a decision. The button value is attacker-controlled: it is
- * parsed with zod, and the review it names must have its card in the very message clicked.
+ * parsed with zod, and the review it names must have its card in the very message clicked (or,
+ * for a reply's private question, the reply it names must be the clicker's, in that task).
  * Refusals and failures become an ephemeral sentence; the card is left as it was.
  */
 import type { WebClient } from '@slack/web-api';
