@@ -32,6 +32,9 @@ const reviewer = z
     'expected requester, anyone, a user id (U…) or a user group id (S…)',
   );
 
+/** What a reply in the thread does at a review (see `replies` below). */
+export const REPLY_MODES = ['ask', 'feedback', 'ignore'] as const;
+
 export const checkpointSchema = z
   .object({
     reviewers: z.array(reviewer).min(1).default(['anyone']),
@@ -86,6 +89,14 @@ export const checkpointSchema = z
           ),
       )
       .default(['requester']),
+    /**
+     * What a reply in the task's thread means while this review waits. `ask` (the default): a
+     * reply addressed to the bot (a mention or "revise:") is revise feedback; any other reply
+     * gets its author a private question (use it as feedback, approve, reject, or ignore it).
+     * `feedback`: every reply from someone who may revise is feedback. `ignore`: replies never
+     * decide; only the card does. A tool call is never approved or edited by words, whatever this says.
+     */
+    replies: z.enum(REPLY_MODES).default('ask'),
     /** Limits on typed feedback (seed 004's validation). */
     feedback: z
       .object({

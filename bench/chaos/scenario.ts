@@ -164,7 +164,8 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
         reviewer,
         card.channel,
         card.thread_ts ?? card.ts,
-        `add an example (run ${ctx.run})`,
+        // Addressed to the bot: a plain reply at a review only gets its author a private question.
+        `revise: add an example (run ${ctx.run})`,
       );
       return kind;
     case 'redirect': {

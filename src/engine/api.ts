@@ -87,6 +87,11 @@ export interface Engine {
   /** One review, for a surface that must show its form before a decision (Slack's modal). */
   review(id: string): Promise<Review | undefined>;
   reviews(taskId: string, status?: Review['status']): Promise<Review[]>;
+  /**
+   * What the actor may do at a pending review (its actions the rules allow them), or, when
+   * nothing, the refusal's words: for a surface that asks before it decides.
+   */
+  choicesFor(review: Review, task: Task, actor: Actor): Promise<{ actions: Action[]; refusal?: string }>;
   /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
   reviewsFor(surface: Surface, actor: Actor): Promise<{ review: Review; task: Task }[]>;
   /** A task's events, oldest first. */

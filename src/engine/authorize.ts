@@ -7,7 +7,7 @@ import {
   workflowSettings,
 } from '../workflow-config.js';
 import { reviewsOf } from './store.js';
-import type { Action, Actor, ReviewSettings, Task } from './types.js';
+import type { Action, Actor, Review, ReviewSettings, Task } from './types.js';
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
@@ -112,6 +112,27 @@ function unansweredSentence(settings: Rule, actor: Actor): string {
   }
   const groups = (actor.unknownGroups ?? []).filter((g) => settings.reviewers.includes(g));
   return `Sorry, Slack did not say whether you are in ${groups.map((g) => `<!subteam^${g}>`).join(' or ')} just now; try again in a minute.`;
+}
+
+/**
+ * What the actor may do at a pending review: the actions it offers that its rules allow them (an
+ * approval they already gave to a quorum does not count again), or, when none, the refusal's
+ * words. For a surface that asks before it decides; the decision itself is checked again.
+ */
+export async function choicesAt(
+  review: Pick<Review, 'settings' | 'request' | 'approvals'>,
+  task: Task,
+  actor: Actor,
+): Promise<{ actions: Action[]; refusal?: string }> {
+  const who = await withGroups(review.settings, task, actor);
+  const actions = review.request.actions.filter(
+    (a) =>
+      !rightRefused(review.settings, task, who, a) &&
+      !(a === 'approve' && review.approvals.some((given) => given.by === actor.id)),
+  );
+  if (actions.length) return { actions };
+  const why = rightRefused(review.settings, task, who, 'reject');
+  return { actions, refusal: why?.message ?? 'Sorry, you have approved this already.' };
 }
 
 /** The rules that say who may steer a task: its pending reviews' and its workflow's checkpoints'. */

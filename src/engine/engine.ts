@@ -11,7 +11,7 @@ import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
 import { auditTrail, refusedText } from './audit-trail.js';
-import { askGroups, groupsToAsk, refusal, rightRefused, withGroups } from './authorize.js';
+import { askGroups, choicesAt, groupsToAsk, refusal, rightRefused, withGroups } from './authorize.js';
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
@@ -323,6 +323,7 @@ export function createEngine(deps: EngineDeps): Engine {
     /** One review, for a surface that must show its form before a decision (Slack's modal). */
     review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
     listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),
+    choicesFor: (review, task, actor) => choicesAt(review, task, actor),
     /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
     reviewsFor: async (surface: Surface, actor: Actor) => {
       const mine: { review: Review; task: Task }[] = [];

@@ -30,5 +30,6 @@ export function reviewSettings(
         }
       : {}),
     feedback: c.feedback,
+    replies: c.replies,
   };
 }

@@ -184,3 +184,14 @@ export function pendingInterrupts(state: StateSnapshot): { id: string; value: un
     .filter((t) => (t as { result?: unknown }).result === undefined)
     .flatMap((t) => t.interrupts.map((i) => ({ id: i.id as string, value: i.value })));
 }
+
+/**
+ * Whether words alone may answer this tool call: an Agent Inbox interrupt that allows `respond`
+ * and not `edit`, where a revise with feedback is sent as the agent's response (see resumeValue).
+ * Everywhere else a revise of a tool call is an edit of its arguments, which words never make.
+ */
+export function answeredWithWords(request: ReviewRequest): boolean {
+  if (request.origin?.format !== 'agent_inbox') return false;
+  const first = inboxSchema.safeParse(request.origin.value).data?.[0];
+  return Boolean(first?.config.allow_respond && !first.config.allow_edit);
+}

@@ -116,6 +116,11 @@ export interface ReviewSettings {
   /** Mentioned besides the reviewers (absent on reviews opened before it existed: the requester). */
   notify?: string[];
   feedback: { minLength: number; maxLength: number };
+  /**
+   * What a reply in the thread means while the review waits (the checkpoint's `replies`); absent
+   * on reviews opened before it existed, which behave as `ask`.
+   */
+  replies?: 'ask' | 'feedback' | 'ignore';
 }
 
 /** One person's approval of a review that needs several (N of M). */

@@ -1,16 +1,19 @@
 /**
  * Turning a click or a modal into a decision. The button value is attacker-controlled: it is
- * parsed with zod, and the review it names must have its card in the very message clicked.
+ * parsed with zod, and the review it names must have its card in the very message clicked (or,
+ * for a reply's private question, the reply it names must be the clicker's, in that task).
  * Refusals and failures become an ephemeral sentence; the card is left as it was.
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import type { DecideResult } from '../engine/api.js';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import type { Action, Actor, Review } from '../engine/types.js';
 import { reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
 import { findPost } from './posts.js';
+import { findReply, type HeardReply } from './replies.js';
 
 export const buttonValueSchema = z.object({
   review: z.string().min(1).max(100),
@@ -33,6 +36,32 @@ export async function clickedReview(
   const card = await findPost(deps.pool, `card:${parsed.data.review}`);
   if (!card || card.channel !== where.channel || card.ts !== where.messageTs) return undefined;
   return parsed.data;
+}
+
+/** A button on a reply's private question: the card's value and the reply (its message ts). */
+export const questionValueSchema = buttonValueSchema.extend({ reply: z.string().min(1).max(40) });
+export type QuestionValue = z.infer<typeof questionValueSchema>;
+
+/**
+ * The review and reply a click on a private question names, if they hold together. The question
+ * is an ephemeral message (its ts is not the card's), so the check is not the card's: the reply
+ * must be one recorded in the clicked channel, by the person clicking, in the task named; and the
+ * review's card must be in that channel. The engine then refuses a review not of that task, and
+ * a hash that is not the review's content.
+ */
+export async function questionReview(
+  deps: ListenerDeps,
+  value: unknown,
+  where: { channel?: string; user: string },
+): Promise<{ click: QuestionValue; reply: HeardReply } | undefined> {
+  const parsed = questionValueSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
+  if (!parsed.success || !where.channel) return undefined;
+  const click = parsed.data;
+  const reply = await findReply(deps.pool, where.channel, click.reply);
+  if (!reply || reply.user !== where.user || reply.taskId !== click.task) return undefined;
+  const card = await findPost(deps.pool, `card:${click.review}`);
+  if (!card || card.channel !== where.channel) return undefined;
+  return { click, reply };
 }
 
 export function safeJson(text: string): unknown {
@@ -69,18 +98,22 @@ export interface SlackDecision {
   team?: string;
 }
 
-/** Records the decision; tells the person in a sentence when it was refused or failed. */
+/**
+ * Records the decision; tells the person in a sentence (privately in the channel, unless `tell`
+ * says otherwise) when it was refused, counted towards a quorum, or failed. Returns the result,
+ * or undefined when it could not be recorded.
+ */
 export async function decideFromSlack(
   deps: ListenerDeps,
   client: WebClient,
   d: SlackDecision,
-): Promise<void> {
-  const tell = (text: string) =>
+  tell: (text: string) => Promise<unknown> = (text) =>
     client.chat
       .postEphemeral({ channel: d.channel, user: d.user, text, thread_ts: d.threadTs })
       .catch((err) => {
         deps.logger.warn({ err }, 'could not tell the person');
-      });
+      }),
+): Promise<DecideResult | undefined> {
   try {
     const result = await deps.engine.decide({
       reviewId: d.click.review,
@@ -103,9 +136,11 @@ export async function decideFromSlack(
     // A stale card is shown again as it is now, so that the next click is on what is decided.
     if (!result.ok && result.code === 'stale_review' && result.review)
       await refreshCard(deps, client, result.review);
+    return result;
   } catch (error) {
     deps.logger.error({ err: error }, 'decision failed');
     await tell(COULD_NOT_RECORD);
+    return undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * What the Slack surface kept to post a task once (its posts' keys and ts, the requests that
- * started it), deleted with the task's other leftovers by retention (engine/retention.ts).
+ * started it, the replies it asked about), deleted with the task's other leftovers by retention (engine/retention.ts).
  */
 import type { Queryable } from '../db/queryable.js';
 import type { Purger } from '../engine/retention.js';
@@ -17,8 +17,10 @@ export const purgeSlackBookkeeping: Purger = async (db: Queryable, { ids, review
                   AND (split_part(key, ':', 1) = ANY($1) OR substring(key from '${REVIEW_OF_KEY}') = ANY($2))
                 RETURNING 1),
           q AS (DELETE FROM signoff.slack_requests
-                WHERE task_id = ANY($1) OR (key LIKE 'event:%' AND created_at < $3) RETURNING 1)
-     SELECT (SELECT count(*) FROM p) + (SELECT count(*) FROM q) AS n`,
+                WHERE task_id = ANY($1) OR (key LIKE 'event:%' AND created_at < $3) RETURNING 1),
+          -- A reply's question is long gone from its author's screen by the cutoff.
+          r AS (DELETE FROM signoff.slack_replies WHERE task_id = ANY($1) OR created_at < $3 RETURNING 1)
+     SELECT (SELECT count(*) FROM p) + (SELECT count(*) FROM q) + (SELECT count(*) FROM r) AS n`,
     [ids, reviewIds, cutoff],
   );
   return Number(r.rows[0]?.n ?? 0);

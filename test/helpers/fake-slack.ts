@@ -1,14 +1,19 @@
 /**
  * A local fake of Slack's Web API: records every call and answers like Slack, errors included.
- * It refuses what Slack refuses (invalid_blocks over the limits, msg_too_long, not_authed) and
- * answers 429 with Retry-After when told to. It also speaks Socket Mode: apps.connections.open
- * (with an app-level token) hands out a WebSocket URL on which envelopes are sent and acked.
+ * It refuses what Slack refuses (invalid_blocks over the limits, msg_too_long, not_authed, an
+ * ephemeral to someone outside the channel) and answers 429 with Retry-After when told to. Clicks
+ * carry response URLs it hands out (`responseUrl`), which replace the message clicked. It also
+ * speaks Socket Mode: apps.connections.open (with an app-level token) hands out a WebSocket URL on
+ * which envelopes are sent and acked.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type FakeUser, usersInfo } from './fake-slack-users.js';
+import { readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
+
+export { PUBLISHED_LIMITS, type SlackLimit, slackRefusal } from './slack-wire.js';
 
 export interface SlackCall {
   method: string;
@@ -19,52 +24,6 @@ export interface SlackCall {
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
 
-function parseOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const raw = Buffer.concat(chunks).toString('utf8');
-  if ((req.headers['content-type'] ?? '').includes('application/json')) return raw ? JSON.parse(raw) : {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of new URLSearchParams(raw)) {
-    // The Web API client sends objects and arrays as JSON strings inside a form.
-    out[k] = /^[[{]/.test(v) ? parseOr(v) : v;
-  }
-  return out;
-}
-
-/** What Slack says about a message's blocks and text, or undefined when it would accept them. */
-export function slackRefusal(args: Record<string, unknown>): string | undefined {
-  const text = typeof args.text === 'string' ? args.text : '';
-  if (text.length > 40_000) return 'msg_too_long';
-  const blocks = (args.blocks ?? []) as {
-    type: string;
-    text?: { text?: string } | string;
-    elements?: { value?: string }[];
-  }[];
-  if (!Array.isArray(blocks)) return 'invalid_blocks';
-  if (blocks.length > 50) return 'invalid_blocks';
-  let markdown = 0;
-  for (const b of blocks) {
-    if (b.type === 'markdown') markdown += String(b.text ?? '').length;
-    if (b.type === 'section' && typeof b.text === 'object' && (b.text.text ?? '').length > 3000)
-      return 'invalid_blocks';
-    if (b.type === 'header' && typeof b.text === 'object' && (b.text.text ?? '').length > 150)
-      return 'invalid_blocks';
-    for (const e of b.elements ?? []) if ((e.value ?? '').length > 2000) return 'invalid_blocks';
-  }
-  if (markdown > 12_000) return 'invalid_blocks';
-  if (!text && blocks.length === 0) return 'no_text';
-  return undefined;
-}
-
 /** A promise and its resolve (Promise.withResolvers needs Node 22). */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = (): void => undefined;
@@ -73,28 +32,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   });
   return { promise, resolve };
 }
-
-/** A limit Slack enforces: calls a minute, calls at once, and whether it is counted per channel. */
-export interface SlackLimit {
-  perMinute: number;
-  burst: number;
-  perChannel?: boolean;
-}
-
-/**
- * Slack's published limits (docs.slack.dev, "Rate limits"), enforced when a FakeSlack is made
- * with them: posts about one a second per channel with short bursts; chat.update and the other
- * Tier 3 methods 50 a minute per workspace; Tier 2, 20; Tier 4, 100.
- */
-export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
-  'chat.postMessage': { perMinute: 60, burst: 4, perChannel: true },
-  'chat.update': { perMinute: 50, burst: 4 },
-  'conversations.replies': { perMinute: 50, burst: 4 },
-  'conversations.open': { perMinute: 50, burst: 4 },
-  'chat.getPermalink': { perMinute: 100, burst: 6 },
-  'usergroups.users.list': { perMinute: 20, burst: 3 },
-  'conversations.members': { perMinute: 100, burst: 6 },
-};
 
 export class FakeSlack {
   /** Every call over a limit, answered with a 429. */
@@ -140,6 +77,29 @@ export class FakeSlack {
     metadata?: unknown;
   }[] = [];
   private acks = new Map<string, (payload: unknown) => void>();
+  /** Ephemeral messages as their user sees them (a response_url with replace_original changes one). */
+  readonly ephemerals: {
+    channel: string;
+    user: string;
+    ts: string;
+    thread_ts?: string;
+    text?: string;
+    blocks?: unknown[];
+  }[] = [];
+  /** What was posted to response URLs, and for which message. */
+  readonly responses: { channel: string; ts: string; body: Record<string, unknown> }[] = [];
+  /** Response URLs handed out with clicks: the message each answers and how often it was used. */
+  private responseUrls = new Map<string, { channel: string; ts: string; uses: number }>();
+
+  /**
+   * The response_url Slack puts in a click on message `ts` of `channel`: up to 5 uses (Slack's
+   * rule); with `replace_original` it replaces that message (an ephemeral one included).
+   */
+  responseUrl(channel: string, ts: string): string {
+    const id = randomUUID();
+    this.responseUrls.set(id, { channel, ts, uses: 0 });
+    return this.url.replace(/api\/$/, `respond/${id}`);
+  }
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
   async socketConnected(ms = 10_000): Promise<void> {
@@ -211,6 +171,9 @@ export class FakeSlack {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(req.url === '/calls' ? this.calls : this.messages));
         return;
+      }
+      if (req.method === 'POST' && req.url?.startsWith('/respond/')) {
+        return this.respond(req.url.slice('/respond/'.length), await readBody(req), res);
       }
       const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
       const args = await readBody(req);
@@ -364,8 +327,26 @@ export class FakeSlack {
         this.messages.splice(at, 1);
         return { ok: true, channel: args.channel, ts: args.ts };
       }
-      case 'chat.postEphemeral':
-        return { ok: true, message_ts: `${this.ts}.000200` };
+      case 'chat.postEphemeral': {
+        // Slack shows an ephemeral only to a member of the channel, and checks its blocks.
+        const members = this.members[String(args.channel)] ?? this.people;
+        const refused = members.includes(String(args.user)) ? slackRefusal(args) : 'user_not_in_channel';
+        if (refused) {
+          this.refusals.push({ method, error: refused });
+          return { ok: false, error: refused };
+        }
+        // Its own count: posts' ts follow their order (slack-thread.ts's tsOf relies on it).
+        const ts = `${1_800_000_000 + this.ephemerals.length}.000200`;
+        this.ephemerals.push({
+          channel: String(args.channel),
+          user: String(args.user),
+          ts,
+          thread_ts: args.thread_ts as string | undefined,
+          text: args.text as string | undefined,
+          blocks: args.blocks as unknown[] | undefined,
+        });
+        return { ok: true, message_ts: ts };
+      }
       case 'views.open':
       case 'views.update':
         return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
@@ -391,6 +372,31 @@ export class FakeSlack {
       default:
         return { ok: true };
     }
+  }
+
+  /** A post to a response URL: Slack answers 404 for one it does not know or that is used up. */
+  private respond(id: string, body: Record<string, unknown>, res: ServerResponse): void {
+    const [status, text] = this.responseTo(id, body);
+    res.writeHead(status, { 'content-type': 'text/plain' });
+    res.end(text);
+  }
+
+  private responseTo(id: string, body: Record<string, unknown>): [number, string] {
+    const url = this.responseUrls.get(id);
+    if (!url) return [404, 'no_such_url'];
+    if (url.uses >= 5) return [404, 'used_url'];
+    url.uses += 1;
+    const refused = slackRefusal(body);
+    if (refused) {
+      this.refusals.push({ method: 'response_url', error: refused });
+      return [400, refused];
+    }
+    this.responses.push({ channel: url.channel, ts: url.ts, body });
+    if (body.replace_original === true || body.replace_original === 'true') {
+      const shown = this.ephemerals.find((e) => e.channel === url.channel && e.ts === url.ts);
+      if (shown) Object.assign(shown, { text: body.text, blocks: body.blocks });
+    }
+    return [200, 'ok'];
   }
 
   async stop(): Promise<void> {

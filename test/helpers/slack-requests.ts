@@ -98,6 +98,30 @@ export function fromTeam(body: string, team: string): string {
 }
 
 /**
+ * A click on a button of an ephemeral message `messageTs` (as chat.postEphemeral answered): Slack
+ * marks the container ephemeral, sends no `message`, and gives the response URL that answers it.
+ */
+export function ephemeralClick(
+  user: string,
+  actionId: string,
+  value: string,
+  messageTs: string,
+  responseUrl: string,
+  channel = 'C0WORK',
+) {
+  return payloadBody({
+    type: 'block_actions',
+    ...interaction(user),
+    container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: true },
+    channel: { id: channel, name: 'work' },
+    response_url: responseUrl,
+    actions: [
+      { type: 'button', action_id: actionId, block_id: 'reply', value, action_ts: String(Date.now() / 1000) },
+    ],
+  });
+}
+
+/**
  * Submitting the revise modal with `feedback` (and any form fields, by block id), carrying the
  * metadata the modal was opened with.
  */

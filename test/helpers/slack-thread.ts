@@ -43,6 +43,9 @@ export function slackThreads(slack: FakeSlack) {
         .callsOf('chat.postEphemeral')
         .filter((e) => e.user === user)
         .map((e) => String(e.text)),
+    /** The ephemeral messages shown to `user` in `thread`, as they are now (a response may have replaced one). */
+    ephemeralsIn: (thread: string, user: string) =>
+      slack.ephemerals.filter((e) => e.thread_ts === thread && e.user === user),
     /** The updates of the message `ts`, in order. */
     updatesOf: (ts: string) => slack.callsOf('chat.update').filter((u) => u.ts === ts),
   };

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { purgeOld } from '../../src/engine/retention.js';
 import { recordPost } from '../../src/slack/posts.js';
+import { findReply, recordReply } from '../../src/slack/replies.js';
 import { purgeSlackBookkeeping } from '../../src/slack/retention.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
 
@@ -25,7 +26,7 @@ const postsOf = (keys: string[]) =>
   count('SELECT count(*) AS n FROM signoff.slack_posts WHERE key = ANY($1)', [keys]);
 
 describe('retention', () => {
-  it("a finished task older than the age loses its checkpoints, events and posts' records; an open one keeps them", async () => {
+  it("a finished task older than the age loses its checkpoints, events, posts' records and replies heard; an open one keeps them", async () => {
     const done = await t.h.start('pair', 'write the retention policy');
     const review = await t.h.nextReview(done.id);
     expect(
@@ -38,6 +39,9 @@ describe('retention', () => {
     const keys = [`${done.id}:started:0`, `card:${review.id}`, `dm:${review.id}:U0BOB`];
     for (const key of keys) await recordPost(t.h.db.pool, key, 'C0WORK', '1.0001');
     await recordPost(t.h.db.pool, `${open.id}:started:0`, 'C0WORK', '1.0002');
+    const heard = { channel: 'C0WORK', ts: '1.0003', taskId: done.id, user: 'U0BOB', text: 'lgtm' };
+    await recordReply(t.h.db.pool, heard);
+    expect(await findReply(t.h.db.pool, heard.channel, heard.ts)).toEqual(heard);
     expect(await checkpointsOf(done.id)).toBeGreaterThan(0);
     const auditBefore = await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id]);
 
@@ -50,6 +54,7 @@ describe('retention', () => {
     expect(await checkpointsOf(done.id)).toBe(0);
     expect(await eventsOf(done.id)).toBe(0);
     expect(await postsOf(keys)).toBe(0);
+    expect(await findReply(t.h.db.pool, heard.channel, heard.ts)).toBeUndefined();
     // What people and auditors read stays.
     expect((await t.h.engine.getTask(done.id))?.status).toBe('done');
     expect((await t.h.engine.reviews(done.id)).map((r) => r.decision?.by)).toEqual(['bob']);

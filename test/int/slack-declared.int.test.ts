@@ -42,7 +42,9 @@ describe('a declared workflow end to end', () => {
     await approve(0); // the draft
     const final = await until('final card', () => cardsIn(thread)[1], 20_000);
     expect(JSON.stringify(final.blocks)).toContain('Review the final');
-    await postSigned(events, threadMessage('U0BOB', 'mention the keyboard shortcut', thread), { json: true });
+    await postSigned(events, threadMessage('U0BOB', 'revise: mention the keyboard shortcut', thread), {
+      json: true,
+    });
     const redraft = await approve(2); // the draft again, with the feedback
     expect(JSON.stringify(redraft.blocks)).toContain('mention the keyboard shortcut');
     await approve(3); // the final

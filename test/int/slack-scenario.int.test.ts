@@ -51,7 +51,9 @@ describe('a scenario file in Slack', () => {
     for (const [n, decision] of decisions.entries()) {
       const card = await until(`card ${n + 1}`, () => cardsIn(thread)[n]);
       if (typeof decision === 'object') {
-        await postSigned(events, threadMessage('U0BOB', decision.revise, thread), { json: true });
+        await postSigned(events, threadMessage('U0BOB', `revise: ${decision.revise}`, thread), {
+          json: true,
+        });
       } else {
         const id = decision === 'approve' ? 'signoff_approve' : 'signoff_reject';
         const value = buttons(card).find((b) => b.action_id === id)?.value ?? '';

@@ -51,7 +51,10 @@ it('connects, acks a command, a thread reply and a click, and finishes the task'
   const thread = tsOf(await until('root message', () => rootOf('over the socket')));
   const first = await until('review card', () => cardsIn(thread)[0]);
 
-  await slack.sendEnvelope('events_api', JSON.parse(threadMessage('U0BOB', 'shorter, please', thread)));
+  await slack.sendEnvelope(
+    'events_api',
+    JSON.parse(threadMessage('U0BOB', 'revise: shorter, please', thread)),
+  );
   const second = await until('round 2 card', () => cardsIn(thread)[1]);
   expect(JSON.stringify(second.blocks)).toContain('Round 2');
   expect(first).not.toBe(second);

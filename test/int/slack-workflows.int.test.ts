@@ -60,7 +60,7 @@ describe('goal-plan in Slack', () => {
     expect(button(card, 'signoff_reject')).toBeUndefined();
 
     for (const [i, feedback] of ['keep the old URLs', 'add search', 'launch in May'].entries()) {
-      await postSigned(events, threadMessage('U0BOB', feedback, thread), { json: true });
+      await postSigned(events, threadMessage('U0BOB', `revise: ${feedback}`, thread), { json: true });
       card = await until(`goal card ${i + 2}`, () => cardsIn(thread)[i + 1]);
       expect(JSON.stringify(card.blocks)).toContain(`Round ${i + 2}`);
     }
@@ -180,7 +180,9 @@ describe('proposal in Slack', () => {
     const thread = tsOf(await until('root', () => rootOf('solar microgrids')));
     const query = await until('query card', () => cardsIn(thread)[0]);
     expect(JSON.stringify(buttons(query))).toContain('Use my query');
-    await postSigned(events, threadMessage('U0BOB', 'microgrid battery sizing', thread), { json: true });
+    await postSigned(events, threadMessage('U0BOB', 'revise: microgrid battery sizing', thread), {
+      json: true,
+    });
     const search = await until('search in the thread', () =>
       inThread(thread).find((p) => p.text.includes('Search:')),
     );
@@ -197,11 +199,11 @@ describe('proposal in Slack', () => {
     expect(by('Novelty reviewer')).toHaveLength(1);
     expect(by('Feasibility reviewer')).toHaveLength(1);
 
-    await postSigned(events, threadMessage('U0BOB', 'cut the budget', thread), { json: true });
+    await postSigned(events, threadMessage('U0BOB', 'revise: cut the budget', thread), { json: true });
     const second = await until('second draft review', () => cardsIn(thread)[3]);
     expect(JSON.stringify(second.blocks)).toContain('Review the proposal (draft 2)');
     expect(by('Novelty reviewer')).toHaveLength(2);
-    await postSigned(events, threadMessage('U0BOB', 'add a pilot', thread), { json: true });
+    await postSigned(events, threadMessage('U0BOB', 'revise: add a pilot', thread), { json: true });
     const end = await until('root says stopped at the limit', () =>
       slack
         .callsOf('chat.update')

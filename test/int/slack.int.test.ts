@@ -214,9 +214,9 @@ describe('Slack surface', () => {
     for (const call of slack.calls) expect(JSON.stringify(call.args)).not.toContain('<!channel>');
   });
 
-  it('a reply in the thread while a review waits counts as Revise from that person', async () => {
+  it('a reply addressed to the bot ("revise:") while a review waits counts as Revise from that person', async () => {
     const { thread, cardTs } = await startTask('pair draft the release notes');
-    const res = await postSigned(events, threadMessage('U0DAN', 'mention the new API', thread), {
+    const res = await postSigned(events, threadMessage('U0DAN', 'revise: mention the new API', thread), {
       json: true,
     });
     expect(res.status).toBe(200);
@@ -305,7 +305,9 @@ describe('Slack surface', () => {
       },
     }));
     // The new process takes a reply on the card posted before the restart…
-    await postSigned(events, threadMessage('U0BOB', 'now in much more detail', thread), { json: true });
+    await postSigned(events, threadMessage('U0BOB', 'revise: now in much more detail', thread), {
+      json: true,
+    });
     const second = await until('round 2 card after the restart', () => cardsIn(thread)[1], 20_000);
     const long = posts().filter(
       (p) => p.thread_ts === thread && JSON.stringify(p.blocks).includes('A long paragraph'),

@@ -110,6 +110,18 @@ describe('the workflow config file', () => {
     );
   });
 
+  it('a checkpoint says what a reply in the thread means: ask by default, feedback or ignore, nothing else', () => {
+    const c = parseWorkflowConfig(
+      'workflows:\n  pair:\n    checkpoints:\n      review:\n        replies: ignore\n',
+      'x.yml',
+    );
+    expect(checkpointSettings(c, 'pair', 'review').replies).toBe('ignore');
+    expect(checkpointSettings(c, 'goal-plan', 'goal').replies).toBe('ask');
+    expect(() =>
+      parseWorkflowConfig('defaults:\n  checkpoint:\n    replies: approve\n', 'signoff.yml'),
+    ).toThrow(/^signoff\.yml:3:14 defaults\.checkpoint\.replies: .*"ask"\|"feedback"\|"ignore"/);
+  });
+
   it('reports YAML syntax errors with their position', () => {
     expect(() => parseWorkflowConfig('workflows:\n  pair: [1,\n', 'bad.yml')).toThrow(/^bad\.yml:\d+:\d+ /);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
 import type { Review } from '../../src/engine/types.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
+import { questionChoices, replyQuestion } from '../../src/slack/blocks/reply-question.js';
 import {
   decidedCard,
   escalatedMessage,
@@ -333,5 +334,46 @@ describe('sign-off rules on the card', () => {
     const text = sent(decidedCard(r, 'U0ANN'));
     expect(text).toContain('Rejected automatically: 1 of 2 approvals (<@U0BOB>) when time ran out');
     expect(text).not.toContain('nobody decided');
+  });
+});
+
+describe("a reply's private question", () => {
+  const all = ['approve', 'revise', 'reject'] as const;
+  const inbox = (config: Record<string, boolean>) => ({
+    format: 'agent_inbox' as const,
+    value: [{ action_request: { action: 'send', args: {} }, config }],
+  });
+  const hitl = { format: 'hitl' as const, value: { actionRequests: [], reviewConfigs: [] } };
+
+  it('offers what the review allows and the author may take; a tool call never an approval or an edit', () => {
+    expect(questionChoices(review(), [...all])).toEqual(['revise', 'approve', 'reject']);
+    expect(questionChoices(review(), ['revise', 'reject'])).toEqual(['revise', 'reject']);
+    expect(questionChoices(review({ actions: ['approve', 'reject'] }), [...all])).toEqual([
+      'approve',
+      'reject',
+    ]);
+    expect(questionChoices(review({ origin: hitl }), [...all])).toEqual(['reject']);
+    const edit = { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true };
+    expect(questionChoices(review({ origin: inbox(edit) }), [...all])).toEqual(['reject']);
+    // Only where a revise is the agent's own response do words answer it.
+    const respond = { ...edit, allow_edit: false };
+    expect(questionChoices(review({ origin: inbox(respond) }), [...all])).toEqual(['revise', 'reject']);
+  });
+
+  it('quotes the start of the reply, escaped, and keeps its buttons within what Slack takes', () => {
+    const text = `<!channel> ${'x'.repeat(5000)}`;
+    const r = review({ title: 'T'.repeat(150) }, { id: 'r'.repeat(100), taskId: 't'.repeat(300) });
+    const q = replyQuestion(r, { ts: '1700000000.000100', text }, ['revise', 'approve', 'reject']);
+    expect(sent(q)).not.toMatch(LIVE);
+    expect(sent(q)).not.toContain('x'.repeat(400));
+    const actions = q.blocks.find((b) => b.type === 'actions') as { elements: { value: string }[] };
+    expect(actions.elements).toHaveLength(4);
+    for (const e of actions.elements) expect(e.value.length).toBeLessThanOrEqual(LIMITS.buttonValue);
+    expect(JSON.parse(actions.elements[0]?.value ?? '{}')).toEqual({
+      review: r.id,
+      task: r.taskId,
+      h: contentHash(r.request),
+      reply: '1700000000.000100',
+    });
   });
 });

@@ -144,4 +144,15 @@ describe('which thread replies are meant for the bot', () => {
     });
     expect(readReply('<@U0BOT>', 'U0BOT')).toEqual({ text: '', addressed: true });
   });
+  it('at a review a leading "revise:" addresses it, and "redirect:" does not', () => {
+    expect(readReply('Revise:  shorter, please', 'U0BOT', 'revise')).toEqual({
+      text: 'shorter, please',
+      addressed: true,
+    });
+    expect(readReply('lgtm', 'U0BOT', 'revise')).toEqual({ text: 'lgtm', addressed: false });
+    expect(readReply('redirect: a retreat', 'U0BOT', 'revise')).toEqual({
+      text: 'redirect: a retreat',
+      addressed: false,
+    });
+  });
 });

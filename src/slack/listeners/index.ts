@@ -2,10 +2,12 @@
 import type { App } from '@slack/bolt';
 import { TASK_ACTION_IDS } from '../blocks/messages.js';
 import { REVISE_VIEW, START_VIEW } from '../blocks/modals.js';
+import { QUESTION_ACTION_IDS } from '../blocks/reply-question.js';
 import { ACTION_IDS } from '../blocks/review-card.js';
 import type { ListenerDeps } from '../deps.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createHistoryAction } from './actions/history.js';
+import { createQuestionAction } from './actions/reply-question.js';
 import { createReviseAction } from './actions/revise.js';
 import { createTaskControl } from './actions/task-controls.js';
 import { createSignoffCommand } from './commands/signoff.js';
@@ -19,6 +21,8 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));
   app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));
   app.action(ACTION_IDS.revise, createReviseAction(deps));
+  for (const choice of ['revise', 'approve', 'reject', 'ignore'] as const)
+    app.action(QUESTION_ACTION_IDS[choice], createQuestionAction(deps, choice));
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
   app.action(TASK_ACTION_IDS.retry, createTaskControl(deps, 'retry'));
   app.action(TASK_ACTION_IDS.history, createHistoryAction(deps));

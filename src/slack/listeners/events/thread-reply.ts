@@ -1,30 +1,37 @@
 /**
- * A person's reply in a task's thread. While a review is pending it counts as Revise with that
- * text (if they may review); the card updates as for a button. While agents work it redirects
- * the task (seed 003) only when it means to: addressed to the bot (a mention or "redirect:", or
- * any reply where the workflow says so), from someone the workflow lets redirect; anything else
- * (a colleague's "+1") is left alone. A reply also sent to the channel counts the same; an
- * event Slack sends again is handled once.
+ * A person's reply in a task's thread. While a review is pending, what it means is the review's
+ * to say (reply-at-review.ts): feedback when addressed to the bot, else a private question to its
+ * author, never a decision it did not state. While agents work it redirects the task (seed 003)
+ * only when it means to: addressed to the bot (a mention or "redirect:", or any reply where the
+ * workflow says so), from someone the workflow lets redirect; anything else (a colleague's "+1")
+ * is left alone. A reply also sent to the channel counts the same; an event Slack sends again is
+ * handled once.
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
-import { decideFromSlack, slackActor } from '../../decide.js';
+import { slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { slackTaskId } from '../../origin.js';
 import { claimRequest } from '../../posts.js';
+import { replyAtReview } from '../../reply-at-review.js';
 
-const REDIRECT_PREFIX = /^redirect:\s*/i;
+/** The word that addresses the bot at the start of a reply: "redirect:" while agents work, "revise:" at a review. */
+const PREFIXES = { redirect: /^redirect:\s*/i, revise: /^revise:\s*/i } as const;
 
 /**
  * What a reply says and whether it is addressed to the bot: a mention of it anywhere (taken out
- * of the text) or a leading "redirect:" (taken off).
+ * of the text) or a leading "redirect:" or "revise:" (as `prefix` says; taken off).
  */
-export function readReply(text: string, botUserId: string | undefined): { text: string; addressed: boolean } {
+export function readReply(
+  text: string,
+  botUserId: string | undefined,
+  prefix: keyof typeof PREFIXES = 'redirect',
+): { text: string; addressed: boolean } {
   const mention = botUserId ? new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g') : undefined;
   const mentioned = mention ? mention.test(text) : false;
   const unmentioned = mention ? text.replace(mention, ' ').replace(/\s+/g, ' ').trim() : text.trim();
-  if (REDIRECT_PREFIX.test(unmentioned))
-    return { text: unmentioned.replace(REDIRECT_PREFIX, ''), addressed: true };
+  const word = PREFIXES[prefix];
+  if (word.test(unmentioned)) return { text: unmentioned.replace(word, ''), addressed: true };
   return { text: unmentioned, addressed: mentioned };
 }
 
@@ -41,9 +48,11 @@ export function createThreadReply(deps: ListenerDeps) {
     if (!('thread_ts' in event) || !event.thread_ts || event.thread_ts === event.ts) return;
     if ('bot_id' in event && event.bot_id) return;
     const user = 'user' in event ? event.user : undefined;
-    const reply = readReply(('text' in event ? event.text : '') ?? '', context.botUserId);
-    if (!user || !reply.text) return;
+    const said = ('text' in event ? event.text : '') ?? '';
+    if (!user || !said.trim()) return;
     const threadTs = event.thread_ts;
+    // In a Slack Connect channel the author's own workspace (another organization's) is here.
+    const team = 'user_team' in event && typeof event.user_team === 'string' ? event.user_team : undefined;
     // Slack has its ack already (Events API requests are acked before listeners run); the work
     // waits behind a burst of clicks like any other work after an ack.
     await deps.afterAck.run(async () => {
@@ -57,28 +66,21 @@ export function createThreadReply(deps: ListenerDeps) {
         const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: threadTs });
         const task = await deps.engine.getTask(taskId);
         if (task?.status === 'working') {
-          const actor = await slackActor(deps.directory, user);
+          const reply = readReply(said, context.botUserId, 'redirect');
+          if (!reply.text) return;
+          const actor = await slackActor(deps.directory, user, team);
           await deps.engine.redirect(taskId, reply.text, actor, { addressed: reply.addressed });
           return;
         }
         if (task?.status !== 'waiting') return;
-        const pending = (await deps.engine.reviews(taskId, 'pending')).filter((r) =>
-          r.request.actions.includes('revise'),
+        const reply = readReply(said, context.botUserId, 'revise');
+        if (!reply.text) return;
+        await replyAtReview(
+          deps,
+          client,
+          { task, channel: event.channel, threadTs, ts: event.ts, user, team, ...reply },
+          tell,
         );
-        if (pending.length !== 1) {
-          if (pending.length > 1)
-            await tell('Several reviews are waiting in this thread; use the buttons on the card you mean.');
-          return;
-        }
-        const review = pending[0] as (typeof pending)[number];
-        await decideFromSlack(deps, client, {
-          click: { review: review.id, task: taskId },
-          user,
-          channel: event.channel,
-          action: 'revise',
-          feedback: reply.text,
-          threadTs,
-        });
       } catch (error) {
         // A reply that does not address the bot is not meant for it: nothing to say.
         if (isSignoffError(error) && error.code === 'not_addressed') return;

@@ -1,0 +1,95 @@
+/**
+ * A reply in a task's thread while a review waits is never taken for a decision it did not state.
+ * By the review's `replies` setting: `ask` (also reviews stored before the setting existed): a
+ * reply addressed to the bot is revise feedback; any other reply from someone who may decide gets
+ * them a private question. `feedback`: any reply from someone who may revise is feedback.
+ * `ignore`: replies decide nothing. A tool call is never approved or edited by words: a reply to
+ * one always gets the question, which offers no approval and no edit. Someone who may not decide
+ * hears nothing about a plain reply (colleagues talk in threads), and the refusal when they
+ * addressed the bot.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Review, Task } from '../engine/types.js';
+import { questionChoices, replyQuestion } from './blocks/reply-question.js';
+import { decideFromSlack, slackActor } from './decide.js';
+import type { ListenerDeps } from './deps.js';
+import { recordReply } from './replies.js';
+
+export interface ReplyAtReview {
+  task: Task;
+  channel: string;
+  threadTs: string;
+  /** The reply message's own ts. */
+  ts: string;
+  user: string;
+  text: string;
+  /** Mentions the bot or starts with "revise:". */
+  addressed: boolean;
+  /** The author's own workspace, when Slack says (`user_team`: another one's in Slack Connect). */
+  team?: string;
+}
+
+const SEVERAL = 'Several reviews are waiting in this thread; use the buttons on the card you mean.';
+const IGNORED =
+  "Replies in this thread do not decide this review; use the card's buttons to approve, revise or reject.";
+
+/** Handles the reply; `tell` says a sentence to its author alone. */
+export async function replyAtReview(
+  deps: ListenerDeps,
+  client: WebClient,
+  r: ReplyAtReview,
+  tell: (text: string) => Promise<unknown>,
+): Promise<void> {
+  const pending = await deps.engine.reviews(r.task.id, 'pending');
+  if (!pending.length) return;
+  const actor = await slackActor(deps.directory, r.user, r.team);
+  if (pending.length > 1) {
+    const mayDecide = async () => {
+      for (const review of pending) {
+        if ((await deps.engine.choicesFor(review, r.task, actor)).actions.length) return true;
+      }
+      return false;
+    };
+    if (r.addressed || (await mayDecide())) await tell(SEVERAL);
+    return;
+  }
+  const review = pending[0] as Review;
+  const mode = review.settings.replies ?? 'ask';
+  if (mode === 'ignore') {
+    if (r.addressed) await tell(IGNORED);
+    return;
+  }
+  const words = review.request.origin === undefined && review.request.actions.includes('revise');
+  const revise = () =>
+    decideFromSlack(deps, client, {
+      click: { review: review.id, task: r.task.id },
+      user: r.user,
+      channel: r.channel,
+      action: 'revise',
+      feedback: r.text,
+      threadTs: r.threadTs,
+      team: r.team,
+    });
+  // Addressed feedback goes straight to the engine, which refuses (and records) a non-reviewer.
+  if (words && r.addressed) return void (await revise());
+  const choices = await deps.engine.choicesFor(review, r.task, actor);
+  if (!choices.actions.length) {
+    if (r.addressed && choices.refusal) await tell(choices.refusal);
+    return;
+  }
+  if (words && mode === 'feedback' && choices.actions.includes('revise')) return void (await revise());
+  const offered = questionChoices(review, choices.actions);
+  if (offered.length) {
+    await recordReply(deps.pool, {
+      channel: r.channel,
+      ts: r.ts,
+      taskId: r.task.id,
+      user: r.user,
+      text: r.text,
+    });
+  }
+  const question = replyQuestion(review, { ts: r.ts, text: r.text }, offered);
+  await client.chat
+    .postEphemeral({ channel: r.channel, user: r.user, thread_ts: r.threadTs, ...question })
+    .catch((err) => deps.logger.warn({ err }, 'could not ask about a reply'));
+}

@@ -1,0 +1,74 @@
+/**
+ * What Slack's Web API takes and refuses, for the fake and the benchmarks: request bodies as it
+ * reads them, its limits on a message's text and blocks, and its published rate limits.
+ */
+import type { IncomingMessage } from 'node:http';
+
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A request body as the Web API reads it: JSON, or a form whose objects are JSON strings. */
+export async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  if ((req.headers['content-type'] ?? '').includes('application/json')) return raw ? JSON.parse(raw) : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    // The Web API client sends objects and arrays as JSON strings inside a form.
+    out[k] = /^[[{]/.test(v) ? parseOr(v) : v;
+  }
+  return out;
+}
+
+/** What Slack says about a message's blocks and text, or undefined when it would accept them. */
+export function slackRefusal(args: Record<string, unknown>): string | undefined {
+  const text = typeof args.text === 'string' ? args.text : '';
+  if (text.length > 40_000) return 'msg_too_long';
+  const blocks = (args.blocks ?? []) as {
+    type: string;
+    text?: { text?: string } | string;
+    elements?: { value?: string }[];
+  }[];
+  if (!Array.isArray(blocks)) return 'invalid_blocks';
+  if (blocks.length > 50) return 'invalid_blocks';
+  let markdown = 0;
+  for (const b of blocks) {
+    if (b.type === 'markdown') markdown += String(b.text ?? '').length;
+    if (b.type === 'section' && typeof b.text === 'object' && (b.text.text ?? '').length > 3000)
+      return 'invalid_blocks';
+    if (b.type === 'header' && typeof b.text === 'object' && (b.text.text ?? '').length > 150)
+      return 'invalid_blocks';
+    for (const e of b.elements ?? []) if ((e.value ?? '').length > 2000) return 'invalid_blocks';
+  }
+  if (markdown > 12_000) return 'invalid_blocks';
+  if (!text && blocks.length === 0) return 'no_text';
+  return undefined;
+}
+
+/** A limit Slack enforces: calls a minute, calls at once, and whether it is counted per channel. */
+export interface SlackLimit {
+  perMinute: number;
+  burst: number;
+  perChannel?: boolean;
+}
+
+/**
+ * Slack's published limits (docs.slack.dev, "Rate limits"), enforced when a FakeSlack is made
+ * with them: posts about one a second per channel with short bursts; chat.update and the other
+ * Tier 3 methods 50 a minute per workspace; Tier 2, 20; Tier 4, 100.
+ */
+export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
+  'chat.postMessage': { perMinute: 60, burst: 4, perChannel: true },
+  'chat.update': { perMinute: 50, burst: 4 },
+  'conversations.replies': { perMinute: 50, burst: 4 },
+  'conversations.open': { perMinute: 50, burst: 4 },
+  'chat.getPermalink': { perMinute: 100, burst: 6 },
+  'usergroups.users.list': { perMinute: 20, burst: 3 },
+  'conversations.members': { perMinute: 100, burst: 6 },
+};

@@ -1,0 +1,339 @@
+/**
+ * A reply in the thread while a review waits, end to end (signed requests to Bolt's receiver, a
+ * fake Slack as strict as Slack): it is never taken for a decision it did not state. Addressed
+ * replies are feedback; other replies get their author a private question whose buttons are
+ * checked like the card's (the review's content hash, the task, the channel) and act on the
+ * words as Slack delivered them; a tool call is never approved or edited by words.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { slackTaskId } from '../../src/slack/origin.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { commandBody, ephemeralClick, postSigned, threadMessage } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { posts, cardsIn, rootOf, tsOf, ephemeralsIn } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+const yaml = `
+workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review: { reviewers: [U0BOB, U0CAT, requester], allowSelfApproval: false }
+  specialist:
+    checkpoints:
+      review: { reviewers: [U0BOB], replies: feedback }
+  goal-plan:
+    checkpoints:
+      goal: { reviewers: [anyone], replies: ignore }
+  mailer:
+    module: ./examples/approval-agent/graph.ts
+`;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_replies');
+  await slack.start();
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+type Shown = (typeof slack.ephemerals)[number];
+type Button = { action_id: string; value: string; text: { text: string }; confirm?: unknown };
+
+const taskOf = (thread: string) => slackTaskId({ team: 'T0TEAM', channel: 'C0WORK', ts: thread });
+const reply = (user: string, text: string, thread: string) =>
+  postSigned(events, threadMessage(user, text, thread), { json: true });
+const questionButtons = (shown: Shown | undefined): Button[] =>
+  ((shown?.blocks ?? []) as { type: string; elements?: Button[] }[]).find((b) => b.type === 'actions')
+    ?.elements ?? [];
+/** The question's button `id` clicked by `user` (its author unless said). */
+/**
+ * A tap on the question's button `id` by its author, as Slack sends it (the question's own ts and
+ * a response URL for it); `forged`: the value sent instead (a tampered client's, or one kept
+ * from before the question was replaced).
+ */
+const tap = (shown: Shown, id: string, forged?: string) => {
+  const value = forged ?? questionButtons(shown).find((b) => b.action_id === id)?.value ?? '';
+  return postSigned(
+    events,
+    ephemeralClick(shown.user, id, value, shown.ts, slack.responseUrl(shown.channel, shown.ts)),
+  );
+};
+const replaced = (shown: Shown) =>
+  slack.responses.filter((r) => r.ts === shown.ts).map((r) => String(r.body.text));
+
+async function startTask(text: string, user = 'U0ANN') {
+  await postSigned(events, commandBody(text, user));
+  const thread = tsOf(await until(`root of ${text}`, () => rootOf(text.split(' ').slice(1).join(' '))));
+  const card = await until('review card', () => cardsIn(thread)[0], 20_000);
+  return { thread, card, cardTs: tsOf(card) };
+}
+
+/** After the reply was handled: one review, still pending, nothing decided, no second card. */
+async function nothingDecided(thread: string) {
+  await service.settled();
+  const reviews = await service.signoff.engine.reviews(taskOf(thread));
+  expect(reviews.map((r) => [r.status, r.decision])).toEqual([['pending', null]]);
+  expect(cardsIn(thread)).toHaveLength(1);
+  expect((await service.signoff.engine.getTask(taskOf(thread)))?.status).toBe('waiting');
+}
+
+const cardSays = (cardTs: string, text: string) =>
+  until(`the card says ${text}`, () =>
+    slack.callsOf('chat.update').find((u) => u.ts === cardTs && JSON.stringify(u.blocks).includes(text)),
+  );
+
+describe('a reply at a review (replies: ask, the default)', () => {
+  it('"lgtm" in the thread starts no revision and gets its author a private question with the choices they have', async () => {
+    const { thread } = await startTask('pair write the changelog');
+    await reply('U0BOB', 'lgtm', thread);
+    await nothingDecided(thread);
+    const [question] = ephemeralsIn(thread, 'U0BOB');
+    expect(question?.text).toContain('You replied while');
+    expect(JSON.stringify(question?.blocks)).toContain('>lgtm');
+    expect(questionButtons(question).map((b) => b.action_id)).toEqual([
+      'signoff_reply_revise',
+      'signoff_reply_approve',
+      'signoff_reply_reject',
+      'signoff_reply_ignore',
+    ]);
+    expect(
+      questionButtons(question).find((b) => b.action_id === 'signoff_reply_reject')?.confirm,
+    ).toBeTruthy();
+    // The requester may not approve their own task here: their question has no Approve.
+    await reply('U0ANN', 'looks fine to me', thread);
+    await nothingDecided(thread);
+    const mine = ephemeralsIn(thread, 'U0ANN')[0];
+    expect(questionButtons(mine).map((b) => b.action_id)).toEqual([
+      'signoff_reply_revise',
+      'signoff_reply_reject',
+      'signoff_reply_ignore',
+    ]);
+    expect(slack.refusals).toEqual([]);
+  });
+
+  it("Approve on the question approves with the card's hash; a question on a review that changed or closed is refused with the engine's sentence", async () => {
+    const { thread, cardTs } = await startTask('pair draft the welcome email');
+    await reply('U0BOB', 'looks good!', thread);
+    await reply('U0CAT', 'great work', thread);
+    await reply('U0ANN', 'fine by me', thread);
+    await reply('U0CAT', 'one more thing: the footer', thread);
+    const questionTo = (user: string, n = 0) =>
+      until(`question ${n + 1} to ${user}`, () => ephemeralsIn(thread, user)[n]);
+    const bob = await questionTo('U0BOB');
+    const [cat, catAgain] = [await questionTo('U0CAT'), await questionTo('U0CAT', 1)];
+    const ann = await questionTo('U0ANN');
+    const bobsApproval =
+      questionButtons(bob).find((b) => b.action_id === 'signoff_reply_approve')?.value ?? '';
+
+    // A value naming someone else's reply (a tampered client) decides nothing.
+    await tap(ann, 'signoff_reply_approve', bobsApproval);
+    await until('refused', () => replaced(ann)[0]);
+    expect(replaced(ann)).toEqual(['That button does not belong to a review here; nothing was changed.']);
+    await nothingDecided(thread);
+
+    // The review's content changes after the question was asked: its hash no longer matches.
+    const [review] = await service.signoff.engine.reviews(taskOf(thread));
+    const before = review?.request.body;
+    const setBody = (body: string | undefined) =>
+      service.signoff.db.pool.query(
+        `UPDATE signoff.reviews SET request = jsonb_set(request, '{body}', to_jsonb($2::text)) WHERE id = $1`,
+        [review?.id, body],
+      );
+    await setBody(`${before}\n\nP.S. and wire the budget to account 7.`);
+    await tap(cat, 'signoff_reply_approve');
+    await until('the stale question answered', () => replaced(cat)[0]);
+    expect(replaced(cat)[0]).toContain('This card is out of date');
+    await cardSays(cardTs, 'account 7');
+    await nothingDecided(thread);
+
+    // Back as it was: Bob's question carries the hash of what he saw, and approves.
+    await setBody(before);
+    await tap(bob, 'signoff_reply_approve');
+    await cardSays(cardTs, 'Approved by <@U0BOB>');
+    const [decided] = await service.signoff.engine.reviews(taskOf(thread));
+    expect(decided?.decision).toMatchObject({
+      action: 'approve',
+      by: 'U0BOB',
+      contentHash: JSON.parse(bobsApproval).h,
+    });
+    await until('the question says what happened', () =>
+      replaced(bob).find((t) => t.includes('You chose *Approve*')),
+    );
+    // The closed review: a late tap is refused, in the engine's words.
+    await tap(catAgain, 'signoff_reply_revise');
+    await until('refused', () => replaced(catAgain).find((t) => t.includes('This review is closed')));
+  });
+
+  it('"Revise with it" sends the whole reply as feedback: the next round has it', async () => {
+    const { thread, cardTs } = await startTask('pair outline the onboarding guide');
+    const long = `make it shorter and add a checklist. ${'Keep every step to one line. '.repeat(70)}`.trim();
+    expect(long.length).toBeGreaterThan(2000); // more than a button value could carry
+    await reply('U0CAT', long, thread);
+    const question = await until('the question', () => ephemeralsIn(thread, 'U0CAT')[0]);
+    await nothingDecided(thread);
+    await tap(question, 'signoff_reply_revise');
+    const second = await until('round 2 card', () => cardsIn(thread)[1], 20_000);
+    expect(JSON.stringify(second.blocks)).toContain('Round 2');
+    const [first] = await service.signoff.engine.reviews(taskOf(thread), 'decided');
+    expect(first?.decision).toMatchObject({ action: 'revise', by: 'U0CAT', feedback: long });
+    await cardSays(cardTs, 'Revision asked by <@U0CAT>');
+    await until('the question says so', () => replaced(question).find((t) => t.includes('as feedback')));
+    // Ignore on a question: nothing happens, and it says so.
+    await reply('U0BOB', 'nice, thanks', thread);
+    const another = await until('a question on round 2', () => ephemeralsIn(thread, 'U0BOB')[0]);
+    await tap(another, 'signoff_reply_ignore');
+    await until('ignored', () => replaced(another).find((t) => t === 'Nothing was done with your reply.'));
+    await service.settled();
+    expect(cardsIn(thread)).toHaveLength(2);
+  });
+
+  it('an addressed reply ("revise:" or a mention) is feedback at once, without the word that addressed it', async () => {
+    const { thread, cardTs } = await startTask('pair announce the new office');
+    await reply('U0BOB', 'revise: mention the parking', thread);
+    await until('round 2 card', () => cardsIn(thread)[1], 20_000);
+    const decided = await cardSays(cardTs, 'Revision asked by <@U0BOB>');
+    expect(JSON.stringify(decided.blocks)).toContain('mention the parking');
+    expect(JSON.stringify(decided.blocks)).not.toContain('revise:');
+    expect(ephemeralsIn(thread, 'U0BOB')).toEqual([]);
+    await reply('U0CAT', '<@U0BOT> and the bike racks', thread);
+    await until('round 3 card', () => cardsIn(thread)[2], 20_000);
+    const [, second] = await service.signoff.engine.reviews(taskOf(thread), 'decided');
+    expect(second?.decision).toMatchObject({ action: 'revise', by: 'U0CAT', feedback: 'and the bike racks' });
+  });
+
+  it('someone who may not decide gets nothing for a plain reply, and the refusal when they address the bot', async () => {
+    const { thread } = await startTask('pair plan the team lunch');
+    await reply('U0EVE', 'ooh, tacos please', thread);
+    await nothingDecided(thread);
+    expect(ephemeralsIn(thread, 'U0EVE')).toEqual([]);
+    await reply('U0EVE', 'revise: tacos', thread);
+    await nothingDecided(thread);
+    expect(ephemeralsIn(thread, 'U0EVE').map((e) => e.text)).toEqual([
+      'Sorry, you are not a reviewer for this step.',
+    ]);
+  });
+});
+
+describe('other reply settings', () => {
+  it('a review stored before `replies` existed asks, as the default does', async () => {
+    const { thread } = await startTask('pair tidy the roadmap');
+    await service.signoff.db.pool.query(
+      `UPDATE signoff.reviews SET settings = settings - 'replies' WHERE task_id = $1`,
+      [taskOf(thread)],
+    );
+    expect((await service.signoff.engine.reviews(taskOf(thread)))[0]?.settings.replies).toBeUndefined();
+    await reply('U0BOB', 'ship it', thread);
+    await nothingDecided(thread);
+    expect(questionButtons(ephemeralsIn(thread, 'U0BOB')[0]).map((b) => b.action_id)).toContain(
+      'signoff_reply_approve',
+    );
+  });
+
+  it("replies: feedback: a reviewer's plain reply is feedback at once; a colleague's is left alone", async () => {
+    const { thread, cardTs } = await startTask('specialist reconcile the March invoices');
+    await reply('U0DAN', 'I can help with this', thread);
+    await nothingDecided(thread);
+    expect(ephemeralsIn(thread, 'U0DAN')).toEqual([]);
+    await reply('U0BOB', 'include the credit notes', thread);
+    await until('round 2 card', () => cardsIn(thread)[1], 20_000);
+    await cardSays(cardTs, 'include the credit notes');
+  });
+
+  it('replies: ignore: a reply does nothing (an addressed one is told to use the card)', async () => {
+    const { thread } = await startTask('goal-plan migrate the wiki');
+    await reply('U0BOB', 'lgtm', thread);
+    await nothingDecided(thread);
+    expect(ephemeralsIn(thread, 'U0BOB')).toEqual([]);
+    await reply('U0BOB', 'revise: only the public pages', thread);
+    await nothingDecided(thread);
+    expect(ephemeralsIn(thread, 'U0BOB').map((e) => e.text)).toEqual([
+      "Replies in this thread do not decide this review; use the card's buttons to approve, revise or reject.",
+    ]);
+  });
+});
+
+describe('a reply at a tool call (LangChain HITLRequest)', () => {
+  const sent = (thread: string) => posts().filter((p) => p.thread_ts === thread && /Sent \\?"/.test(p.text));
+
+  it('"NO, wrong recipient, do not send" neither runs the tool nor records a revision; the question offers Reject with the message, which the agent gets', async () => {
+    const { thread, card, cardTs } = await startTask('mailer email the salary sheet to the team');
+    expect(JSON.stringify(card.blocks)).toContain('Approve send_email?');
+    await reply('U0BOB', 'NO, wrong recipient, do not send this', thread);
+    await nothingDecided(thread);
+    // Addressed or not, words never approve or edit a tool call.
+    await reply('U0BOB', '<@U0BOT> NO, do not send', thread);
+    await nothingDecided(thread);
+    expect(sent(thread)).toEqual([]);
+    const [question, addressed] = ephemeralsIn(thread, 'U0BOB');
+    for (const q of [question, addressed]) {
+      expect(questionButtons(q).map((b) => [b.action_id, b.text.text])).toEqual([
+        ['signoff_reply_reject', 'Reject with this message'],
+        ['signoff_reply_ignore', 'Ignore'],
+      ]);
+      expect(JSON.stringify(q?.blocks)).toContain("use the card's buttons");
+    }
+    // An Approve or an Edit sent from a question (a tampered client) is refused.
+    const value = questionButtons(addressed)[0]?.value ?? '';
+    await tap(addressed as Shown, 'signoff_reply_approve', value);
+    await tap(addressed as Shown, 'signoff_reply_revise', value);
+    await nothingDecided(thread);
+    expect(replaced(addressed as Shown)).toEqual([
+      'That button does not belong to a review here; nothing was changed.',
+      'That button does not belong to a review here; nothing was changed.',
+    ]);
+
+    await tap(question as Shown, 'signoff_reply_reject');
+    await cardSays(cardTs, 'Rejected by <@U0BOB>');
+    const [review] = await service.signoff.engine.reviews(taskOf(thread));
+    expect(review?.decision).toMatchObject({
+      action: 'reject',
+      feedback: 'NO, wrong recipient, do not send this',
+    });
+    await until('root says done', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
+    );
+    expect(sent(thread)).toEqual([]);
+    expect(JSON.stringify(posts().filter((p) => p.thread_ts === thread))).toContain('wrong recipient');
+  });
+});
+
+describe('the fake Slack is as strict as Slack here', () => {
+  it('refuses an ephemeral to someone outside the channel and a button value over 2,000 characters', async () => {
+    const web = `${slack.url}chat.postEphemeral`;
+    const post = async (args: object) =>
+      (await fetch(web, {
+        method: 'POST',
+        headers: { authorization: 'Bearer xoxb-test', 'content-type': 'application/json' },
+        body: JSON.stringify(args),
+      }).then((r) => r.json())) as { ok: boolean; error?: string };
+    expect(await post({ channel: 'C0WORK', user: 'U0STRANGER', text: 'hi' })).toEqual({
+      ok: false,
+      error: 'user_not_in_channel',
+    });
+    const button = {
+      type: 'button',
+      action_id: 'a',
+      text: { type: 'plain_text', text: 'x' },
+      value: 'v'.repeat(2001),
+    };
+    expect(
+      await post({
+        channel: 'C0WORK',
+        user: 'U0ANN',
+        text: 'hi',
+        blocks: [{ type: 'actions', elements: [button] }],
+      }),
+    ).toEqual({ ok: false, error: 'invalid_blocks' });
+  });
+});
