@@ -7,13 +7,14 @@ import {
   workflowSettings,
 } from '../workflow-config.js';
 import { reviewsOf } from './store.js';
-import type { Action, Actor, ReviewSettings, Task } from './types.js';
+import { type Action, type Actor, approves, type ReviewSettings, type Task } from './types.js';
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
 /**
  * Who may decide a review: anyone listed (a user id, a user group the actor is in, `requester`,
- * or `anyone`); the requester approving their own work only when the checkpoint allows it.
+ * or `anyone`); the requester approving their own work (Approve, or Edit: an approval of the
+ * edited call) only when the checkpoint allows it.
  * Returns the reason for a refusal, or undefined when allowed.
  */
 export function refusal(
@@ -28,7 +29,7 @@ export function refusal(
       r === 'anyone' || r === actor.id || groups.has(r) || (r === 'requester' && actor.id === task.requester),
   );
   if (!listed) return 'you are not a reviewer for this step';
-  if (action === 'approve' && !settings.allowSelfApproval && actor.id === task.requester) {
+  if (approves(action) && !settings.allowSelfApproval && actor.id === task.requester) {
     return 'you started this task, so someone else has to approve it';
   }
   return undefined;

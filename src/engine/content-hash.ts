@@ -13,6 +13,8 @@ export function contentHash(request: ReviewRequest): string {
     body: request.body,
     actions: request.actions,
     fields: request.fields.map((f) => [f.id, f.initial ?? '']),
+    // An edit counted towards a quorum is what is approved now (absent otherwise: hashes stay).
+    edit: request.edit?.values,
   };
   return createHash('sha256').update(JSON.stringify(seen)).digest('hex').slice(0, 16);
 }

@@ -18,7 +18,8 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.command('/signoff', createSignoffCommand(deps));
   app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));
   app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));
-  app.action(ACTION_IDS.revise, createReviseAction(deps));
+  app.action(ACTION_IDS.revise, createReviseAction(deps, 'revise'));
+  app.action(ACTION_IDS.edit, createReviseAction(deps, 'edit'));
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
   app.action(TASK_ACTION_IDS.retry, createTaskControl(deps, 'retry'));
   app.action(TASK_ACTION_IDS.history, createHistoryAction(deps));
