@@ -65,9 +65,9 @@ function callBody(c: ShownCall, number: number | undefined, cut: number): string
   const head = `**${number ? `${number}. ` : ''}${visible(c.name.slice(0, 100))}**${description ? `: ${description}` : ''}`;
   const state =
     c.state?.type === 'edit'
-      ? '\n_Changed at review: approving runs it with the arguments below._'
+      ? '\n_Changed at review: it runs with the arguments below._'
       : c.state?.type === 'reject'
-        ? '\n_Rejected at review: approving this review does not run it._'
+        ? '\n_Rejected at review: it does not run._'
         : '';
   const lines = entries.map(([k, v]) => {
     const inline = json(v);
