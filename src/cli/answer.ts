@@ -3,8 +3,11 @@ import type { Action, Review } from '../engine/types.js';
 const APPROVE = new Set(['', 'approve', 'a', 'yes', 'y', 'ok', 'lgtm', 'accept', 'continue']);
 const REJECT = new Set(['reject', 'r', 'no', 'n']);
 
+/** A decision to send the engine. */
+export type Decided = { action: Action; feedback?: string; values?: Record<string, string> };
+
 export type Answer =
-  | { action: Action; feedback?: string; values?: Record<string, string> }
+  | Decided
   /** Edit through the review's form, asked field by field (several calls: a decision for each). */
   | { form: true }
   | { error: string };

@@ -6,7 +6,7 @@
 import type { Engine } from '../engine/api.js';
 import { contentHash } from '../engine/content-hash.js';
 import type { Task } from '../engine/types.js';
-import { parseAnswer } from './answer.js';
+import { type Decided, parseAnswer } from './answer.js';
 import { fillForm } from './form.js';
 import type { LineSource } from './lines.js';
 import { approvalProgress, type Feed, formatReview, type Output, statusWords } from './printer.js';
@@ -50,14 +50,15 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       out.write(`${parsed.error}\n`);
       continue;
     }
-    const form = 'form' in parsed ? await fillForm(review.request.fields, deps.lines, out) : undefined;
-    if ('form' in parsed && !form) {
-      out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
-      return finish(out, task);
-    }
-    const answer = form
-      ? { action: 'edit' as const, ...form }
-      : (parsed as Exclude<typeof parsed, { form: true }>);
+    let answer: Decided;
+    if ('form' in parsed) {
+      const form = await fillForm(review.request.fields, deps.lines, out);
+      if (!form) {
+        out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
+        return finish(out, task);
+      }
+      answer = { action: 'edit', ...form };
+    } else answer = parsed;
     const result = await engine.decide({
       reviewId: review.id,
       taskId,

@@ -36,7 +36,3 @@ function formErrors(request: ReviewRequest, values: Record<string, string>): Rec
   }
   return errors;
 }
-
-/** The form as it is shown now: each text field's value. */
-export const shownValues = (request: ReviewRequest): Record<string, string> =>
-  Object.fromEntries(request.fields.flatMap((f) => (f.choices ? [] : [[f.id, f.initial ?? '']])));

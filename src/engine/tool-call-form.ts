@@ -18,10 +18,10 @@ import {
 } from './types.js';
 
 /** Calls decided one by one in a form, at most (two fields each, and Slack's modal has room). */
-export const FORM_CALLS = 10;
+const FORM_CALLS = 10;
 const BODY_MAX = 99_000;
-export const choiceId = (i: number) => `decision_${i}`;
-export const argsId = (i: number) => `args_${i}`;
+const choiceId = (i: number) => `decision_${i}`;
+const argsId = (i: number) => `args_${i}`;
 
 const pretty = (args: Record<string, unknown>) => JSON.stringify(args, null, 2);
 const count = (n: number) => n.toLocaleString('en-US');
