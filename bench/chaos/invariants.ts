@@ -67,7 +67,7 @@ export async function checkRun(
   }>(
     `SELECT r.id, r.task_id, r.status, r.decided_at, r.applied_at, t.status AS task_status,
             (SELECT count(*)::int FROM signoff.audit a
-             WHERE a.review_id = r.id AND a.action IN ('approve', 'revise', 'reject')
+             WHERE a.review_id = r.id AND a.action IN ('approve', 'edit', 'revise', 'reject')
                AND NOT a.detail ? 'counted') AS decisions,
             EXISTS (SELECT 1 FROM signoff.audit a WHERE a.task_id = r.task_id AND a.action = 'redirect'
                     AND a.at >= r.decided_at) AS redirected_after

@@ -1,8 +1,9 @@
 /**
  * A bring-your-own graph for signoff: a LangChain agent with one tool that needs a person's
  * approval (humanInTheLoopMiddleware). signoff turns each tool call into a review card with
- * Approve, Edit (a form with the call's arguments as JSON, checked against the tool's schema) and
- * Reject (with a message for the agent), and resumes the agent with the decision.
+ * Approve, Edit (a form with the call's arguments as JSON, checked against the tool's schema: an
+ * approval of the edited call, under the same rules as Approve) and Reject, and resumes the agent
+ * with the decision. A reply in the thread never approves or edits the call.
  *
  * Use it from the config file:
  *   workflows:

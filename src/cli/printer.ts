@@ -25,10 +25,13 @@ export function formatReview(review: Review): string {
     r.actions.includes('approve')
       ? `Enter or "approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}`
       : undefined,
+    r.actions.includes('edit')
+      ? r.fields.length === 1 && !r.fields[0]?.choices
+        ? `type the arguments as one line of JSON to ${(r.labels.edit ?? 'edit').toLowerCase()} (that approves them)`
+        : `"edit" to ${(r.labels.edit ?? 'edit').toLowerCase()}`
+      : undefined,
     r.actions.includes('revise')
-      ? r.fields.length
-        ? `type the arguments as JSON to ${(r.labels.revise ?? 'edit').toLowerCase()}`
-        : `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}`
+      ? `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}`
       : undefined,
     r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
   ].filter(Boolean);
@@ -61,10 +64,14 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
       const how = d?.approvals
         ? ` (${d.approvals.length} approvals: ${d.approvals.map((a) => a.by).join(', ')})`
         : '';
-      return `→ ${d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
+      const edited = d?.action === 'edit' || (d?.action === 'approve' && event.review.request.edit);
+      return `→ ${edited ? 'approved with edits' : d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
     }
     case 'review_progress':
-      return `→ approved by ${event.by} (${approvalProgress(event.review)})`;
+      // An edit resets the count to its editor's approval: the review now shows the edited call.
+      return event.review.request.edit?.by === event.by && event.review.approvals.length === 1
+        ? `→ edited and approved by ${event.by} (${approvalProgress(event.review)}); the others now approve the edited call`
+        : `→ approved by ${event.by} (${approvalProgress(event.review)})`;
     case 'review_escalated':
       return `⏫ ${event.reason}: escalated to ${event.to.join(', ')}, now due ${event.review.dueAt}.`;
     case 'review_reminder':

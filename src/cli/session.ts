@@ -6,7 +6,8 @@
 import type { Engine } from '../engine/api.js';
 import { contentHash } from '../engine/content-hash.js';
 import type { Task } from '../engine/types.js';
-import { parseAnswer } from './answer.js';
+import { type Decided, parseAnswer } from './answer.js';
+import { fillForm } from './form.js';
 import type { LineSource } from './lines.js';
 import { approvalProgress, type Feed, formatReview, type Output, statusWords } from './printer.js';
 
@@ -44,11 +45,20 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
       return finish(out, task);
     }
-    const answer = parseAnswer(line, review);
-    if ('error' in answer) {
-      out.write(`${answer.error}\n`);
+    const parsed = parseAnswer(line, review);
+    if ('error' in parsed) {
+      out.write(`${parsed.error}\n`);
       continue;
     }
+    let answer: Decided;
+    if ('form' in parsed) {
+      const form = await fillForm(review.request.fields, deps.lines, out);
+      if (!form) {
+        out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
+        return finish(out, task);
+      }
+      answer = { action: 'edit', ...form };
+    } else answer = parsed;
     const result = await engine.decide({
       reviewId: review.id,
       taskId,

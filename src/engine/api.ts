@@ -27,6 +27,7 @@ export interface DecideInput {
   actor: Actor;
   action: Action;
   feedback?: string;
+  /** With `edit`: the review's Edit form filled in (by field id); each call's decision, no default. */
   values?: Record<string, string>;
   /** The task the surface believes the review belongs to (from its own message); refused if not. */
   taskId?: string;
@@ -35,8 +36,9 @@ export interface DecideInput {
 }
 
 /**
- * `ok` with the review still pending: an approval counted towards its quorum (N of M); the
- * review's `approvals` say how many it has.
+ * `ok` with the review still pending: an approval (or an edit: its editor's approval of the edited
+ * call, which the review now shows) counted towards its quorum (N of M); the review's `approvals`
+ * say how many it has.
  */
 export type DecideResult =
   | { ok: true; review: Review; task: Task }

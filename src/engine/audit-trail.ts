@@ -17,7 +17,7 @@ export const auditEntrySchema = z.object({
   round: z.number().nullable(),
   review: z.string().nullable(),
   who: z.string(),
-  /** approve, revise, reject, escalate, start, cancel, redirect, retry. */
+  /** approve, edit (approved with edits), revise, reject, escalate, start, cancel, redirect, retry. */
   action: z.string(),
   /** decided, counted (one approval of several), refused, automatic, or done (a control). */
   result: z.enum(['decided', 'counted', 'refused', 'automatic', 'done']),
@@ -56,7 +56,7 @@ export function refusedText(feedback: string | undefined): { feedback?: string; 
   };
 }
 
-const DECISIONS = new Set(['approve', 'revise', 'reject']);
+const DECISIONS = new Set(['approve', 'edit', 'revise', 'reject']);
 const PAGE = 500;
 
 type Row = {

@@ -7,7 +7,7 @@ import {
   workflowSettings,
 } from '../workflow-config.js';
 import { reviewsOf } from './store.js';
-import type { Action, Actor, Review, ReviewSettings, Task } from './types.js';
+import { type Action, type Actor, approves, type Review, type ReviewSettings, type Task } from './types.js';
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
@@ -34,7 +34,7 @@ export function refusal(settings: Rule, task: Task, actor: Actor, action: Action
   if (actor.external && !settings.allowExternal) return OUTSIDERS;
   const listed = isListed(settings, task, actor);
   if (!listed) return 'you are not a reviewer for this step';
-  if (action === 'approve' && !settings.allowSelfApproval && actor.id === task.requester) {
+  if (approves(action) && !settings.allowSelfApproval && actor.id === task.requester) {
     return 'you started this task, so someone else has to approve it';
   }
   return undefined;

@@ -13,6 +13,9 @@ export function contentHash(request: ReviewRequest): string {
     body: request.body,
     actions: request.actions,
     fields: request.fields.map((f) => [f.id, f.initial ?? '']),
+    // An edit counted towards a quorum is what is approved now (absent otherwise: hashes stay).
+    // Its keys sorted: the database gives a JSON object's keys back in an order of its own.
+    edit: request.edit && Object.entries(request.edit.values).sort(([a], [b]) => (a < b ? -1 : 1)),
   };
   return createHash('sha256').update(JSON.stringify(seen)).digest('hex').slice(0, 16);
 }

@@ -19,14 +19,24 @@ import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-s
 import type { Metrics } from './metrics.js';
 import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
+import { invalidEdit } from './review-form.js';
 import { reviewTimes } from './review-stats.js';
-import { countApproval } from './review-updates.js';
+import { countApproval, countEdit } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { addApproval, approvalsNeeded } from './sign-off-rules.js';
-import { invalidEdit } from './standard-interrupts.js';
+import { editMeans, invalidToolDecision } from './standard-interrupts.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
-import type { Actor, Clock, Decision, DeliveredEvent, Review, Surface, Task } from './types.js';
+import {
+  type Actor,
+  approves,
+  type Clock,
+  type Decision,
+  type DeliveredEvent,
+  type Review,
+  type Surface,
+  type Task,
+} from './types.js';
 import { advanceQueue, startWorkers } from './work.js';
 
 export interface EngineDeps {
@@ -200,26 +210,40 @@ export function createEngine(deps: EngineDeps): Engine {
         if (review.status !== 'pending') return closed(review);
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
-        const seen = contentHash(review.request);
+        let seen = contentHash(review.request);
         if (input.contentHash !== undefined && input.contentHash !== seen) {
           return { refused: ['stale_review', STALE] as const, review };
         }
-
+        // An Edit that leaves every call as shown is an approval; one that rejects them all, a reject.
+        const action = input.action === 'edit' ? editMeans(review.request, input.values ?? {}) : input.action;
         const decision: Decision = {
-          action: input.action,
+          action,
           feedback: input.feedback?.trim() || undefined,
-          values: input.values ?? {},
+          values: action === 'edit' || action === 'revise' ? (input.values ?? {}) : {},
           by: input.actor.id,
           at: deps.clock.now().toISOString(),
           automatic,
           contentHash: seen,
         };
         // N of M: a person's approval counts once; only the one that completes the quorum decides.
-        if (input.action === 'approve' && !automatic && approvalsNeeded(review.settings) > 1) {
+        if (approves(action) && !automatic && approvalsNeeded(review.settings) > 1) {
           // Read again now that the task is locked: an approval committed while this waited
           // for the lock is not in the statement's view above, and every writer takes that lock.
           const current = (await store.getReviewWithTask(db, review.id))?.review ?? review;
           if (current.status !== 'pending') return closed(current);
+          // An edit committed meanwhile changed what is approved: this person did not see it.
+          seen = contentHash(current.request);
+          if (input.contentHash !== undefined && input.contentHash !== seen) {
+            return { refused: ['stale_review', STALE] as const, review: current };
+          }
+          decision.contentHash = seen;
+          if (action === 'edit') {
+            // Read against the review as it is now (a caller that sent no hash saw something).
+            const invalidNow = invalidDecision(current, input);
+            if (invalidNow) return { refused: ['invalid_decision', invalidNow] as const, review: current };
+            const edited = await countEdit(db, current, decision);
+            return { review: edited ?? current, task, counted: true };
+          }
           const approval = { by: input.actor.id, at: decision.at, contentHash: seen };
           const step = addApproval(current, approval);
           if (step.kind === 'counted_already') {
@@ -273,15 +297,17 @@ export function createEngine(deps: EngineDeps): Engine {
   }
 
   function invalidDecision(review: Review, input: DecideInput): string | undefined {
+    // Words never stand for a tool call's decision, whatever the review lists.
+    const tool = invalidToolDecision(review.request, input.action);
+    if (tool) return tool;
     if (!review.request.actions.includes(input.action)) {
       return `"${input.action}" is not possible here; choose ${review.request.actions.join(', ')}.`;
     }
-    if (input.action !== 'revise') return undefined;
-    // An edit of a tool call's arguments (a standard interrupt) needs no words, only valid JSON.
-    if (review.request.fields.length && review.request.origin) {
-      const errors = Object.values(invalidEdit(review.request, input.values ?? {}));
+    if (input.action === 'edit') {
+      const errors = [...new Set(Object.values(invalidEdit(review.request, input.values ?? {})))];
       return errors.length ? errors.join(' ') : undefined;
     }
+    if (input.action !== 'revise') return undefined;
     const feedback = input.feedback?.trim() ?? '';
     const { minLength, maxLength } = review.settings.feedback;
     if (feedback.length < Math.max(1, minLength)) return 'Say what should change: the feedback is empty.';

@@ -2,19 +2,35 @@
  * Interrupts in the standard shapes, so that graphs written for other tools work unchanged:
  * LangChain's `humanInTheLoopMiddleware` (a HITLRequest, answered with `{ decisions }`) and the
  * Agent Inbox (a list of HumanInterrupt, answered with a list of responses). Each becomes one
- * review: Approve, Edit (a form with each action's arguments as JSON, checked against its
- * `argsSchema` when given) and Reject (the feedback is the message to the agent).
+ * review of its tool calls: Approve (every call as asked), Edit (a form: each call's decision and,
+ * where it may be edited, its arguments as JSON, checked against its `argsSchema`), Reject (every
+ * call; the feedback is the message to the agent), and the Agent Inbox's Respond (words back).
+ * Words never approve or edit a call, and no call is approved that nobody decided.
  */
 import type { StateSnapshot } from '@langchain/langgraph';
-import { Ajv } from 'ajv';
 import { z } from 'zod';
-import type { Decision, ReviewRequest, ReviewRequestInput } from './types.js';
+import type { CallDecision } from './tool-call-body.js';
+import {
+  decisionValues,
+  readDecisions,
+  sameDecisions,
+  shownDecisions,
+  toolCallForm,
+} from './tool-call-form.js';
+import {
+  type Decision,
+  FIELD_MAX,
+  type PendingEdit,
+  type ReviewRequest,
+  type ReviewRequestInput,
+  reviewRequestSchema,
+} from './types.js';
 
 const hitlSchema = z.object({
   actionRequests: z
     .array(
       z.object({
-        name: z.string(),
+        name: z.string().min(1),
         args: z.record(z.string(), z.unknown()),
         description: z.string().optional(),
       }),
@@ -32,7 +48,7 @@ const hitlSchema = z.object({
 const inboxSchema = z
   .array(
     z.object({
-      action_request: z.object({ action: z.string(), args: z.record(z.string(), z.unknown()) }),
+      action_request: z.object({ action: z.string().min(1), args: z.record(z.string(), z.unknown()) }),
       config: z.object({
         allow_ignore: z.boolean(),
         allow_respond: z.boolean(),
@@ -44,138 +60,210 @@ const inboxSchema = z
   )
   .min(1);
 
-const MAX_FIELDS = 5;
-const fieldId = (i: number) => `args_${i}`;
-const code = (v: unknown) => `\`\`\`\n${JSON.stringify(v, null, 2)}\n\`\`\``;
+/** One tool call asked about, whatever the shape: what it is and which decisions it takes. */
+export interface ToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  description?: string;
+  allowed: readonly CallDecision['type'][];
+  argsSchema?: Record<string, unknown>;
+}
 
-/** The review for a standard interrupt value, or undefined when it is in neither shape. */
-export function fromStandard(value: unknown): ReviewRequestInput | undefined {
-  const hitl = hitlSchema.safeParse(value);
-  if (hitl.success) {
+type Origin = NonNullable<ReviewRequest['origin']>;
+
+/** The calls of a standard interrupt, and whether it also takes words back (Agent Inbox's respond). */
+function callsIn(
+  origin: Pick<Origin, 'format' | 'value'>,
+): { calls: ToolCall[]; respond: boolean } | undefined {
+  if (origin.format === 'hitl') {
+    const hitl = hitlSchema.safeParse(origin.value);
+    if (!hitl.success) return undefined;
     const { actionRequests, reviewConfigs } = hitl.data;
-    const allowed = (name: string) =>
-      reviewConfigs.find((c) => c.actionName === name)?.allowedDecisions ?? [];
-    const any = (d: 'approve' | 'edit' | 'reject') => actionRequests.some((a) => allowed(a.name).includes(d));
     return {
-      kind: 'tool_call',
-      title: `Approve ${actionRequests.map((a) => a.name).join(', ')}?`.slice(0, 150),
-      body: actionRequests
-        .map((a) => `**${a.name}**${a.description ? `: ${a.description}` : ''}\n${code(a.args)}`)
-        .join('\n\n'),
-      actions: [
-        ...(any('approve') ? (['approve'] as const) : []),
-        ...(any('edit') ? (['revise'] as const) : []),
-        ...(any('reject') ? (['reject'] as const) : []),
-      ],
-      labels: { revise: 'Edit' },
-      fields: actionRequests.slice(0, MAX_FIELDS).flatMap((a, i) =>
-        allowed(a.name).includes('edit')
-          ? [
-              {
-                id: fieldId(i),
-                label: `${a.name} (JSON)`.slice(0, 48),
-                multiline: true,
-                initial: JSON.stringify(a.args, null, 2),
-              },
-            ]
-          : [],
-      ),
-      origin: { format: 'hitl', value },
+      respond: false,
+      calls: actionRequests.map((a, i) => {
+        // The middleware lists one config per call, in order; by name for any other producer.
+        const at = reviewConfigs[i];
+        const config = at?.actionName === a.name ? at : reviewConfigs.find((c) => c.actionName === a.name);
+        return { ...a, allowed: config?.allowedDecisions ?? [], argsSchema: config?.argsSchema };
+      }),
     };
   }
-  const inbox = inboxSchema.safeParse(value);
-  if (inbox.success) {
-    const first = inbox.data[0] as z.infer<typeof inboxSchema>[number];
-    const c = first.config;
-    return {
-      kind: 'tool_call',
-      title: `Approve ${first.action_request.action}?`.slice(0, 150),
-      body: `${first.description ? `${first.description}\n\n` : ''}**${first.action_request.action}**\n${code(first.action_request.args)}`,
-      actions: [
-        ...(c.allow_accept ? (['approve'] as const) : []),
-        ...(c.allow_edit || c.allow_respond ? (['revise'] as const) : []),
-        ...(c.allow_ignore ? (['reject'] as const) : []),
-      ],
-      labels: { approve: 'Accept', revise: c.allow_edit ? 'Edit' : 'Respond', reject: 'Ignore' },
-      fields: c.allow_edit
-        ? [
-            {
-              id: fieldId(0),
-              label: `${first.action_request.action} (JSON)`.slice(0, 48),
-              multiline: true,
-              initial: JSON.stringify(first.action_request.args, null, 2),
-            },
-          ]
-        : [],
-      origin: { format: 'agent_inbox', value },
-    };
+  const inbox = inboxSchema.safeParse(origin.value);
+  if (!inbox.success) return undefined;
+  // An Agent Inbox graph reads the first response: the first interrupt is the one asked.
+  const first = inbox.data[0] as z.infer<typeof inboxSchema>[number];
+  const c = first.config;
+  return {
+    respond: c.allow_respond,
+    calls: [
+      {
+        name: first.action_request.action,
+        args: first.action_request.args,
+        description: first.description,
+        allowed: [
+          ...(c.allow_accept ? (['approve'] as const) : []),
+          ...(c.allow_edit ? (['edit'] as const) : []),
+          ...(c.allow_ignore ? (['reject'] as const) : []),
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * The review for a standard interrupt value, or undefined when it is in neither shape. With
+ * `edit`: as it stands after an Edit counted towards a quorum (what the others now approve).
+ */
+export function fromStandard(value: unknown, edit?: PendingEdit): ReviewRequestInput | undefined {
+  for (const format of ['hitl', 'agent_inbox'] as const) {
+    const found = callsIn({ format, value });
+    if (found)
+      return {
+        ...toolCallForm(found.calls, { respond: found.respond, inbox: format === 'agent_inbox', edit }),
+        origin: { format, value },
+        edit,
+      };
   }
   return undefined;
 }
 
-const parseArgs = (text: string | undefined): Record<string, unknown> | undefined => {
-  try {
-    const v = JSON.parse(text ?? '');
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-};
+/** The calls of a review of a standard interrupt (undefined for signoff's own requests). */
+export const toolCallsOf = (request: ReviewRequest): ToolCall[] | undefined =>
+  request.origin && callsIn(request.origin)?.calls;
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-
-/** Why the edited arguments cannot be used (not a JSON object, or not of the action's schema). */
-export function invalidEdit(request: ReviewRequest, values: Record<string, string>): Record<string, string> {
-  const errors: Record<string, string> = {};
-  if (request.origin?.format !== 'hitl' && request.origin?.format !== 'agent_inbox') return errors;
-  const hitl = request.origin.format === 'hitl' ? hitlSchema.parse(request.origin.value) : undefined;
-  for (const field of request.fields) {
-    const args = parseArgs(values[field.id] ?? field.initial);
-    if (!args) {
-      errors[field.id] = 'Write the arguments as a JSON object, such as {"to": "…"}.';
-      continue;
-    }
-    const index = Number(field.id.slice('args_'.length));
-    const name = hitl?.actionRequests[index]?.name;
-    const schema = hitl?.reviewConfigs.find((c) => c.actionName === name)?.argsSchema;
-    if (schema && !ajv.validate(schema, args)) {
-      errors[field.id] =
-        `Not valid for ${name}: ${ajv.errorsText(ajv.errors, { dataVar: 'arguments' })}.`.slice(0, 150);
-    }
+/**
+ * Why a decision cannot be taken on a tool call review, in a sentence: words alone (revise) where
+ * the interrupt takes no response.
+ */
+export function invalidToolDecision(request: ReviewRequest, action: Decision['action']): string | undefined {
+  if (!request.origin) return undefined;
+  const found = callsIn(request.origin);
+  if (!found) return 'This review cannot be read any more; nothing can be decided on it here.';
+  if (action === 'revise' && !found.respond) {
+    return 'A tool call is decided with Approve, Edit or Reject on its card; words alone never approve, edit or reject it.';
   }
-  return errors;
+  return undefined;
 }
+
+/** Why the Edit form's calls cannot be read, by field (empty for signoff's own requests). */
+export function toolCallErrors(
+  request: ReviewRequest,
+  values: Record<string, string>,
+): Record<string, string> {
+  const calls = toolCallsOf(request);
+  const read = calls && readDecisions(calls, request, values);
+  return read && 'errors' in read ? read.errors : {};
+}
+
+/**
+ * What an Edit form amounts to: `reject` when it rejects every call, `approve` when it leaves every
+ * call as the review shows it, else `edit` (signoff's own requests: always `edit`).
+ */
+export function editMeans(
+  request: ReviewRequest,
+  values: Record<string, string>,
+): 'approve' | 'edit' | 'reject' {
+  const calls = toolCallsOf(request);
+  const read = calls && readDecisions(calls, request, values);
+  if (!calls || !read || !('decisions' in read)) return 'edit';
+  if (read.decisions.every((d) => d.type === 'reject') && request.actions.includes('reject')) return 'reject';
+  const same = sameDecisions(read.decisions, shownDecisions(calls, request.edit));
+  return same && request.actions.includes('approve') ? 'approve' : 'edit';
+}
+
+/** The request as an Edit counted towards a quorum leaves it: what the rest of the quorum approves. */
+export function withEdit(request: ReviewRequest, edit: PendingEdit): ReviewRequest {
+  const calls = toolCallsOf(request);
+  if (request.origin && calls) {
+    const read = readDecisions(calls, request, edit.values);
+    // Kept as one explicit decision per call, whatever the form it came from.
+    const values = 'decisions' in read ? decisionValues(read.decisions) : edit.values;
+    const standard = fromStandard(request.origin.value, { ...edit, values });
+    return reviewRequestSchema.parse({ ...standard, kind: request.kind, round: request.round });
+  }
+  // signoff's own request: the form shows the values given, and so does the body.
+  const before = request.edit ? request.body.lastIndexOf(EDITED) : -1;
+  const base = before >= 0 ? request.body.slice(0, before) : request.body;
+  const lines = request.fields.map((f) => `${f.label}: ${JSON.stringify(edit.values[f.id] ?? '')}`);
+  return {
+    ...request,
+    edit,
+    body: `${base}${EDITED}\n\`\`\`\n${lines.join('\n')}\n\`\`\``.slice(0, 100_000),
+    fields: request.fields.map((f) =>
+      f.choices ? f : { ...f, initial: edit.values[f.id]?.slice(0, FIELD_MAX) },
+    ),
+  };
+}
+
+/** What a decided review approved: with an Edit, its request as the edit made it. */
+export function asDecided(request: ReviewRequest, decision: Decision | null): ReviewRequest {
+  if (decision?.action !== 'edit') return request;
+  const { by, at, values, feedback } = decision;
+  return withEdit(request, { by, at, n: (request.edit?.n ?? 0) + 1, values, feedback });
+}
+
+const EDITED = '\n\n**Changed at review** (approving approves these values):';
 
 /** The decision, answered in the interrupt's own shape; signoff's own requests get the Decision. */
 export function resumeValue(request: ReviewRequest, decision: Decision): unknown {
-  if (!request.origin) return decision;
-  const edited = (i: number, original: Record<string, unknown>) =>
-    parseArgs(decision.values[fieldId(i)]) ?? original;
+  const edit = request.edit;
+  if (!request.origin) {
+    // The rest of a quorum approved an edit: the workflow is answered with that edit.
+    return edit && decision.action === 'approve'
+      ? { ...decision, action: 'edit', values: edit.values, feedback: edit.feedback ?? decision.feedback }
+      : decision;
+  }
+  const found = callsIn(request.origin);
+  const calls = found?.calls ?? [];
+  if (request.origin.format === 'agent_inbox' && decision.action === 'revise' && found?.respond) {
+    return [{ type: 'response', args: decision.feedback ?? '' }];
+  }
+  const { decisions, message } = answered(calls, request, decision);
   if (request.origin.format === 'hitl') {
-    const { actionRequests } = hitlSchema.parse(request.origin.value);
     return {
-      decisions: actionRequests.map((a, i) => {
-        if (decision.action === 'approve') return { type: 'approve' };
-        if (decision.action === 'reject') return { type: 'reject', message: decision.feedback };
-        const editable = request.fields.some((f) => f.id === fieldId(i));
-        return editable
-          ? { type: 'edit', editedAction: { name: a.name, args: edited(i, a.args) } }
-          : { type: 'approve' };
-      }),
+      decisions: decisions.map((d, i) =>
+        d.type === 'edit'
+          ? { type: 'edit', editedAction: { name: calls[i]?.name, args: d.args } }
+          : d.type === 'reject'
+            ? { type: 'reject', ...(message ? { message } : {}) }
+            : { type: 'approve' },
+      ),
     };
   }
-  const first = inboxSchema.parse(request.origin.value)[0] as z.infer<typeof inboxSchema>[number];
-  if (decision.action === 'approve') return [{ type: 'accept', args: null }];
-  if (decision.action === 'reject') return [{ type: 'ignore', args: null }];
-  if (first.config.allow_edit) {
-    return [
-      {
-        type: 'edit',
-        args: { action: first.action_request.action, args: edited(0, first.action_request.args) },
-      },
-    ];
+  const d = decisions[0] ?? { type: 'reject' };
+  if (d.type === 'approve') return [{ type: 'accept', args: null }];
+  if (d.type === 'edit') return [{ type: 'edit', args: { action: calls[0]?.name, args: d.args } }];
+  return [{ type: 'ignore', args: null }];
+}
+
+const UNREADABLE = 'signoff could not read this decision as an approval, so nothing was approved.';
+
+/** One decision per call, and the message for the rejected ones. Nothing unreadable approves. */
+function answered(
+  calls: ToolCall[],
+  request: ReviewRequest,
+  decision: Decision,
+): { decisions: CallDecision[]; message?: string } {
+  const none = (message?: string) => ({
+    decisions: calls.map((): CallDecision => ({ type: 'reject' })),
+    message,
+  });
+  switch (decision.action) {
+    case 'approve':
+      return { decisions: shownDecisions(calls, request.edit), message: request.edit?.feedback };
+    case 'edit': {
+      const read = readDecisions(calls, request, decision.values);
+      return 'decisions' in read
+        ? { decisions: read.decisions, message: decision.feedback }
+        : none(UNREADABLE);
+    }
+    case 'reject':
+      return none(decision.feedback);
+    case 'revise':
+      // Refused when decided (words take no tool call); a decision recorded before that rule.
+      return none(UNREADABLE);
   }
-  return [{ type: 'response', args: decision.feedback ?? '' }];
 }
 
 /** The pending interrupts of a graph state: listed in `tasks`, not yet answered (`result` unset). */

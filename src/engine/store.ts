@@ -265,6 +265,8 @@ export async function decideReview(
         automatic: decision.automatic,
         contentHash: decision.contentHash,
         approvals: decision.approvals,
+        // What an edit ran instead of what was asked.
+        values: decision.action === 'edit' ? decision.values : undefined,
       },
     ],
   );

@@ -3,7 +3,7 @@
  * - task: one piece of work a person started; one LangGraph thread (thread_id = task id), one
  *   Slack thread or terminal run. Status: working, waiting, done, rejected, cancelled, failed.
  * - review: a pending LangGraph interrupt, keyed by its interrupt id, shown as a card or a prompt.
- * - decision: a person's answer to a review (approve / revise / reject, with feedback). Recorded
+ * - decision: a person's answer to a review (approve / edit / revise / reject, with feedback). Recorded
  *   once, by one conditional update, in the transaction that enqueues the resume.
  * - checkpoint: a named point where a workflow asks a human ("review", "goal_review", …); the
  *   config file sets its reviewers and timeout. (LangGraph's own checkpoints are its saved state.)
@@ -53,8 +53,12 @@ export type Surface = (typeof SURFACES)[number];
 export {
   ACTIONS,
   type Action,
+  approves,
   type Decision,
   decisionSchema,
+  FIELD_MAX,
+  type PendingEdit,
+  type ReviewField,
   type ReviewRequest,
   type ReviewRequestInput,
   reviewFieldSchema,

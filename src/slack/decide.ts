@@ -129,8 +129,11 @@ export async function decideFromSlack(
     else if (result.review.status === 'pending') {
       const got = result.review.approvals.length;
       const needed = approvalsNeeded(result.review.settings);
+      const more = `${needed - got} more ${needed - got === 1 ? 'reviewer approves' : 'reviewers approve'}`;
       await tell(
-        `Your approval is recorded (${got} of ${needed}). The task goes on once ${needed - got} more ${needed - got === 1 ? 'reviewer approves' : 'reviewers approve'}.`,
+        d.action === 'edit' && result.review.request.edit?.by === d.user
+          ? `Your edit is recorded as your approval (${got} of ${needed}). The card now shows the edited call; it goes ahead once ${more} it.`
+          : `Your approval is recorded (${got} of ${needed}). The task goes on once ${more}.`,
       );
     }
     // A stale card is shown again as it is now, so that the next click is on what is decided.

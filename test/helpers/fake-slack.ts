@@ -24,6 +24,37 @@ export interface SlackCall {
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
 
+type ViewElement = {
+  type?: string;
+  max_length?: number;
+  options?: { text?: { text?: string }; value?: string }[];
+};
+/**
+ * What Slack says about a modal, or undefined when it would accept it (Block Kit's limits: 100
+ * blocks, a title of 24 characters, a text input's max_length at most 3,000, a menu's options at
+ * most 100, each shown in 75 characters with a value of 150).
+ */
+export function viewRefusal(view: unknown): string | undefined {
+  const v = view as {
+    title?: { text?: string };
+    blocks?: { label?: { text?: string }; element?: ViewElement }[];
+  };
+  if (!v || typeof v !== 'object' || !Array.isArray(v.blocks)) return 'invalid_arguments';
+  if (v.blocks.length > 100 || (v.title?.text ?? '').length > 24) return 'invalid_arguments';
+  for (const b of v.blocks) {
+    const e = b.element;
+    if ((b.label?.text ?? '').length > 2000) return 'invalid_arguments';
+    if (e?.type === 'plain_text_input' && (e.max_length ?? 0) > 3000) return 'invalid_arguments';
+    if (
+      e?.options &&
+      (e.options.length > 100 ||
+        e.options.some((o) => (o.text?.text ?? '').length > 75 || (o.value ?? '').length > 150))
+    )
+      return 'invalid_arguments';
+  }
+  return undefined;
+}
+
 /** A promise and its resolve (Promise.withResolvers needs Node 22). */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = (): void => undefined;
@@ -348,8 +379,14 @@ export class FakeSlack {
         return { ok: true, message_ts: ts };
       }
       case 'views.open':
-      case 'views.update':
+      case 'views.update': {
+        const refused = viewRefusal(args.view);
+        if (refused) {
+          this.refusals.push({ method, error: refused });
+          return { ok: false, error: refused };
+        }
         return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
+      }
       case 'usergroups.users.list': {
         const users = this.groups[String(args.usergroup)];
         return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };

@@ -122,16 +122,25 @@ export function ephemeralClick(
 }
 
 /**
- * Submitting the revise modal with `feedback` (and any form fields, by block id), carrying the
- * metadata the modal was opened with.
+ * Submitting the revise (or edit) modal with `feedback` and any form fields, by block id: text,
+ * or `{ selected }` for a menu (left out: nothing chosen), carrying the metadata the modal was
+ * opened with.
  */
 export function reviseSubmission(
   user: string,
   privateMetadata: string,
   feedback: string,
-  fields: Record<string, string> = {},
+  fields: Record<string, string | { selected: string }> = {},
 ) {
-  const input = (value: string) => ({ value: { type: 'plain_text_input', value } });
+  const input = (value: string | { selected: string }) =>
+    typeof value === 'string'
+      ? { value: { type: 'plain_text_input', value } }
+      : {
+          value: {
+            type: 'static_select',
+            selected_option: { text: { type: 'plain_text', text: value.selected }, value: value.selected },
+          },
+        };
   return payloadBody({
     type: 'view_submission',
     ...interaction(user),

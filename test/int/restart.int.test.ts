@@ -114,6 +114,43 @@ describe('the terminal says what is wrong', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
   });
 
+  it('decides each call of a several-call tool review at the prompt; words never decide one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tool-calls-'));
+    const file = join(dir, 'signoff.yml');
+    const module = join(import.meta.dirname, '..', 'fixtures', 'hitl-graph.ts');
+    writeFileSync(file, `workflows:\n  tools:\n    module: ${module}\n`);
+    const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
+    const r = await runSignoff(
+      ['run', 'tools', 'two calls'],
+      { ...env(), SIGNOFF_CONFIG: file },
+      [
+        'do not send this',
+        'edit',
+        'maybe',
+        'approve',
+        JSON.stringify(edited),
+        'reject',
+        'no log line',
+        '',
+      ].join('\n'),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Enter or "approve" to approve all 2');
+    expect(r.stdout).toContain('"edit" to edit or decide each');
+    expect(r.stdout).toContain('Type "edit" to decide each call, or approve or reject them all.');
+    expect(r.stdout).toContain('Type "approve" or "reject".');
+    expect(r.stdout).toContain(
+      `RESUMED ${JSON.stringify({
+        decisions: [
+          { type: 'edit', editedAction: { name: 'send_email', args: edited } },
+          { type: 'reject', message: 'no log line' },
+        ],
+      })}`,
+    );
+    expect(r.stdout).toContain('→ approved with edits by');
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+  });
+
   it('goal-plan and proposal run to the end in the terminal', async () => {
     const goal = await runSignoff(
       ['run', 'goal-plan', 'tidy the wiki'],

@@ -1,8 +1,9 @@
 /**
  * Bring your own graph through Slack: the example under examples/ (a LangChain createAgent whose
  * send_email tool needs approval via humanInTheLoopMiddleware) runs as a configured workflow; its
- * HITLRequest becomes a card; Edit opens a form with the arguments, checked against the tool's
- * schema in the form itself; the agent resumes with the decision in its own shape.
+ * HITLRequest becomes a card; Edit (its own button: an approval of the edited call) opens a form
+ * with the arguments, checked against the tool's schema in the form itself; the agent resumes with
+ * the decision in its own shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
@@ -50,14 +51,14 @@ describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
     expect(JSON.stringify(card.blocks)).toContain('An email is about to go out');
     expect(buttons(card).map((b) => b.action_id)).toEqual([
       'signoff_approve',
-      'signoff_revise',
+      'signoff_edit',
       'signoff_reject',
     ]);
     expect(JSON.stringify(buttons(card))).toContain('Edit');
 
     await postSigned(
       events,
-      click('U0BOB', 'signoff_revise', button(card, 'signoff_revise')?.value ?? '', tsOf(card), thread),
+      click('U0BOB', 'signoff_edit', button(card, 'signoff_edit')?.value ?? '', tsOf(card), thread),
     );
     const opened = await until('modal', () => slack.callsOf('views.open').at(-1));
     const view = opened.view as {

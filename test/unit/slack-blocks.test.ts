@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
+import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { Review } from '../../src/engine/types.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
 import { questionChoices, replyQuestion } from '../../src/slack/blocks/reply-question.js';
@@ -11,6 +12,7 @@ import {
   reviewCard,
 } from '../../src/slack/blocks/review-card.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
+import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const review = (over: Partial<Review['request']> = {}, extra: Partial<Review> = {}): Review => ({
   id: 'abc123',
@@ -160,6 +162,32 @@ describe('review card', () => {
     expect(card.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(json).toContain('Revision asked by <@U0BOB>');
     expect(json).toContain('add &lt;!here&gt; costs');
+  });
+  it('a tool call approved with edits says so and shows the call as it ran, not as it was asked', () => {
+    const request = toReviewRequest(REQUESTS.one);
+    const card = decidedCard(
+      review(request, {
+        status: 'decided',
+        decision: {
+          action: 'edit',
+          values: { args_0: JSON.stringify({ to: 'ops@example.com', subject: 'Launch', body: 'x' }) },
+          by: 'U0BOB',
+          at: '2026-11-22T11:00:00.000Z',
+        },
+      }),
+      'U0ANN',
+    );
+    const json = sent(card);
+    expect(json).toContain('Approved with edits by <@U0BOB>');
+    expect(json).toContain('ops@example.com');
+    expect(json).not.toContain('team@example.com');
+    expect(reviewCard(review(request), 'U0ANN').blocks.at(-1)).toMatchObject({
+      elements: [
+        { action_id: 'signoff_approve', text: { text: 'Approve' } },
+        { action_id: 'signoff_edit', text: { text: 'Edit' } },
+        { action_id: 'signoff_reject', text: { text: 'Reject' } },
+      ],
+    });
   });
 });
 

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/engine/content-hash.js';
+import { invalidEdit } from '../../src/engine/review-form.js';
 import { toReviewRequest } from '../../src/engine/review-request.js';
-import { invalidEdit, resumeValue } from '../../src/engine/standard-interrupts.js';
+import {
+  editMeans,
+  invalidToolDecision,
+  resumeValue,
+  withEdit,
+} from '../../src/engine/standard-interrupts.js';
 import type { Decision } from '../../src/engine/types.js';
+import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const decision = (action: Decision['action'], more: Partial<Decision> = {}): Decision => ({
   action,
@@ -21,22 +29,30 @@ describe('Agent Inbox HumanInterrupt', () => {
   ];
   const request = toReviewRequest(interrupt);
 
-  it('becomes a review with Accept, Edit and Ignore and the arguments as a form', () => {
-    expect(request.actions).toEqual(['approve', 'revise', 'reject']);
-    expect(request.labels).toMatchObject({ approve: 'Accept', revise: 'Edit', reject: 'Ignore' });
+  it('becomes a review with Accept, Edit, Respond and Ignore, and the arguments as a form', () => {
+    expect(request.actions).toEqual(['approve', 'edit', 'revise', 'reject']);
+    expect(request.labels).toMatchObject({
+      approve: 'Accept',
+      edit: 'Edit',
+      revise: 'Respond',
+      reject: 'Ignore',
+    });
     expect(request.fields[0]?.initial).toContain('"order": "A-17"');
     expect(request.body).toContain('A refund over the limit');
   });
 
-  it('answers in its own shape', () => {
+  it('answers in its own shape: Edit edits, Respond responds, and neither approves', () => {
     expect(resumeValue(request, decision('approve'))).toEqual([{ type: 'accept', args: null }]);
     expect(resumeValue(request, decision('reject'))).toEqual([{ type: 'ignore', args: null }]);
     expect(
-      resumeValue(request, decision('revise', { values: { args_0: '{"order": "A-17", "amount": 15}' } })),
+      resumeValue(request, decision('edit', { values: { args_0: '{"order": "A-17", "amount": 15}' } })),
     ).toEqual([{ type: 'edit', args: { action: 'refund', args: { order: 'A-17', amount: 15 } } }]);
+    expect(resumeValue(request, decision('revise', { feedback: 'use the EU rate' }))).toEqual([
+      { type: 'response', args: 'use the EU rate' },
+    ]);
   });
 
-  it('a respond-only interrupt sends the feedback as the response', () => {
+  it('a respond-only interrupt takes words; one that takes none refuses them', () => {
     const respondOnly = toReviewRequest([
       {
         action_request: { action: 'question', args: {} },
@@ -44,43 +60,34 @@ describe('Agent Inbox HumanInterrupt', () => {
       },
     ]);
     expect(respondOnly.actions).toEqual(['revise']);
-    expect(resumeValue(respondOnly, decision('revise', { feedback: 'use the EU rate' }))).toEqual([
-      { type: 'response', args: 'use the EU rate' },
+    expect(invalidToolDecision(respondOnly, 'revise')).toBeUndefined();
+    const noWords = toReviewRequest([
+      { ...interrupt[0], config: { ...interrupt[0]?.config, allow_respond: false } },
     ]);
+    expect(noWords.actions).not.toContain('revise');
+    expect(invalidToolDecision(noWords, 'revise')).toContain('words alone never approve');
   });
 });
 
 describe('HITLRequest', () => {
-  const request = toReviewRequest({
-    actionRequests: [
-      { name: 'send_email', args: { to: 'a@b.c', subject: 'Hi', body: 'x' } },
-      { name: 'log', args: { line: 'sent' } },
-    ],
-    reviewConfigs: [
-      {
-        actionName: 'send_email',
-        allowedDecisions: ['approve', 'edit', 'reject'],
-        argsSchema: { type: 'object', required: ['to'], properties: { to: { type: 'string' } } },
-      },
-      { actionName: 'log', allowedDecisions: ['approve'] },
-    ],
-  });
+  const request = toReviewRequest(REQUESTS.two);
+  const one = toReviewRequest(REQUESTS.one);
+  const mail = { to: 'team@example.com', subject: 'Launch', body: 'We ship today.' };
 
-  it('one decision per action: edits where allowed, approval elsewhere; reject carries the message', () => {
-    expect(request.fields.map((f) => f.id)).toEqual(['args_0']);
-    expect(
-      resumeValue(
-        request,
-        decision('revise', { values: { args_0: '{"to": "x@y.z", "subject": "Hi", "body": "y"}' } }),
-      ),
-    ).toEqual({
-      decisions: [
-        {
-          type: 'edit',
-          editedAction: { name: 'send_email', args: { to: 'x@y.z', subject: 'Hi', body: 'y' } },
-        },
-        { type: 'approve' },
-      ],
+  it('several calls: Approve and Reject act on all of them, saying so; Edit decides each', () => {
+    expect(request.actions).toEqual(['approve', 'edit', 'reject']);
+    expect(request.labels).toMatchObject({
+      approve: 'Approve all 2',
+      edit: 'Edit or decide each',
+      reject: 'Reject all 2',
+    });
+    expect(request.fields.map((f) => [f.id, f.optional, f.choices?.map((c) => c.value)])).toEqual([
+      ['decision_0', false, ['approve', 'reject']],
+      ['args_0', false, undefined],
+      ['decision_1', false, ['approve', 'reject']],
+    ]);
+    expect(resumeValue(request, decision('approve'))).toEqual({
+      decisions: [{ type: 'approve' }, { type: 'approve' }],
     });
     expect(resumeValue(request, decision('reject', { feedback: 'not today' }))).toEqual({
       decisions: [
@@ -90,9 +97,122 @@ describe('HITLRequest', () => {
     });
   });
 
-  it('edited arguments are checked as JSON and against argsSchema', () => {
-    expect(invalidEdit(request, { args_0: 'nope' }).args_0).toContain('JSON object');
-    expect(invalidEdit(request, { args_0: '{"to": 3}' }).args_0).toContain('must be string');
-    expect(invalidEdit(request, { args_0: '{"to": "a@b.c"}' })).toEqual({});
+  it('Edit: one decision per call as given; the graph gets an edit only where the arguments changed', () => {
+    const values = {
+      decision_0: 'approve',
+      args_0: JSON.stringify({ ...mail, to: 'x@y.z' }),
+      decision_1: 'reject',
+    };
+    expect(resumeValue(request, decision('edit', { values, feedback: 'no log' }))).toEqual({
+      decisions: [
+        { type: 'edit', editedAction: { name: 'send_email', args: { ...mail, to: 'x@y.z' } } },
+        { type: 'reject', message: 'no log' },
+      ],
+    });
+    const unchanged = { decision_0: 'approve', args_0: JSON.stringify(mail), decision_1: 'approve' };
+    expect(resumeValue(request, decision('edit', { values: unchanged }))).toEqual({
+      decisions: [{ type: 'approve' }, { type: 'approve' }],
+    });
+  });
+
+  it('a missing or unknown decision is refused, never filled in; nothing unreadable approves', () => {
+    const missing = { decision_0: 'approve', args_0: JSON.stringify(mail) };
+    expect(invalidEdit(request, missing).decision_1).toContain('Choose what to do with 2. log');
+    expect(invalidEdit(request, { ...missing, decision_1: 'maybe' }).decision_1).toContain('Choose one of');
+    // Recorded anyway (a decision from before these checks): every call is rejected, none approved.
+    const answer = resumeValue(request, decision('edit', { values: missing })) as {
+      decisions: { type: string }[];
+    };
+    expect(answer.decisions.map((d) => d.type)).toEqual(['reject', 'reject']);
+    // Words on a tool call are refused when decided, and never read as an approval or an edit.
+    expect(invalidToolDecision(one, 'revise')).toContain('Approve, Edit or Reject');
+    expect(resumeValue(one, decision('revise', { feedback: 'NO, do not send this' }))).toMatchObject({
+      decisions: [{ type: 'reject' }],
+    });
+  });
+
+  it('edited arguments are checked as JSON and against argsSchema; a field that is not the form’s is refused', () => {
+    expect(invalidEdit(one, { args_0: 'nope' }).args_0).toContain('JSON object');
+    expect(invalidEdit(one, { args_0: '{"to": 3, "subject": "s", "body": "b"}' }).args_0).toContain(
+      'must be string',
+    );
+    expect(invalidEdit(one, { args_0: JSON.stringify(mail) })).toEqual({});
+    expect(invalidEdit(one, {}).args_0).toContain('Fill in');
+    expect(invalidEdit(one, { args_0: JSON.stringify(mail), decision_1: 'approve' }).form).toContain(
+      'no field "decision_1"',
+    );
+  });
+
+  it('what an Edit amounts to: unchanged is an approval, every call rejected a reject', () => {
+    expect(
+      editMeans(one, { args_0: JSON.stringify({ body: mail.body, subject: mail.subject, to: mail.to }) }),
+    ).toBe('approve');
+    expect(editMeans(one, { args_0: JSON.stringify({ ...mail, to: 'x@y.z' }) })).toBe('edit');
+    expect(
+      editMeans(request, { decision_0: 'reject', args_0: JSON.stringify(mail), decision_1: 'reject' }),
+    ).toBe('reject');
+  });
+
+  it('an edit counted towards a quorum is what the review shows and what its approval runs', () => {
+    const edited = withEdit(one, {
+      by: 'U0BOB',
+      at: '2026-11-22T10:00:00.000Z',
+      n: 1,
+      values: { args_0: JSON.stringify({ ...mail, to: 'ops@example.com' }) },
+    });
+    expect(edited.body).toContain('to: "ops@example.com"');
+    expect(edited.body).not.toContain('team@example.com');
+    expect(edited.body).toContain('Changed at review');
+    expect(edited.labels.approve).toBe('Approve as edited');
+    expect(contentHash(edited)).not.toBe(contentHash(one));
+    expect(resumeValue(edited, decision('approve'))).toEqual({
+      decisions: [
+        { type: 'edit', editedAction: { name: 'send_email', args: { ...mail, to: 'ops@example.com' } } },
+      ],
+    });
+  });
+});
+
+describe('a long tool call', () => {
+  it('5,000 characters: a valid review naming every key in order, and no field it cannot hold', () => {
+    const request = toReviewRequest(REQUESTS.long);
+    expect(request.body).toMatch(
+      /subject: "Terms"\nbody: \(5,019 characters, in full below\)\nto: "mallory@evil.example"/,
+    );
+    expect(request.body).toContain('END');
+    expect(request.body).toContain('Too long to edit here (5,089 characters; a form field holds 3,000)');
+    expect(request.fields).toEqual([]);
+    expect(request.actions).toEqual(['approve', 'reject']);
+  });
+
+  it('200,000 characters: cut with what is left said, under the body limit; never a throw', () => {
+    const request = toReviewRequest({
+      actionRequests: [{ name: 'upload', args: { data: 'x'.repeat(200_000), to: 'bucket' } }],
+      reviewConfigs: [{ actionName: 'upload', allowedDecisions: ['approve', 'edit', 'reject'] }],
+    });
+    expect(request.body.length).toBeLessThan(100_000);
+    expect(request.body).toContain('more characters)');
+    expect(request.body).toContain('to: "bucket"');
+  });
+
+  it('characters that hide or reorder text are shown as escapes', () => {
+    const request = toReviewRequest({
+      actionRequests: [{ name: 'pay', args: { iban: 'DE00\u202e1234', memo: 'a\u200bb' } }],
+      reviewConfigs: [{ actionName: 'pay', allowedDecisions: ['approve', 'reject'] }],
+    });
+    expect(request.body).toContain('iban: "DE00\\u202e1234"');
+    expect(request.body).toContain('memo: "a\\u200bb"');
+    expect(request.body).not.toMatch(/[\u200b\u202e]/);
+  });
+
+  it('more calls than a form holds: approve or reject them all, no Edit', () => {
+    const calls = Array.from({ length: 11 }, (_, i) => ({ name: 'log', args: { line: `l${i}` } }));
+    const request = toReviewRequest({
+      actionRequests: calls,
+      reviewConfigs: [{ actionName: 'log', allowedDecisions: ['approve', 'edit', 'reject'] }],
+    });
+    expect(request.actions).toEqual(['approve', 'reject']);
+    expect(request.fields).toEqual([]);
+    expect(request.body).toContain('too many to decide one by one here');
   });
 });

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseAnswer } from '../../src/cli/answer.js';
 import { formatReview } from '../../src/cli/printer.js';
 import { groupsToAsk, refusal, rightRefused } from '../../src/engine/authorize.js';
+import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { Review, ReviewSettings, Task } from '../../src/engine/types.js';
 import { readReply } from '../../src/slack/listeners/events/thread-reply.js';
+import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const settings = (over: Partial<ReviewSettings> = {}): ReviewSettings => ({
   reviewers: ['anyone'],
@@ -104,6 +106,25 @@ describe('terminal answers', () => {
     expect(parseAnswer('more detail', review(['approve', 'reject']))).toEqual({
       error: '"revise" is not possible here; choose: approve, reject.',
     });
+  });
+  it('at a tool call: JSON is the edited arguments, "edit" asks the form, and words decide nothing', () => {
+    const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
+    const json = '{"to": "ops@example.com", "subject": "Hi", "body": "x"}';
+    expect(parseAnswer(json, one)).toEqual({ action: 'edit', values: { args_0: json } });
+    expect(parseAnswer('NO, wrong recipient', one)).toEqual({
+      error: expect.stringContaining('Type the edited arguments as one line of JSON'),
+    });
+    const two = { ...review(), request: toReviewRequest(REQUESTS.two) } as Review;
+    expect(parseAnswer('edit', two)).toEqual({ form: true });
+    expect(parseAnswer('{"to": "x"}', two)).toEqual({
+      error: 'Type "edit" to decide each call, or approve or reject them all.',
+    });
+    expect(formatReview(two)).toContain('"reject" to reject all 2.');
+  });
+  it('forbids self-approval by Edit too: an edit is an approval of the edited call', () => {
+    const s = settings({ allowSelfApproval: false });
+    expect(refusal(s, task, { id: 'U_ANN' }, 'edit')).toContain('someone else has to approve');
+    expect(refusal(s, task, { id: 'U_BOB' }, 'edit')).toBeUndefined();
   });
   it('prints the review with its round and choices', () => {
     const text = formatReview(review());

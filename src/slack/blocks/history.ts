@@ -15,6 +15,7 @@ export const HISTORY_SHOWN = 300;
 const VERBS: Record<string, string> = {
   start: 'started the task',
   approve: 'approved',
+  edit: 'approved with edits',
   revise: 'asked for a revision',
   reject: 'rejected',
   escalate: 'escalated the review',

@@ -1,6 +1,6 @@
-/** Modals: start a task; give revise feedback. */
+/** Modals: start a task; give revise feedback or fill in a review's Edit form. */
 import type { types } from '@slack/bolt';
-import { neutralizePlain, truncate } from './text.js';
+import { LIMITS, neutralizePlain, truncate } from './text.js';
 
 export const START_VIEW = 'signoff_start';
 export const REVISE_VIEW = 'signoff_revise';
@@ -38,16 +38,57 @@ export function startModal(workflows: { name: string; description: string }[], c
   };
 }
 
-/** The form fields of a review (a tool call's arguments to edit), each prefilled. */
+/** A field of a review's Edit form: text (prefilled), or a menu of choices with none chosen. */
 export interface ModalField {
   id: string;
   label: string;
   multiline: boolean;
+  optional?: boolean;
   initial?: string;
+  choices?: { value: string; label: string }[];
 }
 
 export const FIELD_BLOCK = 'field_';
 
+function fieldBlock(f: ModalField): types.KnownBlock {
+  const label = { type: 'plain_text' as const, text: truncate(neutralizePlain(f.label), 48) };
+  const optional = f.optional ?? true;
+  if (f.choices) {
+    return {
+      type: 'input',
+      block_id: `${FIELD_BLOCK}${f.id}`,
+      label,
+      optional,
+      element: {
+        type: 'static_select',
+        action_id: 'value',
+        placeholder: { type: 'plain_text', text: 'Choose' },
+        options: f.choices.slice(0, 100).map((c) => ({
+          text: { type: 'plain_text', text: truncate(neutralizePlain(c.label), 75) },
+          value: c.value.slice(0, 150),
+        })),
+      },
+    };
+  }
+  return {
+    type: 'input',
+    block_id: `${FIELD_BLOCK}${f.id}`,
+    label,
+    optional,
+    element: {
+      type: 'plain_text_input',
+      action_id: 'value',
+      multiline: f.multiline,
+      max_length: LIMITS.plainTextInput,
+      ...(f.initial ? { initial_value: f.initial.slice(0, LIMITS.plainTextInput) } : {}),
+    },
+  };
+}
+
+/**
+ * The modal of Revise (what should change: required feedback) or Edit (the review's form, each
+ * call's decision and arguments, and an optional note: the message for any call rejected).
+ */
 export function reviseModal(
   meta: object,
   title: string,
@@ -55,39 +96,37 @@ export function reviseModal(
   fields: ModalField[] = [],
 ): types.View {
   const editing = fields.length > 0;
+  const deciding = fields.some((f) => f.choices);
   return {
     type: 'modal',
     callback_id: REVISE_VIEW,
     private_metadata: JSON.stringify(meta),
-    title: { type: 'plain_text', text: editing ? 'Edit before it runs' : 'Ask for a revision' },
+    title: {
+      type: 'plain_text',
+      text: deciding ? 'Decide each call' : editing ? 'Edit before it runs' : 'Ask for a revision',
+    },
     submit: { type: 'plain_text', text: 'Send' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       { type: 'section', text: { type: 'plain_text', text: truncate(neutralizePlain(title), 2000) } },
-      ...fields.map(
-        (f): types.KnownBlock => ({
-          type: 'input',
-          block_id: `${FIELD_BLOCK}${f.id}`,
-          label: { type: 'plain_text', text: truncate(neutralizePlain(f.label), 48) },
-          element: {
-            type: 'plain_text_input',
-            action_id: 'value',
-            multiline: f.multiline,
-            max_length: 3000,
-            ...(f.initial ? { initial_value: f.initial.slice(0, 3000) } : {}),
-          },
-        }),
-      ),
+      ...fields.map(fieldBlock),
       {
         type: 'input',
         block_id: 'feedback',
         optional: editing,
-        label: { type: 'plain_text', text: editing ? 'Note (optional)' : 'What should change?' },
+        label: {
+          type: 'plain_text',
+          text: deciding
+            ? 'Message for the calls you reject (optional)'
+            : editing
+              ? 'Note (optional)'
+              : 'What should change?',
+        },
         element: {
           type: 'plain_text_input',
           action_id: 'value',
           multiline: true,
-          max_length: Math.min(maxLength, 3000),
+          max_length: Math.min(maxLength, LIMITS.plainTextInput),
         },
       },
     ],

@@ -20,6 +20,8 @@ export const QUESTION_ACTION_IDS = {
   ignore: 'signoff_reply_ignore',
 } as const;
 export type QuestionChoice = keyof typeof QUESTION_ACTION_IDS;
+/** The decisions a question may carry: never an edit (words never change a tool call's arguments). */
+export type QuestionDecision = Exclude<QuestionChoice, 'ignore'>;
 
 /** How much of the reply the question quotes (the whole text is kept server-side). */
 const EXCERPT = 300;
@@ -35,7 +37,7 @@ const isToolCall = (review: Review) => review.request.origin !== undefined;
  * no approval and no edit: only a reject (its message the reply) and, where the agent takes
  * words as its answer, the reply sent as that answer.
  */
-export function questionChoices(review: Review, allowed: Action[]): Action[] {
+export function questionChoices(review: Review, allowed: Action[]): QuestionDecision[] {
   const may = (a: Action) => allowed.includes(a) && review.request.actions.includes(a);
   if (!isToolCall(review)) return (['revise', 'approve', 'reject'] as const).filter(may);
   return [
@@ -89,7 +91,7 @@ const quoted = (text: string) => `>${escapeMrkdwn(truncate(text, EXCERPT)).repla
 export function replyQuestion(
   review: Review,
   reply: { ts: string; text: string },
-  choices: Action[],
+  choices: QuestionDecision[],
 ): SlackMessage {
   const title = escapeMrkdwn(truncate(review.request.title, 150));
   const what = isToolCall(review)
@@ -127,7 +129,7 @@ export function replyQuestion(
 export const NOTHING_DONE = 'Nothing was done with your reply.';
 
 /** What the question becomes once its author chose and the decision went through. */
-export function questionAnswered(review: Review, choice: Action): string {
+export function questionAnswered(review: Review, choice: QuestionDecision): string {
   const title = escapeMrkdwn(truncate(review.request.title, 150));
   switch (choice) {
     case 'revise':

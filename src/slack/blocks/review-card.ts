@@ -6,7 +6,8 @@
 import type { types } from '@slack/bolt';
 import { contentHash } from '../../engine/content-hash.js';
 import { approvalsNeeded, approversLeft, atDeadline } from '../../engine/sign-off-rules.js';
-import { type Action, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
+import { asDecided } from '../../engine/standard-interrupts.js';
+import { type Action, approves, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
 import { escapeMrkdwn, LIMITS, markdownStart, neutralizePlain, truncate } from './text.js';
 
@@ -14,11 +15,17 @@ type KnownBlock = types.KnownBlock;
 
 export const ACTION_IDS: Record<Action, string> = {
   approve: 'signoff_approve',
+  edit: 'signoff_edit',
   revise: 'signoff_revise',
   reject: 'signoff_reject',
 };
 
-const DEFAULT_LABELS: Record<Action, string> = { approve: 'Approve', revise: 'Revise', reject: 'Reject' };
+const DEFAULT_LABELS: Record<Action, string> = {
+  approve: 'Approve',
+  edit: 'Edit',
+  revise: 'Revise',
+  reject: 'Reject',
+};
 /** Room left in the card's markdown budget for the note that the content was cut. */
 const BODY_BUDGET = LIMITS.markdownPerPayload - 200;
 
@@ -160,6 +167,7 @@ export function reviewCard(
 
 const VERB: Record<Action, string> = {
   approve: ':white_check_mark: Approved',
+  edit: ':pencil2: Approved with edits',
   revise: ':pencil2: Revision asked',
   reject: ':no_entry_sign: Rejected',
 };
@@ -171,6 +179,9 @@ export function decidedCard(
   closed?: { by: string; reason: string },
 ): SlackMessage {
   const d = review.decision;
+  // An approval of an edit counted towards the quorum approved the edited call.
+  const verb =
+    d && (d.action === 'edit' || (d.action === 'approve' && review.request.edit)) ? VERB.edit : undefined;
   const by = closed && closed.by !== SYSTEM_ACTOR ? ` by <@${closed.by}>` : '';
   const why = closed ? `: ${escapeMrkdwn(closed.reason)}${by}` : '';
   const given = review.approvals ?? [];
@@ -183,17 +194,18 @@ export function decidedCard(
       : `by <@${d?.by ?? review.decidedBy}>`;
   // A reject or revise on a review that needs several approvals: what became of the approvals.
   const ended =
-    d && d.action !== 'approve' && approvalsNeeded(review.settings) > 1
+    d && !approves(d.action) && approvalsNeeded(review.settings) > 1
       ? `\n_${d.action === 'reject' ? 'One reject ends a review that needs several approvals.' : 'A revision sends it back: the next round needs its approvals again.'}_`
       : '';
   const outcome =
     review.status === 'cancelled' || !d
       ? `:heavy_minus_sign: Closed without a decision${why}`
-      : `${VERB[d.action]} ${who} ${slackDate(d.at)}${ended}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2500)).replace(/\n/g, '\n>')}` : ''}`;
+      : `${verb ?? VERB[d.action]} ${who} ${slackDate(d.at)}${ended}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2500)).replace(/\n/g, '\n>')}` : ''}`;
   return {
     text: escapeMrkdwn(`${review.request.title}: ${d ? d.action : 'closed'}`),
     blocks: [
-      ...head(review, requester),
+      // What was approved: with an edit, the edited call.
+      ...head({ ...review, request: asDecided(review.request, d) }, requester),
       { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, LIMITS.sectionText) } },
     ],
   };

@@ -20,7 +20,8 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.command('/signoff', createSignoffCommand(deps));
   app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));
   app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));
-  app.action(ACTION_IDS.revise, createReviseAction(deps));
+  app.action(ACTION_IDS.revise, createReviseAction(deps, 'revise'));
+  app.action(ACTION_IDS.edit, createReviseAction(deps, 'edit'));
   for (const choice of ['revise', 'approve', 'reject', 'ignore'] as const)
     app.action(QUESTION_ACTION_IDS[choice], createQuestionAction(deps, choice));
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));

@@ -6,17 +6,47 @@
  */
 import { z } from 'zod';
 
-export const ACTIONS = ['approve', 'revise', 'reject'] as const;
+/**
+ * approve; edit: approve with changed values (a tool call's arguments: the Edit form); revise:
+ * send words back (feedback); reject.
+ */
+export const ACTIONS = ['approve', 'edit', 'revise', 'reject'] as const;
 export type Action = (typeof ACTIONS)[number];
 
-/** A form field a review may ask for besides the feedback text. */
+/** Approve and Edit both let what was asked go ahead: the same rules (self-approval, N of M) apply. */
+export const approves = (action: Action) => action === 'approve' || action === 'edit';
+
+/** A form's text field holds this much (Slack's plain_text_input: 3,000). */
+export const FIELD_MAX = 3000;
+
+/** A field of the Edit form: text (prefilled with `initial`), or one of `choices` (a menu). */
 export const reviewFieldSchema = z.object({
   id: z.string().regex(/^[a-z][a-z0-9_]*$/),
   label: z.string().min(1).max(48),
   multiline: z.boolean().default(false),
   optional: z.boolean().default(true),
-  initial: z.string().max(3000).optional(),
+  initial: z.string().max(FIELD_MAX).optional(),
+  /** A menu instead of text: the answer is one of these values. No choice is preselected. */
+  choices: z
+    .array(z.object({ value: z.string().min(1).max(150), label: z.string().min(1).max(75) }))
+    .min(1)
+    .max(100)
+    .optional(),
 });
+export type ReviewField = z.infer<typeof reviewFieldSchema>;
+
+/**
+ * An Edit counted towards a quorum (N of M): the values it gave, which the review now shows and
+ * the rest of the quorum approves. `n` counts the edits of this review.
+ */
+export const pendingEditSchema = z.object({
+  by: z.string().min(1),
+  at: z.string(),
+  n: z.number().int().min(1),
+  values: z.record(z.string(), z.string()),
+  feedback: z.string().max(3000).optional(),
+});
+export type PendingEdit = z.infer<typeof pendingEditSchema>;
 
 /** What a workflow passes to `interrupt()` when it needs a person. */
 export const reviewRequestSchema = z.object({
@@ -29,12 +59,15 @@ export const reviewRequestSchema = z.object({
   /** Button labels where the workflow's words differ (e.g. approve → "Accept goal"). */
   labels: z.partialRecord(z.enum(ACTIONS), z.string().min(1).max(30)).default({}),
   round: z.number().int().min(1).default(1),
-  fields: z.array(reviewFieldSchema).max(5).default([]),
+  /** What Edit asks (a tool call's decision and arguments, per call): at most 10 calls' worth. */
+  fields: z.array(reviewFieldSchema).max(20).default([]),
   /**
    * Set when the interrupt came in a standard shape (LangChain's HITLRequest, the Agent Inbox's
    * HumanInterrupt list): the value, so that the decision is answered in that shape.
    */
   origin: z.object({ format: z.enum(['hitl', 'agent_inbox']), value: z.unknown() }).optional(),
+  /** Set by the engine when an Edit was counted towards a quorum: what is now being approved. */
+  edit: pendingEditSchema.optional(),
 });
 export type ReviewRequest = z.infer<typeof reviewRequestSchema>;
 export type ReviewRequestInput = z.input<typeof reviewRequestSchema>;

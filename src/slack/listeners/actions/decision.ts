@@ -4,7 +4,7 @@ import type { Action } from '../../../engine/types.js';
 import { clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 
-export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action, 'revise'>) {
+export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action, 'revise' | 'edit'>) {
   return async ({
     ack,
     body,

@@ -1,0 +1,54 @@
+/**
+ * A review's Edit form at the prompt, one field a line: a decision is typed (nothing is chosen for
+ * the person), arguments are one line of JSON or Enter to keep them as shown. A message for the
+ * calls rejected is asked last, when some are.
+ */
+import type { ReviewField } from '../engine/types.js';
+import type { LineSource } from './lines.js';
+import type { Output } from './printer.js';
+
+/** The form's values and note; undefined when the input ends first. */
+export async function fillForm(
+  fields: ReviewField[],
+  lines: LineSource,
+  out: Output,
+): Promise<{ values: Record<string, string>; feedback?: string } | undefined> {
+  const values: Record<string, string> = {};
+  for (const f of fields) {
+    for (;;) {
+      const options = f.choices?.map((c) => `"${c.value}"`).join(' or ');
+      out.write(
+        f.choices
+          ? `${f.label}: ${options}? `
+          : `${f.label}, as one line of JSON (Enter keeps them as shown): `,
+      );
+      const line = await lines.next();
+      if (line === undefined) return undefined;
+      const text = line.trim();
+      if (!f.choices) {
+        values[f.id] = text || oneLine(f.initial ?? '');
+        break;
+      }
+      const chosen = f.choices.find((c) => c.value === text.toLowerCase());
+      if (chosen) {
+        values[f.id] = chosen.value;
+        break;
+      }
+      out.write(`Type ${options}.\n`);
+    }
+  }
+  if (!Object.values(values).includes('reject')) return { values };
+  out.write('A message for the calls you reject (Enter for none): ');
+  const note = await lines.next();
+  if (note === undefined) return undefined;
+  return { values, feedback: note.trim() || undefined };
+}
+
+/** Pretty JSON as one line (as typed at a prompt); other text as it is. */
+function oneLine(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}

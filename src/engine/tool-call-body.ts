@@ -1,0 +1,87 @@
+/**
+ * A tool call as a review card shows it: its name, then its arguments key by key, in their order,
+ * one line each, so that every key (a recipient after a long body too) is on the card. A value too
+ * long for its line is named there and given in full below. Everything the agent wrote is inside
+ * code blocks, where Markdown does nothing, and characters that hide or reorder text are shown as
+ * escapes.
+ */
+
+/** What a reviewer decided for one call: run it as asked, run it with other arguments, or not. */
+export type CallDecision =
+  | { type: 'approve' }
+  | { type: 'edit'; args: Record<string, unknown> }
+  | { type: 'reject' };
+
+export interface ShownCall {
+  name: string;
+  args: Record<string, unknown>;
+  description?: string;
+  /** What an edit at review made of it, while the rest of the quorum approves (else as asked). */
+  state?: CallDecision;
+  /** Why it has no place in the Edit form, when it may be edited but cannot be here. */
+  note?: string;
+}
+
+/** A value longer than this (as JSON) is given below the key list instead of on its line. */
+const INLINE = 120;
+/** All long values together; past it each is cut (the body must stay under 100,000 characters). */
+const LONG_BUDGET = 80_000;
+
+/** Zero-width, joiner and bidirectional control characters: shown, never obeyed. */
+const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+const visible = (s: string) =>
+  s.replace(INVISIBLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+
+const keyOf = (k: string) => visible(/^[A-Za-z_][A-Za-z0-9_.-]{0,79}$/.test(k) ? k : JSON.stringify(k));
+const json = (v: unknown, indent?: number) => JSON.stringify(v, null, indent) ?? String(v);
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** A long value as a block: a string as written (unless it could close the block), else JSON. */
+const longText = (v: unknown) => (typeof v === 'string' && !v.includes('```') ? v : json(v, 2));
+
+/** The Markdown of the calls, numbered when there are several. */
+export function toolCallsBody(calls: ShownCall[]): string {
+  const long = calls.flatMap((c) => Object.values(argsOf(c)).filter((v) => json(v).length > INLINE));
+  const cut = Math.max(500, Math.floor(LONG_BUDGET / Math.max(1, long.length)));
+  return calls.map((c, i) => callBody(c, calls.length > 1 ? i + 1 : undefined, cut)).join('\n\n');
+}
+
+/**
+ * The call's description, short and on one line. LangChain's default one ends with the arguments
+ * as first asked: left out, since the list below shows them as they now are.
+ */
+function describe(c: ShownCall): string | undefined {
+  const d = c.description ?? '';
+  const asked = d.indexOf(`\n\nTool: ${c.name}\nArgs: `);
+  return visible((asked >= 0 ? d.slice(0, asked) : d).replace(/\s+/g, ' ').trim().slice(0, 300)) || undefined;
+}
+
+const argsOf = (c: ShownCall) => (c.state?.type === 'edit' ? c.state.args : c.args);
+
+function callBody(c: ShownCall, number: number | undefined, cut: number): string {
+  const args = argsOf(c);
+  const entries = Object.entries(args);
+  const description = describe(c);
+  const head = `**${number ? `${number}. ` : ''}${visible(c.name.slice(0, 100))}**${description ? `: ${description}` : ''}`;
+  const state =
+    c.state?.type === 'edit'
+      ? '\n_Changed at review: it runs with the arguments below._'
+      : c.state?.type === 'reject'
+        ? '\n_Rejected at review: it does not run._'
+        : '';
+  const lines = entries.map(([k, v]) => {
+    const inline = json(v);
+    return `${keyOf(k)}: ${inline.length > INLINE ? `(${count(longText(v).length)} characters, in full below)` : visible(inline)}`;
+  });
+  const blocks = entries
+    .filter(([, v]) => json(v).length > INLINE)
+    .map(([k, v]) => {
+      const text = longText(v);
+      const shown =
+        text.length > cut ? `${text.slice(0, cut)}… (${count(text.length - cut)} more characters)` : text;
+      return `\`\`\`\n${keyOf(k)} (${count(text.length)} characters):\n${visible(shown)}\n\`\`\``;
+    });
+  const list = `\`\`\`\n${lines.length ? lines.join('\n') : '(no arguments)'}\n\`\`\``;
+  const note = c.note ? `\n_${c.note}_` : '';
+  return [`${head}${state}`, list, ...blocks].join('\n') + note;
+}

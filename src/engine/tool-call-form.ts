@@ -1,0 +1,216 @@
+/**
+ * A review of tool calls (engine/standard-interrupts.ts) as signoff shows and reads it: the
+ * buttons it offers, its body, the Edit form (per call: a decision, with no default, and the
+ * arguments where they may be edited and fit a field), and the reading of a filled-in form into
+ * one explicit decision per call. Nothing is filled in: a call without a decision, or with
+ * arguments that do not parse or fit its schema, makes the form refused.
+ */
+import { Ajv } from 'ajv';
+import type { ToolCall } from './standard-interrupts.js';
+import { type CallDecision, toolCallsBody } from './tool-call-body.js';
+import {
+  type Action,
+  FIELD_MAX,
+  type PendingEdit,
+  type ReviewField,
+  type ReviewRequest,
+  type ReviewRequestInput,
+} from './types.js';
+
+/** Calls decided one by one in a form, at most (two fields each, and Slack's modal has room). */
+const FORM_CALLS = 10;
+const BODY_MAX = 99_000;
+const choiceId = (i: number) => `decision_${i}`;
+const argsId = (i: number) => `args_${i}`;
+
+const pretty = (args: Record<string, unknown>) => JSON.stringify(args, null, 2);
+const count = (n: number) => n.toLocaleString('en-US');
+const nameOf = (calls: ToolCall[], i: number) =>
+  `${calls.length > 1 ? `${i + 1}. ` : ''}${calls[i]?.name ?? 'the call'}`;
+
+/** The arguments a call runs with when approved as shown. */
+const argsShown = (call: ToolCall, shown: CallDecision | undefined) =>
+  shown?.type === 'edit' ? shown.args : call.args;
+
+/** Whether the call's arguments go in the form: it may be edited, and they fit a field. */
+const editable = (call: ToolCall, args: Record<string, unknown>) =>
+  call.allowed.includes('edit') && pretty(args).length <= FIELD_MAX;
+
+function choicesFor(call: ToolCall, args: Record<string, unknown>): NonNullable<ReviewField['choices']> {
+  return [
+    ...(call.allowed.includes('approve') || editable(call, args)
+      ? [{ value: 'approve', label: editable(call, args) ? 'Approve, with the arguments below' : 'Approve' }]
+      : []),
+    ...(call.allowed.includes('reject') ? [{ value: 'reject', label: 'Reject' }] : []),
+  ];
+}
+
+/** The review of `calls`: title, body, buttons and the Edit form. */
+export function toolCallForm(
+  calls: ToolCall[],
+  o: { respond: boolean; inbox: boolean; edit?: PendingEdit },
+): Pick<ReviewRequestInput, 'kind' | 'title' | 'body' | 'actions' | 'labels' | 'fields'> {
+  const shown = shownDecisions(calls, o.edit);
+  const many = calls.length > 1;
+  const inForm = calls.length <= FORM_CALLS;
+  const fields: ReviewField[] = [];
+  let decidable = inForm;
+  let something = false;
+  for (const [i, call] of (inForm ? calls : []).entries()) {
+    const args = argsShown(call, shown[i]);
+    const choices = choicesFor(call, args);
+    if (!choices.length) decidable = false;
+    if (many) {
+      fields.push({
+        id: choiceId(i),
+        label: nameOf(calls, i).slice(0, 48),
+        multiline: false,
+        optional: false,
+        choices,
+      });
+      if (choices.length > 1) something = true;
+    }
+    if (editable(call, args)) {
+      something = true;
+      fields.push({
+        id: argsId(i),
+        label: `${nameOf(calls, i)} arguments (JSON)`.slice(0, 48),
+        multiline: true,
+        optional: false,
+        initial: pretty(args),
+      });
+    }
+  }
+  const every = (d: CallDecision['type']) => calls.every((c) => c.allowed.includes(d));
+  const edits = decidable && something;
+  const actions: Action[] = [
+    ...(every('approve') || o.edit ? (['approve'] as const) : []),
+    ...(edits ? (['edit'] as const) : []),
+    ...(o.respond ? (['revise'] as const) : []),
+    ...(every('reject') ? (['reject'] as const) : []),
+  ];
+  const n = calls.length;
+  const notes = calls.map((call, i) => {
+    const args = argsShown(call, shown[i]);
+    if (!call.allowed.includes('edit') || editable(call, args) || !inForm) return undefined;
+    return `Too long to edit here (${count(pretty(args).length)} characters; a form field holds ${count(FIELD_MAX)}): approve it as it is, or reject it.`;
+  });
+  const tooMany = inForm
+    ? ''
+    : `\n\n_There are ${n} calls, too many to decide one by one here: approve them all or reject them all._`;
+  const body =
+    toolCallsBody(calls.map((c, i) => ({ ...c, state: o.edit ? shown[i] : undefined, note: notes[i] }))) +
+    tooMany;
+  return {
+    kind: 'tool_call',
+    title: `Approve ${calls.map((c) => c.name).join(', ')}?`.slice(0, 150),
+    // Long values are cut already; only thousands of keys could pass a review's 100,000 characters.
+    body:
+      body.length > BODY_MAX
+        ? `${body.slice(0, BODY_MAX)}\n\n_…cut: this call is longer than a review holds._`
+        : body,
+    // A review no button could answer would wait for ever: Reject is left (the graph says if it may not).
+    actions: actions.length ? actions : ['reject'],
+    labels: {
+      approve: o.edit ? 'Approve as edited' : many ? `Approve all ${n}` : o.inbox ? 'Accept' : 'Approve',
+      edit: many ? (fields.some((f) => !f.choices) ? 'Edit or decide each' : 'Decide each') : 'Edit',
+      revise: 'Respond',
+      reject: many ? `Reject all ${n}` : o.inbox ? 'Ignore' : 'Reject',
+    },
+    fields,
+  };
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+
+const parseArgs = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** JSON with object keys sorted: two argument objects are the same whatever their key order. */
+const canonical = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonical).join(',')}]`
+    : v && typeof v === 'object'
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : (JSON.stringify(v) ?? 'null');
+
+export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => canonical(a) === canonical(b);
+
+/**
+ * One decision per call from a filled-in form (`values`), as the review shows the calls now.
+ * Each call needs its decision (a single call's Edit is its approval with the arguments given);
+ * arguments must be a JSON object of the call's schema; a call run with other arguments than it
+ * asked is an edit, and must allow one.
+ */
+export function readDecisions(
+  calls: ToolCall[],
+  request: Pick<ReviewRequest, 'edit'>,
+  values: Record<string, string>,
+): { decisions: CallDecision[] } | { errors: Record<string, string> } {
+  const shown = shownDecisions(calls, request.edit);
+  const errors: Record<string, string> = {};
+  const decisions = calls.map((call, i): CallDecision => {
+    const choice = values[choiceId(i)] ?? (calls.length > 1 ? undefined : 'approve');
+    const name = nameOf(calls, i);
+    if (choice === 'reject' && call.allowed.includes('reject')) return { type: 'reject' };
+    if (choice !== 'approve') {
+      errors[choiceId(i)] = choice
+        ? `${name} cannot be "${choice}": choose one of its options.`
+        : `Choose what to do with ${name}.`;
+      return { type: 'reject' };
+    }
+    const text = values[argsId(i)];
+    let args = argsShown(call, shown[i]);
+    if (text !== undefined) {
+      const parsed = parseArgs(text);
+      if (!parsed) {
+        errors[argsId(i)] = `Write the arguments of ${name} as a JSON object, such as {"to": "…"}.`;
+        return { type: 'reject' };
+      }
+      if (call.argsSchema && !ajv.validate(call.argsSchema, parsed)) {
+        errors[argsId(i)] =
+          `Not valid for ${call.name}: ${ajv.errorsText(ajv.errors, { dataVar: 'arguments' })}.`.slice(
+            0,
+            150,
+          );
+        return { type: 'reject' };
+      }
+      args = parsed;
+    }
+    if (call.allowed.includes('approve') && canonical(args) === canonical(call.args))
+      return { type: 'approve' };
+    if (!call.allowed.includes('edit')) {
+      errors[argsId(i)] = `${name} may not be changed: approve it as asked, or reject it.`;
+      return { type: 'reject' };
+    }
+    return { type: 'edit', args };
+  });
+  return Object.keys(errors).length ? { errors } : { decisions };
+}
+
+/** What the review shows for each call: as asked, or as an edit counted towards a quorum made it. */
+export function shownDecisions(calls: ToolCall[], edit: PendingEdit | undefined): CallDecision[] {
+  if (!edit) return calls.map(() => ({ type: 'approve' }));
+  const read = readDecisions(calls, {}, edit.values);
+  // Never read as an approval of something nobody decided.
+  return 'decisions' in read ? read.decisions : calls.map(() => ({ type: 'reject' }));
+}
+
+/** Decisions as the values of a form that says them all: what an edit counted towards a quorum keeps. */
+export function decisionValues(decisions: CallDecision[]): Record<string, string> {
+  return Object.fromEntries(
+    decisions.flatMap((d, i) => [
+      [choiceId(i), d.type === 'reject' ? 'reject' : 'approve'],
+      ...(d.type === 'edit' ? [[argsId(i), JSON.stringify(d.args)]] : []),
+    ]),
+  );
+}

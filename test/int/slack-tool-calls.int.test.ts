@@ -1,0 +1,209 @@
+/**
+ * Tool calls through Slack (a graph that asks a LangChain HITLRequest, test/fixtures/hitl-graph.ts):
+ * a decision on a tool call is explicit. Edit is an approval of the edited call, under the same
+ * rules as Approve (self-approval, N of M, the content hash); every call of a request gets its own
+ * decision; words never approve or edit a call; a call too long for a form still gets its card,
+ * every key on it. The graph says what it was resumed with ("RESUMED {…}"), so each test sees it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { click, commandBody, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { posts, cardsIn, rootOf, tsOf, buttons, ephemeralsTo, updatesOf } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+const YAML = `workflows:
+  mail:
+    module: ./test/fixtures/hitl-graph.ts
+    checkpoints:
+      tool_call: { reviewers: [requester, U0BOB], allowSelfApproval: false }
+  mail-two:
+    module: ./test/fixtures/hitl-graph.ts
+    checkpoints:
+      tool_call: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
+`;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_tool_calls');
+  await slack.start();
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+type Button = { action_id: string; value: string; text?: { text: string } };
+const labelled = (blocks: Post['blocks'], label: string | RegExp) =>
+  ((blocks.find((b) => b.type === 'actions')?.elements ?? []) as Button[]).find((b) =>
+    typeof label === 'string' ? b.text?.text === label : label.test(b.text?.text ?? ''),
+  );
+const labels = (card: Post) => (buttons(card) as Button[]).map((b) => b.text?.text);
+/** What the graph was resumed with, as it said in the thread. */
+const resumed = (thread: string) =>
+  posts()
+    .filter((p) => p.thread_ts === thread && p.text.startsWith('RESUMED '))
+    .map((p) => JSON.parse(p.text.slice('RESUMED '.length)));
+
+let n = 0;
+async function start(workflow: string, ask: string) {
+  const text = `${ask} round ${++n}`;
+  await postSigned(events, commandBody(`${workflow} ${text}`));
+  const thread = tsOf(await until('root', () => rootOf(text)));
+  const card = await until('tool call card', () => cardsIn(thread)[0]);
+  const taskId = (await service.signoff.engine.listTasks({ limit: 100 })).find((t) => t.text === text)?.id;
+  return { thread, card, taskId: taskId as string };
+}
+
+/** Clicks `button` of the message `ts` as `user`. */
+const press = (user: string, button: Button | undefined, ts: string, thread: string) =>
+  postSigned(events, click(user, button?.action_id ?? 'missing', button?.value ?? '', ts, thread));
+
+/** Opens the Edit form of `card` as `user`; returns its view. */
+async function openEdit(user: string, card: Post, thread: string, label: string | RegExp = 'Edit') {
+  const before = slack.callsOf('views.open').length;
+  await press(user, labelled(card.blocks, label), tsOf(card), thread);
+  const opened = await until('modal', () => slack.callsOf('views.open')[before]);
+  return opened.view as {
+    private_metadata: string;
+    blocks: { block_id?: string; element?: { type: string; initial_value?: string; options?: unknown[] } }[];
+  };
+}
+
+describe('a tool call is decided explicitly', () => {
+  it('the requester’s unchanged Edit is an approval, refused when self-approval is off; Approve sends {type: approve}', async () => {
+    const { thread, card, taskId } = await start('mail', 'one');
+    expect(labels(card)).toEqual(['Approve', 'Edit', 'Reject']);
+    const view = await openEdit('U0ANN', card, thread);
+    const field = view.blocks.find((b) => b.block_id === 'field_args_0');
+    const unchanged = field?.element?.initial_value ?? '';
+    expect(JSON.parse(unchanged)).toEqual({
+      to: 'team@example.com',
+      subject: 'Launch',
+      body: 'We ship today.',
+    });
+
+    const sent = await postSigned(
+      events,
+      reviseSubmission('U0ANN', view.private_metadata, '', { field_args_0: unchanged }),
+    );
+    expect(sent.status).toBe(200);
+    await until('refusal', () =>
+      ephemeralsTo('U0ANN').find((t) => t.includes('someone else has to approve')),
+    );
+    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(resumed(thread)).toEqual([]);
+
+    await press('U0BOB', labelled(card.blocks, 'Approve'), tsOf(card), thread);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({ decisions: [{ type: 'approve' }] });
+  });
+
+  it('words never decide a tool call: the engine refuses a revise, and nothing runs', async () => {
+    const { thread, taskId } = await start('mail', 'one');
+    const [review] = await service.signoff.engine.reviews(taskId, 'pending');
+    const result = await service.signoff.engine.decide({
+      reviewId: review?.id as string,
+      taskId,
+      actor: { id: 'U0BOB' },
+      action: 'revise',
+      feedback: 'NO, wrong recipient, do not send this',
+    });
+    expect(result).toMatchObject({ ok: false, code: 'invalid_decision' });
+    expect(result.ok ? '' : result.message).toContain('Approve, Edit or Reject');
+    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(resumed(thread)).toEqual([]);
+  });
+
+  it('an Edit on a two-approval review counts once: the card shows the edited call, and the second approver approves that', async () => {
+    const { thread, card, taskId } = await start('mail-two', 'one');
+    const view = await openEdit('U0BOB', card, thread);
+    const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
+    await postSigned(
+      events,
+      reviseSubmission('U0BOB', view.private_metadata, '', { field_args_0: JSON.stringify(edited) }),
+    );
+    const redrawn = await until('card redrawn with the edit', () =>
+      updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('ops@example.com')),
+    );
+    const shown = JSON.stringify(redrawn.blocks);
+    expect(shown).toContain('1 of 2 approvals');
+    expect(shown).not.toContain('team@example.com');
+    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(resumed(thread)).toEqual([]);
+
+    // The old card's Approve was for the call as first asked: refused, not counted.
+    await press('U0CAT', labelled(card.blocks, /^Approve/), tsOf(card), thread);
+    await until('stale refusal', () => ephemeralsTo('U0CAT').find((t) => t.includes('out of date')));
+    expect(resumed(thread)).toEqual([]);
+
+    const current = updatesOf(tsOf(card)).at(-1)?.blocks as Post['blocks'];
+    await press('U0CAT', labelled(current, /^Approve/), tsOf(card), thread);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }],
+    });
+    await until('decided card', () =>
+      updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('Approved with edits')),
+    );
+  });
+
+  it('several calls: each needs its own decision; a form missing one is refused and nothing runs', async () => {
+    const { thread, card } = await start('mail', 'two');
+    expect(labels(card)).toEqual(['Approve all 2', 'Edit or decide each', 'Reject all 2']);
+    const view = await openEdit('U0BOB', card, thread, /^Edit/);
+    expect(view.blocks.map((b) => b.block_id).filter((id) => id?.startsWith('field_'))).toEqual([
+      'field_decision_0',
+      'field_args_0',
+      'field_decision_1',
+    ]);
+    const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
+    const submit = (fields: Record<string, string | { selected: string }>) =>
+      postSigned(events, reviseSubmission('U0BOB', view.private_metadata, 'no log line, please', fields));
+
+    const missing = await submit({
+      field_decision_0: { selected: 'approve' },
+      field_args_0: JSON.stringify(edited),
+    });
+    expect(JSON.parse(missing.body)).toMatchObject({
+      response_action: 'errors',
+      errors: { field_decision_1: expect.stringContaining('Choose') },
+    });
+    expect(resumed(thread)).toEqual([]);
+
+    const ok = await submit({
+      field_decision_0: { selected: 'approve' },
+      field_args_0: JSON.stringify(edited),
+      field_decision_1: { selected: 'reject' },
+    });
+    expect(ok.status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [
+        { type: 'edit', editedAction: { name: 'send_email', args: edited } },
+        { type: 'reject', message: 'no log line, please' },
+      ],
+    });
+  });
+
+  it('a 5,000-character call gets a card naming every key, its recipient after the long body too', async () => {
+    const { thread, card } = await start('mail', 'long');
+    const body = JSON.stringify(card.blocks);
+    expect(body).toContain('subject');
+    expect(body).toContain('mallory@evil.example');
+    expect(body).toContain('Too long to edit here');
+    // The arguments do not fit a form field (3,000 characters): no Edit that could not hold them.
+    expect(labels(card)).toEqual(['Approve', 'Reject']);
+    await press('U0BOB', labelled(card.blocks, 'Approve'), tsOf(card), thread);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({ decisions: [{ type: 'approve' }] });
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * An Edit on a review that needs two approvals, through the engine: whatever the order in which an
+ * approval and an edit of the same card arrive, no approval counts for content other than what the
+ * review now shows; the quorum's approval runs the edited call; the audit says who edited.
+ */
+import { describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/engine/content-hash.js';
+import { harnessPerFile } from '../helpers/harness.js';
+
+const t = harnessPerFile('tool_call_quorum', () => ({
+  yaml: `workflows:
+  mail:
+    module: ./test/fixtures/hitl-graph.ts
+    checkpoints:
+      tool_call: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
+`,
+}));
+
+const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
+
+describe('an edit towards a quorum', () => {
+  it('raced by an approval of the old card: only approvals of what the review shows count; the quorum runs the edit', async () => {
+    for (let round = 1; round <= 3; round++) {
+      const task = await t.h.start('mail', `one ${round}`);
+      const review = await t.h.nextReview(task.id);
+      const seen = contentHash(review.request);
+      const [approved, edit] = await Promise.all([
+        t.h.engine.decide({
+          reviewId: review.id,
+          actor: { id: 'U0CAT' },
+          action: 'approve',
+          contentHash: seen,
+        }),
+        t.h.engine.decide({
+          reviewId: review.id,
+          actor: { id: 'U0BOB' },
+          action: 'edit',
+          values: { args_0: JSON.stringify(edited) },
+          contentHash: seen,
+        }),
+      ]);
+      expect(edit.ok).toBe(true);
+      // Either refused as out of date (the edit came first) or counted and then set aside by it.
+      if (!approved.ok) expect(approved.code).toBe('stale_review');
+      const [now] = await t.h.engine.reviews(task.id, 'pending');
+      expect(now?.request.edit?.by).toBe('U0BOB');
+      expect(now?.approvals.map((a) => a.by)).toEqual(['U0BOB']);
+      expect(now?.approvals.every((a) => a.contentHash === contentHash(now.request))).toBe(true);
+
+      // The editor's approval is counted once; a stale approval of the first card is refused.
+      const again = await t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: 'U0DAN' },
+        action: 'approve',
+        contentHash: seen,
+      });
+      expect(again).toMatchObject({ ok: false, code: 'stale_review' });
+      const done = await t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: 'U0DAN' },
+        action: 'approve',
+        contentHash: contentHash(now?.request as never),
+      });
+      expect(done).toMatchObject({ ok: true, review: { status: 'decided' } });
+      await t.h.waitFor(task.id, (x) => x.status === 'done');
+      await t.h.shown(task.id);
+      const said = t.h.delivered
+        .filter((e) => e.taskId === task.id && e.event.type === 'agent_said')
+        .map((e) => (e.event as { text: string }).text);
+      expect(said).toContain(
+        `RESUMED ${JSON.stringify({ decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }] })}`,
+      );
+
+      const trail = [];
+      for await (const entry of t.h.engine.auditTrail({ taskId: task.id })) trail.push(entry);
+      expect(trail.find((e) => e.who === 'U0BOB')).toMatchObject({
+        action: 'edit',
+        result: 'counted',
+        approvals: '1 of 2',
+      });
+      expect(trail.filter((e) => e.who === 'U0DAN').map((e) => e.result)).toEqual(['refused', 'decided']);
+    }
+  });
+});
