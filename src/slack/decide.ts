@@ -9,7 +9,7 @@ import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import type { Action, Review } from '../engine/types.js';
 import { reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
-import { findPost } from './posts.js';
+import { findPost, plainCardKey } from './posts.js';
 
 export const buttonValueSchema = z.object({
   review: z.string().min(1).max(100),
@@ -112,12 +112,13 @@ export async function decideFromSlack(
   }
 }
 
-/** Redraws a review's card from its current content (after a click on a stale one). */
+/** Redraws a review's card from its current content (after a click on a stale one); a plain card stays plain. */
 async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
   const card = await findPost(deps.pool, `card:${review.id}`);
   const task = await deps.engine.getTask(review.taskId);
   if (!card || !task) return;
+  const plain = (await findPost(deps.pool, plainCardKey(review.id))) ? {} : undefined;
   await client.chat
-    .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester) })
+    .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester, plain) })
     .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));
 }

@@ -19,6 +19,12 @@ export const postedAs = (messages: MessageWithMetadata[] | undefined, key: strin
       (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
   )?.ts;
 
+/**
+ * Recorded (with the thread's root) when a review's card went out plain, without its content:
+ * every redraw of that card stays plain.
+ */
+export const plainCardKey = (reviewId: string) => `plain-card:${reviewId}`;
+
 /** The message a key was posted as, if it was. */
 export async function findPost(
   db: Queryable,

@@ -9,6 +9,11 @@ export const LIMITS = {
   sectionText: 3000,
   /** All markdown blocks of one payload together (Slack: 12,000; it errs near that). */
   markdownPerPayload: 11_000,
+  /**
+   * All text of one message's blocks together: Slack refuses more with `msg_blocks_too_long`, near
+   * 12,000 characters but counting its block containers too (bolt-js #2509, #2867).
+   */
+  blockTextPerMessage: 11_000,
   messageText: 40_000,
   buttonValue: 2000,
   plainTextInput: 3000,
@@ -47,6 +52,30 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/** Where to cut `text` to keep at most `max` characters: a paragraph, then a line, then a word boundary. */
+function cutIndex(text: string, max: number): number {
+  if (text.length <= max) return text.length;
+  const window = text.slice(0, max);
+  let cut = window.lastIndexOf('\n\n');
+  if (cut < max / 2) cut = window.lastIndexOf('\n');
+  if (cut < max / 2) cut = window.lastIndexOf(' ');
+  return cut < max / 2 ? max : cut;
+}
+
+/** Whether a code fence is left open at the end of `text`. */
+const fenceOpen = (text: string) => (text.match(/```/g) ?? []).length % 2 === 1;
+
+/**
+ * The first part of `text` that fits in `max` characters (cut at a boundary, an open code fence
+ * closed) and how many characters of `text` it leaves out.
+ */
+export function cutText(text: string, max: number): { shown: string; hidden: number } {
+  if (text.length <= max) return { shown: text, hidden: 0 };
+  const cut = cutIndex(text, max - 4);
+  const shown = text.slice(0, cut);
+  return { shown: fenceOpen(shown) ? `${shown}\n\`\`\`` : shown, hidden: text.length - cut };
+}
+
 /**
  * Splits text into chunks of at most `max` characters, at paragraph, then line, then word
  * boundaries; a code fence cut in two is closed and reopened so both halves render as code.
@@ -62,16 +91,11 @@ export function splitText(text: string, max: number): string[] {
       chunks.push((openFence ? '```\n' : '') + rest);
       break;
     }
-    const window = rest.slice(0, budget);
-    let cut = window.lastIndexOf('\n\n');
-    if (cut < budget / 2) cut = window.lastIndexOf('\n');
-    if (cut < budget / 2) cut = window.lastIndexOf(' ');
-    if (cut < budget / 2) cut = budget;
+    const cut = cutIndex(rest, budget);
     let chunk = rest.slice(0, cut);
     rest = rest.slice(cut).replace(/^\s+/, '');
-    const fences = (chunk.match(/```/g) ?? []).length;
     const startsOpen = openFence;
-    const endsOpen: boolean = fences % 2 === 1 ? !openFence : openFence;
+    const endsOpen: boolean = fenceOpen(chunk) ? !openFence : openFence;
     chunk = (startsOpen ? '```\n' : '') + chunk + (endsOpen ? '\n```' : '');
     openFence = endsOpen;
     chunks.push(chunk);
