@@ -25,6 +25,22 @@ export const postedAs = (messages: MessageWithMetadata[] | undefined, key: strin
  */
 export const plainCardKey = (reviewId: string) => `plain-card:${reviewId}`;
 
+/** The thread posts that carry a long review's content ahead of its card, in order. */
+export const reviewTextKey = (reviewId: string, part: number) => `card:${reviewId}:text:${part}`;
+
+/**
+ * Whether a review's card is redrawn plain: it went out plain, or its content is longer than a
+ * card and was never posted above it (a card posted before signoff did that), so that no redraw
+ * offers Approve on content nobody can see from the card.
+ */
+export async function redrawnPlain(db: Queryable, reviewId: string, longContent: boolean): Promise<boolean> {
+  const r = await db.query<{ key: string }>('SELECT key FROM signoff.slack_posts WHERE key = ANY($1)', [
+    [plainCardKey(reviewId), reviewTextKey(reviewId, 0)],
+  ]);
+  const keys = new Set(r.rows.map((row) => row.key));
+  return keys.has(plainCardKey(reviewId)) || (longContent && !keys.has(reviewTextKey(reviewId, 0)));
+}
+
 /** The message a key was posted as, if it was. */
 export async function findPost(
   db: Queryable,

@@ -29,7 +29,15 @@ import {
 } from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
-import { findPost, plainCardKey, postedAs, postMetadata, recordPost } from './posts.js';
+import {
+  findPost,
+  plainCardKey,
+  postedAs,
+  postMetadata,
+  recordPost,
+  redrawnPlain,
+  reviewTextKey,
+} from './posts.js';
 
 /** The bot cannot post in the task's channel any more: what happened and what to do, per Slack error. */
 const UNREACHABLE: Record<string, string> = {
@@ -200,15 +208,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     await edit({ channel: post.channel, ts: post.ts, text: message.text, blocks: message.blocks });
   };
 
-  /**
-   * Redraws a review's card as it is now. A card that went out plain stays plain: its content was
-   * never shown, so it never gains an Approve (nor a note about posts that may not be there).
-   */
+  /** Redraws a review's card as it is now; plain when it cannot show the content (see redrawnPlain). */
   const updateCard = async (
     review: Review,
     draw: (plain: PlainCard | undefined) => { text: string; blocks: unknown[] },
   ) => {
-    const plain = (await findPost(pool, plainCardKey(review.id))) ? {} : undefined;
+    const long = reviewTextMessages(review).length > 0;
+    const plain = (await redrawnPlain(pool, review.id, long)) ? {} : undefined;
     await update(`card:${review.id}`, draw(plain));
   };
 
@@ -240,7 +246,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       case 'review_requested': {
         // Content longer than a card goes whole into the thread first: the card says it is above.
         for (const [i, part] of reviewTextMessages(e.review).entries())
-          await postOnce(`card:${e.review.id}:text:${i}`, origin, part, retried);
+          await postOnce(reviewTextKey(e.review.id, i), origin, part, retried);
         await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester), retried);
         if (e.review.settings.dmReviewers) await ping(task, e.review, 'request', retried);
         return;

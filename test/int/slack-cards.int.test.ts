@@ -109,6 +109,25 @@ describe('the card shows what is approved', () => {
     }
   });
 
+  it('a long card from before its content went to the thread is never redrawn with Approve', async () => {
+    const { thread, taskId } = await start('long letter, as signoff posted it before');
+    const card = await until('the card', () => cardsIn(thread)[0], 20_000);
+    const [review] = await engine().reviews(taskId, 'pending');
+    // As a card posted by an earlier signoff: no record of the content's posts above it.
+    await service.signoff.db.pool.query('DELETE FROM signoff.slack_posts WHERE key LIKE $1', [
+      `card:${review?.id}:text:%`,
+    ]);
+    // A click on a card that is out of date redraws it: plain, with nothing that approves.
+    const stale = JSON.stringify({ ...JSON.parse(button(card, 'signoff_approve')), h: 'not-what-it-shows' });
+    await postSigned(events, click('U0BOB', 'signoff_approve', stale, tsOf(card), thread));
+    const redrawn = await until('the card redrawn', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === tsOf(card)),
+    );
+    expect(JSON.stringify(redrawn.blocks)).not.toContain('signoff_approve');
+    expect(JSON.stringify(redrawn.blocks)).toContain('cannot be approved here');
+    expect(await statusOf(taskId)).toBe('waiting');
+  });
+
   it('a request that would not validate (200-character title, 200k body) gets a card with notes, and no Approve for what cannot be shown', async () => {
     const { thread, taskId } = await start('oversized transfer');
     const card = await until('the card', () => cardsIn(thread)[0], 20_000);
