@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import type { Action, Review } from '../engine/types.js';
-import { reviewCard, reviewTextMessages } from './blocks/review-card.js';
+import { longerThanCard, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { findPost, redrawnPlain } from './posts.js';
 
@@ -117,8 +117,7 @@ async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review
   const card = await findPost(deps.pool, `card:${review.id}`);
   const task = await deps.engine.getTask(review.taskId);
   if (!card || !task) return;
-  const long = reviewTextMessages(review).length > 0;
-  const plain = (await redrawnPlain(deps.pool, review.id, long)) ? {} : undefined;
+  const plain = (await redrawnPlain(deps.pool, review.id, longerThanCard(review))) ? {} : undefined;
   await client.chat
     .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester, plain) })
     .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));

@@ -22,6 +22,7 @@ import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages
 import {
   decidedCard,
   escalatedMessage,
+  longerThanCard,
   type PlainCard,
   reminderMessage,
   reviewCard,
@@ -213,8 +214,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     review: Review,
     draw: (plain: PlainCard | undefined) => { text: string; blocks: unknown[] },
   ) => {
-    const long = reviewTextMessages(review).length > 0;
-    const plain = (await redrawnPlain(pool, review.id, long)) ? {} : undefined;
+    const plain = (await redrawnPlain(pool, review.id, longerThanCard(review))) ? {} : undefined;
     await update(`card:${review.id}`, draw(plain));
   };
 

@@ -49,6 +49,9 @@ const TEXT_PART = LIMITS.blockTextPerMessage - 500;
 /** The content as every post shows it (Markdown, with nothing in it that pings or acts). */
 const content = (r: ReviewRequest) => neutralizeMarkdown(r.body.trim() || '(nothing to show)');
 
+/** Whether a review's content is longer than its card shows, so that it goes whole to the thread first. */
+export const longerThanCard = (review: Pick<Review, 'request'>) => content(review.request).length > CARD_BODY;
+
 /**
  * A card Slack refused for good comes back plain: the title and a warning instead of the content.
  * It cannot show what would be approved, so it has no Approve; `code` is Slack's error, when known.
@@ -110,8 +113,8 @@ export function mentions(reviewers: string[], requester: string): string {
  * above" on the card is true, also for content that is never said in the thread (a tool call).
  */
 export function reviewTextMessages(review: Pick<Review, 'request'>): SlackMessage[] {
+  if (!longerThanCard(review)) return [];
   const body = content(review.request);
-  if (body.length <= CARD_BODY) return [];
   const parts = splitText(body, TEXT_PART);
   const title = truncate(review.request.title, 150);
   return parts.map((part, i) => {
