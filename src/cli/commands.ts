@@ -102,7 +102,10 @@ export async function runCommand(
           io.out.write(`#${e.id} ${e.event.type} ${how}${error}\n`);
           const line =
             formatEvent(e) ??
-            (e.event.type === 'review_requested' ? `Review: ${e.event.review.request.title}` : undefined);
+            // In full: a card Slack could not show points here for its content.
+            (e.event.type === 'review_requested'
+              ? `Review: ${e.event.review.request.title}\n${e.event.review.request.body}`
+              : undefined);
           if (line) io.out.write(`${line.trim().replace(/^/gm, '    ')}\n`);
         }
         return 0;

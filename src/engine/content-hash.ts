@@ -1,6 +1,9 @@
 /**
  * What a person saw when they decided: a short hash of the review's content (title, body, the
- * choices and fields it offered). A surface sends it with the decision; the engine refuses a
+ * choices and fields it offered). A surface must show all of it before it offers Approve (the
+ * Slack card shows a long body's beginning and posts the whole of it just above; a form shows the
+ * fields' values; a card that cannot show the content offers no Approve). Labels and the round
+ * only present the same request. A surface sends it with the decision; the engine refuses a
  * decision made on content that is no longer the review's (a stale card), and records the hash
  * with the decision, so an auditor can tell what was approved.
  */

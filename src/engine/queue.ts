@@ -26,11 +26,14 @@ export interface JobQueue {
   send(name: string, data: object, options?: SendOptions): Promise<string | null>;
   /** Tells this process's idle workers on `name` to fetch now rather than at their next poll. */
   wake(name: string): void;
-  /** Runs `concurrency` workers on `name`; a handler that throws has its job retried with backoff. */
+  /**
+   * Runs `concurrency` workers on `name`; a handler that throws has its job retried with backoff.
+   * `attempt` counts the job's runs (1 the first; its retries, as pg-boss keeps them, after).
+   */
   work<T extends object>(
     name: string,
     concurrency: number,
-    handler: (data: T) => Promise<void>,
+    handler: (data: T, job: { attempt: number }) => Promise<void>,
   ): Promise<void>;
 }
 
@@ -131,17 +134,17 @@ export function createQueue(options: QueueOptions): JobQueue {
     work: async <T extends object>(
       name: string,
       concurrency: number,
-      handler: (data: T) => Promise<void>,
+      handler: (data: T, job: { attempt: number }) => Promise<void>,
     ) => {
       const ids: string[] = [];
       for (let i = 0; i < concurrency; i++) {
         let self = '';
         self = await boss.work<T>(
           name,
-          { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5 },
+          { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5, includeMetadata: true },
           async (jobs) => {
             try {
-              for (const job of jobs) await handler(job.data);
+              for (const job of jobs) await handler(job.data, { attempt: job.retryCount + 1 });
             } finally {
               // pg-boss 10 sleeps out the polling interval after every job, even with more
               // waiting; a worker that just found work looks again at once.

@@ -23,25 +23,21 @@ import {
   type StateSnapshot,
 } from '@langchain/langgraph';
 import type pg from 'pg';
-import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
+import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { describeFailure } from '../llm/failures.js';
 import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { saidSchema } from '../workflows/shared/say.js';
-import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { insertEvents } from './event-store.js';
 import type { Lease, Leases } from './leases.js';
-import { honestOutcome } from './outcome.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
-import { toReviewRequest } from './review-request.js';
-import { reviewSettings } from './review-settings.js';
+import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
 import { pendingInterrupts, resumeValue } from './standard-interrupts.js';
 import * as store from './store.js';
-import { scheduleTimers } from './timers.js';
 import {
   type Clock,
   type Decision,
@@ -51,12 +47,6 @@ import {
   type Task,
   threadOf,
 } from './types.js';
-
-interface RunResult {
-  interrupts: { id: string; value: unknown }[];
-  finished: boolean;
-  values?: Record<string, unknown>;
-}
 
 /** An agent's message, ready to be recorded. */
 type Spoken = { key: string; event: EngineEvent; node: string };
@@ -81,11 +71,6 @@ const RECURSION_LIMIT = 1000;
 /** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
 const PRUNE_EVERY_STEPS = 20;
 
-export interface LoadedWorkflow {
-  definition: WorkflowDefinition;
-  graph: RunnableGraph;
-}
-
 export interface RunnerDeps {
   pool: pg.Pool;
   queue: JobQueue;
@@ -100,16 +85,20 @@ export interface RunnerDeps {
 /** Rounds one job runs back to back (decisions that arrived during a run) before it queues again. */
 const MAX_ROUNDS = 5;
 
+export type { LoadedWorkflow } from './settling.js';
+
 export function createRunner(deps: RunnerDeps) {
   const { pool, delivery, leases, logger } = deps;
+  const { settle, gaveUp } = createSettling(deps);
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
 
   /**
    * Runs the task under its lease. 'busy' when another holder has it: the caller queues the task
    * again shortly (never waits, so a busy task pins no worker). 'more' when decisions are still
-   * waiting after several rounds.
+   * waiting after several rounds. `attempt`: which attempt of its job this is (a settling that
+   * keeps failing fails the task at the last one).
    */
-  async function advance(taskId: string): Promise<'done' | 'busy' | 'more'> {
+  async function advance(taskId: string, attempt = 1): Promise<'done' | 'busy' | 'more'> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       // The lease, the task and its decisions not yet applied, in one statement.
       const { lease, row } = await leases.acquireWith<{
@@ -129,7 +118,7 @@ export function createRunner(deps: RunnerDeps) {
         const decided = row?.decided ?? [];
         if (!task) return 'done';
         if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed')
-          await step(task, decided, lease);
+          await step(task, decided, lease, attempt);
       } catch (error) {
         if (!isSignoffError(error, 'lease_lost')) throw error;
         // Nothing of this run was applied; the task is tried again once the lease is free, and
@@ -150,7 +139,7 @@ export function createRunner(deps: RunnerDeps) {
     return 'more';
   }
 
-  async function step(task: Task, decided: Review[], lease: Lease): Promise<void> {
+  async function step(task: Task, decided: Review[], lease: Lease, attempt: number): Promise<void> {
     const log = logger.child({ task: task.id, workflow: task.workflow });
     const workflow = deps.workflows.get(task.workflow);
     if (!workflow) {
@@ -252,26 +241,30 @@ export function createRunner(deps: RunnerDeps) {
         if (!ran) return;
       }
     }
-    // Before the task is announced as waiting or finished, so nobody sees the history it drops.
-    const [result] = await Promise.all([
-      ran ?? workflow.graph.getState(config).then(fromState),
-      pruneCheckpoints(pool, threadOf(task)),
-    ]);
-    // Everything the run decided lands together, and only while the lease is held.
-    await inTransaction(pool, async (db) => {
-      // The task row first, as in every command that changes a task and its reviews (no deadlock).
-      const current = await lease.fence(db, task.id);
-      await store.markApplied(
-        db,
-        toApply.map((r) => r.id),
-      );
-      const stillOurs =
-        current &&
-        !FINAL_STATUSES.includes(current.status) &&
-        current.status !== 'failed' &&
-        current.generation === task.generation;
-      if (stillOurs) await settle(db, task, workflow, result);
-    });
+    try {
+      // Before the task is announced as waiting or finished, so nobody sees the history it drops.
+      const [result] = await Promise.all([
+        ran ?? workflow.graph.getState(config).then(fromState),
+        pruneCheckpoints(pool, threadOf(task)),
+      ]);
+      // Everything the run decided lands together, and only while the lease is held.
+      await inTransaction(pool, async (db) => {
+        // The task row first, as in every command that changes a task and its reviews (no deadlock).
+        const current = await lease.fence(db, task.id);
+        await store.markApplied(
+          db,
+          toApply.map((r) => r.id),
+        );
+        const stillOurs =
+          current &&
+          !FINAL_STATUSES.includes(current.status) &&
+          current.status !== 'failed' &&
+          current.generation === task.generation;
+        if (stillOurs) await settle(db, task, workflow, result);
+      });
+    } catch (error) {
+      if (!(await gaveUp(task, lease, error, attempt))) throw error;
+    }
     void delivery.kick(task);
   }
 
@@ -348,40 +341,6 @@ export function createRunner(deps: RunnerDeps) {
       finished: interrupts.size === 0,
       values,
     };
-  }
-
-  /** After a run, in its transaction: pending interrupts become reviews (waiting), or the task is finished. */
-  async function settle(
-    db: Queryable,
-    task: Task,
-    workflow: LoadedWorkflow,
-    result: RunResult,
-  ): Promise<void> {
-    for (const interrupt of result.interrupts) {
-      const request = toReviewRequest(interrupt.value);
-      const settings = reviewSettings(deps.config, task.workflow, request.kind);
-      const dueAt = settings.timeoutSeconds
-        ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
-        : null;
-      // The review with its review_requested event (one statement), and its timers.
-      const review = await store.insertReview(db, {
-        id: interrupt.id,
-        taskId: task.id,
-        request,
-        settings,
-        dueAt,
-      });
-      if (review) await scheduleTimers(deps.queue, db, task.surface, review);
-    }
-    // A review still pending from before this run (a parallel branch) keeps the task waiting too.
-    if (result.interrupts.length || (await store.reviewsOf(db, task.id, 'pending')).length) {
-      await store.setStatus(db, task.id, 'waiting', null);
-      return;
-    }
-    if (result.finished) {
-      const outcome = await honestOutcome(db, task.id, workflow.definition.outcome(result.values ?? {}));
-      await store.setStatus(db, task.id, outcome.status, outcome.reason ?? null);
-    }
   }
 
   return {

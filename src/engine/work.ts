@@ -34,8 +34,8 @@ export interface WorkerDeps extends TimerHandlerDeps {
 export async function startWorkers(deps: WorkerDeps, surface: Surface, concurrency: number): Promise<void> {
   const { pool, queue, runner } = deps;
   await queue.declare(advanceQueue(surface));
-  await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, async ({ taskId }) => {
-    const outcome = await runner.advance(taskId);
+  await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, async ({ taskId }, job) => {
+    const outcome = await runner.advance(taskId, job.attempt);
     if (outcome === 'done') return;
     // Busy elsewhere: try again shortly rather than wait (a worker is never pinned by a busy task).
     const wait = outcome === 'busy' ? BUSY_RETRY_MS : 0;

@@ -15,6 +15,7 @@ export const FAILURE_CODES = [
   'unreachable',
   'bad_answer',
   'database',
+  'unsaved',
   'internal',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
@@ -34,6 +35,7 @@ export const FAILURE_SENTENCES: Record<FailureCode, string> = {
   unreachable: 'The model service could not be reached. Retry when it recovers.',
   bad_answer: "The model's answer was not in the form this step needs. Retry.",
   database: 'The database did not answer during this step. Retry.',
+  unsaved: `signoff could not save what this step ended with (a review to ask for, or the task's end), so the task stopped here. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
   internal: `This step failed on an unexpected error. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
 };
 

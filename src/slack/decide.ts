@@ -9,10 +9,10 @@ import { z } from 'zod';
 import type { DecideResult } from '../engine/api.js';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import type { Action, Actor, Review } from '../engine/types.js';
-import { reviewCard } from './blocks/review-card.js';
+import { longerThanCard, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
-import { findPost } from './posts.js';
+import { findPost, redrawnPlain } from './posts.js';
 import { findReply, type HeardReply } from './replies.js';
 
 export const buttonValueSchema = z.object({
@@ -147,12 +147,13 @@ export async function decideFromSlack(
   }
 }
 
-/** Redraws a review's card from its current content (after a click on a stale one). */
+/** Redraws a review's card from its current content (after a click on a stale one); a plain card stays plain. */
 async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
   const card = await findPost(deps.pool, `card:${review.id}`);
   const task = await deps.engine.getTask(review.taskId);
   if (!card || !task) return;
+  const plain = (await redrawnPlain(deps.pool, review.id, longerThanCard(review))) ? {} : undefined;
   await client.chat
-    .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester) })
+    .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester, plain) })
     .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));
 }

@@ -19,6 +19,28 @@ export const postedAs = (messages: MessageWithMetadata[] | undefined, key: strin
       (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
   )?.ts;
 
+/**
+ * Recorded (with the thread's root) when a review's card went out plain, without its content:
+ * every redraw of that card stays plain.
+ */
+export const plainCardKey = (reviewId: string) => `plain-card:${reviewId}`;
+
+/** The thread posts that carry a long review's content ahead of its card, in order. */
+export const reviewTextKey = (reviewId: string, part: number) => `card:${reviewId}:text:${part}`;
+
+/**
+ * Whether a review's card is redrawn plain: it went out plain, or its content is longer than a
+ * card and was never posted above it (a card posted before signoff did that), so that no redraw
+ * offers Approve on content nobody can see from the card.
+ */
+export async function redrawnPlain(db: Queryable, reviewId: string, longContent: boolean): Promise<boolean> {
+  const r = await db.query<{ key: string }>('SELECT key FROM signoff.slack_posts WHERE key = ANY($1)', [
+    [plainCardKey(reviewId), reviewTextKey(reviewId, 0)],
+  ]);
+  const keys = new Set(r.rows.map((row) => row.key));
+  return keys.has(plainCardKey(reviewId)) || (longContent && !keys.has(reviewTextKey(reviewId, 0)));
+}
+
 /** The message a key was posted as, if it was. */
 export async function findPost(
   db: Queryable,

@@ -11,8 +11,10 @@
 import type { WebClient } from '@slack/web-api';
 import type { Review, Task } from '../engine/types.js';
 import { questionChoices, replyQuestion } from './blocks/reply-question.js';
+import { longerThanCard } from './blocks/review-card.js';
 import { decideFromSlack, slackActor } from './decide.js';
 import type { ListenerDeps } from './deps.js';
+import { redrawnPlain } from './posts.js';
 import { recordReply } from './replies.js';
 
 export interface ReplyAtReview {
@@ -78,7 +80,9 @@ export async function replyAtReview(
     return;
   }
   if (words && mode === 'feedback' && choices.actions.includes('revise')) return void (await revise());
-  const offered = questionChoices(review, choices.actions);
+  // A card that could not show its content offers no approval; neither does its question.
+  const plain = await redrawnPlain(deps.pool, review.id, longerThanCard(review));
+  const offered = questionChoices(review, choices.actions).filter((c) => !(plain && c === 'approve'));
   if (offered.length) {
     await recordReply(deps.pool, {
       channel: r.channel,

@@ -14,15 +14,31 @@
  */
 import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import { eventInWords, type Sink, type Task } from '../engine/types.js';
+import { eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
 import { DeliveryError, isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAudience } from './audience.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
-import { decidedCard, escalatedMessage, reminderMessage, reviewCard } from './blocks/review-card.js';
+import {
+  decidedCard,
+  escalatedMessage,
+  longerThanCard,
+  type PlainCard,
+  reminderMessage,
+  reviewCard,
+  reviewTextMessages,
+} from './blocks/review-card.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
-import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
+import {
+  findPost,
+  plainCardKey,
+  postedAs,
+  postMetadata,
+  recordPost,
+  redrawnPlain,
+  reviewTextKey,
+} from './posts.js';
 
 /** The bot cannot post in the task's channel any more: what happened and what to do, per Slack error. */
 const UNREACHABLE: Record<string, string> = {
@@ -193,6 +209,15 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     await edit({ channel: post.channel, ts: post.ts, text: message.text, blocks: message.blocks });
   };
 
+  /** Redraws a review's card as it is now; plain when it cannot show the content (see redrawnPlain). */
+  const updateCard = async (
+    review: Review,
+    draw: (plain: PlainCard | undefined) => { text: string; blocks: unknown[] },
+  ) => {
+    const plain = (await redrawnPlain(pool, review.id, longerThanCard(review))) ? {} : undefined;
+    await update(`card:${review.id}`, draw(plain));
+  };
+
   /**
    * The root message shows the task as it is now (read with this delivery): status updates and a
    * redirect's new goal, in whichever order their lanes deliver them, never show an older state.
@@ -218,19 +243,23 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         }
         return;
       }
-      case 'review_requested':
+      case 'review_requested': {
+        // Content longer than a card goes whole into the thread first: the card says it is above.
+        for (const [i, part] of reviewTextMessages(e.review).entries())
+          await postOnce(reviewTextKey(e.review.id, i), origin, part, retried);
         await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester), retried);
         if (e.review.settings.dmReviewers) await ping(task, e.review, 'request', retried);
         return;
+      }
       case 'review_decided':
-        await update(`card:${e.review.id}`, decidedCard(e.review, task.requester));
+        await updateCard(e.review, (plain) => decidedCard(e.review, task.requester, undefined, plain));
         return;
       case 'review_progress':
         // One more approval: the card shows it, and who may still approve.
-        await update(`card:${e.review.id}`, reviewCard(e.review, task.requester));
+        await updateCard(e.review, (plain) => reviewCard(e.review, task.requester, plain));
         return;
       case 'review_escalated':
-        await update(`card:${e.review.id}`, reviewCard(e.review, task.requester));
+        await updateCard(e.review, (plain) => reviewCard(e.review, task.requester, plain));
         await postOnce(
           `${event.taskId}:${event.key}`,
           origin,
@@ -254,24 +283,24 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         await updateRoot(origin, task);
         return;
       case 'review_closed':
-        await update(`card:${e.review.id}`, decidedCard(e.review, task.requester, e));
+        await updateCard(e.review, (plain) => decidedCard(e.review, task.requester, e, plain));
         return;
       case 'task_status':
         await updateRoot(origin, task);
         return;
       case 'delivery_failed': {
-        const fallback = fallbackMessage(task, e);
-        // A card Slack would not take comes back plainer, with its buttons: the review can still
-        // be answered here.
+        // A card Slack would not take comes back plain, without its content: it can still be sent
+        // back or rejected here, never approved. Marked plain first, so that no later redraw of
+        // it (a decision, an escalation) shows an Approve.
         if (e.review) {
-          const plain = { ...e.review, request: { ...e.review.request, body: fallback.text, fields: [] } };
+          await recordPost(pool, plainCardKey(e.review.id), origin.channel, origin.ts);
           await postOnce(
             `card:${e.review.id}`,
             origin,
-            reviewCard(plain, task.requester, e.review.request),
+            reviewCard(e.review, task.requester, { code: e.code }),
             retried,
           );
-        } else await postOnce(`${event.taskId}:${event.key}`, origin, fallback, retried);
+        } else await postOnce(`${event.taskId}:${event.key}`, origin, fallbackMessage(task, e), retried);
         return;
       }
     }

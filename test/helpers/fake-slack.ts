@@ -1,6 +1,6 @@
 /**
  * A local fake of Slack's Web API: records every call and answers like Slack, errors included.
- * It refuses what Slack refuses (invalid_blocks over the limits, msg_too_long, not_authed, an
+ * It refuses what Slack refuses (invalid_blocks over the limits, msg_blocks_too_long, msg_too_long, not_authed, an
  * ephemeral to someone outside the channel) and answers 429 with Retry-After when told to. Clicks
  * carry response URLs it hands out (`responseUrl`), which replace the message clicked. It also
  * speaks Socket Mode: apps.connections.open (with an app-level token) hands out a WebSocket URL on
@@ -13,7 +13,13 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { type FakeUser, usersInfo } from './fake-slack-users.js';
 import { readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
-export { PUBLISHED_LIMITS, type SlackLimit, slackRefusal } from './slack-wire.js';
+export {
+  BLOCK_TEXT_REFUSED_FROM,
+  blockText,
+  PUBLISHED_LIMITS,
+  type SlackLimit,
+  slackRefusal,
+} from './slack-wire.js';
 
 export interface SlackCall {
   method: string;

@@ -227,25 +227,40 @@ describe('Slack delivery', () => {
     });
   });
 
-  it('a card Slack refuses for good comes back plainer, with its buttons, and a click on it decides', async () => {
+  it('a card Slack refuses for good comes back plain, without Approve, stays plain when decided, and Reject on it decides', async () => {
     const text = 'audit the expense policy';
     const stop = slack.refuse(
       'chat.postMessage',
       (a) =>
         JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a.blocks).includes(text),
-      'invalid_blocks',
+      'msg_blocks_too_long',
     );
     try {
       const { thread, taskId } = await start(text);
-      const card = await until('the plainer card', () => cardsIn(thread)[0], 20_000);
-      expect(card.text + JSON.stringify(card.blocks)).toContain('could not be shown here');
+      const card = await until('the plain card', () => cardsIn(thread)[0], 20_000);
+      expect(JSON.stringify(card.blocks)).toContain(
+        'could not be shown here (Slack said `msg_blocks_too_long`)',
+      );
+      expect(JSON.stringify(card.blocks)).toContain('cannot be approved here');
+      // Nothing on it approves what it does not show.
+      expect(buttons(card).map((b) => b.action_id)).toEqual(['signoff_revise', 'signoff_reject']);
       const refusedCards = slack.calls.filter(
         (c) =>
           c.method === 'chat.postMessage' && c.args.failed && JSON.stringify(c.args.blocks).includes(text),
       );
       expect(refusedCards).toHaveLength(3);
-      await approve(thread, card);
-      await done(taskId);
+      const reject = buttons(card).find((b) => b.action_id === 'signoff_reject')?.value ?? '';
+      await postSigned(events, click('U0BOB', 'signoff_reject', reject, tsOf(card), thread));
+      await until('the task rejected', async () =>
+        (await engine().getTask(taskId))?.status === 'rejected' ? true : undefined,
+      );
+      const decided = await until('the plain card, decided', () =>
+        slack
+          .callsOf('chat.update')
+          .find((u) => u.ts === tsOf(card) && JSON.stringify(u.blocks).includes('Rejected')),
+      );
+      expect(JSON.stringify(decided.blocks)).toContain('cannot be approved here');
+      expect(JSON.stringify(decided.blocks)).not.toContain('signoff_approve');
     } finally {
       stop();
     }

@@ -10,9 +10,11 @@ import {
   escalatedMessage,
   reminderMessage,
   reviewCard,
+  reviewTextMessages,
 } from '../../src/slack/blocks/review-card.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
+import { slackRefusal } from '../helpers/fake-slack.js';
 
 const review = (over: Partial<Review['request']> = {}, extra: Partial<Review> = {}): Review => ({
   id: 'abc123',
@@ -134,12 +136,89 @@ describe('review card', () => {
       h: contentHash(review().request), // what the card shows, for "approve what you saw"
     });
   });
-  it('cuts an oversized body to fit and says so; neutralises agent text', () => {
-    const card = reviewCard(review({ body: `<!channel> ${'long '.repeat(5000)}` }), 'U0ANN');
+  it('content longer than a card: the card shows its beginning and how much more is above; the posts before it hold all of it', () => {
+    const body = `<!channel> ${'long '.repeat(5000)}and the recipient is eve@example.com`;
+    const r = review({ body });
+    const card = reviewCard(r, 'U0ANN');
     const md = card.blocks.find((b) => b.type === 'markdown') as { text: string };
-    expect(md.text.length).toBeLessThanOrEqual(LIMITS.markdownPerPayload);
-    expect(md.text).toContain('the full text is in the messages above');
-    expect(sent(card)).not.toMatch(/<!channel>/);
+    const above = reviewTextMessages(r);
+    expect(above.length).toBe(3);
+    const [, hidden] =
+      /_([\d,]+) more characters are not shown here: the whole text is in the 3 messages above\._/.exec(
+        md.text,
+      ) ?? [];
+    const shown = md.text.slice(0, md.text.lastIndexOf('\n\n_'));
+    expect(Number(hidden?.replace(/,/g, ''))).toBe(neutralizeMarkdown(body).length - shown.length);
+    expect(md.text).not.toContain('eve@example.com');
+    const posted = above.map((m) => (m.blocks.find((b) => b.type === 'markdown') as { text: string }).text);
+    expect(posted.join(' ').replace(/\s+/g, '')).toBe(neutralizeMarkdown(body).replace(/\s+/g, ''));
+    expect(JSON.stringify(above[2])).toContain('part 3 of 3');
+    for (const m of [card, ...above]) {
+      expect(slackRefusal({ ...m })).toBeUndefined();
+      expect(sent(m)).not.toMatch(/<!channel>/);
+    }
+    // Content that fits is on the card whole, and nothing goes before it.
+    expect(reviewTextMessages(review())).toEqual([]);
+  });
+  it('the fullest card Slack can be sent still fits: longest title, body, reviewers line, quorum and feedback', () => {
+    const many = Array.from({ length: 60 }, (_, i) => `U0${String(i).padStart(6, '0')}`);
+    const full = review(
+      {
+        title: 'T'.repeat(150),
+        body: 'word '.repeat(30_000),
+        labels: { approve: 'A'.repeat(30), reject: 'R'.repeat(30) },
+      },
+      {
+        dueAt: '2026-11-23T10:00:00.000Z',
+        approvals: [{ by: 'U0BOB', at: '2026-11-22T10:30:00.000Z', contentHash: 'h' }],
+      },
+    );
+    full.settings = {
+      ...full.settings,
+      reviewers: many,
+      notify: many.map((u) => u.replace('U0', 'U1')),
+      approvals: 3,
+    };
+    const decided = {
+      ...full,
+      status: 'decided' as const,
+      decision: {
+        action: 'revise' as const,
+        feedback: 'f '.repeat(1500),
+        values: {},
+        by: 'U0BOB',
+        at: '2026-11-22T11:00:00.000Z',
+      },
+    };
+    for (const m of [reviewCard(full, 'U0ANN'), decidedCard(decided, 'U0ANN'), ...reviewTextMessages(full)]) {
+      expect(slackRefusal({ ...m })).toBeUndefined();
+    }
+  });
+  it('a plain card (Slack refused the full one) cannot approve: no Approve, no Edit of arguments; it says where the content is', () => {
+    const r = review();
+    const card = reviewCard(r, 'U0ANN', { code: 'msg_blocks_too_long' });
+    const ids = (m: { blocks: { type: string }[] }) =>
+      (
+        m.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string }[] } | undefined
+      )?.elements.map((e) => e.action_id) ?? [];
+    expect(ids(card)).toEqual(['signoff_revise', 'signoff_reject']);
+    expect(sent(card)).not.toContain('Step 1');
+    expect(sent(card)).toContain('cannot be approved here');
+    expect(sent(card)).toContain('msg_blocks_too_long');
+    expect(sent(card)).toContain(`signoff events ${r.taskId}`);
+    const toolCall = review({
+      fields: [{ id: 'args_0', label: 'send_email (JSON)', multiline: true, optional: true, initial: '{}' }],
+    });
+    expect(ids(reviewCard(toolCall, 'U0ANN', {}))).toEqual(['signoff_reject']);
+    expect(ids(reviewCard(review({ actions: ['approve'] }), 'U0ANN', {}))).toEqual([]);
+    expect(
+      decidedCard(
+        { ...r, status: 'cancelled' },
+        'U0ANN',
+        { by: 'U0ANN', reason: 'cancelled' },
+        {},
+      ).blocks.some((b) => b.type === 'markdown'),
+    ).toBe(false);
   });
   it('once decided shows who, when and the feedback, without buttons', () => {
     const card = decidedCard(

@@ -2,14 +2,19 @@
  * The review card: what is asked, the content (a markdown block), round and due time, the
  * reviewers pinged, and Approve / Revise / Reject. After the decision the same message is
  * updated to say who decided, when and with what feedback; the buttons are gone.
+ *
+ * Approve what you saw: content too long for a card is posted whole in the thread just before it
+ * (reviewTextMessages), and the card shows its beginning and says how much more is in those
+ * posts. A card that cannot show the content at all (a plain one, after Slack refused the full
+ * card) offers no Approve.
  */
 import type { types } from '@slack/bolt';
 import { contentHash } from '../../engine/content-hash.js';
 import { approvalsNeeded, approversLeft, atDeadline } from '../../engine/sign-off-rules.js';
 import { asDecided } from '../../engine/standard-interrupts.js';
-import { type Action, approves, type Review, SYSTEM_ACTOR } from '../../engine/types.js';
+import { type Action, approves, type Review, type ReviewRequest, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
-import { escapeMrkdwn, LIMITS, markdownStart, neutralizePlain, truncate } from './text.js';
+import { escapeMrkdwn, LIMITS, markdownParts, markdownStart, neutralizePlain, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -26,10 +31,44 @@ const DEFAULT_LABELS: Record<Action, string> = {
   revise: 'Revise',
   reject: 'Reject',
 };
-/** Room left in the card's markdown budget for the note that the content was cut. */
-const BODY_BUDGET = LIMITS.markdownPerPayload - 200;
 
-/** The button value: which review, checked again against the message it came from. */
+/**
+ * A card's text budget (Slack counts all of a message's block text together): the content's room,
+ * with the note saying where the rest is, and caps on everything else a card may carry. The
+ * content's room is fixed, so that whether the full text goes to the thread never depends on how
+ * long the reviewers' line or the feedback is: 7,000 + 150 + 2 × 600 + 2,500 stays within 11,000.
+ */
+const CARD_BODY = 7000;
+const CARD_NOTE = 250;
+const CARD_CONTEXT = 600;
+const CARD_OUTCOME = 2500;
+/** Each thread post of a long review's full text: a heading line and one part of the text. */
+const TEXT_PART = LIMITS.blockTextPerMessage - 500;
+
+/**
+ * The content as written. Every post neutralizes it after cutting (markdownStart, markdownParts):
+ * a cut made in already neutralized text could leave a code span open and free a link inside it.
+ */
+const content = (r: ReviewRequest) => r.body.trim() || '(nothing to show)';
+
+/** Whether a review's content is longer than its card shows, so that it goes whole to the thread first. */
+export const longerThanCard = (review: Pick<Review, 'request'>) =>
+  markdownStart(content(review.request), CARD_BODY).cut;
+
+/**
+ * A card Slack refused for good comes back plain: the title and a warning instead of the content.
+ * It cannot show what would be approved, so it has no Approve; `code` is Slack's error, when known.
+ */
+export interface PlainCard {
+  code?: string;
+}
+
+/** A context line, within the card's budget. */
+const contextLine = (text: string): KnownBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: truncate(text, CARD_CONTEXT) }],
+});
+
 /** What a button carries: its review and task, and a hash of the content shown (approve what you saw). */
 export const buttonValue = (review: Pick<Review, 'id' | 'taskId' | 'request'>) =>
   JSON.stringify({ review: review.id, task: review.taskId, h: contentHash(review.request) });
@@ -71,9 +110,74 @@ export function mentions(reviewers: string[], requester: string): string {
   return names.join(', ');
 }
 
-function head(review: Review, requester: string): KnownBlock[] {
+/**
+ * The posts that carry a review's whole content ahead of its card, when the card cannot show all
+ * of it (none when it can). Posted just before the card, each once, so that "in the messages
+ * above" on the card is true, also for content that is never said in the thread (a tool call).
+ */
+export function reviewTextMessages(review: Pick<Review, 'request'>): SlackMessage[] {
+  if (!longerThanCard(review)) return [];
+  const parts = markdownParts(content(review.request), TEXT_PART);
+  const title = truncate(review.request.title, 150);
+  return parts.map((part, i) => {
+    const which = `part ${i + 1} of ${parts.length}`;
+    return {
+      text: escapeMrkdwn(`The full text of "${title}" (${which})`),
+      blocks: [
+        {
+          type: 'context',
+          elements: [
+            {
+              type: 'mrkdwn',
+              text: `:page_facing_up: The full text of *${escapeMrkdwn(title)}*, for the review card below (${which})`,
+            },
+          ],
+        },
+        { type: 'markdown', text: part } as KnownBlock,
+      ],
+    };
+  });
+}
+
+/** The content on the card: all of it, or its beginning and how much more the posts above hold. */
+function bodyBlock(review: Review): KnownBlock {
+  const body = content(review.request);
+  const whole = markdownStart(body, CARD_BODY);
+  if (!whole.cut) return { type: 'markdown', text: whole.text } as KnownBlock;
+  const start = markdownStart(body, CARD_BODY - CARD_NOTE);
+  const shown = start.text;
+  const hidden = body.length - start.kept;
+  const posts = reviewTextMessages(review).length;
+  const where = posts === 1 ? 'the message above' : `the ${posts} messages above`;
+  const note = `_${hidden.toLocaleString('en-US')} more characters are not shown here: the whole text is in ${where}._`;
+  return { type: 'markdown', text: `${shown}\n\n${note}` } as KnownBlock;
+}
+
+/** Instead of the content on a plain card: why it is not here, where it is, and what can be done. */
+function plainBlock(review: Review, plain: PlainCard): KnownBlock {
+  const why = plain.code ? ` (Slack said \`${escapeMrkdwn(plain.code)}\`)` : '';
+  const left = plainActions(review.request);
+  const can = left.length
+    ? ` It can still be ${left.map((a) => (a === 'revise' ? 'sent back for changes' : 'rejected')).join(' or ')} here.`
+    : '';
+  return {
+    type: 'section',
+    text: {
+      type: 'mrkdwn',
+      text: `:warning: This review could not be shown here${why}, so it cannot be approved here: nobody would see what they approve. It is kept in signoff: \`signoff events ${escapeMrkdwn(review.taskId)}\`.${can}`,
+    },
+  };
+}
+
+/**
+ * The buttons of a plain card: never Approve, nor a Revise that carries a form (an edit of a tool
+ * call's arguments approves the call as edited).
+ */
+const plainActions = (r: ReviewRequest): Action[] =>
+  r.actions.filter((a) => !approves(a) && !(a === 'revise' && r.fields.length));
+
+function head(review: Review, requester: string, plain?: PlainCard): KnownBlock[] {
   const r = review.request;
-  const body = markdownStart(r.body.trim() || '(nothing to show)', BODY_BUDGET);
   const due = review.dueAt ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester)}` : undefined;
   const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
   const quorum = approvalsNeeded(review.settings) > 1 ? [quorumLine(review, requester)] : [];
@@ -82,15 +186,9 @@ function head(review: Review, requester: string): KnownBlock[] {
       type: 'header',
       text: { type: 'plain_text', text: truncate(neutralizePlain(r.title), 150), emoji: true },
     },
-    {
-      type: 'markdown',
-      text: body.cut ? `${body.text}\n\n_…cut here; the full text is in the messages above._` : body.text,
-    } as KnownBlock,
-    {
-      type: 'context',
-      elements: [{ type: 'mrkdwn', text: `${facts} · ${reviewersLine(review, requester)}` }],
-    },
-    ...quorum.map((text): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] })),
+    plain ? plainBlock(review, plain) : bodyBlock(review),
+    contextLine(`${facts} · ${reviewersLine(review, requester)}`),
+    ...quorum.map(contextLine),
   ];
 }
 
@@ -123,22 +221,15 @@ export function quorumLine(review: Review, requester: string): string {
   return `:ballot_box_with_check: *${got.length} of ${needed} approvals*${by} · still may approve: ${still} · one Reject ends the review${stuck}`;
 }
 
-/**
- * The open card, with the buttons the review allows. `decides`: the review content its buttons decide on, when the card shows less
- * (a plainer card after Slack refused the full one: the content stays in the thread's record).
- */
-export function reviewCard(
-  review: Review,
-  requester: string,
-  decides: Review['request'] = review.request,
-): SlackMessage {
+/** The open card, with the buttons the review allows (a plain card: those that approve nothing unseen). */
+export function reviewCard(review: Review, requester: string, plain?: PlainCard): SlackMessage {
   const r = review.request;
   const label = (a: Action) => truncate(r.labels[a] ?? DEFAULT_LABELS[a], 75);
-  const buttons = r.actions.map((action) => ({
+  const buttons = (plain ? plainActions(r) : r.actions).map((action) => ({
     type: 'button' as const,
     action_id: ACTION_IDS[action],
     text: { type: 'plain_text' as const, text: label(action), emoji: true },
-    value: buttonValue({ ...review, request: decides }),
+    value: buttonValue(review),
     ...(action === 'approve' ? { style: 'primary' as const } : {}),
     ...(action === 'reject'
       ? {
@@ -159,8 +250,10 @@ export function reviewCard(
   return {
     text: escapeMrkdwn(`Review needed: ${truncate(r.title, 200)}`),
     blocks: [
-      ...head(review, requester),
-      { type: 'actions', block_id: `review:${review.id}`.slice(0, 255), elements: buttons },
+      ...head(review, requester, plain),
+      ...(buttons.length
+        ? [{ type: 'actions' as const, block_id: `review:${review.id}`.slice(0, 255), elements: buttons }]
+        : []),
     ],
   };
 }
@@ -177,6 +270,7 @@ export function decidedCard(
   review: Review,
   requester: string,
   closed?: { by: string; reason: string },
+  plain?: PlainCard,
 ): SlackMessage {
   const d = review.decision;
   // An approval of an edit counted towards the quorum approved the edited call.
@@ -200,13 +294,13 @@ export function decidedCard(
   const outcome =
     review.status === 'cancelled' || !d
       ? `:heavy_minus_sign: Closed without a decision${why}`
-      : `${verb ?? VERB[d.action]} ${who} ${slackDate(d.at)}${ended}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2500)).replace(/\n/g, '\n>')}` : ''}`;
+      : `${verb ?? VERB[d.action]} ${who} ${slackDate(d.at)}${ended}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2000)).replace(/\n/g, '\n>')}` : ''}`;
   return {
     text: escapeMrkdwn(`${review.request.title}: ${d ? d.action : 'closed'}`),
     blocks: [
       // What was approved: with an edit, the edited call.
-      ...head({ ...review, request: asDecided(review.request, d) }, requester),
-      { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, LIMITS.sectionText) } },
+      ...head({ ...review, request: asDecided(review.request, d) }, requester, plain),
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, CARD_OUTCOME) } },
     ],
   };
 }

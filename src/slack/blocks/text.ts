@@ -10,6 +10,11 @@ export const LIMITS = {
   sectionText: 3000,
   /** All markdown blocks of one payload together (Slack: 12,000; it errs near that). */
   markdownPerPayload: 11_000,
+  /**
+   * All text of one message's blocks together: Slack refuses more with `msg_blocks_too_long`, near
+   * 12,000 characters but counting its block containers too (bolt-js #2509, #2867).
+   */
+  blockTextPerMessage: 11_000,
   messageText: 40_000,
   buttonValue: 2000,
   plainTextInput: 3000,
@@ -62,17 +67,47 @@ export function markdownParts(text: string, max: number, budget = max): string[]
  * The start of `text` as Markdown of at most `max` characters, neutralized after the cut (cut
  * finer when neutralizing made it longer); `cut` says whether anything was left out.
  */
-export function markdownStart(text: string, max: number, budget = max): { text: string; cut: boolean } {
+export function markdownStart(
+  text: string,
+  max: number,
+  budget = max,
+): { text: string; cut: boolean; kept: number } {
   // The first chunk depends only on the first `budget + 1` characters.
   const head = splitText(text.slice(0, budget + 1), budget)[0] ?? '';
   const safe = neutralizeMarkdown(head);
   if (safe.length > max && budget > 256) return markdownStart(text, max, Math.floor(budget / 2));
-  return { text: safe, cut: text.length > budget };
+  // `kept`: how many characters of `text` the start shows (a fence closed by the split aside).
+  const kept = Math.min(head.length, text.length);
+  return { text: safe, cut: text.length > budget, kept };
 }
 
 /** Cuts to `max` characters, ending with an ellipsis when cut. */
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** Where to cut `text` to keep at most `max` characters: a paragraph, then a line, then a word boundary. */
+function cutIndex(text: string, max: number): number {
+  if (text.length <= max) return text.length;
+  const window = text.slice(0, max);
+  let cut = window.lastIndexOf('\n\n');
+  if (cut < max / 2) cut = window.lastIndexOf('\n');
+  if (cut < max / 2) cut = window.lastIndexOf(' ');
+  return cut < max / 2 ? max : cut;
+}
+
+/** Whether a code fence is left open at the end of `text`. */
+const fenceOpen = (text: string) => (text.match(/```/g) ?? []).length % 2 === 1;
+
+/**
+ * The first part of `text` that fits in `max` characters (cut at a boundary, an open code fence
+ * closed) and how many characters of `text` it leaves out.
+ */
+export function cutText(text: string, max: number): { shown: string; hidden: number } {
+  if (text.length <= max) return { shown: text, hidden: 0 };
+  const cut = cutIndex(text, max - 4);
+  const shown = text.slice(0, cut);
+  return { shown: fenceOpen(shown) ? `${shown}\n\`\`\`` : shown, hidden: text.length - cut };
 }
 
 /**
@@ -90,16 +125,11 @@ export function splitText(text: string, max: number): string[] {
       chunks.push((openFence ? '```\n' : '') + rest);
       break;
     }
-    const window = rest.slice(0, budget);
-    let cut = window.lastIndexOf('\n\n');
-    if (cut < budget / 2) cut = window.lastIndexOf('\n');
-    if (cut < budget / 2) cut = window.lastIndexOf(' ');
-    if (cut < budget / 2) cut = budget;
+    const cut = cutIndex(rest, budget);
     let chunk = rest.slice(0, cut);
     rest = rest.slice(cut).replace(/^\s+/, '');
-    const fences = (chunk.match(/```/g) ?? []).length;
     const startsOpen = openFence;
-    const endsOpen: boolean = fences % 2 === 1 ? !openFence : openFence;
+    const endsOpen: boolean = fenceOpen(chunk) ? !openFence : openFence;
     chunk = (startsOpen ? '```\n' : '') + chunk + (endsOpen ? '\n```' : '');
     openFence = endsOpen;
     chunks.push(chunk);

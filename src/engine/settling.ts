@@ -1,0 +1,106 @@
+/**
+ * Settling a run: what it decided lands in one transaction behind the run's fence. Its pending
+ * interrupts become reviews (the task waits), or the task finishes.
+ *
+ * A settling that fails rolls back and its job is retried. One that keeps failing for a reason
+ * that is not a lost connection (a request the database refuses, a row too large, a workflow's
+ * outcome that throws) would be retried for ever while the task shows "working": after a few
+ * attempts of its job the task fails instead, with a sentence and Retry, and the error is logged.
+ */
+import type pg from 'pg';
+import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
+import { isSignoffError } from '../errors.js';
+import { FAILURE_SENTENCES } from '../llm/failures.js';
+import type { Logger } from '../logger.js';
+import type { WorkflowsConfig } from '../workflow-config.js';
+import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
+import type { Lease } from './leases.js';
+import { honestOutcome } from './outcome.js';
+import type { JobQueue } from './queue.js';
+import { toReviewRequest } from './review-request.js';
+import { reviewSettings } from './review-settings.js';
+import * as store from './store.js';
+import { scheduleTimers } from './timers.js';
+import type { Clock, Task } from './types.js';
+
+/** What a run left for settling. */
+export interface RunResult {
+  interrupts: { id: string; value: unknown }[];
+  finished: boolean;
+  values?: Record<string, unknown>;
+}
+
+export interface LoadedWorkflow {
+  definition: WorkflowDefinition;
+  graph: RunnableGraph;
+}
+
+/** Attempts of a run's job at settling before its task fails (the job's own retries count). */
+export const SETTLE_ATTEMPTS = 3;
+
+export interface SettlingDeps {
+  pool: pg.Pool;
+  queue: JobQueue;
+  config: WorkflowsConfig;
+  clock: Clock;
+  logger: Logger;
+}
+
+export function createSettling(deps: SettlingDeps) {
+  const { pool, logger } = deps;
+
+  /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
+  async function settle(
+    db: Queryable,
+    task: Task,
+    workflow: LoadedWorkflow,
+    result: RunResult,
+  ): Promise<void> {
+    for (const interrupt of result.interrupts) {
+      const request = toReviewRequest(interrupt.value);
+      const settings = reviewSettings(deps.config, task.workflow, request.kind);
+      const dueAt = settings.timeoutSeconds
+        ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
+        : null;
+      // The review with its review_requested event (one statement), and its timers.
+      const review = await store.insertReview(db, {
+        id: interrupt.id,
+        taskId: task.id,
+        request,
+        settings,
+        dueAt,
+      });
+      if (review) await scheduleTimers(deps.queue, db, task.surface, review);
+    }
+    // A review still pending from before this run (a parallel branch) keeps the task waiting too.
+    if (result.interrupts.length || (await store.reviewsOf(db, task.id, 'pending')).length) {
+      await store.setStatus(db, task.id, 'waiting', null);
+      return;
+    }
+    if (result.finished) {
+      const outcome = await honestOutcome(db, task.id, workflow.definition.outcome(result.values ?? {}));
+      await store.setStatus(db, task.id, outcome.status, outcome.reason ?? null);
+    }
+  }
+
+  /**
+   * After settling threw on the job's `attempt`: true when the task was failed for it (its last
+   * attempt, and not a lost connection or lease, which are always tried again); false to rethrow.
+   */
+  async function gaveUp(task: Task, lease: Lease, error: unknown, attempt: number): Promise<boolean> {
+    if (isSignoffError(error, 'lease_lost') || isConnectionError(error)) return false;
+    const log = { task: task.id, workflow: task.workflow, attempt, err: error };
+    if (attempt < SETTLE_ATTEMPTS) {
+      logger.warn(log, 'settling the run failed; its job will try again');
+      return false;
+    }
+    logger.error(log, 'settling the run failed on every attempt; the task fails');
+    await inTransaction(pool, async (db) => {
+      await lease.fence(db, task.id);
+      await store.setStatus(db, task.id, 'failed', FAILURE_SENTENCES.unsaved);
+    });
+    return true;
+  }
+
+  return { settle, gaveUp };
+}
