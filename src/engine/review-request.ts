@@ -10,7 +10,14 @@
  * to be cut cannot be seen whole, so it cannot be approved: only sent back or rejected.
  */
 import { fromStandard } from './standard-interrupts.js';
-import { ACTIONS, approves, type ReviewRequest, reviewFieldSchema, reviewRequestSchema } from './types.js';
+import {
+  ACTIONS,
+  approves,
+  DEFAULT_ACTIONS,
+  type ReviewRequest,
+  reviewFieldSchema,
+  reviewRequestSchema,
+} from './types.js';
 
 const UNTITLED = 'The workflow asks for your review';
 const TITLE_MAX = 150;
@@ -84,8 +91,8 @@ function shortened(value: Record<string, unknown>): ReviewRequest {
   const { kept: fields, dropped } = fitFields(v.fields, notes);
   let actions = Array.isArray(v.actions)
     ? ACTIONS.filter((a) => (v.actions as unknown[]).includes(a))
-    : [...ACTIONS];
-  if (actions.length === 0) actions = [...ACTIONS];
+    : [...DEFAULT_ACTIONS];
+  if (actions.length === 0) actions = [...DEFAULT_ACTIONS];
   if (dropped && v.origin && actions.includes('edit')) {
     // A standard interrupt's Edit changes its calls' arguments, one form field each: with one
     // missing, an edit could not say what to do with that call.

@@ -54,6 +54,7 @@ export {
   ACTIONS,
   type Action,
   approves,
+  DEFAULT_ACTIONS,
   type Decision,
   decisionSchema,
   FIELD_MAX,

@@ -247,7 +247,7 @@ describe('any input', () => {
       const md = card.blocks.filter((b) => b.type === 'markdown').map((b) => (b as { text: string }).text);
       expect(md.join('').length).toBeLessThanOrEqual(LIMITS.markdownPerPayload);
       expect(md[0]).toContain('a (https://x.example/%E2%80%8B');
-      expect(md[0]).toContain('cut here');
+      expect(md[0]).toContain('more characters are not shown here');
     },
     HEAVY,
   );

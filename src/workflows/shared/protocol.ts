@@ -12,6 +12,8 @@ import { z } from 'zod';
  */
 export const ACTIONS = ['approve', 'edit', 'revise', 'reject'] as const;
 export type Action = (typeof ACTIONS)[number];
+/** What a review offers when it does not say: `edit` belongs to tool calls only. */
+export const DEFAULT_ACTIONS: readonly Action[] = ['approve', 'revise', 'reject'];
 
 /** Approve and Edit both let what was asked go ahead: the same rules (self-approval, N of M) apply. */
 export const approves = (action: Action) => action === 'approve' || action === 'edit';
@@ -55,7 +57,10 @@ export const reviewRequestSchema = z.object({
   title: z.string().min(1).max(150),
   /** The content to review, as Markdown. */
   body: z.string().max(100_000),
-  actions: z.array(z.enum(ACTIONS)).min(1).default(['approve', 'revise', 'reject']),
+  actions: z
+    .array(z.enum(ACTIONS))
+    .min(1)
+    .default([...DEFAULT_ACTIONS]),
   /** Button labels where the workflow's words differ (e.g. approve → "Accept goal"). */
   labels: z.partialRecord(z.enum(ACTIONS), z.string().min(1).max(30)).default({}),
   round: z.number().int().min(1).default(1),
