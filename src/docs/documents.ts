@@ -1,11 +1,15 @@
 /**
  * The team's documents: `signoff docs add <folder>` ingests its text and Markdown files into a
- * collection (named after the folder unless given), and workflows search a collection with
- * Postgres full-text search. Re-adding a folder updates each file in place.
+ * collection (`docs` unless given, the one `proposal` searches unless configured otherwise), and
+ * workflows search a collection with Postgres full-text search. Re-adding a folder updates each
+ * file in place.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Queryable } from '../db/queryable.js';
+
+/** One default for `docs add` and the workflows that search: what was added is what is searched. */
+export const DEFAULT_COLLECTION = 'docs';
 
 const TEXT_FILE = /\.(md|markdown|txt|text)$/i;
 /** A passage is cut around the matches; whole documents would not fit a prompt. */
@@ -40,7 +44,7 @@ export function createDocuments(db: Queryable) {
   /** Ingests every text or Markdown file under `folder`; returns how many were added or updated. */
   async function addFolder(
     folder: string,
-    collection = basename(folder),
+    collection = DEFAULT_COLLECTION,
   ): Promise<{ collection: string; files: number }> {
     const files = (await readdir(folder, { recursive: true, withFileTypes: true }))
       .filter((e) => e.isFile() && TEXT_FILE.test(e.name))
