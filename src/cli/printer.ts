@@ -1,12 +1,26 @@
 /**
- * How the terminal shows events and reviews.
+ * How the terminal shows events and reviews: Markdown rendered for a terminal, times in local
+ * time, and a review that does not repeat what the agents just said.
  */
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
+import { CLI } from './help.js';
+import { PLAIN_STYLE, renderMarkdown, type Style } from './markdown.js';
+import { unseen } from './unseen.js';
+import { when } from './when.js';
 
 export interface Output {
   write(text: string): void;
+  /** A line that the next write replaces ("Writer is thinking…"); only a terminal has one. */
+  status?(text?: string): void;
 }
+
+/** How to show: emphasis as ANSI styles or plain, and the time that due times are counted from. */
+export interface Show {
+  style: Style;
+  now(): Date;
+}
+const PLAIN: Show = { style: PLAIN_STYLE, now: () => new Date() };
 
 const STATUS_WORDS: Record<Task['status'], string> = {
   working: 'working',
@@ -19,7 +33,8 @@ const STATUS_WORDS: Record<Task['status'], string> = {
 };
 export const statusWords = (status: Task['status']) => STATUS_WORDS[status];
 
-export function formatReview(review: Review): string {
+/** The review and its choices; `shown` is what the agents just said, not printed again. */
+export function formatReview(review: Review, show: Show = PLAIN, shown: string[] = []): string {
   const r = review.request;
   const choices = [
     r.actions.includes('approve')
@@ -32,13 +47,16 @@ export function formatReview(review: Review): string {
       : undefined,
     r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
   ].filter(Boolean);
-  const due = review.dueAt ? `  (due ${review.dueAt})` : '';
+  const due = review.dueAt ? `  due ${when(review.dueAt, show.now())}` : '';
   const needed = approvalsNeeded(review.settings);
+  const body = unseen(r.body, shown);
   return [
     '',
-    `┌─ Review: ${r.title}  [round ${r.round}]${due}`,
+    `┌─ ${show.style.bold(`Review: ${r.title}`)}  [round ${r.round}]${due}`,
     ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
-    ...r.body.split('\n').map((line) => `│ ${line}`),
+    ...renderMarkdown(body, show.style)
+      .split('\n')
+      .map((line) => `│ ${line}`),
     `└─ ${choices.join(', ')}.`,
   ].join('\n');
 }
@@ -47,12 +65,13 @@ export function formatReview(review: Review): string {
 export const approvalProgress = (review: Review) =>
   `${review.approvals.length} of ${approvalsNeeded(review.settings)} approvals${review.approvals.length ? `: ${review.approvals.map((a) => a.by).join(', ')}` : ''}`;
 
-export function formatEvent({ event }: DeliveredEvent): string | undefined {
+export function formatEvent({ event }: DeliveredEvent, show: Show = PLAIN): string | undefined {
+  const due = (iso: string | null) => (iso ? when(iso, show.now()) : 'never');
   switch (event.type) {
     case 'task_started':
       return `Task ${event.task.id} (${event.task.workflow}): ${event.task.text}`;
     case 'agent_said':
-      return `\n${event.agent}:\n${event.text}`;
+      return `\n${show.style.bold(`${event.agent}:`)}\n${renderMarkdown(event.text, show.style)}`;
     case 'review_requested':
       return undefined; // the session prints the review when it asks for the answer
     case 'review_decided': {
@@ -66,11 +85,11 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
     case 'review_progress':
       return `→ approved by ${event.by} (${approvalProgress(event.review)})`;
     case 'review_escalated':
-      return `⏫ ${event.reason}: escalated to ${event.to.join(', ')}, now due ${event.review.dueAt}.`;
+      return `⏫ ${event.reason}: escalated to ${event.to.join(', ')}, now due ${due(event.review.dueAt)}.`;
     case 'review_reminder':
       return event.overdue
         ? `⏰ "${event.review.request.title}" is past its deadline and still waiting for a decision.`
-        : `⏰ Reminder: "${event.review.request.title}" is waiting for a decision${event.review.dueAt ? ` (due ${event.review.dueAt})` : ''}.`;
+        : `⏰ Reminder: "${event.review.request.title}" is waiting for a decision${event.review.dueAt ? `, due ${due(event.review.dueAt)}` : ''}.`;
     case 'task_redirected':
       return `↪ Redirected by ${event.by}: the new goal is "${event.text}". Dropped: "${event.abandoned}". Starting over.`;
     case 'review_closed':
@@ -80,7 +99,7 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
         ? undefined
         : `[${statusWords(event.status)}${event.reason ? `: ${event.reason}` : ''}]`;
     case 'delivery_failed':
-      return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: signoff events)`;
+      return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: ${CLI} events)`;
   }
 }
 
@@ -88,9 +107,20 @@ export function formatEvent({ event }: DeliveredEvent): string | undefined {
  * The terminal reads its task's events from the database (whichever process ran the step), so
  * two terminals never show each other's tasks. The local sink only wakes the reader early.
  */
-export function createFeed(deps: { events(taskId: string): Promise<DeliveredEvent[]>; out: Output }) {
+export function createFeed(deps: {
+  events(taskId: string): Promise<DeliveredEvent[]>;
+  out: Output;
+  show?: Show;
+  /** The agent thinking for a task in this process now, shown while it works (thinking.ts). */
+  thinking?: (taskId: string) => string | undefined;
+}) {
   const waiters = new Set<() => void>();
   const shown = new Map<string, number>();
+  /**
+   * What each task's agents said before its latest review (the review leaves it out), started
+   * afresh when they speak again after a review was printed.
+   */
+  const said = new Map<string, { texts: string[]; reviewed: boolean }>();
   const sink: Sink = async () => {
     for (const wake of waiters) wake();
   };
@@ -101,10 +131,25 @@ export function createFeed(deps: { events(taskId: string): Promise<DeliveredEven
       const events = await deps.events(taskId);
       const after = shown.get(taskId) ?? (skipHistory ? (events.at(-1)?.id ?? 0) : 0);
       for (const event of events.filter((e) => e.id > after)) {
-        const line = formatEvent(event);
+        const line = formatEvent(event, deps.show);
         if (line !== undefined) deps.out.write(`${line}\n`);
+        if (event.event.type === 'agent_said') {
+          const before = said.get(taskId);
+          said.set(taskId, {
+            texts: [...(before && !before.reviewed ? before.texts : []), event.event.text],
+            reviewed: false,
+          });
+        }
       }
       shown.set(taskId, Math.max(after, events.at(-1)?.id ?? 0));
+      const agent = deps.thinking?.(taskId);
+      deps.out.status?.(agent ? `${agent} is thinking…` : undefined);
+    },
+    /** The review of `taskId` as it is printed now: without what its agents just said. */
+    review(taskId: string, review: Review): string {
+      const before = said.get(taskId);
+      if (before) before.reviewed = true;
+      return formatReview(review, deps.show, before?.texts);
     },
     /** Resolves when this process delivers an event, or after `ms`. */
     wait: (ms: number) =>

@@ -7,8 +7,9 @@ import type { Engine } from '../engine/api.js';
 import { contentHash } from '../engine/content-hash.js';
 import type { Task } from '../engine/types.js';
 import { parseAnswer } from './answer.js';
+import { CLI } from './help.js';
 import type { LineSource } from './lines.js';
-import { approvalProgress, type Feed, formatReview, type Output, statusWords } from './printer.js';
+import { approvalProgress, type Feed, type Output, statusWords } from './printer.js';
 
 export interface SessionDeps {
   engine: Engine;
@@ -34,14 +35,14 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     // N of M: this person's approval is in; the rest is other reviewers' to give, not this prompt's.
     if (review.approvals.some((a) => a.by === deps.actor)) {
       out.write(
-        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers. Continue later with: signoff resume ${taskId}\n`,
+        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers. Continue later with: ${CLI} resume ${taskId}\n`,
       );
       return finish(out, task);
     }
-    out.write(`${formatReview(review)}\n> `);
+    out.write(`${deps.feed.review(taskId, review)}\n> `);
     const line = await deps.lines.next();
     if (line === undefined) {
-      out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
+      out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
       return finish(out, task);
     }
     const answer = parseAnswer(line, review);
@@ -74,7 +75,7 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
 
 function finish(out: Output, task: Task): Task {
   const reason = task.statusReason ? ` (${task.statusReason})` : '';
-  const hint = task.status === 'failed' ? `; try again with: signoff retry ${task.id}` : '';
+  const hint = task.status === 'failed' ? `; try again with: ${CLI} retry ${task.id}` : '';
   out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
   return task;
 }

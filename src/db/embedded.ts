@@ -10,6 +10,9 @@ import pg from 'pg';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
+/** Whether the server in `dataDir` has never been made: its first start takes a while (initdb). */
+export const isFirstStart = (dataDir: string) => !existsSync(join(dataDir, 'pg', 'PG_VERSION'));
+
 /** The fixed password data folders made before the random one kept in `pg.password`. */
 const LEGACY_PASSWORD = 'signoff';
 
@@ -91,7 +94,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   chmodSync(dataDir, 0o755);
   const databaseDir = join(dataDir, 'pg');
   const portFile = join(dataDir, 'pg.port');
-  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  const fresh = isFirstStart(dataDir);
   const { password, rotate } = passwordOf(dataDir, fresh);
   // Keep the port of the first start so that a URL printed once stays valid for `signoff resume`.
   const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();
