@@ -15,7 +15,7 @@
 import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import { eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
-import { DeliveryError, isSignoffError } from '../errors.js';
+import { DeliveryError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAudience } from './audience.js';
 import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages.js';
@@ -136,10 +136,12 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     try {
       await pingReviewers(task, review, why, retried, only);
     } catch (error) {
-      // The rate limit saying "not yet", the delivery's lease gone, or Slack having a problem:
-      // the event is tried again.
-      if (error instanceof DeliveryError || isSignoffError(error, 'lease_lost')) throw error;
-      if (isWebApiError(error) && deliveryError(error).kind === 'temporary') throw error;
+      // Only Slack refusing this one person is skipped. Anything else (the rate limit saying
+      // "not yet", the delivery's lease gone, Slack having a problem, the database losing the
+      // record of a message Slack took) is tried again with the event: the DMs already sent are
+      // found, not sent twice, and the people after the failure are still messaged.
+      const refused = isWebApiError(error) && ['refused', 'unreachable'].includes(deliveryError(error).kind);
+      if (!refused) throw error;
       logger.warn(
         { task: task.id, review: review.id, slack: slackCode(error) },
         'could not message a reviewer directly',

@@ -43,3 +43,42 @@ export async function databaseDown(url: string): Promise<() => Promise<void>> {
     await outside.end();
   };
 }
+
+/**
+ * The connection that next writes a matching row into `table` dies at that write, once: the row is
+ * not stored and the writer sees the connection end, as when the database goes away mid-write.
+ * Unlike taking the whole database down for a while, the loss is certain, not a matter of timing.
+ * `died()` says whether it happened; `remove()` drops the trap.
+ */
+export async function connectionDiesOnce(
+  url: string,
+  table: string,
+  when: string,
+): Promise<{ died(): Promise<boolean>; remove(): Promise<void> }> {
+  const id = randomUUID().slice(0, 8);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  // A sequence is not rolled back with the dying transaction, so it records that the trap fired.
+  await client.query(`CREATE SEQUENCE public.trap_${id}`);
+  await client.query(`
+    CREATE FUNCTION public.trap_${id}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF (${when}) AND NOT (SELECT is_called FROM public.trap_${id}) THEN
+        PERFORM nextval('public.trap_${id}');
+        PERFORM pg_terminate_backend(pg_backend_pid());
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await client.query(
+    `CREATE TRIGGER trap_${id} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION public.trap_${id}()`,
+  );
+  return {
+    died: async () => (await client.query(`SELECT is_called FROM public.trap_${id}`)).rows[0].is_called,
+    remove: async () => {
+      await client.query(`DROP TRIGGER IF EXISTS trap_${id} ON ${table}`);
+      await client.query(`DROP FUNCTION IF EXISTS public.trap_${id}()`);
+      await client.query(`DROP SEQUENCE IF EXISTS public.trap_${id}`);
+      await client.end();
+    },
+  };
+}

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operator } from '../../src/engine/types.js';
 import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, databaseDown, type TestDatabase } from '../helpers/database.js';
+import { connectionDiesOnce, createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { testClock } from '../helpers/harness.js';
 import { appHomeOpened, click, commandBody, postSigned } from '../helpers/slack-requests.js';
@@ -117,38 +117,47 @@ describe('Slack controls', () => {
 
   it('a direct message Slack took whose record was lost is found in the DM, not sent again', async () => {
     const text = 'book the venue';
-    const held = slack.holdNext('chat.postMessage', (a) => a.channel === 'D0BOB');
-    await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'));
-    // Bob's message reaches Slack; before its answer is back, the database goes away.
-    await held.reached;
-    const restore = await databaseDown(db.url);
-    held.release();
-    const toBob = () =>
-      slack.messages.filter(
-        (m) =>
-          m.channel === 'D0BOB' &&
-          (m.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key?.startsWith(
-            'dm:',
-          ),
-      );
-    const before = toBob().length;
-    await until('the message to Bob answered', () => (toBob().length > before ? true : undefined));
-    await new Promise((r) => setTimeout(r, 300));
-    await restore();
-    const task = await until('the task', () => taskOf(text));
-    await until(
-      'the card delivered',
-      async () => {
-        const records = await service.signoff.engine.eventRecords(task.id);
-        const card = records.find((e) => e.event.type === 'review_requested');
-        return card?.state === 'delivered' ? true : undefined;
-      },
-      30_000,
+    const dmsTo = (channel: string) =>
+      slack.messages.filter((m) => m.channel === channel && JSON.stringify(m.metadata ?? {}).includes('"dm:'))
+        .length;
+    const catBefore = dmsTo('D0CAT');
+    // Bob's message reaches Slack; the connection that records it dies at that write.
+    const trap = await connectionDiesOnce(
+      db.url,
+      'signoff.slack_posts',
+      "NEW.channel = 'D0BOB' AND NEW.key LIKE 'dm:%'",
     );
+    try {
+      await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'));
+      await until('the record of the message to Bob lost', async () =>
+        (await trap.died()) ? true : undefined,
+      );
+      const task = await until('the task', () => taskOf(text));
+      await until(
+        'the card delivered',
+        async () => {
+          const records = await service.signoff.engine.eventRecords(task.id);
+          const card = records.find((e) => e.event.type === 'review_requested');
+          return card?.state === 'delivered' ? true : undefined;
+        },
+        30_000,
+      );
+    } finally {
+      await trap.remove();
+    }
     // Bob was messaged once about this card: the retry found the message in the DM.
-    const keys = toBob().map((m) => (m.metadata as { event_payload: { key: string } }).event_payload.key);
+    const toBob = slack.messages.filter(
+      (m) =>
+        m.channel === 'D0BOB' &&
+        (m.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key?.startsWith(
+          'dm:',
+        ),
+    );
+    const keys = toBob.map((m) => (m.metadata as { event_payload: { key: string } }).event_payload.key);
     expect(new Set(keys).size).toBe(keys.length);
     expect(slack.callsOf('conversations.history').some((c) => c.channel === 'D0BOB')).toBe(true);
+    // Those after Bob are messaged too, not skipped because Bob's record was lost.
+    await until('Cat messaged', () => (dmsTo('D0CAT') > catBefore ? true : undefined));
   });
 
   it('Cancel on the root message: refused to others, and closes the open card', async () => {
