@@ -53,13 +53,8 @@ export const FIELD_BLOCK = 'field_';
 function fieldBlock(f: ModalField): types.KnownBlock {
   const label = { type: 'plain_text' as const, text: truncate(neutralizePlain(f.label), 48) };
   const optional = f.optional ?? true;
-  if (f.choices) {
-    return {
-      type: 'input',
-      block_id: `${FIELD_BLOCK}${f.id}`,
-      label,
-      optional,
-      element: {
+  const element: types.InputBlockElement = f.choices
+    ? {
         type: 'static_select',
         action_id: 'value',
         placeholder: { type: 'plain_text', text: 'Choose' },
@@ -67,22 +62,15 @@ function fieldBlock(f: ModalField): types.KnownBlock {
           text: { type: 'plain_text', text: truncate(neutralizePlain(c.label), 75) },
           value: c.value.slice(0, 150),
         })),
-      },
-    };
-  }
-  return {
-    type: 'input',
-    block_id: `${FIELD_BLOCK}${f.id}`,
-    label,
-    optional,
-    element: {
-      type: 'plain_text_input',
-      action_id: 'value',
-      multiline: f.multiline,
-      max_length: LIMITS.plainTextInput,
-      ...(f.initial ? { initial_value: f.initial.slice(0, LIMITS.plainTextInput) } : {}),
-    },
-  };
+      }
+    : {
+        type: 'plain_text_input',
+        action_id: 'value',
+        multiline: f.multiline,
+        max_length: LIMITS.plainTextInput,
+        ...(f.initial ? { initial_value: f.initial.slice(0, LIMITS.plainTextInput) } : {}),
+      };
+  return { type: 'input', block_id: `${FIELD_BLOCK}${f.id}`, label, optional, element };
 }
 
 /**
