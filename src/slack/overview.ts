@@ -10,13 +10,8 @@ import { COULD_NOT_READ, type ListenerDeps } from './deps.js';
 
 const OPEN = ['working', 'waiting', 'failed'] as const;
 
-export async function listOpenTasks(
-  deps: ListenerDeps,
-  client: WebClient,
-  channel: string,
-  user: string,
-): Promise<void> {
-  let text: string;
+/** What `/signoff list` answers: the channel's open tasks and what waits for this person. */
+export async function listOpenTasks(deps: ListenerDeps, channel: string, user: string): Promise<string> {
   try {
     const tasks = await deps.engine.listTasks({
       surface: 'slack',
@@ -28,12 +23,11 @@ export async function listOpenTasks(
       user,
       await deps.engine.reviewsFor('slack', await slackActor(deps.directory, user)),
     );
-    text = channelOverview(tasks, forYou);
+    return channelOverview(tasks, forYou);
   } catch (error) {
     deps.logger.error({ err: error }, 'list failed');
-    text = COULD_NOT_READ;
+    return COULD_NOT_READ;
   }
-  await client.chat.postEphemeral({ channel, user, text }).catch(() => undefined);
 }
 
 /** How long the App Home's decision times look back. */

@@ -17,7 +17,9 @@ export const purgeSlackBookkeeping: Purger = async (db: Queryable, { ids, review
                   AND (split_part(key, ':', 1) = ANY($1) OR substring(key from '${REVIEW_OF_KEY}') = ANY($2))
                 RETURNING 1),
           q AS (DELETE FROM signoff.slack_requests
-                WHERE task_id = ANY($1) OR (key LIKE 'event:%' AND created_at < $3) RETURNING 1),
+                WHERE task_id = ANY($1) OR (key LIKE 'event:%' AND created_at < $3)
+                   -- A start refused for good (not in the channel, say) has no task to go with.
+                   OR (task_id IS NULL AND start IS NULL AND created_at < $3) RETURNING 1),
           -- A reply's question is long gone from its author's screen by the cutoff.
           r AS (DELETE FROM signoff.slack_replies WHERE task_id = ANY($1) OR created_at < $3 RETURNING 1)
      SELECT (SELECT count(*) FROM p) + (SELECT count(*) FROM q) + (SELECT count(*) FROM r) AS n`,

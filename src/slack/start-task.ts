@@ -12,7 +12,7 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { isSignoffError } from '../errors.js';
 import { rootMessage } from './blocks/messages.js';
-import { STARTS_LATER, type StartDeps } from './deps.js';
+import { NOT_IN_CHANNEL, STARTS_LATER, type StartDeps } from './deps.js';
 import { slackTaskId } from './origin.js';
 import {
   claimRequest,
@@ -22,6 +22,7 @@ import {
   recordRoot,
   takeUnfinishedStarts,
 } from './posts.js';
+import { respondPrivately } from './respond.js';
 
 const slackStartSchema = z.object({
   team: z.string(),
@@ -29,6 +30,8 @@ const slackStartSchema = z.object({
   user: z.string(),
   workflow: z.string(),
   text: z.string(),
+  /** The command's response URL: it reaches the person where the bot may not post. */
+  responseUrl: z.string().url().optional(),
 });
 export type SlackStart = z.infer<typeof slackStartSchema> & { requestKey: string };
 
@@ -50,11 +53,42 @@ export async function startFromSlack(deps: StartDeps, client: WebClient, s: Slac
   try {
     await finishStart(deps, client, requestKey, start, undefined);
   } catch (err) {
+    if (notInChannel(err)) return giveUp(deps, client, requestKey, start);
     deps.logger.warn({ request: requestKey, err }, 'start not finished; a sweep finishes it');
-    await client.chat
-      .postEphemeral({ channel: s.channel, user: s.user, text: STARTS_LATER })
-      .catch(() => undefined);
+    await tell(deps, client, start, STARTS_LATER);
   }
+}
+
+/** A private sentence to whoever asked: through the response URL when there is one (it works anywhere). */
+export async function tell(
+  deps: StartDeps,
+  client: WebClient,
+  s: { channel: string; user: string; responseUrl?: string },
+  text: string,
+): Promise<void> {
+  if (s.responseUrl) return respondPrivately(s.responseUrl, text, deps.logger);
+  await client.chat.postEphemeral({ channel: s.channel, user: s.user, text }).catch(() => undefined);
+}
+
+/**
+ * Slack refusing the bot in this channel (not joined; a private channel it cannot see) is for
+ * good: trying again every sweep would never end.
+ */
+const notInChannel = (error: unknown) =>
+  ['not_in_channel', 'channel_not_found'].includes(
+    String((error as { data?: { error?: unknown } })?.data?.error ?? ''),
+  );
+
+/** The request is finished without a task, and the person told how to invite the bot. */
+async function giveUp(
+  deps: StartDeps,
+  client: WebClient,
+  key: string,
+  s: z.infer<typeof slackStartSchema>,
+): Promise<void> {
+  await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
+  deps.logger.info({ request: key, channel: s.channel }, 'not in the channel: the start was refused');
+  await tell(deps, client, s, NOT_IN_CHANNEL);
 }
 
 /** Posts (or finds) the root, records it, starts the task. */
@@ -125,6 +159,12 @@ export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient)
       await finishStart(deps, client, key, s.data, ts);
       deps.logger.info({ request: key }, 'finished a start a process had left');
     } catch (err) {
+      if (notInChannel(err)) {
+        await giveUp(deps, client, key, s.data).catch((e) =>
+          deps.logger.warn({ request: key, err: e }, 'could not give up a start yet'),
+        );
+        continue;
+      }
       deps.logger.warn({ request: key, err }, 'could not finish a start yet; will try again');
     }
   }

@@ -70,6 +70,16 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** The methods that act in a channel, refused where the bot is not a member. */
+const IN_CHANNEL_METHODS = new Set([
+  'chat.postMessage',
+  'chat.postEphemeral',
+  'chat.update',
+  'chat.delete',
+  'conversations.history',
+  'conversations.replies',
+]);
+
 export class FakeSlack {
   /** Every call over a limit, answered with a 429. */
   readonly limited: { method: string; channel?: string; at: number }[] = [];
@@ -95,6 +105,11 @@ export class FakeSlack {
   people: string[] = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DAN', 'U0EVE'];
   /** Channels with their own members (a private channel): `conversations.members` answers these. */
   members: Record<string, string[]> = {};
+  /**
+   * Channels the bot has not joined: Slack refuses its posts, ephemerals, updates and reads there
+   * (`not_in_channel`; `channel_not_found` for a private channel, which the bot cannot see).
+   */
+  notJoined: Record<string, 'public' | 'private'> = {};
   private sockets = new Set<WebSocket>();
   private holds: {
     method: string;
@@ -122,19 +137,23 @@ export class FakeSlack {
     thread_ts?: string;
     text?: string;
     blocks?: unknown[];
+    /** Shown through a command's response URL, not `chat.postEphemeral`. */
+    viaResponseUrl?: boolean;
   }[] = [];
   /** What was posted to response URLs, and for which message. */
   readonly responses: { channel: string; ts: string; body: Record<string, unknown> }[] = [];
   /** Response URLs handed out with clicks: the message each answers and how often it was used. */
-  private responseUrls = new Map<string, { channel: string; ts: string; uses: number }>();
+  private responseUrls = new Map<string, { channel: string; ts: string; user?: string; uses: number }>();
 
   /**
-   * The response_url Slack puts in a click on message `ts` of `channel`: up to 5 uses (Slack's
-   * rule); with `replace_original` it replaces that message (an ephemeral one included).
+   * The response_url Slack puts in a click on message `ts` of `channel` (or in a command of
+   * `user`'s, with no message): up to 5 uses (Slack's rule); with `replace_original` it replaces
+   * that message (an ephemeral one included), else it shows `user` a new ephemeral message, in
+   * any channel, the bot's or not.
    */
-  responseUrl(channel: string, ts: string): string {
+  responseUrl(channel: string, ts: string, user?: string): string {
     const id = randomUUID();
-    this.responseUrls.set(id, { channel, ts, uses: 0 });
+    this.responseUrls.set(id, { channel, ts, user, uses: 0 });
     return this.url.replace(/api\/$/, `respond/${id}`);
   }
 
@@ -302,6 +321,12 @@ export class FakeSlack {
   }
 
   private answer(method: string, args: Record<string, unknown>): object {
+    const outside = IN_CHANNEL_METHODS.has(method) ? this.notJoined[String(args.channel)] : undefined;
+    if (outside) {
+      const error = outside === 'private' ? 'channel_not_found' : 'not_in_channel';
+      this.refusals.push({ method, error });
+      return { ok: false, error };
+    }
     switch (method) {
       case 'auth.test':
         return {
@@ -438,6 +463,15 @@ export class FakeSlack {
     if (body.replace_original === true || body.replace_original === 'true') {
       const shown = this.ephemerals.find((e) => e.channel === url.channel && e.ts === url.ts);
       if (shown) Object.assign(shown, { text: body.text, blocks: body.blocks });
+    } else if (url.user && body.response_type !== 'in_channel') {
+      this.ephemerals.push({
+        channel: url.channel,
+        user: url.user,
+        ts: `${1_800_000_000 + this.ephemerals.length}.000200`,
+        text: body.text as string | undefined,
+        blocks: body.blocks as unknown[] | undefined,
+        viaResponseUrl: true,
+      });
     }
     return [200, 'ok'];
   }

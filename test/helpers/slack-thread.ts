@@ -37,12 +37,14 @@ export function slackThreads(slack: FakeSlack) {
       return `${1_700_000_000 + ok.findIndex((c) => c.args === (post as unknown)) + 1}.000100`;
     },
     buttons: (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [],
-    /** What the bot told `user` alone (ephemeral messages), in order. */
-    ephemeralsTo: (user: string) =>
-      slack
+    /** What the bot told `user` alone (ephemeral messages, then answers through response URLs). */
+    ephemeralsTo: (user: string) => [
+      ...slack
         .callsOf('chat.postEphemeral')
         .filter((e) => e.user === user)
         .map((e) => String(e.text)),
+      ...slack.ephemerals.filter((e) => e.user === user && e.viaResponseUrl).map((e) => String(e.text)),
+    ],
     /** The ephemeral messages shown to `user` in `thread`, as they are now (a response may have replaced one). */
     ephemeralsIn: (thread: string, user: string) =>
       slack.ephemerals.filter((e) => e.thread_ts === thread && e.user === user),

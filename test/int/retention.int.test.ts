@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { purgeOld } from '../../src/engine/retention.js';
-import { recordPost } from '../../src/slack/posts.js';
+import { claimRequest, recordPost } from '../../src/slack/posts.js';
 import { findReply, recordReply } from '../../src/slack/replies.js';
 import { purgeSlackBookkeeping } from '../../src/slack/retention.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
@@ -43,6 +43,11 @@ describe('retention', () => {
     await recordReply(t.h.db.pool, heard);
     expect(await findReply(t.h.db.pool, heard.channel, heard.ts)).toEqual(heard);
     expect(await checkpointsOf(done.id)).toBeGreaterThan(0);
+    // A start refused for good (the bot not in the channel) and one still to be finished.
+    const start = { team: 'T0TEAM', channel: 'C0OUT', user: 'U0ANN', workflow: 'pair', text: 'x' };
+    await claimRequest(t.h.db.pool, 'command:refused', start);
+    await t.h.db.pool.query("UPDATE signoff.slack_requests SET start = NULL WHERE key = 'command:refused'");
+    await claimRequest(t.h.db.pool, 'command:unfinished', start);
     const auditBefore = await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id]);
 
     const settings = { days: 30, auditDays: 0 };
@@ -55,6 +60,10 @@ describe('retention', () => {
     expect(await eventsOf(done.id)).toBe(0);
     expect(await postsOf(keys)).toBe(0);
     expect(await findReply(t.h.db.pool, heard.channel, heard.ts)).toBeUndefined();
+    const requests = await t.h.db.pool.query<{ key: string }>(
+      "SELECT key FROM signoff.slack_requests WHERE key LIKE 'command:%'",
+    );
+    expect(requests.rows.map((r) => r.key)).toEqual(['command:unfinished']);
     // What people and auditors read stays.
     expect((await t.h.engine.getTask(done.id))?.status).toBe('done');
     expect((await t.h.engine.reviews(done.id)).map((r) => r.decision?.by)).toEqual(['bob']);

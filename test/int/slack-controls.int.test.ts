@@ -200,12 +200,18 @@ describe('Slack controls', () => {
 
   it('/signoff list and the Home tab show what waits for whom', async () => {
     await startTask('price the new plan');
-    await postSigned(events, commandBody('list', 'U0BOB'));
+    await postSigned(
+      events,
+      commandBody('list', 'U0BOB', { response_url: slack.responseUrl('C0WORK', '', 'U0BOB') }),
+    );
     const list = await until('list for U0BOB', () =>
       ephemeralsTo('U0BOB').find((t) => t.includes('Open tasks in this channel')),
     );
     expect(list).toMatch(/price the new plan.*waiting for your review/);
-    await postSigned(events, commandBody('list', 'U0DAN'));
+    await postSigned(
+      events,
+      commandBody('list', 'U0DAN', { response_url: slack.responseUrl('C0WORK', '', 'U0DAN') }),
+    );
     const other = await until('list for U0DAN', () =>
       ephemeralsTo('U0DAN').find((t) => t.includes('Open tasks in this channel')),
     );

@@ -268,15 +268,19 @@ describe('Slack surface', () => {
 
   it('database down after the root message is posted: the person is told it starts by itself, and it does', async () => {
     const held = slack.holdNext('chat.postMessage');
-    await postSigned(events, commandBody('pair count the votes'));
+    await postSigned(
+      events,
+      commandBody('pair count the votes', 'U0ANN', {
+        response_url: slack.responseUrl('C0WORK', '', 'U0ANN'),
+      }),
+    );
     await held.reached;
     const restore = await databaseDown();
     try {
       held.release();
+      // Through the command's response URL (see respond.ts).
       await until('a sentence', () =>
-        slack
-          .callsOf('chat.postEphemeral')
-          .find((e) => e.user === 'U0ANN' && String(e.text).includes('starts by itself')),
+        slack.ephemerals.find((e) => e.user === 'U0ANN' && String(e.text).includes('starts by itself')),
       );
     } finally {
       await restore();

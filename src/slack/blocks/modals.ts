@@ -5,11 +5,16 @@ import { LIMITS, neutralizePlain, truncate } from './text.js';
 export const START_VIEW = 'signoff_start';
 export const REVISE_VIEW = 'signoff_revise';
 
-export function startModal(workflows: { name: string; description: string }[], channel: string): types.View {
+export function startModal(
+  workflows: { name: string; description: string }[],
+  channel: string,
+  responseUrl?: string,
+): types.View {
   return {
     type: 'modal',
     callback_id: START_VIEW,
-    private_metadata: JSON.stringify({ channel }),
+    // The command's response URL goes along: the start answers through it (see respond.ts).
+    private_metadata: JSON.stringify({ channel, responseUrl }),
     title: { type: 'plain_text', text: 'Start a task' },
     submit: { type: 'plain_text', text: 'Start' },
     close: { type: 'plain_text', text: 'Cancel' },

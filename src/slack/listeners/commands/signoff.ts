@@ -8,7 +8,11 @@ import { isSignoffError } from '../../../errors.js';
 import { startModal } from '../../blocks/modals.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { listOpenTasks } from '../../overview.js';
-import { startFromSlack } from '../../start-task.js';
+import { respondPrivately } from '../../respond.js';
+import { startFromSlack, tell } from '../../start-task.js';
+
+const NO_WORKFLOWS_HERE =
+  'No workflow is turned on in this channel, so there is nothing to start here. Ask whoever runs signoff to turn one on for it (`channels:` in the config).';
 
 export function createSignoffCommand(deps: ListenerDeps) {
   const help = (channel: string) =>
@@ -23,17 +27,24 @@ export function createSignoffCommand(deps: ListenerDeps) {
     const text = command.text.trim();
     const [word = '', ...rest] = text.split(/\s+/);
     if (!text) {
+      const workflows = deps.engine.available(command.channel_id);
+      // A form whose only choice is empty is refused by Slack: say why there is nothing to start.
+      if (workflows.length === 0) return ack({ response_type: 'ephemeral', text: NO_WORKFLOWS_HERE });
       await ack();
       await client.views.open({
         trigger_id: command.trigger_id,
-        view: startModal(deps.engine.available(command.channel_id), command.channel_id),
+        view: startModal(workflows, command.channel_id, command.response_url),
       });
       return;
     }
     if (word === 'help') return ack({ response_type: 'ephemeral', text: help(command.channel_id) });
     if (word === 'list' && rest.length === 0) {
       await ack();
-      await deps.afterAck.run(() => listOpenTasks(deps, client, command.channel_id, command.user_id));
+      await deps.afterAck.run(async () => {
+        // Through the response URL: it answers in a channel the bot has not joined too.
+        const list = await listOpenTasks(deps, command.channel_id, command.user_id);
+        await respondPrivately(command.response_url, list, deps.logger);
+      });
       return;
     }
     let taskText: string;
@@ -45,20 +56,19 @@ export function createSignoffCommand(deps: ListenerDeps) {
     }
     await ack();
     await deps.afterAck.run(async () => {
+      const start = {
+        team: command.team_id,
+        channel: command.channel_id,
+        user: command.user_id,
+        workflow: word,
+        text: taskText,
+        responseUrl: command.response_url,
+      };
       try {
-        await startFromSlack(deps, client, {
-          requestKey: `command:${command.trigger_id}`,
-          team: command.team_id,
-          channel: command.channel_id,
-          user: command.user_id,
-          workflow: word,
-          text: taskText,
-        });
+        await startFromSlack(deps, client, { requestKey: `command:${command.trigger_id}`, ...start });
       } catch (error) {
         logger.error(error);
-        await client.chat
-          .postEphemeral({ channel: command.channel_id, user: command.user_id, text: COULD_NOT_RECORD })
-          .catch(() => undefined);
+        await tell(deps, client, start, COULD_NOT_RECORD);
       }
     });
   };

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { isSignoffError } from '../../../errors.js';
 import { safeJson } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
-import { startFromSlack } from '../../start-task.js';
+import { startFromSlack, tell } from '../../start-task.js';
 
-const metaSchema = z.object({ channel: z.string().min(1) });
+const metaSchema = z.object({ channel: z.string().min(1), responseUrl: z.string().url().optional() });
 
 export function createStartSubmission(deps: ListenerDeps) {
   return async ({ ack, view, body, client, logger }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
@@ -30,20 +30,19 @@ export function createStartSubmission(deps: ListenerDeps) {
       return;
     }
     await ack();
+    const start = {
+      team: body.team?.id ?? view.team_id,
+      channel: meta.data.channel,
+      user: body.user.id,
+      workflow,
+      text: taskText,
+      responseUrl: meta.data.responseUrl,
+    };
     try {
-      await startFromSlack(deps, client, {
-        requestKey: `view:${view.id}`,
-        team: body.team?.id ?? view.team_id,
-        channel: meta.data.channel,
-        user: body.user.id,
-        workflow,
-        text: taskText,
-      });
+      await startFromSlack(deps, client, { requestKey: `view:${view.id}`, ...start });
     } catch (error) {
       logger.error(error);
-      await client.chat
-        .postEphemeral({ channel: meta.data.channel, user: body.user.id, text: COULD_NOT_RECORD })
-        .catch(() => undefined);
+      await tell(deps, client, start, COULD_NOT_RECORD);
     }
   };
 }

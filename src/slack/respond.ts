@@ -1,0 +1,23 @@
+/**
+ * Answers a person through the response URL Slack hands out with a slash command. It reaches
+ * them in any channel, the ones the bot has not joined included, where the bot's own posts and
+ * ephemerals are refused. Slack takes up to 5 answers a URL within 30 minutes.
+ */
+import type { Logger } from '../logger.js';
+
+/** How long a response URL may take before the answer is given up (it is a courtesy, not state). */
+const RESPOND_TIMEOUT_MS = 5_000;
+
+export async function respondPrivately(url: string, text: string, logger: Logger): Promise<void> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', text }),
+      signal: AbortSignal.timeout(RESPOND_TIMEOUT_MS),
+    });
+    if (!res.ok) logger.warn({ status: res.status }, 'Slack refused an answer through a response URL');
+  } catch (err) {
+    logger.warn({ err }, 'could not answer through a response URL');
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * `/signoff` in a channel the bot has not joined: Slack takes the command there but refuses the
+ * bot's posts and ephemerals, so the person is answered through the command's response URL (which
+ * works anywhere), told how to invite the bot, and nothing is left retrying.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { claimRequest } from '../../src/slack/posts.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { commandBody, postSigned } from '../helpers/slack-requests.js';
+import { startTestSlack, sweepStarts } from '../helpers/slack-service.js';
+import { until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+let service: SlackService;
+let events: string;
+const ON = 'C0OUT, G0SECRET';
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_not_joined');
+  await slack.start();
+  slack.notJoined = { C0OUT: 'public', G0SECRET: 'private' };
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    // Every workflow is on in these channels only: C0NONE has none.
+    yaml: `workflows:
+  pair: { maxIterations: 1, channels: [${ON}] }
+  specialist: { channels: [${ON}] }
+  goal-plan: { channels: [${ON}] }
+  proposal: { channels: [${ON}] }
+`,
+  }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+/** A command in `channel` with a response URL the fake Slack knows; what was answered through it. */
+async function command(text: string, channel: string) {
+  const url = slack.responseUrl(channel, '');
+  const sent = await postSigned(
+    events,
+    commandBody(text, 'U0ANN', { channel_id: channel, response_url: url }),
+  );
+  expect(sent.status).toBe(200);
+  return () => slack.responses.filter((r) => r.channel === channel).map((r) => String(r.body.text));
+}
+
+const pendingStarts = async () =>
+  Number(
+    (
+      await service.signoff.db.pool.query(
+        'SELECT count(*) AS n FROM signoff.slack_requests WHERE start IS NOT NULL AND task_id IS NULL',
+      )
+    ).rows[0].n,
+  );
+
+describe('a channel the bot has not joined', () => {
+  it.each([
+    ['a public channel (not_in_channel)', 'C0OUT'],
+    ['a private channel it cannot see (channel_not_found)', 'G0SECRET'],
+  ])(
+    'a start in %s tells the person through the response URL how to invite the bot, and stops trying',
+    async (_, channel) => {
+      const answers = await command('pair summarize the retro', channel);
+      const said = await until('the answer through the response URL', () => answers()[0]);
+      expect(said).toContain('/invite @signoff');
+      expect(said).toContain('send your task again');
+      // Nothing posted there, no task, and nothing left for the sweep.
+      expect(slack.messages.filter((m) => m.channel === channel)).toEqual([]);
+      expect(await service.signoff.engine.listTasks({ surface: 'slack', channel })).toEqual([]);
+      expect(await pendingStarts()).toBe(0);
+      expect(await sweepStarts(service, slack)).toBe(0);
+    },
+  );
+
+  it('a start a dead process left there is given up by the sweep, and the person told through the stored URL', async () => {
+    const url = slack.responseUrl('C0OUT', '');
+    await claimRequest(service.signoff.db.pool, 'command:trigger-died-out', {
+      team: 'T0TEAM',
+      channel: 'C0OUT',
+      user: 'U0BOB',
+      workflow: 'pair',
+      text: 'plan the launch',
+      responseUrl: url,
+    });
+    expect(await sweepStarts(service, slack)).toBe(1);
+    const told = slack.responses.filter(
+      (r) => r.channel === 'C0OUT' && String(r.body.text).includes('/invite'),
+    );
+    expect(told.length).toBeGreaterThan(0);
+    // Given up for good: the next sweep has nothing to take.
+    expect(await pendingStarts()).toBe(0);
+    expect(await sweepStarts(service, slack)).toBe(0);
+  });
+
+  it('/signoff list there answers through the response URL', async () => {
+    const answers = await command('list', 'C0OUT');
+    const said = await until('the list', () => answers()[0]);
+    expect(said.length).toBeGreaterThan(0);
+    expect(slack.refusals.filter((r) => r.method === 'chat.postEphemeral')).toEqual([]);
+  });
+});
+
+describe('a channel where no workflow is on', () => {
+  it('/signoff alone says so instead of opening a form with nothing to choose', async () => {
+    const sent = await postSigned(
+      events,
+      commandBody('', 'U0ANN', { channel_id: 'C0NONE', response_url: slack.responseUrl('C0NONE', '') }),
+    );
+    expect(sent.status).toBe(200);
+    expect(sent.body).toContain('No workflow is turned on in this channel');
+    expect(slack.callsOf('views.open')).toEqual([]);
+  });
+});
