@@ -17,7 +17,7 @@ import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.
 import { type Clock, type Sink, type Surface, systemClock } from './engine/types.js';
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
-import { createAfterAck } from './slack/after-ack.js';
+import { type AfterAckClock, createAfterAck } from './slack/after-ack.js';
 import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { startHealthServer } from './slack/health.js';
@@ -171,8 +171,13 @@ const AFTER_ACK = { size: 8, quietMs: 20, maxWaitMs: 2000 };
 /** Two quick retries of a failed Web API call; beyond that the event's own backoff takes over. */
 const DELIVERY_RETRIES = { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 };
 
+export interface SlackOptions extends OpenOptions {
+  /** Where the work after an ack reads the time (tests move it); real time by default. */
+  afterAckClock?: AfterAckClock;
+}
+
 /** Runs the Slack surface: the engine's workers for Slack tasks and the Bolt app. */
-export async function startSlack(config: Config, options: OpenOptions): Promise<SlackService> {
+export async function startSlack(config: Config, options: SlackOptions): Promise<SlackService> {
   const slack = config.slack;
   if (!slack) throw new Error('startSlack needs Slack settings');
   const { logger } = options;
@@ -211,7 +216,7 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
       () => true,
       () => false,
     ));
-  const afterAck = createAfterAck(AFTER_ACK);
+  const afterAck = createAfterAck(AFTER_ACK, options.afterAckClock);
   const app = createSlackApp({
     slack,
     engine: signoff.engine,
@@ -250,8 +255,6 @@ export async function startSlack(config: Config, options: OpenOptions): Promise<
       )
     : undefined;
   sweep?.unref();
-  // In HTTP mode a request counts from its first byte, before Bolt has read and verified it.
-  (server as { on?: (e: string, f: () => void) => void } | undefined)?.on?.('request', afterAck.arrived);
   const address = (server as { address?: () => unknown } | undefined)?.address?.();
   const port = typeof address === 'object' && address ? (address as { port: number }).port : health?.port;
   logger.info(

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLimiter } from './limiter.js';
 
 export interface AfterAck {
-  /** Call for every Slack request as it arrived (the HTTP server's `request` event). */
+  /** Call for every Slack request as it arrives, once verified as Slack's (app.ts's middleware). */
   arrived(): void;
   run<T>(work: () => Promise<T>): Promise<T>;
   /** Resolves once no work is waiting or running: everything acked so far has been handled. */

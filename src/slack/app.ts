@@ -50,14 +50,14 @@ export function createSlackApp(deps: SlackAppDeps): App {
             },
           ],
         });
-  // A burst of requests holds back work after acks (after-ack.ts). Over HTTP a request counts
-  // from its first byte (main.ts listens on the server); over a socket, when Bolt sees it.
-  if (slack.mode.kind === 'socket') {
-    app.use(async ({ next }) => {
-      deps.afterAck.arrived();
-      await next();
-    });
-  }
+  // A burst of Slack's requests holds back work after acks (after-ack.ts). Only Slack's count:
+  // global middleware sees a request once the receiver has verified its signature (or it came
+  // over the app's socket), so probes, scrapes and unsigned POSTs on the same port never delay
+  // a decision.
+  app.use(async ({ next }) => {
+    deps.afterAck.arrived();
+    await next();
+  });
   // Its own client: a person waits for these answers, so a failing call gives up within seconds
   // (Bolt's client retries for about 30 minutes) and a 429 pauses no other call.
   const directory = createDirectory({

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
-import { type OpenOptions, type SlackService, startSlack } from '../../src/main.js';
+import { type SlackOptions, type SlackService, startSlack } from '../../src/main.js';
 import { createAfterAck } from '../../src/slack/after-ack.js';
 import { finishUnfinishedStarts } from '../../src/slack/start-task.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
@@ -20,7 +20,7 @@ export async function startTestSlack(o: {
   slack: FakeSlack;
   yaml?: string;
   env?: Record<string, string>;
-  options?: Partial<OpenOptions>;
+  options?: Partial<SlackOptions>;
 }): Promise<{ service: SlackService; events: string }> {
   const config = loadConfig({
     DATABASE_URL: o.url,

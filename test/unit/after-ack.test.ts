@@ -1,33 +1,9 @@
 /** Work after an ack waits for a lull in Slack's requests, on a clock the test moves. */
 import { describe, expect, it } from 'vitest';
 import { createAfterAck } from '../../src/slack/after-ack.js';
+import { virtualClock } from '../helpers/virtual-clock.js';
 
 const flush = () => new Promise((r) => setImmediate(r));
-
-/** Time that moves only when told; sleepers wake in order as it passes them. */
-function virtualClock() {
-  let now = 0;
-  const sleepers: { at: number; wake: () => void }[] = [];
-  return {
-    now: () => now,
-    sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ at: now + ms, wake })),
-    async advance(ms: number) {
-      await flush(); // work already under way registers its sleeps first
-      const end = now + ms;
-      for (;;) {
-        sleepers.sort((a, b) => a.at - b.at);
-        const next = sleepers[0];
-        if (!next || next.at > end) break;
-        sleepers.shift();
-        now = next.at;
-        next.wake();
-        await flush();
-      }
-      now = end;
-      await flush();
-    },
-  };
-}
 
 describe('work after an ack', () => {
   it('waits while requests keep arriving, then runs once none has come for quietMs', async () => {

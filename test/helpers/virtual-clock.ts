@@ -1,0 +1,29 @@
+/** Time that moves only when told: after-ack.ts's clock in tests (no sleeps, nothing to flake). */
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+/** Sleepers wake in order as time passes them; `sleeping()` says how many still wait. */
+export function virtualClock() {
+  let now = 0;
+  const sleepers: { at: number; wake: () => void }[] = [];
+  return {
+    now: () => now,
+    sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ at: now + ms, wake })),
+    sleeping: () => sleepers.length,
+    async advance(ms: number) {
+      await flush(); // work already under way registers its sleeps first
+      const end = now + ms;
+      for (;;) {
+        sleepers.sort((a, b) => a.at - b.at);
+        const next = sleepers[0];
+        if (!next || next.at > end) break;
+        sleepers.shift();
+        now = next.at;
+        next.wake();
+        await flush();
+      }
+      now = end;
+      await flush();
+    },
+  };
+}
