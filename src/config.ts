@@ -61,6 +61,13 @@ const envSchema = z.object({
   }),
 });
 
+/**
+ * The most a model's answer may weigh, in bytes. A non-streamed answer is a few hundred KB at
+ * most; a streamed one repeats ~200 bytes of framing per token, so a 32k-token answer nears 8 MB.
+ * Past this the server is misbehaving, and holding its answer would only cost memory.
+ */
+export const MODEL_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
+
 export type Env = Record<string, string | undefined>;
 
 export interface Config {
@@ -77,8 +84,13 @@ export interface Config {
     baseUrl?: string;
     name: string;
     maxRetries: number;
-    /** How long one call may take before it counts as timed out (and is retried). */
+    /**
+     * How long one call may take, from the request to the answer's last byte, before it counts
+     * as timed out (and is retried).
+     */
     timeoutMs: number;
+    /** The most an answer may weigh (MODEL_ANSWER_MAX_BYTES); a bigger one fails the call. */
+    maxAnswerBytes: number;
     scriptedDelayMs: number;
   };
   /** Unset means each surface's default (the terminal keeps quiet, a server logs info). */
@@ -141,6 +153,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       name: e.OPENAI_MODEL ?? 'gpt-4o-mini',
       maxRetries: e.OPENAI_MAX_RETRIES,
       timeoutMs: e.OPENAI_TIMEOUT_SECONDS * 1000,
+      maxAnswerBytes: MODEL_ANSWER_MAX_BYTES,
       scriptedDelayMs: e.SIGNOFF_SCRIPTED_DELAY_MS,
     },
     logLevel: e.LOG_LEVEL,

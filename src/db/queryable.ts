@@ -49,9 +49,10 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
 
 /** Connection-level failures (server gone, refused, shutting down): worth retrying, not the task's fault. */
 export function isConnectionError(error: unknown): boolean {
-  const e = error as { code?: string; cause?: unknown; message?: string } | undefined;
+  const e = error as { code?: unknown; cause?: unknown; message?: string } | undefined;
   if (!e) return false;
-  const code = e.code ?? '';
+  // A DOMException (an aborted fetch, a timed-out signal) carries a numeric code.
+  const code = typeof e.code === 'string' ? e.code : '';
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code)) return true;
   if (

@@ -72,7 +72,9 @@ function codeOf(e: Record<string, unknown>): FailureCode | undefined {
   if (status !== undefined && status >= 500) return 'server_error';
   if (name === 'APIConnectionError' || (code && CONNECTION_CODES.has(code))) return 'unreachable';
   // zod's errors (ZodError, zod 4's core $ZodError) carry their issues; LangChain's parser its own name.
-  if (Array.isArray(e.issues) || name === 'OutputParserException') return 'bad_answer';
+  // An answer over the size cap (bounded-fetch.ts) cannot be used either.
+  if (Array.isArray(e.issues) || name === 'OutputParserException' || name === 'AnswerTooLargeError')
+    return 'bad_answer';
   // node-postgres errors carry Postgres's severity and five-character SQLSTATE.
   if (typeof e.severity === 'string' && code && /^[0-9A-Z]{5}$/.test(code)) return 'database';
   return undefined;

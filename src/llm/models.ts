@@ -6,6 +6,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config.js';
 import type { AgentConfig } from '../workflow-config.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { ScriptedChatModel } from './scripted.js';
 
 /** Returns the model an agent speaks with, given its display name and its config entry. */
@@ -24,6 +25,9 @@ export function createModelFor(model: Config['model']): ModelFor {
       // before the step fails.
       maxRetries: model.maxRetries,
       timeout: model.timeoutMs,
-      configuration: model.baseUrl ? { baseURL: model.baseUrl } : undefined,
+      configuration: {
+        ...(model.baseUrl ? { baseURL: model.baseUrl } : {}),
+        fetch: boundedFetch({ timeoutMs: model.timeoutMs, maxBytes: model.maxAnswerBytes }),
+      },
     });
 }

@@ -28,6 +28,13 @@ export interface ModelFault {
    * arguments, or as the JSON text): a server that does not hold its model to the schema.
    */
   answer?: object;
+  /**
+   * Sends the headers and the first byte of a 200, then one more byte every `trickleMs`, never
+   * finishing: a server (or a proxy) that hangs after the headers.
+   */
+  trickleMs?: number;
+  /** Answers normally, its JSON padded with whitespace to this many bytes: a body too big to hold. */
+  padToBytes?: number;
 }
 
 export interface ModelCall {
@@ -36,7 +43,7 @@ export interface ModelCall {
   stream: boolean;
   /** The client closed the connection before the answer (an aborted call): nothing was sent. */
   hungUp?: boolean;
-  /** What was answered: 'content', 'json', 'tool', or the error status. */
+  /** What was answered: 'content', 'json', 'tool', 'trickle', or the error status. */
   answered: string | number;
 }
 
@@ -137,6 +144,9 @@ export function minimalInstance(schema: Schema, random: () => number = Math.rand
     }
   }
 }
+
+/** A megabyte of spaces: padding is written in pieces, never held as one string. */
+const PAD_CHUNK = Buffer.alloc(1 << 20, ' ');
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -247,6 +257,12 @@ export class FakeOpenAI {
       this.error(res, fault.status, undefined, fault.status === 429 ? (fault.retryAfter ?? 1) : undefined);
       return;
     }
+    if (fault?.trickleMs) {
+      call.answered = 'trickle';
+      return this.trickle(res, fault.trickleMs, () => {
+        call.hungUp = true;
+      });
+    }
     const answered = this.answer(request, this.calls.length);
     const { content, toolCall } = fault?.answer
       ? answered.toolCall
@@ -263,24 +279,30 @@ export class FakeOpenAI {
     const finish = toolCall ? 'tool_calls' : 'stop';
     if (!request.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id,
-          object: 'chat.completion',
-          created,
-          model: request.model,
-          system_fingerprint: 'fp_fake',
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content, refusal: null, tool_calls: toolCalls },
-              logprobs: null,
-              finish_reason: finish,
-            },
-          ],
-          usage,
-        }),
-      );
+      const body = JSON.stringify({
+        id,
+        object: 'chat.completion',
+        created,
+        model: request.model,
+        system_fingerprint: 'fp_fake',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content, refusal: null, tool_calls: toolCalls },
+            logprobs: null,
+            finish_reason: finish,
+          },
+        ],
+        usage,
+      });
+      if (!fault?.padToBytes) return void res.end(body);
+      // Whitespace before the closing brace: still valid JSON, just too much of it.
+      const padding = Math.max(0, fault.padToBytes - Buffer.byteLength(body));
+      res.write(body.slice(0, -1));
+      for (let left = padding; left > 0; left -= PAD_CHUNK.length) {
+        res.write(left >= PAD_CHUNK.length ? PAD_CHUNK : PAD_CHUNK.subarray(0, left));
+      }
+      res.end('}');
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -330,6 +352,17 @@ export class FakeOpenAI {
     if (schema) return { content: JSON.stringify(minimalInstance(schema, this.random)) };
     if (request.response_format?.type === 'json_object') return { content: '{}' };
     return { content: this.reply(request, n) };
+  }
+
+  /** Headers and a first byte, then a byte every `ms` until the client hangs up. */
+  private trickle(res: ServerResponse, ms: number, hungUp: () => void): void {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{');
+    const timer = setInterval(() => res.write(' '), ms);
+    res.once('close', () => {
+      clearInterval(timer);
+      hungUp();
+    });
   }
 
   /** Waits, or stops waiting when the client hangs up (an aborted request). */

@@ -1,17 +1,20 @@
 /**
- * Model faults on the real ChatOpenAI client (one retry, one-second timeout) against the fake
+ * Model faults on the real ChatOpenAI client (one retry, two-second timeout) against the fake
  * OpenAI server, through the fake Slack: a 429 then an answer goes on; a server that keeps failing
  * fails the task with a sentence and Retry, and Retry after recovery continues; a timeout is
- * called a timeout; a redirect hangs up on the call in flight, and nothing of it is posted.
+ * called a timeout, a body that trickles after its headers included; an answer over the size
+ * cap is refused; a redirect hangs up on the call in flight, and nothing of it is posted.
  */
 import { describe, expect, it } from 'vitest';
+import { MODEL_ANSWER_MAX_BYTES } from '../../src/config.js';
 import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
 import { slackWithModelPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const t = slackWithModelPerFile('model_faults', {
   yaml: 'workflows:\n  pair:\n    maxIterations: 2\n',
-  env: { OPENAI_MAX_RETRIES: '1', OPENAI_TIMEOUT_SECONDS: '1' },
+  // Two seconds: time enough for a busy host to read an answer up to the size cap.
+  env: { OPENAI_MAX_RETRIES: '1', OPENAI_TIMEOUT_SECONDS: '2' },
 });
 const { slack, model } = t;
 const { rootOf, tsOf, cardsIn, posts } = slackThreads(slack);
@@ -50,9 +53,31 @@ describe('model faults', () => {
   });
 
   it('a call that takes too long is reported as a timeout', async () => {
-    model.failNext({ delayMs: 3000 }, 2);
+    model.failNext({ delayMs: 5000 }, 2);
     const thread = await start('sort the backlog');
     await rootSays(thread, 'The model service did not answer in time');
+  });
+
+  it('a server that sends its headers and then trickles its body is hung up on at the deadline: a timeout, with Retry', async () => {
+    model.failNext({});
+    model.failNext({ trickleMs: 50 }, 2);
+    const thread = await start('tidy the wiki');
+    const failed = await rootSays(thread, 'The model service did not answer in time');
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    const trickled = model.calls.filter((c) => c.answered === 'trickle');
+    expect(trickled).toHaveLength(2);
+    await until('the server saw both calls hung up on', () =>
+      trickled.every((c) => c.hungUp) ? true : undefined,
+    );
+  });
+
+  it('an answer bigger than the cap is refused, not held: the step fails with a sentence and Retry', async () => {
+    model.failNext({});
+    model.failNext({ padToBytes: MODEL_ANSWER_MAX_BYTES + (4 << 20) }, 2);
+    const thread = await start('summarise the incident');
+    const failed = await rootSays(thread, "The model's answer was not in the form this step needs");
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    expect(cardsIn(thread)).toEqual([]);
   });
 
   it('a redirect hangs up on the call in flight, and nothing of that call is posted', async () => {

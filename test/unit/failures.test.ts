@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { isConnectionError } from '../../src/db/queryable.js';
+import { AnswerTooLargeError, ModelDeadlineError } from '../../src/llm/bounded-fetch.js';
 import { describeFailure } from '../../src/llm/failures.js';
 
 const withFields = (message: string, fields: Record<string, unknown>) =>
@@ -22,6 +24,8 @@ describe('what a failed step tells people', () => {
       [withFields('connect ECONNREFUSED 10.0.3.7:443', { code: 'ECONNREFUSED' }), 'unreachable'],
       [withFields('too long', { name: 'ContextOverflowError' }), 'too_long'],
       [withFields('[{"code":"invalid_value"}]', { name: '$ZodError', issues: [] }), 'bad_answer'],
+      [new AnswerTooLargeError("the model's answer passed 16777216 bytes"), 'bad_answer'],
+      [new ModelDeadlineError('the model call timed out after 120000 ms'), 'timeout'],
       [withFields('relation "x" does not exist', { severity: 'ERROR', code: '42P01' }), 'database'],
       [new Error('wrapped', { cause: withFields('401 sk-****', { status: 401 }) }), 'auth'],
       [new TypeError('Cannot read properties of undefined (reading "x")'), 'internal'],
@@ -34,5 +38,14 @@ describe('what a failed step tells people', () => {
       expect(failure.sentence).not.toContain(text.slice(0, 12));
       expect(failure.sentence).toMatch(/Retry/);
     }
+  });
+});
+
+describe('errors a step can end with', () => {
+  it('a timeout with a numeric code (a DOMException) is a timeout, not a connection error, and does not throw', () => {
+    const aborted = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    expect(() => isConnectionError(aborted)).not.toThrow();
+    expect(isConnectionError(aborted)).toBe(false);
+    expect(describeFailure(aborted).code).toBe('timeout');
   });
 });
