@@ -12,7 +12,7 @@ import type { JobQueue } from './queue.js';
 import { escalateReview } from './review-updates.js';
 import { atDeadline, type DeadlineStep, escalatedReviewers, stepsTaken } from './sign-off-rules.js';
 import { getReviewWithTask, getTask } from './store.js';
-import { formatDuration, isDue, type TimerJob, timerKey, timerQueue } from './timers.js';
+import { formatDuration, isDue, type TimerJob, timerKey, timerQueue, timerTime } from './timers.js';
 import { type Actor, type Clock, type Review, SYSTEM_ACTOR, type Task } from './types.js';
 
 export interface TimerHandlerDeps {
@@ -31,13 +31,15 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     const found = await getReviewWithTask(deps.pool, job.reviewId);
     if (found?.review.status !== 'pending') return;
     const { review, task } = found;
-    if (!isDue(job, deps.clock)) {
-      // The queue ran it early by the engine's clock: wait again, under its own key (a keyless
-      // job would share one key with every other early timer, and all but one would be dropped).
-      // Never sooner than a second from now: when the queue's clock runs ahead of the engine's,
-      // the job would otherwise come straight back, over and over.
+    const time = await timerTime(deps.pool, deps.clock);
+    if (!isDue(job, time.now)) {
+      // Run early (released by hand): wait again, under its own key (a keyless job would share
+      // one key with every other early timer, and all but one would be dropped). The wait is
+      // counted from the database's now, the clock the queue runs it by, and is at least a
+      // second: a job must never come straight back, over and over.
+      const left = Math.max(1000, Date.parse(job.fireAt) - time.now.getTime());
       await deps.queue.send(timerQueue(task.surface), job, {
-        startAfter: new Date(Math.max(Date.parse(job.fireAt), Date.now() + 1000)),
+        startAfter: new Date(time.database.getTime() + left),
         singletonKey: timerKey(job),
       });
       return;

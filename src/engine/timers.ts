@@ -5,8 +5,8 @@
  *
  * Each timer is a delayed job in the queue, sent in the transaction that opens the review, so it
  * survives restarts. When it runs it does nothing unless the review is still pending: a review
- * decided before its deadline is never touched. Time is the engine's clock; a job that runs
- * before its time by that clock waits again.
+ * decided before its deadline is never touched. Time is the database's clock (the queue's), or
+ * the engine's when that is later; a job that runs before its time waits again.
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -80,8 +80,22 @@ export async function releaseDueTimers(pool: pg.Pool, surface: Surface, now: Dat
   return r.rowCount ?? 0;
 }
 
-/** Whether the job's time has come by the engine's clock. */
-export const isDue = (job: TimerJob, clock: Clock) => clock.now().getTime() >= Date.parse(job.fireAt);
+/**
+ * What time it is for timers. The queue runs a delayed job by the database's clock, which every
+ * process shares; the engine's clock counts too when it is later (a test, or an operator, moved
+ * it on and released the timers). A worker whose own clock is behind the database's thus never
+ * calls a job the queue ran on time early (it would send it back, and get it back, until its
+ * clock caught up).
+ */
+export async function timerTime(db: Queryable, clock: Clock): Promise<{ now: Date; database: Date }> {
+  const r = await db.query<{ now: Date }>('SELECT now() AS now');
+  const database = r.rows[0]?.now ?? new Date();
+  const engine = clock.now();
+  return { now: new Date(Math.max(engine.getTime(), database.getTime())), database };
+}
+
+/** Whether the job's time has come at `now` (timerTime's). */
+export const isDue = (job: TimerJob, now: Date) => now.getTime() >= Date.parse(job.fireAt);
 
 /** 7200 → "2h", 90 → "90s": how a timeout reads in a sentence. */
 export function formatDuration(seconds: number): string {
