@@ -228,7 +228,8 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   });
   // A web replica only answers Slack, so a burst of graph runs never delays an ack; a worker only
   // runs graphs and posts their results, so it must not take Slack's requests or socket events.
-  if (config.role !== 'web') await signoff.engine.work('slack', config.queue.workers);
+  // Retention runs here, in the server's workers with the server's settings; never in a terminal.
+  if (config.role !== 'web') await signoff.engine.work('slack', config.queue.workers, { retention: true });
   const listen = config.role !== 'worker';
   const server = listen
     ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)

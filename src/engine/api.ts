@@ -109,9 +109,11 @@ export interface Engine {
 
   /**
    * Makes this process run the surface's tasks (`concurrency` at once), deliver their events
-   * and fire their review timers; tasks cut short by a crash continue at once.
+   * and fire their review timers; tasks cut short by a crash continue at once. `retention`: also
+   * take the daily retention run, with this process's settings: servers only, never a terminal
+   * command (an operator's laptop would purge a shared database by its own settings).
    */
-  work(surface: Surface, concurrency: number): Promise<void>;
+  work(surface: Surface, concurrency: number, options?: { retention?: boolean }): Promise<void>;
   /** Runs the timers due by the engine's clock now (after the clock was moved). */
   releaseDueTimers(surface: Surface): Promise<number>;
   /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */

@@ -325,7 +325,7 @@ export function createEngine(deps: EngineDeps): Engine {
     cancel: (taskId, actor, options) => controls.cancel(taskId, actor, { reason: options?.reason }),
     redirect: controls.redirect,
     retry: controls.retry,
-    work: (surface, concurrency) =>
+    work: (surface, concurrency, options) =>
       startWorkers(
         {
           ...deps,
@@ -338,6 +338,7 @@ export function createEngine(deps: EngineDeps): Engine {
         },
         surface,
         concurrency,
+        options,
       ),
     /** Runs the timers due by the engine's clock now (after the clock was moved). */
     releaseDueTimers: async (surface: Surface) => {

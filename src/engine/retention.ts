@@ -3,7 +3,8 @@
  * deleted: their graph threads (every generation), their delivered events, and what surfaces
  * kept to post them (given as `purgers`). The tasks, their reviews (who decided what) and the
  * audit log stay; the audit log is trimmed only when an age is set for it. Runs as a queue job
- * that schedules its next run, so that one process does it a day, whichever is up.
+ * that schedules its next run, so that one server process does it a day, whichever is up (a
+ * terminal command never takes it: see Engine.work).
  */
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';

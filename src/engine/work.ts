@@ -1,7 +1,8 @@
 /**
  * The worker bootstrap: what a process that runs a surface's tasks starts. Graph runs (one per
  * task at a time, under its lease; a busy task is queued again, never waited for), delivery of
- * events, review timers, and the listener that stops runs cancelled or redirected elsewhere.
+ * events, review timers, the listener that stops runs cancelled or redirected elsewhere, and
+ * (in servers) retention.
  */
 import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
@@ -31,7 +32,12 @@ export interface WorkerDeps extends TimerHandlerDeps {
   retention: RetentionSettings & { purgers: Purger[] };
 }
 
-export async function startWorkers(deps: WorkerDeps, surface: Surface, concurrency: number): Promise<void> {
+export async function startWorkers(
+  deps: WorkerDeps,
+  surface: Surface,
+  concurrency: number,
+  options: { retention?: boolean } = {},
+): Promise<void> {
   const { pool, queue, runner } = deps;
   await queue.declare(advanceQueue(surface));
   await queue.work<{ taskId: string }>(advanceQueue(surface), concurrency, async ({ taskId }, job) => {
@@ -52,8 +58,10 @@ export async function startWorkers(deps: WorkerDeps, surface: Surface, concurren
   await queue.work<TimerJob>(timerQueue(surface), TIMER_WORKERS, (data) =>
     onTimer(timerJobSchema.parse(data)),
   );
-  const { purgers, ...settings } = deps.retention;
-  await startRetention({ ...deps, settings, purgers });
+  if (options.retention) {
+    const { purgers, ...settings } = deps.retention;
+    await startRetention({ ...deps, settings, purgers });
+  }
   // Tasks whose run was cut short (a crash, a deploy) continue now, not when their job expires.
   const unfinished = await pool.query<{ id: string }>(
     `SELECT id FROM signoff.tasks WHERE surface = $1 AND status = 'working'`,

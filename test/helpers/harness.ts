@@ -21,6 +21,8 @@ export interface HarnessOptions {
   modelFor?: ModelFor;
   /** Run this surface's workers in this process (default true). */
   work?: boolean;
+  /** And the daily retention run, as a server does (default false, as a terminal command). */
+  retention?: boolean;
   clock?: Clock;
   /** Where delivered events are collected (share one list between harnesses on one database). */
   delivered?: DeliveredEvent[];
@@ -85,7 +87,7 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
       },
     },
   });
-  if (options.work !== false) await app.engine.work('cli', 4);
+  if (options.work !== false) await app.engine.work('cli', 4, { retention: options.retention });
   return {
     ...app,
     delivered,

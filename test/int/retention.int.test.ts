@@ -11,7 +11,8 @@ import { purgeSlackBookkeeping } from '../../src/slack/retention.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
 
 const clock = testClock();
-const t = harnessPerFile('retention', () => ({ clock }));
+// A server: it takes the daily retention run (a terminal command never does).
+const t = harnessPerFile('retention', () => ({ clock, retention: true }));
 const DAY = 86_400;
 
 const count = async (sql: string, args: unknown[]) =>
@@ -83,7 +84,7 @@ describe('retention', () => {
     expect(await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id])).toBe(0);
   });
 
-  it('is scheduled as one queued job, whichever processes work', async () => {
+  it('is scheduled as one queued job, whichever servers run it', async () => {
     const jobs = await t.h.db.pool.query<{ state: string; start_after: Date }>(
       `SELECT state, start_after FROM pgboss.job WHERE name = 'signoff-retention' AND singleton_key = 'retention'`,
     );
