@@ -21,7 +21,7 @@ import { operator } from '../engine/types.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { exportAudit } from './audit.js';
 import type { LineSource } from './lines.js';
-import { type createFeed, formatEvent, type Output, statusWords } from './printer.js';
+import { type createFeed, formatEvent, type Output, printable, statusWords } from './printer.js';
 import { runSession } from './session.js';
 
 export const USAGE = `usage:
@@ -88,9 +88,9 @@ export async function runCommand(
         if (!tasks.length) io.out.write('No tasks yet. Start one with: signoff run <workflow> <task…>\n');
         for (const t of tasks) {
           io.out.write(
-            `${t.id}  ${t.workflow.padEnd(10)}  ${statusWords(t.status).padEnd(18)}  ${t.updatedAt}  ${t.text.slice(0, 60)}\n`,
+            `${t.id}  ${t.workflow.padEnd(10)}  ${statusWords(t.status).padEnd(18)}  ${t.updatedAt}  ${printable(t.text).slice(0, 60)}\n`,
           );
-          if (t.status === 'failed' && t.statusReason) io.out.write(`    ${t.statusReason}\n`);
+          if (t.status === 'failed' && t.statusReason) io.out.write(`    ${printable(t.statusReason)}\n`);
         }
         return 0;
       }

@@ -1,6 +1,9 @@
 /**
- * How the terminal shows events and reviews.
+ * How the terminal shows events and reviews. What agents and people wrote is printed as text:
+ * control sequences in it (a screen clear, a window title, a hyperlink, a cursor move) would act
+ * on the reader's terminal, so they are dropped.
  */
+import { stripVTControlCharacters } from 'node:util';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
 
@@ -19,7 +22,26 @@ const STATUS_WORDS: Record<Task['status'], string> = {
 };
 export const statusWords = (status: Task['status']) => STATUS_WORDS[status];
 
+/**
+ * Terminal strings (OSC, DCS, SOS, PM, APC: a title, a hyperlink) with their text, up to their
+ * terminator; util's stripVTControlCharacters takes CSI and the rest but leaves some of these.
+ */
+const TERMINAL_STRING =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control sequences are what it removes
+  /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)/g;
+/** What is left of C0 (but newline and tab), DEL and C1. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Text as printable text: newlines and tabs stay, a carriage return is a newline, no control sequence. */
+export const printable = (text: string): string =>
+  stripVTControlCharacters(text.replace(TERMINAL_STRING, '').replace(/\r\n?/g, '\n')).replace(CONTROL, '');
+
 export function formatReview(review: Review): string {
+  return printable(reviewText(review));
+}
+
+function reviewText(review: Review): string {
   const r = review.request;
   const choices = [
     r.actions.includes('approve')
@@ -41,7 +63,10 @@ export function formatReview(review: Review): string {
     '',
     `┌─ Review: ${r.title}  [round ${r.round}]${due}`,
     ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
-    ...r.body.split('\n').map((line) => `│ ${line}`),
+    // Cleaned before it is split, so that a carriage return in it starts a framed line too.
+    ...printable(r.body)
+      .split('\n')
+      .map((line) => `│ ${line}`),
     `└─ ${choices.join(', ')}.`,
   ].join('\n');
 }
@@ -50,7 +75,12 @@ export function formatReview(review: Review): string {
 export const approvalProgress = (review: Review) =>
   `${review.approvals.length} of ${approvalsNeeded(review.settings)} approvals${review.approvals.length ? `: ${review.approvals.map((a) => a.by).join(', ')}` : ''}`;
 
-export function formatEvent({ event }: DeliveredEvent): string | undefined {
+export function formatEvent(delivered: DeliveredEvent): string | undefined {
+  const text = eventText(delivered);
+  return text === undefined ? undefined : printable(text);
+}
+
+function eventText({ event }: DeliveredEvent): string | undefined {
   switch (event.type) {
     case 'task_started':
       return `Task ${event.task.id} (${event.task.workflow}): ${event.task.text}`;

@@ -9,7 +9,7 @@ import type { Task } from '../engine/types.js';
 import { type Decided, parseAnswer } from './answer.js';
 import { fillForm } from './form.js';
 import type { LineSource } from './lines.js';
-import { approvalProgress, type Feed, formatReview, type Output, statusWords } from './printer.js';
+import { approvalProgress, type Feed, formatReview, type Output, printable, statusWords } from './printer.js';
 
 export interface SessionDeps {
   engine: Engine;
@@ -83,7 +83,7 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
 }
 
 function finish(out: Output, task: Task): Task {
-  const reason = task.statusReason ? ` (${task.statusReason})` : '';
+  const reason = task.statusReason ? ` (${printable(task.statusReason)})` : '';
   const hint = task.status === 'failed' ? `; try again with: signoff retry ${task.id}` : '';
   out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
   return task;
