@@ -1,11 +1,16 @@
 /**
  * The team's documents: `signoff docs add <folder>` ingests its text and Markdown files into a
  * collection (named after the folder unless given), and workflows search a collection with
- * Postgres full-text search. Re-adding a folder updates each file in place.
+ * Postgres full-text search. Re-adding a folder updates each file in place. A folder goes in as
+ * one transaction, whole or not at all; each file is stored in parts (parts.ts), since one
+ * tsvector holds at most 1 MB.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
-import type { Queryable } from '../db/queryable.js';
+import type pg from 'pg';
+import { inTransaction } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
+import { partsOf } from './parts.js';
 
 const TEXT_FILE = /\.(md|markdown|txt|text)$/i;
 /** A passage is cut around the matches; whole documents would not fit a prompt. */
@@ -19,10 +24,10 @@ export interface Passage {
 
 export type SearchDocuments = (collection: string, query: string, limit?: number) => Promise<Passage[]>;
 
-export function createDocuments(db: Queryable) {
+export function createDocuments(pool: pg.Pool) {
   /** The passages of `collection` that best match `query` (any of its words), best first. */
   const search: SearchDocuments = async (collection, query, limit = 5) => {
-    const r = await db.query<{ name: string; text: string; rank: number }>(
+    const r = await pool.query<{ name: string; text: string; rank: number }>(
       `WITH q AS (
          SELECT to_tsquery('english', string_agg(quote_literal(lexeme), ' | ')) AS tsq
          FROM unnest(tsvector_to_array(to_tsvector('english', $2))) AS lexeme)
@@ -31,7 +36,7 @@ export function createDocuments(db: Queryable) {
               ts_rank(d.tsv, q.tsq) AS rank
        FROM signoff.documents d, q
        WHERE d.collection = $1 AND q.tsq IS NOT NULL AND d.tsv @@ q.tsq
-       ORDER BY rank DESC, d.name LIMIT $3`,
+       ORDER BY rank DESC, d.name, d.part LIMIT $3`,
       [collection, query, limit],
     );
     return r.rows;
@@ -44,23 +49,42 @@ export function createDocuments(db: Queryable) {
   ): Promise<{ collection: string; files: number }> {
     const files = (await readdir(folder, { recursive: true, withFileTypes: true }))
       .filter((e) => e.isFile() && TEXT_FILE.test(e.name))
-      .map((e) => join(e.parentPath, e.name));
-    for (const file of files) {
-      await db.query(
-        `INSERT INTO signoff.documents (collection, name, content) VALUES ($1, $2, $3)
-         ON CONFLICT (collection, name) DO UPDATE SET content = EXCLUDED.content, updated_at = now()`,
-        [collection, relative(folder, file), await readFile(file, 'utf8')],
-      );
-    }
+      .map((e) => join(e.parentPath, e.name))
+      .sort();
+    await inTransaction(pool, async (db) => {
+      // Two ingests of one collection take turns rather than trip over each other's parts.
+      await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`signoff:docs:${collection}`]);
+      for (const file of files) {
+        const name = relative(folder, file);
+        const content = await readFile(file, 'utf8');
+        // Postgres's text cannot hold NUL: a binary file named .txt.
+        if (content.includes('\u0000')) {
+          throw new SignoffError(
+            'bad_arguments',
+            `"${name}" is not text (it holds NUL bytes); nothing was added, the collection "${collection}" is as it was.`,
+          );
+        }
+        await db.query('DELETE FROM signoff.documents WHERE collection = $1 AND name = $2', [
+          collection,
+          name,
+        ]);
+        await db.query(
+          `INSERT INTO signoff.documents (collection, name, part, content)
+           SELECT $1, $2, n - 1, text FROM unnest($3::text[]) WITH ORDINALITY AS p(text, n)`,
+          [collection, name, partsOf(content)],
+        );
+      }
+    });
     return { collection, files: files.length };
   }
 
   const count = async (collection: string) =>
     Number(
       (
-        await db.query<{ n: string }>('SELECT count(*) AS n FROM signoff.documents WHERE collection = $1', [
-          collection,
-        ])
+        await pool.query<{ n: string }>(
+          'SELECT count(DISTINCT name) AS n FROM signoff.documents WHERE collection = $1',
+          [collection],
+        )
       ).rows[0]?.n ?? 0,
     );
 
