@@ -68,7 +68,18 @@ const envSchema = z.object({
  */
 export const MODEL_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
+/** Every variable signoff reads (`.env.example` lists each; a unit test holds them equal). */
+export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
+
 export type Env = Record<string, string | undefined>;
+
+/**
+ * Drops variables that are empty or blank: `VAR=` in an env file (docker's `--env-file`, compose,
+ * `.env.example` copied as it is) means "not set", never "set to nothing".
+ */
+function setOnly(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+}
 
 export interface Config {
   /** Where Slack traffic comes from; `undefined` means the terminal surface. */
@@ -115,7 +126,8 @@ export interface Config {
 }
 
 /** Parses the environment once; throws one `config_invalid` error listing every problem. */
-export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+export function loadConfig(given: Env = process.env, cwd = process.cwd()): Config {
+  const env = setOnly(given);
   const parsed = envSchema.safeParse(env);
   const problems: string[] = parsed.success
     ? []
