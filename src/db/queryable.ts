@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type pg from 'pg';
 
 /** The narrow seam every store takes: a pool or a client inside a transaction. */
@@ -47,20 +48,93 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
   });
 }
 
-/** Connection-level failures (server gone, refused, shutting down): worth retrying, not the task's fault. */
-export function isConnectionError(error: unknown): boolean {
-  const e = error as { code?: unknown; cause?: unknown; message?: string } | undefined;
-  if (!e) return false;
-  // A DOMException (an aborted fetch, a timed-out signal) carries a numeric code.
-  const code = typeof e.code === 'string' ? e.code : '';
-  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
-  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code)) return true;
-  if (
-    /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/i.test(
-      e.message ?? '',
-    )
-  ) {
-    return true;
+/** Where a pool's connections go: host and port, and the Unix socket when it uses one. */
+interface Endpoint {
+  host: string;
+  port: number;
+  socket?: string;
+}
+
+function endpointOf(pool: pg.Pool): Endpoint {
+  const options = pool.options as pg.PoolConfig;
+  let host = options.host ?? 'localhost';
+  let port = Number(options.port ?? 5432);
+  if (options.connectionString) {
+    const url = new URL(options.connectionString);
+    host = url.searchParams.get('host') ?? (decodeURIComponent(url.hostname) || host);
+    port = Number(url.port || url.searchParams.get('port') || port);
   }
-  return e.cause !== undefined && e.cause !== error && isConnectionError(e.cause);
+  host = host.replace(/^\[(.*)\]$/, '$1');
+  return host.startsWith('/') ? { host, port, socket: `${host}/.s.PGSQL.${port}` } : { host, port };
+}
+
+/** Socket-level failures Node reports with these codes (and the syscall that met them). */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+]);
+
+type Link = {
+  code?: unknown;
+  syscall?: unknown;
+  address?: unknown;
+  port?: unknown;
+  hostname?: unknown;
+  severity?: unknown;
+  status?: unknown;
+  name?: unknown;
+  message?: unknown;
+  errors?: unknown;
+  cause?: unknown;
+};
+
+/** Another service's client: fetch (the model, a LangGraph server) or an SDK's HTTP error. */
+function fromHttpClient(e: Link, message: string): boolean {
+  return (
+    (e instanceof TypeError && message === 'fetch failed') ||
+    typeof e.status === 'number' ||
+    /^API(Connection|ConnectionTimeout)?Error$/.test(String((e as object).constructor?.name))
+  );
+}
+
+/** A socket error names where it failed to connect; one on an open connection names nothing. */
+function reached(e: Link, db: Endpoint): boolean {
+  if (typeof e.hostname === 'string') return e.hostname === db.host;
+  if (typeof e.address !== 'string') return true;
+  if (db.socket) return e.address === db.socket;
+  return e.port === db.port && (isIP(db.host) === 0 || e.address === db.host);
+}
+
+/**
+ * The database's connection failures (server gone, refused, shutting down): worth retrying, not
+ * the task's fault. Only the database's: a model or any other service that cannot be reached
+ * fails the step with a sentence, so its errors, though they wrap the same `ECONNREFUSED`, are
+ * told apart by where they came from (an HTTP client) and where they failed to connect.
+ */
+export function isConnectionError(error: unknown, pool: pg.Pool): boolean {
+  const db = endpointOf(pool);
+  let e = error as Link | undefined;
+  for (let depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    const message = typeof e.message === 'string' ? e.message : '';
+    // Postgres's own: connection exceptions (class 08) and shutdowns (57P01-57P03).
+    if (typeof e.severity === 'string' && /^(08...|57P0[123])$/.test(code)) return true;
+    // node-postgres's own words for a connection it lost.
+    if (/^Connection terminated|^Client has encountered a connection error/.test(message)) return true;
+    if (fromHttpClient(e, message)) return false;
+    if (SOCKET_CODES.has(code)) {
+      if (typeof e.syscall === 'string') return reached(e, db);
+      // Node's AggregateError when every address of a name refused (e.g. localhost's ::1 and 127.0.0.1).
+      if (Array.isArray(e.errors)) return e.errors.some((inner: Link) => reached(inner, db));
+    }
+    e = e.cause === e ? undefined : (e.cause as Link | undefined);
+  }
+  return false;
 }

@@ -211,7 +211,7 @@ export function createDelivery(deps: {
       error instanceof DeliveryError
         ? error
         : new DeliveryError(
-            isConnectionError(error) ? 'temporary' : 'refused',
+            isConnectionError(error, pool) ? 'temporary' : 'refused',
             (error as Error)?.message ?? 'error',
             {
               cause: error,

@@ -25,7 +25,7 @@ import {
 import type pg from 'pg';
 import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
-import { describeFailure } from '../llm/failures.js';
+import { describeFailure, failureLogLevel } from '../llm/failures.js';
 import type { Logger } from '../logger.js';
 import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { saidSchema } from '../workflows/shared/say.js';
@@ -183,13 +183,13 @@ export function createRunner(deps: RunnerDeps) {
           throw new SignoffError('lease_lost', 'the run lease was lost; its checkpoint was refused', {
             cause: error,
           });
-        if (isConnectionError(error) || isUnknownInterruptError(error)) throw error;
+        if (isConnectionError(error, pool) || isUnknownInterruptError(error)) throw error;
         const current = await store.getTask(pool, task.id);
         // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
         if (current?.status === 'cancelled' || current?.generation !== task.generation) return undefined;
         // People see a coded sentence; the provider's own words stay in the log.
         const { code, sentence: reason } = describeFailure(error);
-        log.warn({ err: error, failure: code }, 'workflow step failed');
+        log[failureLogLevel(code)]({ err: error, failure: code }, 'workflow step failed');
         await inTransaction(pool, async (db) => {
           await lease.fence(db, task.id);
           await store.setStatus(db, task.id, 'failed', reason);

@@ -88,7 +88,7 @@ export function createSettling(deps: SettlingDeps) {
    * attempt, and not a lost connection or lease, which are always tried again); false to rethrow.
    */
   async function gaveUp(task: Task, lease: Lease, error: unknown, attempt: number): Promise<boolean> {
-    if (isSignoffError(error, 'lease_lost') || isConnectionError(error)) return false;
+    if (isSignoffError(error, 'lease_lost') || isConnectionError(error, pool)) return false;
     const log = { task: task.id, workflow: task.workflow, attempt, err: error };
     if (attempt < SETTLE_ATTEMPTS) {
       logger.warn(log, 'settling the run failed; its job will try again');

@@ -88,3 +88,13 @@ export function describeFailure(error: unknown): { code: FailureCode; sentence: 
   }
   return { code: 'internal', sentence: FAILURE_SENTENCES.internal };
 }
+
+/**
+ * How loudly to log a failure people were told about in a sentence: a model service that refused,
+ * failed or could not be reached is the service's business and the sentence says what to do
+ * (info: the terminal, logging at warn, shows the sentence alone, no JSON and no stack); an
+ * unexpected error (whose sentence says "check the logs") is the operator's, at warn.
+ */
+export function failureLogLevel(code: FailureCode): 'info' | 'warn' {
+  return code === 'internal' || code === 'database' ? 'warn' : 'info';
+}

@@ -7,7 +7,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
-import { describeFailure } from '../../llm/failures.js';
+import { describeFailure, failureLogLevel } from '../../llm/failures.js';
 import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
@@ -100,7 +100,10 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
     if (config.signal?.aborted) throw error;
     // The thread shows a coded sentence, never the provider's words; the log keeps the error.
     const { code, sentence: message } = describeFailure(error);
-    deps.logger?.warn({ err: error, failure: code, agent: name }, 'a specialist step failed');
+    deps.logger?.[failureLogLevel(code)](
+      { err: error, failure: code, agent: name },
+      'a specialist step failed',
+    );
     say(config, { agent: name, text: `I could not finish this step. ${message}` });
     return { failure: { agent, message } };
   };

@@ -1,0 +1,63 @@
+/**
+ * A model that cannot be reached (OPENAI_BASE_URL at a closed port) through the real ChatOpenAI
+ * client: its refused connection is the model's, not the database's, so the task fails with the
+ * sentence that says so and can be retried, instead of being retried in silence for ever.
+ */
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { harnessPerFile, settled } from '../helpers/harness.js';
+import { runSignoff } from '../helpers/processes.js';
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const port = await closedPort();
+const t = harnessPerFile('model_unreachable', () => ({
+  env: {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+    OPENAI_MAX_RETRIES: '0',
+  },
+}));
+
+const SENTENCE = 'The model service could not be reached. Retry when it recovers.';
+
+describe('a model that cannot be reached', () => {
+  it('fails a pair task with the sentence, and Retry runs it again', async () => {
+    const task = await t.h.start('pair', 'draft the launch email');
+    const failed = await t.h.waitFor(task.id, settled);
+    expect([failed.status, failed.statusReason]).toEqual(['failed', SENTENCE]);
+    const again = await t.h.engine.retry(task.id, { id: 'ann' });
+    expect(again.status).toBe('working');
+    const second = await t.h.waitFor(task.id, settled);
+    expect([second.status, second.statusReason]).toEqual(['failed', SENTENCE]);
+  });
+
+  it('stops a specialist at a Retry card that says the model could not be reached', async () => {
+    const task = await t.h.start('specialist', 'reconcile the March invoices');
+    const review = await t.h.nextReview(task.id);
+    expect(review.request.body).toContain(SENTENCE);
+    expect(review.request.labels.approve).toBe('Retry');
+  });
+});
+
+describe('a model that cannot be reached, in the terminal', () => {
+  it('specialist says so in a sentence with Retry, and prints no log line or stack trace', async () => {
+    const run = await runSignoff(['run', 'specialist', 'reconcile the April invoices'], {
+      DATABASE_URL: t.db.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      OPENAI_MAX_RETRIES: '0',
+    });
+    expect(run.stdout).toContain(SENTENCE);
+    expect(run.stdout).toContain('Review: The planner failed. Retry?');
+    expect(run.stderr).not.toMatch(/"level"|stack|APIConnectionError/);
+    expect(run.code).toBe(0);
+  });
+});
