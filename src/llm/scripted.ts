@@ -126,18 +126,20 @@ function earlierQueries(messages: BaseMessage[]): number {
   return list.split('\n').filter((l) => l.startsWith('- ')).length;
 }
 
-/** The option the latest human message names (whole word, any case), else the first. */
+/**
+ * The option a person named: in the latest feedback (whole word, any case), else in the latest
+ * human message (the task, or what another agent said), else the first option.
+ */
 function chosen(options: string[], messages: BaseMessage[]): string {
-  const latest =
-    messages
-      .filter((m) => m.getType() === 'human')
-      .map(text)
-      .at(-1)
-      ?.toLowerCase() ?? '';
-  const named = options.find((o) =>
-    new RegExp(`\\b${o.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(latest),
-  );
-  return named ?? (options[0] as string);
+  const humans = messages.filter((m) => m.getType() === 'human').map(text);
+  const latestFeedback = [...humans.join('\n').matchAll(ANY_FEEDBACK)].at(-1)?.[1];
+  const named = (said: string | undefined) =>
+    options.find((o) =>
+      new RegExp(`\\b${o.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(
+        said?.toLowerCase() ?? '',
+      ),
+    );
+  return named(latestFeedback) ?? named(humans.at(-1)) ?? (options[0] as string);
 }
 
 /** The part of a JSON Schema the offline model reads: an object's properties. */

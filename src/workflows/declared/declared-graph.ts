@@ -5,7 +5,7 @@
  * review ends in a review node; approve goes to the next stage, revise back to `onRevise` with the
  * feedback in the history, reject ends it rejected; `maxRevisions` ends it as stopped.
  */
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
 import { Annotation, END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
@@ -13,7 +13,7 @@ import { askStructured } from '../../llm/structured.js';
 import type { Stage } from '../../workflow-stages.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
-import { contentOf } from '../shared/messages.js';
+import { contentOf, type Turn, toChat } from '../shared/messages.js';
 import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
@@ -53,11 +53,21 @@ export const agentNode = (stage: string, agent: string) => `${stage}.${agent}`;
 const stageStart = (s: Stage) =>
   s.parallel ? `${s.id}.start` : agentNode(s.id, (s.agents as string[])[0] as string);
 
-function render(task: string, history: Entry[]): string {
-  const lines = history.map((h) =>
-    h.feedback ? `[${h.stage}] ${labelled(LABEL.humanFeedback, h.text)}` : `[${h.stage}] ${h.by}: ${h.text}`,
-  );
-  return `${labelled(LABEL.task, task)}\n\nHistory:\n${lines.length ? lines.join('\n') : '(none yet)'}`;
+/**
+ * The conversation as `speaker` sees it: the task, then every entry as a message of its own, its
+ * own earlier answers as the assistant's (as the pair workflow does), never packed into one text.
+ */
+function conversation(system: string, task: string, history: Entry[], speaker: string): BaseMessage[] {
+  const turns: Turn[] = [
+    { role: 'user', author: 'requester', content: labelled(LABEL.task, task) },
+    ...history.map(
+      (h): Turn =>
+        h.feedback
+          ? { role: 'human', author: h.by, content: labelled(LABEL.feedback, h.text) }
+          : { role: 'agent', author: h.by, content: h.text },
+    ),
+  ];
+  return toChat(system, turns, speaker);
 }
 
 export function buildDeclaredGraph(deps: WorkflowDeps) {
@@ -69,12 +79,9 @@ export function buildDeclaredGraph(deps: WorkflowDeps) {
   const speak =
     (stage: Stage, key: string) => async (s: DeclaredStateType, config: LangGraphRunnableConfig) => {
       const a = agent(key);
-      const answer = await a.model.invoke(
-        [new SystemMessage(a.prompt), new HumanMessage(render(s.task, s.history))],
-        {
-          signal: config.signal,
-        },
-      );
+      const answer = await a.model.invoke(conversation(a.prompt, s.task, s.history, a.name), {
+        signal: config.signal,
+      });
       const text = contentOf(answer);
       say(config, { agent: a.name, text });
       return { history: [{ stage: stage.id, by: a.name, text }] };
@@ -135,7 +142,7 @@ export function buildDeclaredGraph(deps: WorkflowDeps) {
         const { verdict } = await askStructured(
           a.model,
           verdictSchema,
-          [new SystemMessage(a.prompt), new HumanMessage(render(s.task, s.history))],
+          conversation(a.prompt, s.task, s.history, a.name),
           config.signal,
         );
         say(config, {

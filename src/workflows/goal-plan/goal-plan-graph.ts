@@ -6,13 +6,13 @@
  * `planChangeLog` keeps it; or reject, which ends the task as rejected) → execute every step with
  * no further questions, one graph step per plan step, each reported → summary.
  */
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
-import { contentOf } from '../shared/messages.js';
+import { contentOf, type Turn, toChat } from '../shared/messages.js';
 import { decidedBy, reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
@@ -34,13 +34,47 @@ export const afterPlanReview = (s: Pick<GoalPlanStateType, 'phase'>) =>
 export const afterStep = (s: Pick<GoalPlanStateType, 'plan' | 'stepResults'>) =>
   s.stepResults.length < s.plan.length ? 'execute' : 'summarize';
 
-const entry = (role: HistoryEntry['role'], content: string): HistoryEntry => ({
-  role,
-  content,
-  timestamp: new Date().toISOString(),
-});
+const entry = (
+  role: HistoryEntry['role'],
+  content: string,
+  about: Pick<HistoryEntry, 'author' | 'feedback'> = {},
+): HistoryEntry => ({ role, content, timestamp: new Date().toISOString(), ...about });
 
-const historyText = (h: HistoryEntry[]) => h.map((e) => `[${e.role}] ${e.content}`).join('\n');
+/** An agent's entry, `Name: text`, with the name kept apart so that the agent knows its own words. */
+const agentEntry = (author: string, text: string) => entry('agent', `${author}: ${text}`, { author });
+
+/**
+ * The collaboration as `speaker` sees it: the goal, then each entry a message of its own, its own
+ * answers as the assistant's and feedback as feedback (as the pair workflow does).
+ */
+function conversation(system: string, s: GoalPlanStateType, speaker: string): BaseMessage[] {
+  const turns = s.collaborationHistory.map((e): Turn => {
+    const author = e.author ?? '';
+    if (e.role === 'user') return { role: 'user', author, content: labelled(LABEL.goal, s.rawGoal) };
+    if (e.role === 'human')
+      return {
+        role: 'human',
+        author,
+        content: e.feedback ? labelled(LABEL.feedback, e.feedback) : e.content,
+      };
+    const prefix = `${author}: `;
+    const content = author && e.content.startsWith(prefix) ? e.content.slice(prefix.length) : e.content;
+    return { role: 'agent', author, content };
+  });
+  return toChat(system, turns, speaker);
+}
+
+/** What the executor is asked for plan step `i` (0-based). */
+const stepAsked = (s: GoalPlanStateType, i: number) => `Now, step ${i + 1}: ${s.plan[i]}`;
+
+/** The executor's conversation: the agreed goal and plan, then each step asked and its result. */
+function stepsSoFar(system: string, s: GoalPlanStateType): BaseMessage[] {
+  return [
+    new SystemMessage(system),
+    new HumanMessage(`${labelled(LABEL.goal, s.goalSpec ?? s.rawGoal)}\n\nPlan:\n${numbered(s.plan)}`),
+    ...s.stepResults.flatMap((result, i) => [new HumanMessage(stepAsked(s, i)), new AIMessage(result)]),
+  ];
+}
 
 export function buildGoalPlanGraph(deps: WorkflowDeps) {
   const askReview = reviewAsker(deps);
@@ -51,16 +85,10 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
 
   /** evaluate and refine_goal: the same structured answer, with the feedback when there is some. */
   const evaluateGoal = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
-    const asked = [
-      labelled(LABEL.goal, s.rawGoal),
-      s.goalSpec ? `Current goal:\n${s.goalSpec}` : '',
-      s.userGoalFeedback ? labelled(LABEL.feedback, s.userGoalFeedback) : '',
-      s.collaborationHistory.length > 1 ? `History:\n${historyText(s.collaborationHistory)}` : '',
-    ].filter(Boolean);
     const e = await askStructured(
       evaluator.model,
       goalEvaluationSchema,
-      [new SystemMessage(evaluator.prompt), new HumanMessage(asked.join('\n\n'))],
+      conversation(evaluator.prompt, s, evaluator.name),
       config.signal,
     );
     const text = `**Goal:** ${e.goalSpec}\n**Feasibility:** ${e.feasibility}\n**Notes:** ${e.notes}`;
@@ -70,7 +98,7 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       goalFeasibility: e.feasibility,
       evaluationNotes: e.notes,
       phase: 'goal_review' as const,
-      collaborationHistory: [entry('agent', `${evaluator.name}: ${text}`)],
+      collaborationHistory: [agentEntry(evaluator.name, text)],
     };
   };
 
@@ -90,27 +118,24 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
         phase: 'refine_goal' as const,
         userGoalFeedback: feedback,
         goalIteration: s.goalIteration + 1,
-        collaborationHistory: [entry('human', `${decidedBy(d)} on the goal: ${feedback}`)],
+        collaborationHistory: [
+          entry('human', `${decidedBy(d)} on the goal: ${feedback}`, { author: decidedBy(d), feedback }),
+        ],
       };
     }
     return {
       phase: 'plan' as const,
-      collaborationHistory: [entry('human', `${decidedBy(d)} accepted the goal`)],
+      collaborationHistory: [entry('human', `${decidedBy(d)} accepted the goal`, { author: decidedBy(d) })],
     };
   };
 
   /** plan and revise_plan: steps for the agreed goal; a revision answers the feedback. */
   const makePlan = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
     const revising = s.phase === 'revise_plan';
-    const asked = [
-      labelled(LABEL.goal, s.goalSpec ?? s.rawGoal),
-      revising ? `Current plan:\n${numbered(s.plan)}` : '',
-      revising && s.userPlanFeedback ? labelled(LABEL.feedback, s.userPlanFeedback) : '',
-    ].filter(Boolean);
     const p = await askStructured(
       planner.model,
       planSchema,
-      [new SystemMessage(planner.prompt), new HumanMessage(asked.join('\n\n'))],
+      conversation(planner.prompt, s, planner.name),
       config.signal,
     );
     const changes = revising ? p.changes.trim() || `Revised for: ${s.userPlanFeedback}` : '';
@@ -120,7 +145,7 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
       plan: p.steps,
       phase: 'plan_review' as const,
       planChangeLog: revising ? [`Round ${s.planIteration}: ${changes}`] : [],
-      collaborationHistory: [entry('agent', `${planner.name}: ${text}`)],
+      collaborationHistory: [agentEntry(planner.name, text)],
     };
   };
 
@@ -140,18 +165,20 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
         phase: 'revise_plan' as const,
         userPlanFeedback: feedback,
         planIteration: s.planIteration + 1,
-        collaborationHistory: [entry('human', `${decidedBy(d)} on the plan: ${feedback}`)],
+        collaborationHistory: [
+          entry('human', `${decidedBy(d)} on the plan: ${feedback}`, { author: decidedBy(d), feedback }),
+        ],
       };
     }
     if (d.action === 'reject') {
       return {
         phase: 'rejected' as const,
-        collaborationHistory: [entry('human', `${decidedBy(d)} rejected the plan`)],
+        collaborationHistory: [entry('human', `${decidedBy(d)} rejected the plan`, { author: decidedBy(d) })],
       };
     }
     return {
       phase: 'execute' as const,
-      collaborationHistory: [entry('human', `${decidedBy(d)} approved the plan`)],
+      collaborationHistory: [entry('human', `${decidedBy(d)} approved the plan`, { author: decidedBy(d) })],
     };
   };
 
@@ -159,21 +186,8 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
   const execute = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
     const index = s.stepResults.length;
     const step = s.plan[index] as string;
-    const done = s.stepResults.map((r, i) => `Step ${i + 1} result: ${r}`).join('\n');
     const reply = await executor.model.invoke(
-      [
-        new SystemMessage(executor.prompt),
-        new HumanMessage(
-          [
-            labelled(LABEL.goal, s.goalSpec ?? ''),
-            `Plan:\n${numbered(s.plan)}`,
-            done,
-            `Now do step ${index + 1}: ${step}`,
-          ]
-            .filter(Boolean)
-            .join('\n\n'),
-        ),
-      ],
+      [...stepsSoFar(executor.prompt, s), new HumanMessage(stepAsked(s, index))],
       { signal: config.signal },
     );
     const result = contentOf(reply);
@@ -187,10 +201,8 @@ export function buildGoalPlanGraph(deps: WorkflowDeps) {
   const summarize = async (s: GoalPlanStateType, config: LangGraphRunnableConfig) => {
     const reply = await executor.model.invoke(
       [
-        new SystemMessage('Summarise what was done for the goal, step by step, in a few lines.'),
-        new HumanMessage(
-          `${labelled(LABEL.goal, s.goalSpec ?? '')}\n\n${s.plan.map((p, i) => `${i + 1}. ${p}: ${s.stepResults[i]}`).join('\n')}`,
-        ),
+        ...stepsSoFar(executor.prompt, s),
+        new HumanMessage('Summarise what was done for the goal, step by step, in a few lines.'),
       ],
       { signal: config.signal },
     );
@@ -228,7 +240,7 @@ export const goalPlanWorkflow: WorkflowDefinition = {
   durability: 'sync',
   input: (task) => ({
     rawGoal: goalOf(task),
-    collaborationHistory: [entry('user', `${task.requester}: ${goalOf(task)}`)],
+    collaborationHistory: [entry('user', `${task.requester}: ${goalOf(task)}`, { author: task.requester })],
   }),
   outcome: (values) =>
     values.phase === 'rejected'

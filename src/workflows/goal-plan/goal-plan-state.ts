@@ -18,6 +18,10 @@ export interface HistoryEntry {
   role: 'user' | 'agent' | 'human';
   content: string;
   timestamp: string;
+  /** Who said it: the agent's name or who decided (entries saved before it was kept have none). */
+  author?: string;
+  /** A revise's own words: the agents read them as feedback. */
+  feedback?: string;
 }
 
 type Phase =
