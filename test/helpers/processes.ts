@@ -59,3 +59,75 @@ function collect(child: ChildProcess, input: string): Promise<Finished> {
   child.stdin?.end(input);
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
+
+/** A process left running: what it printed so far, lines to send it, signals, and its end. */
+export interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout matches (rejects if the process ends first, or after `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  send(line: string): void;
+  /** Sends `signal` to the process's whole group, as a terminal's Ctrl-C does to the foreground. */
+  signalGroup(signal: NodeJS.Signals): void;
+  exited: Promise<Finished>;
+}
+
+/**
+ * Starts `signoff …` (or, with `script`, a TypeScript file) and leaves it running, stdin open. It
+ * leads a process group of its own, so that a signal can reach everything it started as a
+ * terminal's would.
+ */
+export function startSignoff(args: string[], env: Record<string, string>, script?: string): Running {
+  const entry = script ? ['--import', 'tsx', join(ROOT, script)] : [join(ROOT, 'bin', 'signoff.mjs')];
+  const child = spawn(process.execPath, [...entry, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    detached: true,
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    err += d;
+  });
+  const exited = new Promise<Finished>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout: out, stderr: err })),
+  );
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    send: (line) => void child.stdin?.write(`${line}\n`),
+    signalGroup: (signal) => process.kill(-(child.pid as number), signal),
+    exited,
+    waitFor: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const found = out.match(pattern);
+          if (!found) return false;
+          cleanup();
+          resolve(found);
+          return true;
+        };
+        const onExit = () => {
+          cleanup();
+          reject(new Error(`the process ended before printing ${pattern}: ${out}\n${err}`));
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`the process did not print ${pattern} in time: ${out}\n${err}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          child.stdout?.off('data', check);
+          child.off('close', onExit);
+        };
+        if (check()) return;
+        child.stdout?.on('data', check);
+        child.once('close', onExit);
+      }),
+  };
+}

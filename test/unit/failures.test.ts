@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { isConnectionError } from '../../src/db/queryable.js';
 import { AnswerTooLargeError, ModelDeadlineError } from '../../src/llm/bounded-fetch.js';
@@ -44,8 +45,9 @@ describe('what a failed step tells people', () => {
 describe('errors a step can end with', () => {
   it('a timeout with a numeric code (a DOMException) is a timeout, not a connection error, and does not throw', () => {
     const aborted = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
-    expect(() => isConnectionError(aborted)).not.toThrow();
-    expect(isConnectionError(aborted)).toBe(false);
+    const pool = new pg.Pool({ connectionString: 'postgres://u:p@127.0.0.1:5432/db' });
+    expect(() => isConnectionError(aborted, pool)).not.toThrow();
+    expect(isConnectionError(aborted, pool)).toBe(false);
     expect(describeFailure(aborted).code).toBe('timeout');
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * Several signoff processes on one embedded data folder (no DATABASE_URL), as a person runs them:
+ * the bot or a task in one terminal, `signoff tasks` in another. They share one server: the first
+ * starts it, the others join it, the last to leave stops it; two starting at once on a fresh
+ * folder do not collide. Ctrl-C stops a terminal task quietly, in one line, with exit code 130.
+ */
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Running, runSignoff, startSignoff } from '../helpers/processes.js';
+
+const dirs: string[] = [];
+const running: Running[] = [];
+afterAll(() => {
+  for (const r of running) if (r.child.exitCode === null) r.signalGroup('SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+/** A fresh data folder (its parent enterable: as root the server runs as another user). */
+const dataFolder = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'signoff-shared-'));
+  chmodSync(dir, 0o755);
+  dirs.push(dir);
+  return join(dir, 'data');
+};
+/** Processes on a first start run initdb and every migration: on 2 busy cores, tens of seconds. */
+const serverRuns = (data: string) => existsSync(join(data, 'pg', 'postmaster.pid'));
+const started = (r: Running) => {
+  running.push(r);
+  return r;
+};
+
+describe('one embedded data folder, several processes', () => {
+  it('two processes starting at once on a fresh folder share one server: one starts it, the other joins, the last out stops it', async () => {
+    const data = dataFolder();
+    const [a, b] = [0, 1].map(() =>
+      started(startSignoff([], { SIGNOFF_DATA_DIR: data }, 'test/fixtures/embedded-client.ts')),
+    ) as [Running, Running];
+    const ready = await Promise.all(
+      [a, b].map(async (p) => JSON.parse((await p.waitFor(/ready (.*)\n/))[1] as string)),
+    );
+    expect(ready[0].url).toBe(ready[1].url);
+    expect(ready.map((r) => r.started).sort()).toEqual([false, true]);
+
+    a.send('write a');
+    await a.waitFor(/wrote/);
+    b.send('write b');
+    await b.waitFor(/wrote/);
+    // The first leaves: the server stays up for the other, which still reads both rows.
+    a.send('stop');
+    expect((await a.exited).code).toBe(0);
+    expect(serverRuns(data)).toBe(true);
+    b.send('count');
+    await b.waitFor(/count 2/);
+    b.send('stop');
+    expect((await b.exited).code).toBe(0);
+    expect(serverRuns(data)).toBe(false);
+
+    // The data is intact: a later process starts the server again and finds both rows.
+    const c = started(startSignoff([], { SIGNOFF_DATA_DIR: data }, 'test/fixtures/embedded-client.ts'));
+    expect(JSON.parse((await c.waitFor(/ready (.*)\n/))[1] as string).started).toBe(true);
+    c.send('count');
+    await c.waitFor(/count 2/);
+    c.send('stop');
+    expect((await c.exited).code).toBe(0);
+  }, 180_000);
+
+  it('`signoff tasks` in a second terminal lists the task a `signoff run` waits on; Ctrl-C then stops that run quietly, exit 130, and the task is kept', async () => {
+    const data = dataFolder();
+    const env = { SIGNOFF_DATA_DIR: data };
+    const first = started(startSignoff(['run', 'pair', 'draft the launch email'], env));
+    const id = (await first.waitFor(/Task (cli-[0-9a-f]+) \(pair\)/))[1] as string;
+    await first.waitFor(/Review: /);
+
+    const tasks = await runSignoff(['tasks'], env);
+    expect(tasks.stderr).toBe('');
+    expect(tasks.code).toBe(0);
+    expect(tasks.stdout).toMatch(new RegExp(`${id}.*waiting`));
+
+    // Ctrl-C reaches the terminal's whole foreground group: signoff and anything it started.
+    first.signalGroup('SIGINT');
+    const end = await first.exited;
+    expect(end.code).toBe(130);
+    expect(end.stderr.trim()).toBe(
+      `Stopped. Tasks and reviews are kept in ${data}/; \`npx signoff tasks\` lists them.`,
+    );
+    // The last process out stopped the server; the task is still there, waiting.
+    expect(serverRuns(data)).toBe(false);
+    const after = await runSignoff(['tasks'], env);
+    expect(after.stdout).toMatch(new RegExp(`${id}.*waiting`));
+    expect(serverRuns(data)).toBe(false);
+  }, 300_000);
+
+  it('Ctrl-C at a review stops quietly: one line says what is kept, no log lines, exit 130, the server stopped', async () => {
+    const data = dataFolder();
+    const run = started(
+      startSignoff(['run', 'specialist', 'reconcile the May invoices'], { SIGNOFF_DATA_DIR: data }),
+    );
+    await run.waitFor(/Review: /);
+    run.signalGroup('SIGINT');
+    const end = await run.exited;
+    expect(end.stderr).toBe(
+      `\nStopped. Tasks and reviews are kept in ${data}/; \`npx signoff tasks\` lists them.\n`,
+    );
+    expect(end.code).toBe(130);
+    expect(serverRuns(data)).toBe(false);
+  }, 180_000);
+});
