@@ -20,7 +20,8 @@ import type { Logger } from './logger.js';
 import { type AfterAckClock, createAfterAck } from './slack/after-ack.js';
 import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
-import { startHealthServer } from './slack/health.js';
+import { watchSlackConnection } from './slack/connection.js';
+import { type Healthy, startHealthServer } from './slack/health.js';
 import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
@@ -210,12 +211,20 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     },
   });
   let ready = false;
-  const healthy = async () =>
-    ready &&
-    (await signoff.db.pool.query('SELECT 1').then(
+  const listen = config.role !== 'worker';
+  // Until its socket is connected a Socket Mode process says on /healthz how connecting goes.
+  const connection =
+    listen && slack.mode.kind === 'socket'
+      ? watchSlackConnection(slack.apiUrl ?? 'https://slack.com/api/')
+      : undefined;
+  const healthy: Healthy = async () => {
+    if (!ready) return connection?.problem() ?? 'starting';
+    const answers = await signoff.db.pool.query('SELECT 1').then(
       () => true,
       () => false,
-    ));
+    );
+    return answers || 'unhealthy: the database does not answer';
+  };
   const afterAck = createAfterAck(AFTER_ACK, options.afterAckClock);
   const app = createSlackApp({
     slack,
@@ -225,16 +234,10 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     healthy,
     metrics: { metrics: signoff.metrics, token: config.metricsToken },
     afterAck,
+    connection,
   });
-  // A web replica only answers Slack, so a burst of graph runs never delays an ack; a worker only
-  // runs graphs and posts their results, so it must not take Slack's requests or socket events.
-  // Retention runs here, in the server's workers with the server's settings; never in a terminal.
-  if (config.role !== 'web') await signoff.engine.work('slack', config.queue.workers, { retention: true });
-  const listen = config.role !== 'worker';
-  const server = listen
-    ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)
-    : undefined;
-  // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own.
+  // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own, from
+  // before Slack is reached (which may take long), so that a health check never meets silence.
   const health =
     listen && slack.mode.kind === 'http'
       ? undefined
@@ -242,6 +245,21 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
           metrics: signoff.metrics,
           token: config.metricsToken,
         });
+  let server: unknown;
+  try {
+    // A web replica only answers Slack, so a burst of graph runs never delays an ack; a worker only
+    // runs graphs and posts their results, so it must not take Slack's requests or socket events.
+    // Retention runs here, in the server's workers with the server's settings; never in a terminal.
+    if (config.role !== 'web') await signoff.engine.work('slack', config.queue.workers, { retention: true });
+    server = listen
+      ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)
+      : undefined;
+  } catch (error) {
+    await health?.stop();
+    await signoff.close();
+    throw error;
+  }
+  connection?.connected();
   ready = true;
   // Starts a web process left half done (it died between a command's root message and its task)
   // are finished by the web processes still up, or by this one once it is back.

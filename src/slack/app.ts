@@ -7,16 +7,19 @@ import { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
+import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
 import { createDirectory } from './directory.js';
-import { answerHealth, answerMetrics, type MetricsRoute } from './health.js';
+import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
   /** True once the database, migrations and queue are ready and the database answers. */
-  healthy(): Promise<boolean>;
+  healthy: Healthy;
   metrics: MetricsRoute;
+  /** Socket Mode: watches the socket's connection attempts (for /healthz). */
+  connection?: Pick<SlackConnection, 'fetch'>;
 }
 
 /** One quick retry of a directory lookup that failed; then the person is told to try again. */
@@ -32,7 +35,8 @@ export function createSlackApp(deps: SlackAppDeps): App {
           ...common,
           appToken: slack.mode.appToken,
           socketMode: true,
-          installerOptions: { clientOptions },
+          // Socket Mode's own client (apps.connections.open) reads these, with the watched fetch.
+          installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
         })
       : new App({
           ...common,

@@ -1,6 +1,6 @@
 /**
  * GET /healthz for every role: 200 once the process is ready and its database answers, 503
- * otherwise; and GET /metrics, Prometheus's scrape. In HTTP mode Bolt's own server answers them
+ * otherwise with what is wrong (a Socket Mode process answers while it connects to Slack); and GET /metrics, Prometheus's scrape. In HTTP mode Bolt's own server answers them
  * (app.ts); a Socket Mode process or a worker has no HTTP server of its own, so this small one
  * answers on PORT, for the container's HEALTHCHECK, the orchestrator's probes and Prometheus.
  */
@@ -9,13 +9,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from '../engine/metrics.js';
 
-export type Healthy = () => Promise<boolean>;
+/** True when ready and the database answers; else what is wrong, in a line ("starting: …", "unhealthy: …"). */
+export type Healthy = () => Promise<true | string>;
 
-/** Answers a health request (also Bolt's custom route). */
+/** Answers a health request (also Bolt's custom route): 200 `ok`, or 503 saying what is wrong. */
 export function answerHealth(healthy: Healthy, res: ServerResponse): void {
-  void healthy().then((ok) => {
-    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
-    res.end(ok ? 'ok' : 'not ready');
+  void healthy().then((state) => {
+    res.writeHead(state === true ? 200 : 503, { 'content-type': 'text/plain' });
+    res.end(state === true ? 'ok' : state);
   });
 }
 

@@ -220,7 +220,8 @@ export class FakeSlack {
     return this.calls.filter((c) => c.method === method).map((c) => c.args);
   }
 
-  async start(): Promise<void> {
+  /** Listens on `port` (default: any free one), e.g. where an app already looks for Slack. */
+  async start(port = 0): Promise<void> {
     this.server = createServer(async (req, res) => {
       // What was called, for a test or benchmark in another process.
       if (req.method === 'GET' && (req.url === '/calls' || req.url === '/messages')) {
@@ -303,7 +304,7 @@ export class FakeSlack {
         }),
       );
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
   }
 
   /** 0 when the call is within its limit (and counts it), else milliseconds until it would be. */

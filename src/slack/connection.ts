@@ -1,0 +1,48 @@
+/**
+ * How far a Socket Mode process is from Slack, for /healthz. Until its socket is connected,
+ * `app.start()` keeps retrying `apps.connections.open` (for hours, with backoff) and says nothing;
+ * this watches those attempts through the Web API client's `fetch`, so that the health check can
+ * say "starting" while the first attempt is under way, and why Slack cannot be reached after.
+ */
+
+export interface SlackConnection {
+  /** The `fetch` for Socket Mode's own Web API client: records how each attempt ended. */
+  fetch: typeof fetch;
+  /** The socket is connected: nothing to report any more. */
+  connected(): void;
+  /** What /healthz says while not connected (503); undefined once connected. */
+  problem(): string | undefined;
+}
+
+/** The code of a failed connection (ECONNREFUSED, ENOTFOUND…), else the error's own words. */
+function reasonOf(error: unknown): string {
+  for (let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined; e; ) {
+    if (typeof e.code === 'string') return e.code;
+    e = e.cause as typeof e;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function watchSlackConnection(apiUrl: string): SlackConnection {
+  let connected = false;
+  let failure: string | undefined;
+  return {
+    fetch: async (input, init) => {
+      try {
+        const response = await fetch(input, init);
+        failure = response.status >= 500 ? `Slack answered ${response.status}` : undefined;
+        return response;
+      } catch (error) {
+        if (!init?.signal?.aborted) failure = `Slack cannot be reached at ${apiUrl} (${reasonOf(error)})`;
+        throw error;
+      }
+    },
+    connected: () => {
+      connected = true;
+    },
+    problem: () => {
+      if (connected) return undefined;
+      return failure ? `unhealthy: ${failure}; still trying` : 'starting: connecting to Slack';
+    },
+  };
+}

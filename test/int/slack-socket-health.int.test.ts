@@ -1,0 +1,74 @@
+/**
+ * A Socket Mode process answers /healthz while Slack cannot be reached: the container's health
+ * check sees 503 with what is wrong (starting, or Slack unreachable and why) instead of no
+ * answer at all, and 200 once the socket is connected. Same setup as slack-socket.int.test.ts,
+ * with Slack's Web API at a port where nothing listens until the test starts the fake there.
+ */
+import { createServer } from 'node:net';
+import { afterAll, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type SlackService, startSlack } from '../../src/main.js';
+import { parseWorkflowConfig } from '../../src/workflow-config.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { until } from '../helpers/slack-thread.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let db: TestDatabase | undefined;
+let service: SlackService | undefined;
+const slack = new FakeSlack();
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+it('answers /healthz before Slack is reached: 503 saying Slack cannot be reached and why, then 200 once connected', async () => {
+  db = await createTestDatabase('slack_socket_health');
+  const [slackPort, port] = [await freePort(), await freePort()];
+  const slackUrl = `http://127.0.0.1:${slackPort}/api/`;
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_APP_TOKEN: 'xapp-test',
+    SLACK_API_URL: slackUrl,
+    PORT: String(port),
+  });
+  const starting = startSlack(
+    { ...config, workflows: parseWorkflowConfig('', 'test.yml') },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+  );
+  const health = async () => {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      return [res.status, await res.text()] as const;
+    } catch {
+      return undefined; // not listening yet: the database and its migrations come first
+    }
+  };
+  const first = await until('an answer on /healthz', health, 30_000);
+  expect(first[0]).toBe(503);
+  expect(first[1]).toMatch(/^(starting: connecting to Slack|unhealthy: Slack cannot be reached)/);
+  const failing = await until('a reason', async () => {
+    const h = await health();
+    return h?.[1].startsWith('unhealthy') ? h : undefined;
+  });
+  expect(failing).toEqual([
+    503,
+    `unhealthy: Slack cannot be reached at ${slackUrl} (ECONNREFUSED); still trying`,
+  ]);
+
+  // Slack comes back where the app looks for it: the socket connects, and the process is healthy.
+  await slack.start(slackPort);
+  service = await starting;
+  await slack.socketConnected();
+  expect(await health()).toEqual([200, 'ok']);
+});
