@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so `npx signoff …` works straight from a checkout.
+// `npx signoff …`: from a checkout, the TypeScript entry point through tsx; where there is no
+// source (the Docker image ships the compiled build), the compiled entry point.
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { register } from 'tsx/esm/api';
 
-register();
-await import(pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'bin.ts')).href);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const source = join(root, 'src', 'bin.ts');
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(pathToFileURL(source).href);
+} else {
+  await import(pathToFileURL(join(root, 'dist', 'src', 'bin.js')).href);
+}
