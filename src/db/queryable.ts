@@ -89,7 +89,6 @@ type Link = {
   hostname?: unknown;
   severity?: unknown;
   status?: unknown;
-  name?: unknown;
   message?: unknown;
   errors?: unknown;
   cause?: unknown;
