@@ -27,6 +27,7 @@ import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
 import { checkpointSettings, workflowSettings } from './workflow-config.js';
+import { ownWorkflowDescription } from './workflows/catalog.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { declaredWorkflow } from './workflows/declared/declared-graph.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
@@ -42,7 +43,16 @@ export interface Signoff {
   checkpointer: PostgresSaver;
   /** Prometheus metrics (GET /metrics where the process serves HTTP). */
   metrics: Metrics;
+  /** What each workflow is made of, by name: scenario files are checked against it. */
+  parts: ReadonlyMap<string, WorkflowParts>;
   close(): Promise<void>;
+}
+
+export interface WorkflowParts {
+  /** The agents its graph asked a model for, by display name. */
+  agents: string[];
+  /** Its checkpoints; undefined for your own graph (its agents, too, may be more than these). */
+  checkpoints?: string[];
 }
 
 export interface OpenOptions {
@@ -90,11 +100,17 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     // Declared in the config file (stages): built by the declared-workflow builder.
     const declared = Object.entries(config.workflows.workflows)
       .filter(([, w]) => w.stages && !w.module)
-      .map(([name, w]) => declaredWorkflow(name, w.description));
+      .map(([name, w]) => declaredWorkflow(name, ownWorkflowDescription(name, w)));
+    const parts = new Map<string, WorkflowParts>();
     for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom, ...declared]) {
       const settings = workflowSettings(config.workflows, definition.name);
+      const agents = new Set<string>();
       const graph = definition.build({
-        modelFor,
+        // Every agent's model is made when its graph is built: that names the agents.
+        modelFor: (agent) => {
+          agents.add(agent.name);
+          return modelFor(agent);
+        },
         settings,
         checkpointer,
         documents,
@@ -102,6 +118,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
         checkpoint: (kind) => checkpointSettings(config.workflows, definition.name, kind),
       });
       workflows.set(definition.name, { definition, graph });
+      parts.set(definition.name, { agents: [...agents], checkpoints: definition.checkpoints?.(settings) });
     }
     const clock = options.clock ?? systemClock;
     const runner = createRunner({
@@ -138,6 +155,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       queue,
       checkpointer,
       metrics,
+      parts,
       close: async () => {
         await engine.stop();
         await queue.stop();

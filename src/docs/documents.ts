@@ -1,16 +1,19 @@
 /**
  * The team's documents: `signoff docs add <folder>` ingests its text and Markdown files into a
- * collection (named after the folder unless given), and workflows search a collection with
- * Postgres full-text search. Re-adding a folder updates each file in place. A folder goes in as
- * one transaction, whole or not at all; each file is stored in parts (parts.ts), since one
- * tsvector holds at most 1 MB.
+ * collection (`docs` unless given, the one `proposal` searches unless configured otherwise), and
+ * workflows search a collection with Postgres full-text search. Re-adding a folder updates each
+ * file in place. A folder goes in as one transaction, whole or not at all; each file is stored in
+ * parts (parts.ts), since one tsvector holds at most 1 MB.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type pg from 'pg';
 import { inTransaction } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import { partsOf } from './parts.js';
+
+/** One default for `docs add` and the workflows that search: what was added is what is searched. */
+export const DEFAULT_COLLECTION = 'docs';
 
 const TEXT_FILE = /\.(md|markdown|txt|text)$/i;
 /** A passage is cut around the matches; whole documents would not fit a prompt. */
@@ -45,7 +48,7 @@ export function createDocuments(pool: pg.Pool) {
   /** Ingests every text or Markdown file under `folder`; returns how many were added or updated. */
   async function addFolder(
     folder: string,
-    collection = basename(folder),
+    collection = DEFAULT_COLLECTION,
   ): Promise<{ collection: string; files: number }> {
     const files = (await readdir(folder, { recursive: true, withFileTypes: true }))
       .filter((e) => e.isFile() && TEXT_FILE.test(e.name))

@@ -13,6 +13,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { SignoffError } from '../errors.js';
 import type { ModelFor } from '../llm/models.js';
 import type { WorkflowConfig } from '../workflow-config.js';
+import { ownWorkflowDescription } from './catalog.js';
 import { goalOf } from './shared/goal.js';
 import type { Said } from './shared/say.js';
 import type { RunnableGraph, WorkflowDefinition } from './shared/types.js';
@@ -57,7 +58,7 @@ export async function loadCustomWorkflow(
   }
   return {
     name,
-    description: settings.description ?? `Your own graph (${settings.module}).`,
+    description: ownWorkflowDescription(name, settings),
     build: (deps) =>
       speaking(
         factory({

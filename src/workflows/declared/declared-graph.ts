@@ -73,8 +73,11 @@ function conversation(system: string, task: string, history: Entry[], speaker: s
 export function buildDeclaredGraph(deps: WorkflowDeps) {
   const stages = deps.settings.stages ?? [];
   const askReview = reviewAsker(deps);
-  const agent = (key: string) =>
+  const make = (key: string) =>
     agentFor(deps, key, { name: key, prompt: `You are ${key}. Do your part of the task.` });
+  // Made when the graph is built, as every workflow's agents are (which is how they are named).
+  const agents = new Map(Object.keys(deps.settings.agents).map((key) => [key, make(key)]));
+  const agent = (key: string) => agents.get(key) ?? make(key);
 
   const speak =
     (stage: Stage, key: string) => async (s: DeclaredStateType, config: LangGraphRunnableConfig) => {
@@ -204,6 +207,7 @@ export function declaredWorkflow(name: string, description?: string): WorkflowDe
     description: description ?? `Declared in the config file: ${name}.`,
     build: buildDeclaredGraph,
     durability: 'sync',
+    checkpoints: (settings) => (settings.stages ?? []).flatMap((s) => (s.review ? [s.review] : [])),
     input: (task) => ({ task: goalOf(task) }),
     outcome: (values) => {
       if (values.outcome === 'rejected') return { status: 'rejected', reason: 'rejected at review' };

@@ -6,6 +6,7 @@
 
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
+import { BUILT_IN_DESCRIPTIONS } from '../catalog.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf, toChat } from '../shared/messages.js';
@@ -90,9 +91,10 @@ export function buildPairGraph(deps: WorkflowDeps) {
 
 export const pairWorkflow: WorkflowDefinition = {
   name: 'pair',
-  description: 'Two agents take turns on the task, then you review; feedback starts another round.',
+  description: BUILT_IN_DESCRIPTIONS.pair,
   build: buildPairGraph,
   durability: 'sync',
+  checkpoints: () => ['review'],
   input: (task) => ({ messages: [{ role: 'user', author: task.requester, content: goalOf(task) }] }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },

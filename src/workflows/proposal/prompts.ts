@@ -39,4 +39,3 @@ export const DEFAULT_AGENTS = {
 } as const;
 
 export const DEFAULT_MAX_REVISIONS = 3;
-export const DEFAULT_COLLECTION = 'docs';

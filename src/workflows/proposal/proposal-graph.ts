@@ -9,16 +9,21 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
+import { DEFAULT_COLLECTION } from '../../docs/documents.js';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
+import { BUILT_IN_DESCRIPTIONS } from '../catalog.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
 import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
-import { DEFAULT_AGENTS, DEFAULT_COLLECTION, DEFAULT_MAX_REVISIONS } from './prompts.js';
+import { DEFAULT_AGENTS, DEFAULT_MAX_REVISIONS } from './prompts.js';
 import { dedupeQueries, ProposalState, type ProposalStateType } from './proposal-state.js';
+
+/** A collection's name as one word of a shell command (quoted when it has spaces or symbols). */
+const shellWord = (word: string) => (/^[\w.-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** Tries for a query no earlier one repeats, before the person is asked for one. */
 const QUERY_ATTEMPTS = 3;
@@ -132,7 +137,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
     if (!query) return {};
     let summary: string;
     if ((await deps.documents.count(collection)) === 0) {
-      summary = `No documents in the collection "${collection}", so there is no literature for "${query}". Add some with: signoff docs add <folder>`;
+      summary = `No documents in the collection "${collection}", so there is no literature for "${query}". Add some with: npx signoff docs add <folder> ${shellWord(collection)}`;
     } else {
       const passages = await deps.documents.search(collection, query);
       if (passages.length === 0) {
@@ -283,10 +288,10 @@ export function buildProposalGraph(deps: WorkflowDeps) {
 
 export const proposalWorkflow: WorkflowDefinition = {
   name: 'proposal',
-  description:
-    "Research the team's documents, agree the gap, and write a plan reviewed for novelty and feasibility.",
+  description: BUILT_IN_DESCRIPTIONS.proposal,
   build: buildProposalGraph,
   durability: 'sync',
+  checkpoints: () => ['query_review', 'insight_review', 'final_review'],
   input: (task) => ({ topic: goalOf(task) }),
   outcome: (values) => {
     if (values.outcome === 'rejected') return { status: 'rejected', reason: 'the proposal was rejected' };

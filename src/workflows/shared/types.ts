@@ -50,6 +50,11 @@ export interface WorkflowDefinition {
    * autonomous runs). What is shown is always what was saved.
    */
   durability: Durability;
+  /**
+   * The checkpoints its reviews use (`checkpoints.<kind>` in the config, `reviews.<kind>` in a
+   * scenario file), under these settings; absent when they cannot be known (your own graph).
+   */
+  checkpoints?(settings: WorkflowConfig): string[];
   /** How a finished run ended, from its final state. */
   outcome(values: Record<string, unknown>): { status: 'done' | 'rejected' | 'stopped'; reason?: string };
 }

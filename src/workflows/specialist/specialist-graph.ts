@@ -9,7 +9,8 @@ import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain
 import { z } from 'zod';
 import { describeFailure, failureLogLevel } from '../../llm/failures.js';
 import { askStructured } from '../../llm/structured.js';
-import { agentFor } from '../shared/agents.js';
+import { BUILT_IN_DESCRIPTIONS } from '../catalog.js';
+import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
 import { reviewAsker } from '../shared/review.js';
@@ -46,11 +47,15 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
   const plannerConfig = deps.settings.agents.planner;
   const plannerName = plannerConfig?.name ?? 'Planner';
   const planner = deps.modelFor({ name: plannerName, config: plannerConfig });
-  const specialistAgent = (specialist: string) =>
+  const makeAgent = (specialist: string) =>
     agentFor(deps, specialist, {
       name: `${title(specialist)} specialist`,
       prompt: specialistPrompt(specialist),
     });
+  // Made when the graph is built, as every workflow's agents are (which is how they are named);
+  // a task routed before the list changed still gets its specialist.
+  const agents = new Map(specialists.map((specialist) => [specialist, makeAgent(specialist)]));
+  const specialistAgent = (specialist: string): Agent => agents.get(specialist) ?? makeAgent(specialist);
 
   const plan = async (state: SpecialistStateType, config: LangGraphRunnableConfig) => {
     try {
@@ -161,10 +166,11 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
 
 export const specialistWorkflow: WorkflowDefinition = {
   name: 'specialist',
-  description:
-    'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
+  description: BUILT_IN_DESCRIPTIONS.specialist,
   build: buildSpecialistGraph,
   durability: 'sync',
+  // `retry` is the card a failed agent offers (seed 002).
+  checkpoints: () => ['review', 'retry'],
   input: (task) => ({ originalTask: goalOf(task) }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },

@@ -1,0 +1,25 @@
+/**
+ * What the built-in workflows are called and say of themselves, without loading a graph:
+ * `signoff help` lists them before anything starts, and the config file is checked against
+ * their names when it loads. Each workflow's definition takes its description from here.
+ */
+export const BUILT_IN_DESCRIPTIONS = {
+  pair: 'Two agents take turns on the task, then you review; feedback starts another round.',
+  specialist:
+    'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
+  'goal-plan': 'Agree the goal, then the plan, with the agents; then they carry the plan out on their own.',
+  proposal:
+    "Research the team's documents, agree the gap, and write a plan reviewed for novelty and feasibility.",
+} as const;
+
+export const BUILT_IN_NAMES = Object.keys(BUILT_IN_DESCRIPTIONS) as (keyof typeof BUILT_IN_DESCRIPTIONS)[];
+
+/** A workflow the config file adds (a module, or stages): its description, else what it is. */
+export function ownWorkflowDescription(
+  name: string,
+  w: { description?: string; module?: string; stages?: unknown },
+): string {
+  return (
+    w.description ?? (w.module ? `Your own graph (${w.module}).` : `Declared in the config file: ${name}.`)
+  );
+}
