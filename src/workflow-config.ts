@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { durationSeconds } from './duration.js';
 import { checkStages, stageSchema } from './workflow-stages.js';
+import { BUILT_IN_NAMES } from './workflows/catalog.js';
 import { parseYamlFile } from './yaml-file.js';
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
@@ -232,7 +233,24 @@ const fileSchema = z
       .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema)
       .default({}),
   })
-  .strict();
+  .strict()
+  .superRefine(({ workflows }, ctx) => {
+    // A misspelt name (`pairs:`) would configure nothing, silently: a new workflow needs stages or a module.
+    const valid = [
+      ...BUILT_IN_NAMES,
+      ...Object.entries(workflows)
+        .filter(([, w]) => w.stages || w.module)
+        .map(([name]) => name),
+    ];
+    for (const name of Object.keys(workflows)) {
+      if (valid.includes(name)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['workflows', name],
+        message: `there is no workflow "${name}"; the workflows are ${valid.join(', ')} (a new one needs stages or a module)`,
+      });
+    }
+  });
 export type WorkflowsConfig = z.infer<typeof fileSchema>;
 
 /** Settings for one checkpoint: the workflow's own, else the file's default, else built-in defaults. */

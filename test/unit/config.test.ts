@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { checkpointSettings, parseWorkflowConfig } from '../../src/workflow-config.js';
+import { BUILT_IN_NAMES } from '../../src/workflows/catalog.js';
+import { BUILT_IN_WORKFLOWS } from '../../src/workflows/index.js';
 
 const problems = (env: Record<string, string>) => {
   try {
@@ -120,6 +122,31 @@ describe('the workflow config file', () => {
     expect(() =>
       parseWorkflowConfig('defaults:\n  checkpoint:\n    replies: approve\n', 'signoff.yml'),
     ).toThrow(/^signoff\.yml:3:14 defaults\.checkpoint\.replies: .*"ask"\|"feedback"\|"ignore"/);
+  });
+
+  it('refuses a workflow that does not exist, listing the built-in, declared and module ones', () => {
+    const yaml = [
+      'workflows:',
+      '  pairs:',
+      '    maxIterations: 2',
+      '  notes:',
+      '    agents: { writer: {} }',
+      '    stages: [{ id: draft, agents: [writer] }]',
+      '  mailer:',
+      '    module: ./graph.ts',
+    ].join('\n');
+    expect(() => parseWorkflowConfig(yaml, 'team.yml')).toThrow(
+      'team.yml:3:5 workflows.pairs: there is no workflow "pairs"; the workflows are pair, specialist, goal-plan, proposal, notes, mailer (a new one needs stages or a module)',
+    );
+    expect(Object.keys(parseWorkflowConfig(yaml.replace('pairs', 'pair'), 'team.yml').workflows)).toEqual([
+      'pair',
+      'notes',
+      'mailer',
+    ]);
+  });
+
+  it('names its built-in workflows as their definitions do', () => {
+    expect(BUILT_IN_NAMES).toEqual(BUILT_IN_WORKFLOWS.map((w) => w.name));
   });
 
   it('reports YAML syntax errors with their position', () => {
