@@ -1,24 +1,26 @@
 /**
  * Entry point for `npm start` and `signoff …`: Slack when its tokens are set, the terminal
- * otherwise. Configuration errors are printed one per line and exit 2.
+ * otherwise. Help answers before anything else is loaded or started (the rest is imported only
+ * when needed); configuration errors are printed one per line and exit 2; a failure to start
+ * says what failed (cli/start-failure.ts).
  */
 
-import { basename, relative } from 'node:path';
-import { runCommand, terminalActor, USAGE } from './cli/commands.js';
-import { linesFrom } from './cli/lines.js';
-import { createFeed } from './cli/printer.js';
-import { readScenario, type Scenario, scenarioModels } from './cli/scenario.js';
-import { runScenario } from './cli/scenario-run.js';
-import { loadConfig } from './config.js';
+import { relative } from 'node:path';
+import { configuredWorkflows, helpText, USAGE } from './cli/help.js';
+import type { createFeed } from './cli/printer.js';
+import type { ScenarioTest } from './cli/scenario-run.js';
+import { startFailureInWords } from './cli/start-failure.js';
+import { type Config, loadConfig } from './config.js';
 import { isSignoffError } from './errors.js';
-import { createLogger } from './logger.js';
-import { openSignoff, startSlack } from './main.js';
 
 const out = { write: (s: string) => void process.stdout.write(s) };
 const err = { write: (s: string) => void process.stderr.write(s) };
+/** The configuration the process started with, for the words of a failure to start. */
+let started: Config | undefined;
 
 /** Runs until SIGINT or SIGTERM; the process exits from the signal handler. */
-async function serveSlack(config: ReturnType<typeof loadConfig>): Promise<number> {
+async function serveSlack(config: Config): Promise<number> {
+  const [{ createLogger }, { startSlack }] = await Promise.all([import('./logger.js'), import('./main.js')]);
   const logger = createLogger(config.logLevel ?? 'info');
   const service = await startSlack(config, { logger });
   for (const [signal, code] of [
@@ -34,65 +36,109 @@ async function serveSlack(config: ReturnType<typeof loadConfig>): Promise<number
 }
 
 /** Where tasks and reviews are kept, as a person would name it: the data folder, or the database. */
-function keptIn(config: ReturnType<typeof loadConfig>): string {
+function keptIn(config: Config): string {
   if (config.database.url) return 'the database (DATABASE_URL)';
   const folder = relative(process.cwd(), config.database.dataDir);
   return `${folder && !folder.startsWith('..') ? folder : config.database.dataDir}/`;
 }
 
+/** The embedded server's first start makes its data folder (initdb): that long a blank screen worries. */
+async function announceFirstStart(config: Config): Promise<void> {
+  if (config.database.url) return;
+  const { isFirstStart } = await import('./db/embedded.js');
+  if (isFirstStart(config.database.dataDir)) {
+    err.write(`Starting the embedded PostgreSQL in ${config.database.dataDir} (first run: ~10 s)…\n`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
+  const help = argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h';
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
     if (!isSignoffError(error, 'config_invalid')) throw error;
+    if (help) out.write(`${USAGE}\n\n`);
     err.write(`signoff cannot start; fix the configuration:\n${error.message.replace(/^/gm, '  ')}\n`);
     return 2;
   }
-  if (config.slack && argv.length === 0) return await serveSlack(config);
-  if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    out.write(`${USAGE}\n`);
+  started = config;
+  if (help) {
+    out.write(helpText(configuredWorkflows(config.workflows)));
     return 0;
   }
-  let test: { workflow: string; scenario: Scenario; file: string } | undefined;
-  if (argv[0] === 'test') {
-    const [, workflow, flag, file] = argv;
-    if (!workflow || flag !== '--scenario' || !file) {
-      err.write('usage: signoff test <workflow> --scenario <file.yml>\n');
-      return 2;
-    }
-    try {
-      test = { workflow, scenario: readScenario(file), file };
-    } catch (error) {
-      if (!isSignoffError(error, 'config_invalid')) throw error;
-      err.write(`${error.message}\n`);
-      return 2;
-    }
+  if (config.slack && argv.length === 0) {
+    await announceFirstStart(config);
+    return await serveSlack(config);
   }
+  let test: ScenarioTest | undefined;
+  if (argv[0] === 'test') {
+    const { readScenarioTest } = await import('./cli/scenario-run.js');
+    const read = readScenarioTest(argv.slice(1));
+    if ('error' in read) {
+      err.write(`${read.error}\n`);
+      return 2;
+    }
+    test = read;
+  }
+  await announceFirstStart(config);
+  const [{ runCommand, terminalActor }, { linesFrom }, printer, markdown, { openSignoff }, scenarios] =
+    await Promise.all([
+      import('./cli/commands.js'),
+      import('./cli/lines.js'),
+      import('./cli/printer.js'),
+      import('./cli/markdown.js'),
+      import('./main.js'),
+      import('./cli/scenario-run.js'),
+    ]);
+  const [{ createLogger }, { createModelFor }, { createThinking }, { statusLine }] = await Promise.all([
+    import('./logger.js'),
+    import('./llm/models.js'),
+    import('./cli/thinking.js'),
+    import('./cli/status-line.js'),
+  ]);
   const logger = createLogger(config.logLevel ?? 'warn');
   const lines = linesFrom(process.stdin);
+  const tty = process.stdout.isTTY === true;
+  const thinking = createThinking();
+  // A scenario runs in a database of its own, made for the run and dropped after it.
+  const scratch = test ? await scenarios.scenarioDatabase(config, logger) : undefined;
+  if (scratch) config = { ...config, database: { ...config.database, url: scratch.url } };
   let feed: ReturnType<typeof createFeed> | undefined;
   const app = await openSignoff(config, {
     logger,
     sinks: { cli: (...args) => (feed as NonNullable<typeof feed>).sink(...args) },
     // A scenario runs on the offline model, its agents answering what the file says.
-    modelFor: test ? scenarioModels(test.scenario) : undefined,
+    modelFor: test
+      ? scenarios.scenarioModels(test.scenario)
+      : createModelFor(config.model, { callbacks: thinking.callbacks }),
+  }).catch(async (error) => {
+    await scratch?.drop();
+    throw error;
   });
   const printed: string[] = [];
+  const screen = statusLine(out, tty);
   // What the terminal shows, kept too: a scenario's expectations read it.
   const shown = {
     write: (text: string) => {
-      printed.push(text);
-      out.write(text);
+      if (test) printed.push(text);
+      screen.write(text);
     },
+    status: screen.status,
   };
-  feed = createFeed({ events: app.engine.events, out: shown });
+  feed = printer.createFeed({
+    events: app.engine.events,
+    out: shown,
+    show: { style: tty ? markdown.ANSI_STYLE : markdown.PLAIN_STYLE, now: () => new Date() },
+    thinking: thinking.of,
+  });
   // Once, whichever comes first: the end of the command or a signal (both used to close the pools).
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       lines.close();
       await app.close();
+      await scratch?.drop();
     })());
   // Ctrl-C (or a container's SIGTERM) stops quietly: connections close before the embedded
   // server stops, and one line says what is kept. A second Ctrl-C does not wait.
@@ -113,7 +159,6 @@ async function main(argv: string[]): Promise<number> {
   try {
     await app.engine.work('cli', config.queue.workers);
     if (test) {
-      const name = test.scenario.name ?? basename(test.file);
       const run = {
         engine: app.engine,
         feed,
@@ -121,9 +166,9 @@ async function main(argv: string[]): Promise<number> {
         actor: terminalActor(),
         transcript: () => printed.join(''),
       };
-      return await runScenario(run, test.workflow, test.scenario, name);
+      return await scenarios.runScenarioTest(run, test, app.parts, err);
     }
-    return await runCommand(argv, app.engine, feed, { lines, out, err }, app.documents);
+    return await runCommand(argv, app.engine, feed, { lines, out: shown, err }, app.documents);
   } finally {
     await stop();
   }
@@ -132,7 +177,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    err.write(`signoff stopped: ${error instanceof Error ? error.message : String(error)}\n`);
+    const words = started && startFailureInWords(error, started.database);
+    err.write(`signoff stopped: ${words ?? (error instanceof Error ? error.message : String(error))}\n`);
     process.exit(1);
   },
 );

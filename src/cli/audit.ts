@@ -8,10 +8,10 @@ import { durationSeconds } from '../duration.js';
 import type { Engine } from '../engine/api.js';
 import type { AuditEntry } from '../engine/audit-trail.js';
 import { SignoffError } from '../errors.js';
+import { CLI } from './help.js';
 import type { Output } from './printer.js';
 
-export const AUDIT_USAGE =
-  'usage: signoff audit [<task-id>] [--since 7d | --since 2026-11-01] [--format jsonl|csv]';
+export const AUDIT_USAGE = `usage: ${CLI} audit [<task-id>] [--since 7d | --since 2026-11-01] [--format jsonl|csv]`;
 
 const COLUMNS: (keyof AuditEntry)[] = [
   'at',
@@ -37,7 +37,7 @@ export async function exportAudit(args: string[], engine: Engine, out: Output, n
   if (parsed.taskId && !(await engine.getTask(parsed.taskId))) {
     throw new SignoffError(
       'unknown_task',
-      `There is no task "${parsed.taskId}". See them with: signoff tasks`,
+      `There is no task "${parsed.taskId}". See them with: ${CLI} tasks`,
     );
   }
   if (parsed.format === 'csv') out.write(`${COLUMNS.join(',')}\n`);

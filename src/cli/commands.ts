@@ -11,7 +11,8 @@
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
  *   signoff docs add <folder> [collection]  ingests text and Markdown files for searches
  *   signoff test <workflow> --scenario <file>  runs a scenario file offline, checks it (bin.ts)
- * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state).
+ * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state). `help` is
+ * answered in bin.ts, before anything starts.
  */
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -20,22 +21,11 @@ import type { Engine } from '../engine/api.js';
 import { operator } from '../engine/types.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { exportAudit } from './audit.js';
+import { CLI, USAGE, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEvent, type Output, printable, statusWords } from './printer.js';
 import { runSession } from './session.js';
-
-export const USAGE = `usage:
-  signoff run <workflow> <task…>   start a task and review it here
-  signoff resume <task-id>         continue a task waiting for review
-  signoff tasks                    list tasks and their status
-  signoff events <task-id>         what the task showed or could not show, in order, in full
-  signoff audit [<task-id>] [--since 7d] [--format jsonl|csv]  every attempt and decision, for an auditor
-  signoff retry <task-id>          run a failed task again
-  signoff cancel <task-id>         cancel a task
-  signoff redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
-  signoff docs add <folder> [name]  add (or update) a folder's .md and .txt files as a collection
-  signoff test <workflow> --scenario <file.yml>  run a scripted scenario offline and check it
-  signoff                          choose a workflow and describe a task interactively`;
+import { taskTable } from './task-table.js';
 
 export interface CliIo {
   lines: LineSource;
@@ -70,7 +60,7 @@ export async function runCommand(
         return await interactive(engine, feed, io, actor);
       case 'run': {
         const [workflow, ...words] = rest;
-        if (!workflow) return fail(io, `Name a workflow: signoff run <workflow> <task…> (${names(engine)}).`);
+        if (!workflow) return fail(io, `Name a workflow: ${CLI} run <workflow> <task…> (${names(engine)}).`);
         return await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
       }
       case 'resume': {
@@ -83,17 +73,9 @@ export async function runCommand(
         await runSession(session, task.id);
         return 0;
       }
-      case 'tasks': {
-        const tasks = await engine.listTasks({ limit: 50 });
-        if (!tasks.length) io.out.write('No tasks yet. Start one with: signoff run <workflow> <task…>\n');
-        for (const t of tasks) {
-          io.out.write(
-            `${t.id}  ${t.workflow.padEnd(10)}  ${statusWords(t.status).padEnd(18)}  ${t.updatedAt}  ${printable(t.text).slice(0, 60)}\n`,
-          );
-          if (t.status === 'failed' && t.statusReason) io.out.write(`    ${printable(t.statusReason)}\n`);
-        }
+      case 'tasks':
+        await listTasks(engine, io.out);
         return 0;
-      }
       case 'events': {
         const task = await existing(engine, rest[0]);
         for (const e of await engine.eventRecords(task.id)) {
@@ -104,7 +86,7 @@ export async function runCommand(
             formatEvent(e) ??
             // In full: a card Slack could not show points here for its content.
             (e.event.type === 'review_requested'
-              ? `Review: ${e.event.review.request.title}\n${e.event.review.request.body}`
+              ? printable(`Review: ${e.event.review.request.title}\n${e.event.review.request.body}`)
               : undefined);
           if (line) io.out.write(`${line.trim().replace(/^/gm, '    ')}\n`);
         }
@@ -129,7 +111,7 @@ export async function runCommand(
       case 'docs': {
         const [sub, folder, collection] = rest;
         if (sub !== 'add' || !folder || !documents) {
-          return fail(io, 'usage: signoff docs add <folder> [collection]');
+          return fail(io, `usage: ${CLI} docs add <folder> [collection]`);
         }
         if (!existsSync(folder) || !statSync(folder).isDirectory()) {
           return fail(io, `There is no folder "${folder}".`);
@@ -149,11 +131,6 @@ export async function runCommand(
         await runSession(session, task.id);
         return 0;
       }
-      case 'help':
-      case '--help':
-      case '-h':
-        io.out.write(`${USAGE}\n\nworkflows:\n${describe(engine)}\n`);
-        return 0;
       default:
         return fail(io, `Unknown command "${command}".\n${USAGE}`);
     }
@@ -188,11 +165,22 @@ async function interactive(
   io.out.write(`signoff in the terminal (no Slack tokens set). Workflows:\n${describe(engine)}\n`);
   for (;;) {
     io.out.write(
-      '\nWhat should the agents do? Type "<workflow> <task>" (empty line or end of input to quit)\n> ',
+      '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (empty line or end of input to quit)\n> ',
     );
     const line = (await io.lines.next())?.trim();
     if (!line) return 0;
     const [workflow = '', ...words] = line.split(/\s+/);
+    // The prompt's own commands; no workflow can be named so (the config file's names are checked).
+    if (workflow === 'help' && !words.length) {
+      io.out.write(
+        `Workflows:\n${describe(engine)}\nAt a review: Enter approves, "reject" rejects, any other text is feedback.\n`,
+      );
+      continue;
+    }
+    if (workflow === 'tasks' && !words.length) {
+      await listTasks(engine, io.out);
+      continue;
+    }
     try {
       await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
     } catch (error) {
@@ -206,11 +194,20 @@ async function existing(engine: Engine, id: string | undefined) {
   if (!id)
     throw new SignoffError(
       'unknown_task',
-      'Name the task, e.g. signoff resume cli-1a2b3c4d (see: signoff tasks).',
+      `Name the task, e.g. ${CLI} resume cli-1a2b3c4d (see: ${CLI} tasks).`,
     );
   const task = await engine.getTask(id);
-  if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: signoff tasks`);
+  if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: ${CLI} tasks`);
   return task;
+}
+
+async function listTasks(engine: Engine, out: Output): Promise<void> {
+  const tasks = await engine.listTasks({ limit: 50 });
+  out.write(
+    tasks.length
+      ? taskTable(tasks, new Date())
+      : `No tasks yet. Start one with: ${CLI} run <workflow> <task…>\n`,
+  );
 }
 
 const names = (engine: Engine) =>
@@ -218,11 +215,7 @@ const names = (engine: Engine) =>
     .available()
     .map((w) => w.name)
     .join(', ');
-const describe = (engine: Engine) =>
-  engine
-    .available()
-    .map((w) => `  ${w.name.padEnd(12)} ${w.description}`)
-    .join('\n');
+const describe = (engine: Engine) => workflowLines(engine.available());
 
 function fail(io: CliIo, message: string): number {
   io.err.write(`${message}\n`);

@@ -1,15 +1,29 @@
 /**
- * How the terminal shows events and reviews. What agents and people wrote is printed as text:
- * control sequences in it (a screen clear, a window title, a hyperlink, a cursor move) would act
- * on the reader's terminal, so they are dropped.
+ * How the terminal shows events and reviews: Markdown rendered for a terminal, times in local
+ * time, and a review that does not repeat what the agents just said. What agents and people wrote
+ * is printed as text: control sequences in it (a screen clear, a window title, a hyperlink, a
+ * cursor move) would act on the reader's terminal, so they are dropped before any styling.
  */
 import { stripVTControlCharacters } from 'node:util';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
+import { CLI } from './help.js';
+import { PLAIN_STYLE, renderMarkdown, type Style } from './markdown.js';
+import { unseen } from './unseen.js';
+import { when } from './when.js';
 
 export interface Output {
   write(text: string): void;
+  /** A line that the next write replaces ("Writer is thinking…"); only a terminal has one. */
+  status?(text?: string): void;
 }
+
+/** How to show: emphasis as ANSI styles or plain, and the time that due times are counted from. */
+export interface Show {
+  style: Style;
+  now(): Date;
+}
+const PLAIN: Show = { style: PLAIN_STYLE, now: () => new Date() };
 
 const STATUS_WORDS: Record<Task['status'], string> = {
   working: 'working',
@@ -37,11 +51,19 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 export const printable = (text: string): string =>
   stripVTControlCharacters(text.replace(TERMINAL_STRING, '').replace(/\r\n?/g, '\n')).replace(CONTROL, '');
 
-export function formatReview(review: Review): string {
-  return printable(reviewText(review));
+/** Every string in plain data (an event, a review) made printable; styling comes after. */
+function printableValues<T>(value: T): T {
+  if (typeof value === 'string') return printable(value) as T;
+  if (Array.isArray(value)) return value.map(printableValues) as T;
+  if (value && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printableValues(v)])) as T;
+  }
+  return value;
 }
 
-function reviewText(review: Review): string {
+/** The review and its choices; `shown` is what the agents just said, not printed again. */
+export function formatReview(given: Review, show: Show = PLAIN, shown: string[] = []): string {
+  const review = printableValues(given);
   const r = review.request;
   const choices = [
     r.actions.includes('approve')
@@ -57,14 +79,14 @@ function reviewText(review: Review): string {
       : undefined,
     r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
   ].filter(Boolean);
-  const due = review.dueAt ? `  (due ${review.dueAt})` : '';
+  const due = review.dueAt ? `  due ${when(review.dueAt, show.now())}` : '';
   const needed = approvalsNeeded(review.settings);
+  const body = unseen(r.body, shown);
   return [
     '',
-    `┌─ Review: ${r.title}  [round ${r.round}]${due}`,
+    `┌─ ${show.style.bold(`Review: ${r.title}`)}  [round ${r.round}]${due}`,
     ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
-    // Cleaned before it is split, so that a carriage return in it starts a framed line too.
-    ...printable(r.body)
+    ...renderMarkdown(body, show.style)
       .split('\n')
       .map((line) => `│ ${line}`),
     `└─ ${choices.join(', ')}.`,
@@ -75,17 +97,14 @@ function reviewText(review: Review): string {
 export const approvalProgress = (review: Review) =>
   `${review.approvals.length} of ${approvalsNeeded(review.settings)} approvals${review.approvals.length ? `: ${review.approvals.map((a) => a.by).join(', ')}` : ''}`;
 
-export function formatEvent(delivered: DeliveredEvent): string | undefined {
-  const text = eventText(delivered);
-  return text === undefined ? undefined : printable(text);
-}
-
-function eventText({ event }: DeliveredEvent): string | undefined {
+export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): string | undefined {
+  const event = printableValues(delivered.event);
+  const due = (iso: string | null) => (iso ? when(iso, show.now()) : 'never');
   switch (event.type) {
     case 'task_started':
       return `Task ${event.task.id} (${event.task.workflow}): ${event.task.text}`;
     case 'agent_said':
-      return `\n${event.agent}:\n${event.text}`;
+      return `\n${show.style.bold(`${event.agent}:`)}\n${renderMarkdown(event.text, show.style)}`;
     case 'review_requested':
       return undefined; // the session prints the review when it asks for the answer
     case 'review_decided': {
@@ -103,11 +122,11 @@ function eventText({ event }: DeliveredEvent): string | undefined {
         ? `→ edited and approved by ${event.by} (${approvalProgress(event.review)}); the others now approve the edited call`
         : `→ approved by ${event.by} (${approvalProgress(event.review)})`;
     case 'review_escalated':
-      return `⏫ ${event.reason}: escalated to ${event.to.join(', ')}, now due ${event.review.dueAt}.`;
+      return `⏫ ${event.reason}: escalated to ${event.to.join(', ')}, now due ${due(event.review.dueAt)}.`;
     case 'review_reminder':
       return event.overdue
         ? `⏰ "${event.review.request.title}" is past its deadline and still waiting for a decision.`
-        : `⏰ Reminder: "${event.review.request.title}" is waiting for a decision${event.review.dueAt ? ` (due ${event.review.dueAt})` : ''}.`;
+        : `⏰ Reminder: "${event.review.request.title}" is waiting for a decision${event.review.dueAt ? `, due ${due(event.review.dueAt)}` : ''}.`;
     case 'task_redirected':
       return `↪ Redirected by ${event.by}: the new goal is "${event.text}". Dropped: "${event.abandoned}". Starting over.`;
     case 'review_closed':
@@ -117,7 +136,7 @@ function eventText({ event }: DeliveredEvent): string | undefined {
         ? undefined
         : `[${statusWords(event.status)}${event.reason ? `: ${event.reason}` : ''}]`;
     case 'delivery_failed':
-      return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: signoff events)`;
+      return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: ${CLI} events)`;
   }
 }
 
@@ -125,9 +144,20 @@ function eventText({ event }: DeliveredEvent): string | undefined {
  * The terminal reads its task's events from the database (whichever process ran the step), so
  * two terminals never show each other's tasks. The local sink only wakes the reader early.
  */
-export function createFeed(deps: { events(taskId: string): Promise<DeliveredEvent[]>; out: Output }) {
+export function createFeed(deps: {
+  events(taskId: string): Promise<DeliveredEvent[]>;
+  out: Output;
+  show?: Show;
+  /** The agent thinking for a task in this process now, shown while it works (thinking.ts). */
+  thinking?: (taskId: string) => string | undefined;
+}) {
   const waiters = new Set<() => void>();
   const shown = new Map<string, number>();
+  /**
+   * What each task's agents said before its latest review (the review leaves it out), started
+   * afresh when they speak again after a review was printed.
+   */
+  const said = new Map<string, { texts: string[]; reviewed: boolean }>();
   const sink: Sink = async () => {
     for (const wake of waiters) wake();
   };
@@ -138,10 +168,25 @@ export function createFeed(deps: { events(taskId: string): Promise<DeliveredEven
       const events = await deps.events(taskId);
       const after = shown.get(taskId) ?? (skipHistory ? (events.at(-1)?.id ?? 0) : 0);
       for (const event of events.filter((e) => e.id > after)) {
-        const line = formatEvent(event);
+        const line = formatEvent(event, deps.show);
         if (line !== undefined) deps.out.write(`${line}\n`);
+        if (event.event.type === 'agent_said') {
+          const before = said.get(taskId);
+          said.set(taskId, {
+            texts: [...(before && !before.reviewed ? before.texts : []), event.event.text],
+            reviewed: false,
+          });
+        }
       }
       shown.set(taskId, Math.max(after, events.at(-1)?.id ?? 0));
+      const agent = deps.thinking?.(taskId);
+      deps.out.status?.(agent ? `${agent} is thinking…` : undefined);
+    },
+    /** The review of `taskId` as it is printed now: without what its agents just said. */
+    review(taskId: string, review: Review): string {
+      const before = said.get(taskId);
+      if (before) before.reviewed = true;
+      return formatReview(review, deps.show, before?.texts);
     },
     /** Resolves when this process delivers an event, or after `ms`. */
     wait: (ms: number) =>

@@ -11,6 +11,10 @@
  *   reviews:
  *     review: [{ revise: make it shorter }, approve]
  *   expect: { status: done, rounds: 2, contains: [shorter] }
+ *
+ * Agents and checkpoints must be the workflow's (a typo would script nothing and pass): a name it
+ * does not have is a `file:line` error listing the ones it has. A checkpoint the file scripts
+ * that asks more often than the file answers fails the run, saying so.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -22,10 +26,13 @@ import { parseYamlFile } from '../yaml-file.js';
 const answer = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
 /** One review's answer: approve, reject, or revise with the words to send. */
-const decisionSchema = z.union([
-  z.enum(['approve', 'reject']),
-  z.object({ revise: z.string().min(1, 'revise needs the feedback to send') }).strict(),
-]);
+const decisionSchema = z.union(
+  [
+    z.enum(['approve', 'reject']),
+    z.object({ revise: z.string().min(1, 'revise needs the feedback to send') }).strict(),
+  ],
+  { error: 'expected approve, reject or { revise: <the feedback> }' },
+);
 export type ScenarioDecision = z.infer<typeof decisionSchema>;
 
 export const scenarioSchema = z
@@ -36,14 +43,17 @@ export const scenarioSchema = z
     task: z.string().min(1),
     /** Per agent (its display name): its answers in order, or one answer for every call. */
     agents: z.record(z.string(), z.union([answer, z.array(answer).min(1)])).default({}),
-    /** Per checkpoint kind: the answers to its reviews, round by round; unlisted ones approve. */
+    /**
+     * Per checkpoint kind: the answers to its reviews, round by round; a checkpoint not listed is
+     * approved; one listed that asks more often than it is answered fails the run.
+     */
     reviews: z.record(z.string(), z.array(decisionSchema).min(1)).default({}),
     expect: z
       .object({
         status: z.enum(['done', 'rejected', 'stopped', 'cancelled', 'failed', 'waiting']),
         /** How many reviews were answered. */
         rounds: z.number().int().min(0).optional(),
-        /** Text the transcript must contain. */
+        /** Texts the transcript must contain, in this order (each after the one before). */
         contains: z.array(z.string().min(1)).default([]),
         /** Text it must not. */
         excludes: z.array(z.string().min(1)).default([]),
@@ -53,15 +63,37 @@ export const scenarioSchema = z
   .strict();
 export type Scenario = z.infer<typeof scenarioSchema>;
 
-export function readScenario(path: string): Scenario {
+/** The names a workflow's scenario may use (see main.ts's WorkflowParts). */
+export interface Cast {
+  workflow: string;
+  agents: string[];
+  checkpoints: string[];
+}
+
+/** Reads and checks a scenario file; with `cast`, its agents and checkpoints must be those. */
+export function readScenario(path: string, cast?: Cast): Scenario {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
     throw new SignoffError('config_invalid', `There is no scenario file "${path}".`, { cause });
   }
-  return parseYamlFile(scenarioSchema, text, path);
+  return parseYamlFile(cast ? scenarioSchema.superRefine(castCheck(cast)) : scenarioSchema, text, path);
 }
+
+const castCheck = (cast: Cast) => (scenario: Scenario, ctx: z.RefinementCtx) => {
+  const unknown = (key: 'agents' | 'reviews', what: string, valid: string[]) => {
+    for (const name of Object.keys(scenario[key]).filter((n) => !valid.includes(n))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key, name],
+        message: `${cast.workflow} has no ${what} "${name}"; its ${what}s are ${valid.join(', ') || '(none)'}`,
+      });
+    }
+  };
+  unknown('agents', 'agent', cast.agents);
+  unknown('reviews', 'checkpoint', cast.checkpoints);
+};
 
 /** The offline model, with the scenario's agents answering what it scripts for them. */
 export function scenarioModels(scenario: Scenario): ModelFor {

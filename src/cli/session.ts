@@ -8,8 +8,9 @@ import { contentHash } from '../engine/content-hash.js';
 import type { Task } from '../engine/types.js';
 import { type Decided, parseAnswer } from './answer.js';
 import { fillForm } from './form.js';
+import { CLI } from './help.js';
 import type { LineSource } from './lines.js';
-import { approvalProgress, type Feed, formatReview, type Output, printable, statusWords } from './printer.js';
+import { approvalProgress, type Feed, type Output, printable, statusWords } from './printer.js';
 
 export interface SessionDeps {
   engine: Engine;
@@ -35,14 +36,14 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     // N of M: this person's approval is in; the rest is other reviewers' to give, not this prompt's.
     if (review.approvals.some((a) => a.by === deps.actor)) {
       out.write(
-        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers. Continue later with: signoff resume ${taskId}\n`,
+        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers. Continue later with: ${CLI} resume ${taskId}\n`,
       );
       return finish(out, task);
     }
-    out.write(`${formatReview(review)}\n> `);
+    out.write(`${deps.feed.review(taskId, review)}\n> `);
     const line = await deps.lines.next();
     if (line === undefined) {
-      out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
+      out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
       return finish(out, task);
     }
     const parsed = parseAnswer(line, review);
@@ -54,7 +55,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     if ('form' in parsed) {
       const form = await fillForm(review.request.fields, deps.lines, out);
       if (!form) {
-        out.write(`\nTask ${taskId} is waiting for review. Continue later with: signoff resume ${taskId}\n`);
+        out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
         return finish(out, task);
       }
       answer = { action: 'edit', ...form };
@@ -84,7 +85,7 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
 
 function finish(out: Output, task: Task): Task {
   const reason = task.statusReason ? ` (${printable(task.statusReason)})` : '';
-  const hint = task.status === 'failed' ? `; try again with: signoff retry ${task.id}` : '';
+  const hint = task.status === 'failed' ? `; try again with: ${CLI} retry ${task.id}` : '';
   out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
   return task;
 }

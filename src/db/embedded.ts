@@ -26,6 +26,9 @@ import type { Logger } from '../logger.js';
 import { enter, leave, withDataDirLock } from './data-dir.js';
 import { spawnPostgres, stopPostgres, untilReady } from './postgres-process.js';
 
+/** Whether the server in `dataDir` has never been made: its first start takes a while (initdb). */
+export const isFirstStart = (dataDir: string) => !existsSync(join(dataDir, 'pg', 'PG_VERSION'));
+
 /** The fixed password data folders made before the random one kept in `pg.password`. */
 const LEGACY_PASSWORD = 'signoff';
 
@@ -152,7 +155,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   const databaseDir = join(dataDir, 'pg');
   const portFile = join(dataDir, 'pg.port');
   return await withDataDirLock(dataDir, async () => {
-    const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+    const fresh = isFirstStart(dataDir);
     const { password, rotate } = passwordOf(dataDir, fresh);
     // Keep the port of the first start so that a URL printed once stays valid for `signoff resume`.
     let port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : await freePort();

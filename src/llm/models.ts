@@ -2,6 +2,7 @@
  * Chooses the chat model for each agent: an OpenAI-compatible server when a key is given,
  * otherwise the scripted offline model. Workflows receive `ModelFor` and never read config.
  */
+import type { Callbacks } from '@langchain/core/callbacks/manager';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config.js';
@@ -12,12 +13,25 @@ import { ScriptedChatModel } from './scripted.js';
 /** Returns the model an agent speaks with, given its display name and its config entry. */
 export type ModelFor = (agent: { name: string; config?: AgentConfig }) => BaseChatModel;
 
-export function createModelFor(model: Config['model']): ModelFor {
+/**
+ * `callbacks`: LangChain callbacks for each agent's model calls, by its display name (the
+ * terminal shows from them who is thinking).
+ */
+export function createModelFor(
+  model: Config['model'],
+  options: { callbacks?: (agent: string) => Callbacks } = {},
+): ModelFor {
   if (!model.apiKey) {
-    return ({ name }) => new ScriptedChatModel({ agent: name, delayMs: model.scriptedDelayMs });
+    return ({ name }) =>
+      new ScriptedChatModel({
+        agent: name,
+        delayMs: model.scriptedDelayMs,
+        callbacks: options.callbacks?.(name),
+      });
   }
-  return ({ config }) =>
+  return ({ name, config }) =>
     new ChatOpenAI({
+      callbacks: options.callbacks?.(name),
       model: config?.model ?? model.name,
       apiKey: model.apiKey,
       temperature: config?.temperature,

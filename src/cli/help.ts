@@ -1,0 +1,54 @@
+/**
+ * What `signoff help` prints, and how every hint names the command. Light on purpose: help
+ * answers before anything else is loaded or started (no database, no model, no Slack).
+ */
+import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { BUILT_IN_DESCRIPTIONS, ownWorkflowDescription } from '../workflows/catalog.js';
+
+/** The command as the README types it in a checkout; every hint the terminal prints uses it. */
+export const CLI = 'npx signoff';
+
+export const USAGE = `usage:
+  ${CLI} run <workflow> <task…>   start a task and review it here
+  ${CLI} resume <task-id>         continue a task waiting for review
+  ${CLI} tasks                    list tasks and their status
+  ${CLI} events <task-id>         what the task showed or could not show, in order, in full
+  ${CLI} audit [<task-id>] [--since 7d] [--format jsonl|csv]  every attempt and decision, for an auditor
+  ${CLI} retry <task-id>          run a failed task again
+  ${CLI} cancel <task-id>         cancel a task
+  ${CLI} redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
+  ${CLI} docs add <folder> [collection]  add (or update) a folder's .md and .txt files (collection: docs)
+  ${CLI} test <workflow> --scenario <file.yml>  run a scripted scenario offline and check it
+  ${CLI}                          choose a workflow and describe a task interactively`;
+
+export interface WorkflowInWords {
+  name: string;
+  description: string;
+}
+
+/** One workflow a line, names aligned. */
+export const workflowLines = (workflows: WorkflowInWords[]) => {
+  const width = Math.max(10, ...workflows.map((w) => w.name.length)) + 2;
+  return workflows.map((w) => `  ${w.name.padEnd(width)}${w.description}`).join('\n');
+};
+
+/**
+ * The workflows the config file leaves on, as the engine will offer them (built-in, then modules,
+ * then declared ones), described from the config file without loading any of them.
+ */
+export function configuredWorkflows(config: WorkflowsConfig): WorkflowInWords[] {
+  const own = Object.entries(config.workflows).filter(([, w]) => w.module || w.stages);
+  return [
+    ...Object.entries(BUILT_IN_DESCRIPTIONS),
+    ...own.filter(([, w]) => w.module).map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
+    ...own.filter(([, w]) => !w.module).map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
+  ]
+    .filter(([name]) => workflowSettings(config, name).enabled)
+    .map(([name, description]) => ({
+      name,
+      description: workflowSettings(config, name).description ?? description,
+    }));
+}
+
+export const helpText = (workflows: WorkflowInWords[]) =>
+  `${USAGE}\n\nworkflows:\n${workflowLines(workflows)}\n`;

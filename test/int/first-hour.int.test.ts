@@ -1,0 +1,187 @@
+/**
+ * A newcomer's first hour in the terminal, through the real CLI (a process per command): documents
+ * land where `proposal` looks and its hint is a command that works; a config naming a workflow
+ * that does not exist is refused at start; help starts nothing and lists the workflows; the
+ * prompt knows `help` and `tasks`; what the agents said is not repeated on the card; failures to
+ * start say what failed, without a stack trace.
+ */
+import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { runSignoff } from '../helpers/processes.js';
+
+const made: TestDatabase[] = [];
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const db of made) await db.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+const database = async (label: string) => {
+  const db = await createTestDatabase(label);
+  made.push(db);
+  return { DATABASE_URL: db.url };
+};
+const folder = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'signoff-first-hour-'));
+  dirs.push(dir);
+  return dir;
+};
+const configFile = (yaml: string) => {
+  const file = join(folder(), 'signoff.yml');
+  writeFileSync(file, yaml);
+  return file;
+};
+const NO_STACK = /\n\s+at /;
+
+describe('documents for proposal', () => {
+  it('docs add without a collection fills the one proposal searches', async () => {
+    const env = await database('docs_default');
+    // A folder named otherwise than the collection: the name of the folder is not the default.
+    const research = join(folder(), 'research');
+    cpSync('test/fixtures/docs', research, { recursive: true });
+    const added = await runSignoff(['docs', 'add', research], env);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('2 documents in the collection "docs"');
+
+    // Continue past the query review with a typed query; the search reads the collection.
+    const run = await runSignoff(['run', 'proposal', 'home batteries'], env, 'battery degradation\n');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Sources: [solar-storage.md]');
+    expect(run.stdout).not.toContain('No documents in the collection');
+  }, 120_000);
+
+  it('an empty collection names a command that fills it, and that command works', async () => {
+    const env = await database('docs_hint');
+    const empty = await runSignoff(['run', 'proposal', 'home batteries'], env, 'battery degradation\n');
+    expect(empty.code, empty.stderr).toBe(0);
+    const hint = /Add some with: (npx signoff docs add <folder>[^\n]*)/.exec(empty.stdout)?.[1];
+    expect(hint, empty.stdout).toBe('npx signoff docs add <folder> docs');
+
+    const args = (hint as string).split(' ').slice(2);
+    const added = await runSignoff(
+      args.map((a) => (a === '<folder>' ? 'test/fixtures/docs' : a)),
+      env,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const found = await runSignoff(['run', 'proposal', 'home batteries'], env, 'battery degradation\n');
+    expect(found.stdout).toContain('Sources: [solar-storage.md]');
+  }, 180_000);
+});
+
+describe('the config file', () => {
+  it('a workflow that does not exist is refused at start, with the valid names and its line', async () => {
+    const env = await database('config_unknown');
+    const file = configFile(
+      'workflows:\n  pairs:\n    maxIterations: 2\n  notes:\n    stages:\n      - { id: draft, agents: [writer] }\n    agents:\n      writer: {}\n',
+    );
+    const r = await runSignoff(['tasks'], { ...env, SIGNOFF_CONFIG: file });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}:3:5 workflows.pairs: there is no workflow "pairs"`);
+    expect(r.stderr).toContain('pair, specialist, goal-plan, proposal, notes');
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('help', () => {
+  it('starts nothing (a database that cannot be reached does not matter) and lists the workflows with their descriptions', async () => {
+    const file = configFile('workflows:\n  pair:\n    description: Two heads, then yours.\n');
+    for (const args of [['help'], ['--help']]) {
+      const r = await runSignoff(args, {
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+        SIGNOFF_CONFIG: file,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('npx signoff run <workflow> <task…>');
+      expect(r.stdout).toMatch(/\n {2}pair +Two heads, then yours\.\n/);
+      expect(r.stdout).toMatch(/\n {2}goal-plan +Agree the goal, then the plan/);
+    }
+  }, 120_000);
+
+  it('at the prompt, help and tasks are commands, not workflow names', async () => {
+    const env = await database('prompt_commands');
+    const r = await runSignoff([], env, 'help\ntasks\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('There is no workflow');
+    expect(r.stdout).toContain('No tasks yet. Start one with: npx signoff run <workflow> <task…>');
+    // `help` lists the workflows again, after the greeting did.
+    expect(r.stdout.match(/ {2}proposal +Research/g)).toHaveLength(2);
+  });
+});
+
+describe('a task in the terminal', () => {
+  it('shows what the agents said once: the review does not print it again; hints are npx commands', async () => {
+    const env = await database('no_repeat');
+    const r = await runSignoff(['run', 'pair', 'name the release'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const first = /Author:\n(.+)\n/.exec(r.stdout)?.[1] as string;
+    expect(first, r.stdout).toContain('[offline model]');
+    expect(r.stdout.split(first)).toHaveLength(2);
+    expect(r.stdout).toMatch(/Continue later with: npx signoff resume cli-\S+\n/);
+    // Markdown and Slack markup are rendered, not shown raw.
+    expect(r.stdout).not.toMatch(/\*Author\*|\*\*/);
+  });
+
+  it('signoff tasks has a header and keeps its columns with long statuses', async () => {
+    const env = await database('tasks_table');
+    await runSignoff(['run', 'pair', 'name the release'], env);
+    const r = await runSignoff(['tasks'], env);
+    const [header, row] = r.stdout.split('\n');
+    expect(header).toMatch(/^ID +WORKFLOW +STATUS +UPDATED +TASK$/);
+    expect(row?.indexOf('waiting for review')).toBe(header?.indexOf('STATUS'));
+    expect(row?.indexOf('name the release')).toBe(header?.indexOf('TASK'));
+  }, 120_000);
+});
+
+describe('failures to start say what failed', () => {
+  it('a database that does not answer', async () => {
+    const r = await runSignoff(['tasks'], { DATABASE_URL: 'postgres://me:secret@127.0.0.1:1/signoff' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      'the database at 127.0.0.1:1 did not answer (connection refused): is it running? check DATABASE_URL',
+    );
+    expect(r.stderr).not.toContain('secret');
+    expect(r.stderr).not.toMatch(NO_STACK);
+  });
+
+  it('a data folder that cannot be made', async () => {
+    // A regular file where a folder should be; nobody, root included, can make a folder in it.
+    const file = join(folder(), 'not-a-folder');
+    writeFileSync(file, '');
+    const r = await runSignoff(['tasks'], { SIGNOFF_DATA_DIR: join(file, 'data') });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      `cannot create the data folder ${join(file, 'data')}: ${file} is not a folder; set SIGNOFF_DATA_DIR to a folder you can write`,
+    );
+    expect(r.stderr).not.toMatch(NO_STACK);
+  });
+
+  it('a data folder without permission', async () => {
+    // sysfs refuses new folders even to root; elsewhere a folder without write permission does.
+    const parent = process.getuid?.() === 0 ? '/sys' : folder();
+    if (parent !== '/sys') chmodSync(parent, 0o555);
+    const dir = join(parent, 'signoff-data');
+    const r = await runSignoff(['tasks'], { SIGNOFF_DATA_DIR: dir });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      `cannot create the data folder ${dir}: permission denied; set SIGNOFF_DATA_DIR to a folder you can write`,
+    );
+    expect(r.stderr).not.toMatch(NO_STACK);
+  });
+
+  it('says it is starting the embedded PostgreSQL the first time, not after', async () => {
+    const parent = folder();
+    // As root the server runs as another user, who must be able to enter the folder.
+    chmodSync(parent, 0o755);
+    const dir = join(parent, 'data');
+    const first = await runSignoff(['tasks'], { SIGNOFF_DATA_DIR: dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(
+      new RegExp(`^Starting the embedded PostgreSQL in ${dir} \\(first run: ~\\d+ s\\)…\n`),
+    );
+    const again = await runSignoff(['tasks'], { SIGNOFF_DATA_DIR: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('Starting the embedded PostgreSQL');
+  }, 180_000);
+});
