@@ -85,11 +85,11 @@ describe('the terminal says what is wrong', () => {
     ],
     [['run', 'pair'], 2, `Describe the task after the workflow's name`],
     [['run'], 2, 'Name a workflow'],
-    [['resume', 'cli-nope'], 2, 'There is no task "cli-nope". See them with: signoff tasks'],
+    [['resume', 'cli-nope'], 2, 'There is no task "cli-nope". See them with: npx signoff tasks'],
     [['frobnicate'], 2, 'Unknown command "frobnicate"'],
     [['docs', 'add', 'no/such/folder'], 2, 'There is no folder "no/such/folder".'],
-    [['docs'], 2, 'usage: signoff docs add <folder> [collection]'],
-    [['redirect', 'cli-nope', 'new goal'], 2, 'There is no task "cli-nope". See them with: signoff tasks'],
+    [['docs'], 2, 'usage: npx signoff docs add <folder> [collection]'],
+    [['redirect', 'cli-nope', 'new goal'], 2, 'There is no task "cli-nope". See them with: npx signoff tasks'],
   ])('signoff %j → exit %i', async (args, code, message) => {
     const r = await runSignoff(args as string[], env());
     expect(r.code).toBe(code);
@@ -168,7 +168,8 @@ describe('the terminal says what is wrong', () => {
       'open-plan noise\napprove\nlooks good, approved\n',
     );
     expect(proposal.code, proposal.stderr).toBe(0);
-    expect(proposal.stdout).toContain('**Search:** "open-plan noise"');
+    // Rendered for the terminal: the Markdown is gone, the words stay.
+    expect(proposal.stdout).toContain('Search: "open-plan noise"');
     expect(proposal.stdout).toContain('Novelty reviewer');
     expect(proposal.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done \(approved\)$/);
   });

@@ -63,7 +63,9 @@ describe('a scenario file in Slack', () => {
     await until('the task ended', () => (/Done|Rejected|Stopped/.test(status()) ? true : undefined));
     expect(status()).toContain(scenario.expect.status === 'done' ? 'Done' : scenario.expect.status);
     expect(cardsIn(thread)).toHaveLength(scenario.expect.rounds ?? 0);
-    const said = JSON.stringify(posts().filter((p) => p.thread_ts === thread));
+    // What the thread shows: its posts, and its cards as updated (the feedback is on the decided card).
+    const updates = slack.callsOf('chat.update').filter((u) => u.ts !== thread);
+    const said = JSON.stringify([...posts().filter((p) => p.thread_ts === thread), ...updates]);
     for (const text of scenario.expect.contains) expect(said).toContain(text);
   });
 });
