@@ -226,6 +226,9 @@ const workflowSchema = z
   .superRefine(checkStages);
 export type WorkflowConfig = z.infer<typeof workflowSchema>;
 
+/** Words `/signoff` and the terminal's prompt take as commands: no workflow can be called so. */
+const COMMAND_WORDS = ['help', 'list', 'tasks'];
+
 const fileSchema = z
   .object({
     defaults: z.object({ checkpoint: checkpointSchema.optional() }).strict().default({}),
@@ -243,6 +246,14 @@ const fileSchema = z
         .map(([name]) => name),
     ];
     for (const name of Object.keys(workflows)) {
+      if (COMMAND_WORDS.includes(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['workflows', name],
+          message: `"${name}" is a command (${COMMAND_WORDS.join(', ')} are): give the workflow another name`,
+        });
+        continue;
+      }
       if (valid.includes(name)) continue;
       ctx.addIssue({
         code: 'custom',

@@ -139,6 +139,34 @@ describe('signoff test', () => {
     );
   }, 180_000);
 
+  it('says so when the user of DATABASE_URL may not make the database a run needs', async () => {
+    // A user who owns its database (so signoff can set it up) but may not create others.
+    const suffix = Math.random().toString(16).slice(2, 10);
+    const [role, own] = [`nocreate_${suffix}`, `t_nocreate_${suffix}`];
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'pw' NOCREATEDB`);
+      await admin.query(`CREATE DATABASE ${own} OWNER ${role}`);
+      const url = new URL(db.url);
+      url.username = role;
+      url.password = 'pw';
+      url.pathname = `/${own}`;
+      const r = await runSignoff(['test', 'pair', '--scenario', join(DIR, 'pair-happy-path.yml')], {
+        DATABASE_URL: url.toString(),
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(
+        'signoff test runs in a database of its own, made for the run and dropped after it, and the user in DATABASE_URL may not create databases: grant it CREATEDB',
+      );
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${own} WITH (FORCE)`);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
+    }
+  }, 120_000);
+
   it('knows each workflow by its agents and checkpoints, your own graph apart', async () => {
     const h = await openHarness({
       url: db.url,

@@ -145,6 +145,17 @@ describe('the workflow config file', () => {
     ]);
   });
 
+  it('keeps the words of commands for commands', () => {
+    expect(() =>
+      parseWorkflowConfig(
+        'workflows:\n  help:\n    stages: [{ id: a, agents: [x] }]\n    agents: { x: {} }\n',
+        'team.yml',
+      ),
+    ).toThrow(
+      'team.yml:3:5 workflows.help: "help" is a command (help, list, tasks are): give the workflow another name',
+    );
+  });
+
   it('names its built-in workflows as their definitions do', () => {
     expect(BUILT_IN_NAMES).toEqual(BUILT_IN_WORKFLOWS.map((w) => w.name));
   });
