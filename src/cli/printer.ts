@@ -84,7 +84,7 @@ export function formatReview(given: Review, show: Show = PLAIN, shown: string[] 
   const body = unseen(r.body, shown);
   return [
     '',
-    `┌─ ${show.style.bold(`Review: ${r.title}`)}  [round ${r.round}]${due}`,
+    `┌─ ${show.style.bold(`Review: ${r.title}`)}${r.title.includes(`round ${r.round}`) ? '' : `  [round ${r.round}]`}${due}`,
     ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
     ...renderMarkdown(body, show.style)
       .split('\n')

@@ -21,9 +21,10 @@ export function unseen(body: string, shown: string[]): string {
   if (!said.length) return body;
   const paragraphs = body.split(/\n\s*\n/);
   const texts = paragraphs.map((p) => flat(p.replace(LABEL, '')));
-  const repeated = texts.map(
-    (text) => !!text && said.some((s) => s === text || (text.length >= MIN_CHARS && s.includes(text))),
-  );
+  const within = (text: string) =>
+    !!text && said.some((s) => s === text || (text.length >= MIN_CHARS && s.includes(text)));
+  // Said as it stands ("**Feasibility:** high"), or its text under a label of the card's own.
+  const repeated = paragraphs.map((p, i) => within(flat(p)) || within(texts[i] as string));
   // A bare label ("*Author*" alone) belongs to the paragraph after it.
   const left = paragraphs.map((_, i) => repeated[i] || (!texts[i] && repeated[i + 1]));
   if (!left.some(Boolean)) return body;

@@ -138,6 +138,12 @@ describe('a review in the terminal', () => {
       `${ABOVE}\n\n**What changed:** the intro`,
     );
     expect(unseen(body, [])).toBe(body);
+    // A labelled line said as it stands goes too, however short its text.
+    expect(
+      unseen('**Goal:** tidy the wiki\n\n**Feasibility:** high', [
+        '**Goal:** tidy the wiki\n**Feasibility:** high',
+      ]),
+    ).toBe(ABOVE);
     // A short paragraph found inside something said is kept: it could be there by chance.
     expect(unseen('Yes.\n\nShip it', ['Yes. We could.'])).toBe('Yes.\n\nShip it');
   });
