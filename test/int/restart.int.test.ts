@@ -89,7 +89,11 @@ describe('the terminal says what is wrong', () => {
     [['frobnicate'], 2, 'Unknown command "frobnicate"'],
     [['docs', 'add', 'no/such/folder'], 2, 'There is no folder "no/such/folder".'],
     [['docs'], 2, 'usage: npx signoff docs add <folder> [collection]'],
-    [['redirect', 'cli-nope', 'new goal'], 2, 'There is no task "cli-nope". See them with: npx signoff tasks'],
+    [
+      ['redirect', 'cli-nope', 'new goal'],
+      2,
+      'There is no task "cli-nope". See them with: npx signoff tasks',
+    ],
   ])('signoff %j → exit %i', async (args, code, message) => {
     const r = await runSignoff(args as string[], env());
     expect(r.code).toBe(code);
