@@ -39,7 +39,8 @@ export const workflowLines = (workflows: WorkflowInWords[]) => {
 export function configuredWorkflows(config: WorkflowsConfig): WorkflowInWords[] {
   const own = Object.entries(config.workflows).filter(([, w]) => w.module || w.stages);
   return [
-    ...Object.entries(BUILT_IN_DESCRIPTIONS),
+    // A built-in the file redefines (stages or a module) is listed once, as redefined.
+    ...Object.entries(BUILT_IN_DESCRIPTIONS).filter(([name]) => !own.some(([n]) => n === name)),
     ...own.filter(([, w]) => w.module).map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
     ...own.filter(([, w]) => !w.module).map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
   ]
