@@ -3,21 +3,12 @@
  * client: its refused connection is the model's, not the database's, so the task fails with the
  * sentence that says so and can be retried, instead of being retried in silence for ever.
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { harnessPerFile, settled } from '../helpers/harness.js';
+import { unusedPort } from '../helpers/ports.js';
 import { runSignoff } from '../helpers/processes.js';
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const port = await closedPort();
+const port = await unusedPort();
 const t = harnessPerFile('model_unreachable', () => ({
   env: {
     OPENAI_API_KEY: 'sk-test',

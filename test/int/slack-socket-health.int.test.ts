@@ -4,7 +4,6 @@
  * answer at all, and 200 once the socket is connected. Same setup as slack-socket.int.test.ts,
  * with Slack's Web API at a port where nothing listens until the test starts the fake there.
  */
-import { createServer } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -12,15 +11,8 @@ import { type SlackService, startSlack } from '../../src/main.js';
 import { parseWorkflowConfig } from '../../src/workflow-config.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
+import { unusedPort } from '../helpers/ports.js';
 import { until } from '../helpers/slack-thread.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let db: TestDatabase | undefined;
 let service: SlackService | undefined;
@@ -33,7 +25,7 @@ afterAll(async () => {
 
 it('answers /healthz before Slack is reached: 503 saying Slack cannot be reached and why, then 200 once connected', async () => {
   db = await createTestDatabase('slack_socket_health');
-  const [slackPort, port] = [await freePort(), await freePort()];
+  const [slackPort, port] = [await unusedPort(), await unusedPort()];
   const slackUrl = `http://127.0.0.1:${slackPort}/api/`;
   const config = loadConfig({
     DATABASE_URL: db.url,

@@ -3,21 +3,13 @@
  * service's (the step fails with a sentence). Each error here is made by the real client, against
  * a port nothing listens on.
  */
-import { createServer } from 'node:net';
 import { ChatOpenAI } from '@langchain/openai';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isConnectionError } from '../../src/db/queryable.js';
+import { unusedPort } from '../helpers/ports.js';
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const [dbPort, modelPort] = [await closedPort(), await closedPort()];
+const [dbPort, modelPort] = [await unusedPort(), await unusedPort()];
 const pools: pg.Pool[] = [];
 const poolAt = (url: string) => {
   const pool = new pg.Pool({ connectionString: url });
