@@ -9,10 +9,10 @@ import { z } from 'zod';
 import type { DecideResult } from '../engine/api.js';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import type { Action, Actor, Review } from '../engine/types.js';
-import { longerThanCard, reviewCard } from './blocks/review-card.js';
+import { reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
-import { findPost, redrawnPlain } from './posts.js';
+import { cardText, findPost } from './posts.js';
 import { findReply, type HeardReply } from './replies.js';
 
 export const buttonValueSchema = z.object({
@@ -152,8 +152,12 @@ async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review
   const card = await findPost(deps.pool, `card:${review.id}`);
   const task = await deps.engine.getTask(review.taskId);
   if (!card || !task) return;
-  const plain = (await redrawnPlain(deps.pool, review.id, longerThanCard(review))) ? {} : undefined;
+  const text = await cardText(deps.pool, review.id, review.request);
   await client.chat
-    .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester, plain) })
+    .update({
+      channel: card.channel,
+      ts: card.ts,
+      ...reviewCard(review, task.requester, text.plain ? {} : undefined, text.below),
+    })
     .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));
 }
