@@ -120,8 +120,11 @@ export async function decideFromSlack(
       }),
 ): Promise<DecideResult | undefined> {
   try {
-    if (await approvesUnseen(deps, d)) {
+    const unseen = await approvesUnseen(deps, d);
+    if (unseen) {
       await tell(CANNOT_SHOW);
+      // The card may still show buttons it should not (a redraw Slack refused): redrawn plain.
+      await refreshCard(deps, client, unseen);
       return undefined;
     }
     const result = await deps.engine.decide({
@@ -157,20 +160,19 @@ export async function decideFromSlack(
 }
 
 /**
- * Whether `d` would approve content its card cannot show (see cardText): checked at the click, so
+ * The review, when `d` would approve content its card cannot show (see cardText): checked at the click, so
  * that a button drawn before the card went plain (a reply's private question, a form left open)
  * approves nothing unseen either. A click on other content than the review's is left to the
  * engine, which refuses it as out of date.
  */
-async function approvesUnseen(deps: ListenerDeps, d: SlackDecision): Promise<boolean> {
+async function approvesUnseen(deps: ListenerDeps, d: SlackDecision): Promise<Review | undefined> {
   const review = await deps.engine.review(d.click.review);
-  if (!review || review.taskId !== d.click.task || plainActions(review.request).includes(d.action))
-    return false;
-  if (d.click.h !== undefined && d.click.h !== contentHash(review.request)) return false;
-  return (await cardText(deps.pool, review.id, review.request)).plain;
+  if (!review || review.taskId !== d.click.task || plainActions(review.request).includes(d.action)) return;
+  if (d.click.h !== undefined && d.click.h !== contentHash(review.request)) return;
+  return (await cardText(deps.pool, review.id, review.request)).plain ? review : undefined;
 }
 
-/** Redraws a review's card from its current content (after a click on a stale one); a plain card stays plain. */
+/** Redraws a review's card from its current content (after a click it refused); a plain card stays plain. */
 async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
   const card = await findPost(deps.pool, `card:${review.id}`);
   const task = await deps.engine.getTask(review.taskId);

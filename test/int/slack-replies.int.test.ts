@@ -232,7 +232,7 @@ describe('a reply at a review (replies: ask, the default)', () => {
 
 describe('a reply at a review whose card then went plain', () => {
   it("the question's Approve, offered while the card showed the content, approves nothing once the card cannot: the author is told why", async () => {
-    const { thread } = await startTask('asks long letter to the shareholders');
+    const { thread, cardTs } = await startTask('asks long letter to the shareholders');
     await reply('U0BOB', 'reads well', thread);
     const question = await until('the question', () => ephemeralsIn(thread, 'U0BOB')[0]);
     expect(questionButtons(question).map((b) => b.action_id)).toContain('signoff_reply_approve');
@@ -244,6 +244,9 @@ describe('a reply at a review whose card then went plain', () => {
     expect(replaced(question)).toEqual([expect.stringContaining('Nothing was approved')]);
     expect(replaced(question)[0]).toContain('cannot be approved here');
     await nothingDecided(thread);
+    // The card is redrawn plain too, should it still show an Approve.
+    const redrawn = await cardSays(cardTs, 'cannot be approved here');
+    expect(JSON.stringify(redrawn.blocks)).not.toContain('signoff_approve');
     // A question asked now offers what the plain card does, and that goes through.
     await reply('U0BOB', 'then no', thread);
     const now = await until('a second question', () => ephemeralsIn(thread, 'U0BOB')[1]);
