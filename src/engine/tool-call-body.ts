@@ -1,9 +1,10 @@
 /**
  * A tool call as a review card shows it: its name, then its arguments key by key, in their order,
  * one line each, so that every key (a recipient after a long body too) is on the card. A value too
- * long for its line is named there and given in full below. Everything the agent wrote is inside
- * code blocks, where Markdown does nothing, and characters that hide or reorder text are shown as
- * escapes.
+ * long for its line is named there and given below: in full, unless the long values together pass
+ * what a review holds, when each is cut, its line says so, and the review offers no approval
+ * (`valuesCut`). Everything the agent wrote is inside code blocks, where Markdown does nothing,
+ * and characters that hide or reorder text are shown as escapes.
  */
 
 /** What a reviewer decided for one call: run it as asked, run it with other arguments, or not. */
@@ -39,10 +40,24 @@ const count = (n: number) => n.toLocaleString('en-US');
 /** A long value as a block: a string as written (unless it could close the block), else JSON. */
 const longText = (v: unknown) => (typeof v === 'string' && !v.includes('```') ? v : json(v, 2));
 
+/** How long each long value may be shown: all of them together stay within LONG_BUDGET. */
+function cutAt(calls: ShownCall[]): { cut: number; long: unknown[] } {
+  const long = calls.flatMap((c) => Object.values(argsOf(c)).filter((v) => json(v).length > INLINE));
+  return { cut: Math.max(500, Math.floor(LONG_BUDGET / Math.max(1, long.length))), long };
+}
+
+/**
+ * Whether the body of `calls` shows a value cut short: then nobody can see all of what would run,
+ * so the review may not offer anything that approves it (Approve, or Edit of another call).
+ */
+export function valuesCut(calls: ShownCall[]): boolean {
+  const { cut, long } = cutAt(calls);
+  return long.some((v) => longText(v).length > cut);
+}
+
 /** The Markdown of the calls, numbered when there are several. */
 export function toolCallsBody(calls: ShownCall[]): string {
-  const long = calls.flatMap((c) => Object.values(argsOf(c)).filter((v) => json(v).length > INLINE));
-  const cut = Math.max(500, Math.floor(LONG_BUDGET / Math.max(1, long.length)));
+  const { cut } = cutAt(calls);
   return calls.map((c, i) => callBody(c, calls.length > 1 ? i + 1 : undefined, cut)).join('\n\n');
 }
 
@@ -71,7 +86,9 @@ function callBody(c: ShownCall, number: number | undefined, cut: number): string
         : '';
   const lines = entries.map(([k, v]) => {
     const inline = json(v);
-    return `${keyOf(k)}: ${inline.length > INLINE ? `(${count(longText(v).length)} characters, in full below)` : visible(inline)}`;
+    if (inline.length <= INLINE) return `${keyOf(k)}: ${visible(inline)}`;
+    const length = longText(v).length;
+    return `${keyOf(k)}: (${count(length)} characters, ${length > cut ? `the first ${count(cut)} below` : 'in full below'})`;
   });
   const blocks = entries
     .filter(([, v]) => json(v).length > INLINE)

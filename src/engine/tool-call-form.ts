@@ -7,7 +7,7 @@
  */
 import { Ajv } from 'ajv';
 import type { ToolCall } from './standard-interrupts.js';
-import { type CallDecision, toolCallsBody } from './tool-call-body.js';
+import { type CallDecision, toolCallsBody, valuesCut } from './tool-call-body.js';
 import {
   type Action,
   FIELD_MAX,
@@ -20,6 +20,8 @@ import {
 /** Calls decided one by one in a form, at most (two fields each, and Slack's modal has room). */
 const FORM_CALLS = 10;
 const BODY_MAX = 99_000;
+/** Said ahead of calls that cannot be shown whole. */
+const UNSEEN = 'This is too long to show in full, so it cannot be approved or edited here.';
 const choiceId = (i: number) => `decision_${i}`;
 const argsId = (i: number) => `args_${i}`;
 
@@ -83,32 +85,33 @@ export function toolCallForm(
   }
   const every = (d: CallDecision['type']) => calls.every((c) => c.allowed.includes(d));
   const edits = decidable && something;
-  const actions: Action[] = [
-    ...(every('approve') || o.edit ? (['approve'] as const) : []),
-    ...(edits ? (['edit'] as const) : []),
-    ...(o.respond ? (['revise'] as const) : []),
-    ...(every('reject') ? (['reject'] as const) : []),
-  ];
   const n = calls.length;
+  const shownCalls = calls.map((c, i) => ({ ...c, state: o.edit ? shown[i] : undefined }));
+  // A value cut short is not seen whole: nothing may approve the calls, not even an edit of another.
+  const cut = valuesCut(shownCalls);
   const notes = calls.map((call, i) => {
     const args = argsShown(call, shown[i]);
     if (!call.allowed.includes('edit') || editable(call, args) || !inForm) return undefined;
-    return `Too long to edit here (${count(pretty(args).length)} characters; a form field holds ${count(FIELD_MAX)}): approve it as it is, or reject it.`;
+    return `Too long to edit here (${count(pretty(args).length)} characters; a form field holds ${count(FIELD_MAX)})${cut ? '.' : ': approve it as it is, or reject it.'}`;
   });
   const tooMany = inForm
     ? ''
-    : `\n\n_There are ${n} calls, too many to decide one by one here: approve them all or reject them all._`;
-  const body =
-    toolCallsBody(calls.map((c, i) => ({ ...c, state: o.edit ? shown[i] : undefined, note: notes[i] }))) +
-    tooMany;
+    : `\n\n_There are ${n} calls, too many to decide one by one here: ${cut ? 'reject them all' : 'approve them all or reject them all'}._`;
+  const full = toolCallsBody(shownCalls.map((c, i) => ({ ...c, note: notes[i] }))) + tooMany;
+  // Only thousands of keys could pass a review's 100,000 characters (long values are cut first).
+  const over = full.length > BODY_MAX;
+  const unseen = cut || over;
+  const actions: Action[] = [
+    ...((every('approve') || o.edit) && !unseen ? (['approve'] as const) : []),
+    ...(edits && !unseen ? (['edit'] as const) : []),
+    ...(o.respond ? (['revise'] as const) : []),
+    ...(every('reject') ? (['reject'] as const) : []),
+  ];
+  const body = over ? `${full.slice(0, BODY_MAX)}\n\n_…cut: this call is longer than a review holds._` : full;
   return {
     kind: 'tool_call',
     title: `Approve ${calls.map((c) => c.name).join(', ')}?`.slice(0, 150),
-    // Long values are cut already; only thousands of keys could pass a review's 100,000 characters.
-    body:
-      body.length > BODY_MAX
-        ? `${body.slice(0, BODY_MAX)}\n\n_…cut: this call is longer than a review holds._`
-        : body,
+    body: unseen ? `> :warning: ${UNSEEN}\n\n${body}` : body,
     // A review no button could answer would wait for ever: Reject is left (the graph says if it may not).
     actions: actions.length ? actions : ['reject'],
     labels: {

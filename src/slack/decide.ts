@@ -7,12 +7,13 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { DecideResult } from '../engine/api.js';
+import { contentHash } from '../engine/content-hash.js';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import type { Action, Actor, Review } from '../engine/types.js';
-import { longerThanCard, reviewCard } from './blocks/review-card.js';
+import { plainActions, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
-import { findPost, redrawnPlain } from './posts.js';
+import { cardText, findPost } from './posts.js';
 import { findReply, type HeardReply } from './replies.js';
 
 export const buttonValueSchema = z.object({
@@ -24,6 +25,10 @@ export const buttonValueSchema = z.object({
 export type ButtonValue = z.infer<typeof buttonValueSchema>;
 
 export const NOT_THIS_CARD = 'That button does not belong to a review here; nothing was changed.';
+
+/** Said when an approval comes from a card (or a question) that cannot show what it approves. */
+export const CANNOT_SHOW =
+  "Nothing was approved: this review's card cannot show all of its content, so it cannot be approved here (nobody would see what they approve). It can still be rejected, or sent back where the card offers that.";
 
 /** The review a click names, if it really is the card in the clicked message. */
 export async function clickedReview(
@@ -115,6 +120,13 @@ export async function decideFromSlack(
       }),
 ): Promise<DecideResult | undefined> {
   try {
+    const unseen = await approvesUnseen(deps, d);
+    if (unseen) {
+      await tell(CANNOT_SHOW);
+      // The card may still show buttons it should not (a redraw Slack refused): redrawn plain.
+      await refreshCard(deps, client, unseen);
+      return undefined;
+    }
     const result = await deps.engine.decide({
       reviewId: d.click.review,
       taskId: d.click.task,
@@ -147,13 +159,30 @@ export async function decideFromSlack(
   }
 }
 
-/** Redraws a review's card from its current content (after a click on a stale one); a plain card stays plain. */
+/**
+ * The review, when `d` would approve content its card cannot show (see cardText): checked at the click, so
+ * that a button drawn before the card went plain (a reply's private question, a form left open)
+ * approves nothing unseen either. A click on other content than the review's is left to the
+ * engine, which refuses it as out of date.
+ */
+async function approvesUnseen(deps: ListenerDeps, d: SlackDecision): Promise<Review | undefined> {
+  const review = await deps.engine.review(d.click.review);
+  if (!review || review.taskId !== d.click.task || plainActions(review.request).includes(d.action)) return;
+  if (d.click.h !== undefined && d.click.h !== contentHash(review.request)) return;
+  return (await cardText(deps.pool, review.id, review.request)).plain ? review : undefined;
+}
+
+/** Redraws a review's card from its current content (after a click it refused); a plain card stays plain. */
 async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
   const card = await findPost(deps.pool, `card:${review.id}`);
   const task = await deps.engine.getTask(review.taskId);
   if (!card || !task) return;
-  const plain = (await redrawnPlain(deps.pool, review.id, longerThanCard(review))) ? {} : undefined;
+  const text = await cardText(deps.pool, review.id, review.request);
   await client.chat
-    .update({ channel: card.channel, ts: card.ts, ...reviewCard(review, task.requester, plain) })
+    .update({
+      channel: card.channel,
+      ts: card.ts,
+      ...reviewCard(review, task.requester, text.plain ? {} : undefined, text.below),
+    })
     .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));
 }

@@ -3,6 +3,9 @@
  * metadata so that an attempt after one that died between posting and recording finds it.
  */
 import type { Queryable } from '../db/queryable.js';
+import { contentHash } from '../engine/content-hash.js';
+import type { ReviewRequest } from '../engine/types.js';
+import { longerThanCard } from './blocks/review-card.js';
 
 /** Message metadata that names the post's key. */
 export const POST_METADATA_TYPE = 'signoff_post';
@@ -25,20 +28,52 @@ export const postedAs = (messages: MessageWithMetadata[] | undefined, key: strin
  */
 export const plainCardKey = (reviewId: string) => `plain-card:${reviewId}`;
 
-/** The thread posts that carry a long review's content ahead of its card, in order. */
-export const reviewTextKey = (reviewId: string, part: number) => `card:${reviewId}:text:${part}`;
+/**
+ * The thread posts that carry a long review's content next to its card, in order: keyed by the
+ * content's hash, so that content an edit changed is posted again and never mistaken for the old.
+ */
+export const reviewTextKey = (reviewId: string, hash: string, part: number) =>
+  `card:${reviewId}:text:${hash}:${part}`;
+/** As they were keyed before an edit could change a card's content: the content as first asked. */
+const firstTextKey = (reviewId: string) => `card:${reviewId}:text:0`;
+
+/** How a card can show the content it is drawn with (see cardText). */
+export interface CardText {
+  /** It cannot show what would be approved: nothing on it, or asked from it, may approve. */
+  plain: boolean;
+  /** Long content whose full text is not in the thread (plain until it is posted). */
+  missing: boolean;
+  /** The full text was posted after the card (an edit changed the content): below it, not above. */
+  below: boolean;
+}
+
+/** Whether Slack message ts `a` is later than `b` (seconds and microseconds, compared as numbers). */
+const later = (a: string, b: string) => {
+  const [as = 0, au = 0] = a.split('.').map(Number);
+  const [bs = 0, bu = 0] = b.split('.').map(Number);
+  return as !== bs ? as > bs : au > bu;
+};
 
 /**
- * Whether a review's card is redrawn plain: it went out plain, or its content is longer than a
- * card and was never posted above it (a card posted before signoff did that), so that no redraw
- * offers Approve on content nobody can see from the card.
+ * How a review's card can show `request` (the review's content now, or as decided). Plain when it
+ * went out plain, or when the content is longer than a card and its full text is not in the
+ * thread: never posted (a card posted before signoff did that), or posted for other content
+ * (before an edit changed it). No redraw then offers Approve on content nobody can see from the
+ * card, and no click approves it.
  */
-export async function redrawnPlain(db: Queryable, reviewId: string, longContent: boolean): Promise<boolean> {
-  const r = await db.query<{ key: string }>('SELECT key FROM signoff.slack_posts WHERE key = ANY($1)', [
-    [plainCardKey(reviewId), reviewTextKey(reviewId, 0)],
-  ]);
-  const keys = new Set(r.rows.map((row) => row.key));
-  return keys.has(plainCardKey(reviewId)) || (longContent && !keys.has(reviewTextKey(reviewId, 0)));
+export async function cardText(db: Queryable, reviewId: string, request: ReviewRequest): Promise<CardText> {
+  const text = reviewTextKey(reviewId, contentHash(request), 0);
+  const r = await db.query<{ key: string; ts: string }>(
+    'SELECT key, ts FROM signoff.slack_posts WHERE key = ANY($1)',
+    [[plainCardKey(reviewId), text, firstTextKey(reviewId), `card:${reviewId}`]],
+  );
+  const ts = new Map(r.rows.map((row) => [row.key, row.ts]));
+  if (ts.has(plainCardKey(reviewId))) return { plain: true, missing: false, below: false };
+  if (!longerThanCard({ request })) return { plain: false, missing: false, below: false };
+  const posted = ts.get(text) ?? (request.edit ? undefined : ts.get(firstTextKey(reviewId)));
+  if (!posted) return { plain: true, missing: true, below: false };
+  const card = ts.get(`card:${reviewId}`);
+  return { plain: false, missing: false, below: card !== undefined && later(posted, card) };
 }
 
 /** The message a key was posted as, if it was. */

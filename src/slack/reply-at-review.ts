@@ -11,10 +11,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { Review, Task } from '../engine/types.js';
 import { questionChoices, replyQuestion } from './blocks/reply-question.js';
-import { longerThanCard } from './blocks/review-card.js';
 import { decideFromSlack, slackActor } from './decide.js';
 import type { ListenerDeps } from './deps.js';
-import { redrawnPlain } from './posts.js';
+import { cardText } from './posts.js';
 import { recordReply } from './replies.js';
 
 export interface ReplyAtReview {
@@ -81,7 +80,7 @@ export async function replyAtReview(
   }
   if (words && mode === 'feedback' && choices.actions.includes('revise')) return void (await revise());
   // A card that could not show its content offers no approval; neither does its question.
-  const plain = await redrawnPlain(deps.pool, review.id, longerThanCard(review));
+  const { plain } = await cardText(deps.pool, review.id, review.request);
   const offered = questionChoices(review, choices.actions).filter((c) => !(plain && c === 'approve'));
   if (offered.length) {
     await recordReply(deps.pool, {

@@ -14,7 +14,9 @@
  */
 import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import { eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
+import { contentHash } from '../engine/content-hash.js';
+import { asDecided } from '../engine/standard-interrupts.js';
+import { eventInWords, type Review, type ReviewRequest, type Sink, type Task } from '../engine/types.js';
 import { DeliveryError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAudience } from './audience.js';
@@ -22,7 +24,6 @@ import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages
 import {
   decidedCard,
   escalatedMessage,
-  longerThanCard,
   type PlainCard,
   reminderMessage,
   reviewCard,
@@ -31,12 +32,12 @@ import {
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import {
+  cardText,
   findPost,
   plainCardKey,
   postedAs,
   postMetadata,
   recordPost,
-  redrawnPlain,
   reviewTextKey,
 } from './posts.js';
 
@@ -211,13 +212,39 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     await edit({ channel: post.channel, ts: post.ts, text: message.text, blocks: message.blocks });
   };
 
-  /** Redraws a review's card as it is now; plain when it cannot show the content (see redrawnPlain). */
+  /** Posts the full text of a review's content (`request`) in the thread, each part once per content. */
+  const postText = async (
+    review: Review,
+    request: ReviewRequest,
+    origin: SlackOrigin,
+    retried: boolean,
+    below = false,
+  ) => {
+    const hash = contentHash(request);
+    for (const [i, part] of reviewTextMessages({ request }, below).entries())
+      await postOnce(reviewTextKey(review.id, hash, i), origin, part, retried);
+  };
+
+  /**
+   * Redraws a review's card as it is now, showing `shown` (its content, or as decided). Long
+   * content whose full text is not in the thread yet (an edit changed it) is posted first, below
+   * the card, so that the card shows what an Approve on it approves; plain when it cannot (see
+   * cardText).
+   */
   const updateCard = async (
     review: Review,
-    draw: (plain: PlainCard | undefined) => { text: string; blocks: unknown[] },
+    origin: SlackOrigin,
+    retried: boolean,
+    draw: (plain: PlainCard | undefined, textBelow: boolean) => { text: string; blocks: unknown[] },
+    shown: ReviewRequest = review.request,
   ) => {
-    const plain = (await redrawnPlain(pool, review.id, longerThanCard(review))) ? {} : undefined;
-    await update(`card:${review.id}`, draw(plain));
+    if (!(await findPost(pool, `card:${review.id}`))) return;
+    let text = await cardText(pool, review.id, shown);
+    if (text.missing) {
+      await postText(review, shown, origin, retried, true);
+      text = await cardText(pool, review.id, shown);
+    }
+    await update(`card:${review.id}`, draw(text.plain ? {} : undefined, text.below));
   };
 
   /**
@@ -247,21 +274,32 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       }
       case 'review_requested': {
         // Content longer than a card goes whole into the thread first: the card says it is above.
-        for (const [i, part] of reviewTextMessages(e.review).entries())
-          await postOnce(reviewTextKey(e.review.id, i), origin, part, retried);
+        await postText(e.review, e.review.request, origin, retried);
         await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester), retried);
         if (e.review.settings.dmReviewers) await ping(task, e.review, 'request', retried);
         return;
       }
       case 'review_decided':
-        await updateCard(e.review, (plain) => decidedCard(e.review, task.requester, undefined, plain));
+        // What was decided: with an edit, the edited call (whose full text may be new).
+        await updateCard(
+          e.review,
+          origin,
+          retried,
+          (plain, below) => decidedCard(e.review, task.requester, undefined, plain, below),
+          asDecided(e.review.request, e.review.decision),
+        );
         return;
       case 'review_progress':
-        // One more approval: the card shows it, and who may still approve.
-        await updateCard(e.review, (plain) => reviewCard(e.review, task.requester, plain));
+        // One more approval (or an edit that counted as one): the card shows it, and who may
+        // still approve; an edit's changed content is posted in full first.
+        await updateCard(e.review, origin, retried, (plain, below) =>
+          reviewCard(e.review, task.requester, plain, below),
+        );
         return;
       case 'review_escalated':
-        await updateCard(e.review, (plain) => reviewCard(e.review, task.requester, plain));
+        await updateCard(e.review, origin, retried, (plain, below) =>
+          reviewCard(e.review, task.requester, plain, below),
+        );
         await postOnce(
           `${event.taskId}:${event.key}`,
           origin,
@@ -285,7 +323,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         await updateRoot(origin, task);
         return;
       case 'review_closed':
-        await updateCard(e.review, (plain) => decidedCard(e.review, task.requester, e, plain));
+        await updateCard(e.review, origin, retried, (plain, below) =>
+          decidedCard(e.review, task.requester, e, plain, below),
+        );
         return;
       case 'task_status':
         await updateRoot(origin, task);

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { slackTaskId } from '../../src/slack/origin.js';
+import { plainCardKey, recordPost } from '../../src/slack/posts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, ephemeralClick, postSigned, threadMessage } from '../helpers/slack-requests.js';
@@ -34,6 +35,10 @@ workflows:
       goal: { reviewers: [anyone], replies: ignore }
   mailer:
     module: ./examples/approval-agent/graph.ts
+  asks:
+    module: ./test/fixtures/asks.ts
+    checkpoints:
+      review: { reviewers: [U0BOB] }
 `;
 
 beforeAll(async () => {
@@ -222,6 +227,40 @@ describe('a reply at a review (replies: ask, the default)', () => {
     expect(ephemeralsIn(thread, 'U0EVE').map((e) => e.text)).toEqual([
       'Sorry, you are not a reviewer for this step.',
     ]);
+  });
+});
+
+describe('a reply at a review whose card then went plain', () => {
+  it("the question's Approve, offered while the card showed the content, approves nothing once the card cannot: the author is told why", async () => {
+    const { thread, cardTs } = await startTask('asks long letter to the shareholders');
+    await reply('U0BOB', 'reads well', thread);
+    const question = await until('the question', () => ephemeralsIn(thread, 'U0BOB')[0]);
+    expect(questionButtons(question).map((b) => b.action_id)).toContain('signoff_reply_approve');
+    // The card goes plain, as the sink marks it when Slack refuses one of its redraws for good.
+    const [review] = await service.signoff.engine.reviews(taskOf(thread));
+    await recordPost(service.signoff.db.pool, plainCardKey(review?.id as string), 'C0WORK', thread);
+    await tap(question, 'signoff_reply_approve');
+    await until('the question answered', () => replaced(question)[0]);
+    expect(replaced(question)).toEqual([expect.stringContaining('Nothing was approved')]);
+    expect(replaced(question)[0]).toContain('cannot be approved here');
+    await nothingDecided(thread);
+    // The card is redrawn plain too, should it still show an Approve.
+    const redrawn = await cardSays(cardTs, 'cannot be approved here');
+    expect(JSON.stringify(redrawn.blocks)).not.toContain('signoff_approve');
+    // A question asked now offers what the plain card does, and that goes through.
+    await reply('U0BOB', 'then no', thread);
+    const now = await until('a second question', () => ephemeralsIn(thread, 'U0BOB')[1]);
+    expect(questionButtons(now).map((b) => b.action_id)).toEqual([
+      'signoff_reply_revise',
+      'signoff_reply_reject',
+      'signoff_reply_ignore',
+    ]);
+    await tap(now, 'signoff_reply_reject');
+    await until('rejected', async () =>
+      (await service.signoff.engine.reviews(taskOf(thread)))[0]?.decision?.action === 'reject'
+        ? true
+        : undefined,
+    );
   });
 });
 

@@ -3,9 +3,11 @@
  * a decision on a tool call is explicit. Edit is an approval of the edited call, under the same
  * rules as Approve (self-approval, N of M, the content hash); every call of a request gets its own
  * decision; words never approve or edit a call; a call too long for a form still gets its card,
- * every key on it. The graph says what it was resumed with ("RESUMED {…}"), so each test sees it.
+ * every key on it; calls longer than a card are posted whole in the thread, again when an edit
+ * changes them. The graph says what it was resumed with ("RESUMED {…}"), so each test sees it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/engine/content-hash.js';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -47,6 +49,11 @@ const labelled = (blocks: Post['blocks'], label: string | RegExp) =>
     typeof label === 'string' ? b.text?.text === label : label.test(b.text?.text ?? ''),
   );
 const labels = (card: Post) => (buttons(card) as Button[]).map((b) => b.text?.text);
+/** The posts in `thread` that carry a review's full text, with their ts. */
+const fullTexts = (thread: string) =>
+  posts()
+    .filter((p) => p.thread_ts === thread && JSON.stringify(p.blocks).includes('The full text of'))
+    .map((p) => ({ ts: tsOf(p), shown: JSON.stringify(p.blocks) }));
 /** What the graph was resumed with, as it said in the thread. */
 const resumed = (thread: string) =>
   posts()
@@ -154,6 +161,59 @@ describe('a tool call is decided explicitly', () => {
     await until('decided card', () =>
       updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('Approved with edits')),
     );
+  });
+
+  it('an Edit that changes calls longer than a card: they are posted whole again, below the card, which points there before it offers Approve', async () => {
+    const { thread, card } = await start('mail-two', 'report');
+    // As first asked: in full just above the card, the first recipient there.
+    const first = fullTexts(thread);
+    expect(first.length).toBeGreaterThan(0);
+    expect(first.every((p) => p.ts < tsOf(card))).toBe(true);
+    expect(first.map((p) => p.shown).join('')).toContain('team@example.com');
+    expect(JSON.stringify(card.blocks)).toMatch(/the whole text is in the (message|\d+ messages) above/);
+
+    const view = await openEdit('U0BOB', card, thread, /^Edit/);
+    const edited = { to: 'ops@example.com', subject: 'Report', body: 'Attached.' };
+    await postSigned(
+      events,
+      reviseSubmission('U0BOB', view.private_metadata, '', {
+        field_decision_0: { selected: 'approve' },
+        field_args_0: JSON.stringify(edited),
+        field_decision_1: { selected: 'approve' },
+      }),
+    );
+    // The card as edited offers Approve for it only once the calls as they are now are in full
+    // in the thread: posted below the card, which points there.
+    const redrawn = await until('card redrawn with the edit', () =>
+      updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('1 of 2 approvals')),
+    );
+    const again = fullTexts(thread).filter((p) => p.ts > tsOf(card));
+    const shownAgain = again.map((p) => p.shown).join('');
+    expect(shownAgain).toContain('ops@example.com');
+    expect(shownAgain).not.toContain('team@example.com');
+    expect(shownAgain).toContain('as changed at review (edit 1), for the review card above');
+    expect(again.length).toBe(first.length);
+    expect(JSON.stringify(redrawn.blocks)).toMatch(
+      /the whole text as it is now \(edit 1\) is in the (message|\d+ messages) below/,
+    );
+    const approve = labelled(redrawn.blocks as Post['blocks'], 'Approve as edited');
+    expect(approve && JSON.parse(approve.value).h).toBe(
+      contentHash(
+        (await service.signoff.engine.review(JSON.parse(approve?.value ?? '{}').review))?.request as never,
+      ),
+    );
+
+    await press('U0CAT', approve, tsOf(card), thread);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }, { type: 'approve' }],
+    });
+    // The decided card still points below, where what was approved is in full; nothing posted twice.
+    const decided = await until('decided card', () =>
+      updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('Approved with edits')),
+    );
+    expect(JSON.stringify(decided.blocks)).toContain('as it is now (edit 1) is in the');
+    expect(fullTexts(thread)).toHaveLength(2 * first.length);
   });
 
   it('several calls: each needs its own decision; a form missing one is refused and nothing runs', async () => {

@@ -195,6 +195,31 @@ describe('a long tool call', () => {
     expect(request.body).toContain('to: "bucket"');
   });
 
+  it('a value cut to fit: its line says so, and nothing may approve the calls (no Approve, no Edit of the other call)', () => {
+    const request = toReviewRequest({
+      actionRequests: [
+        { name: 'send_email', args: { to: 'team@example.com', subject: 'Launch', body: 'We ship today.' } },
+        { name: 'upload', args: { data: 'x'.repeat(90_000), to: 'bucket' } },
+      ],
+      reviewConfigs: [
+        { actionName: 'send_email', allowedDecisions: ['approve', 'edit', 'reject'] },
+        { actionName: 'upload', allowedDecisions: ['approve', 'edit', 'reject'] },
+      ],
+    });
+    expect(request.body).toContain('data: (90,000 characters, the first 80,000 below)');
+    expect(request.body).toContain('(10,000 more characters)');
+    expect(request.body).toContain('too long to show in full, so it cannot be approved or edited here');
+    expect(request.body).not.toContain('approve it as it is');
+    expect(request.actions).toEqual(['reject']);
+    // What fits stays in full, approvable: 80,000 characters together.
+    const fits = toReviewRequest({
+      actionRequests: [{ name: 'upload', args: { data: 'x'.repeat(80_000), to: 'bucket' } }],
+      reviewConfigs: [{ actionName: 'upload', allowedDecisions: ['approve', 'reject'] }],
+    });
+    expect(fits.body).toContain('data: (80,000 characters, in full below)');
+    expect(fits.actions).toEqual(['approve', 'reject']);
+  });
+
   it('characters that hide or reorder text are shown as escapes', () => {
     const request = toReviewRequest({
       actionRequests: [{ name: 'pay', args: { iban: 'DE00\u202e1234', memo: 'a\u200bb' } }],

@@ -5,8 +5,9 @@
  *
  * Approve what you saw: content too long for a card is posted whole in the thread just before it
  * (reviewTextMessages), and the card shows its beginning and says how much more is in those
- * posts. A card that cannot show the content at all (a plain one, after Slack refused the full
- * card) offers no Approve.
+ * posts. Content an edit changed is posted again, below the card, which then points there. A
+ * card that cannot show the content at all (a plain one, after Slack refused the full card, or
+ * before the changed content is posted) offers no Approve.
  */
 import type { types } from '@slack/bolt';
 import { contentHash } from '../../engine/content-hash.js';
@@ -110,15 +111,22 @@ export function mentions(reviewers: string[], requester: string): string {
   return names.join(', ');
 }
 
+/** Which edit the content is, when several were posted below a card: " (edit 2)". */
+const edition = (r: ReviewRequest) => (r.edit ? ` (edit ${r.edit.n})` : '');
+
 /**
  * The posts that carry a review's whole content ahead of its card, when the card cannot show all
  * of it (none when it can). Posted just before the card, each once, so that "in the messages
  * above" on the card is true, also for content that is never said in the thread (a tool call).
+ * `below`: posted after the card, for content an edit changed.
  */
-export function reviewTextMessages(review: Pick<Review, 'request'>): SlackMessage[] {
+export function reviewTextMessages(review: Pick<Review, 'request'>, below = false): SlackMessage[] {
   if (!longerThanCard(review)) return [];
   const parts = markdownParts(content(review.request), TEXT_PART);
   const title = truncate(review.request.title, 150);
+  const card = below
+    ? `as changed at review${edition(review.request)}, for the review card above`
+    : 'for the review card below';
   return parts.map((part, i) => {
     const which = `part ${i + 1} of ${parts.length}`;
     return {
@@ -129,7 +137,7 @@ export function reviewTextMessages(review: Pick<Review, 'request'>): SlackMessag
           elements: [
             {
               type: 'mrkdwn',
-              text: `:page_facing_up: The full text of *${escapeMrkdwn(title)}*, for the review card below (${which})`,
+              text: `:page_facing_up: The full text of *${escapeMrkdwn(title)}*, ${card} (${which})`,
             },
           ],
         },
@@ -139,8 +147,8 @@ export function reviewTextMessages(review: Pick<Review, 'request'>): SlackMessag
   });
 }
 
-/** The content on the card: all of it, or its beginning and how much more the posts above hold. */
-function bodyBlock(review: Review): KnownBlock {
+/** The content on the card: all of it, or its beginning and how much more the posts hold (above, or `below`). */
+function bodyBlock(review: Review, below: boolean): KnownBlock {
   const body = content(review.request);
   const whole = markdownStart(body, CARD_BODY);
   if (!whole.cut) return { type: 'markdown', text: whole.text } as KnownBlock;
@@ -148,8 +156,10 @@ function bodyBlock(review: Review): KnownBlock {
   const shown = start.text;
   const hidden = body.length - start.kept;
   const posts = reviewTextMessages(review).length;
-  const where = posts === 1 ? 'the message above' : `the ${posts} messages above`;
-  const note = `_${hidden.toLocaleString('en-US')} more characters are not shown here: the whole text is in ${where}._`;
+  const side = below ? 'below' : 'above';
+  const where = posts === 1 ? `the message ${side}` : `the ${posts} messages ${side}`;
+  const all = below ? `the whole text as it is now${edition(review.request)}` : 'the whole text';
+  const note = `_${hidden.toLocaleString('en-US')} more characters are not shown here: ${all} is in ${where}._`;
   return { type: 'markdown', text: `${shown}\n\n${note}` } as KnownBlock;
 }
 
@@ -173,10 +183,10 @@ function plainBlock(review: Review, plain: PlainCard): KnownBlock {
  * The buttons of a plain card: never Approve, nor a Revise that carries a form (an edit of a tool
  * call's arguments approves the call as edited).
  */
-const plainActions = (r: ReviewRequest): Action[] =>
+export const plainActions = (r: ReviewRequest): Action[] =>
   r.actions.filter((a) => !approves(a) && !(a === 'revise' && r.fields.length));
 
-function head(review: Review, requester: string, plain?: PlainCard): KnownBlock[] {
+function head(review: Review, requester: string, plain?: PlainCard, below = false): KnownBlock[] {
   const r = review.request;
   const due = review.dueAt ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester)}` : undefined;
   const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
@@ -186,7 +196,7 @@ function head(review: Review, requester: string, plain?: PlainCard): KnownBlock[
       type: 'header',
       text: { type: 'plain_text', text: truncate(neutralizePlain(r.title), 150), emoji: true },
     },
-    plain ? plainBlock(review, plain) : bodyBlock(review),
+    plain ? plainBlock(review, plain) : bodyBlock(review, below),
     contextLine(`${facts} · ${reviewersLine(review, requester)}`),
     ...quorum.map(contextLine),
   ];
@@ -221,8 +231,16 @@ export function quorumLine(review: Review, requester: string): string {
   return `:ballot_box_with_check: *${got.length} of ${needed} approvals*${by} · still may approve: ${still} · one Reject ends the review${stuck}`;
 }
 
-/** The open card, with the buttons the review allows (a plain card: those that approve nothing unseen). */
-export function reviewCard(review: Review, requester: string, plain?: PlainCard): SlackMessage {
+/**
+ * The open card, with the buttons the review allows (a plain card: those that approve nothing
+ * unseen). `textBelow`: its content's full text was posted after it (see reviewTextMessages).
+ */
+export function reviewCard(
+  review: Review,
+  requester: string,
+  plain?: PlainCard,
+  textBelow = false,
+): SlackMessage {
   const r = review.request;
   const label = (a: Action) => truncate(r.labels[a] ?? DEFAULT_LABELS[a], 75);
   const buttons = (plain ? plainActions(r) : r.actions).map((action) => ({
@@ -250,7 +268,7 @@ export function reviewCard(review: Review, requester: string, plain?: PlainCard)
   return {
     text: escapeMrkdwn(`Review needed: ${truncate(r.title, 200)}`),
     blocks: [
-      ...head(review, requester, plain),
+      ...head(review, requester, plain, textBelow),
       ...(buttons.length
         ? [{ type: 'actions' as const, block_id: `review:${review.id}`.slice(0, 255), elements: buttons }]
         : []),
@@ -271,6 +289,7 @@ export function decidedCard(
   requester: string,
   closed?: { by: string; reason: string },
   plain?: PlainCard,
+  textBelow = false,
 ): SlackMessage {
   const d = review.decision;
   // An approval of an edit counted towards the quorum approved the edited call.
@@ -299,7 +318,7 @@ export function decidedCard(
     text: escapeMrkdwn(`${review.request.title}: ${d ? d.action : 'closed'}`),
     blocks: [
       // What was approved: with an edit, the edited call.
-      ...head({ ...review, request: asDecided(review.request, d) }, requester, plain),
+      ...head({ ...review, request: asDecided(review.request, d) }, requester, plain, textBelow),
       { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, CARD_OUTCOME) } },
     ],
   };
