@@ -254,6 +254,41 @@ describe('a tool call is decided explicitly', () => {
     });
   });
 
+  it('three editable calls keep Edit: each call has its own decision and arguments in the form, and each is answered as chosen', async () => {
+    const { thread, card } = await start('mail', 'three');
+    expect(labels(card)).toEqual(['Approve all 3', 'Edit or decide each', 'Reject all 3']);
+    const view = await openEdit('U0BOB', card, thread, /^Edit/);
+    expect(view.blocks.map((b) => b.block_id).filter((id) => id?.startsWith('field_'))).toEqual([
+      'field_decision_0',
+      'field_args_0',
+      'field_decision_1',
+      'field_args_1',
+      'field_decision_2',
+      'field_args_2',
+    ]);
+    const press_ = { to: 'press@example.com', subject: 'Launch', body: 'We ship tomorrow.' };
+    const sent = await postSigned(
+      events,
+      reviseSubmission('U0BOB', view.private_metadata, 'not the board yet', {
+        field_decision_0: { selected: 'approve' },
+        field_args_0: view.blocks.find((b) => b.block_id === 'field_args_0')?.element?.initial_value ?? '',
+        field_decision_1: { selected: 'approve' },
+        field_args_1: JSON.stringify(press_),
+        field_decision_2: { selected: 'reject' },
+        field_args_2: view.blocks.find((b) => b.block_id === 'field_args_2')?.element?.initial_value ?? '',
+      }),
+    );
+    expect(sent.status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [
+        { type: 'approve' },
+        { type: 'edit', editedAction: { name: 'send_email', args: press_ } },
+        { type: 'reject', message: 'not the board yet' },
+      ],
+    });
+  });
+
   it('a 5,000-character call gets a card naming every key, its recipient after the long body too', async () => {
     const { thread, card } = await start('mail', 'long');
     const body = JSON.stringify(card.blocks);
