@@ -289,6 +289,31 @@ describe('a tool call is decided explicitly', () => {
     });
   });
 
+  it('a review stored by the previous version: its Approve is refused where a call may not be approved as asked, and nothing runs', async () => {
+    const { thread, card, taskId } = await start('mail', 'guarded');
+    expect(labels(card)).not.toContain('Approve all 2');
+    // The review as the version before per-call decisions stored it: Approve because one call
+    // allowed it, Edit as a Revise; its card's Approve carried the stored request's hash.
+    const [review] = await service.signoff.engine.reviews(taskId, 'pending');
+    await service.signoff.db.pool.query(
+      `UPDATE signoff.reviews
+       SET request = request || '{"actions": ["approve", "revise", "reject"], "labels": {"revise": "Edit"}}'
+       WHERE id = $1`,
+      [review?.id],
+    );
+    const stored = (await service.signoff.engine.review(review?.id as string))?.request;
+    const oldApprove = {
+      action_id: 'signoff_approve',
+      value: JSON.stringify({ review: review?.id, task: taskId, h: contentHash(stored as never) }),
+    };
+    await press('U0BOB', oldApprove, tsOf(card), thread);
+    await until('refusal', () =>
+      ephemeralsTo('U0BOB').find((t) => t.includes('may not be approved as asked')),
+    );
+    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(resumed(thread)).toEqual([]);
+  });
+
   it('a 5,000-character call gets a card naming every key, its recipient after the long body too', async () => {
     const { thread, card } = await start('mail', 'long');
     const body = JSON.stringify(card.blocks);
