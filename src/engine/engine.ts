@@ -204,8 +204,12 @@ export function createEngine(deps: EngineDeps): Engine {
             ? groupsToAsk(review.settings, task, actor).filter((g) => !asked.has(g))
             : [];
         if (more.length) return { askGroups: more };
+        // An Edit that leaves every call as shown is an approval; one that rejects them all, a
+        // reject: its right is that of what it amounts to (a requester who may not approve may
+        // still reject every call through the form).
+        const action = input.action === 'edit' ? editMeans(review.request, input.values ?? {}) : input.action;
         // Rights first: whoever may not decide learns nothing more, and their attempt is recorded as that.
-        const denied = automatic ? undefined : rightRefused(review.settings, task, actor, input.action);
+        const denied = automatic ? undefined : rightRefused(review.settings, task, actor, action);
         if (denied) return { refused: [denied.code, denied.message] as const, review };
         if (review.status !== 'pending') return closed(review);
         const invalid = invalidDecision(review, input);
@@ -214,8 +218,6 @@ export function createEngine(deps: EngineDeps): Engine {
         if (input.contentHash !== undefined && input.contentHash !== seen) {
           return { refused: ['stale_review', STALE] as const, review };
         }
-        // An Edit that leaves every call as shown is an approval; one that rejects them all, a reject.
-        const action = input.action === 'edit' ? editMeans(review.request, input.values ?? {}) : input.action;
         const decision: Decision = {
           action,
           feedback: input.feedback?.trim() || undefined,

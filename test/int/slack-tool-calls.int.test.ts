@@ -114,6 +114,32 @@ describe('a tool call is decided explicitly', () => {
     expect(answer).toEqual({ decisions: [{ type: 'approve' }] });
   });
 
+  it('the requester may still reject every call through the Edit form when self-approval is off', async () => {
+    const { thread, card, taskId } = await start('mail', 'two');
+    const told = ephemeralsTo('U0ANN').length;
+    const view = await openEdit('U0ANN', card, thread, /^Edit/);
+    const args = view.blocks.find((b) => b.block_id === 'field_args_0')?.element?.initial_value ?? '';
+    const sent = await postSigned(
+      events,
+      reviseSubmission('U0ANN', view.private_metadata, 'hold it, wrong day', {
+        field_decision_0: { selected: 'reject' },
+        field_args_0: args,
+        field_decision_1: { selected: 'reject' },
+      }),
+    );
+    expect(sent.status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [
+        { type: 'reject', message: 'hold it, wrong day' },
+        { type: 'reject', message: 'hold it, wrong day' },
+      ],
+    });
+    const [decided] = await service.signoff.engine.reviews(taskId, 'decided');
+    expect(decided?.decision).toMatchObject({ action: 'reject', by: 'U0ANN' });
+    expect(ephemeralsTo('U0ANN').slice(told)).toEqual([]);
+  });
+
   it('words never decide a tool call: the engine refuses a revise, and nothing runs', async () => {
     const { thread, taskId } = await start('mail', 'one');
     const [review] = await service.signoff.engine.reviews(taskId, 'pending');
