@@ -11,13 +11,21 @@ import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { testClock } from '../helpers/harness.js';
-import { appHomeOpened, click, commandBody, fromTeam, postSigned } from '../helpers/slack-requests.js';
+import {
+  appHomeOpened,
+  click,
+  commandBody,
+  ephemeralClick,
+  fromTeam,
+  postSigned,
+  threadMessage,
+} from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
 const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo } = slackThreads(slack);
+const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo, ephemeralsIn } = slackThreads(slack);
 let service: SlackService;
 let events: string;
 // No review here has a timeout: moving the clock only ages what the directory keeps.
@@ -137,6 +145,38 @@ describe('people from outside the organization', () => {
     await clickOn(allowed.card, allowed.thread, 'signoff_approve', 'U0EXT', 'T0OTHER');
     const [decided] = await service.signoff.engine.reviews(allowed.task.id, 'decided');
     expect(decided?.decidedBy).toBe('U0EXT');
+  });
+
+  it("a tap on a reply's question from another workspace is refused as a click on the card is", async () => {
+    const { thread, task } = await startTask('specialist renew the partner contract');
+    // In the channel (Slack Connect shares it); the reply's event said nothing of the author's
+    // workspace, and users.info calls them a member.
+    slack.people = [...slack.people, 'U0PAL'];
+    await postSigned(events, threadMessage('U0PAL', 'looks right to me', thread), { json: true });
+    const question = await until('the question', () => ephemeralsIn(thread, 'U0PAL')[0]);
+    const approve = (
+      (question.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).find(
+        (b) => b.type === 'actions',
+      )?.elements ?? []
+    ).find((b) => b.action_id === 'signoff_reply_approve');
+    expect(approve).toBeDefined();
+    const tap = ephemeralClick(
+      'U0PAL',
+      'signoff_reply_approve',
+      approve?.value ?? '',
+      question.ts,
+      slack.responseUrl(question.channel, question.ts),
+    );
+    // The tap itself comes from another workspace, as Slack Connect's do.
+    expect((await postSigned(events, fromTeam(tap, 'T0OTHER'))).status).toBe(200);
+    await service.settled();
+    // The question is replaced by the refusal.
+    await until('refused', () =>
+      slack.responses.find((r) => r.ts === question.ts && r.body.text === `Sorry, ${OUTSIDERS}.`),
+    );
+    expect(await statusOf(task.id)).toBe('waiting');
+    expect(await service.signoff.engine.reviews(task.id, 'decided')).toEqual([]);
+    slack.people = slack.people.filter((p) => p !== 'U0PAL');
   });
 
   it('a guest of this workspace is refused; a member then decides', async () => {
