@@ -295,12 +295,10 @@ export function pendingInterrupts(state: StateSnapshot): { id: string; value: un
 }
 
 /**
- * Whether words alone may answer this tool call: an Agent Inbox interrupt that allows `respond`
- * and not `edit`, where a revise with feedback is sent as the agent's response (see resumeValue).
- * Everywhere else a revise of a tool call is an edit of its arguments, which words never make.
+ * Whether words alone may answer this tool call: an Agent Inbox interrupt that allows `respond`,
+ * where a revise with feedback is sent as the agent's response (see resumeValue), whether or not
+ * it also allows an edit (that is the card's Edit). Never a HITLRequest, which takes no words.
  */
 export function answeredWithWords(request: ReviewRequest): boolean {
-  if (request.origin?.format !== 'agent_inbox') return false;
-  const first = inboxSchema.safeParse(request.origin.value).data?.[0];
-  return Boolean(first?.config.allow_respond && !first.config.allow_edit);
+  return request.origin?.format === 'agent_inbox' && Boolean(callsIn(request.origin)?.respond);
 }
