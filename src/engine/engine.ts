@@ -15,7 +15,14 @@ import { askGroups, choicesAt, groupsToAsk, refusal, rightRefused, withGroups } 
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
-import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
+import {
+  type EventRecord,
+  eventRecords,
+  eventsOf,
+  insertEvent,
+  reviewRequestedKey,
+  wasDelivered,
+} from './event-store.js';
 import type { Metrics } from './metrics.js';
 import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
@@ -23,7 +30,7 @@ import { invalidEdit } from './review-form.js';
 import { reviewTimes } from './review-stats.js';
 import { countApproval, countEdit } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
-import { addApproval, approvalsNeeded } from './sign-off-rules.js';
+import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
 import { editMeans, invalidToolDecision } from './standard-interrupts.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
@@ -212,6 +219,13 @@ export function createEngine(deps: EngineDeps): Engine {
         const denied = automatic ? undefined : rightRefused(review.settings, task, actor, action);
         if (denied) return { refused: [denied.code, denied.message] as const, review };
         if (review.status !== 'pending') return closed(review);
+        if (automatic && approves(action)) {
+          // A timer never approves a tool call, nor content whose card nobody could see.
+          const shown = await wasDelivered(db, task.id, reviewRequestedKey(review.id));
+          const why = timerMayNotApprove(review.request, shown);
+          if (why)
+            return { refused: ['approval_withheld', `Not approved automatically: ${why}.`] as const, review };
+        }
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
         let seen = contentHash(review.request);

@@ -389,6 +389,22 @@ describe('sign-off rules on the card', () => {
     ).toContain('(rejected automatically if nobody decides)');
   });
 
+  it('a deadline that may not approve (a tool call, a plain card) is not promised as an approval; its overdue ping says why', () => {
+    const at = '2026-11-22T12:00:00.000Z';
+    const timed = (over: Partial<Review['request']> = {}) => {
+      const r = review(over, { dueAt: at });
+      return { ...r, settings: { ...r.settings, timeoutSeconds: 7200, onTimeout: 'approve' as const } };
+    };
+    expect(sent(reviewCard(timed(), 'U0ANN'))).toContain('(approved automatically if nobody decides)');
+    expect(sent(reviewCard(timed(), 'U0ANN', { code: 'invalid_blocks' }))).not.toContain('automatically');
+    const tool = timed(toReviewRequest(REQUESTS.one));
+    expect(sent(reviewCard(tool, 'U0ANN'))).not.toContain('automatically');
+    const why = 'Not approved automatically: a tool call goes ahead only when a person approves it.';
+    expect(sent(reminderMessage(tool, 'U0ANN', true, why))).toContain(
+      `is past its deadline and still waiting for a decision. ${why}`,
+    );
+  });
+
   it('a quorum the named reviewers can no longer reach says so on the card', () => {
     const r = review();
     const named = {
