@@ -246,6 +246,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   const afterAck = createAfterAck(AFTER_ACK, options.afterAckClock);
   const app = createSlackApp({
     slack,
+    clock: options.clock,
     engine: signoff.engine,
     pool: signoff.db.pool,
     logger,

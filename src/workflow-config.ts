@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { durationSeconds } from './duration.js';
 import { checkStages, stageSchema } from './workflow-stages.js';
 import { BUILT_IN_NAMES } from './workflows/catalog.js';
+import { TOOL_CALL_KIND } from './workflows/shared/protocol.js';
 import { parseYamlFile } from './yaml-file.js';
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
@@ -132,12 +133,11 @@ export const checkpointSchema = z
       });
     }
     // A two-person rule that a timer could pass with fewer is no rule.
-    const timerApproves =
-      c.onTimeout === 'approve' || (c.onTimeout === 'escalate' && c.finalAction === 'approve');
-    if (c.approvals > 1 && timerApproves) {
+    const approving = timerApproves(c);
+    if (c.approvals > 1 && approving) {
       ctx.addIssue({
         code: 'custom',
-        path: [c.onTimeout === 'approve' ? 'onTimeout' : 'finalAction'],
+        path: [approving],
         message: `${c.approvals} approvals are needed, so a timeout may remind, reject, cancel or escalate, never approve`,
       });
     }
@@ -163,6 +163,30 @@ export const checkpointSchema = z
     }
   });
 export type CheckpointConfig = z.infer<typeof checkpointSchema>;
+
+/** The key by which a checkpoint's deadline approves (`onTimeout` or `finalAction`), if it does. */
+function timerApproves(c: Pick<CheckpointConfig, 'onTimeout' | 'finalAction'>) {
+  if (c.onTimeout === 'approve') return 'onTimeout';
+  if (c.onTimeout === 'escalate' && c.finalAction === 'approve') return 'finalAction';
+  return undefined;
+}
+
+/**
+ * A workflow's tool calls (its graph's standard interrupts, reviewed at `checkpoints.tool_call`)
+ * run only when a person approves them: a deadline that would approve them is refused here, at
+ * its line (the timer refuses it too, for a default that reaches them).
+ */
+function checkToolCallTimer(w: { checkpoints: Record<string, CheckpointConfig> }, ctx: z.RefinementCtx) {
+  const c = w.checkpoints[TOOL_CALL_KIND];
+  const key = c && timerApproves(c);
+  if (!key) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['checkpoints', TOOL_CALL_KIND, key],
+    message:
+      'a tool call goes ahead only when a person approves it, so a timeout may remind, reject, cancel or escalate, never approve',
+  });
+}
 
 const agentSchema = z
   .object({
@@ -223,7 +247,8 @@ const workflowSchema = z
     stages: z.array(stageSchema).min(1).optional(),
   })
   .strict()
-  .superRefine(checkStages);
+  .superRefine(checkStages)
+  .superRefine(checkToolCallTimer);
 export type WorkflowConfig = z.infer<typeof workflowSchema>;
 
 /** Words `/signoff` and the terminal's prompt take as commands: no workflow can be called so. */

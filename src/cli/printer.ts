@@ -125,7 +125,7 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
       return `⏫ ${event.reason}: escalated to ${event.to.join(', ')}, now due ${due(event.review.dueAt)}.`;
     case 'review_reminder':
       return event.overdue
-        ? `⏰ "${event.review.request.title}" is past its deadline and still waiting for a decision.`
+        ? `⏰ "${event.review.request.title}" is past its deadline and still waiting for a decision.${event.withheld ? ` ${event.withheld}` : ''}`
         : `⏰ Reminder: "${event.review.request.title}" is waiting for a decision${event.review.dueAt ? `, due ${due(event.review.dueAt)}` : ''}.`;
     case 'task_redirected':
       return `↪ Redirected by ${event.by}: the new goal is "${event.text}". Dropped: "${event.abandoned}". Starting over.`;

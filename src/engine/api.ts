@@ -51,7 +51,9 @@ export type DecideResult =
         | 'directory_unavailable'
         | 'invalid_decision'
         | 'stale_review'
-        | 'counted_already';
+        | 'counted_already'
+        /** A timer's approval of what it may never approve (timerMayNotApprove): it keeps waiting. */
+        | 'approval_withheld';
       message: string;
       review?: Review;
     };

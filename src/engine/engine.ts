@@ -15,7 +15,14 @@ import { askGroups, choicesAt, groupsToAsk, refusal, rightRefused, withGroups } 
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
-import { type EventRecord, eventRecords, eventsOf, insertEvent } from './event-store.js';
+import {
+  type EventRecord,
+  eventRecords,
+  eventsOf,
+  insertEvent,
+  reviewRequestedKey,
+  wasDelivered,
+} from './event-store.js';
 import type { Metrics } from './metrics.js';
 import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
@@ -23,7 +30,7 @@ import { invalidEdit } from './review-form.js';
 import { reviewTimes } from './review-stats.js';
 import { countApproval, countEdit } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
-import { addApproval, approvalsNeeded } from './sign-off-rules.js';
+import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
 import { editMeans, invalidToolDecision } from './standard-interrupts.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
@@ -204,18 +211,27 @@ export function createEngine(deps: EngineDeps): Engine {
             ? groupsToAsk(review.settings, task, actor).filter((g) => !asked.has(g))
             : [];
         if (more.length) return { askGroups: more };
+        // An Edit that leaves every call as shown is an approval; one that rejects them all, a
+        // reject: its right is that of what it amounts to (a requester who may not approve may
+        // still reject every call through the form).
+        const action = input.action === 'edit' ? editMeans(review.request, input.values ?? {}) : input.action;
         // Rights first: whoever may not decide learns nothing more, and their attempt is recorded as that.
-        const denied = automatic ? undefined : rightRefused(review.settings, task, actor, input.action);
+        const denied = automatic ? undefined : rightRefused(review.settings, task, actor, action);
         if (denied) return { refused: [denied.code, denied.message] as const, review };
         if (review.status !== 'pending') return closed(review);
+        if (automatic && approves(action)) {
+          // A timer never approves a tool call, nor content whose card nobody could see.
+          const shown = await wasDelivered(db, task.id, reviewRequestedKey(review.id));
+          const why = timerMayNotApprove(review.request, shown);
+          if (why)
+            return { refused: ['approval_withheld', `Not approved automatically: ${why}.`] as const, review };
+        }
         const invalid = invalidDecision(review, input);
         if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
         let seen = contentHash(review.request);
         if (input.contentHash !== undefined && input.contentHash !== seen) {
           return { refused: ['stale_review', STALE] as const, review };
         }
-        // An Edit that leaves every call as shown is an approval; one that rejects them all, a reject.
-        const action = input.action === 'edit' ? editMeans(review.request, input.values ?? {}) : input.action;
         const decision: Decision = {
           action,
           feedback: input.feedback?.trim() || undefined,

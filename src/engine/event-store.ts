@@ -84,3 +84,15 @@ export async function eventRecords(db: Queryable, taskId: string): Promise<Event
     lastError: row.last_error ?? null,
   }));
 }
+
+/** The key of a review's `review_requested` event (store.ts's openReview writes it in SQL). */
+export const reviewRequestedKey = (reviewId: string) => `review:${reviewId}`;
+
+/** Whether the event `key` of a task went out to its surface (delivered, not failed nor waiting). */
+export async function wasDelivered(db: Queryable, taskId: string, key: string): Promise<boolean> {
+  const r = await db.query(
+    'SELECT 1 FROM signoff.events WHERE task_id = $1 AND key = $2 AND delivered_at IS NOT NULL AND failed_at IS NULL',
+    [taskId, key],
+  );
+  return (r.rowCount ?? 0) > 0;
+}

@@ -44,9 +44,15 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       });
       return;
     }
-    const remind = async (overdue: boolean) => {
+    const remind = async (overdue: boolean, withheld?: string) => {
       const key = overdue ? `overdue:${review.id}` : `remind:${review.id}:${job.n}`;
-      await insertEvent(deps.pool, task.id, key, { type: 'review_reminder', review, n: job.n, overdue });
+      await insertEvent(deps.pool, task.id, key, {
+        type: 'review_reminder',
+        review,
+        n: job.n,
+        overdue,
+        ...(withheld ? { withheld } : {}),
+      });
       // Delivered on its own path: a reminder never waits for the task's run.
       await deps.delivery.kick(task);
     };
@@ -67,7 +73,10 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       { reviewId: review.id, actor, action },
       `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
     );
-    // Refused only when a person decided in the meantime, which is as it should be.
+    // What a timer may never approve (a tool call; content nobody could see) keeps waiting for a
+    // person: the thread says why, as the audit does (the refusal is recorded).
+    if (!result.ok && result.code === 'approval_withheld') return remind(true, result.message);
+    // Otherwise refused only when a person decided in the meantime, which is as it should be.
     if (!result.ok)
       deps.logger.info({ review: review.id, code: result.code }, 'timeout found the review decided');
   };

@@ -22,7 +22,12 @@ import {
 const UNTITLED = 'The workflow asks for your review';
 const TITLE_MAX = 150;
 const LABEL_MAX = 30;
-const FIELDS_MAX = 5;
+/**
+ * The schema's own limit (protocol.ts): a standard interrupt's Edit form has up to two fields a call (its
+ * decision and its arguments) for up to ten calls, and a modal of 20 fields and two more blocks
+ * is well inside Slack's 100 blocks a view. Fewer would drop a call's field, and with it Edit.
+ */
+const FIELDS_MAX = 20;
 /** The schema's body limit, less room for the notes put ahead of the content. */
 const BODY_MAX = 100_000 - 2_000;
 /** A kind as the config file names checkpoints. */
@@ -141,7 +146,7 @@ function fitLabels(labels: unknown): ReviewRequest['labels'] {
   return out;
 }
 
-/** The form fields that fit (at most five, each valid), with a note for each left out. */
+/** The form fields that fit (at most `FIELDS_MAX`, each valid), with a note for each left out. */
 function fitFields(fields: unknown, notes: string[]): { kept: ReviewRequest['fields']; dropped: number } {
   const kept: ReviewRequest['fields'] = [];
   let dropped = 0;

@@ -3,7 +3,7 @@
  * how many approvals a review needs and what one more does (N of M), and what its deadline does
  * (its own action, or escalation first).
  */
-import type { Approval, Review, ReviewSettings } from './types.js';
+import type { Approval, Review, ReviewRequest, ReviewSettings } from './types.js';
 
 /** How many different people must approve. */
 export const approvalsNeeded = (settings: Pick<ReviewSettings, 'approvals'>) => settings.approvals ?? 1;
@@ -78,3 +78,14 @@ export function atDeadline(
 
 /** The reviewers once escalated: the old ones and `to`, each once. */
 export const escalatedReviewers = (reviewers: string[], to: string[]) => [...new Set([...reviewers, ...to])];
+
+/**
+ * Why a deadline may not approve this review on nobody's behalf, whatever its checkpoint says
+ * (undefined: it may). A tool call runs only when a person clicked; content whose card could not
+ * be shown (`shown` false) was seen by nobody. The review then keeps waiting for a person.
+ */
+export function timerMayNotApprove(request: Pick<ReviewRequest, 'origin'>, shown = true): string | undefined {
+  if (request.origin) return 'a tool call goes ahead only when a person approves it';
+  if (!shown) return 'its card could not show what it asks, so nobody saw what would be approved';
+  return undefined;
+}

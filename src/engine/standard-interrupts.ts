@@ -143,8 +143,19 @@ export function invalidToolDecision(request: ReviewRequest, action: Decision['ac
   if (action === 'revise' && !found.respond) {
     return 'A tool call is decided with Approve, Edit or Reject on its card; words alone never approve, edit or reject it.';
   }
+  // A review stored before calls were decided one by one may list Approve although a call may
+  // not be approved as asked: Approve answers each call as shown, so it cannot answer that one.
+  const barred =
+    action === 'approve' ? notAllowed(found.calls, shownDecisions(found.calls, request.edit)) : [];
+  if (barred.length) {
+    return `${barred.map((c) => c.name).join(', ')} may not be approved as asked, so Approve cannot answer this review: decide each call with Edit, or reject it.`;
+  }
   return undefined;
 }
+
+/** The calls whose decision (by position) is not one their interrupt allows. */
+const notAllowed = (calls: ToolCall[], decisions: CallDecision[]) =>
+  calls.filter((c, i) => !c.allowed.includes(decisions[i]?.type ?? 'reject'));
 
 /** Why the Edit form's calls cannot be read, by field (empty for signoff's own requests). */
 export function toolCallErrors(
@@ -238,6 +249,7 @@ export function resumeValue(request: ReviewRequest, decision: Decision): unknown
 }
 
 const UNREADABLE = 'signoff could not read this decision as an approval, so nothing was approved.';
+const NOT_APPROVABLE = 'This call may not be approved as asked, and nobody edited it, so it was not run.';
 
 /** One decision per call, and the message for the rejected ones. Nothing unreadable approves. */
 function answered(
@@ -250,8 +262,17 @@ function answered(
     message,
   });
   switch (decision.action) {
-    case 'approve':
-      return { decisions: shownDecisions(calls, request.edit), message: request.edit?.feedback };
+    case 'approve': {
+      // Refused when decided; an approval recorded before that rule (by an earlier version,
+      // which offered Approve when any call allowed it) still never approves a call that may not be.
+      const shown = shownDecisions(calls, request.edit);
+      const barred = new Set(notAllowed(calls, shown));
+      if (!barred.size) return { decisions: shown, message: request.edit?.feedback };
+      return {
+        decisions: shown.map((d, i) => (barred.has(calls[i] as ToolCall) ? { type: 'reject' } : d)),
+        message: NOT_APPROVABLE,
+      };
+    }
     case 'edit': {
       const read = readDecisions(calls, request, decision.values);
       return 'decisions' in read
@@ -274,12 +295,10 @@ export function pendingInterrupts(state: StateSnapshot): { id: string; value: un
 }
 
 /**
- * Whether words alone may answer this tool call: an Agent Inbox interrupt that allows `respond`
- * and not `edit`, where a revise with feedback is sent as the agent's response (see resumeValue).
- * Everywhere else a revise of a tool call is an edit of its arguments, which words never make.
+ * Whether words alone may answer this tool call: an Agent Inbox interrupt that allows `respond`,
+ * where a revise with feedback is sent as the agent's response (see resumeValue), whether or not
+ * it also allows an edit (that is the card's Edit). Never a HITLRequest, which takes no words.
  */
 export function answeredWithWords(request: ReviewRequest): boolean {
-  if (request.origin?.format !== 'agent_inbox') return false;
-  const first = inboxSchema.safeParse(request.origin.value).data?.[0];
-  return Boolean(first?.config.allow_respond && !first.config.allow_edit);
+  return request.origin?.format === 'agent_inbox' && Boolean(callsIn(request.origin)?.respond);
 }

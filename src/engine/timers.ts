@@ -2,6 +2,8 @@
  * Review timers. A review with a timeout gets reminder pings (by default one at half time) and,
  * at its deadline, its checkpoint's `onTimeout`: approve or reject (a decision recorded through
  * the same exactly-once path as a click), cancel the task, or remind once more and keep waiting.
+ * A timer never approves a tool call, nor content whose card could not be shown: that review
+ * gets the overdue reminder, saying why, and keeps waiting for a person.
  *
  * Each timer is a delayed job in the queue, sent in the transaction that opens the review, so it
  * survives restarts. When it runs it does nothing unless the review is still pending: a review

@@ -15,6 +15,7 @@ import {
   type ReviewField,
   type ReviewRequest,
   type ReviewRequestInput,
+  TOOL_CALL_KIND,
 } from './types.js';
 
 /** Calls decided one by one in a form, at most (two fields each, and Slack's modal has room). */
@@ -109,7 +110,7 @@ export function toolCallForm(
   ];
   const body = over ? `${full.slice(0, BODY_MAX)}\n\n_…cut: this call is longer than a review holds._` : full;
   return {
-    kind: 'tool_call',
+    kind: TOOL_CALL_KIND,
     title: `Approve ${calls.map((c) => c.name).join(', ')}?`.slice(0, 150),
     body: unseen ? `> :warning: ${UNSEEN}\n\n${body}` : body,
     // A review no button could answer would wait for ever: Reject is left (the graph says if it may not).

@@ -64,6 +64,7 @@ export {
   type ReviewRequestInput,
   reviewFieldSchema,
   reviewRequestSchema,
+  TOOL_CALL_KIND,
 } from '../workflows/shared/protocol.js';
 
 import type { Decision, ReviewRequest } from '../workflows/shared/protocol.js';
@@ -161,8 +162,11 @@ export type EngineEvent =
   | { type: 'review_progress'; review: Review; by: string }
   /** Nobody decided by the deadline: `to` were added as reviewers and the deadline moved. */
   | { type: 'review_escalated'; review: Review; to: string[]; reason: string }
-  /** A review still waiting: a reminder before its deadline (n = 1, 2…), or past it (overdue). */
-  | { type: 'review_reminder'; review: Review; n: number; overdue: boolean }
+  /**
+   * A review still waiting: a reminder before its deadline (n = 1, 2…), or past it (overdue);
+   * `withheld`: why its deadline did not approve it as its checkpoint says (it waits for a person).
+   */
+  | { type: 'review_reminder'; review: Review; n: number; overdue: boolean; withheld?: string }
   /** The task was given a new goal while agents worked (seed 003); they start over on it. */
   | { type: 'task_redirected'; text: string; by: string; abandoned: string }
   /** A review closed without a decision (its task was cancelled): who closed it and why. */

@@ -5,6 +5,7 @@
 import { App } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
+import { type Clock, systemClock } from '../engine/types.js';
 import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackConnection } from './connection.js';
@@ -20,6 +21,8 @@ export interface SlackAppDeps extends StartDeps {
   metrics: MetricsRoute;
   /** Socket Mode: watches the socket's connection attempts (for /healthz). */
   connection?: Pick<SlackConnection, 'fetch'>;
+  /** The engine's clock: how long the directory keeps Slack's answers goes by it too. */
+  clock?: Clock;
 }
 
 /** One quick retry of a directory lookup that failed; then the person is told to try again. */
@@ -73,6 +76,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
       timeout: 5000,
     }),
     logger: deps.logger,
+    now: () => (deps.clock ?? systemClock).now().getTime(),
   });
   registerListeners(app, {
     ...deps,

@@ -4,8 +4,10 @@
  * Every answer is kept for a while (a minute by default) for every user and every request: one
  * `usergroups.users.list` a group, one `users.info` a person; callers at the same moment share
  * one call, and a failure is not kept. When Slack does not answer, `inGroup` rejects (the engine
- * tells whoever's right hinged on that group to try again) and `standing` is 'unknown' (refused
- * where people from outside are).
+ * tells whoever's right hinged on that group to try again). `standing` then serves the last answer
+ * Slack gave about that person (for up to a day), so that a `users.info` outage locks out no
+ * reviewer Slack has answered for before; of someone it never answered for it is 'unknown'
+ * (refused where people from outside are, with a sentence to try again).
  */
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { z } from 'zod';
@@ -14,6 +16,12 @@ import { ttlCache } from './ttl-cache.js';
 
 /** How long an answer is trusted: someone removed from a group loses its rights within this. */
 export const DIRECTORY_TTL_MS = 60_000;
+
+/**
+ * How long the last answer about a person stands in while Slack does not answer: a person who
+ * becomes a guest keeps a member's standing at most this long, and only while Slack is failing.
+ */
+export const STANDING_KEPT_MS = 24 * 3600_000;
 
 /** `member` of this organization; `external`: another organization's, or a guest; `unknown`: Slack did not say. */
 export type Standing = 'member' | 'external' | 'unknown';
@@ -85,6 +93,30 @@ export function createDirectory(deps: {
     }
   }, options);
 
+  // The last answer about each person, oldest first (re-set on each answer), kept a day.
+  const lastKnown = new Map<string, { at: number; person: SlackUser | undefined }>();
+  const person = async (user: string): Promise<SlackUser | undefined> => {
+    const now = options.now();
+    for (const [k, entry] of lastKnown) {
+      if (now - entry.at < STANDING_KEPT_MS) break;
+      lastKnown.delete(k);
+    }
+    try {
+      const answer = await people(user);
+      lastKnown.delete(user);
+      lastKnown.set(user, { at: now, person: answer });
+      return answer;
+    } catch (error) {
+      const known = lastKnown.get(user);
+      if (!known) throw error;
+      logger.warn(
+        { err: error, user, answeredAt: new Date(known.at).toISOString() },
+        'Slack did not say where a person belongs; going by its last answer',
+      );
+      return known.person;
+    }
+  };
+
   // The app's own workspace and organization never change while it runs.
   const app = ttlCache(async () => appSchema.parse(await client.auth.test()), {
     ttlMs: Number.POSITIVE_INFINITY,
@@ -98,13 +130,11 @@ export function createDirectory(deps: {
         const home = await app('self');
         // Another workspace's person, where this one belongs to no Enterprise organization.
         if (team && team !== home.team_id && !home.enterprise_id) return 'external';
-        const person = await people(user);
-        if (!person || person.is_restricted || person.is_ultra_restricted || person.is_stranger) {
-          return 'external';
-        }
+        const who = await person(user);
+        if (!who || who.is_restricted || who.is_ultra_restricted || who.is_stranger) return 'external';
         // In an Enterprise organization, a person of any of its workspaces is one of its own.
-        const sameOrg = home.enterprise_id && person.enterprise_user?.enterprise_id === home.enterprise_id;
-        return sameOrg || person.team_id === home.team_id ? 'member' : 'external';
+        const sameOrg = home.enterprise_id && who.enterprise_user?.enterprise_id === home.enterprise_id;
+        return sameOrg || who.team_id === home.team_id ? 'member' : 'external';
       } catch (error) {
         logger.warn({ err: error, user }, 'could not read from Slack where a person belongs');
         return 'unknown';

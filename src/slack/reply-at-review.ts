@@ -12,7 +12,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Review, Task } from '../engine/types.js';
 import { questionChoices, replyQuestion } from './blocks/reply-question.js';
 import { decideFromSlack, slackActor } from './decide.js';
-import type { ListenerDeps } from './deps.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { cardText } from './posts.js';
 import { recordReply } from './replies.js';
 
@@ -79,17 +79,24 @@ export async function replyAtReview(
     return;
   }
   if (words && mode === 'feedback' && choices.actions.includes('revise')) return void (await revise());
-  // A card that could not show its content offers no approval; neither does its question.
-  const { plain } = await cardText(deps.pool, review.id, review.request);
-  const offered = questionChoices(review, choices.actions).filter((c) => !(plain && c === 'approve'));
-  if (offered.length) {
-    await recordReply(deps.pool, {
-      channel: r.channel,
-      ts: r.ts,
-      taskId: r.task.id,
-      user: r.user,
-      text: r.text,
-    });
+  let offered: ReturnType<typeof questionChoices>;
+  try {
+    // A card that could not show its content offers no approval; neither does its question.
+    const { plain } = await cardText(deps.pool, review.id, review.request);
+    offered = questionChoices(review, choices.actions).filter((c) => !(plain && c === 'approve'));
+    if (offered.length) {
+      await recordReply(deps.pool, {
+        channel: r.channel,
+        ts: r.ts,
+        taskId: r.task.id,
+        user: r.user,
+        text: r.text,
+      });
+    }
+  } catch (error) {
+    // Someone who may decide would have been asked: they hear that it failed.
+    deps.logger.error({ err: error }, 'could not record a reply at a review');
+    return void (await tell(COULD_NOT_RECORD));
   }
   const question = replyQuestion(review, { ts: r.ts, text: r.text }, offered);
   await client.chat

@@ -312,7 +312,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         await postOnce(
           `${event.taskId}:${event.key}`,
           origin,
-          reminderMessage(e.review, task.requester, e.overdue),
+          reminderMessage(e.review, task.requester, e.overdue, e.withheld),
           retried,
         );
         if (e.review.settings.dmReviewers) await ping(task, e.review, event.key, retried);

@@ -7,6 +7,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock, DeliveredEvent, Review, Task } from '../../src/engine/types.js';
+import { DeliveryError } from '../../src/errors.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
@@ -26,6 +27,8 @@ export interface HarnessOptions {
   clock?: Clock;
   /** Where delivered events are collected (share one list between harnesses on one database). */
   delivered?: DeliveredEvent[];
+  /** Events the surface refuses for good, as Slack refuses a card it cannot take (invalid_blocks). */
+  refuse?: (event: DeliveredEvent) => boolean;
 }
 
 /** A clock the test moves: starts at the real time, moves only when told. */
@@ -83,6 +86,7 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
     clock: options.clock,
     sinks: {
       cli: async (event) => {
+        if (options.refuse?.(event)) throw new DeliveryError('refused', 'invalid_blocks');
         delivered.push(event);
       },
     },

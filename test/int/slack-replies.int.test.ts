@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
+import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
 import { slackTaskId } from '../../src/slack/origin.js';
 import { plainCardKey, recordPost } from '../../src/slack/posts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -261,6 +262,56 @@ describe('a reply at a review whose card then went plain', () => {
         ? true
         : undefined,
     );
+  });
+});
+
+describe('a reply while the database fails', () => {
+  it("someone who merely talks in the thread is told nothing of it; a reply addressed to the bot, or a reviewer's once known as one, is told it could not be recorded", async () => {
+    const { thread } = await startTask('pair sort the mailing list');
+    const pool = service.signoff.db.pool;
+    // Every thread event fails to be recorded, as it would with the database down.
+    await pool.query(`
+      CREATE FUNCTION signoff.test_refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.key LIKE 'event:%' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+        RETURN NEW;
+      END $$`);
+    await pool.query(`
+      CREATE FUNCTION signoff.test_refuse_events_all() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+    await pool.query(
+      'CREATE TRIGGER test_refuse_events BEFORE INSERT ON signoff.slack_requests FOR EACH ROW EXECUTE FUNCTION signoff.test_refuse_events()',
+    );
+    try {
+      await reply('U0EVE', 'ooh, tacos please', thread);
+      await reply('U0BOB', 'sounds good', thread);
+      await reply('U0CAT', 'revise: add the new hires', thread);
+      await service.settled();
+      await until('the addressed reply told', () =>
+        ephemeralsIn(thread, 'U0CAT').find((e) => e.text === COULD_NOT_RECORD),
+      );
+      expect(ephemeralsIn(thread, 'U0EVE')).toEqual([]);
+      expect(ephemeralsIn(thread, 'U0BOB')).toEqual([]);
+
+      // Once a reply is known to be a reviewer's, its failure is theirs to hear.
+      await pool.query('DROP TRIGGER test_refuse_events ON signoff.slack_requests');
+      await pool.query(
+        'CREATE TRIGGER test_refuse_events BEFORE INSERT ON signoff.slack_replies FOR EACH ROW EXECUTE FUNCTION signoff.test_refuse_events_all()',
+      );
+      await reply('U0EVE', 'tacos it is', thread);
+      await reply('U0BOB', 'sounds good', thread);
+      await service.settled();
+      await until('the reviewer told', () =>
+        ephemeralsIn(thread, 'U0BOB').find((e) => e.text === COULD_NOT_RECORD),
+      );
+      expect(ephemeralsIn(thread, 'U0EVE')).toEqual([]);
+    } finally {
+      await pool.query('DROP TRIGGER IF EXISTS test_refuse_events ON signoff.slack_requests');
+      await pool.query('DROP TRIGGER IF EXISTS test_refuse_events ON signoff.slack_replies');
+      await pool.query('DROP FUNCTION IF EXISTS signoff.test_refuse_events()');
+      await pool.query('DROP FUNCTION IF EXISTS signoff.test_refuse_events_all()');
+    }
+    await nothingDecided(thread);
   });
 });
 

@@ -2,22 +2,34 @@
  * Who may decide, as Slack tells signoff who someone is: a named reviewer decides while a user
  * group's lookup fails, and the group's members are told the true reason; one lookup of a group
  * serves every click and view for a minute; people from another organization (Slack Connect) and
- * guests decide only where the checkpoint allows them.
+ * guests decide only where the checkpoint allows them; while Slack does not answer who someone
+ * is, a reviewer it answered for before still decides.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
-import { appHomeOpened, click, commandBody, fromTeam, postSigned } from '../helpers/slack-requests.js';
+import { testClock } from '../helpers/harness.js';
+import {
+  appHomeOpened,
+  click,
+  commandBody,
+  ephemeralClick,
+  fromTeam,
+  postSigned,
+  threadMessage,
+} from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
 const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo } = slackThreads(slack);
+const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo, ephemeralsIn } = slackThreads(slack);
 let service: SlackService;
 let events: string;
+// No review here has a timeout: moving the clock only ages what the directory keeps.
+const clock = testClock();
 
 const YAML = `workflows:
   pair:
@@ -47,7 +59,7 @@ beforeAll(async () => {
     U0EXT: { team_id: 'T0OTHER', is_stranger: true },
     U0GST: { is_restricted: true },
   };
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML, options: { clock } }));
 });
 afterAll(async () => {
   await service?.stop();
@@ -135,6 +147,38 @@ describe('people from outside the organization', () => {
     expect(decided?.decidedBy).toBe('U0EXT');
   });
 
+  it("a tap on a reply's question from another workspace is refused as a click on the card is", async () => {
+    const { thread, task } = await startTask('specialist renew the partner contract');
+    // In the channel (Slack Connect shares it); the reply's event said nothing of the author's
+    // workspace, and users.info calls them a member.
+    slack.people = [...slack.people, 'U0PAL'];
+    await postSigned(events, threadMessage('U0PAL', 'looks right to me', thread), { json: true });
+    const question = await until('the question', () => ephemeralsIn(thread, 'U0PAL')[0]);
+    const approve = (
+      (question.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).find(
+        (b) => b.type === 'actions',
+      )?.elements ?? []
+    ).find((b) => b.action_id === 'signoff_reply_approve');
+    expect(approve).toBeDefined();
+    const tap = ephemeralClick(
+      'U0PAL',
+      'signoff_reply_approve',
+      approve?.value ?? '',
+      question.ts,
+      slack.responseUrl(question.channel, question.ts),
+    );
+    // The tap itself comes from another workspace, as Slack Connect's do.
+    expect((await postSigned(events, fromTeam(tap, 'T0OTHER'))).status).toBe(200);
+    await service.settled();
+    // The question is replaced by the refusal.
+    await until('refused', () =>
+      slack.responses.find((r) => r.ts === question.ts && r.body.text === `Sorry, ${OUTSIDERS}.`),
+    );
+    expect(await statusOf(task.id)).toBe('waiting');
+    expect(await service.signoff.engine.reviews(task.id, 'decided')).toEqual([]);
+    slack.people = slack.people.filter((p) => p !== 'U0PAL');
+  });
+
   it('a guest of this workspace is refused; a member then decides', async () => {
     const { thread, card, task } = await startTask('specialist close the quarter');
     await clickOn(card, thread, 'signoff_approve', 'U0GST');
@@ -159,5 +203,37 @@ describe('people from outside the organization', () => {
     // Not kept: the next click asks again, and decides.
     await clickOn(card, thread, 'signoff_approve', 'U0FAY');
     await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
+  });
+
+  it('a reviewer Slack answered for before decides while users.info fails; someone it never answered for is told to try again', async () => {
+    const first = await startTask('specialist pay the cleaners');
+    await clickOn(first.card, first.thread, 'signoff_approve', 'U0HAL');
+    await until('done', async () => ((await statusOf(first.task.id)) === 'done' ? true : undefined));
+
+    const { thread, card, task } = await startTask('specialist pay the caterers');
+    // Past the minute an answer is trusted: Slack is asked again, and fails.
+    clock.advance(61);
+    const restore = slack.refuse('users.info', () => true, 'internal_error');
+    try {
+      const asked = slack.callsOf('users.info').length;
+      await clickOn(card, thread, 'signoff_approve', 'U0IDA');
+      expect(ephemeralsTo('U0IDA').at(-1)).toMatch(
+        /^Sorry, Slack did not say just now whether you are a member of this workspace .*try again in a minute\.$/,
+      );
+      expect(await statusOf(task.id)).toBe('waiting');
+
+      await clickOn(card, thread, 'signoff_approve', 'U0HAL');
+      await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
+      expect(
+        slack
+          .callsOf('users.info')
+          .slice(asked)
+          .map((c) => c.user),
+      ).toContain('U0HAL');
+      const [decided] = await service.signoff.engine.reviews(task.id, 'decided');
+      expect(decided?.decidedBy).toBe('U0HAL');
+    } finally {
+      restore();
+    }
   });
 });

@@ -114,6 +114,32 @@ describe('a tool call is decided explicitly', () => {
     expect(answer).toEqual({ decisions: [{ type: 'approve' }] });
   });
 
+  it('the requester may still reject every call through the Edit form when self-approval is off', async () => {
+    const { thread, card, taskId } = await start('mail', 'two');
+    const told = ephemeralsTo('U0ANN').length;
+    const view = await openEdit('U0ANN', card, thread, /^Edit/);
+    const args = view.blocks.find((b) => b.block_id === 'field_args_0')?.element?.initial_value ?? '';
+    const sent = await postSigned(
+      events,
+      reviseSubmission('U0ANN', view.private_metadata, 'hold it, wrong day', {
+        field_decision_0: { selected: 'reject' },
+        field_args_0: args,
+        field_decision_1: { selected: 'reject' },
+      }),
+    );
+    expect(sent.status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [
+        { type: 'reject', message: 'hold it, wrong day' },
+        { type: 'reject', message: 'hold it, wrong day' },
+      ],
+    });
+    const [decided] = await service.signoff.engine.reviews(taskId, 'decided');
+    expect(decided?.decision).toMatchObject({ action: 'reject', by: 'U0ANN' });
+    expect(ephemeralsTo('U0ANN').slice(told)).toEqual([]);
+  });
+
   it('words never decide a tool call: the engine refuses a revise, and nothing runs', async () => {
     const { thread, taskId } = await start('mail', 'one');
     const [review] = await service.signoff.engine.reviews(taskId, 'pending');
@@ -252,6 +278,66 @@ describe('a tool call is decided explicitly', () => {
         { type: 'reject', message: 'no log line, please' },
       ],
     });
+  });
+
+  it('three editable calls keep Edit: each call has its own decision and arguments in the form, and each is answered as chosen', async () => {
+    const { thread, card } = await start('mail', 'three');
+    expect(labels(card)).toEqual(['Approve all 3', 'Edit or decide each', 'Reject all 3']);
+    const view = await openEdit('U0BOB', card, thread, /^Edit/);
+    expect(view.blocks.map((b) => b.block_id).filter((id) => id?.startsWith('field_'))).toEqual([
+      'field_decision_0',
+      'field_args_0',
+      'field_decision_1',
+      'field_args_1',
+      'field_decision_2',
+      'field_args_2',
+    ]);
+    const press_ = { to: 'press@example.com', subject: 'Launch', body: 'We ship tomorrow.' };
+    const sent = await postSigned(
+      events,
+      reviseSubmission('U0BOB', view.private_metadata, 'not the board yet', {
+        field_decision_0: { selected: 'approve' },
+        field_args_0: view.blocks.find((b) => b.block_id === 'field_args_0')?.element?.initial_value ?? '',
+        field_decision_1: { selected: 'approve' },
+        field_args_1: JSON.stringify(press_),
+        field_decision_2: { selected: 'reject' },
+        field_args_2: view.blocks.find((b) => b.block_id === 'field_args_2')?.element?.initial_value ?? '',
+      }),
+    );
+    expect(sent.status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [
+        { type: 'approve' },
+        { type: 'edit', editedAction: { name: 'send_email', args: press_ } },
+        { type: 'reject', message: 'not the board yet' },
+      ],
+    });
+  });
+
+  it('a review stored by the previous version: its Approve is refused where a call may not be approved as asked, and nothing runs', async () => {
+    const { thread, card, taskId } = await start('mail', 'guarded');
+    expect(labels(card)).not.toContain('Approve all 2');
+    // The review as the version before per-call decisions stored it: Approve because one call
+    // allowed it, Edit as a Revise; its card's Approve carried the stored request's hash.
+    const [review] = await service.signoff.engine.reviews(taskId, 'pending');
+    await service.signoff.db.pool.query(
+      `UPDATE signoff.reviews
+       SET request = request || '{"actions": ["approve", "revise", "reject"], "labels": {"revise": "Edit"}}'
+       WHERE id = $1`,
+      [review?.id],
+    );
+    const stored = (await service.signoff.engine.review(review?.id as string))?.request;
+    const oldApprove = {
+      action_id: 'signoff_approve',
+      value: JSON.stringify({ review: review?.id, task: taskId, h: contentHash(stored as never) }),
+    };
+    await press('U0BOB', oldApprove, tsOf(card), thread);
+    await until('refusal', () =>
+      ephemeralsTo('U0BOB').find((t) => t.includes('may not be approved as asked')),
+    );
+    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(resumed(thread)).toEqual([]);
   });
 
   it('a 5,000-character call gets a card naming every key, its recipient after the long body too', async () => {

@@ -1,7 +1,8 @@
 /**
  * Review timeouts and reminders, with a clock the tests move: a reminder at half time, the
- * deadline's action through the exactly-once path, nothing for a review decided in time, and a
- * timer that fires after a restart.
+ * deadline's action through the exactly-once path, nothing for a review decided in time, a
+ * timer that fires after a restart, and no approval by a timer of a tool call or of content
+ * whose card could not be shown.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveredEvent } from '../../src/engine/types.js';
@@ -9,7 +10,15 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { type Harness, openHarness, testClock } from '../helpers/harness.js';
 import { until } from '../helpers/slack-thread.js';
 
-const YAML = `workflows:
+// The default approves on timeout: it reaches the tool calls of mail (a module's graph), which
+// the config cannot refuse there as it does under checkpoints.tool_call.
+const YAML = `defaults:
+  checkpoint:
+    timeout: 2h
+    onTimeout: approve
+workflows:
+  mail:
+    module: ./test/fixtures/hitl-graph.ts
   pair:
     maxIterations: 1
     checkpoints:
@@ -27,10 +36,13 @@ const YAML = `workflows:
 let db: TestDatabase;
 let h: Harness;
 const clock = testClock();
+/** Tasks whose card the surface refuses for good. */
+const refusedCards = new Set<string>();
+const refuse = (e: DeliveredEvent) => e.event.type === 'review_requested' && refusedCards.has(e.taskId);
 
 beforeAll(async () => {
   db = await createTestDatabase('timers');
-  h = await openHarness({ url: db.url, yaml: YAML, clock });
+  h = await openHarness({ url: db.url, yaml: YAML, clock, refuse });
 });
 afterAll(async () => {
   await h?.close();
@@ -39,6 +51,10 @@ afterAll(async () => {
 
 const eventsOf = async (taskId: string, type: DeliveredEvent['event']['type']) =>
   (await h.engine.events(taskId)).filter((e) => e.event.type === type);
+
+/** The reminder a review's deadline sent instead of its action, if it did. */
+const overdueReminder = async (taskId: string) =>
+  (await eventsOf(taskId, 'review_reminder')).find((e) => (e.event as { overdue?: boolean }).overdue);
 
 /** Moves the clock, lets the queue know, and waits for what the timers do. */
 async function passTime(seconds: number, until: () => Promise<boolean>) {
@@ -129,6 +145,50 @@ describe('review timers', () => {
     expect((await h.engine.reviews(task.id, 'decided'))[0]?.decision?.automatic).toContain(
       'approves on timeout',
     );
+  });
+
+  it('a tool call is never approved by its deadline: it keeps waiting for a person, the thread and the audit say why', async () => {
+    const task = await h.start('mail', 'one');
+    const review = await h.nextReview(task.id);
+    const overdue = () => overdueReminder(task.id);
+    await passTime(2 * 3600 + 1, async () => Boolean(await overdue()));
+    expect((await overdue())?.event).toMatchObject({
+      withheld: 'Not approved automatically: a tool call goes ahead only when a person approves it.',
+    });
+    expect((await h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([review.id]);
+    expect((await h.engine.getTask(task.id))?.status).toBe('waiting');
+    const trail = [];
+    for await (const entry of h.engine.auditTrail({ taskId: task.id })) trail.push(entry);
+    expect(trail.find((e) => e.who === 'signoff')).toMatchObject({
+      action: 'approve',
+      result: 'refused',
+      reason: expect.stringContaining('approval_withheld'),
+    });
+    // A person still decides it, and only then does the call run.
+    expect(
+      await h.engine.decide({ reviewId: review.id, actor: { id: 'bob' }, action: 'approve' }),
+    ).toMatchObject({ ok: true });
+    await h.waitFor(task.id, (t) => t.status === 'done');
+    expect((await h.engine.reviews(task.id, 'decided'))[0]?.decision).toMatchObject({ by: 'bob' });
+  });
+
+  it('content whose card could not be shown is never approved by its deadline', async () => {
+    const task = await h.start('pair', 'write the board letter');
+    refusedCards.add(task.id);
+    await until('the card refused for good', async () =>
+      (await eventsOf(task.id, 'delivery_failed')).length ? true : undefined,
+    );
+    const [review] = await h.engine.reviews(task.id, 'pending');
+    const overdue = () => overdueReminder(task.id);
+    await passTime(2 * 3600 + 1, async () => Boolean(await overdue()));
+    expect((await overdue())?.event).toMatchObject({
+      withheld:
+        'Not approved automatically: its card could not show what it asks, so nobody saw what would be approved.',
+    });
+    expect((await h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([review?.id]);
+    expect((await h.engine.getTask(task.id))?.status).toBe('waiting');
+    await h.engine.decide({ reviewId: review?.id as string, actor: { id: 'bob' }, action: 'reject' });
+    await h.waitFor(task.id, (t) => t.status === 'rejected');
   });
 
   it('a timer fires after a restart', async () => {

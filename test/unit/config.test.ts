@@ -112,6 +112,38 @@ describe('the workflow config file', () => {
     );
   });
 
+  it('a tool call is never approved by its deadline: onTimeout or finalAction approve on checkpoints.tool_call is refused at its line', () => {
+    const refused = (checkpoint: string) => {
+      try {
+        parseWorkflowConfig(
+          `workflows:\n  mailer:\n    module: ./graph.ts\n    checkpoints:\n      tool_call:\n${checkpoint}`,
+          'signoff.yml',
+        );
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const why =
+      'a tool call goes ahead only when a person approves it, so a timeout may remind, reject, cancel or escalate, never approve';
+    expect(refused('        timeout: 2h\n        onTimeout: approve\n')).toBe(
+      `signoff.yml:7:20 workflows.mailer.checkpoints.tool_call.onTimeout: ${why}`,
+    );
+    expect(
+      refused(
+        '        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [S0LEADS]\n        finalAction: approve\n',
+      ),
+    ).toBe(`signoff.yml:9:22 workflows.mailer.checkpoints.tool_call.finalAction: ${why}`);
+    expect(refused('        timeout: 2h\n        onTimeout: reject\n')).toBeUndefined();
+    // Another checkpoint of the same workflow may still approve on timeout.
+    expect(
+      parseWorkflowConfig(
+        'workflows:\n  pair:\n    checkpoints:\n      review: { timeout: 2h, onTimeout: approve }\n',
+        'signoff.yml',
+      ).workflows.pair?.checkpoints.review?.onTimeout,
+    ).toBe('approve');
+  });
+
   it('a checkpoint says what a reply in the thread means: ask by default, feedback or ignore, nothing else', () => {
     const c = parseWorkflowConfig(
       'workflows:\n  pair:\n    checkpoints:\n      review:\n        replies: ignore\n',

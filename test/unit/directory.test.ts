@@ -99,4 +99,25 @@ describe('standing', () => {
     expect(await d.standing('U0BOB')).toBe('member');
     expect(calls('users.info') - before).toBe(2);
   });
+
+  it('while Slack does not answer, the last answer about a person stands (a member, a guest), for up to a day; someone never answered for is unknown', async () => {
+    slack.users = { U0GST: { is_restricted: true } };
+    const { d, later } = directory();
+    expect(await d.standing('U0BOB')).toBe('member');
+    expect(await d.standing('U0GST')).toBe('external');
+    later(60_000);
+    const restore = slack.refuse('users.info', () => true, 'internal_error');
+    try {
+      const before = calls('users.info');
+      expect(await d.standing('U0BOB')).toBe('member');
+      expect(await d.standing('U0GST')).toBe('external');
+      // Slack was asked (the minute was up): its failure is why the last answer stands.
+      expect(calls('users.info') - before).toBe(2);
+      expect(await d.standing('U0NEW')).toBe('unknown');
+      later(24 * 3600_000);
+      expect(await d.standing('U0BOB')).toBe('unknown');
+    } finally {
+      restore();
+    }
+  });
 });

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toReviewRequest } from '../../src/engine/review-request.js';
 import { reviewRequestSchema } from '../../src/engine/types.js';
+import { reviseModal } from '../../src/slack/blocks/modals.js';
 
 const circular: Record<string, unknown> = { a: 1 };
 circular.self = circular;
@@ -92,4 +93,27 @@ describe('toReviewRequest', () => {
     expect(request.title).toBe('The workflow asks for your review');
     expect(request.body).toContain('eve@example.com');
   });
+
+  it.each([3, 10])(
+    '%i editable tool calls keep Edit: every call has its decision and its arguments in the form, within a modal',
+    (n) => {
+      const calls = Array.from({ length: n }, (_, i) => ({
+        name: 'send_email',
+        args: { to: `person${i}@example.com`, subject: 'Launch', body: 'We ship today.' },
+      }));
+      const config = { actionName: 'send_email', allowedDecisions: ['approve', 'edit', 'reject'] };
+      const request = toReviewRequest({
+        actionRequests: calls,
+        reviewConfigs: calls.map(() => config),
+      });
+      expect(request.actions).toEqual(['approve', 'edit', 'reject']);
+      expect(request.body).not.toContain('left out');
+      expect(request.fields.map((f) => f.id)).toEqual(
+        calls.flatMap((_, i) => [`decision_${i}`, `args_${i}`]),
+      );
+      // Slack takes at most 100 blocks in a view.
+      const modal = reviseModal({}, request.title, 3000, request.fields);
+      expect(modal.blocks.length).toBeLessThanOrEqual(100);
+    },
+  );
 });

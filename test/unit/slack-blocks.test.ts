@@ -389,6 +389,22 @@ describe('sign-off rules on the card', () => {
     ).toContain('(rejected automatically if nobody decides)');
   });
 
+  it('a deadline that may not approve (a tool call, a plain card) is not promised as an approval; its overdue ping says why', () => {
+    const at = '2026-11-22T12:00:00.000Z';
+    const timed = (over: Partial<Review['request']> = {}) => {
+      const r = review(over, { dueAt: at });
+      return { ...r, settings: { ...r.settings, timeoutSeconds: 7200, onTimeout: 'approve' as const } };
+    };
+    expect(sent(reviewCard(timed(), 'U0ANN'))).toContain('(approved automatically if nobody decides)');
+    expect(sent(reviewCard(timed(), 'U0ANN', { code: 'invalid_blocks' }))).not.toContain('automatically');
+    const tool = timed(toReviewRequest(REQUESTS.one));
+    expect(sent(reviewCard(tool, 'U0ANN'))).not.toContain('automatically');
+    const why = 'Not approved automatically: a tool call goes ahead only when a person approves it.';
+    expect(sent(reminderMessage(tool, 'U0ANN', true, why))).toContain(
+      `is past its deadline and still waiting for a decision. ${why}`,
+    );
+  });
+
   it('a quorum the named reviewers can no longer reach says so on the card', () => {
     const r = review();
     const named = {
@@ -452,7 +468,7 @@ describe("a reply's private question", () => {
   });
   const hitl = { format: 'hitl' as const, value: { actionRequests: [], reviewConfigs: [] } };
 
-  it('offers what the review allows and the author may take; a tool call never an approval or an edit', () => {
+  it('offers what the review allows and the author may take; a tool call never an approval or an edit, and Respond wherever its agent takes a response', () => {
     expect(questionChoices(review(), [...all])).toEqual(['revise', 'approve', 'reject']);
     expect(questionChoices(review(), ['revise', 'reject'])).toEqual(['revise', 'reject']);
     expect(questionChoices(review({ actions: ['approve', 'reject'] }), [...all])).toEqual([
@@ -460,11 +476,14 @@ describe("a reply's private question", () => {
       'reject',
     ]);
     expect(questionChoices(review({ origin: hitl }), [...all])).toEqual(['reject']);
-    const edit = { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true };
-    expect(questionChoices(review({ origin: inbox(edit) }), [...all])).toEqual(['reject']);
-    // Only where a revise is the agent's own response do words answer it.
-    const respond = { ...edit, allow_edit: false };
+    // Only where a revise is the agent's own response do words answer it: an Agent Inbox call
+    // that takes a response, whether or not it may also be edited (on the card).
+    const every = { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true };
+    expect(questionChoices(review({ origin: inbox(every) }), [...all])).toEqual(['revise', 'reject']);
+    const respond = { ...every, allow_edit: false };
     expect(questionChoices(review({ origin: inbox(respond) }), [...all])).toEqual(['revise', 'reject']);
+    const noWords = { ...every, allow_respond: false };
+    expect(questionChoices(review({ origin: inbox(noWords) }), [...all])).toEqual(['reject']);
   });
 
   it('quotes the start of the reply, escaped, and keeps its buttons within what Slack takes', () => {

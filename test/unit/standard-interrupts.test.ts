@@ -8,7 +8,7 @@ import {
   resumeValue,
   withEdit,
 } from '../../src/engine/standard-interrupts.js';
-import type { Decision } from '../../src/engine/types.js';
+import { type Decision, reviewRequestSchema } from '../../src/engine/types.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const decision = (action: Decision['action'], more: Partial<Decision> = {}): Decision => ({
@@ -168,6 +168,42 @@ describe('HITLRequest', () => {
     expect(resumeValue(edited, decision('approve'))).toEqual({
       decisions: [
         { type: 'edit', editedAction: { name: 'send_email', args: { ...mail, to: 'ops@example.com' } } },
+      ],
+    });
+  });
+});
+
+describe('a review stored before calls were decided one by one', () => {
+  // As the previous version stored it: Approve when any call allowed it, Edit as a Revise with the
+  // editable calls' arguments, and the interrupt as it came.
+  const value = REQUESTS.guarded;
+  const stored = reviewRequestSchema.parse({
+    kind: 'tool_call',
+    title: 'Approve send_email, log?',
+    body: '**send_email**\n```\n{}\n```\n\n**log**\n```\n{}\n```',
+    actions: ['approve', 'revise', 'reject'],
+    labels: { revise: 'Edit' },
+    fields: [{ id: 'args_0', label: 'send_email (JSON)', multiline: true, initial: '{}' }],
+    origin: { format: 'hitl', value },
+  });
+
+  it('its Approve is refused when a call may not be approved as asked', () => {
+    expect(invalidToolDecision(stored, 'approve')).toBe(
+      'send_email may not be approved as asked, so Approve cannot answer this review: decide each call with Edit, or reject it.',
+    );
+    expect(invalidToolDecision(stored, 'reject')).toBeUndefined();
+    // Read now, the same interrupt offers no Approve at all.
+    expect(toReviewRequest(value).actions).toEqual(['edit', 'reject']);
+  });
+
+  it('an approval it recorded before this version never approves that call: it is rejected, saying why; the others go ahead', () => {
+    expect(resumeValue(stored, decision('approve'))).toEqual({
+      decisions: [
+        {
+          type: 'reject',
+          message: 'This call may not be approved as asked, and nobody edited it, so it was not run.',
+        },
+        { type: 'approve' },
       ],
     });
   });

@@ -11,7 +11,12 @@
  */
 import type { types } from '@slack/bolt';
 import { contentHash } from '../../engine/content-hash.js';
-import { approvalsNeeded, approversLeft, atDeadline } from '../../engine/sign-off-rules.js';
+import {
+  approvalsNeeded,
+  approversLeft,
+  atDeadline,
+  timerMayNotApprove,
+} from '../../engine/sign-off-rules.js';
 import { asDecided } from '../../engine/standard-interrupts.js';
 import { type Action, approves, type Review, type ReviewRequest, SYSTEM_ACTOR } from '../../engine/types.js';
 import type { SlackMessage } from './messages.js';
@@ -188,7 +193,9 @@ export const plainActions = (r: ReviewRequest): Action[] =>
 
 function head(review: Review, requester: string, plain?: PlainCard, below = false): KnownBlock[] {
   const r = review.request;
-  const due = review.dueAt ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester)}` : undefined;
+  const due = review.dueAt
+    ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester, !plain)}`
+    : undefined;
   const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
   const quorum = approvalsNeeded(review.settings) > 1 ? [quorumLine(review, requester)] : [];
   return [
@@ -202,11 +209,15 @@ function head(review: Review, requester: string, plain?: PlainCard, below = fals
   ];
 }
 
-/** What the deadline will do, in the card's words: " (rejected automatically if nobody decides)". */
-function atTheDeadline(review: Review, requester: string): string {
+/**
+ * What the deadline will do, in the card's words: " (rejected automatically if nobody decides)".
+ * Nothing is said of an approval the timer will not make (a tool call; a card that shows nothing).
+ */
+function atTheDeadline(review: Review, requester: string, shown: boolean): string {
   const step = atDeadline(review.settings);
   if (step.kind === 'escalate')
     return ` (then ${mentions(step.to, requester)} ${step.to.length > 1 ? 'are' : 'is'} asked too)`;
+  if (step.action === 'approve' && timerMayNotApprove(review.request, shown)) return '';
   const fallback = { approve: 'approved', reject: 'rejected', cancel: 'cancelled', remind: undefined }[
     step.action
   ];
@@ -325,7 +336,12 @@ export function decidedCard(
 }
 
 /** A reminder in the thread: the reviewers pinged again, and the deadline (or that it passed). */
-export function reminderMessage(review: Review, requester: string, overdue: boolean): SlackMessage {
+export function reminderMessage(
+  review: Review,
+  requester: string,
+  overdue: boolean,
+  withheld?: string,
+): SlackMessage {
   const title = escapeMrkdwn(truncate(review.request.title, 200));
   const also = notified(review, requester);
   // Whoever approved already has nothing left to do here.
@@ -334,8 +350,10 @@ export function reminderMessage(review: Review, requester: string, overdue: bool
     (r) => !approved.has(r) && !(r === 'requester' && approved.has(requester)),
   );
   const who = `${mentions(waitingFor.length ? waitingFor : review.settings.reviewers, requester)}${also ? ` (${also})` : ''}`;
+  // Why the deadline did not approve it as its checkpoint says (a tool call; content nobody saw).
+  const kept = withheld ? ` ${escapeMrkdwn(truncate(withheld, 300))}` : '';
   const text = overdue
-    ? `:alarm_clock: ${who}: *${title}* is past its deadline and still waiting for a decision.`
+    ? `:alarm_clock: ${who}: *${title}* is past its deadline and still waiting for a decision.${kept}`
     : `:alarm_clock: Reminder for ${who}: *${title}* is waiting for a decision${review.dueAt ? `, due ${slackDate(review.dueAt)}` : ''}.`;
   return {
     text: escapeMrkdwn(`Reminder: ${truncate(review.request.title, 200)} is waiting for a decision`),

@@ -15,6 +15,9 @@ export type Action = (typeof ACTIONS)[number];
 /** What a review offers when it does not say: `edit` belongs to tool calls only. */
 export const DEFAULT_ACTIONS: readonly Action[] = ['approve', 'revise', 'reject'];
 
+/** The checkpoint of every review of a standard interrupt (tool calls): `checkpoints.tool_call`. */
+export const TOOL_CALL_KIND = 'tool_call';
+
 /** Approve and Edit both let what was asked go ahead: the same rules (self-approval, N of M) apply. */
 export const approves = (action: Action) => action === 'approve' || action === 'edit';
 

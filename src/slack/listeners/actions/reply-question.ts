@@ -57,6 +57,9 @@ export function createQuestionAction(deps: ListenerDeps, choice: QuestionChoice)
             channel,
             action: choice,
             feedback: words ? reply.text : undefined,
+            // Whose workspace the tap came from, as for a click on the card: it is this tap that
+            // decides, whatever the reply's event said of its author.
+            team: body.user.team_id,
           },
           tell,
         );

@@ -5,7 +5,8 @@
  * only when it means to: addressed to the bot (a mention or "redirect:", or any reply where the
  * workflow says so), from someone the workflow lets redirect; anything else (a colleague's "+1")
  * is left alone. A reply also sent to the channel counts the same; an event Slack sends again is
- * handled once.
+ * handled once. When the database fails, only a reply addressed to the bot hears of it (a
+ * reviewer's plain reply hears of it once it is known to be theirs, reply-at-review.ts).
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
@@ -53,6 +54,11 @@ export function createThreadReply(deps: ListenerDeps) {
     const threadTs = event.thread_ts;
     // In a Slack Connect channel the author's own workspace (another organization's) is here.
     const team = 'user_team' in event && typeof event.user_team === 'string' ? event.user_team : undefined;
+    // Whether the reply was meant for the bot ("redirect:", "revise:" or a mention), known without
+    // the database: only then is its author told that it failed. Colleagues talk in threads.
+    const meant = (['redirect', 'revise'] as const).some(
+      (p) => readReply(said, context.botUserId, p).addressed,
+    );
     // Slack has its ack already (Events API requests are acked before listeners run); the work
     // waits behind a burst of clicks like any other work after an ack.
     await deps.afterAck.run(async () => {
@@ -87,7 +93,7 @@ export function createThreadReply(deps: ListenerDeps) {
         if (isSignoffError(error)) await tell(error.message);
         else {
           deps.logger.error({ err: error }, 'thread reply failed');
-          await tell(COULD_NOT_RECORD);
+          if (meant) await tell(COULD_NOT_RECORD);
         }
       }
     });
