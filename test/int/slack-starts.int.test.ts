@@ -7,6 +7,7 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { rootMessage } from '../../src/slack/blocks/messages.js';
+import { slackTaskId } from '../../src/slack/origin.js';
 import { claimRequest, postMetadata } from '../../src/slack/posts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -56,7 +57,9 @@ describe('starts a web process left half done', () => {
       metadata: postMetadata('start:command:trigger-died-1'),
     });
     expect(await sweep()).toBe(1);
-    const task = await service.signoff.engine.getTask(`slack-T0TEAM-C0WORK-${posted.ts}`);
+    const task = await service.signoff.engine.getTask(
+      slackTaskId({ channel: 'C0WORK', ts: String(posted.ts) }),
+    );
     expect(task?.text).toBe(text);
     expect(rootsOf(text)).toHaveLength(1);
     await until('the card', () => cardsIn(posted.ts as string)[0]);
@@ -70,7 +73,9 @@ describe('starts a web process left half done', () => {
     expect(await sweep()).toBe(1);
     const [root] = rootsOf(text);
     expect(rootsOf(text)).toHaveLength(1);
-    const task = await service.signoff.engine.getTask(`slack-T0TEAM-C0WORK-${root?.ts}`);
+    const task = await service.signoff.engine.getTask(
+      slackTaskId({ channel: 'C0WORK', ts: String(root?.ts) }),
+    );
     expect(task?.requester).toBe('U0ANN');
     await until('the card', () => cardsIn(root?.ts as string)[0]);
   });

@@ -5,13 +5,14 @@
  * only when it means to: addressed to the bot (a mention or "redirect:", or any reply where the
  * workflow says so), from someone the workflow lets redirect; anything else (a colleague's "+1")
  * is left alone. A reply also sent to the channel counts the same; an event Slack sends again is
- * handled once.
+ * handled once. The task is the thread's, whichever workspace the reply comes from (Enterprise
+ * Grid, Slack Connect): the payload's team is not part of it.
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
 import { slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
-import { slackTaskId } from '../../origin.js';
+import { taskInThread } from '../../origin.js';
 import { claimRequest } from '../../posts.js';
 import { replyAtReview } from '../../reply-at-review.js';
 
@@ -63,13 +64,14 @@ export function createThreadReply(deps: ListenerDeps) {
       try {
         // Slack sends an event again when its ack was late: the same event_id, handled once.
         if (body.event_id && !(await claimRequest(deps.pool, `event:${body.event_id}`))) return;
-        const taskId = slackTaskId({ team: body.team_id, channel: event.channel, ts: threadTs });
-        const task = await deps.engine.getTask(taskId);
+        // The envelope's team_id is the workspace the message was posted from: another one's in
+        // a Grid organization or a Slack Connect channel. The thread alone names the task.
+        const task = await taskInThread(deps.engine, { channel: event.channel, ts: threadTs });
         if (task?.status === 'working') {
           const reply = readReply(said, context.botUserId, 'redirect');
           if (!reply.text) return;
           const actor = await slackActor(deps.directory, user, team);
-          await deps.engine.redirect(taskId, reply.text, actor, { addressed: reply.addressed });
+          await deps.engine.redirect(task.id, reply.text, actor, { addressed: reply.addressed });
           return;
         }
         if (task?.status !== 'waiting') return;
