@@ -15,7 +15,7 @@ export interface StartInput {
   text: string;
   requester: string;
   surface: Surface;
-  /** Stable id derived from where the task lives (Slack: team, channel, thread); generated if absent. */
+  /** Stable id derived from where the task lives (Slack: channel and thread); generated if absent. */
   id?: string;
   origin?: Record<string, unknown>;
   /** Where the workflow is started, for per-channel switches. */
@@ -87,6 +87,12 @@ export interface Engine {
   /** Checks a start before anything is posted anywhere; returns the task text, trimmed. */
   validate(input: Pick<StartInput, 'workflow' | 'text' | 'channel'>): string;
   getTask(id: string): Promise<Task | undefined>;
+  /**
+   * The task the surface started in this thread (`origin.channel` and `origin.ts`), whatever its
+   * id: how Slack finds a thread's task from any workspace's payload, tasks whose ids named a
+   * workspace (before migration 017) included.
+   */
+  taskAt(surface: Surface, place: { channel: string; thread: string }): Promise<Task | undefined>;
   listTasks(filter?: TaskFilter): Promise<Task[]>;
   /** One review, for a surface that must show its form before a decision (Slack's modal). */
   review(id: string): Promise<Review | undefined>;

@@ -363,6 +363,7 @@ export function createEngine(deps: EngineDeps): Engine {
       return released;
     },
     getTask: (id: string) => store.getTask(pool, id),
+    taskAt: (surface, place) => store.taskAt(pool, surface, place),
     /** One review, for a surface that must show its form before a decision (Slack's modal). */
     review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
     listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { isSignoffError } from '../errors.js';
 import { rootMessage } from './blocks/messages.js';
 import { NOT_IN_CHANNEL, STARTS_LATER, type StartDeps } from './deps.js';
-import { slackTaskId } from './origin.js';
+import { slackTaskId, taskInThread } from './origin.js';
 import {
   claimRequest,
   linkRequest,
@@ -25,6 +25,7 @@ import {
 import { respondPrivately } from './respond.js';
 
 const slackStartSchema = z.object({
+  /** The workspace the request named: kept in the task's origin, never part of its id. */
   team: z.string(),
   channel: z.string(),
   user: z.string(),
@@ -113,6 +114,10 @@ async function finishStart(
     if (ts !== posted.ts) await client.chat.delete({ channel: s.channel, ts: posted.ts as string });
   }
   const origin = { team: s.team, channel: s.channel, ts };
+  // A root recorded before may have its task already (its process died before linking it), under
+  // an id that named the command's workspace if it was started before migration 017: that task.
+  const already = known ? await taskInThread(deps.engine, origin) : undefined;
+  if (already) return void (await linkRequest(deps.pool, key, already.id));
   try {
     const started = await deps.engine.start({
       id: slackTaskId(origin),

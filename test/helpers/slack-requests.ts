@@ -90,11 +90,15 @@ export function click(
 
 /**
  * The same interaction from someone of another workspace, as Slack sends it in a Slack Connect
- * channel: its `user.team_id` is `team`.
+ * channel: its `team` and `user.team_id` are `team` (slack-orgs.ts has Grid's shapes).
  */
 export function fromTeam(body: string, team: string): string {
   const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}');
-  return payloadBody({ ...payload, user: { ...payload.user, team_id: team } });
+  return payloadBody({
+    ...payload,
+    team: { id: team, domain: team.toLowerCase() },
+    user: { ...payload.user, team_id: team },
+  });
 }
 
 /**
