@@ -7,6 +7,9 @@ import type { EventRecord } from './event-store.js';
 import type { ReviewTimes } from './review-stats.js';
 import type { TaskFilter } from './store.js';
 import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
+import type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
+
+export type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
 
 export const MAX_TASK_LENGTH = 4000;
 
@@ -94,8 +97,14 @@ export interface Engine {
    * nothing, the refusal's words: for a surface that asks before it decides.
    */
   choicesFor(review: Review, task: Task, actor: Actor): Promise<{ actions: Action[]; refusal?: string }>;
-  /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
-  reviewsFor(surface: Surface, actor: Actor): Promise<{ review: Review; task: Task }[]>;
+  /**
+   * A page of the pending reviews the actor may decide, oldest first, with how many there are in
+   * all and after this page (a Slack home tab, `/signoff list`). Groups the actor's right hinges
+   * on are asked of its surface (`actor.inGroup`).
+   */
+  reviewsFor(surface: Surface, actor: Actor, query?: WaitingQuery): Promise<WaitingPage>;
+  /** The places (Slack channels) where reviews wait: a surface shows a person only those they may see. */
+  reviewPlaces(surface: Surface): Promise<string[]>;
   /** A task's events, oldest first. */
   events(taskId: string): Promise<DeliveredEvent[]>;
   /** Every event of the task with how its delivery went (`signoff events`). */

@@ -11,7 +11,7 @@ import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
 import { auditTrail, refusedText } from './audit-trail.js';
-import { askGroups, choicesAt, groupsToAsk, refusal, rightRefused, withGroups } from './authorize.js';
+import { askGroups, choicesAt, groupsToAsk, rightRefused } from './authorize.js';
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
@@ -28,7 +28,6 @@ import { editMeans, invalidToolDecision } from './standard-interrupts.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
 import {
-  type Actor,
   approves,
   type Clock,
   type Decision,
@@ -37,6 +36,7 @@ import {
   type Surface,
   type Task,
 } from './types.js';
+import { waitingFor, waitingPlaces } from './waiting-reviews.js';
 import { advanceQueue, startWorkers } from './work.js';
 
 export interface EngineDeps {
@@ -351,17 +351,8 @@ export function createEngine(deps: EngineDeps): Engine {
     review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
     listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),
     choicesFor: (review, task, actor) => choicesAt(review, task, actor),
-    /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
-    reviewsFor: async (surface: Surface, actor: Actor) => {
-      const mine: { review: Review; task: Task }[] = [];
-      for (const item of await store.pendingReviews(pool, surface)) {
-        // An approval already given: the rest of the quorum is others' to give.
-        if (item.review.approvals.some((a) => a.by === actor.id)) continue;
-        const who = await withGroups(item.review.settings, item.task, actor);
-        if (!refusal(item.review.settings, item.task, who, 'revise')) mine.push(item);
-      }
-      return mine;
-    },
+    reviewsFor: (surface, actor, query) => waitingFor(pool, surface, actor, query),
+    reviewPlaces: (surface) => waitingPlaces(pool, surface),
     reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
     events: (taskId: string): Promise<DeliveredEvent[]> => eventsOf(pool, taskId),
     /** Every event of the task with how its delivery went (`signoff events`). */
