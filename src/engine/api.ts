@@ -62,7 +62,10 @@ export type DecideResult =
 export interface Engine {
   // Commands. Each checks what it is given and says why in a `SignoffError` when it refuses.
 
-  /** Starts a task (once per id: a retried start returns the same task, `created` false). */
+  /**
+   * Starts a task (once per id: a retried start returns the same task, `created` false). Its run
+   * queues behind decisions: a resume goes ahead of every start waiting.
+   */
   start(input: StartInput): Promise<{ task: Task; created: boolean }>;
   /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
   decide(input: DecideInput): Promise<DecideResult>;

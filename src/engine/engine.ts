@@ -37,7 +37,7 @@ import {
   type Task,
 } from './types.js';
 import { waitingFor, waitingPlaces } from './waiting-reviews.js';
-import { advanceQueue, startWorkers } from './work.js';
+import { advanceQueue, RUN_PRIORITY, startWorkers } from './work.js';
 
 export interface EngineDeps {
   /** How long a task's run lease lives without a heartbeat. */
@@ -74,8 +74,12 @@ export function createEngine(deps: EngineDeps): Engine {
     },
   });
 
-  const enqueue = (db: Queryable, task: Pick<Task, 'id' | 'surface'>) =>
-    queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id });
+  /** Queues a run of the task: a decision's, a retry's or a redirect's ahead of every start waiting. */
+  const enqueue = (
+    db: Queryable,
+    task: Pick<Task, 'id' | 'surface'>,
+    priority: number = RUN_PRIORITY.resume,
+  ) => queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id, priority });
   const controls = createControls({ ...deps, enqueue });
 
   /** The workflows a person may start (in `channel`, when given). */
@@ -142,7 +146,7 @@ export function createEngine(deps: EngineDeps): Engine {
           action: 'start',
           detail: { workflow: input.workflow },
         });
-        await enqueue(db, inserted.task);
+        await enqueue(db, inserted.task, RUN_PRIORITY.start);
       }
       return inserted;
     });
