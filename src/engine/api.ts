@@ -63,8 +63,10 @@ export interface Engine {
   // Commands. Each checks what it is given and says why in a `SignoffError` when it refuses.
 
   /**
-   * Starts a task (once per id: a retried start returns the same task, `created` false). Its run
-   * queues behind decisions: a resume goes ahead of every start waiting.
+   * Starts a task (once per id: a retried start returns the same task, `created` false). Refused
+   * ('too_many_tasks', with the sentence) when the requester or the channel already has as many
+   * tasks in the agents' hands as the config file's `starts` allows. Its run queues behind
+   * decisions: a resume goes ahead of every start waiting.
    */
   start(input: StartInput): Promise<{ task: Task; created: boolean }>;
   /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
@@ -90,6 +92,11 @@ export interface Engine {
   available(channel?: string): { name: string; description: string }[];
   /** Checks a start before anything is posted anywhere; returns the task text, trimmed. */
   validate(input: Pick<StartInput, 'workflow' | 'text' | 'channel'>): string;
+  /**
+   * The sentence a start would be refused with now by the start limits (the config file's
+   * `starts`), for a surface to say before it posts anything; `start` checks again, under a lock.
+   */
+  startRefusal(input: Pick<StartInput, 'surface' | 'requester' | 'channel'>): Promise<string | undefined>;
   getTask(id: string): Promise<Task | undefined>;
   listTasks(filter?: TaskFilter): Promise<Task[]>;
   /** One review, for a surface that must show its form before a decision (Slack's modal). */

@@ -25,6 +25,7 @@ import { countApproval, countEdit } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { addApproval, approvalsNeeded } from './sign-off-rules.js';
 import { editMeans, invalidToolDecision } from './standard-interrupts.js';
+import { assertMayStart, startRefusal } from './start-limits.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
 import {
@@ -129,7 +130,12 @@ export function createEngine(deps: EngineDeps): Engine {
   async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
     const text = validate(input);
     const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
+    const who = { surface: input.surface, requester: input.requester, channel: input.channel };
     const result = await inTransaction(pool, async (db) => {
+      // A start repeated (Slack's retry, a sweep) finds its task, whatever the limits say now.
+      const existing = input.id ? await store.getTask(db, input.id) : undefined;
+      if (existing) return { task: existing, created: false };
+      await assertMayStart(db, deps.config.starts, who);
       const inserted = await store.insertTask(db, {
         id,
         workflow: input.workflow,
@@ -323,6 +329,7 @@ export function createEngine(deps: EngineDeps): Engine {
   return {
     available,
     validate,
+    startRefusal: (input) => startRefusal(pool, deps.config.starts, input),
     start,
     // Only the engine's own timers decide automatically or cancel as the system.
     decide: (input) => decide(input),
