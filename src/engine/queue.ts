@@ -125,7 +125,8 @@ export function createQueue(options: QueueOptions): JobQueue {
       const id = await boss.send(name, data, {
         singletonKey: opts.singletonKey,
         startAfter: opts.startAfter,
-        priority: opts.priority,
+        // pg-boss refuses `priority: undefined` ("priority must be an integer"): absent, or a number.
+        ...(opts.priority === undefined ? {} : { priority: opts.priority }),
         db: opts.db && {
           executeSql: (text: string, values: unknown[]) => (opts.db as Queryable).query(text, values),
         },
