@@ -209,20 +209,6 @@ export async function getReviewWithTask(
   return r.rows[0] && toReviewWithTask(r.rows[0]);
 }
 
-/** Pending reviews of a surface's tasks, oldest first, each with its task. */
-export async function pendingReviews(
-  db: Queryable,
-  surface: Surface,
-  limit = 100,
-): Promise<{ review: Review; task: Task }[]> {
-  const r = await db.query<ReviewTaskRow>(
-    `SELECT signoff.review_json(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
-     WHERE r.status = 'pending' AND t.surface = $1 ORDER BY r.created_at LIMIT $2`,
-    [surface, limit],
-  );
-  return r.rows.map(toReviewWithTask);
-}
-
 type ReviewTaskRow = { r: Review; t: TaskRow };
 
 function toReviewWithTask(row: ReviewTaskRow): { review: Review; task: Task } {

@@ -47,6 +47,19 @@ const START_RETRY_MS = 15_000;
  */
 export async function startFromSlack(deps: StartDeps, client: WebClient, s: SlackStart): Promise<void> {
   const { requestKey, ...start } = s;
+  // Over the start limits: said privately before anything is posted in the channel or recorded.
+  const refused = await deps.engine.startRefusal({
+    surface: 'slack',
+    requester: start.user,
+    channel: start.channel,
+  });
+  if (refused) {
+    deps.logger.info(
+      { request: requestKey, user: start.user, channel: start.channel },
+      'start refused: limits',
+    );
+    return tell(deps, client, start, refused);
+  }
   if (!(await claimRequest(deps.pool, requestKey, start))) {
     deps.logger.info({ request: requestKey }, 'repeated Slack request; the task was started before');
     return;
@@ -131,6 +144,17 @@ async function finishStart(
     await linkRequest(deps.pool, key, started.task.id);
   } catch (error) {
     if (!isSignoffError(error)) throw error;
+    if (error.code === 'too_many_tasks') {
+      // Another start took the last place while this one posted its root: the root goes, the
+      // person is told privately, as when the limit was seen before posting.
+      await client.chat
+        .delete({ channel: s.channel, ts })
+        .catch((err) =>
+          deps.logger.warn({ err, request: key }, 'could not delete the root of a refused start'),
+        );
+      await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
+      return tell(deps, client, s, error.message);
+    }
     // Refused for good (the workflow was turned off meanwhile, say): the root says so, and the
     // request is finished.
     await client.chat.update({

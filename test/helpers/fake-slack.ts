@@ -61,6 +61,32 @@ export function viewRefusal(view: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What Slack says about a Home tab (`views.publish`), or undefined when it would accept it: a view
+ * of type home with at most 100 blocks (docs.slack.dev, "Home tab views"), private_metadata of at
+ * most 3,000 characters, and blocks within Block Kit's limits (section text 3,000, header 150,
+ * a button's value 2,000, an actions block 25 elements, a context block 10).
+ */
+export function homeRefusal(view: unknown): string | undefined {
+  const v = view as {
+    type?: string;
+    private_metadata?: string;
+    blocks?: { type?: string; text?: { text?: string }; elements?: { value?: string }[] }[];
+  };
+  if (v?.type !== 'home' || !Array.isArray(v.blocks)) return 'invalid_arguments';
+  if (v.blocks.length > 100 || (v.private_metadata ?? '').length > 3000) return 'invalid_arguments';
+  for (const b of v.blocks) {
+    const text = b.text?.text ?? '';
+    if ((b.type === 'section' && text.length > 3000) || (b.type === 'header' && text.length > 150))
+      return 'invalid_blocks';
+    const elements = b.elements ?? [];
+    if ((b.type === 'actions' && elements.length > 25) || (b.type === 'context' && elements.length > 10))
+      return 'invalid_blocks';
+    if (elements.some((e) => (e.value ?? '').length > 2000)) return 'invalid_blocks';
+  }
+  return undefined;
+}
+
 /** A promise and its resolve (Promise.withResolvers needs Node 22). */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = (): void => undefined;
@@ -418,6 +444,14 @@ export class FakeSlack {
           return { ok: false, error: refused };
         }
         return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
+      }
+      case 'views.publish': {
+        const refused = homeRefusal(args.view);
+        if (refused) {
+          this.refusals.push({ method, error: refused });
+          return { ok: false, error: refused };
+        }
+        return { ok: true, view: { id: `V0HOME${String(args.user_id)}`, ...(args.view as object) } };
       }
       case 'usergroups.users.list': {
         const users = this.groups[String(args.usergroup)];
