@@ -1,7 +1,9 @@
 /**
  * A local fake of Slack's Web API: records every call and answers like Slack, errors included.
  * It refuses what Slack refuses (invalid_blocks over the limits, msg_blocks_too_long, msg_too_long, not_authed, an
- * ephemeral to someone outside the channel) and answers 429 with Retry-After when told to. Clicks
+ * ephemeral to someone outside the channel, a trigger_id spent or older than 3 s) and answers 429
+ * with Retry-After when told to; its faults (fake-slack-faults.ts) include a call carried out and
+ * answered late. Clicks
  * carry response URLs it hands out (`responseUrl`), which replace the message clicked. It also
  * speaks Socket Mode: apps.connections.open (with an app-level token) hands out a WebSocket URL on
  * which envelopes are sent and acked.
@@ -9,10 +11,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { SlackFaults } from './fake-slack-faults.js';
+import { FakeSocketMode } from './fake-slack-socket.js';
 import { type FakeUser, usersInfo } from './fake-slack-users.js';
+import { FakeViews, homeRefusal } from './fake-slack-views.js';
 import { readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
+export { homeRefusal } from './fake-slack-views.js';
 export {
   BLOCK_TEXT_REFUSED_FROM,
   blockText,
@@ -61,41 +66,6 @@ export function viewRefusal(view: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * What Slack says about a Home tab (`views.publish`), or undefined when it would accept it: a view
- * of type home with at most 100 blocks (docs.slack.dev, "Home tab views"), private_metadata of at
- * most 3,000 characters, and blocks within Block Kit's limits (section text 3,000, header 150,
- * a button's value 2,000, an actions block 25 elements, a context block 10).
- */
-export function homeRefusal(view: unknown): string | undefined {
-  const v = view as {
-    type?: string;
-    private_metadata?: string;
-    blocks?: { type?: string; text?: { text?: string }; elements?: { value?: string }[] }[];
-  };
-  if (v?.type !== 'home' || !Array.isArray(v.blocks)) return 'invalid_arguments';
-  if (v.blocks.length > 100 || (v.private_metadata ?? '').length > 3000) return 'invalid_arguments';
-  for (const b of v.blocks) {
-    const text = b.text?.text ?? '';
-    if ((b.type === 'section' && text.length > 3000) || (b.type === 'header' && text.length > 150))
-      return 'invalid_blocks';
-    const elements = b.elements ?? [];
-    if ((b.type === 'actions' && elements.length > 25) || (b.type === 'context' && elements.length > 10))
-      return 'invalid_blocks';
-    if (elements.some((e) => (e.value ?? '').length > 2000)) return 'invalid_blocks';
-  }
-  return undefined;
-}
-
-/** A promise and its resolve (Promise.withResolvers needs Node 22). */
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = (): void => undefined;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
-
 /** The methods that act in a channel, refused where the bot is not a member. */
 const IN_CHANNEL_METHODS = new Set([
   'chat.postMessage',
@@ -106,21 +76,22 @@ const IN_CHANNEL_METHODS = new Set([
   'conversations.replies',
 ]);
 
-export class FakeSlack {
+export class FakeSlack extends SlackFaults {
   /** Every call over a limit, answered with a 429. */
   readonly limited: { method: string; channel?: string; at: number }[] = [];
   /** Per limited thing, when its limit is back to empty (GCRA's theoretical arrival time). */
   private arrivals = new Map<string, number>();
 
   /** `limits`: enforce these as Slack does (429 with Retry-After); none by default. */
-  constructor(private readonly limits: Record<string, SlackLimit> = {}) {}
+  constructor(private readonly limits: Record<string, SlackLimit> = {}) {
+    super();
+  }
 
   readonly calls: SlackCall[] = [];
   /** Every call Slack would have refused, with its error. */
   readonly refusals: { method: string; error: string }[] = [];
   private server: Server | undefined;
   private ts = 1_700_000_000;
-  private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
   /** User groups and their members, for reviewer checks; any other group is unknown (`no_such_subteam`). */
   groups: Record<string, string[]> = {};
   /** `users.info` over a member of T0TEAM: `{ is_restricted: true }` a guest, `null` no such user. */
@@ -136,16 +107,9 @@ export class FakeSlack {
    * (`not_in_channel`; `channel_not_found` for a private channel, which the bot cannot see).
    */
   notJoined: Record<string, 'public' | 'private'> = {};
-  private sockets = new Set<WebSocket>();
-  private holds: {
-    method: string;
-    when: (args: Record<string, unknown>) => boolean;
-    arrived: () => void;
-    released: Promise<void>;
-  }[] = [];
-  /** Standing refusals: every call that matches is answered with the error, as Slack would. */
-  private refusing: { method: string; when: (args: Record<string, unknown>) => boolean; error: string }[] =
-    [];
+  private socket = new FakeSocketMode();
+  /** Trigger ids spent and views open (views.open, views.update). */
+  private views = new FakeViews();
   /** Messages as Slack keeps them, per channel: what `conversations.replies` reads. */
   readonly messages: {
     channel: string;
@@ -154,7 +118,6 @@ export class FakeSlack {
     text?: string;
     metadata?: unknown;
   }[] = [];
-  private acks = new Map<string, (payload: unknown) => void>();
   /** Ephemeral messages as their user sees them (a response_url with replace_original changes one). */
   readonly ephemerals: {
     channel: string;
@@ -184,62 +147,18 @@ export class FakeSlack {
   }
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
-  async socketConnected(ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (this.sockets.size === 0) {
-      if (Date.now() > deadline) throw new Error('no Socket Mode connection');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  socketConnected(ms = 10_000): Promise<void> {
+    return this.socket.connected(ms);
   }
 
   /** Sends an envelope over Socket Mode; resolves with the payload of the app's ack. */
-  async sendEnvelope(
-    type: 'slash_commands' | 'interactive' | 'events_api',
-    payload: object,
-  ): Promise<unknown> {
-    const envelope_id = randomUUID();
-    const acked = new Promise<unknown>((resolve) => this.acks.set(envelope_id, resolve));
-    const message = JSON.stringify({
-      envelope_id,
-      type,
-      payload,
-      accepts_response_payload: type !== 'events_api',
-    });
-    for (const socket of this.sockets) socket.send(message);
-    return acked;
+  sendEnvelope(type: 'slash_commands' | 'interactive' | 'events_api', payload: object): Promise<unknown> {
+    return this.socket.send(type, payload);
   }
 
   get url(): string {
     const address = this.server?.address() as AddressInfo;
     return `http://127.0.0.1:${address.port}/api/`;
-  }
-
-  /** The next call of `method` fails: 429 with Retry-After, or a Slack error such as channel_not_found. */
-  /**
-   * The next call of `method` waits before it is answered: `reached` resolves when it arrives,
-   * `release` lets it through (to do something while a request is in flight).
-   */
-  holdNext(
-    method: string,
-    when: (args: Record<string, unknown>) => boolean = () => true,
-  ): { reached: Promise<void>; release: () => void } {
-    const reached = deferred();
-    const released = deferred();
-    this.holds.push({ method, when, arrived: reached.resolve, released: released.promise });
-    return { reached: reached.promise, release: released.resolve };
-  }
-
-  /** Refuses every call of `method` whose arguments match, with a Slack error, until removed. */
-  refuse(method: string, when: (args: Record<string, unknown>) => boolean, error: string): () => void {
-    const rule = { method, when, error };
-    this.refusing.push(rule);
-    return () => {
-      this.refusing = this.refusing.filter((r) => r !== rule);
-    };
-  }
-
-  failNext(method: string, failure: { status?: number; retryAfter?: number; error?: string }): void {
-    this.failures.push({ method, status: failure.status ?? 200, ...failure });
   }
 
   callsOf(method: string): Record<string, unknown>[] {
@@ -272,12 +191,7 @@ export class FakeSlack {
         return reply(200, { ok: true, url: this.url.replace(/^http/, 'ws').replace(/api\/$/, 'link') });
       }
       if (!token.startsWith('Bearer xoxb-')) return reply(200, { ok: false, error: 'not_authed' });
-      const hold = this.holds.findIndex((h) => h.method === method && h.when(args));
-      if (hold >= 0) {
-        const [h] = this.holds.splice(hold, 1);
-        h?.arrived();
-        await h?.released;
-      }
+      await this.whileHeld(method, args);
       const wait = this.overLimit(method, args);
       if (wait > 0) {
         this.limited.push({ method, channel: args.channel as string | undefined, at: Date.now() });
@@ -288,48 +202,22 @@ export class FakeSlack {
           { 'retry-after': String(Math.ceil(wait / 1000)) },
         );
       }
-      const failure = this.failures.findIndex((f) => f.method === method);
-      if (failure >= 0) {
-        const [f] = this.failures.splice(failure, 1);
-        this.calls.push({ method, args: { ...args, failed: true }, at: Date.now() });
-        if (f?.status === 429)
-          return reply(
-            429,
-            { ok: false, error: 'ratelimited' },
-            { 'retry-after': String(f.retryAfter ?? 1) },
-          );
-        return reply(f?.status ?? 200, { ok: false, error: f?.error ?? 'internal_error' });
-      }
-      const refusal = this.refusing.find((r) => r.method === method && r.when(args));
-      if (refusal) {
-        this.calls.push({ method, args: { ...args, failed: true }, at: Date.now() });
-        this.refusals.push({ method, error: refusal.error });
-        return reply(200, { ok: false, error: refusal.error });
+      const fault = this.faultFor(method, args);
+      if (fault) {
+        if (fault.limited)
+          this.limited.push({ method, channel: args.channel as string | undefined, at: Date.now() });
+        if (fault.refused) this.refusals.push({ method, error: fault.body.error });
+        const marks = fault.limited ? { failed: true, limited: true } : { failed: true };
+        this.calls.push({ method, args: { ...args, ...marks }, at: Date.now() });
+        return reply(fault.status, fault.body, fault.headers);
       }
       this.calls.push({ method, args, at: Date.now() });
-      reply(200, this.answer(method, args));
+      const answer = this.answer(method, args);
+      // Carried out already; only the answer is late (the caller may have given up by then).
+      await this.answerDelay(method, args);
+      if (!res.destroyed) reply(200, answer);
     });
-    const wss = new WebSocketServer({ server: this.server, path: '/link' });
-    wss.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-      socket.on('message', (data) => {
-        const { envelope_id, payload } = JSON.parse(String(data)) as {
-          envelope_id: string;
-          payload: unknown;
-        };
-        this.acks.get(envelope_id)?.(payload);
-        this.acks.delete(envelope_id);
-      });
-      socket.send(
-        JSON.stringify({
-          type: 'hello',
-          num_connections: 1,
-          debug_info: { host: 'fake', approximate_connection_time: 3600 },
-          connection_info: { app_id: 'A0APP' },
-        }),
-      );
-    });
+    this.socket.attach(this.server);
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
   }
 
@@ -437,13 +325,21 @@ export class FakeSlack {
         return { ok: true, message_ts: ts };
       }
       case 'views.open':
+      case 'views.push':
       case 'views.update': {
-        const refused = viewRefusal(args.view);
-        if (refused) {
-          this.refusals.push({ method, error: refused });
-          return { ok: false, error: refused };
+        const refused =
+          (method === 'views.update' ? undefined : this.views.exchange(args.trigger_id)) ??
+          viewRefusal(args.view);
+        const updated =
+          refused || method !== 'views.update' ? undefined : this.views.update(args.view_id, args.hash);
+        const error = refused ?? (updated && 'error' in updated ? updated.error : undefined);
+        if (error) {
+          this.refusals.push({ method, error });
+          return { ok: false, error };
         }
-        return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
+        const shown =
+          updated && 'hash' in updated ? { id: args.view_id, hash: updated.hash } : this.views.opened();
+        return { ok: true, view: { ...(args.view as object), ...shown } };
       }
       case 'views.publish': {
         const refused = homeRefusal(args.view);
@@ -512,7 +408,7 @@ export class FakeSlack {
   }
 
   async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.terminate();
+    this.socket.close();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 }
