@@ -22,7 +22,8 @@ import { createSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { watchSlackConnection } from './slack/connection.js';
 import { type Healthy, startHealthServer } from './slack/health.js';
-import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
+import { createDeliveryClient } from './slack/delivery-client.js';
+import { createRateLimits } from './slack/rate-limits.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
@@ -187,8 +188,13 @@ const DRAIN_MS = 10_000;
  */
 const AFTER_ACK = { size: 8, quietMs: 20, maxWaitMs: 2000 };
 
-/** Two quick retries of a failed Web API call; beyond that the event's own backoff takes over. */
+/**
+ * Two quick retries of a repeatable Web API call Slack did not answer (never of a post; see
+ * delivery-client.ts); beyond that the event's own backoff takes over.
+ */
 const DELIVERY_RETRIES = { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 };
+/** How long delivery waits for Slack's answer to one call. */
+const DELIVERY_TIMEOUT_MS = 10_000;
 
 export interface SlackOptions extends OpenOptions {
   /** Where the work after an ack reads the time (tests move it); real time by default. */
@@ -210,18 +216,17 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   // shared with the other processes through Postgres; a 429 comes back to the engine, which
   // reschedules that one event, instead of pausing every call this client makes; a failing call
   // gives up within seconds (the default policy retries for about 30 minutes) and the event is
-  // retried with backoff.
+  // retried with backoff; a post is never sent twice by the client (see delivery-client.ts).
   const signoff = await openSignoff(config, {
     ...options,
     sinks: (db) => {
-      const client = rateLimitedClient(
+      const client = createDeliveryClient(
         slack.botToken,
         {
           slackApiUrl: slack.apiUrl,
           logger: boltLogger(logger),
-          rejectRateLimitedCalls: true,
-          retryConfig: DELIVERY_RETRIES,
-          timeout: 10_000,
+          retries: DELIVERY_RETRIES,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
         },
         createRateLimits(db.pool),
       );
