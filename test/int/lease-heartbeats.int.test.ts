@@ -63,7 +63,11 @@ it('a deliverer frozen past its lease posts nothing when it wakes', async () => 
     if (!lease) throw new Error('no lease');
     const client = createDeliveryClient(
       'xoxb-test',
-      { slackApiUrl: slack.url, timeoutMs: 5000, retries: { retries: 2, factor: 2, minTimeout: 50, maxTimeout: 100 } },
+      {
+        slackApiUrl: slack.url,
+        timeoutMs: 5000,
+        retries: { retries: 2, factor: 2, minTimeout: 50, maxTimeout: 100 },
+      },
       createRateLimits(db.pool),
     );
     const post = () => client.chat.postMessage({ channel: 'C0WORK', text: 'the card' });
