@@ -35,4 +35,4 @@ export const NOT_IN_CHANNEL =
 
 /** The task was taken but could not be started yet: it starts by itself, nobody needs to retry. */
 export const STARTS_LATER =
-  'Your task is taken, but it could not be started just now (the database did not answer). It starts by itself as soon as it can; no need to send it again.';
+  'Your task is taken, but it could not be started just now (Slack or the database did not answer). It starts by itself as soon as it can; no need to send it again.';

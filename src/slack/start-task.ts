@@ -22,6 +22,7 @@ import {
   recordRoot,
   takeUnfinishedStarts,
 } from './posts.js';
+import { afterRateLimit } from './rate-limited.js';
 import { respondPrivately } from './respond.js';
 
 const slackStartSchema = z.object({
@@ -116,12 +117,16 @@ async function finishStart(
   const task = { requester: s.user, workflow: s.workflow, text: s.text };
   let ts = known;
   if (!ts) {
-    const posted = await client.chat.postMessage({
-      channel: s.channel,
-      ...rootMessage(task, 'working'),
-      unfurl_links: false,
-      metadata: postMetadata(`start:${key}`),
-    });
+    // Sent once: a post Slack did not answer may be in the channel, and the sweep looks for it
+    // there first. A 429 (Slack did not post it) is waited out when short.
+    const posted = await afterRateLimit(() =>
+      client.chat.postMessage({
+        channel: s.channel,
+        ...rootMessage(task, 'working'),
+        unfurl_links: false,
+        metadata: postMetadata(`start:${key}`),
+      }),
+    );
     ts = await recordRoot(deps.pool, key, posted.ts as string);
     // Another process posted and recorded its root first: this one goes.
     if (ts !== posted.ts) await client.chat.delete({ channel: s.channel, ts: posted.ts as string });
