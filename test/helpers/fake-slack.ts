@@ -211,8 +211,13 @@ export class FakeSlack extends SlackFaults {
         this.calls.push({ method, args: { ...args, ...marks }, at: Date.now() });
         return reply(fault.status, fault.body, fault.headers);
       }
-      this.calls.push({ method, args, at: Date.now() });
-      const answer = this.answer(method, args);
+      const answer = this.answer(method, args) as { ok?: boolean };
+      // A call Slack answered with an error did nothing: recorded as failed, like the faults'.
+      this.calls.push({
+        method,
+        args: answer.ok === false ? { ...args, failed: true } : args,
+        at: Date.now(),
+      });
       // Carried out already; only the answer is late (the caller may have given up by then).
       await this.answerDelay(method, args);
       if (!res.destroyed) reply(200, answer);

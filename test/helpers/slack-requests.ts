@@ -240,3 +240,12 @@ export const appHomeOpened = (user: string) =>
     tab: 'home',
     event_ts: `${Date.now() / 1000}`,
   });
+
+/** The same command or interaction carrying `trigger` (an expired one, say) instead of its own. */
+export function withTrigger(body: string, trigger: string): string {
+  const form = new URLSearchParams(body);
+  const payload = form.get('payload');
+  if (payload) return payloadBody({ ...JSON.parse(payload), trigger_id: trigger });
+  form.set('trigger_id', trigger);
+  return form.toString();
+}
