@@ -257,7 +257,11 @@ export function createDelivery(deps: {
         failedKey: event.key,
         failedType: event.event.type,
         code: failure.code,
-        review: event.event.type === 'review_requested' ? event.event.review : undefined,
+        // A card that could not be shown, or redrawn for content an edit changed: shown plain.
+        review:
+          event.event.type === 'review_requested' || event.event.type === 'review_progress'
+            ? event.event.review
+            : undefined,
       });
     }
     return 'skip';

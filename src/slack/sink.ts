@@ -35,6 +35,7 @@ import {
   cardText,
   findPost,
   plainCardKey,
+  plainContentKey,
   postedAs,
   postMetadata,
   recordPost,
@@ -227,9 +228,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
 
   /**
    * Redraws a review's card as it is now, showing `shown` (its content, or as decided). Long
-   * content whose full text is not in the thread yet (an edit changed it) is posted first, below
-   * the card, so that the card shows what an Approve on it approves; plain when it cannot (see
-   * cardText).
+   * content whose full text is not all in the thread yet (an edit changed it; a part failed to
+   * post) is posted first, below the card, each part once, so that the card shows what an Approve
+   * on it approves; plain when it cannot (see cardText).
    */
   const updateCard = async (
     review: Review,
@@ -334,7 +335,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         // A card Slack would not take comes back plain, without its content: it can still be sent
         // back or rejected here, never approved. Marked plain first, so that no later redraw of
         // it (a decision, an escalation) shows an Approve.
-        if (e.review) {
+        if (e.review && e.failedType === 'review_progress') {
+          // A redraw for content an edit changed (its full text not all posted, or the card
+          // refused): the card goes plain for that content, and stays plain for it.
+          const key = plainContentKey(e.review.id, contentHash(e.review.request));
+          await recordPost(pool, key, origin.channel, origin.ts);
+          await update(`card:${e.review.id}`, reviewCard(e.review, task.requester, { code: e.code }));
+        } else if (e.review) {
           await recordPost(pool, plainCardKey(e.review.id), origin.channel, origin.ts);
           await postOnce(
             `card:${e.review.id}`,
