@@ -24,11 +24,13 @@ import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages
 import {
   decidedCard,
   escalatedMessage,
+  notShownBecause,
   type PlainCard,
   reminderMessage,
   reviewCard,
   reviewTextMessages,
 } from './blocks/review-card.js';
+import { LIMITS, truncate } from './blocks/text.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import {
@@ -365,10 +367,11 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
   return sink;
 }
 
-/** The short post that stands in for an event Slack refused for good. */
+/** The short post that stands in for an event that could not be shown for good (Slack, or signoff). */
 function fallbackMessage(task: Task, e: { failedType: Parameters<typeof eventInWords>[0]; code: string }) {
   const text =
-    `${eventInWords(e.failedType)} could not be shown here (Slack said \`${e.code}\`). ` +
+    `${eventInWords(e.failedType)} could not be shown here${notShownBecause(e.code)}. ` +
     `It is kept in signoff: \`signoff events ${task.id}\``;
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:warning: ${text}` } }] };
+  const section = truncate(`:warning: ${text}`, LIMITS.sectionText);
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: section } }] };
 }
