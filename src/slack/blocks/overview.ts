@@ -21,16 +21,32 @@ export const LIST_REVIEWS = 10;
 /** The Home tab's paging buttons: the next page of reviews (value: the last one shown), the first. */
 export const HOME_ACTION_IDS = { more: 'signoff_home_more', first: 'signoff_home_first' } as const;
 
-/** A link to the task's thread; Slack resolves archive links for any member of the workspace. */
-function threadLink(task: Task): string {
-  const label = escapeMrkdwn(truncate(task.text.replace(/\s+/g, ' '), 80)).replace(/\|/g, '¦');
+/**
+ * The task's words, as text: whoever started it typed them, and as a link's label an address
+ * typed there would show one place and open another.
+ */
+const taskWords = (task: Task) => escapeMrkdwn(truncate(task.text.replace(/\s+/g, ' '), 80));
+
+/**
+ * A link to the task's thread, on a word of its own; Slack resolves archive links for any member
+ * of the workspace.
+ */
+function threadLink(task: Task): string | undefined {
   const origin = slackOriginSchema.safeParse(task.origin);
-  if (!origin.success) return label;
-  return `<https://slack.com/archives/${origin.data.channel}/p${origin.data.ts.replace('.', '')}|${label}>`;
+  if (!origin.success) return undefined;
+  return `<https://slack.com/archives/${origin.data.channel}/p${origin.data.ts.replace('.', '')}|open>`;
 }
 
 const taskLine = (task: Task) =>
-  `${STATUS[task.status]} · *${escapeMrkdwn(task.workflow)}* · ${threadLink(task)} · <@${task.requester}>`;
+  [
+    STATUS[task.status],
+    `*${escapeMrkdwn(task.workflow)}*`,
+    taskWords(task),
+    threadLink(task),
+    `<@${task.requester}>`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 
 /** The channel a task lives in, as Slack names it to the reader (`<#C…>`). */
 function channelOf(task: Task): string | undefined {
@@ -44,7 +60,8 @@ function channelOf(task: Task): string | undefined {
  */
 const reviewLine = ({ review, task }: { review: Review; task: Task }) =>
   [
-    `:raised_hand: *${threadLink(task)}*`,
+    `:raised_hand: *${taskWords(task)}*`,
+    threadLink(task),
     channelOf(task),
     `${escapeMrkdwn(truncate(review.request.title, 120))} (round ${review.request.round})`,
   ]
