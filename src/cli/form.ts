@@ -12,6 +12,8 @@ export async function fillForm(
   fields: ReviewField[],
   lines: LineSource,
   out: Output,
+  /** The review's `feedback.maxLength`: the note's limit. */
+  maxLength: number,
 ): Promise<{ values: Record<string, string>; feedback?: string } | undefined> {
   const values: Record<string, string> = {};
   for (const f of fields) {
@@ -38,10 +40,15 @@ export async function fillForm(
     }
   }
   if (!Object.values(values).includes('reject')) return { values };
-  out.write('A message for the calls you reject (Enter for none): ');
-  const note = await lines.next();
-  if (note === undefined) return undefined;
-  return { values, feedback: note.trim() || undefined };
+  for (;;) {
+    out.write('A message for the calls you reject (Enter for none): ');
+    const note = await lines.next();
+    if (note === undefined) return undefined;
+    const feedback = note.trim();
+    // The engine refuses a longer one too; asked again here, the calls' decisions are kept.
+    if (feedback.length <= maxLength) return { values, feedback: feedback || undefined };
+    out.write(`That is ${feedback.length} characters; this review takes at most ${maxLength}.\n`);
+  }
 }
 
 /** Pretty JSON as one line (as typed at a prompt); other text as it is. */

@@ -53,7 +53,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     }
     let answer: Decided;
     if ('form' in parsed) {
-      const form = await fillForm(review.request.fields, deps.lines, out);
+      const form = await fillForm(review.request.fields, deps.lines, out, review.settings.feedback.maxLength);
       if (!form) {
         out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
         return finish(out, task);
