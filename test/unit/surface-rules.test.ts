@@ -95,6 +95,22 @@ describe('rights that hinge on what Slack says', () => {
   });
 });
 
+describe('who the config vouches for', () => {
+  it('a user id named in reviewers decides whatever the surface says of their standing; requester, anyone and groups vouch for nobody', () => {
+    const named = settings({ reviewers: ['U_X', 'requester', 'S_TEAM'] });
+    for (const external of [true, 'unknown'] as const) {
+      expect(refusal(named, task, { id: 'U_X', external }, 'approve')).toBeUndefined();
+      expect(refusal(named, { requester: 'U_Y' } as Task, { id: 'U_Y', external }, 'reject')).toContain(
+        'outside',
+      );
+      expect(refusal(named, task, { id: 'U_Z', external, groups: ['S_TEAM'] }, 'reject')).toContain(
+        'outside',
+      );
+      expect(refusal(settings(), task, { id: 'U_X', external }, 'reject')).toContain('outside');
+    }
+  });
+});
+
 describe('terminal answers', () => {
   it('Enter or approve approves, reject rejects, anything else revises with that text', () => {
     expect(parseAnswer('', review())).toEqual({ action: 'approve' });
