@@ -43,7 +43,12 @@ export async function replyAtReview(
 ): Promise<void> {
   const pending = await deps.engine.reviews(r.task.id, 'pending');
   if (!pending.length) return;
-  const actor = await slackActor(deps.directory, r.user, r.team);
+  const actor = await slackActor(
+    deps.directory,
+    r.user,
+    r.team,
+    pending.map((p) => p.settings.reviewers),
+  );
   if (pending.length > 1) {
     const mayDecide = async () => {
       for (const review of pending) {
