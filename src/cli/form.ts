@@ -47,7 +47,9 @@ export async function fillForm(
     const feedback = note.trim();
     // The engine refuses a longer one too; asked again here, the calls' decisions are kept.
     if (feedback.length <= maxLength) return { values, feedback: feedback || undefined };
-    out.write(`That is ${feedback.length} characters; this review takes at most ${maxLength}.\n`);
+    out.write(
+      `That is ${feedback.length.toLocaleString('en-US')} characters; this review takes at most ${maxLength.toLocaleString('en-US')}.\n`,
+    );
   }
 }
 

@@ -75,4 +75,18 @@ describe('piped answers', () => {
     expect(r.stdout).not.toContain('ignored');
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
   });
+
+  it("asks the Edit form's note again when it is longer than the review takes, keeping the calls' decisions", async () => {
+    const r = await runSignoff(
+      ['run', 'tools', 'two calls'],
+      { DATABASE_URL: db.url, SIGNOFF_CONFIG: config },
+      ['edit', 'approve', '', 'reject', 'x'.repeat(3500), 'no log line', ''].join('\n'),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('That is 3,500 characters; this review takes at most 3,000.');
+    expect(r.stdout).toContain(
+      `RESUMED ${JSON.stringify({ decisions: [{ type: 'approve' }, { type: 'reject', message: 'no log line' }] })}`,
+    );
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+  });
 });
