@@ -15,7 +15,8 @@ export type Answer =
 /**
  * One typed line → a decision: Enter/approve, reject, or other text = revise with it. At a review
  * of tool calls there are no words for the agent (unless it takes a response): a line of JSON is
- * the one call's edited arguments, and "edit" asks the form field by field.
+ * the one call's edited arguments, "edit" asks the form field by field, and only the word
+ * "approve" approves (Enter alone, or a "y", is too easily typed by accident to run a tool).
  */
 export function parseAnswer(line: string, review: Review): Answer {
   const text = line.trim();
@@ -25,6 +26,16 @@ export function parseAnswer(line: string, review: Review): Answer {
     allowed.includes(action)
       ? { action, feedback }
       : { error: `"${action}" is not possible here; choose: ${allowed.join(', ')}.` };
+  const toolCall = review.request.origin !== undefined;
+  if (toolCall && word !== 'approve' && APPROVE.has(word)) {
+    const ways = [
+      ...(allowed.includes('approve') ? ['"approve" to approve'] : []),
+      ...(allowed.includes('reject') ? ['"reject" to reject'] : []),
+    ];
+    return {
+      error: `A tool call is approved by the word only: type ${ways.join(', or ') || 'one of the choices above'}.`,
+    };
+  }
   if (APPROVE.has(word)) return pick('approve');
   if (REJECT.has(word)) return pick('reject');
   if (allowed.includes('edit')) {

@@ -16,6 +16,7 @@ import type { StartDeps } from './deps.js';
 import { createDirectory } from './directory.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
+import { createStandingStore } from './standing-store.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
@@ -102,6 +103,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
       retryConfig: DIRECTORY_RETRIES,
       timeout: 5000,
     }),
+    kept: createStandingStore(deps.pool),
     logger: deps.logger,
     now: () => (deps.clock ?? systemClock).now().getTime(),
   });

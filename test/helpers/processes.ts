@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -85,6 +85,29 @@ export function startSignoff(args: string[], env: Record<string, string>, script
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     detached: true,
   });
+  return running(child);
+}
+
+/** Whether `startInTerminal` can run here: util-linux's `script`, which gives a command a pseudo-terminal. */
+export const terminalAvailable = (): boolean =>
+  spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') ?? false;
+
+/**
+ * Starts `signoff …` on a pseudo-terminal (util-linux `script`), as a person at a terminal runs
+ * it: its stdin and stdout are a TTY, what is sent is typed (and echoed, with CRLF line ends).
+ */
+export function startInTerminal(args: string[], env: Record<string, string>): Running {
+  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, join(ROOT, 'bin', 'signoff.mjs'), ...args].map(quote).join(' ');
+  const child = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'dumb', ...env },
+    detached: true,
+  });
+  return running(child);
+}
+
+function running(child: ChildProcess): Running {
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => {

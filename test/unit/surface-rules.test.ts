@@ -95,8 +95,24 @@ describe('rights that hinge on what Slack says', () => {
   });
 });
 
+describe('who the config vouches for', () => {
+  it('a user id named in reviewers decides whatever the surface says of their standing; requester, anyone and groups vouch for nobody', () => {
+    const named = settings({ reviewers: ['U_X', 'requester', 'S_TEAM'] });
+    for (const external of [true, 'unknown'] as const) {
+      expect(refusal(named, task, { id: 'U_X', external }, 'approve')).toBeUndefined();
+      expect(refusal(named, { requester: 'U_Y' } as Task, { id: 'U_Y', external }, 'reject')).toContain(
+        'outside',
+      );
+      expect(refusal(named, task, { id: 'U_Z', external, groups: ['S_TEAM'] }, 'reject')).toContain(
+        'outside',
+      );
+      expect(refusal(settings(), task, { id: 'U_X', external }, 'reject')).toContain('outside');
+    }
+  });
+});
+
 describe('terminal answers', () => {
-  it('Enter or approve approves, reject rejects, anything else revises with that text', () => {
+  it('Enter or approve approves (not at a tool call), reject rejects, anything else revises with that text', () => {
     expect(parseAnswer('', review())).toEqual({ action: 'approve' });
     expect(parseAnswer('  LGTM ', review())).toEqual({ action: 'approve' });
     expect(parseAnswer('reject', review())).toEqual({ action: 'reject' });
@@ -120,6 +136,17 @@ describe('terminal answers', () => {
       error: 'Type "edit" to decide each call, or approve or reject them all.',
     });
     expect(formatReview(two)).toContain('"reject" to reject all 2.');
+  });
+  it('at a tool call only the word "approve" approves: Enter alone or "y" says what to type, and the choices say so', () => {
+    const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
+    const say = 'A tool call is approved by the word only: type "approve" to approve, or "reject" to reject.';
+    for (const typed of ['', '   ', 'y', 'LGTM', 'ok'])
+      expect(parseAnswer(typed, one)).toEqual({ error: say });
+    expect(parseAnswer(' Approve ', one)).toEqual({ action: 'approve' });
+    expect(parseAnswer('reject', one)).toEqual({ action: 'reject' });
+    expect(formatReview(one)).toContain('└─ "approve" to approve,');
+    expect(formatReview(one)).not.toContain('Enter or');
+    expect(formatReview(review())).toContain('└─ Enter or "approve" to approve,');
   });
   it('forbids self-approval by Edit too: an edit is an approval of the edited call', () => {
     const s = settings({ allowSelfApproval: false });
