@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { runSignoff, startInTerminal, terminalAvailable } from '../helpers/processes.js';
+import { runSignoff, startInTerminal } from '../helpers/processes.js';
 
 let db: TestDatabase;
 let config: string;
@@ -26,36 +26,31 @@ afterAll(async () => {
 const IGNORED = /\(A line typed before this was asked was ignored\.\)/g;
 
 describe('at a terminal', () => {
-  it.skipIf(!terminalAvailable())(
-    'Enter pressed while agents work, and the blank line of pasted feedback, answer no review: dropped, and said to be',
-    async () => {
-      const run = startInTerminal(['run', 'pair', 'name the launch'], {
-        DATABASE_URL: db.url,
-        SIGNOFF_CONFIG: config,
-      });
-      try {
-        // Typed while the task starts and its agents work, before any review is shown.
-        run.send('');
-        await run.waitFor(IGNORED);
-        expect(run.stdout()).not.toMatch(/→ approve/);
-        // Feedback pasted with a blank line after it: the words revise; the blank answers nothing.
-        run.send('name the formats\n');
-        await run.waitFor(
-          /Review the agents' work \(cycle 2\)[\s\S]*typed before this was asked was ignored/,
-        );
-        expect(run.stdout().match(IGNORED)).toHaveLength(2);
-        expect(run.stdout()).toMatch(/→ revise by \S+: name the formats/);
-        expect(run.stdout()).not.toMatch(/→ approve/);
-        run.send('approve');
-        const ended = await run.exited;
-        expect(ended.code, ended.stdout).toBe(0);
-        expect(ended.stdout).toMatch(/→ approve by \S+/);
-        expect(ended.stdout).toMatch(/task \S+: done/);
-      } finally {
-        if (run.child.exitCode === null) run.signalGroup('SIGKILL');
-      }
-    },
-  );
+  it('Enter pressed while agents work, and the blank line of pasted feedback, answer no review: dropped, and said to be', async () => {
+    const run = startInTerminal(['run', 'pair', 'name the launch'], {
+      DATABASE_URL: db.url,
+      SIGNOFF_CONFIG: config,
+    });
+    try {
+      // Typed while the task starts and its agents work, before any review is shown.
+      run.send('');
+      await run.waitFor(IGNORED);
+      expect(run.stdout()).not.toMatch(/→ approve/);
+      // Feedback pasted with a blank line after it: the words revise; the blank answers nothing.
+      run.send('name the formats\n');
+      await run.waitFor(/Review the agents' work \(cycle 2\)[\s\S]*typed before this was asked was ignored/);
+      expect(run.stdout().match(IGNORED)).toHaveLength(2);
+      expect(run.stdout()).toMatch(/→ revise by \S+: name the formats/);
+      expect(run.stdout()).not.toMatch(/→ approve/);
+      run.send('approve');
+      const ended = await run.exited;
+      expect(ended.code, ended.stdout).toBe(0);
+      expect(ended.stdout).toMatch(/→ approve by \S+/);
+      expect(ended.stdout).toMatch(/task \S+: done/);
+    } finally {
+      if (run.child.exitCode === null) run.signalGroup('SIGKILL');
+    }
+  });
 });
 
 describe('piped answers', () => {
