@@ -114,7 +114,7 @@ describe('who the config vouches for', () => {
 describe('terminal answers', () => {
   it('Enter or approve approves (not at a tool call), reject rejects, anything else revises with that text', () => {
     expect(parseAnswer('', review())).toEqual({ action: 'approve' });
-    expect(parseAnswer('  LGTM ', review())).toEqual({ action: 'approve' });
+    expect(parseAnswer('  Approve ', review())).toEqual({ action: 'approve' });
     expect(parseAnswer('reject', review())).toEqual({ action: 'reject' });
     expect(parseAnswer('  use euros ', review())).toEqual({ action: 'revise', feedback: 'use euros' });
   });
@@ -140,13 +140,34 @@ describe('terminal answers', () => {
   it('at a tool call only the word "approve" approves: Enter alone or "y" says what to type, and the choices say so', () => {
     const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
     const say = 'A tool call is approved by the word only: type "approve" to approve, or "reject" to reject.';
-    for (const typed of ['', '   ', 'y', 'LGTM', 'ok'])
-      expect(parseAnswer(typed, one)).toEqual({ error: say });
+    for (const typed of ['', '   ']) expect(parseAnswer(typed, one)).toEqual({ error: say });
+    for (const typed of ['y', 'LGTM', 'ok'])
+      expect(parseAnswer(typed, one)).toEqual({
+        error: `"${typed}" is not one of the choices: type "approve" to approve, "reject" (or "reject: why") to reject.`,
+      });
     expect(parseAnswer(' Approve ', one)).toEqual({ action: 'approve' });
     expect(parseAnswer('reject', one)).toEqual({ action: 'reject' });
     expect(formatReview(one)).toContain('└─ "approve" to approve,');
     expect(formatReview(one)).not.toContain('Enter or');
     expect(formatReview(review())).toContain('└─ Enter or "approve" to approve,');
+  });
+  it('a lone "yes", "lgtm" or "no" is asked about, neither a decision nor feedback; "reject: why" rejects with the reason', () => {
+    const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
+    for (const typed of ['yes', 'lgtm', 'OK.', 'no', 'n'])
+      expect(parseAnswer(typed, review())).toMatchObject({
+        error: expect.stringMatching(/is not one of the choices/),
+      });
+    expect(parseAnswer('no, make it shorter', review())).toEqual({
+      action: 'revise',
+      feedback: 'no, make it shorter',
+    });
+    expect(parseAnswer('reject: wrong recipient, do not send', one)).toEqual({
+      action: 'reject',
+      feedback: 'wrong recipient, do not send',
+    });
+    expect(parseAnswer('NO, wrong recipient, do not send this', one)).toMatchObject({
+      error: expect.any(String),
+    });
   });
   it('forbids self-approval by Edit too: an edit is an approval of the edited call', () => {
     const s = settings({ allowSelfApproval: false });
