@@ -42,10 +42,17 @@ function keptIn(config: Config): string {
   return `${folder && !folder.startsWith('..') ? folder : config.database.dataDir}/`;
 }
 
-/** The embedded server's first start makes its data folder (initdb): that long a blank screen worries. */
+/**
+ * The embedded server's first start makes its data folder (initdb): that long a blank screen
+ * worries. The folder is made first, so that one that cannot be made is said instead of that line.
+ */
 async function announceFirstStart(config: Config): Promise<void> {
   if (config.database.url) return;
-  const { isFirstStart } = await import('./db/embedded.js');
+  const [{ isFirstStart }, { makeFolder }] = await Promise.all([
+    import('./db/embedded.js'),
+    import('./db/data-dir.js'),
+  ]);
+  makeFolder(config.database.dataDir);
   if (isFirstStart(config.database.dataDir)) {
     err.write(`Starting the embedded PostgreSQL in ${config.database.dataDir} (first run: ~10 s)…\n`);
   }

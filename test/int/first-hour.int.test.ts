@@ -5,12 +5,13 @@
  * prompt knows `help` and `tasks`; what the agents said is not repeated on the card; failures to
  * start say what failed, without a stack trace.
  */
-import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { runSignoff } from '../helpers/processes.js';
+import { runSignoff, startSignoff } from '../helpers/processes.js';
 
 const made: TestDatabase[] = [];
 const dirs: string[] = [];
@@ -169,6 +170,22 @@ describe('failures to start say what failed', () => {
     );
     expect(r.stderr).not.toMatch(NO_STACK);
   });
+
+  it.runIf(existsSync('/proc/self'))(
+    'a data folder the system refuses (/proc): says so at once, without first saying it starts the server',
+    async () => {
+      // Node 20's recursive mkdir looped on this for ever (mkdir /proc/nope ENOENT, /proc EEXIST).
+      const run = startSignoff(['tasks'], { SIGNOFF_DATA_DIR: '/proc/nope/data' });
+      const end = await Promise.race([run.exited, sleep(20_000).then(() => 'still running' as const)]);
+      if (end === 'still running') run.signalGroup('SIGKILL');
+      expect(end).not.toBe('still running');
+      if (end === 'still running') return;
+      expect(end.code).toBe(1);
+      expect(end.stderr).toBe(
+        'signoff stopped: cannot create the data folder /proc/nope/data: /proc does not take new folders; set SIGNOFF_DATA_DIR to a folder you can write\n',
+      );
+    },
+  );
 
   it('says it is starting the embedded PostgreSQL the first time, not after', async () => {
     const parent = folder();
