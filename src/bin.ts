@@ -98,13 +98,15 @@ async function main(argv: string[]): Promise<number> {
       import('./main.js'),
       import('./cli/scenario-run.js'),
     ]);
-  const [{ createLogger }, { createModelFor }, { createThinking }, { statusLine }] = await Promise.all([
-    import('./logger.js'),
+  const [{ terminalLog }, { createModelFor }, { createThinking }, { statusLine }] = await Promise.all([
+    import('./cli/log-file.js'),
     import('./llm/models.js'),
     import('./cli/thinking.js'),
     import('./cli/status-line.js'),
   ]);
-  const logger = createLogger(config.logLevel ?? 'warn');
+  // Logs go to the data folder's signoff.log: JSON lines never cut into what the screen shows.
+  const log = terminalLog(config.database.dataDir, config.logLevel);
+  const { logger } = log;
   const lines = linesFrom(process.stdin);
   const tty = process.stdout.isTTY === true;
   const thinking = createThinking();
@@ -178,6 +180,8 @@ async function main(argv: string[]): Promise<number> {
     return await runCommand(argv, app.engine, feed, { lines, out: shown, err }, app.documents);
   } finally {
     await stop();
+    // The screen said what happened in sentences; the details are in the file, which is said.
+    if (log.warnings()) err.write(`Warnings were logged; see ${log.file}\n`);
   }
 }
 
