@@ -31,7 +31,17 @@ export interface CliIo {
   lines: LineSource;
   out: Output;
   err: Output;
+  /** Aborted when the process stops early (Ctrl-C): a session following a working task ends. */
+  stopping?: AbortSignal;
 }
+
+/**
+ * The commands that follow a task (and the prompt, which starts them): only these run tasks in
+ * their process. `tasks`, `events`, `audit`, `docs` and `cancel` never start an agent's step that
+ * their quick end would then cut short.
+ */
+const FOLLOWING = new Set([undefined, 'run', 'resume', 'retry', 'redirect']);
+export const runsTasks = (argv: string[]) => FOLLOWING.has(argv[0]);
 
 /** The terminal's user, as the requester and reviewer of its tasks. */
 export const terminalActor = () => `cli:${safeUser()}`;
@@ -53,7 +63,7 @@ export async function runCommand(
 ): Promise<number> {
   const [command, ...rest] = argv;
   const actor = terminalActor();
-  const session = { engine, lines: io.lines, out: io.out, actor, feed };
+  const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping };
   try {
     switch (command) {
       case undefined:
@@ -152,7 +162,7 @@ async function startAndFollow(
   text: string,
 ): Promise<number> {
   const { task } = await engine.start({ workflow, text, requester: actor, surface: 'cli' });
-  await runSession({ engine, lines: io.lines, out: io.out, actor, feed }, task.id);
+  await runSession({ engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping }, task.id);
   return 0;
 }
 
