@@ -11,14 +11,15 @@
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
  *   signoff docs add <folder> [collection]  ingests text and Markdown files for searches
  *   signoff test <workflow> --scenario <file>  runs a scenario file offline, checks it (bin.ts)
- * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state). `help` is
- * answered in bin.ts, before anything starts.
+ * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state). A command that
+ * follows a task exits 3 when the task ends failed, so that a script can tell. `help` is answered
+ * in bin.ts, before anything starts.
  */
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/api.js';
-import { operator } from '../engine/types.js';
+import { operator, type Task } from '../engine/types.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { exportAudit } from './audit.js';
 import { CLI, USAGE, workflowLines } from './help.js';
@@ -42,6 +43,14 @@ export interface CliIo {
  */
 const FOLLOWING = new Set([undefined, 'run', 'resume', 'retry', 'redirect']);
 export const runsTasks = (argv: string[]) => FOLLOWING.has(argv[0]);
+
+/**
+ * The exit code of a command that followed a task: 3 when the task failed (0 when it ended
+ * otherwise or waits: a rejection is a person's decision, a review waiting is a task kept). Not 1
+ * or 2, which say the command itself could not run (a task in the wrong state, bad input).
+ */
+export const TASK_FAILED = 3;
+const followed = (task: Task) => (task.status === 'failed' ? TASK_FAILED : 0);
 
 /** The terminal's user, as the requester and reviewer of its tasks. */
 export const terminalActor = () => `cli:${safeUser()}`;
@@ -80,8 +89,7 @@ export async function runCommand(
           return 1;
         }
         await feed.pump(task.id, true);
-        await runSession(session, task.id);
-        return 0;
+        return followed(await runSession(session, task.id));
       }
       case 'tasks':
         await listTasks(engine, io.out);
@@ -110,8 +118,7 @@ export async function runCommand(
       case 'retry': {
         const task = await existing(engine, rest[0]);
         await engine.retry(task.id, operator(actor));
-        await runSession(session, task.id);
-        return 0;
+        return followed(await runSession(session, task.id));
       }
       case 'cancel': {
         const task = await engine.cancel((await existing(engine, rest[0])).id, operator(actor));
@@ -138,8 +145,7 @@ export async function runCommand(
         const task = await existing(engine, rest[0]);
         await engine.redirect(task.id, rest.slice(1).join(' '), operator(actor));
         io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
-        await runSession(session, task.id);
-        return 0;
+        return followed(await runSession(session, task.id));
       }
       default:
         return fail(io, `Unknown command "${command}".\n${USAGE}`);
@@ -162,8 +168,9 @@ async function startAndFollow(
   text: string,
 ): Promise<number> {
   const { task } = await engine.start({ workflow, text, requester: actor, surface: 'cli' });
-  await runSession({ engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping }, task.id);
-  return 0;
+  return followed(
+    await runSession({ engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping }, task.id),
+  );
 }
 
 async function interactive(

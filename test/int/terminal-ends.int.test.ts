@@ -1,7 +1,7 @@
 /**
  * How a terminal command ends, through the real CLI: a reader that closes stdout early (`| head`),
  * Ctrl-C while an agent thinks (prompt, and the task goes on later), Ctrl-C at a review another
- * terminal already decided (the task's real status).
+ * terminal already decided (the task's real status), and the exit code of a task that failed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,4 +81,26 @@ describe('Ctrl-C', () => {
     expect(end.stdout).not.toContain('is waiting for review');
     expect(end.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: done`);
   }, 180_000);
+});
+
+describe('the exit code of a command that follows a task', () => {
+  it('is 3 when the task ends failed (run, and retry when it fails again), so that a script can tell; 0 when a person rejected it', async () => {
+    const broken = {
+      ...env,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_MAX_RETRIES: '0',
+    };
+    const run = await runSignoff(['run', 'pair', 'draft the launch email'], broken);
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${id}: failed `));
+    expect(run.code).toBe(3);
+    const retried = await runSignoff(['retry', id], broken);
+    expect(retried.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${id}: failed `));
+    expect(retried.code).toBe(3);
+
+    const rejected = await runSignoff(['run', 'pair', 'name the release'], env, 'reject\n');
+    expect(rejected.stdout.trim().split('\n').at(-1)).toMatch(/: rejected( |$)/);
+    expect(rejected.code).toBe(0);
+  }, 120_000);
 });
