@@ -17,6 +17,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { dirname } from 'node:path';
 import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/api.js';
 import { operator, type Task } from '../engine/types.js';
@@ -83,7 +84,7 @@ export async function runCommand(
         return await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
       }
       case 'resume': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         if (task.status !== 'waiting' && task.status !== 'working') {
           io.err.write(`Task ${task.id} is ${statusWords(task.status)}; there is nothing to decide.\n`);
           return 1;
@@ -95,7 +96,7 @@ export async function runCommand(
         await listTasks(engine, io.out);
         return 0;
       case 'events': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         for (const e of await engine.eventRecords(task.id)) {
           const how = e.state === 'delivered' ? 'shown' : e.state === 'failed' ? 'NOT SHOWN' : 'waiting';
           const error = e.lastError ? ` (${e.lastError}; ${e.attempts} attempts)` : '';
@@ -116,12 +117,12 @@ export async function runCommand(
         return 0;
       }
       case 'retry': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         await engine.retry(task.id, operator(actor));
         return followed(await runSession(session, task.id));
       }
       case 'cancel': {
-        const task = await engine.cancel((await existing(engine, rest[0])).id, operator(actor));
+        const task = await engine.cancel((await existing(engine, rest[0], command)).id, operator(actor));
         io.out.write(`task ${task.id}: ${statusWords(task.status)}\n`);
         return 0;
       }
@@ -130,8 +131,12 @@ export async function runCommand(
         if (sub !== 'add' || !folder || !documents) {
           return fail(io, `usage: ${CLI} docs add <folder> [collection]`);
         }
-        if (!existsSync(folder) || !statSync(folder).isDirectory()) {
-          return fail(io, `There is no folder "${folder}".`);
+        if (!existsSync(folder)) return fail(io, `There is no folder "${folder}".`);
+        if (!statSync(folder).isDirectory()) {
+          return fail(
+            io,
+            `"${folder}" is a file; docs add takes the folder it is in: ${CLI} docs add ${dirname(folder)}${collection ? ` ${collection}` : ''}`,
+          );
         }
         const added = await documents.addFolder(folder, collection);
         io.out.write(
@@ -142,7 +147,7 @@ export async function runCommand(
         return 0;
       }
       case 'redirect': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         await engine.redirect(task.id, rest.slice(1).join(' '), operator(actor));
         io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
         return followed(await runSession(session, task.id));
@@ -195,7 +200,8 @@ async function interactive(
       continue;
     }
     if (workflow === 'tasks' && !words.length) {
-      await listTasks(engine, io.out);
+      const example = `${engine.available()[0]?.name ?? 'pair'} write a product announcement`;
+      await listTasks(engine, io.out, `Start one here: type "<workflow> <task>", e.g. ${example}`);
       continue;
     }
     try {
@@ -207,24 +213,26 @@ async function interactive(
   }
 }
 
-async function existing(engine: Engine, id: string | undefined) {
+/** The task `id` names, for `command`, whose own name the hint repeats when the id is missing. */
+async function existing(engine: Engine, id: string | undefined, command: string) {
   if (!id)
     throw new SignoffError(
       'unknown_task',
-      `Name the task, e.g. ${CLI} resume cli-1a2b3c4d (see: ${CLI} tasks).`,
+      `Name the task, e.g. ${CLI} ${command} cli-1a2b3c4d${command === 'redirect' ? ' <goal…>' : ''} (see: ${CLI} tasks).`,
     );
   const task = await engine.getTask(id);
   if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: ${CLI} tasks`);
   return task;
 }
 
-async function listTasks(engine: Engine, out: Output): Promise<void> {
+/** The tasks table; with none, how to start one (`start`: at the prompt, what to type there). */
+async function listTasks(
+  engine: Engine,
+  out: Output,
+  start = `Start one with: ${CLI} run <workflow> <task…>`,
+): Promise<void> {
   const tasks = await engine.listTasks({ limit: 50 });
-  out.write(
-    tasks.length
-      ? taskTable(tasks, new Date())
-      : `No tasks yet. Start one with: ${CLI} run <workflow> <task…>\n`,
-  );
+  out.write(tasks.length ? taskTable(tasks, new Date()) : `No tasks yet. ${start}\n`);
 }
 
 const names = (engine: Engine) =>

@@ -105,7 +105,11 @@ describe('help', () => {
     const r = await runSignoff([], env, 'help\ntasks\n\n');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('There is no workflow');
-    expect(r.stdout).toContain('No tasks yet. Start one with: npx signoff run <workflow> <task…>');
+    // At the prompt, how to start one is what to type there, not another command.
+    expect(r.stdout).toContain(
+      'No tasks yet. Start one here: type "<workflow> <task>", e.g. pair write a product announcement',
+    );
+    expect(r.stdout).not.toContain('npx signoff run <workflow>');
     // `help` lists the workflows again, after the greeting did.
     expect(r.stdout.match(/ {2}proposal +Research/g)).toHaveLength(2);
   });
@@ -132,6 +136,43 @@ describe('a task in the terminal', () => {
     expect(header).toMatch(/^ID +WORKFLOW +STATUS +UPDATED +TASK$/);
     expect(row?.indexOf('waiting for review')).toBe(header?.indexOf('STATUS'));
     expect(row?.indexOf('name the release')).toBe(header?.indexOf('TASK'));
+  }, 120_000);
+});
+
+describe('hints say what to do next', () => {
+  it('a command without its task id names that command in its example', async () => {
+    const env = await database('hint_ids');
+    for (const command of ['events', 'resume', 'retry', 'cancel']) {
+      const r = await runSignoff([command], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `Name the task, e.g. npx signoff ${command} cli-1a2b3c4d (see: npx signoff tasks).\n`,
+      );
+    }
+  });
+
+  it('docs add given a file says it is a file and gives the command with its folder', async () => {
+    const env = await database('hint_docs');
+    const r = await runSignoff(['docs', 'add', 'test/fixtures/docs/solar-storage.md'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      '"test/fixtures/docs/solar-storage.md" is a file; docs add takes the folder it is in: npx signoff docs add test/fixtures/docs\n',
+    );
+  });
+
+  it('at a goal review, "revise" (or "Refine") alone asks for the feedback instead of sending the word; the next line is the feedback', async () => {
+    const env = await database('hint_revise');
+    const r = await runSignoff(
+      ['run', 'goal-plan', 'plan the office move'],
+      env,
+      'reject\nrevise\nRefine\nkeep it under a week\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"reject" is not possible here; choose: approve, revise.');
+    // "revise", and the goal review's own word for it ("Refine"), alike.
+    expect(r.stdout.split('Type your feedback (what should change) and press Enter.')).toHaveLength(3);
+    expect(r.stdout).toMatch(/→ revise by cli:\S+: keep it under a week\n/);
+    expect(r.stdout).not.toMatch(/→ revise by cli:\S+: revise\n/);
   }, 120_000);
 });
 
