@@ -25,7 +25,7 @@ import { isSignoffError, SignoffError } from '../errors.js';
 import { exportAudit } from './audit.js';
 import { CLI, USAGE, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
-import { type createFeed, formatEvent, type Output, printable, statusWords } from './printer.js';
+import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
 
@@ -101,13 +101,8 @@ export async function runCommand(
           const how = e.state === 'delivered' ? 'shown' : e.state === 'failed' ? 'NOT SHOWN' : 'waiting';
           const error = e.lastError ? ` (${e.lastError}; ${e.attempts} attempts)` : '';
           io.out.write(`#${e.id} ${e.event.type} ${how}${error}\n`);
-          const line =
-            formatEvent(e) ??
-            // In full: a card Slack could not show points here for its content.
-            (e.event.type === 'review_requested'
-              ? printable(`Review: ${e.event.review.request.title}\n${e.event.review.request.body}`)
-              : undefined);
-          if (line) io.out.write(`${line.trim().replace(/^/gm, '    ')}\n`);
+          // In full: a card Slack could not show points here for its content.
+          io.out.write(`${formatEventInFull(e).trim().replace(/^/gm, '    ')}\n`);
         }
         return 0;
       }

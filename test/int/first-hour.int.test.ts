@@ -51,6 +51,8 @@ describe('documents for proposal', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Sources: [solar-storage.md]');
     expect(run.stdout).not.toContain('No documents in the collection');
+    // One search so far, in the singular.
+    expect(run.stdout).toContain('\n│ 1 search summary so far.\n');
   }, 120_000);
 
   it('an empty collection names a command that fills it, and that command works', async () => {
@@ -127,6 +129,22 @@ describe('a task in the terminal', () => {
     // Markdown and Slack markup are rendered, not shown raw.
     expect(r.stdout).not.toMatch(/\*Author\*|\*\*/);
   });
+
+  it('`events` shows every entry as the transcript does: Markdown rendered, reviews in full, no empty entry', async () => {
+    const env = await database('events_rendered');
+    const run = await runSignoff(['run', 'goal-plan', 'plan the office move'], env, '\n');
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    const r = await runSignoff(['events', id], env);
+    expect(r.code, r.stderr).toBe(0);
+    // The goal review's body, which the workflow writes in Markdown (**Goal:**), rendered.
+    expect(r.stdout).toMatch(
+      /#\d+ review_requested shown\n {4}Review: Is this the goal\? \(round 1\)\n {4}Goal: /,
+    );
+    expect(r.stdout).not.toContain('**');
+    // Each entry has a line under its heading: the task going back to work says so.
+    expect(r.stdout).not.toMatch(/^#\d+ [^\n]*\n(?=#|$)/m);
+    expect(r.stdout).toMatch(/#\d+ task_status shown\n {4}\[working\]\n/);
+  }, 120_000);
 
   it('signoff tasks has a header and keeps its columns with long statuses', async () => {
     const env = await database('tasks_table');
