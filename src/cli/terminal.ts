@@ -131,6 +131,8 @@ export async function runTerminal(
     code = (await windUp(command, stopping.signal)) ?? 1;
   } finally {
     const cut = await close();
+    // A "… is thinking" line left on the screen would say a stopped step still runs.
+    screen.status();
     if (endedWith)
       err.write(`\nStopped. Tasks and reviews are kept in ${keptIn(config)}; \`${CLI} tasks\` lists them.\n`);
     for (const id of cut)
