@@ -5,15 +5,30 @@
  * says what failed (cli/start-failure.ts).
  */
 
-import { relative } from 'node:path';
 import { configuredWorkflows, helpText, USAGE } from './cli/help.js';
-import type { createFeed } from './cli/printer.js';
 import type { ScenarioTest } from './cli/scenario-run.js';
 import { startFailureInWords } from './cli/start-failure.js';
 import { type Config, loadConfig } from './config.js';
 import { isSignoffError } from './errors.js';
 
-const out = { write: (s: string) => void process.stdout.write(s) };
+/**
+ * A reader that stops early (`signoff audit | head -1`) closes stdout: nothing more is written
+ * and the command ends quietly with exit 0, like the end of its input. Not 141 (a shell's code for
+ * a process killed by SIGPIPE): the reader took what it wanted and nothing failed, and under
+ * `set -o pipefail` a 141 would fail every pipeline that reads only the first lines.
+ */
+let outputClosed: () => void = () => process.exit(0);
+let outputOpen = true;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  // Writes after the first failure fail too (the stream is destroyed): the first one said it.
+  if (!outputOpen) return;
+  if (error.code !== 'EPIPE') throw error;
+  outputOpen = false;
+  outputClosed();
+});
+// A closed stderr (`2>&1 | head`) loses the lines it would show, but never crashes a command.
+process.stderr.on('error', () => undefined);
+const out = { write: (s: string) => void (outputOpen && process.stdout.write(s)) };
 const err = { write: (s: string) => void process.stderr.write(s) };
 /** The configuration the process started with, for the words of a failure to start. */
 let started: Config | undefined;
@@ -35,17 +50,17 @@ async function serveSlack(config: Config): Promise<number> {
   return await new Promise<number>(() => undefined);
 }
 
-/** Where tasks and reviews are kept, as a person would name it: the data folder, or the database. */
-function keptIn(config: Config): string {
-  if (config.database.url) return 'the database (DATABASE_URL)';
-  const folder = relative(process.cwd(), config.database.dataDir);
-  return `${folder && !folder.startsWith('..') ? folder : config.database.dataDir}/`;
-}
-
-/** The embedded server's first start makes its data folder (initdb): that long a blank screen worries. */
+/**
+ * The embedded server's first start makes its data folder (initdb): that long a blank screen
+ * worries. The folder is made first, so that one that cannot be made is said instead of that line.
+ */
 async function announceFirstStart(config: Config): Promise<void> {
   if (config.database.url) return;
-  const { isFirstStart } = await import('./db/embedded.js');
+  const [{ isFirstStart }, { makeFolder }] = await Promise.all([
+    import('./db/embedded.js'),
+    import('./db/data-dir.js'),
+  ]);
+  makeFolder(config.database.dataDir);
   if (isFirstStart(config.database.dataDir)) {
     err.write(`Starting the embedded PostgreSQL in ${config.database.dataDir} (first run: ~10 s)…\n`);
   }
@@ -82,98 +97,10 @@ async function main(argv: string[]): Promise<number> {
     test = read;
   }
   await announceFirstStart(config);
-  const [{ runCommand, terminalActor }, { linesFrom }, printer, markdown, { openSignoff }, scenarios] =
-    await Promise.all([
-      import('./cli/commands.js'),
-      import('./cli/lines.js'),
-      import('./cli/printer.js'),
-      import('./cli/markdown.js'),
-      import('./main.js'),
-      import('./cli/scenario-run.js'),
-    ]);
-  const [{ createLogger }, { createModelFor }, { createThinking }, { statusLine }] = await Promise.all([
-    import('./logger.js'),
-    import('./llm/models.js'),
-    import('./cli/thinking.js'),
-    import('./cli/status-line.js'),
-  ]);
-  const logger = createLogger(config.logLevel ?? 'warn');
-  // At a terminal, what was typed before a question was shown never answers it; piped input is
-  // a script of answers written ahead, read as it comes.
-  const lines = linesFrom(process.stdin, { typedAhead: process.stdin.isTTY ? 'drop' : 'keep' });
-  const tty = process.stdout.isTTY === true;
-  const thinking = createThinking();
-  // A scenario runs in a database of its own, made for the run and dropped after it.
-  const scratch = test ? await scenarios.scenarioDatabase(config, logger) : undefined;
-  if (scratch) config = { ...config, database: { ...config.database, url: scratch.url } };
-  let feed: ReturnType<typeof createFeed> | undefined;
-  const app = await openSignoff(config, {
-    logger,
-    sinks: { cli: (...args) => (feed as NonNullable<typeof feed>).sink(...args) },
-    // A scenario runs on the offline model, its agents answering what the file says.
-    modelFor: test
-      ? scenarios.scenarioModels(test.scenario)
-      : createModelFor(config.model, { callbacks: thinking.callbacks }),
-  }).catch(async (error) => {
-    await scratch?.drop();
-    throw error;
+  const { runTerminal } = await import('./cli/terminal.js');
+  return await runTerminal(argv, config, { out, err, tty: process.stdout.isTTY === true }, test, (end) => {
+    outputClosed = () => end(0);
   });
-  const printed: string[] = [];
-  const screen = statusLine(out, tty);
-  // What the terminal shows, kept too: a scenario's expectations read it.
-  const shown = {
-    write: (text: string) => {
-      if (test) printed.push(text);
-      screen.write(text);
-    },
-    status: screen.status,
-  };
-  feed = printer.createFeed({
-    events: app.engine.events,
-    out: shown,
-    show: { style: tty ? markdown.ANSI_STYLE : markdown.PLAIN_STYLE, now: () => new Date() },
-    thinking: thinking.of,
-  });
-  // Once, whichever comes first: the end of the command or a signal (both used to close the pools).
-  let stopped: Promise<void> | undefined;
-  const stop = () =>
-    (stopped ??= (async () => {
-      lines.close();
-      await app.close();
-      await scratch?.drop();
-    })());
-  // Ctrl-C (or a container's SIGTERM) stops quietly: connections close before the embedded
-  // server stops, and one line says what is kept. A second Ctrl-C does not wait.
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
-    process.on(signal, () => {
-      if (stopped) process.exit(code);
-      void stop().finally(() => {
-        err.write(
-          `\nStopped. Tasks and reviews are kept in ${keptIn(config)}; \`npx signoff tasks\` lists them.\n`,
-        );
-        process.exit(code);
-      });
-    });
-  }
-  try {
-    await app.engine.work('cli', config.queue.workers);
-    if (test) {
-      const run = {
-        engine: app.engine,
-        feed,
-        out: shown,
-        actor: terminalActor(),
-        transcript: () => printed.join(''),
-      };
-      return await scenarios.runScenarioTest(run, test, app.parts, err);
-    }
-    return await runCommand(argv, app.engine, feed, { lines, out: shown, err }, app.documents);
-  } finally {
-    await stop();
-  }
 }
 
 main(process.argv.slice(2)).then(

@@ -104,7 +104,7 @@ export interface Config {
     maxAnswerBytes: number;
     scriptedDelayMs: number;
   };
-  /** Unset means each surface's default (the terminal keeps quiet, a server logs info). */
+  /** Unset means info; the terminal writes its log to a file in the data folder, a server to stderr. */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   port: number;
   /**

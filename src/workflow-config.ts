@@ -281,46 +281,57 @@ const fileSchema = z
       .default({}),
   })
   .strict()
-  .superRefine(({ workflows }, ctx) => {
-    // A misspelt name (`pairs:`) would configure nothing, silently: a new workflow needs stages or a module.
-    const valid = [
-      ...BUILT_IN_NAMES,
-      ...Object.entries(workflows)
-        .filter(([, w]) => w.stages || w.module)
-        .map(([name]) => name),
-    ];
-    for (const name of Object.keys(workflows)) {
-      if (COMMAND_WORDS.includes(name)) {
+  // Run even when a value elsewhere is wrong (zod skips a refinement after a type error): a file
+  // with a misspelt workflow and a bad value hears of both at once. So the value read here may
+  // be the file's own, unchecked: only its keys and whether a workflow has stages or a module.
+  .superRefine(
+    (file, ctx) => {
+      const workflows = objectOr(file?.workflows);
+      // A misspelt name (`pairs:`) would configure nothing, silently: a new workflow needs stages or a module.
+      const valid = [
+        ...BUILT_IN_NAMES,
+        ...Object.entries(workflows)
+          .filter(([, w]) => objectOr(w).stages || objectOr(w).module)
+          .map(([name]) => name),
+      ];
+      for (const name of Object.keys(workflows)) {
+        if (COMMAND_WORDS.includes(name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['workflows', name],
+            message: `"${name}" is a command (${COMMAND_WORDS.join(', ')} are): give the workflow another name`,
+          });
+          continue;
+        }
+        if (valid.includes(name)) {
+          checkBuiltInCheckpoints(name, objectOr(workflows[name]), ctx);
+          continue;
+        }
         ctx.addIssue({
           code: 'custom',
           path: ['workflows', name],
-          message: `"${name}" is a command (${COMMAND_WORDS.join(', ')} are): give the workflow another name`,
+          message: `there is no workflow "${name}"; the workflows are ${valid.join(', ')} (a new one needs stages or a module)`,
         });
-        continue;
       }
-      if (valid.includes(name)) {
-        checkBuiltInCheckpoints(name, workflows[name] as WorkflowConfig, ctx);
-        continue;
-      }
-      ctx.addIssue({
-        code: 'custom',
-        path: ['workflows', name],
-        message: `there is no workflow "${name}"; the workflows are ${valid.join(', ')} (a new one needs stages or a module)`,
-      });
-    }
-  });
+    },
+    { when: () => true },
+  );
 export type WorkflowsConfig = z.infer<typeof fileSchema>;
+
+/** A value that should be a map, as one: anything else (a wrong type, nothing) is an empty one. */
+export const objectOr = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /**
  * A built-in workflow's checkpoints are known: a name that is not one of them (`reveiw:`) would
  * configure nothing, silently. A declared workflow's are checked against its stages; your own
- * graph's are its own to name.
+ * graph's are its own to name. Reads the file as written (it may hold other mistakes too).
  */
-function checkBuiltInCheckpoints(name: string, w: WorkflowConfig, ctx: z.RefinementCtx) {
+function checkBuiltInCheckpoints(name: string, w: Record<string, unknown>, ctx: z.RefinementCtx) {
   if (w.stages || w.module) return;
   const known = BUILT_IN_CHECKPOINTS[name as keyof typeof BUILT_IN_CHECKPOINTS];
   if (!known) return;
-  for (const checkpoint of Object.keys(w.checkpoints)) {
+  for (const checkpoint of Object.keys(objectOr(w.checkpoints))) {
     if (known.includes(checkpoint)) continue;
     ctx.addIssue({
       code: 'custom',

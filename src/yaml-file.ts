@@ -31,14 +31,16 @@ export function parseYamlFile<T extends z.ZodType>(schema: T, text: string, file
   throw new SignoffError('config_invalid', lines.join('\n'));
 }
 
-/** The line of the deepest node of `path` that exists (a missing key points at its parent). */
+type Range = [number, number, number];
+
+/**
+ * Where `path` is written: the deepest part of it that exists (a missing key points at its
+ * parent). A key's own position, not its value's: `reveiw:` followed by a list on the next lines
+ * is reported on the line that says `reveiw`, where the typo is.
+ */
 function locate(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: string[]): string {
   for (let depth = path.length; depth >= 0; depth--) {
-    const node = doc.getIn(path.slice(0, depth), true);
-    const range =
-      isScalar(node) || isMap(node)
-        ? node.range
-        : (node as { range?: [number, number, number] } | undefined)?.range;
+    const range = keyRange(doc, path.slice(0, depth)) ?? nodeRange(doc.getIn(path.slice(0, depth), true));
     if (range) {
       const pos = counter.linePos(range[0]);
       return `${pos.line}:${pos.col}`;
@@ -46,3 +48,15 @@ function locate(doc: ReturnType<typeof parseDocument>, counter: LineCounter, pat
   }
   return '1:1';
 }
+
+/** The range of the last key of `path` in the map holding it (none for a list's item). */
+function keyRange(doc: ReturnType<typeof parseDocument>, path: string[]): Range | undefined {
+  if (!path.length) return undefined;
+  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+  if (!isMap(parent)) return undefined;
+  const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === path.at(-1));
+  return pair && isScalar(pair.key) ? (pair.key.range ?? undefined) : undefined;
+}
+
+const nodeRange = (node: unknown): Range | undefined =>
+  (node as { range?: Range | null } | undefined)?.range ?? undefined;

@@ -58,6 +58,13 @@ export function parseAnswer(line: string, review: Review): Answer {
     ];
     return { error: `"${text}" is not one of the choices: type ${ways.join(', ')}.` };
   }
+  // The action's name alone ("revise", or its label: "refine", "modify") chooses it: the words
+  // that should go with it are asked for, not that word sent as the feedback.
+  if (
+    allowed.includes('revise') &&
+    (word === 'revise' || word === review.request.labels.revise?.toLowerCase())
+  )
+    return { error: 'Type your feedback (what should change) and press Enter.' };
   if (allowed.includes('edit')) {
     const fields = review.request.fields;
     const only = fields.length === 1 && !fields[0]?.choices ? fields[0] : undefined;

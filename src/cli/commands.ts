@@ -11,19 +11,21 @@
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
  *   signoff docs add <folder> [collection]  ingests text and Markdown files for searches
  *   signoff test <workflow> --scenario <file>  runs a scenario file offline, checks it (bin.ts)
- * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state). `help` is
- * answered in bin.ts, before anything starts.
+ * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state). A command that
+ * follows a task exits 3 when the task ends failed, so that a script can tell. `help` is answered
+ * in bin.ts, before anything starts.
  */
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { dirname } from 'node:path';
 import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/api.js';
-import { operator } from '../engine/types.js';
+import { operator, type Task } from '../engine/types.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { exportAudit } from './audit.js';
 import { CLI, USAGE, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
-import { type createFeed, formatEvent, type Output, printable, statusWords } from './printer.js';
+import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
 
@@ -31,7 +33,25 @@ export interface CliIo {
   lines: LineSource;
   out: Output;
   err: Output;
+  /** Aborted when the process stops early (Ctrl-C): a session following a working task ends. */
+  stopping?: AbortSignal;
 }
+
+/**
+ * The commands that follow a task (and the prompt, which starts them): only these run tasks in
+ * their process. `tasks`, `events`, `audit`, `docs` and `cancel` never start an agent's step that
+ * their quick end would then cut short.
+ */
+const FOLLOWING = new Set([undefined, 'run', 'resume', 'retry', 'redirect']);
+export const runsTasks = (argv: string[]) => FOLLOWING.has(argv[0]);
+
+/**
+ * The exit code of a command that followed a task: 3 when the task failed (0 when it ended
+ * otherwise or waits: a rejection is a person's decision, a review waiting is a task kept). Not 1
+ * or 2, which say the command itself could not run (a task in the wrong state, bad input).
+ */
+export const TASK_FAILED = 3;
+const followed = (task: Task) => (task.status === 'failed' ? TASK_FAILED : 0);
 
 /** The terminal's user, as the requester and reviewer of its tasks. */
 export const terminalActor = () => `cli:${safeUser()}`;
@@ -53,7 +73,7 @@ export async function runCommand(
 ): Promise<number> {
   const [command, ...rest] = argv;
   const actor = terminalActor();
-  const session = { engine, lines: io.lines, out: io.out, actor, feed };
+  const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping };
   try {
     switch (command) {
       case undefined:
@@ -64,31 +84,25 @@ export async function runCommand(
         return await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
       }
       case 'resume': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         if (task.status !== 'waiting' && task.status !== 'working') {
           io.err.write(`Task ${task.id} is ${statusWords(task.status)}; there is nothing to decide.\n`);
           return 1;
         }
         await feed.pump(task.id, true);
-        await runSession(session, task.id);
-        return 0;
+        return followed(await runSession(session, task.id));
       }
       case 'tasks':
         await listTasks(engine, io.out);
         return 0;
       case 'events': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         for (const e of await engine.eventRecords(task.id)) {
           const how = e.state === 'delivered' ? 'shown' : e.state === 'failed' ? 'NOT SHOWN' : 'waiting';
           const error = e.lastError ? ` (${e.lastError}; ${e.attempts} attempts)` : '';
           io.out.write(`#${e.id} ${e.event.type} ${how}${error}\n`);
-          const line =
-            formatEvent(e) ??
-            // In full: a card Slack could not show points here for its content.
-            (e.event.type === 'review_requested'
-              ? printable(`Review: ${e.event.review.request.title}\n${e.event.review.request.body}`)
-              : undefined);
-          if (line) io.out.write(`${line.trim().replace(/^/gm, '    ')}\n`);
+          // In full: a card Slack could not show points here for its content.
+          io.out.write(`${formatEventInFull(e).trim().replace(/^/gm, '    ')}\n`);
         }
         return 0;
       }
@@ -98,13 +112,12 @@ export async function runCommand(
         return 0;
       }
       case 'retry': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         await engine.retry(task.id, operator(actor));
-        await runSession(session, task.id);
-        return 0;
+        return followed(await runSession(session, task.id));
       }
       case 'cancel': {
-        const task = await engine.cancel((await existing(engine, rest[0])).id, operator(actor));
+        const task = await engine.cancel((await existing(engine, rest[0], command)).id, operator(actor));
         io.out.write(`task ${task.id}: ${statusWords(task.status)}\n`);
         return 0;
       }
@@ -113,8 +126,12 @@ export async function runCommand(
         if (sub !== 'add' || !folder || !documents) {
           return fail(io, `usage: ${CLI} docs add <folder> [collection]`);
         }
-        if (!existsSync(folder) || !statSync(folder).isDirectory()) {
-          return fail(io, `There is no folder "${folder}".`);
+        if (!existsSync(folder)) return fail(io, `There is no folder "${folder}".`);
+        if (!statSync(folder).isDirectory()) {
+          return fail(
+            io,
+            `"${folder}" is a file; docs add takes the folder it is in: ${CLI} docs add ${dirname(folder)}${collection ? ` ${collection}` : ''}`,
+          );
         }
         const added = await documents.addFolder(folder, collection);
         io.out.write(
@@ -125,11 +142,10 @@ export async function runCommand(
         return 0;
       }
       case 'redirect': {
-        const task = await existing(engine, rest[0]);
+        const task = await existing(engine, rest[0], command);
         await engine.redirect(task.id, rest.slice(1).join(' '), operator(actor));
         io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
-        await runSession(session, task.id);
-        return 0;
+        return followed(await runSession(session, task.id));
       }
       default:
         return fail(io, `Unknown command "${command}".\n${USAGE}`);
@@ -152,8 +168,9 @@ async function startAndFollow(
   text: string,
 ): Promise<number> {
   const { task } = await engine.start({ workflow, text, requester: actor, surface: 'cli' });
-  await runSession({ engine, lines: io.lines, out: io.out, actor, feed }, task.id);
-  return 0;
+  return followed(
+    await runSession({ engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping }, task.id),
+  );
 }
 
 async function interactive(
@@ -178,7 +195,8 @@ async function interactive(
       continue;
     }
     if (workflow === 'tasks' && !words.length) {
-      await listTasks(engine, io.out);
+      const example = `${engine.available()[0]?.name ?? 'pair'} write a product announcement`;
+      await listTasks(engine, io.out, `Start one here: type "<workflow> <task>", e.g. ${example}`);
       continue;
     }
     try {
@@ -190,24 +208,26 @@ async function interactive(
   }
 }
 
-async function existing(engine: Engine, id: string | undefined) {
+/** The task `id` names, for `command`, whose own name the hint repeats when the id is missing. */
+async function existing(engine: Engine, id: string | undefined, command: string) {
   if (!id)
     throw new SignoffError(
       'unknown_task',
-      `Name the task, e.g. ${CLI} resume cli-1a2b3c4d (see: ${CLI} tasks).`,
+      `Name the task, e.g. ${CLI} ${command} cli-1a2b3c4d${command === 'redirect' ? ' <goal…>' : ''} (see: ${CLI} tasks).`,
     );
   const task = await engine.getTask(id);
   if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: ${CLI} tasks`);
   return task;
 }
 
-async function listTasks(engine: Engine, out: Output): Promise<void> {
+/** The tasks table; with none, how to start one (`start`: at the prompt, what to type there). */
+async function listTasks(
+  engine: Engine,
+  out: Output,
+  start = `Start one with: ${CLI} run <workflow> <task…>`,
+): Promise<void> {
   const tasks = await engine.listTasks({ limit: 50 });
-  out.write(
-    tasks.length
-      ? taskTable(tasks, new Date())
-      : `No tasks yet. Start one with: ${CLI} run <workflow> <task…>\n`,
-  );
+  out.write(tasks.length ? taskTable(tasks, new Date()) : `No tasks yet. ${start}\n`);
 }
 
 const names = (engine: Engine) =>

@@ -142,6 +142,23 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
 }
 
 /**
+ * An event as `signoff events` lists it: as the transcript shows it, and in full where the
+ * transcript shows it otherwise (a review's card, printed with its prompt; the task starting to
+ * work, which the transcript leaves to its "… is thinking" line). Never an empty entry.
+ */
+export function formatEventInFull(delivered: DeliveredEvent, show: Show = PLAIN): string {
+  const event = delivered.event;
+  if (event.type === 'review_requested') {
+    const r = printableValues(event.review.request);
+    return `Review: ${r.title}\n${renderMarkdown(r.body, show.style)}`;
+  }
+  return (
+    formatEvent(delivered, show) ??
+    `[${event.type === 'task_status' ? statusWords(event.status) : event.type}]`
+  );
+}
+
+/**
  * The terminal reads its task's events from the database (whichever process ran the step), so
  * two terminals never show each other's tasks. The local sink only wakes the reader early.
  */

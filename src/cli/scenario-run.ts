@@ -4,6 +4,7 @@
  * 1 with the first difference. A review the file scripts answers for, asking once more than it
  * answers, ends the run as a failure that says so: nothing is approved that the file did not say.
  */
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/database.js';
@@ -23,10 +24,15 @@ export { scenarioModels } from './scenario.js';
 export interface ScenarioTest {
   workflow: string;
   file: string;
-  scenario: Scenario;
+  /** Undefined when the file has problems: they are said with its names' once the workflow is known. */
+  scenario?: Scenario;
 }
 
-/** `test <workflow> --scenario <file>`: the file read and checked, or the line that says what is wrong. */
+/**
+ * `test <workflow> --scenario <file>`: the file read and checked, or the line that says what is
+ * wrong. A file that reads but does not check out is not refused yet: its agents and checkpoints
+ * are checked against the workflow once that is loaded, and every problem is said then, at once.
+ */
 export function readScenarioTest(args: string[]): ScenarioTest | { error: string } {
   const [workflow, flag, file] = args;
   if (!workflow || flag !== '--scenario' || !file) {
@@ -36,7 +42,7 @@ export function readScenarioTest(args: string[]): ScenarioTest | { error: string
     return { workflow, file, scenario: readScenario(file) };
   } catch (error) {
     if (!isSignoffError(error, 'config_invalid')) throw error;
-    return { error: error.message };
+    return existsSync(file) ? { workflow, file } : { error: error.message };
   }
 }
 
@@ -78,10 +84,11 @@ export async function runScenarioTest(
 ): Promise<number> {
   const own = parts.get(test.workflow);
   try {
-    if (own?.checkpoints) {
-      readScenario(test.file, { workflow: test.workflow, agents: own.agents, checkpoints: own.checkpoints });
-    }
-    return await runScenario(deps, test.workflow, test.scenario, test.scenario.name ?? basename(test.file));
+    // Read again with the workflow's names: the file's problems and its unknown names, all at once.
+    const scenario = own?.checkpoints
+      ? readScenario(test.file, { workflow: test.workflow, agents: own.agents, checkpoints: own.checkpoints })
+      : (test.scenario ?? readScenario(test.file));
+    return await runScenario(deps, test.workflow, scenario, scenario.name ?? basename(test.file));
   } catch (error) {
     // A file naming what the workflow lacks, or a workflow that does not exist: one line each.
     if (!isSignoffError(error, 'config_invalid') && !isSignoffError(error, 'unknown_workflow')) throw error;

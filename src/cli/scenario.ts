@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { SignoffError } from '../errors.js';
 import type { ModelFor } from '../llm/models.js';
 import { ScriptedChatModel, scriptOf } from '../llm/scripted.js';
+import { objectOr } from '../workflow-config.js';
 import { parseYamlFile } from '../yaml-file.js';
 
 const answer = z.union([z.string(), z.record(z.string(), z.unknown())]);
@@ -78,12 +79,16 @@ export function readScenario(path: string, cast?: Cast): Scenario {
   } catch (cause) {
     throw new SignoffError('config_invalid', `There is no scenario file "${path}".`, { cause });
   }
-  return parseYamlFile(cast ? scenarioSchema.superRefine(castCheck(cast)) : scenarioSchema, text, path);
+  // The names are checked even when a value is wrong too (zod skips a refinement after a type
+  // error by default): a file with a typo in a name and a bad answer hears of both at once.
+  const schema = cast ? scenarioSchema.superRefine(castCheck(cast), { when: () => true }) : scenarioSchema;
+  return parseYamlFile(schema, text, path);
 }
 
+/** Agents and checkpoints the workflow has; the scenario read may be the file's own, unchecked. */
 const castCheck = (cast: Cast) => (scenario: Scenario, ctx: z.RefinementCtx) => {
   const unknown = (key: 'agents' | 'reviews', what: string, valid: string[]) => {
-    for (const name of Object.keys(scenario[key]).filter((n) => !valid.includes(n))) {
+    for (const name of Object.keys(objectOr(scenario?.[key])).filter((n) => !valid.includes(n))) {
       ctx.addIssue({
         code: 'custom',
         path: [key, name],
@@ -96,7 +101,7 @@ const castCheck = (cast: Cast) => (scenario: Scenario, ctx: z.RefinementCtx) => 
 };
 
 /** The offline model, with the scenario's agents answering what it scripts for them. */
-export function scenarioModels(scenario: Scenario): ModelFor {
+export function scenarioModels(scenario: Pick<Scenario, 'agents'> = { agents: {} }): ModelFor {
   const scripts = new Map(
     Object.entries(scenario.agents).map(([agent, a]) => [agent, scriptOf(Array.isArray(a) ? a : [a])]),
   );

@@ -18,6 +18,8 @@ export interface SessionDeps {
   out: Output;
   actor: string;
   feed: Feed;
+  /** Aborted when the process stops (Ctrl-C): a session waiting on a working task ends then. */
+  stopping?: AbortSignal;
 }
 
 /** Drives one task in the terminal; returns its status when the session ends. */
@@ -25,6 +27,8 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
   const { engine, out } = deps;
   for (;;) {
     const task = await settled(deps, taskId);
+    // Stopping while it works: the stop's own line says how the task goes on.
+    if (task.status === 'working') return task;
     if (task.status !== 'waiting') return finish(out, task);
     const pending = await engine.reviews(taskId, 'pending');
     // A review may be decided elsewhere (another terminal) between the list and the answer.
@@ -43,10 +47,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     out.write(`${deps.feed.review(taskId, review)}\n`);
     // Only a line typed once this review is on screen answers it.
     const line = await answerTo(deps.lines, out, '> ');
-    if (line === undefined) {
-      out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
-      return finish(out, task);
-    }
+    if (line === undefined) return await inputEnded(deps, taskId);
     const parsed = parseAnswer(line, review);
     if ('error' in parsed) {
       out.write(`${parsed.error}\n`);
@@ -55,10 +56,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     let answer: Decided;
     if ('form' in parsed) {
       const form = await fillForm(review.request.fields, deps.lines, out, review.settings.feedback.maxLength);
-      if (!form) {
-        out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
-        return finish(out, task);
-      }
+      if (!form) return await inputEnded(deps, taskId);
       answer = { action: 'edit', ...form };
     } else answer = parsed;
     const result = await engine.decide({
@@ -73,13 +71,29 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
   }
 }
 
-/** Waits while the task is working (its run goes on in this process's workers). */
+/**
+ * The input ended (end of file, Ctrl-C) at a review: where the task stands now, read afresh, since
+ * another terminal may have decided it meanwhile (then it is working, or done).
+ */
+async function inputEnded(deps: SessionDeps, taskId: string): Promise<Task> {
+  const task = await deps.engine.getTask(taskId);
+  if (!task) throw new Error(`task ${taskId} vanished`);
+  await deps.feed.pump(taskId);
+  const resume = `${CLI} resume ${taskId}`;
+  if (task.status === 'waiting')
+    deps.out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${resume}\n`);
+  else if (task.status === 'working')
+    deps.out.write(`\nTask ${taskId} was decided elsewhere and is working. Follow it with: ${resume}\n`);
+  return finish(deps.out, task);
+}
+
+/** Waits while the task is working (its run goes on in this process's workers), or until the process stops. */
 async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
   for (;;) {
     const task = await deps.engine.getTask(taskId);
     if (!task) throw new Error(`task ${taskId} vanished`);
     await deps.feed.pump(taskId);
-    if (task.status !== 'working') return task;
+    if (task.status !== 'working' || deps.stopping?.aborted) return task;
     await deps.feed.wait(250);
   }
 }

@@ -67,7 +67,11 @@ function fileProblem(e: CodedError, dataDir: string): string | undefined {
   const reason =
     e.code === 'ENOTDIR' || e.code === 'EEXIST'
       ? `${inTheWay(folder) ?? path} is not a folder`
-      : FILE_REASONS[e.code as string];
+      : // Folders are made one level at a time (data-dir.ts makeFolder): ENOENT once the folder
+        // above exists is that folder refusing new ones (/proc, /sys on some systems).
+        e.code === 'ENOENT' && e.syscall === 'mkdir'
+        ? `${dirname(path)} does not take new folders`
+        : FILE_REASONS[e.code as string];
   if (!reason) return undefined;
   const what = e.syscall === 'mkdir' ? 'cannot create the data folder' : 'cannot write to the data folder';
   return `${what} ${folder}: ${reason}; set SIGNOFF_DATA_DIR to a folder you can write`;

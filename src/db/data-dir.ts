@@ -7,7 +7,7 @@
  * folder refuses to start, whatever happens here.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignoffError } from '../errors.js';
 
@@ -19,6 +19,41 @@ export function alive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Makes `dir` and the folders above it that are missing, one level at a time. Not `mkdirSync(dir,
+ * { recursive: true })`: on Node 20 that loops for ever where a folder that exists refuses new
+ * ones (`/proc/nope`: mkdir of it says ENOENT, of `/proc` EEXIST, and round again). Here a parent
+ * that refuses ends it with mkdir's own error (ENOENT, EACCES…), whose path is the folder it
+ * could not make; something other than a folder in the way is ENOTDIR.
+ */
+export function makeFolder(dir: string): void {
+  const path = resolve(dir);
+  const parent = dirname(path);
+  try {
+    makeOne(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error;
+    makeFolder(parent);
+    // Once more, its parent there now: a parent that refuses says so (ENOENT again, on /proc).
+    makeOne(path);
+  }
+}
+
+/** One mkdir; a folder already there is fine (another process may have made it just now). */
+function makeOne(path: string): void {
+  try {
+    mkdirSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (statSync(path).isDirectory()) return;
+    throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}'`), {
+      code: 'ENOTDIR',
+      syscall: 'mkdir',
+      path,
+    });
   }
 }
 
@@ -70,7 +105,7 @@ const clientsDir = (dir: string) => join(dir, 'pg.clients');
 
 /** Says this process uses the server (call while holding the lock). */
 export function enter(dir: string): void {
-  mkdirSync(clientsDir(dir), { recursive: true });
+  makeFolder(clientsDir(dir));
   writeFileSync(join(clientsDir(dir), String(process.pid)), '');
 }
 

@@ -10,7 +10,6 @@ import {
   closeSync,
   existsSync,
   fchownSync,
-  mkdirSync,
   openSync,
   readFileSync,
   rmSync,
@@ -23,7 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { enter, leave, withDataDirLock } from './data-dir.js';
+import { enter, leave, makeFolder, withDataDirLock } from './data-dir.js';
 import { spawnPostgres, stopPostgres, untilReady } from './postgres-process.js';
 
 /** Whether the server in `dataDir` has never been made: its first start takes a while (initdb). */
@@ -148,7 +147,7 @@ async function freePort(): Promise<number> {
  */
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
   const asRoot = process.getuid?.() === 0;
-  mkdirSync(dataDir, { recursive: true });
+  makeFolder(dataDir);
   assertEnterable(dataDir, asRoot);
   // As root, the server runs as an unprivileged user that must be able to enter this folder.
   chmodSync(dataDir, 0o755);

@@ -85,12 +85,23 @@ export interface RunnerDeps {
 /** Rounds one job runs back to back (decisions that arrived during a run) before it queues again. */
 const MAX_ROUNDS = 5;
 
+/**
+ * A run cut short because its process is stopping (Ctrl-C in a terminal): not the task's failure.
+ * Nothing of the step is applied; the task stays as it was, its job queued again (work.ts), and
+ * the next process that runs tasks takes it from its last checkpoint.
+ */
+class RunStopped extends Error {
+  override name = 'RunStopped';
+}
+
 export type { LoadedWorkflow } from './settling.js';
 
 export function createRunner(deps: RunnerDeps) {
   const { pool, delivery, leases, logger } = deps;
   const { settle, gaveUp } = createSettling(deps);
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
+  /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
+  let stopping = false;
 
   /**
    * Runs the task under its lease. 'busy' when another holder has it: the caller queues the task
@@ -98,8 +109,9 @@ export function createRunner(deps: RunnerDeps) {
    * waiting after several rounds. `attempt`: which attempt of its job this is (a settling that
    * keeps failing fails the task at the last one).
    */
-  async function advance(taskId: string, attempt = 1): Promise<'done' | 'busy' | 'more'> {
+  async function advance(taskId: string, attempt = 1): Promise<'done' | 'busy' | 'more' | 'stopped'> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
+      if (stopping) return 'stopped';
       // The lease, the task and its decisions not yet applied, in one statement.
       const { lease, row } = await leases.acquireWith<{
         task: store.TaskRow | null;
@@ -120,6 +132,7 @@ export function createRunner(deps: RunnerDeps) {
         if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed')
           await step(task, decided, lease, attempt);
       } catch (error) {
+        if (error instanceof RunStopped) return 'stopped';
         if (!isSignoffError(error, 'lease_lost')) throw error;
         // Nothing of this run was applied; the task is tried again once the lease is free, and
         // whoever runs it then decides from the database what is left.
@@ -184,6 +197,8 @@ export function createRunner(deps: RunnerDeps) {
             cause: error,
           });
         if (isConnectionError(error, pool) || isUnknownInterruptError(error)) throw error;
+        // Whatever it ended with, a step cut short by the process stopping runs again later.
+        if (stopping) throw new RunStopped('the process is stopping', { cause: error });
         const current = await store.getTask(pool, task.id);
         // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
         if (current?.status === 'cancelled' || current?.generation !== task.generation) return undefined;
@@ -349,6 +364,18 @@ export function createRunner(deps: RunnerDeps) {
     abort: (taskId: string, below = Number.POSITIVE_INFINITY) => {
       const run = inFlight.get(taskId);
       if (run && run.generation < below) run.controller.abort(new Error('cancelled'));
+    },
+    /**
+     * The process is stopping (Ctrl-C): the runs under way stop now, their model calls aborted as
+     * a cancel aborts them, instead of holding the exit until their step ends; no run starts any
+     * more (a job fetched meanwhile is queued again). Returns the tasks cut short: they stay
+     * working and go on from their last checkpoint in the next process that runs tasks.
+     */
+    stop: (): string[] => {
+      stopping = true;
+      const cut = [...inFlight.keys()];
+      for (const run of inFlight.values()) run.controller.abort(new RunStopped('the process is stopping'));
+      return cut;
     },
   };
 }

@@ -53,6 +53,7 @@ export async function startWorkers(
     const outcome = await runner.advance(taskId, job.attempt);
     if (outcome === 'done') return;
     // Busy elsewhere: try again shortly rather than wait (a worker is never pinned by a busy task).
+    // Stopped (this process is going): queued again for whichever process runs tasks next.
     const wait = outcome === 'busy' ? BUSY_RETRY_MS : 0;
     await queue.send(
       advanceQueue(surface),

@@ -13,6 +13,8 @@ export const FAILURE_CODES = [
   'server_error',
   'timeout',
   'unreachable',
+  'bad_address',
+  'untrusted',
   'bad_answer',
   'database',
   'unsaved',
@@ -32,7 +34,9 @@ export const FAILURE_SENTENCES: Record<FailureCode, string> = {
   bad_request: `The model service refused the request as invalid. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
   server_error: 'The model service failed on its side (a server error). Retry when it recovers.',
   timeout: 'The model service did not answer in time. Retry when it recovers.',
-  unreachable: 'The model service could not be reached. Retry when it recovers.',
+  unreachable: `The model service could not be reached. Retry when it recovers; if it keeps failing, ${ASK_OPERATOR} OPENAI_BASE_URL.`,
+  bad_address: `The model service's address cannot be used: its port is one web clients never call, its scheme is not http or https, or it is not a URL. Retry once it is fixed (${ASK_OPERATOR} OPENAI_BASE_URL).`,
+  untrusted: `The model service's certificate is not trusted. Retry once it is fixed (${ASK_OPERATOR} OPENAI_BASE_URL, or NODE_EXTRA_CA_CERTS for a private certificate authority).`,
   bad_answer: "The model's answer was not in the form this step needs. Retry.",
   database: 'The database did not answer during this step. Retry.',
   unsaved: `signoff could not save what this step ended with (a review to ask for, or the task's end), so the task stopped here. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
@@ -46,7 +50,18 @@ const CONNECTION_CODES = new Set([
   'EAI_AGAIN',
   'EPIPE',
   'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
 ]);
+
+/**
+ * What fetch (undici) refuses before any connection: a port the fetch standard blocks (`bad
+ * port`: 1, 9, 22, 25…), a scheme other than http(s), a URL it cannot parse. Its own words, as
+ * they come in the `cause` of its `TypeError: fetch failed`; retrying cannot help.
+ */
+const REFUSED_ADDRESS = new Set(['bad port', 'unknown scheme', 'invalid url']);
+/** TLS's refusals of a server's certificate (Node's codes for OpenSSL's verify errors). */
+const CERTIFICATE = /^(CERT_|UNABLE_TO_(GET_ISSUER|VERIFY|DECRYPT)|SELF_SIGNED|DEPTH_ZERO|ERR_TLS_CERT)/;
 
 /** The error and what it wraps, outermost first (LangChain and LangGraph wrap provider errors). */
 function* chain(error: unknown): Generator<Record<string, unknown>> {
@@ -55,6 +70,20 @@ function* chain(error: unknown): Generator<Record<string, unknown>> {
     yield current as Record<string, unknown>;
     current = (current as { cause?: unknown }).cause;
   }
+}
+
+/**
+ * A call that got no answer at all: the OpenAI client's APIConnectionError (its `name` is plain
+ * "Error": its class says it) or fetch's own `TypeError: fetch failed`. What it wraps says why
+ * (an address fetch refuses, a certificate, a refused connection); nothing deeper, unreachable.
+ */
+function noAnswer(e: Record<string, unknown>): boolean {
+  const type = (e.constructor as { name?: string } | undefined)?.name;
+  return (
+    e.name === 'APIConnectionError' ||
+    type === 'APIConnectionError' ||
+    (e.name === 'TypeError' && e.message === 'fetch failed')
+  );
 }
 
 function codeOf(e: Record<string, unknown>): FailureCode | undefined {
@@ -70,7 +99,11 @@ function codeOf(e: Record<string, unknown>): FailureCode | undefined {
   if (status === 404 || lcCode === 'MODEL_NOT_FOUND') return 'model_not_found';
   if (status === 400 || status === 422) return 'bad_request';
   if (status !== undefined && status >= 500) return 'server_error';
-  if (name === 'APIConnectionError' || (code && CONNECTION_CODES.has(code))) return 'unreachable';
+  if (code === 'ERR_INVALID_URL' || REFUSED_ADDRESS.has(String(e.message).toLowerCase()))
+    return 'bad_address';
+  if (code && CERTIFICATE.test(code)) return 'untrusted';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (code && CONNECTION_CODES.has(code)) return 'unreachable';
   // zod's errors (ZodError, zod 4's core $ZodError) carry their issues; LangChain's parser its own name.
   // An answer over the size cap (bounded-fetch.ts) cannot be used either.
   if (Array.isArray(e.issues) || name === 'OutputParserException' || name === 'AnswerTooLargeError')
@@ -82,11 +115,13 @@ function codeOf(e: Record<string, unknown>): FailureCode | undefined {
 
 /** The failure's code and the sentence people see. */
 export function describeFailure(error: unknown): { code: FailureCode; sentence: string } {
+  let fallback: FailureCode = 'internal';
   for (const e of chain(error)) {
     const code = codeOf(e);
     if (code) return { code, sentence: FAILURE_SENTENCES[code] };
+    if (noAnswer(e)) fallback = 'unreachable';
   }
-  return { code: 'internal', sentence: FAILURE_SENTENCES.internal };
+  return { code: fallback, sentence: FAILURE_SENTENCES[fallback] };
 }
 
 /**

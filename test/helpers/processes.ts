@@ -18,6 +18,19 @@ export function runSignoff(args: string[], env: Record<string, string>, input = 
   return collect(child, input);
 }
 
+/**
+ * Runs `signoff …` with its stdout closed by the reader before anything is written, as
+ * `signoff … | head -0` would: every write meets a closed pipe (EPIPE).
+ */
+export function runSignoffUnread(args: string[], env: Record<string, string>): Promise<Finished> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'signoff.mjs'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  });
+  child.stdout?.destroy();
+  return collect(child, '');
+}
+
 /** Runs a TypeScript file as a process to its end. */
 export function runScript(file: string, env: Record<string, string>): Promise<Finished> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {

@@ -5,12 +5,13 @@
  * prompt knows `help` and `tasks`; what the agents said is not repeated on the card; failures to
  * start say what failed, without a stack trace.
  */
-import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { runSignoff } from '../helpers/processes.js';
+import { runSignoff, startSignoff } from '../helpers/processes.js';
 
 const made: TestDatabase[] = [];
 const dirs: string[] = [];
@@ -50,6 +51,8 @@ describe('documents for proposal', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Sources: [solar-storage.md]');
     expect(run.stdout).not.toContain('No documents in the collection');
+    // One search so far, in the singular.
+    expect(run.stdout).toContain('\n│ 1 search summary so far.\n');
   }, 120_000);
 
   it('an empty collection names a command that fills it, and that command works', async () => {
@@ -78,7 +81,7 @@ describe('the config file', () => {
     );
     const r = await runSignoff(['tasks'], { ...env, SIGNOFF_CONFIG: file });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${file}:3:5 workflows.pairs: there is no workflow "pairs"`);
+    expect(r.stderr).toContain(`${file}:2:3 workflows.pairs: there is no workflow "pairs"`);
     expect(r.stderr).toContain('pair, specialist, goal-plan, proposal, notes');
     expect(r.stdout).toBe('');
   });
@@ -104,7 +107,11 @@ describe('help', () => {
     const r = await runSignoff([], env, 'help\ntasks\n\n');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('There is no workflow');
-    expect(r.stdout).toContain('No tasks yet. Start one with: npx signoff run <workflow> <task…>');
+    // At the prompt, how to start one is what to type there, not another command.
+    expect(r.stdout).toContain(
+      'No tasks yet. Start one here: type "<workflow> <task>", e.g. pair write a product announcement',
+    );
+    expect(r.stdout).not.toContain('npx signoff run <workflow>');
     // `help` lists the workflows again, after the greeting did.
     expect(r.stdout.match(/ {2}proposal +Research/g)).toHaveLength(2);
   });
@@ -123,6 +130,22 @@ describe('a task in the terminal', () => {
     expect(r.stdout).not.toMatch(/\*Author\*|\*\*/);
   });
 
+  it('`events` shows every entry as the transcript does: Markdown rendered, reviews in full, no empty entry', async () => {
+    const env = await database('events_rendered');
+    const run = await runSignoff(['run', 'goal-plan', 'plan the office move'], env, '\n');
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    const r = await runSignoff(['events', id], env);
+    expect(r.code, r.stderr).toBe(0);
+    // The goal review's body, which the workflow writes in Markdown (**Goal:**), rendered.
+    expect(r.stdout).toMatch(
+      /#\d+ review_requested shown\n {4}Review: Is this the goal\? \(round 1\)\n {4}Goal: /,
+    );
+    expect(r.stdout).not.toContain('**');
+    // Each entry has a line under its heading: the task going back to work says so.
+    expect(r.stdout).not.toMatch(/^#\d+ [^\n]*\n(?=#|$)/m);
+    expect(r.stdout).toMatch(/#\d+ task_status shown\n {4}\[working\]\n/);
+  }, 120_000);
+
   it('signoff tasks has a header and keeps its columns with long statuses', async () => {
     const env = await database('tasks_table');
     await runSignoff(['run', 'pair', 'name the release'], env);
@@ -131,6 +154,43 @@ describe('a task in the terminal', () => {
     expect(header).toMatch(/^ID +WORKFLOW +STATUS +UPDATED +TASK$/);
     expect(row?.indexOf('waiting for review')).toBe(header?.indexOf('STATUS'));
     expect(row?.indexOf('name the release')).toBe(header?.indexOf('TASK'));
+  }, 120_000);
+});
+
+describe('hints say what to do next', () => {
+  it('a command without its task id names that command in its example', async () => {
+    const env = await database('hint_ids');
+    for (const command of ['events', 'resume', 'retry', 'cancel']) {
+      const r = await runSignoff([command], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `Name the task, e.g. npx signoff ${command} cli-1a2b3c4d (see: npx signoff tasks).\n`,
+      );
+    }
+  });
+
+  it('docs add given a file says it is a file and gives the command with its folder', async () => {
+    const env = await database('hint_docs');
+    const r = await runSignoff(['docs', 'add', 'test/fixtures/docs/solar-storage.md'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      '"test/fixtures/docs/solar-storage.md" is a file; docs add takes the folder it is in: npx signoff docs add test/fixtures/docs\n',
+    );
+  });
+
+  it('at a goal review, "revise" (or "Refine") alone asks for the feedback instead of sending the word; the next line is the feedback', async () => {
+    const env = await database('hint_revise');
+    const r = await runSignoff(
+      ['run', 'goal-plan', 'plan the office move'],
+      env,
+      'reject\nrevise\nRefine\nkeep it under a week\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"reject" is not possible here; choose: approve, revise.');
+    // "revise", and the goal review's own word for it ("Refine"), alike.
+    expect(r.stdout.split('Type your feedback (what should change) and press Enter.')).toHaveLength(3);
+    expect(r.stdout).toMatch(/→ revise by cli:\S+: keep it under a week\n/);
+    expect(r.stdout).not.toMatch(/→ revise by cli:\S+: revise\n/);
   }, 120_000);
 });
 
@@ -169,6 +229,22 @@ describe('failures to start say what failed', () => {
     );
     expect(r.stderr).not.toMatch(NO_STACK);
   });
+
+  it.runIf(existsSync('/proc/self'))(
+    'a data folder the system refuses (/proc): says so at once, without first saying it starts the server',
+    async () => {
+      // Node 20's recursive mkdir looped on this for ever (mkdir /proc/nope ENOENT, /proc EEXIST).
+      const run = startSignoff(['tasks'], { SIGNOFF_DATA_DIR: '/proc/nope/data' });
+      const end = await Promise.race([run.exited, sleep(20_000).then(() => 'still running' as const)]);
+      if (end === 'still running') run.signalGroup('SIGKILL');
+      expect(end).not.toBe('still running');
+      if (end === 'still running') return;
+      expect(end.code).toBe(1);
+      expect(end.stderr).toBe(
+        'signoff stopped: cannot create the data folder /proc/nope/data: /proc does not take new folders; set SIGNOFF_DATA_DIR to a folder you can write\n',
+      );
+    },
+  );
 
   it('says it is starting the embedded PostgreSQL the first time, not after', async () => {
     const parent = folder();

@@ -3,6 +3,9 @@
  * client: its refused connection is the model's, not the database's, so the task fails with the
  * sentence that says so and can be retried, instead of being retried in silence for ever.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { harnessPerFile, settled } from '../helpers/harness.js';
 import { unusedPort } from '../helpers/ports.js';
@@ -17,7 +20,8 @@ const t = harnessPerFile('model_unreachable', () => ({
   },
 }));
 
-const SENTENCE = 'The model service could not be reached. Retry when it recovers.';
+const SENTENCE =
+  'The model service could not be reached. Retry when it recovers; if it keeps failing, ask whoever runs signoff to check OPENAI_BASE_URL.';
 
 describe('a model that cannot be reached', () => {
   it('fails a pair task with the sentence, and Retry runs it again', async () => {
@@ -50,5 +54,37 @@ describe('a model that cannot be reached, in the terminal', () => {
     expect(run.stdout).toContain('Review: The planner failed. Retry?');
     expect(run.stderr).not.toMatch(/"level"|stack|APIConnectionError/);
     expect(run.code).toBe(0);
+  });
+});
+
+describe('a model address fetch refuses, in the terminal', () => {
+  it("a port fetch never calls (9) fails the task with a sentence naming OPENAI_BASE_URL, shown in `events` too; no JSON or stack on the screen, the details in the data folder's signoff.log", async () => {
+    const data = mkdtempSync(join(tmpdir(), 'signoff-bad-port-'));
+    try {
+      const env = {
+        DATABASE_URL: t.db.url,
+        SIGNOFF_DATA_DIR: data,
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        OPENAI_MAX_RETRIES: '0',
+      };
+      const run = await runSignoff(['run', 'pair', 'draft the launch email'], env);
+      const sentence =
+        /\[failed: (The model service's address cannot be used: [^\]]*OPENAI_BASE_URL[^\]]*)\]/.exec(
+          run.stdout,
+        )?.[1];
+      expect(sentence, run.stdout).toBeDefined();
+      expect(run.stdout).not.toContain('unexpected error');
+      expect(run.stdout + run.stderr).not.toMatch(/"level"|\n\s+at |bad port|TypeError/);
+      const log = readFileSync(join(data, 'signoff.log'), 'utf8');
+      expect(log).toContain('bad port');
+      expect(log).toContain('"failure":"bad_address"');
+
+      const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+      const events = await runSignoff(['events', id], env);
+      expect(events.stdout).toContain(sentence);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 });

@@ -79,12 +79,26 @@ describe('signoff test', () => {
     const r = await runSignoff(['test', 'pair', '--scenario', file], { DATABASE_URL: db.url });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      `${file}:3:11 agents.Auther: pair has no agent "Auther"; its agents are Author, Reviewer`,
+      `${file}:3:3 agents.Auther: pair has no agent "Auther"; its agents are Author, Reviewer`,
     );
     expect(r.stderr).toContain(
-      `${file}:5:11 reviews.reveiw: pair has no checkpoint "reveiw"; its checkpoints are review`,
+      `${file}:5:3 reviews.reveiw: pair has no checkpoint "reveiw"; its checkpoints are review`,
     );
     expect(r.stdout).not.toContain('scenario "typos.yml": ok');
+  });
+
+  it('a file with a bad answer and names the workflow lacks reports every problem, each at its key', async () => {
+    const file = scratch(
+      'several.yml',
+      'task: x\nagents:\n  Auther:\n    - hello\nreviews:\n  reveiw:\n    - maybe\nexpect:\n  status: done\n',
+    );
+    const r = await runSignoff(['test', 'pair', '--scenario', file], { DATABASE_URL: db.url });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n').sort()).toEqual([
+      `${file}:3:3 agents.Auther: pair has no agent "Auther"; its agents are Author, Reviewer`,
+      `${file}:6:3 reviews.reveiw: pair has no checkpoint "reveiw"; its checkpoints are review`,
+      `${file}:7:7 reviews.reveiw.0: expected approve, reject or { revise: <the feedback> }`,
+    ]);
   });
 
   it('a review asking more often than the file answers it fails, saying so', async () => {

@@ -89,16 +89,37 @@ describe('the workflow config file', () => {
     } catch (error) {
       const lines = (error as Error).message.split('\n');
       expect(lines).toContain(
-        'signoff.yml:3:20 workflows.pair.maxIterations: Invalid input: expected number, received string',
+        'signoff.yml:3:5 workflows.pair.maxIterations: Invalid input: expected number, received string',
       );
       expect(lines).toContain(
         'signoff.yml:6:21 workflows.pair.checkpoints.review.reviewers.0: expected requester, anyone, a user id (U…) or a user group id (S…)',
       );
       expect(lines).toContain(
-        'signoff.yml:7:18 workflows.pair.checkpoints.review.timeout: expected a duration such as 90s, 30m, 2h or 1d',
+        'signoff.yml:7:9 workflows.pair.checkpoints.review.timeout: expected a duration such as 90s, 30m, 2h or 1d',
       );
-      expect(lines).toContain('signoff.yml:8:13 workflows.pair.colour: Unrecognized key: "colour"');
+      expect(lines).toContain('signoff.yml:8:5 workflows.pair.colour: Unrecognized key: "colour"');
     }
+  });
+
+  it('a misspelt key whose value is on the lines below is reported at the key, not at its value', () => {
+    const yaml = 'workflows:\n  pair:\n    checkpoint:\n      review:\n        timeout: 2h\n';
+    expect(() => parseWorkflowConfig(yaml, 'signoff.yml')).toThrow(
+      'signoff.yml:3:5 workflows.pair.checkpoint: Unrecognized key: "checkpoint"',
+    );
+  });
+
+  it('a file with a wrong value and a misspelt workflow reports both, one per line', () => {
+    const yaml = 'workflows:\n  pairs:\n    maxIterations: 2\n  pair:\n    maxIterations: two\n';
+    let message = '';
+    try {
+      parseWorkflowConfig(yaml, 'signoff.yml');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.split('\n').sort()).toEqual([
+      expect.stringMatching(/^signoff\.yml:2:3 workflows\.pairs: there is no workflow "pairs"/),
+      'signoff.yml:5:5 workflows.pair.maxIterations: Invalid input: expected number, received string',
+    ]);
   });
 
   it('a step that may not be skipped may not approve itself at its deadline', () => {
@@ -108,7 +129,7 @@ describe('the workflow config file', () => {
         'signoff.yml',
       ),
     ).toThrow(
-      'signoff.yml:7:20 workflows.proposal.checkpoints.final_review.onTimeout: allowSkip is false, so this step may not pass without a person: use remind, reject or cancel',
+      'signoff.yml:7:9 workflows.proposal.checkpoints.final_review.onTimeout: allowSkip is false, so this step may not pass without a person: use remind, reject or cancel',
     );
   });
 
@@ -127,13 +148,13 @@ describe('the workflow config file', () => {
     const why =
       'a tool call goes ahead only when a person approves it, so a timeout may remind, reject, cancel or escalate, never approve';
     expect(refused('        timeout: 2h\n        onTimeout: approve\n')).toBe(
-      `signoff.yml:7:20 workflows.mailer.checkpoints.tool_call.onTimeout: ${why}`,
+      `signoff.yml:7:9 workflows.mailer.checkpoints.tool_call.onTimeout: ${why}`,
     );
     expect(
       refused(
         '        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [S0LEADS]\n        finalAction: approve\n',
       ),
-    ).toBe(`signoff.yml:9:22 workflows.mailer.checkpoints.tool_call.finalAction: ${why}`);
+    ).toBe(`signoff.yml:9:9 workflows.mailer.checkpoints.tool_call.finalAction: ${why}`);
     expect(refused('        timeout: 2h\n        onTimeout: reject\n')).toBeUndefined();
     // Another checkpoint of the same workflow may still approve on timeout.
     expect(
@@ -153,7 +174,7 @@ describe('the workflow config file', () => {
     expect(checkpointSettings(c, 'goal-plan', 'goal').replies).toBe('ask');
     expect(() =>
       parseWorkflowConfig('defaults:\n  checkpoint:\n    replies: approve\n', 'signoff.yml'),
-    ).toThrow(/^signoff\.yml:3:14 defaults\.checkpoint\.replies: .*"ask"\|"feedback"\|"ignore"/);
+    ).toThrow(/^signoff\.yml:3:5 defaults\.checkpoint\.replies: .*"ask"\|"feedback"\|"ignore"/);
   });
 
   it("refuses a built-in workflow's checkpoint that does not exist (a typo would configure nothing), at its line", () => {
@@ -177,7 +198,7 @@ describe('the workflow config file', () => {
       '    module: ./graph.ts',
     ].join('\n');
     expect(() => parseWorkflowConfig(yaml, 'team.yml')).toThrow(
-      'team.yml:3:5 workflows.pairs: there is no workflow "pairs"; the workflows are pair, specialist, goal-plan, proposal, notes, mailer (a new one needs stages or a module)',
+      'team.yml:2:3 workflows.pairs: there is no workflow "pairs"; the workflows are pair, specialist, goal-plan, proposal, notes, mailer (a new one needs stages or a module)',
     );
     expect(Object.keys(parseWorkflowConfig(yaml.replace('pairs', 'pair'), 'team.yml').workflows)).toEqual([
       'pair',
@@ -193,7 +214,7 @@ describe('the workflow config file', () => {
         'team.yml',
       ),
     ).toThrow(
-      'team.yml:3:5 workflows.help: "help" is a command (help, list, tasks are): give the workflow another name',
+      'team.yml:2:3 workflows.help: "help" is a command (help, list, tasks are): give the workflow another name',
     );
   });
 

@@ -81,12 +81,12 @@ describe('declared workflows', () => {
     expect(message).toContain(
       'team.yml:7:26 workflows.notes.stages.0.agents.1: there is no agent "ghost" under agents',
     );
-    expect(message).toContain('team.yml:8:19 workflows.notes.stages.0.onRevise: there is no stage "nowhere"');
+    expect(message).toContain('team.yml:8:9 workflows.notes.stages.0.onRevise: there is no stage "nowhere"');
     expect(message).toContain(
       'workflows.notes.stages.1: onRevise and maxRevisions need a review or a verdict',
     );
     expect(message).toContain(
-      'team.yml:14:21 workflows.notes.checkpoints.other_review: no stage has review: other_review',
+      'team.yml:14:7 workflows.notes.checkpoints.other_review: no stage has review: other_review',
     );
   });
 
@@ -94,7 +94,7 @@ describe('declared workflows', () => {
     const both =
       'workflows:\n  notes:\n    module: ./x.ts\n    agents: { writer: {} }\n    stages:\n      - id: draft\n        agents: [writer]\n';
     expect(() => parseWorkflowConfig(both, 'team.yml')).toThrow(
-      'team.yml:6:7 workflows.notes.stages: a workflow has either a module or stages, not both',
+      'team.yml:5:5 workflows.notes.stages: a workflow has either a module or stages, not both',
     );
   });
 });

@@ -42,6 +42,54 @@ describe('what a failed step tells people', () => {
   });
 });
 
+/** What the OpenAI client throws when fetch got no answer: its class names it, its `name` does not. */
+class APIConnectionError extends Error {
+  constructor(cause: unknown) {
+    super('Connection error.', { cause });
+  }
+}
+/** undici's refusal: `TypeError: fetch failed`, the reason in its cause. */
+const fetchFailed = (cause: Error) => new APIConnectionError(new TypeError('fetch failed', { cause }));
+
+describe('a model service fetch cannot call', () => {
+  it('a port fetch refuses, a scheme that is not http(s), a URL it cannot parse: the address is wrong, and the sentence names OPENAI_BASE_URL', () => {
+    const invalidUrl = new TypeError('Failed to parse URL from http://[::1/chat/completions', {
+      cause: withFields('Invalid URL', { code: 'ERR_INVALID_URL' }),
+    });
+    for (const error of [
+      fetchFailed(new Error('bad port')),
+      fetchFailed(new Error('unknown scheme')),
+      new APIConnectionError(invalidUrl),
+    ]) {
+      const failure = describeFailure(error);
+      expect(failure.code).toBe('bad_address');
+      expect(failure.sentence).toContain('OPENAI_BASE_URL');
+      expect(failure.sentence).toMatch(/Retry/);
+    }
+  });
+
+  it('a certificate that is not trusted says so; refused connections and unknown hosts are unreachable, naming OPENAI_BASE_URL', () => {
+    const cases: [Error, string][] = [
+      [
+        fetchFailed(withFields('self-signed certificate', { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' })),
+        'untrusted',
+      ],
+      [fetchFailed(withFields('certificate has expired', { code: 'CERT_HAS_EXPIRED' })), 'untrusted'],
+      [fetchFailed(withFields('connect ECONNREFUSED 127.0.0.1:8', { code: 'ECONNREFUSED' })), 'unreachable'],
+      [fetchFailed(withFields('getaddrinfo ENOTFOUND llm.internal', { code: 'ENOTFOUND' })), 'unreachable'],
+      [fetchFailed(withFields('getaddrinfo EAI_AGAIN llm.internal', { code: 'EAI_AGAIN' })), 'unreachable'],
+      // No reason given at all: still no answer from the service, not an unexpected error.
+      [fetchFailed(new Error('other side closed')), 'unreachable'],
+      [new APIConnectionError(undefined), 'unreachable'],
+    ];
+    for (const [error, code] of cases) {
+      const failure = describeFailure(error);
+      expect([failure.code, failure.sentence]).toEqual([code, expect.stringContaining('OPENAI_BASE_URL')]);
+      expect(failure.sentence).not.toContain('llm.internal');
+    }
+  });
+});
+
 describe('errors a step can end with', () => {
   it('a timeout with a numeric code (a DOMException) is a timeout, not a connection error, and does not throw', () => {
     const aborted = new DOMException('The operation was aborted due to timeout', 'TimeoutError');

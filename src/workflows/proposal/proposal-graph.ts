@@ -169,7 +169,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
     const d = askReview({
       kind: 'insight_review',
       title: `Is this the gap to work on? (cycle ${s.cycle})`,
-      body: `**Knowledge gap:** ${s.knowledgeGap}\n\n${s.literatureSummaries.length} search summaries so far.\n\nContinue, type a refined gap, or search more.`,
+      body: `**Knowledge gap:** ${s.knowledgeGap}\n\n${s.literatureSummaries.length} search summar${s.literatureSummaries.length === 1 ? 'y' : 'ies'} so far.\n\nContinue, type a refined gap, or search more.`,
       round: s.cycle,
       actions: ['approve', 'revise', 'reject'],
       labels: { approve: 'Continue', revise: 'Refine the gap', reject: 'Search more' },

@@ -1,0 +1,106 @@
+/**
+ * How a terminal command ends, through the real CLI: a reader that closes stdout early (`| head`),
+ * Ctrl-C while an agent thinks (prompt, and the task goes on later), Ctrl-C at a review another
+ * terminal already decided (the task's real status), and the exit code of a task that failed.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { type Running, runSignoff, runSignoffUnread, startSignoff } from '../helpers/processes.js';
+
+let db: TestDatabase;
+let env: Record<string, string>;
+const running: Running[] = [];
+beforeAll(async () => {
+  db = await createTestDatabase('terminal_ends');
+  env = { DATABASE_URL: db.url };
+});
+afterAll(async () => {
+  for (const r of running) if (r.child.exitCode === null) r.signalGroup('SIGKILL');
+  await db?.drop();
+});
+const started = (r: Running) => {
+  running.push(r);
+  return r;
+};
+const NO_STACK = /\n\s+at |Unhandled|EPIPE/;
+
+describe('a reader that closes stdout early', () => {
+  it('`audit --format csv | head` and `events <id> | head` end quietly with exit 0, no EPIPE stack', async () => {
+    const run = await runSignoff(['run', 'pair', 'name the release'], env, 'reject\n');
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    expect(id, run.stdout).toBeDefined();
+    for (const args of [['audit', '--format', 'csv'], ['events', id], ['tasks']]) {
+      const r = await runSignoffUnread(args, env);
+      expect([args, r.code, r.stderr]).toEqual([args, 0, '']);
+      expect(r.stderr).not.toMatch(NO_STACK);
+    }
+  }, 120_000);
+});
+
+describe('Ctrl-C', () => {
+  it('while an agent thinks stops within seconds, names the task that was working and how it goes on; `resume` then takes it on to its review', async () => {
+    // Each agent thinks for 30 s: before, the process stayed until the step ended.
+    const run = started(
+      startSignoff(['run', 'pair', 'draft the launch email'], { ...env, SIGNOFF_SCRIPTED_DELAY_MS: '30000' }),
+    );
+    const id = (await run.waitFor(/Task (cli-[0-9a-f]+) \(pair\)/))[1] as string;
+    // The first agent's call is under way once its worker took the task.
+    await sleep(2000);
+    const sent = Date.now();
+    run.signalGroup('SIGINT');
+    const end = await run.exited;
+    expect(Date.now() - sent).toBeLessThan(10_000);
+    expect(end.code).toBe(130);
+    expect(end.stderr).toBe(
+      '\nStopped. Tasks and reviews are kept in the database (DATABASE_URL); `npx signoff tasks` lists them.\n' +
+        `${id} was working: it goes on from its last step with \`npx signoff resume ${id}\` (or in the next \`npx signoff\` or \`npx signoff run\`).\n`,
+    );
+    expect(end.stdout).not.toContain('failed');
+
+    const tasks = await runSignoff(['tasks'], env);
+    expect(tasks.stdout).toMatch(new RegExp(`${id}\\s+pair\\s+working`));
+    // It does go on: not working for ever.
+    const resumed = await runSignoff(['resume', id], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('Review: ');
+    expect(resumed.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: waiting for review`);
+  }, 180_000);
+
+  it("at a review another terminal decided meanwhile says the task's real status, not that it waits", async () => {
+    const first = started(startSignoff(['run', 'pair', 'name the product'], env));
+    const id = (await first.waitFor(/Task (cli-[0-9a-f]+) \(pair\)/))[1] as string;
+    await first.waitFor(/Review: /);
+    // Approved from a second terminal; the task is done.
+    const second = await runSignoff(['resume', id], env, '\n');
+    expect(second.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: done`);
+
+    first.signalGroup('SIGINT');
+    const end = await first.exited;
+    expect(end.code).toBe(130);
+    expect(end.stdout).not.toContain('is waiting for review');
+    expect(end.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: done`);
+  }, 180_000);
+});
+
+describe('the exit code of a command that follows a task', () => {
+  it('is 3 when the task ends failed (run, and retry when it fails again), so that a script can tell; 0 when a person rejected it', async () => {
+    const broken = {
+      ...env,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_MAX_RETRIES: '0',
+    };
+    const run = await runSignoff(['run', 'pair', 'draft the launch email'], broken);
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${id}: failed `));
+    expect(run.code).toBe(3);
+    const retried = await runSignoff(['retry', id], broken);
+    expect(retried.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${id}: failed `));
+    expect(retried.code).toBe(3);
+
+    const rejected = await runSignoff(['run', 'pair', 'name the release'], env, 'reject\n');
+    expect(rejected.stdout.trim().split('\n').at(-1)).toMatch(/: rejected( |$)/);
+    expect(rejected.code).toBe(0);
+  }, 120_000);
+});
