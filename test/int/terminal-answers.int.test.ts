@@ -64,7 +64,9 @@ describe('piped answers', () => {
     expect(r.stdout).toContain('└─ "approve" to approve,');
     const told =
       'A tool call is approved by the word only: type "approve" to approve, or "reject" to reject.';
-    expect(r.stdout.split(told)).toHaveLength(3);
+    expect(r.stdout.split(told)).toHaveLength(2);
+    // "y" reads like a decision but is none: asked about, never taken for one.
+    expect(r.stdout).toContain('"y" is not one of the choices: type "approve" to approve');
     expect(r.stdout).toMatch(/→ approve by \S+/);
     expect(r.stdout).toContain(`RESUMED ${JSON.stringify({ decisions: [{ type: 'approve' }] })}`);
     expect(r.stdout).not.toContain('ignored');
