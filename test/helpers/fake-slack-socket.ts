@@ -1,0 +1,64 @@
+/**
+ * Socket Mode as the fake Slack speaks it: the WebSocket a client opens at the URL that
+ * apps.connections.open handed out, `hello` on connect, envelopes sent and their acks read.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+export class FakeSocketMode {
+  private sockets = new Set<WebSocket>();
+  private acks = new Map<string, (payload: unknown) => void>();
+
+  /** Serves Socket Mode at `path` of `server`. */
+  attach(server: Server, path: string): void {
+    const wss = new WebSocketServer({ server, path });
+    wss.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      socket.on('message', (data) => {
+        const { envelope_id, payload } = JSON.parse(String(data)) as {
+          envelope_id: string;
+          payload: unknown;
+        };
+        this.acks.get(envelope_id)?.(payload);
+        this.acks.delete(envelope_id);
+      });
+      socket.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: 1,
+          debug_info: { host: 'fake', approximate_connection_time: 3600 },
+          connection_info: { app_id: 'A0APP' },
+        }),
+      );
+    });
+  }
+
+  /** Resolves once a client is connected (and has been sent `hello`). */
+  async connected(ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.sockets.size === 0) {
+      if (Date.now() > deadline) throw new Error('no Socket Mode connection');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Sends an envelope; resolves with the payload of the app's ack. */
+  send(type: 'slash_commands' | 'interactive' | 'events_api', payload: object): Promise<unknown> {
+    const envelope_id = randomUUID();
+    const acked = new Promise<unknown>((resolve) => this.acks.set(envelope_id, resolve));
+    const message = JSON.stringify({
+      envelope_id,
+      type,
+      payload,
+      accepts_response_payload: type !== 'events_api',
+    });
+    for (const socket of this.sockets) socket.send(message);
+    return acked;
+  }
+
+  close(): void {
+    for (const socket of this.sockets) socket.terminate();
+  }
+}
