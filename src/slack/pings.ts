@@ -9,7 +9,8 @@ import type pg from 'pg';
 import type { Review, Task } from '../engine/types.js';
 import type { Audience } from './audience.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
-import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
+import { findPost, postMetadata, recordPost } from './posts.js';
+import { findRecentPost } from './recent-post.js';
 
 /**
  * `why` is 'request' for a new review, else the event's key (one DM per reminder, or per
@@ -55,12 +56,6 @@ export function createReviewerPings(deps: {
     return [...users];
   };
 
-  /** A message of `key` already in the DM (sent by an attempt that died before recording it). */
-  const alreadySent = async (channel: string, key: string): Promise<string | undefined> => {
-    const recent = await client.conversations.history({ channel, limit: 50, include_all_metadata: true });
-    return postedAs(recent.messages, key);
-  };
-
   return async (task, review, why, retried = false, only) => {
     const card = await findPost(pool, `card:${review.id}`);
     if (!card) return;
@@ -90,7 +85,7 @@ export function createReviewerPings(deps: {
       if (await findPost(pool, key)) continue;
       const channel = await dmOf(user);
       const ts =
-        (retried ? await alreadySent(channel, key) : undefined) ??
+        (retried ? await findRecentPost(client, channel, key) : undefined) ??
         (
           await client.chat.postMessage({
             channel,
