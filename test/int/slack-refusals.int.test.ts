@@ -1,0 +1,65 @@
+/**
+ * What a real workspace refuses, handled as Slack returns it (issue 19, items 6-7): a reviewer
+ * Slack will not DM and a user group that is gone, a click from someone who has not joined the
+ * channel, links that only Slack can make. Each ends in a sentence to the person or a skip of
+ * that one, never in losing what the others should get.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { commandBody, postSigned } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { posts, cardsIn, rootOf, tsOf } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+// S0GONE was deleted in Slack after the config named it; U0DIS was deactivated; U0BOT2 is a bot.
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review:
+        reviewers: [S0GONE, U0DIS, U0BOT2, U0BOB]
+        dmReviewers: true
+`;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_refusals');
+  await slack.start();
+  slack.people = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DIS', 'U0BOT2'];
+  slack.users = { U0DIS: { deleted: true }, U0BOT2: { is_bot: true } };
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+async function startTask(text: string) {
+  expect((await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
+  const root = await until('root message', () => rootOf(text));
+  const thread = tsOf(root);
+  await until('review card', () => cardsIn(thread)[0]);
+  return { thread };
+}
+
+const dmsIn = (channel: string) => posts().filter((p) => p.channel === channel);
+
+describe('what Slack refuses, handled', () => {
+  it('a deleted user group, a deactivated reviewer and a bot cannot be messaged: each is skipped, and the reviewer after them still gets their DM', async () => {
+    await startTask('check the renewal terms');
+    // In the config's order: the group, then U0DIS and U0BOT2 (Slack refuses each), then U0BOB.
+    const dm = await until("U0BOB's direct message", () => dmsIn('D0BOB')[0]);
+    expect(dm.text).toContain('needs your review');
+    expect(slack.callsOf('conversations.open').map((c) => c.users)).toEqual(
+      expect.arrayContaining(['U0DIS', 'U0BOT2', 'U0BOB']),
+    );
+    expect([...dmsIn('D0DIS'), ...dmsIn('D0BOT2')]).toEqual([]);
+  });
+});
