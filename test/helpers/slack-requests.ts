@@ -205,3 +205,9 @@ export const appHomeOpened = (user: string) =>
     tab: 'home',
     event_ts: `${Date.now() / 1000}`,
   });
+
+/** The same interaction carrying `responseUrl` (one a FakeSlack handed out, to see what it says). */
+export function withResponseUrl(body: string, responseUrl: string): string {
+  const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}');
+  return payloadBody({ ...payload, response_url: responseUrl });
+}

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
-import { commandBody, postSigned } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, withResponseUrl } from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
 const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf } = slackThreads(slack);
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 let service: SlackService;
 let events: string;
 
@@ -45,8 +45,10 @@ async function startTask(text: string) {
   expect((await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
   const root = await until('root message', () => rootOf(text));
   const thread = tsOf(root);
-  await until('review card', () => cardsIn(thread)[0]);
-  return { thread };
+  const card = await until('review card', () => cardsIn(thread)[0]);
+  const cardTs = tsOf(card);
+  const value = (id: string) => buttons(card).find((b) => b.action_id === id)?.value ?? '';
+  return { thread, cardTs, value };
 }
 
 const dmsIn = (channel: string) => posts().filter((p) => p.channel === channel);
@@ -61,5 +63,37 @@ describe('what Slack refuses, handled', () => {
       expect.arrayContaining(['U0DIS', 'U0BOT2', 'U0BOB']),
     );
     expect([...dmsIn('D0DIS'), ...dmsIn('D0BOT2')]).toEqual([]);
+  });
+
+  it('someone reading the channel without having joined it clicks the card and Cancel: Slack shows them no ephemeral there, so each sentence comes through the click’s response URL', async () => {
+    const { thread, cardTs, value } = await startTask('renew the domain');
+    const outsider = 'U0OUT';
+    await postSigned(
+      events,
+      withResponseUrl(
+        click(outsider, 'signoff_approve', value('signoff_approve'), cardTs, thread),
+        slack.responseUrl('C0WORK', cardTs, outsider),
+      ),
+    );
+    const shown = await until('the sentence to the outsider', () =>
+      slack.ephemerals.find((e) => e.user === outsider && e.viaResponseUrl),
+    );
+    expect(shown.text).toContain('you are not a reviewer for this step');
+    expect(slack.refusals).toContainEqual({ method: 'chat.postEphemeral', error: 'user_not_in_channel' });
+
+    await postSigned(
+      events,
+      withResponseUrl(
+        click(outsider, 'signoff_cancel', 'task', thread, undefined),
+        slack.responseUrl('C0WORK', thread, outsider),
+      ),
+    );
+    await until(
+      'the sentence about Cancel',
+      () => slack.ephemerals.filter((e) => e.user === outsider && e.viaResponseUrl)[1],
+    );
+    // Nothing changed: the card waits, the task too.
+    const task = (await service.signoff.engine.listTasks()).find((t) => t.text === 'renew the domain');
+    expect(task?.status).toBe('waiting');
   });
 });
