@@ -4,11 +4,35 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { median } from '../engine/review-stats.js';
-import { channelOverview, homeView, OVERVIEW_LIMIT, type WorkflowPace } from './blocks/overview.js';
+import type { Task } from '../engine/types.js';
+import {
+  channelOverview,
+  homeView,
+  OVERVIEW_LIMIT,
+  type ThreadLinks,
+  type WorkflowPace,
+} from './blocks/overview.js';
 import { slackActor } from './decide.js';
 import { COULD_NOT_READ, type ListenerDeps } from './deps.js';
+import { slackOriginSchema } from './origin.js';
+import { permalinkKey } from './permalinks.js';
 
 const OPEN = ['working', 'waiting', 'failed'] as const;
+
+/** The links to these tasks' threads (their root messages), by task id, as Slack gives them. */
+async function threadLinks(deps: ListenerDeps, tasks: Task[]): Promise<ThreadLinks> {
+  const roots = tasks.flatMap((task) => {
+    const origin = slackOriginSchema.safeParse(task.origin);
+    return origin.success ? [{ id: task.id, channel: origin.data.channel, ts: origin.data.ts }] : [];
+  });
+  const links = await deps.permalinks.ofMany(roots);
+  return new Map(
+    roots.flatMap((r) => {
+      const link = links.get(permalinkKey(r));
+      return link ? [[r.id, link] as const] : [];
+    }),
+  );
+}
 
 /** What `/signoff list` answers: the channel's open tasks and what waits for this person. */
 export async function listOpenTasks(deps: ListenerDeps, channel: string, user: string): Promise<string> {
@@ -23,7 +47,7 @@ export async function listOpenTasks(deps: ListenerDeps, channel: string, user: s
       user,
       await deps.engine.reviewsFor('slack', await slackActor(deps.directory, user)),
     );
-    return channelOverview(tasks, forYou);
+    return channelOverview(tasks, forYou, await threadLinks(deps, tasks));
   } catch (error) {
     deps.logger.error({ err: error }, 'list failed');
     return COULD_NOT_READ;
@@ -74,5 +98,7 @@ export async function publishHome(deps: ListenerDeps, client: WebClient, user: s
     ),
     workflowPace(deps, user, new Date()),
   ]);
-  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace) });
+  const shown = [...forYou.slice(0, OVERVIEW_LIMIT).map((r) => r.task), ...mine.slice(0, OVERVIEW_LIMIT)];
+  const links = await threadLinks(deps, shown);
+  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace, links) });
 }

@@ -10,6 +10,7 @@ import type { Review, Task } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { Audience } from './audience.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
+import { createPermalinks } from './permalinks.js';
 import { findPost, postMetadata, recordPost } from './posts.js';
 import { findRecentPost } from './recent-post.js';
 
@@ -60,10 +61,10 @@ export function createReviewerPings(deps: {
       { ...what, slack: (error as { data?: { error?: string } }).data?.error },
       'a reviewer cannot be messaged directly; the others are',
     );
-  // A person's DM channel and a card's permalink never change: asked once per process, so that a
-  // round of reminders costs Slack one post per person, not three calls under tight limits.
+  // A person's DM channel never changes: asked once per process, and a card's link once for good
+  // (permalinks.ts), so that a round of reminders costs Slack one post per person.
   const dmChannels = new Map<string, string>();
-  const permalinks = new Map<string, string>();
+  const permalinks = createPermalinks({ client, pool, logger: deps.logger });
   const dmOf = async (user: string) => {
     let channel = dmChannels.get(user);
     if (!channel) {
@@ -93,14 +94,8 @@ export function createReviewerPings(deps: {
   return async (task, review, why, retried = false, only) => {
     const card = await findPost(pool, `card:${review.id}`);
     if (!card) return;
-    let permalink = permalinks.get(review.id);
-    if (!permalink) {
-      permalink = (await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts }))
-        .permalink as string;
-      permalinks.set(review.id, permalink);
-      // Bounded: the oldest cards' links go first (they are asked again if ever needed).
-      if (permalinks.size > 10_000) permalinks.delete(permalinks.keys().next().value as string);
-    }
+    // Slack not giving the link is a temporary failure: the ping is tried again with the event.
+    const permalink = await permalinks.of(card);
     const title = escapeMrkdwn(truncate(review.request.title, 200));
     const text =
       why === 'request'

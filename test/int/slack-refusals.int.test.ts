@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
-import { click, commandBody, postSigned, withResponseUrl } from '../helpers/slack-requests.js';
+import { appHomeOpened, click, commandBody, postSigned, withResponseUrl } from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -95,5 +95,29 @@ describe('what Slack refuses, handled', () => {
     // Nothing changed: the card waits, the task too.
     const task = (await service.signoff.engine.listTasks()).find((t) => t.text === 'renew the domain');
     expect(task?.status).toBe('waiting');
+  });
+
+  it('the Home tab and /signoff list link each task to its thread with the link Slack gave, asked of Slack once', async () => {
+    const { thread } = await startTask('order the team offsite snacks');
+    const link = `https://fake.slack.test/archives/C0WORK/p${thread.replace('.', '')}`;
+    const asked = () => slack.callsOf('chat.getPermalink').filter((c) => c.message_ts === thread).length;
+
+    const homes = () => slack.callsOf('views.publish').filter((v) => v.user_id === 'U0ANN');
+    await postSigned(events, appHomeOpened('U0ANN'), { json: true });
+    const home = JSON.stringify(await until('the Home tab', () => homes()[0]));
+    expect(home).toContain(`<${link}|order the team offsite snacks>`);
+    expect(home).not.toContain('slack.com/archives');
+
+    await postSigned(
+      events,
+      commandBody('list', 'U0ANN', { response_url: slack.responseUrl('C0WORK', '', 'U0ANN') }),
+    );
+    const list = await until('the list', () =>
+      slack.ephemerals.find((e) => e.user === 'U0ANN' && e.text?.includes('Open tasks in this channel')),
+    );
+    expect(list.text).toContain(`<${link}|order the team offsite snacks>`);
+    await postSigned(events, appHomeOpened('U0ANN'), { json: true });
+    await until('the Home tab again', () => homes()[1]);
+    expect(asked()).toBe(1);
   });
 });
