@@ -58,3 +58,20 @@ export function pageOf<T>(
     },
   };
 }
+
+/** A page of messages as conversations.history and .replies answer it (metadata only when asked). */
+export function listMessages(
+  messages: { metadata?: unknown }[],
+  args: Record<string, unknown>,
+  listing: string,
+  rule: PageRule,
+): object {
+  const listed = pageOf(messages, args, listing, rule);
+  if ('error' in listed) return { ok: false, error: listed.error };
+  const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
+  return {
+    ok: true,
+    messages: listed.page.map(({ metadata, ...m }) => (withMetadata ? { ...m, metadata } : m)),
+    ...listed.meta,
+  };
+}

@@ -12,7 +12,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HISTORY_PAGES, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
+import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
 import { type FakeEphemeral, FakeResponseUrls } from './fake-slack-responses.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
 import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
@@ -249,23 +249,6 @@ export class FakeSlack {
     return 0;
   }
 
-  /** A page of messages as conversations.history and .replies answer (metadata only when asked). */
-  private listed(
-    messages: FakeSlack['messages'],
-    args: Record<string, unknown>,
-    listing: string,
-    rule: typeof HISTORY_PAGES,
-  ): object {
-    const listed = pageOf(messages, args, listing, rule);
-    if ('error' in listed) return { ok: false, error: listed.error };
-    const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
-    return {
-      ok: true,
-      messages: listed.page.map(({ metadata, ...m }) => (withMetadata ? { ...m, metadata } : m)),
-      ...listed.meta,
-    };
-  }
-
   private answer(method: string, args: Record<string, unknown>): object {
     const outside = IN_CHANNEL_METHODS.has(method) ? this.notJoined[String(args.channel)] : undefined;
     if (outside) {
@@ -309,17 +292,23 @@ export class FakeSlack {
           (m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts),
         );
         if (thread.length === 0) return { ok: false, error: 'thread_not_found' };
-        return this.listed(thread, args, `${method}:${args.channel}:${args.ts}`, REPLIES_PAGES);
+        return listMessages(thread, args, `${method}:${args.channel}:${args.ts}`, REPLIES_PAGES);
       }
       case 'conversations.history': {
         // Newest first, as Slack lists a channel.
         const top = this.messages.filter((m) => m.channel === args.channel && !m.thread_ts).reverse();
-        return this.listed(top, args, `${method}:${args.channel}`, HISTORY_PAGES);
+        return listMessages(top, args, `${method}:${args.channel}`, HISTORY_PAGES);
       }
       case 'chat.update': {
-        const refused = slackRefusal(args, method);
-        if (refused) this.refusals.push({ method, error: refused });
-        return refused ? { ok: false, error: refused } : { ok: true, channel: args.channel, ts: args.ts };
+        // Only a message it has; the edit is what conversations.history shows next.
+        const m = this.messages.find((x) => x.channel === args.channel && x.ts === args.ts);
+        const refused = m ? slackRefusal(args, method) : 'message_not_found';
+        if (refused || !m) {
+          this.refusals.push({ method, error: refused ?? 'message_not_found' });
+          return { ok: false, error: refused };
+        }
+        if (typeof args.text === 'string') m.text = args.text;
+        return { ok: true, channel: args.channel, ts: args.ts };
       }
       case 'chat.delete': {
         const at = this.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
