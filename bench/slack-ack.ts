@@ -15,7 +15,7 @@ import { parseWorkflowConfig } from '../src/workflow-config.js';
 import type { SlackCall } from '../test/helpers/fake-slack.js';
 import { click, commandBody, postSigned, SIGNING_SECRET } from '../test/helpers/slack-requests.js';
 import { startSlackBench, TSX } from './slack-setup.js';
-import { ms, quantile } from './stats.js';
+import { ms, NO_START_LIMITS, quantile } from './stats.js';
 
 const CONCURRENT = 200;
 const CHANNELS = 100;
@@ -67,7 +67,7 @@ const bareUrl = `http://127.0.0.1:${bareServer.address().port}/slack/events`;
 const service = await startSlack(
   {
     ...loadConfig({ ...env, DATABASE_URL: url, SIGNOFF_ROLE: 'web' }),
-    workflows: parseWorkflowConfig('workflows:\n  pair:\n    maxIterations: 1\n', 'bench'),
+    workflows: parseWorkflowConfig(`${NO_START_LIMITS}workflows:\n  pair:\n    maxIterations: 1\n`, 'bench'),
   },
   { logger },
 );

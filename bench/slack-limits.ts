@@ -16,6 +16,7 @@ import { parseWorkflowConfig } from '../src/workflow-config.js';
 import { PUBLISHED_LIMITS, type SlackCall, type SlackLimit } from '../test/helpers/fake-slack.js';
 import { commandBody, postSigned } from '../test/helpers/slack-requests.js';
 import { startSlackBench, TSX } from './slack-setup.js';
+import { NO_START_LIMITS } from './stats.js';
 
 const TASKS = 200;
 const CHANNELS = 20;
@@ -54,7 +55,7 @@ const url = bench.databaseUrl;
 const service = await startSlack(
   {
     ...loadConfig({ ...env, DATABASE_URL: url, SIGNOFF_ROLE: 'web' }),
-    workflows: parseWorkflowConfig('workflows:\n  pair:\n    maxIterations: 1\n', 'bench'),
+    workflows: parseWorkflowConfig(`${NO_START_LIMITS}workflows:\n  pair:\n    maxIterations: 1\n`, 'bench'),
   },
   { logger },
 );

@@ -3,8 +3,13 @@ export const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
 };
 export const ms = (n: number) => `${n.toFixed(1)} ms`;
-/** Workflow settings for every bench: a proposal revises as long as the bench asks. */
-export const BENCH_CONFIG = 'workflows:\n  proposal:\n    maxRevisions: 100\n';
+/** Start limits out of a benchmark's way: one requester starts hundreds of tasks at once. */
+export const NO_START_LIMITS = 'starts:\n  perPerson: 100000\n  perChannel: 100000\n';
+/**
+ * Workflow settings for every bench: a proposal revises as long as the bench asks, and one
+ * requester may have every task at once in the agents' hands (it measures runs, not start limits).
+ */
+export const BENCH_CONFIG = `${NO_START_LIMITS}workflows:\n  proposal:\n    maxRevisions: 100\n`;
 
 export const approve = () => ({ action: 'approve', values: {}, by: 'bench', at: new Date().toISOString() });
 export const revise = (feedback: string) => ({

@@ -17,6 +17,8 @@ export type ErrorCode =
   /** Whether the person may act hinges on what the surface could not say just now (a user group). */
   | 'directory_unavailable'
   | 'not_addressed'
+  /** A start refused: the person or the channel has as many tasks in the agents' hands as allowed. */
+  | 'too_many_tasks'
   | 'invalid_decision'
   | 'database_unavailable'
   | 'lease_lost';

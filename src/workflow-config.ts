@@ -251,12 +251,28 @@ const workflowSchema = z
   .superRefine(checkToolCallTimer);
 export type WorkflowConfig = z.infer<typeof workflowSchema>;
 
+/**
+ * How many tasks the agents may have in hand at once (running, or queued to run: status
+ * `working`) for one person, and in one channel. A start past either is refused with a sentence
+ * saying what to do; a task waiting for a review, finished or failed does not count. One person
+ * starting a hundred tasks would otherwise hold every worker while everyone else's starts wait
+ * (decisions go ahead of starts in the queue either way).
+ */
+const startsSchema = z
+  .object({
+    perPerson: z.number().int().min(1).max(100_000).default(10),
+    perChannel: z.number().int().min(1).max(100_000).default(30),
+  })
+  .strict();
+export type StartLimits = z.infer<typeof startsSchema>;
+
 /** Words `/signoff` and the terminal's prompt take as commands: no workflow can be called so. */
 const COMMAND_WORDS = ['help', 'list', 'tasks'];
 
 const fileSchema = z
   .object({
     defaults: z.object({ checkpoint: checkpointSchema.optional() }).strict().default({}),
+    starts: startsSchema.default({ perPerson: 10, perChannel: 30 }),
     workflows: z
       .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema)
       .default({}),

@@ -6,6 +6,7 @@
  * Faults run alongside the people, not between them: a kill can land mid-click.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { slackTaskId } from '../../src/slack/origin.js';
 import type { Cluster } from './cluster.js';
 import type { SlackDriver } from './driver.js';
 import type { Random } from './random.js';
@@ -79,7 +80,7 @@ export async function resolveTasks(ctx: RunContext, tasks: RunTask[]): Promise<v
     const root = ctx.driver.rootOf(t.marker);
     if (!root) continue;
     t.rootTs = root.ts;
-    t.taskId = `slack-T0TEAM-${t.channel}-${root.ts}`;
+    t.taskId = slackTaskId({ channel: t.channel, ts: root.ts });
   }
 }
 

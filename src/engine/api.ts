@@ -7,6 +7,9 @@ import type { EventRecord } from './event-store.js';
 import type { ReviewTimes } from './review-stats.js';
 import type { TaskFilter } from './store.js';
 import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
+import type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
+
+export type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
 
 export const MAX_TASK_LENGTH = 4000;
 
@@ -15,7 +18,7 @@ export interface StartInput {
   text: string;
   requester: string;
   surface: Surface;
-  /** Stable id derived from where the task lives (Slack: team, channel, thread); generated if absent. */
+  /** Stable id derived from where the task lives (Slack: channel and thread); generated if absent. */
   id?: string;
   origin?: Record<string, unknown>;
   /** Where the workflow is started, for per-channel switches. */
@@ -61,7 +64,12 @@ export type DecideResult =
 export interface Engine {
   // Commands. Each checks what it is given and says why in a `SignoffError` when it refuses.
 
-  /** Starts a task (once per id: a retried start returns the same task, `created` false). */
+  /**
+   * Starts a task (once per id: a retried start returns the same task, `created` false). Refused
+   * ('too_many_tasks', with the sentence) when the requester or the channel already has as many
+   * tasks in the agents' hands as the config file's `starts` allows. Its run queues behind
+   * decisions: a resume goes ahead of every start waiting.
+   */
   start(input: StartInput): Promise<{ task: Task; created: boolean }>;
   /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
   decide(input: DecideInput): Promise<DecideResult>;
@@ -86,7 +94,18 @@ export interface Engine {
   available(channel?: string): { name: string; description: string }[];
   /** Checks a start before anything is posted anywhere; returns the task text, trimmed. */
   validate(input: Pick<StartInput, 'workflow' | 'text' | 'channel'>): string;
+  /**
+   * The sentence a start would be refused with now by the start limits (the config file's
+   * `starts`), for a surface to say before it posts anything; `start` checks again, under a lock.
+   */
+  startRefusal(input: Pick<StartInput, 'surface' | 'requester' | 'channel'>): Promise<string | undefined>;
   getTask(id: string): Promise<Task | undefined>;
+  /**
+   * The task the surface started in this thread (`origin.channel` and `origin.ts`), whatever its
+   * id: how Slack finds a thread's task from any workspace's payload, tasks whose ids named a
+   * workspace (before migration 017) included.
+   */
+  taskAt(surface: Surface, place: { channel: string; thread: string }): Promise<Task | undefined>;
   listTasks(filter?: TaskFilter): Promise<Task[]>;
   /** One review, for a surface that must show its form before a decision (Slack's modal). */
   review(id: string): Promise<Review | undefined>;
@@ -96,8 +115,14 @@ export interface Engine {
    * nothing, the refusal's words: for a surface that asks before it decides.
    */
   choicesFor(review: Review, task: Task, actor: Actor): Promise<{ actions: Action[]; refusal?: string }>;
-  /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
-  reviewsFor(surface: Surface, actor: Actor): Promise<{ review: Review; task: Task }[]>;
+  /**
+   * A page of the pending reviews the actor may decide, oldest first, with how many there are in
+   * all and after this page (a Slack home tab, `/signoff list`). Groups the actor's right hinges
+   * on are asked of its surface (`actor.inGroup`).
+   */
+  reviewsFor(surface: Surface, actor: Actor, query?: WaitingQuery): Promise<WaitingPage>;
+  /** The places (Slack channels) where reviews wait: a surface shows a person only those they may see. */
+  reviewPlaces(surface: Surface): Promise<string[]>;
   /** A task's events, oldest first. */
   events(taskId: string): Promise<DeliveredEvent[]>;
   /** Every event of the task with how its delivery went (`signoff events`). */

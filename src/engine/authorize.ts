@@ -74,7 +74,7 @@ export async function askGroups(actor: Actor, groups: string[]): Promise<Actor> 
 const isTrue = (answer: PromiseSettledResult<boolean> | undefined) =>
   answer?.status === 'fulfilled' && answer.value;
 
-/** The actor with the groups its right on one review hinges on asked (the Home tab, `/signoff list`). */
+/** The actor with the groups its right on one review hinges on asked. */
 export const withGroups = (settings: Rule, task: Task, actor: Actor): Promise<Actor> =>
   askGroups(actor, groupsToAsk(settings, task, actor));
 

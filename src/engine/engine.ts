@@ -11,7 +11,7 @@ import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
 import { auditTrail, refusedText } from './audit-trail.js';
-import { askGroups, choicesAt, groupsToAsk, refusal, rightRefused, withGroups } from './authorize.js';
+import { askGroups, choicesAt, groupsToAsk, rightRefused } from './authorize.js';
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import type { Delivery } from './delivery.js';
@@ -32,10 +32,10 @@ import { countApproval, countEdit } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
 import { editMeans, invalidToolDecision } from './standard-interrupts.js';
+import { assertMayStart, startRefusal } from './start-limits.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
 import {
-  type Actor,
   approves,
   type Clock,
   type Decision,
@@ -44,7 +44,8 @@ import {
   type Surface,
   type Task,
 } from './types.js';
-import { advanceQueue, startWorkers } from './work.js';
+import { waitingFor, waitingPlaces } from './waiting-reviews.js';
+import { advanceQueue, RUN_PRIORITY, startWorkers } from './work.js';
 
 export interface EngineDeps {
   /** How long a task's run lease lives without a heartbeat. */
@@ -81,8 +82,12 @@ export function createEngine(deps: EngineDeps): Engine {
     },
   });
 
-  const enqueue = (db: Queryable, task: Pick<Task, 'id' | 'surface'>) =>
-    queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id });
+  /** Queues a run of the task: a decision's, a retry's or a redirect's ahead of every start waiting. */
+  const enqueue = (
+    db: Queryable,
+    task: Pick<Task, 'id' | 'surface'>,
+    priority: number = RUN_PRIORITY.resume,
+  ) => queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id, priority });
   const controls = createControls({ ...deps, enqueue });
 
   /** The workflows a person may start (in `channel`, when given). */
@@ -132,7 +137,12 @@ export function createEngine(deps: EngineDeps): Engine {
   async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
     const text = validate(input);
     const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
+    const who = { surface: input.surface, requester: input.requester, channel: input.channel };
     const result = await inTransaction(pool, async (db) => {
+      // A start repeated (Slack's retry, a sweep) finds its task, whatever the limits say now.
+      const existing = input.id ? await store.getTask(db, input.id) : undefined;
+      if (existing) return { task: existing, created: false };
+      await assertMayStart(db, deps.config.starts, who);
       const inserted = await store.insertTask(db, {
         id,
         workflow: input.workflow,
@@ -149,7 +159,7 @@ export function createEngine(deps: EngineDeps): Engine {
           action: 'start',
           detail: { workflow: input.workflow },
         });
-        await enqueue(db, inserted.task);
+        await enqueue(db, inserted.task, RUN_PRIORITY.start);
       }
       return inserted;
     });
@@ -335,6 +345,7 @@ export function createEngine(deps: EngineDeps): Engine {
   return {
     available,
     validate,
+    startRefusal: (input) => startRefusal(pool, deps.config.starts, input),
     start,
     // Only the engine's own timers decide automatically or cancel as the system.
     decide: (input) => decide(input),
@@ -363,21 +374,13 @@ export function createEngine(deps: EngineDeps): Engine {
       return released;
     },
     getTask: (id: string) => store.getTask(pool, id),
+    taskAt: (surface, place) => store.taskAt(pool, surface, place),
     /** One review, for a surface that must show its form before a decision (Slack's modal). */
     review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
     listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),
     choicesFor: (review, task, actor) => choicesAt(review, task, actor),
-    /** Pending reviews the actor may decide, oldest first (a Slack home tab, `/signoff list`). */
-    reviewsFor: async (surface: Surface, actor: Actor) => {
-      const mine: { review: Review; task: Task }[] = [];
-      for (const item of await store.pendingReviews(pool, surface)) {
-        // An approval already given: the rest of the quorum is others' to give.
-        if (item.review.approvals.some((a) => a.by === actor.id)) continue;
-        const who = await withGroups(item.review.settings, item.task, actor);
-        if (!refusal(item.review.settings, item.task, who, 'revise')) mine.push(item);
-      }
-      return mine;
-    },
+    reviewsFor: (surface, actor, query) => waitingFor(pool, surface, actor, query),
+    reviewPlaces: (surface) => waitingPlaces(pool, surface),
     reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
     events: (taskId: string): Promise<DeliveredEvent[]> => eventsOf(pool, taskId),
     /** Every event of the task with how its delivery went (`signoff events`). */

@@ -15,6 +15,8 @@ export interface SendOptions {
   db?: Queryable;
   singletonKey?: string;
   startAfter?: Date;
+  /** Higher first: a waiting job of higher priority is fetched before older ones of lower (default 0). */
+  priority?: number;
 }
 
 export interface JobQueue {
@@ -28,12 +30,13 @@ export interface JobQueue {
   wake(name: string): void;
   /**
    * Runs `concurrency` workers on `name`; a handler that throws has its job retried with backoff.
-   * `attempt` counts the job's runs (1 the first; its retries, as pg-boss keeps them, after).
+   * `attempt` counts the job's runs (1 the first; its retries, as pg-boss keeps them, after);
+   * `priority` is the one it was sent with.
    */
   work<T extends object>(
     name: string,
     concurrency: number,
-    handler: (data: T, job: { attempt: number }) => Promise<void>,
+    handler: (data: T, job: { attempt: number; priority: number }) => Promise<void>,
   ): Promise<void>;
 }
 
@@ -122,6 +125,8 @@ export function createQueue(options: QueueOptions): JobQueue {
       const id = await boss.send(name, data, {
         singletonKey: opts.singletonKey,
         startAfter: opts.startAfter,
+        // pg-boss refuses `priority: undefined` ("priority must be an integer"): absent, or a number.
+        ...(opts.priority === undefined ? {} : { priority: opts.priority }),
         db: opts.db && {
           executeSql: (text: string, values: unknown[]) => (opts.db as Queryable).query(text, values),
         },
@@ -134,7 +139,7 @@ export function createQueue(options: QueueOptions): JobQueue {
     work: async <T extends object>(
       name: string,
       concurrency: number,
-      handler: (data: T, job: { attempt: number }) => Promise<void>,
+      handler: (data: T, job: { attempt: number; priority: number }) => Promise<void>,
     ) => {
       const ids: string[] = [];
       for (let i = 0; i < concurrency; i++) {
@@ -144,7 +149,8 @@ export function createQueue(options: QueueOptions): JobQueue {
           { batchSize: 1, pollingIntervalSeconds: options.pollingSeconds ?? 0.5, includeMetadata: true },
           async (jobs) => {
             try {
-              for (const job of jobs) await handler(job.data, { attempt: job.retryCount + 1 });
+              for (const job of jobs)
+                await handler(job.data, { attempt: job.retryCount + 1, priority: job.priority });
             } finally {
               // pg-boss 10 sleeps out the polling interval after every job, even with more
               // waiting; a worker that just found work looks again at once.

@@ -84,6 +84,24 @@ export async function getTask(db: Queryable, id: string, forUpdate = false): Pro
   return r.rows[0] && toTask(r.rows[0]);
 }
 
+/**
+ * The task a surface placed in this thread of this place (`origin.channel`, `origin.ts`), whatever
+ * its id says; the first one, should there ever be two.
+ */
+export async function taskAt(
+  db: Queryable,
+  surface: Surface,
+  place: { channel: string; thread: string },
+): Promise<Task | undefined> {
+  const r = await db.query<TaskRow>(
+    `SELECT * FROM signoff.tasks
+     WHERE surface = $1 AND origin->>'channel' = $2 AND origin->>'ts' = $3
+     ORDER BY created_at LIMIT 1`,
+    [surface, place.channel, place.thread],
+  );
+  return r.rows[0] && toTask(r.rows[0]);
+}
+
 export interface TaskFilter {
   surface?: Surface;
   requester?: string;
@@ -189,20 +207,6 @@ export async function getReviewWithTask(
     [id],
   );
   return r.rows[0] && toReviewWithTask(r.rows[0]);
-}
-
-/** Pending reviews of a surface's tasks, oldest first, each with its task. */
-export async function pendingReviews(
-  db: Queryable,
-  surface: Surface,
-  limit = 100,
-): Promise<{ review: Review; task: Task }[]> {
-  const r = await db.query<ReviewTaskRow>(
-    `SELECT signoff.review_json(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
-     WHERE r.status = 'pending' AND t.surface = $1 ORDER BY r.created_at LIMIT $2`,
-    [surface, limit],
-  );
-  return r.rows.map(toReviewWithTask);
 }
 
 type ReviewTaskRow = { r: Review; t: TaskRow };

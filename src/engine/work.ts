@@ -15,6 +15,14 @@ import type { Surface, Task } from './types.js';
 
 export const advanceQueue = (surface: Surface) => `signoff-advance-${surface}`;
 
+/**
+ * Which runs a free worker takes first (pg-boss fetches the highest priority, then the oldest):
+ * a decision's resume (and a retry's, a redirect's, a recovered run's) before any task's first
+ * run, so that a hundred starts queued by one person never stand between a reviewer's click and
+ * the agents carrying on.
+ */
+export const RUN_PRIORITY = { start: 0, resume: 10 } as const;
+
 /** How soon a task whose run lease is taken is tried again. */
 const BUSY_RETRY_MS = 1000;
 /** Review timers handled at once in one process (a reminder never waits for a run). */
@@ -24,7 +32,8 @@ const TIMER_WORKERS = 4;
 export interface WorkerDeps extends TimerHandlerDeps {
   runner: Runner;
   abortListener: AbortListener;
-  enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
+  /** Queues a run of the task (by default at `RUN_PRIORITY.resume`). */
+  enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>, priority?: number): Promise<unknown>;
   /** How long a lease lives: how often orphaned runs are looked for. */
   leaseTtlMs: number;
   /** Registers what to stop at shutdown. */
@@ -48,7 +57,12 @@ export async function startWorkers(
     await queue.send(
       advanceQueue(surface),
       { taskId },
-      { singletonKey: taskId, startAfter: new Date(Date.now() + wait) },
+      {
+        singletonKey: taskId,
+        startAfter: new Date(Date.now() + wait),
+        // Its place kept when busy; decisions still waiting ('more') are a resume's.
+        priority: outcome === 'busy' ? job.priority : RUN_PRIORITY.resume,
+      },
     );
   });
   await deps.abortListener.start();

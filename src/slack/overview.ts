@@ -3,11 +3,13 @@
  * what lives in channels the person is in (see audience.ts).
  */
 import type { WebClient } from '@slack/web-api';
+import type { WaitingPage } from '../engine/api.js';
 import { median } from '../engine/review-stats.js';
-import type { Task } from '../engine/types.js';
+import type { Actor, Task } from '../engine/types.js';
 import {
   channelOverview,
   homeView,
+  LIST_REVIEWS,
   OVERVIEW_LIMIT,
   type ThreadLinks,
   type WorkflowPace,
@@ -34,20 +36,46 @@ async function threadLinks(deps: ListenerDeps, tasks: Task[]): Promise<ThreadLin
   );
 }
 
-/** What `/signoff list` answers: the channel's open tasks and what waits for this person. */
+/**
+ * The channels where reviews wait that `user` is in: the engine then reads, counts and pages
+ * only those (one membership look-up a channel, kept for a while, not one a review).
+ */
+async function placesOf(deps: ListenerDeps, user: string): Promise<string[]> {
+  const places = await deps.engine.reviewPlaces('slack');
+  const seen = await Promise.all(places.map((p) => deps.audience.seesChannel(user, p)));
+  return places.filter((_, i) => seen[i]);
+}
+
+/** A page of what waits for `user`, in the channels they are in. */
+async function waitingFor(
+  deps: ListenerDeps,
+  user: string,
+  actor: Actor,
+  page: { limit: number; after?: string },
+): Promise<WaitingPage> {
+  return deps.engine.reviewsFor('slack', actor, { places: await placesOf(deps, user), ...page });
+}
+
+/** What `/signoff list` answers: what waits for this person, and the channel's open tasks. */
 export async function listOpenTasks(deps: ListenerDeps, channel: string, user: string): Promise<string> {
   try {
-    const tasks = await deps.engine.listTasks({
-      surface: 'slack',
-      channel,
-      statuses: OPEN,
-      limit: OVERVIEW_LIMIT,
-    });
-    const forYou = await deps.audience.visible(
-      user,
-      await deps.engine.reviewsFor('slack', await slackActor(deps.directory, user)),
-    );
-    return channelOverview(tasks, forYou, await threadLinks(deps, tasks));
+    const [tasks, actor] = await Promise.all([
+      deps.engine.listTasks({ surface: 'slack', channel, statuses: OPEN, limit: OVERVIEW_LIMIT }),
+      slackActor(deps.directory, user),
+    ]);
+    const [forYou, here] = await Promise.all([
+      waitingFor(deps, user, actor, { limit: LIST_REVIEWS }),
+      // Which of the open tasks shown wait for them, however far down their list those are.
+      (await deps.audience.seesChannel(user, channel))
+        ? deps.engine.reviewsFor('slack', actor, {
+            places: [channel],
+            tasks: tasks.map((t) => t.id),
+            limit: OVERVIEW_LIMIT,
+          })
+        : undefined,
+    ]);
+    const links = await threadLinks(deps, [...forYou.items.map((i) => i.task), ...tasks]);
+    return channelOverview(tasks, forYou, new Set(here?.items.map((i) => i.task.id)), links);
   } catch (error) {
     deps.logger.error({ err: error }, 'list failed');
     return COULD_NOT_READ;
@@ -83,11 +111,20 @@ async function workflowPace(deps: ListenerDeps, user: string, now: Date): Promis
   }));
 }
 
-export async function publishHome(deps: ListenerDeps, client: WebClient, user: string): Promise<void> {
+/**
+ * Draws `user`'s Home tab: the page of reviews waiting for them that starts after review `after`
+ * (none: the first page), their latest tasks, and how reviews go per workflow.
+ */
+export async function publishHome(
+  deps: ListenerDeps,
+  client: WebClient,
+  user: string,
+  after?: string,
+): Promise<void> {
   const [forYou, mine, pace] = await Promise.all([
-    slackActor(deps.directory, user)
-      .then((actor) => deps.engine.reviewsFor('slack', actor))
-      .then((items) => deps.audience.visible(user, items)),
+    slackActor(deps.directory, user).then((actor) =>
+      waitingFor(deps, user, actor, { limit: OVERVIEW_LIMIT, after }),
+    ),
     deps.engine.listTasks({ surface: 'slack', requester: user, limit: OVERVIEW_LIMIT }).then(async (tasks) =>
       (
         await deps.audience.visible(
@@ -98,7 +135,9 @@ export async function publishHome(deps: ListenerDeps, client: WebClient, user: s
     ),
     workflowPace(deps, user, new Date()),
   ]);
-  const shown = [...forYou.slice(0, OVERVIEW_LIMIT).map((r) => r.task), ...mine.slice(0, OVERVIEW_LIMIT)];
-  const links = await threadLinks(deps, shown);
-  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace, links) });
+  const links = await threadLinks(deps, [
+    ...forYou.items.map((i) => i.task),
+    ...mine.slice(0, OVERVIEW_LIMIT),
+  ]);
+  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace, links, after) });
 }

@@ -13,12 +13,13 @@ import { z } from 'zod';
 import { isSignoffError } from '../errors.js';
 import { rootMessage } from './blocks/messages.js';
 import { NOT_IN_CHANNEL, STARTS_LATER, type StartDeps } from './deps.js';
-import { slackTaskId } from './origin.js';
+import { slackTaskId, taskInThread } from './origin.js';
 import { claimRequest, linkRequest, postMetadata, recordRoot, takeUnfinishedStarts } from './posts.js';
 import { findRecentPost } from './recent-post.js';
 import { respondPrivately } from './respond.js';
 
 const slackStartSchema = z.object({
+  /** The workspace the request named: kept in the task's origin, never part of its id. */
   team: z.string(),
   channel: z.string(),
   user: z.string(),
@@ -40,6 +41,19 @@ const START_RETRY_MS = 15_000;
  */
 export async function startFromSlack(deps: StartDeps, client: WebClient, s: SlackStart): Promise<void> {
   const { requestKey, ...start } = s;
+  // Over the start limits: said privately before anything is posted in the channel or recorded.
+  const refused = await deps.engine.startRefusal({
+    surface: 'slack',
+    requester: start.user,
+    channel: start.channel,
+  });
+  if (refused) {
+    deps.logger.info(
+      { request: requestKey, user: start.user, channel: start.channel },
+      'start refused: limits',
+    );
+    return tell(deps, client, start, refused);
+  }
   if (!(await claimRequest(deps.pool, requestKey, start))) {
     deps.logger.info({ request: requestKey }, 'repeated Slack request; the task was started before');
     return;
@@ -107,6 +121,10 @@ async function finishStart(
     if (ts !== posted.ts) await client.chat.delete({ channel: s.channel, ts: posted.ts as string });
   }
   const origin = { team: s.team, channel: s.channel, ts };
+  // A root recorded before may have its task already (its process died before linking it), under
+  // an id that named the command's workspace if it was started before migration 017: that task.
+  const already = known ? await taskInThread(deps.engine, origin) : undefined;
+  if (already) return void (await linkRequest(deps.pool, key, already.id));
   try {
     const started = await deps.engine.start({
       id: slackTaskId(origin),
@@ -120,6 +138,17 @@ async function finishStart(
     await linkRequest(deps.pool, key, started.task.id);
   } catch (error) {
     if (!isSignoffError(error)) throw error;
+    if (error.code === 'too_many_tasks') {
+      // Another start took the last place while this one posted its root: the root goes, the
+      // person is told privately, as when the limit was seen before posting.
+      await client.chat
+        .delete({ channel: s.channel, ts })
+        .catch((err) =>
+          deps.logger.warn({ err, request: key }, 'could not delete the root of a refused start'),
+        );
+      await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
+      return tell(deps, client, s, error.message);
+    }
     // Refused for good (the workflow was turned off meanwhile, say): the root says so, and the
     // request is finished.
     await client.chat.update({

@@ -16,10 +16,10 @@ import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } fro
 import { type FakeEphemeral, FakeResponseUrls } from './fake-slack-responses.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
 import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
-import { viewRefusal } from './slack-blocks.js';
+import { homeRefusal, viewRefusal } from './slack-blocks.js';
 import { readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
-export { blocksRefusal, confirmRefusal, viewRefusal } from './slack-blocks.js';
+export { blocksRefusal, confirmRefusal, homeRefusal, viewRefusal } from './slack-blocks.js';
 export {
   BLOCK_TEXT_REFUSED_FROM,
   blockText,
@@ -336,14 +336,21 @@ export class FakeSlack {
         return { ok: true, message_ts: ts };
       }
       case 'views.open':
-      case 'views.update':
-      case 'views.publish': {
+      case 'views.update': {
         const refused = viewRefusal(args.view);
         if (refused) {
           this.refusals.push({ method, error: refused });
           return { ok: false, error: refused };
         }
         return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
+      }
+      case 'views.publish': {
+        const refused = homeRefusal(args.view);
+        if (refused) {
+          this.refusals.push({ method, error: refused });
+          return { ok: false, error: refused };
+        }
+        return { ok: true, view: { id: `V0HOME${String(args.user_id)}`, ...(args.view as object) } };
       }
       case 'usergroups.users.list': {
         const users = this.groups[String(args.usergroup)];

@@ -88,13 +88,46 @@ export function click(
   });
 }
 
+/** A click on a button of `user`'s App Home tab: a view's container, no channel, no message. */
+export function homeClick(user: string, actionId: string, value: string) {
+  const view = `V0HOME${user}`;
+  return payloadBody({
+    type: 'block_actions',
+    ...interaction(user),
+    container: { type: 'view', view_id: view },
+    view: {
+      id: view,
+      team_id: 'T0TEAM',
+      type: 'home',
+      blocks: [],
+      private_metadata: '',
+      callback_id: '',
+      state: { values: {} },
+      hash: 'h',
+    },
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'home_pages',
+        value,
+        action_ts: String(Date.now() / 1000),
+      },
+    ],
+  });
+}
+
 /**
  * The same interaction from someone of another workspace, as Slack sends it in a Slack Connect
- * channel: its `user.team_id` is `team`.
+ * channel: its `team` and `user.team_id` are `team` (slack-orgs.ts has Grid's shapes).
  */
 export function fromTeam(body: string, team: string): string {
   const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}');
-  return payloadBody({ ...payload, user: { ...payload.user, team_id: team } });
+  return payloadBody({
+    ...payload,
+    team: { id: team, domain: team.toLowerCase() },
+    user: { ...payload.user, team_id: team },
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { contentHash } from '../../src/engine/content-hash.js';
 import { FAILURE_SENTENCES } from '../../src/llm/failures.js';
 import type { SlackService } from '../../src/main.js';
 import { neutralizeMarkdown } from '../../src/slack/blocks/text.js';
+import { slackTaskId } from '../../src/slack/origin.js';
 import { LONG_BODY, OVERSIZED_BODY, OVERSIZED_TITLE, TOOL_CALL_ARGS } from '../fixtures/asks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 const engine = () => service.signoff.engine;
-const taskOfThread = (thread: string) => `slack-T0TEAM-C0WORK-${thread}`;
+const taskOfThread = (thread: string) => slackTaskId({ channel: 'C0WORK', ts: thread });
 const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
 const markdownOf = (p: Post) =>
   p.blocks

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeases } from '../../src/engine/leases.js';
 import { createLogger } from '../../src/logger.js';
 import type { SlackService } from '../../src/main.js';
+import { slackTaskId } from '../../src/slack/origin.js';
 import { createTestDatabase, databaseDown } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 const engine = () => service.signoff.engine;
-const taskOfThread = (thread: string) => `slack-T0TEAM-C0WORK-${thread}`;
+const taskOfThread = (thread: string) => slackTaskId({ channel: 'C0WORK', ts: thread });
 
 async function start(text: string) {
   await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'));

@@ -56,7 +56,7 @@ afterAll(async () => {
 type Shown = (typeof slack.ephemerals)[number];
 type Button = { action_id: string; value: string; text: { text: string }; confirm?: unknown };
 
-const taskOf = (thread: string) => slackTaskId({ team: 'T0TEAM', channel: 'C0WORK', ts: thread });
+const taskOf = (thread: string) => slackTaskId({ channel: 'C0WORK', ts: thread });
 const reply = (user: string, text: string, thread: string) =>
   postSigned(events, threadMessage(user, text, thread), { json: true });
 const questionButtons = (shown: Shown | undefined): Button[] =>

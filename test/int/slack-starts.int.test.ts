@@ -7,7 +7,8 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { rootMessage } from '../../src/slack/blocks/messages.js';
-import { claimRequest, postMetadata } from '../../src/slack/posts.js';
+import { slackTaskId } from '../../src/slack/origin.js';
+import { claimRequest, postMetadata, recordRoot } from '../../src/slack/posts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { startTestSlack, sweepStarts } from '../helpers/slack-service.js';
@@ -56,7 +57,9 @@ describe('starts a web process left half done', () => {
       metadata: postMetadata('start:command:trigger-died-1'),
     });
     expect(await sweep()).toBe(1);
-    const task = await service.signoff.engine.getTask(`slack-T0TEAM-C0WORK-${posted.ts}`);
+    const task = await service.signoff.engine.getTask(
+      slackTaskId({ channel: 'C0WORK', ts: String(posted.ts) }),
+    );
     expect(task?.text).toBe(text);
     expect(rootsOf(text)).toHaveLength(1);
     await until('the card', () => cardsIn(posted.ts as string)[0]);
@@ -66,11 +69,11 @@ describe('starts a web process left half done', () => {
 
   it('the root it posted is found under 250 newer messages (the sweep reads more than the latest page of history), not posted twice', async () => {
     const text = 'sum up the incident timeline';
-    const start = await abandoned('command:trigger-died-3', text);
+    const start = await abandoned('command:trigger-died-busy', text);
     const posted = await client().chat.postMessage({
       channel: start.channel,
       ...rootMessage({ requester: start.user, workflow: start.workflow, text }, 'working'),
-      metadata: postMetadata('start:command:trigger-died-3'),
+      metadata: postMetadata('start:command:trigger-died-busy'),
     });
     // A busy channel: people went on talking before the sweep came by.
     for (let i = 0; i < 250; i += 1)
@@ -81,7 +84,9 @@ describe('starts a web process left half done', () => {
       });
     expect(await sweep()).toBe(1);
     expect(rootsOf(text)).toHaveLength(1);
-    const task = await service.signoff.engine.getTask(`slack-T0TEAM-C0WORK-${posted.ts}`);
+    const task = await service.signoff.engine.getTask(
+      slackTaskId({ channel: 'C0WORK', ts: String(posted.ts) }),
+    );
     expect(task?.text).toBe(text);
     await until('the card', () => cardsIn(posted.ts as string)[0]);
   });
@@ -92,8 +97,39 @@ describe('starts a web process left half done', () => {
     expect(await sweep()).toBe(1);
     const [root] = rootsOf(text);
     expect(rootsOf(text)).toHaveLength(1);
-    const task = await service.signoff.engine.getTask(`slack-T0TEAM-C0WORK-${root?.ts}`);
+    const task = await service.signoff.engine.getTask(
+      slackTaskId({ channel: 'C0WORK', ts: String(root?.ts) }),
+    );
     expect(task?.requester).toBe('U0ANN');
     await until('the card', () => cardsIn(root?.ts as string)[0]);
+  });
+
+  it('a recorded root whose task was started under an id naming its workspace (before migration 017) is linked to that task, not started again', async () => {
+    const text = 'renew the support contract';
+    const key = 'command:trigger-died-3';
+    const start = await abandoned(key, text);
+    const posted = await client().chat.postMessage({
+      channel: start.channel,
+      ...rootMessage({ requester: start.user, workflow: start.workflow, text }, 'working'),
+      metadata: postMetadata(`start:${key}`),
+    });
+    const pool = service.signoff.db.pool;
+    await recordRoot(pool, key, String(posted.ts));
+    // Started before an upgrade, by the code of then; the process died before linking the request.
+    const { task } = await service.signoff.engine.start({
+      id: `slack-T0TEAM-C0WORK-${posted.ts}`,
+      workflow: 'pair',
+      text,
+      requester: 'U0ANN',
+      surface: 'slack',
+      origin: { team: 'T0TEAM', channel: 'C0WORK', ts: String(posted.ts) },
+      channel: 'C0WORK',
+    });
+    expect(await sweep()).toBe(1);
+    const tasks = (await service.signoff.engine.listTasks()).filter((t) => t.text === text);
+    expect(tasks.map((t) => t.id)).toEqual([task.id]);
+    const linked = await pool.query('SELECT task_id FROM signoff.slack_requests WHERE key = $1', [key]);
+    expect(linked.rows[0]?.task_id).toBe(task.id);
+    expect(await sweep()).toBe(0);
   });
 });

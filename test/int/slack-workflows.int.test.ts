@@ -2,6 +2,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
+import { slackTaskId } from '../../src/slack/origin.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import {
@@ -133,7 +134,7 @@ describe('redirect in Slack', () => {
   it('a colleague\'s "+1" and the requester\'s chat change nothing; the requester\'s "redirect:", also sent to the channel and sent twice by Slack, redirects once', async () => {
     await postSigned(events, commandBody('pair SLOW plan the team offsite'));
     const thread = tsOf(await until('root', () => rootOf('plan the team offsite')));
-    const taskId = `slack-T0TEAM-C0WORK-${thread}`;
+    const taskId = slackTaskId({ channel: 'C0WORK', ts: thread });
     await until('agents working', async () =>
       (await service.signoff.engine.getTask(taskId))?.status === 'working' ? true : undefined,
     );

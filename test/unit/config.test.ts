@@ -215,6 +215,19 @@ describe('the workflow config file', () => {
     expect(builtIn.timeout).toBeUndefined();
   });
 
+  it('start limits default to 10 tasks in hand per person and 30 per channel, as the example file says; 0 is refused at its line', async () => {
+    expect(parseWorkflowConfig('', 'y').starts).toEqual({ perPerson: 10, perChannel: 30 });
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'signoff.example.yml'), 'utf8');
+    expect(parseWorkflowConfig(text, 'signoff.example.yml').starts).toEqual({
+      perPerson: 10,
+      perChannel: 30,
+    });
+    expect(() => parseWorkflowConfig('starts:\n  perPerson: 0\n', 'signoff.yml')).toThrow(
+      /signoff\.yml:2:\d+ starts\.perPerson/,
+    );
+  });
+
   it('accepts the documented example file', async () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(join(import.meta.dirname, '..', '..', 'signoff.example.yml'), 'utf8');

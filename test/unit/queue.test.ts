@@ -16,3 +16,10 @@ describe('the statements pg-boss runs without awaiting', () => {
     expect(UNAWAITED.test(String(plans.failJobsByTimeout?.('pgboss')))).toBe(false);
   });
 });
+
+describe('the order workers take jobs in', () => {
+  it('is the highest priority first, then the oldest (resumes before starts rely on it)', () => {
+    const fetch = plans.fetchNextJob?.('pgboss') as (o: object) => string;
+    expect(fetch({ includeMetadata: true })).toMatch(/ORDER BY priority desc, created_on, id/);
+  });
+});

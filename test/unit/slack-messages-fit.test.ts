@@ -145,15 +145,18 @@ describe('every message signoff sends fits what Slack takes', () => {
     const links = new Map(
       tasks.map((t) => [t.id, `https://acme.enterprise.slack.com/archives/C0WORK/p${'9'.repeat(16)}`]),
     );
-    const forYou = tasks.map((t) => ({ review: review(), task: t }));
+    const items = tasks.map((t) => ({ review: review(), task: t }));
+    const forYou = { items, total: 10_000, more: 9_980 };
     const pace = Array.from({ length: 30 }, (_, i) => ({
       workflow: `${'w'.repeat(60)}${i}`,
       waiting: 999,
       decisions: 999,
       medianSeconds: 123_456,
     }));
-    expect(viewRefusal(homeView(forYou, tasks, pace, links))).toBeUndefined();
-    expect(posted({ text: channelOverview(tasks, forYou, links), blocks: [] })).toBeUndefined();
+    expect(viewRefusal(homeView(forYou, tasks, pace, links, 'r1'))).toBeUndefined();
+    expect(
+      posted({ text: channelOverview(tasks, forYou, new Set(tasks.map((t) => t.id)), links), blocks: [] }),
+    ).toBeUndefined();
     const entry = (i: number): AuditEntry => ({
       id: i,
       at: '2026-11-22T10:00:00.000Z',

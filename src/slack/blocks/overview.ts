@@ -1,16 +1,25 @@
 /**
- * Overviews of work: `/signoff list` (a channel's open tasks) and the App Home tab (reviews waiting
- * for you, your recent tasks). Each item links to its thread, with the link Slack gave.
+ * Overviews of work: `/signoff list` (what waits for you, the channel's open tasks) and the App
+ * Home tab (reviews waiting for you, a page at a time; your recent tasks). Each item links to its
+ * thread, with the link Slack gave, and names its channel.
  */
 import type { types } from '@slack/bolt';
+import type { WaitingPage } from '../../engine/api.js';
 import type { Review, Task } from '../../engine/types.js';
+import { slackOriginSchema } from '../origin.js';
 import { STATUS } from './messages.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
-/** Items per list: a home view holds at most 100 blocks. */
+/** Items per list: a home view holds at most 100 blocks (two lists of 20, and a few more). */
 export const OVERVIEW_LIMIT = 20;
+
+/** Reviews `/signoff list` shows before "and N more" (a message for one person, not a report). */
+export const LIST_REVIEWS = 10;
+
+/** The Home tab's paging buttons: the next page of reviews (value: the last one shown), the first. */
+export const HOME_ACTION_IDS = { more: 'signoff_home_more', first: 'signoff_home_first' } as const;
 
 /** Links to tasks' threads as Slack gave them (chat.getPermalink), by task id. */
 export type ThreadLinks = ReadonlyMap<string, string>;
@@ -28,23 +37,97 @@ function threadLink(task: Task, links: ThreadLinks): string {
 const taskLine = (task: Task, links: ThreadLinks) =>
   `${STATUS[task.status]} · *${escapeMrkdwn(task.workflow)}* · ${threadLink(task, links)} · <@${task.requester}>`;
 
-const reviewLine = ({ review, task }: { review: Review; task: Task }, links: ThreadLinks) =>
-  `:raised_hand: *${escapeMrkdwn(truncate(review.request.title, 120))}* (round ${review.request.round}) · ${threadLink(task, links)}`;
+/** The channel a task lives in, as Slack names it to the reader (`<#C…>`). */
+function channelOf(task: Task): string | undefined {
+  const origin = slackOriginSchema.safeParse(task.origin);
+  return origin.success ? `<#${origin.data.channel}>` : undefined;
+}
 
-/** `/signoff list`: the channel's open tasks, and which of them wait for the person asking. */
+/**
+ * A review waiting: its task (the link to the thread) and channel first, then what is asked. Many
+ * reviews share a title ("Review the agents' work"): the task is what tells them apart.
+ */
+const reviewLine = ({ review, task }: { review: Review; task: Task }, links: ThreadLinks) =>
+  [
+    `:raised_hand: *${threadLink(task, links)}*`,
+    channelOf(task),
+    `${escapeMrkdwn(truncate(review.request.title, 120))} (round ${review.request.round})`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+
+/**
+ * `/signoff list`: what waits for the person asking (in every channel they are in, the oldest
+ * first, and how many more), and the channel's open tasks, marking those that wait for them.
+ */
 export function channelOverview(
   tasks: Task[],
-  forYou: { review: Review; task: Task }[],
+  forYou: WaitingPage,
+  waitingHere: ReadonlySet<string>,
   links: ThreadLinks,
 ): string {
-  if (tasks.length === 0)
-    return 'No signoff tasks are open in this channel. Start one with `/signoff <workflow> <task>`.';
-  const waiting = new Set(forYou.map((r) => r.task.id));
-  return [
-    `*Open tasks in this channel* (${tasks.length}${tasks.length === OVERVIEW_LIMIT ? '+' : ''}):`,
-    ...tasks.map((t) => `• ${taskLine(t, links)}${waiting.has(t.id) ? ' · *waiting for your review*' : ''}`),
-  ].join('\n');
+  const waiting = forYou.total
+    ? [
+        `*Waiting for your review* (${forYou.total}, oldest first):`,
+        ...forYou.items.map((r) => `• ${reviewLine(r, links)}`),
+        ...(forYou.more
+          ? [`…and ${forYou.more} more: signoff's Home tab (under Apps) pages through them all.`]
+          : []),
+      ]
+    : ['*Waiting for your review*: none.'];
+  const open = tasks.length
+    ? [
+        `*Open tasks in this channel* (${tasks.length}${tasks.length === OVERVIEW_LIMIT ? '+' : ''}):`,
+        ...tasks.map(
+          (t) => `• ${taskLine(t, links)}${waitingHere.has(t.id) ? ' · *waiting for your review*' : ''}`,
+        ),
+      ]
+    : ['No signoff tasks are open in this channel. Start one with `/signoff <workflow> <task>`.'];
+  return [...waiting, '', ...open].join('\n');
 }
+
+/**
+ * The Home tab's reviews: a page, where it stands among all of them, and the buttons to the next
+ * page and back to the first. `after`: the review the page starts after (none: the first page).
+ */
+function waitingSection(forYou: WaitingPage, after: string | undefined, links: ThreadLinks): KnownBlock[] {
+  const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
+  const header: KnownBlock = {
+    type: 'header',
+    text: { type: 'plain_text', text: `Waiting for your review${forYou.total ? ` (${forYou.total})` : ''}` },
+  };
+  if (!forYou.items.length && !after) return [header, section('Nothing is waiting for you.')];
+  const before = forYou.total - forYou.more - forYou.items.length;
+  const last = forYou.items.at(-1)?.review.id;
+  const buttons = [
+    ...(forYou.more && last
+      ? [{ type: 'button' as const, action_id: HOME_ACTION_IDS.more, value: last, text: plain('More') }]
+      : []),
+    ...(after
+      ? [
+          {
+            type: 'button' as const,
+            action_id: HOME_ACTION_IDS.first,
+            value: 'first',
+            text: plain('Back to the first'),
+          },
+        ]
+      : []),
+  ];
+  const where = forYou.items.length
+    ? `${before + 1}–${before + forYou.items.length} of ${forYou.total}, oldest first${
+        forYou.more ? `, and ${forYou.more} more` : ''
+      }.`
+    : 'Nothing more is waiting for you.';
+  return [
+    header,
+    ...forYou.items.map((r) => section(reviewLine(r, links))),
+    { type: 'context', elements: [{ type: 'mrkdwn', text: where }] },
+    ...(buttons.length ? [{ type: 'actions', block_id: 'home_pages', elements: buttons } as KnownBlock] : []),
+  ];
+}
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text });
 
 /** One workflow's reviews in the channels a person is in: waiting now, and decisions of the last week. */
 export interface WorkflowPace {
@@ -69,19 +152,20 @@ const paceLine = (p: WorkflowPace) =>
       : `median time to decision ${roughDuration(p.medianSeconds)} (${p.decisions} decision${p.decisions === 1 ? '' : 's'}, last 7 days)`
   }`;
 
-/** The App Home tab. */
+/**
+ * The App Home tab; `after`: the review its page of reviews starts after (none: the first page);
+ * `links`: the links to the tasks' threads Slack gave.
+ */
 export function homeView(
-  forYou: { review: Review; task: Task }[],
+  forYou: WaitingPage,
   mine: Task[],
   pace: WorkflowPace[],
   links: ThreadLinks,
+  after?: string,
 ) {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: 'Waiting for your review' } },
-    ...(forYou.length
-      ? forYou.slice(0, OVERVIEW_LIMIT).map((r) => section(reviewLine(r, links)))
-      : [section('Nothing is waiting for you.')]),
+    ...waitingSection(forYou, after, links),
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: 'Your tasks' } },
     ...(mine.length

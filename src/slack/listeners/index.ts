@@ -2,11 +2,13 @@
 import type { App } from '@slack/bolt';
 import { TASK_ACTION_IDS } from '../blocks/messages.js';
 import { REVISE_VIEW, START_VIEW } from '../blocks/modals.js';
+import { HOME_ACTION_IDS } from '../blocks/overview.js';
 import { QUESTION_ACTION_IDS } from '../blocks/reply-question.js';
 import { ACTION_IDS } from '../blocks/review-card.js';
 import type { ListenerDeps } from '../deps.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createHistoryAction } from './actions/history.js';
+import { createHomePage } from './actions/home-pages.js';
 import { createQuestionAction } from './actions/reply-question.js';
 import { createReviseAction } from './actions/revise.js';
 import { createTaskControl } from './actions/task-controls.js';
@@ -27,6 +29,8 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
   app.action(TASK_ACTION_IDS.retry, createTaskControl(deps, 'retry'));
   app.action(TASK_ACTION_IDS.history, createHistoryAction(deps));
+  app.action(HOME_ACTION_IDS.more, createHomePage(deps, 'more'));
+  app.action(HOME_ACTION_IDS.first, createHomePage(deps, 'first'));
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
   app.event('message', createThreadReply(deps));

@@ -7,7 +7,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import type { AuditEntry } from '../../../engine/audit-trail.js';
 import { historyFailed, historyLoading, historyModal } from '../../blocks/history.js';
 import type { ListenerDeps } from '../../deps.js';
-import { clickedMessage, slackTaskId } from '../../origin.js';
+import { clickedMessage, taskInThread } from '../../origin.js';
 
 export function createHistoryAction(deps: ListenerDeps) {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
@@ -24,7 +24,7 @@ export function createHistoryAction(deps: ListenerDeps) {
     if (!viewId) return;
     await deps.afterAck.run(async () => {
       try {
-        const task = await deps.engine.getTask(slackTaskId(root));
+        const task = await taskInThread(deps.engine, root);
         if (!task) {
           const view = historyFailed(
             'This message has no signoff task (it never started), so there is no history.',

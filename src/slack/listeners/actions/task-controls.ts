@@ -6,8 +6,10 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { isSignoffError } from '../../../errors.js';
 import { slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
-import { clickedMessage, slackTaskId } from '../../origin.js';
+import { clickedMessage, taskInThread } from '../../origin.js';
 import { tellClicker } from '../../tell-clicker.js';
+
+const NOT_A_TASK = 'That message is not a signoff task.';
 
 export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
@@ -20,14 +22,16 @@ export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') 
       { channel, user: body.user.id, responseUrl: body.response_url },
     );
     await deps.afterAck.run(async () => {
-      const taskId = slackTaskId(root);
       try {
+        // Found by the thread, whichever workspace the clicker is in (Grid, Slack Connect).
+        const task = await taskInThread(deps.engine, root);
+        if (!task) return void (await tell(NOT_A_TASK));
         const actor = await slackActor(deps.directory, body.user.id, body.user.team_id);
         // The root message and the cards are updated by the events this writes.
-        if (what === 'cancel') await deps.engine.cancel(taskId, actor);
-        else await deps.engine.retry(taskId, actor);
+        if (what === 'cancel') await deps.engine.cancel(task.id, actor);
+        else await deps.engine.retry(task.id, actor);
       } catch (error) {
-        if (isSignoffError(error, 'unknown_task')) await tell('That message is not a signoff task.');
+        if (isSignoffError(error, 'unknown_task')) await tell(NOT_A_TASK);
         else if (isSignoffError(error)) await tell(error.message);
         else {
           deps.logger.error({ err: error }, `${what} failed`);

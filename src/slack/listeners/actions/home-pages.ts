@@ -1,0 +1,32 @@
+/**
+ * The Home tab's More and Back to the first: the tab is drawn again at that page of the reviews
+ * waiting for whoever clicked. The value names where the page starts (a review id); it is only a
+ * place in that person's own list, which is read with their rights whatever it says.
+ */
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import type { ListenerDeps } from '../../deps.js';
+import { publishHome } from '../../overview.js';
+
+const afterSchema = z.string().min(1).max(255);
+
+export function createHomePage(deps: ListenerDeps, page: 'more' | 'first') {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+    await ack();
+    const after = page === 'more' ? afterSchema.safeParse(action.value) : undefined;
+    if (after && !after.success) return;
+    await deps.afterAck.run(async () => {
+      try {
+        await publishHome(deps, client, body.user.id, after?.data);
+      } catch (error) {
+        // Nothing to tell the person in: the tab keeps the page it showed.
+        deps.logger.warn({ err: error }, 'could not draw the home tab');
+      }
+    });
+  };
+}

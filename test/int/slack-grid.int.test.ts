@@ -1,0 +1,164 @@
+/**
+ * An Enterprise Grid organization: one channel seen from several workspaces of the org, the app
+ * installed org-wide or in one workspace. Each payload names its own person's workspace (a
+ * command the one it was typed in, a click the clicker's or none, an event the poster's), so a
+ * task is found by its thread (channel + root ts), never by a team: a command from one workspace,
+ * then a reply, History, Cancel and Retry from another reach the same task. Tasks whose ids named
+ * the command's workspace (before migration 017) are found the same way.
+ */
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { rootMessage } from '../../src/slack/blocks/messages.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import {
+  commandFrom,
+  eventFrom,
+  type Install,
+  interactionFrom,
+  replyEvent,
+  type Workspace,
+} from '../helpers/slack-orgs.js';
+import { click, postSigned } from '../helpers/slack-requests.js';
+import { overloaded, scriptedWith, startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { cardsIn, rootOf, tsOf, ephemeralsTo } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+let failuresLeft = 0;
+
+const ORG = { id: 'E0ORG', name: 'Acme' };
+const EAST: Workspace = { team: 'T0TEAM', domain: 'acme-east', enterprise: ORG };
+const WEST: Workspace = { team: 'T0WEST', domain: 'acme-west', enterprise: ORG };
+/** Installed for the whole organization: clicks carry no `team`, events no installation team. */
+const ORG_WIDE: Install = { team: 'T0TEAM', enterprise: ORG.id, orgWide: true };
+/** Installed in the east workspace only; the channel is shared with the west one. */
+const EAST_ONLY: Install = { team: 'T0TEAM', enterprise: ORG.id };
+
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review: { reviewers: [requester, W0WES], allowSelfApproval: false }
+`;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_grid');
+  await slack.start();
+  slack.enterprise = ORG.id;
+  // Grid's people have W ids; one of them works in the west workspace.
+  slack.people = [...slack.people, 'W0ANN', 'W0WES'];
+  slack.users = { W0WES: { team_id: WEST.team } };
+  ({ service, events } = await startTestSlack({
+    url: db.url,
+    slack,
+    yaml: YAML,
+    options: {
+      modelFor: scriptedWith(async () => {
+        if (failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw overloaded();
+        }
+      }),
+    },
+  }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+const taskNamed = (text: string) =>
+  until(`the task "${text}"`, async () =>
+    (await service.signoff.engine.listTasks()).find((t) => t.text === text),
+  );
+
+/** `/signoff pair <text>` by W0ANN in workspace `from`: its thread, card and task. */
+async function startFrom(from: Workspace, install: Install, text: string) {
+  expect((await postSigned(events, commandFrom(`pair ${text}`, 'W0ANN', from, install))).status).toBe(200);
+  const thread = tsOf(await until('root message', () => rootOf(text)));
+  await until('review card', () => cardsIn(thread)[0], 20_000);
+  return { thread, task: await taskNamed(text) };
+}
+
+/** A reply, History and Cancel by W0WES from the west workspace reach the task of `thread`. */
+async function reachedFromWest(thread: string, taskId: string, install: Install) {
+  const reply = eventFrom(replyEvent('W0WES', 'revise: say which API changed', thread), WEST, install);
+  expect((await postSigned(events, reply, { json: true })).status).toBe(200);
+  const decided = await until(
+    'the reply counted as Revise',
+    async () => (await service.signoff.engine.reviews(taskId, 'decided'))[0],
+  );
+  expect([decided.decidedBy, decided.decision?.action, decided.decision?.feedback]).toEqual([
+    'W0WES',
+    'revise',
+    'say which API changed',
+  ]);
+  await until('the next round', () => cardsIn(thread)[1], 20_000);
+
+  await postSigned(events, interactionFrom(click('W0WES', 'signoff_history', 'task', thread), WEST, install));
+  const history = await until('the history modal', () =>
+    slack.callsOf('views.update').find((v) => JSON.stringify(v.view).includes(`signoff audit ${taskId}`)),
+  );
+  expect(JSON.stringify(history.view)).toContain('<@W0WES> asked for a revision');
+
+  await postSigned(events, interactionFrom(click('W0WES', 'signoff_cancel', 'task', thread), WEST, install));
+  await until('cancelled', async () =>
+    (await service.signoff.engine.getTask(taskId))?.status === 'cancelled' ? true : undefined,
+  );
+  expect(ephemeralsTo('W0WES').filter((t) => t.includes('not a signoff task'))).toEqual([]);
+}
+
+describe('Enterprise Grid: one task, whichever workspace of the organization acts on it', () => {
+  it('installed org-wide: a command from the east workspace, then a reply, History and Cancel from the west one reach its task', async () => {
+    const { thread, task } = await startFrom(EAST, ORG_WIDE, 'write the release notes');
+    await reachedFromWest(thread, task.id, ORG_WIDE);
+  });
+
+  it('installed in one workspace: Retry from another workspace of the organization runs the failed task again', async () => {
+    failuresLeft = 1;
+    const text = 'summarise the incident review';
+    expect((await postSigned(events, commandFrom(`pair ${text}`, 'W0ANN', WEST, EAST_ONLY))).status).toBe(
+      200,
+    );
+    const thread = tsOf(await until('root message', () => rootOf(text)));
+    const task = await taskNamed(text);
+    await until('failed', async () =>
+      (await service.signoff.engine.getTask(task.id))?.status === 'failed' ? true : undefined,
+    );
+    // The requester, now in the east workspace (Grid people work in several).
+    await postSigned(
+      events,
+      interactionFrom(click('W0ANN', 'signoff_retry', 'task', thread), EAST, EAST_ONLY),
+    );
+    await until('the review card after the retry', () => cardsIn(thread)[0], 20_000);
+    expect(ephemeralsTo('W0ANN').filter((t) => t.includes('not a signoff task'))).toEqual([]);
+  });
+
+  it('a task whose id names the workspace it was started from (started before migration 017) is reached from another workspace too', async () => {
+    const text = 'plan the office move';
+    const client = new WebClient('xoxb-test', { slackApiUrl: slack.url });
+    const root = await client.chat.postMessage({
+      channel: 'C0WORK',
+      ...rootMessage({ requester: 'W0ANN', workflow: 'pair', text }, 'working'),
+    });
+    const thread = String(root.ts);
+    // As the code before 017 started it from a command typed in the east workspace.
+    const { task } = await service.signoff.engine.start({
+      id: `slack-T0TEAM-C0WORK-${thread}`,
+      workflow: 'pair',
+      text,
+      requester: 'W0ANN',
+      surface: 'slack',
+      origin: { team: EAST.team, channel: 'C0WORK', ts: thread },
+      channel: 'C0WORK',
+    });
+    await until('review card', () => cardsIn(thread)[0], 20_000);
+    await reachedFromWest(thread, task.id, ORG_WIDE);
+  });
+});
