@@ -20,8 +20,9 @@ export interface Permalinks {
   /** The link to a message; rejects when Slack does not give one (the message gone, Slack down). */
   of(message: MessageRef): Promise<string>;
   /**
-   * The links of several messages, keyed by `permalinkKey`: those Slack does not give are left
-   * out (shown without a link; asked again next time), so a list is never held up by one.
+   * The links of several messages, keyed by `permalinkKey`: those Slack does not give, or not
+   * within `LIST_WAIT_MS`, are left out (shown without a link), so a list is never held up by
+   * them; one still coming is kept when it comes, for the next time.
    */
   ofMany(messages: MessageRef[]): Promise<Map<string, string>>;
 }
@@ -30,6 +31,8 @@ export const permalinkKey = (m: MessageRef) => `${m.channel}/${m.ts}`;
 
 /** Calls to Slack at once when many links are missing (chat.getPermalink is Tier 4, 100+ a minute). */
 const AT_ONCE = 4;
+/** How long a list (the Home tab, /signoff list) waits for links not kept yet. */
+const LIST_WAIT_MS = 500;
 
 export function createPermalinks(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Permalinks {
   const { client, pool } = deps;
@@ -62,7 +65,7 @@ export function createPermalinks(deps: { client: WebClient; pool: pg.Pool; logge
       const missing = [...new Map(messages.map((m) => [permalinkKey(m), m])).values()].filter(
         (m) => !links.has(permalinkKey(m)),
       );
-      await Promise.all(
+      const asking = Promise.all(
         missing.map(async (m) => {
           try {
             links.set(permalinkKey(m), await ask(m));
@@ -71,7 +74,13 @@ export function createPermalinks(deps: { client: WebClient; pool: pg.Pool; logge
           }
         }),
       );
-      return links;
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, LIST_WAIT_MS);
+      });
+      await Promise.race([asking, waited]);
+      clearTimeout(timer);
+      return new Map(links);
     },
   };
 }

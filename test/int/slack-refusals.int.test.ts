@@ -103,8 +103,16 @@ describe('what Slack refuses, handled', () => {
     const asked = () => slack.callsOf('chat.getPermalink').filter((c) => c.message_ts === thread).length;
 
     const homes = () => slack.callsOf('views.publish').filter((v) => v.user_id === 'U0ANN');
-    await postSigned(events, appHomeOpened('U0ANN'), { json: true });
-    const home = JSON.stringify(await until('the Home tab', () => homes()[0]));
+    const openHome = async () => {
+      const before = homes().length;
+      await postSigned(events, appHomeOpened('U0ANN'), { json: true });
+      return JSON.stringify(await until('the Home tab', () => homes()[before]));
+    };
+    // A link Slack has not given within the tab's wait shows on the next open (kept meanwhile).
+    const home = await until('a Home tab with the link', async () => {
+      const shown = await openHome();
+      return shown.includes(link) ? shown : undefined;
+    });
     expect(home).toContain(`<${link}|order the team offsite snacks>`);
     expect(home).not.toContain('slack.com/archives');
 
@@ -116,8 +124,7 @@ describe('what Slack refuses, handled', () => {
       slack.ephemerals.find((e) => e.user === 'U0ANN' && e.text?.includes('Open tasks in this channel')),
     );
     expect(list.text).toContain(`<${link}|order the team offsite snacks>`);
-    await postSigned(events, appHomeOpened('U0ANN'), { json: true });
-    await until('the Home tab again', () => homes()[1]);
+    await openHome();
     expect(asked()).toBe(1);
   });
 });
