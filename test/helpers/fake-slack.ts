@@ -177,6 +177,12 @@ export class FakeSlack {
         res.end(JSON.stringify(req.url === '/calls' ? this.calls : this.messages));
         return;
       }
+      // Messages people posted, for a benchmark in another process (seeded tasks' roots).
+      if (req.method === 'POST' && req.url === '/messages') {
+        this.messages.push(...((await readBody(req)).messages as FakeSlack['messages']));
+        res.writeHead(200).end();
+        return;
+      }
       if (req.method === 'POST' && req.url?.startsWith('/respond/')) {
         return this.respond(req.url.slice('/respond/'.length), await readBody(req), res);
       }
