@@ -39,8 +39,8 @@ export const isSignoffError = (error: unknown, code?: ErrorCode): error is Signo
 
 /**
  * How a surface failed to show an event, so the engine knows what to do with it:
- * - `temporary`: try again later (rate limited, the service down, a timeout); `retryAfterMs` when
- *   the surface was told when;
+ * - `temporary`: try again later (the service down, a timeout); `retryAfterMs`: not sooner than
+ *   that (a post Slack did not answer may still be made: the next attempt looks for it first);
  * - `refused`: this message will not be accepted as it is (Slack's `invalid_blocks`); a few more
  *   tries, then it is marked failed and a short fallback is shown instead;
  * - `unreachable`: nothing can be shown for this task any more (the bot was removed from the

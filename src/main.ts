@@ -18,11 +18,12 @@ import { type Clock, type Sink, type Surface, systemClock } from './engine/types
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
 import { type AfterAckClock, createAfterAck } from './slack/after-ack.js';
-import { createSlackApp } from './slack/app.js';
+import { createSlackApp, initSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { watchSlackConnection } from './slack/connection.js';
+import { createDeliveryClient } from './slack/delivery-client.js';
 import { type Healthy, startHealthServer } from './slack/health.js';
-import { createRateLimits, rateLimitedClient } from './slack/rate-limits.js';
+import { createRateLimits } from './slack/rate-limits.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
@@ -187,8 +188,13 @@ const DRAIN_MS = 10_000;
  */
 const AFTER_ACK = { size: 8, quietMs: 20, maxWaitMs: 2000 };
 
-/** Two quick retries of a failed Web API call; beyond that the event's own backoff takes over. */
+/**
+ * Two quick retries of a repeatable Web API call Slack did not answer (never of a post; see
+ * delivery-client.ts); beyond that the event's own backoff takes over.
+ */
 const DELIVERY_RETRIES = { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 };
+/** How long delivery waits for Slack's answer to one call. */
+const DELIVERY_TIMEOUT_MS = 10_000;
 
 export interface SlackOptions extends OpenOptions {
   /** Where the work after an ack reads the time (tests move it); real time by default. */
@@ -210,18 +216,17 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   // shared with the other processes through Postgres; a 429 comes back to the engine, which
   // reschedules that one event, instead of pausing every call this client makes; a failing call
   // gives up within seconds (the default policy retries for about 30 minutes) and the event is
-  // retried with backoff.
+  // retried with backoff; a post is never sent twice by the client (see delivery-client.ts).
   const signoff = await openSignoff(config, {
     ...options,
     sinks: (db) => {
-      const client = rateLimitedClient(
+      const client = createDeliveryClient(
         slack.botToken,
         {
           slackApiUrl: slack.apiUrl,
           logger: boltLogger(logger),
-          rejectRateLimitedCalls: true,
-          retryConfig: DELIVERY_RETRIES,
-          timeout: 10_000,
+          retries: DELIVERY_RETRIES,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
         },
         createRateLimits(db.pool),
       );
@@ -230,11 +235,9 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   });
   let ready = false;
   const listen = config.role !== 'worker';
-  // Until its socket is connected a Socket Mode process says on /healthz how connecting goes.
-  const connection =
-    listen && slack.mode.kind === 'socket'
-      ? watchSlackConnection(slack.apiUrl ?? 'https://slack.com/api/')
-      : undefined;
+  // Until it has reached Slack (auth.test; a Socket Mode process: its socket too) a process that
+  // listens says on /healthz how reaching Slack goes.
+  const connection = listen ? watchSlackConnection(slack.apiUrl ?? 'https://slack.com/api/') : undefined;
   const healthy: Healthy = async () => {
     if (!ready) return connection?.problem() ?? 'starting';
     const answers = await signoff.db.pool.query('SELECT 1').then(
@@ -264,12 +267,28 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
           metrics: signoff.metrics,
           token: config.metricsToken,
         });
+  const mode = slack.mode;
   let server: unknown;
   try {
     // A web replica only answers Slack, so a burst of graph runs never delays an ack; a worker only
     // runs graphs and posts their results, so it must not take Slack's requests or socket events.
     // Retention runs here, in the server's workers with the server's settings; never in a terminal.
     if (config.role !== 'web') await signoff.engine.work('slack', config.queue.workers, { retention: true });
+    // Bolt takes requests once Slack has said who the bot is. If Slack cannot be reached, an HTTP
+    // process answers /healthz on its port meanwhile (a server of its own, until Bolt's takes over).
+    if (listen)
+      await initSlackApp(app, {
+        logger,
+        waiting: async () =>
+          mode.kind === 'http'
+            ? (
+                await startHealthServer(mode.port, healthy, {
+                  metrics: signoff.metrics,
+                  token: config.metricsToken,
+                })
+              ).stop
+            : async () => undefined,
+      });
     server = listen
       ? ((await (slack.mode.kind === 'http' ? app.start(slack.mode.port) : app.start())) as unknown)
       : undefined;

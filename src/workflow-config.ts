@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { durationSeconds } from './duration.js';
 import { checkStages, stageSchema } from './workflow-stages.js';
-import { BUILT_IN_NAMES } from './workflows/catalog.js';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES } from './workflows/catalog.js';
 import { TOOL_CALL_KIND } from './workflows/shared/protocol.js';
 import { parseYamlFile } from './yaml-file.js';
 
@@ -295,7 +295,10 @@ const fileSchema = z
         });
         continue;
       }
-      if (valid.includes(name)) continue;
+      if (valid.includes(name)) {
+        checkBuiltInCheckpoints(name, workflows[name] as WorkflowConfig, ctx);
+        continue;
+      }
       ctx.addIssue({
         code: 'custom',
         path: ['workflows', name],
@@ -304,6 +307,25 @@ const fileSchema = z
     }
   });
 export type WorkflowsConfig = z.infer<typeof fileSchema>;
+
+/**
+ * A built-in workflow's checkpoints are known: a name that is not one of them (`reveiw:`) would
+ * configure nothing, silently. A declared workflow's are checked against its stages; your own
+ * graph's are its own to name.
+ */
+function checkBuiltInCheckpoints(name: string, w: WorkflowConfig, ctx: z.RefinementCtx) {
+  if (w.stages || w.module) return;
+  const known = BUILT_IN_CHECKPOINTS[name as keyof typeof BUILT_IN_CHECKPOINTS];
+  if (!known) return;
+  for (const checkpoint of Object.keys(w.checkpoints)) {
+    if (known.includes(checkpoint)) continue;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['workflows', name, 'checkpoints', checkpoint],
+      message: `${name} has no checkpoint "${checkpoint}"; its checkpoints are ${known.join(', ')}`,
+    });
+  }
+}
 
 /** Settings for one checkpoint: the workflow's own, else the file's default, else built-in defaults. */
 export function checkpointSettings(

@@ -3,6 +3,7 @@
  * (commands, clicks, the revise modal, thread replies), and what the fake Slack kept, read back.
  * A request to a web process that is down fails quietly: Slack's own request would have too.
  */
+import { triggerId } from '../../test/helpers/fake-slack-views.js';
 import {
   commandBody,
   eventCallback,
@@ -11,8 +12,6 @@ import {
   reviseSubmission,
 } from '../../test/helpers/slack-requests.js';
 import type { SlackPost } from './slack-process.js';
-
-let interactions = 0;
 
 /** A click on a button of message `messageTs` in `channel` (test/helpers' `click` is fixed to one channel). */
 function clickBody(
@@ -28,7 +27,7 @@ function clickBody(
     user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
     api_app_id: 'A0APP',
     token: 'legacy',
-    trigger_id: `trigger-chaos-${++interactions}`,
+    trigger_id: triggerId(),
     container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
     channel: { id: channel, name: channel.toLowerCase() },
     message: { type: 'message', ts: messageTs, thread_ts: threadTs, text: 'card' },

@@ -29,6 +29,7 @@ const COLUMNS: (keyof AuditEntry)[] = [
   'rule',
   'to',
   'approvals',
+  'edited',
 ];
 
 /** Writes the trail; returns how many entries it wrote. Bad arguments throw a `SignoffError`. */

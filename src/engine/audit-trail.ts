@@ -31,6 +31,11 @@ export const auditEntrySchema = z.object({
   to: z.string().nullable(),
   /** N of M: "1 of 2" for an approval counted; "2 of 2: U1 U2" for the one that decided. */
   approvals: z.string().nullable(),
+  /**
+   * An edit (approved with edits): what was approved instead of what was asked, as JSON (each
+   * form field's value: a call's edited arguments). `contentHash` is of what the person saw.
+   */
+  edited: z.string().nullable(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -105,6 +110,7 @@ function toEntry(row: Row): AuditEntry {
     rule,
     to: Array.isArray(d.to) ? d.to.join(' ') : null,
     approvals: approvalsOf(d),
+    edited: action === 'edit' && d.values && typeof d.values === 'object' ? JSON.stringify(d.values) : null,
   });
 }
 

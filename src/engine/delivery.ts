@@ -233,7 +233,8 @@ export function createDelivery(deps: {
     }
     const limit = failure.kind === 'temporary' ? TEMPORARY_ATTEMPTS : REFUSED_ATTEMPTS;
     if (event.attempts < limit) {
-      const waitMs = failure.retryAfterMs ?? backoffMs(event.attempts);
+      // The surface's own wait (a post Slack may still be making) is a floor under the backoff.
+      const waitMs = Math.max(failure.retryAfterMs ?? 0, backoffMs(event.attempts));
       logger.info({ ...log, waitMs }, 'delivery failed; will retry');
       await pool.query(
         `UPDATE signoff.events SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`,

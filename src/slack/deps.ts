@@ -38,4 +38,11 @@ export const NOT_IN_CHANNEL =
 
 /** The task was taken but could not be started yet: it starts by itself, nobody needs to retry. */
 export const STARTS_LATER =
-  'Your task is taken, but it could not be started just now (the database did not answer). It starts by itself as soon as it can; no need to send it again.';
+  'Your task is taken, but it could not be started just now (Slack or the database did not answer). It starts by itself as soon as it can; no need to send it again.';
+
+/**
+ * Slack did not open a form (its trigger lives 3 s, and Slack was slow or busy): nothing changed,
+ * and `again` says what to do.
+ */
+export const notOpened = (what: string, again: string) =>
+  `Slack did not open ${what} in time (it was slow or busy just then), so nothing changed. ${again}`;

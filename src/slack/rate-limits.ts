@@ -8,11 +8,10 @@
  * for posts) from a limit shared through Postgres by every process that delivers. A slot free
  * within a second is waited for; a later one is not taken, and the event is tried again when the
  * limit allows (a `limited` DeliveryError: not a failed attempt, and only that event's lane
- * waits). A 429 Slack still sends holds its limit, for every process, as long as Slack said.
+ * waits). A 429 Slack still sends holds its limit, for every process, as long as Slack said
+ * (delivery-client.ts makes every call of delivery's client go through these).
  */
-import { ErrorCode, type WebAPICallError, WebClient, type WebClientOptions } from '@slack/web-api';
 import type pg from 'pg';
-import { assertDeliveryHeld } from '../engine/delivery-guard.js';
 import { DeliveryError } from '../errors.js';
 
 export interface Limit {
@@ -77,30 +76,4 @@ export function createRateLimits(pool: pg.Pool, limits: Record<string, Limit> = 
       ]);
     },
   };
-}
-
-/**
- * A Web API client whose every call keeps to `limits` first (all of a method's calls go through
- * `apiCall`, so cards, updates, thread lookups and DMs alike), and whose 429s hold the limit.
- */
-export function rateLimitedClient(token: string, options: WebClientOptions, limits: RateLimits): WebClient {
-  class Limited extends WebClient {
-    override async apiCall(method: string, args: Record<string, unknown> = {}) {
-      const channel = typeof args.channel === 'string' ? args.channel : undefined;
-      assertDeliveryHeld();
-      await limits.take(method, channel);
-      // The wait for a slot may have outlived the delivery's lease.
-      assertDeliveryHeld();
-      try {
-        return await super.apiCall(method, args);
-      } catch (error) {
-        const e = error as WebAPICallError & { retryAfter?: number };
-        if (e.code !== ErrorCode.RateLimitedError) throw error;
-        const waitMs = (e.retryAfter ?? 1) * 1000;
-        await limits.hold(method, channel, waitMs);
-        throw new DeliveryError('limited', 'ratelimited', { cause: error, retryAfterMs: waitMs });
-      }
-    }
-  }
-  return new Limited(token, options);
 }

@@ -15,6 +15,7 @@ import { rootMessage } from './blocks/messages.js';
 import { NOT_IN_CHANNEL, STARTS_LATER, type StartDeps } from './deps.js';
 import { slackTaskId, taskInThread } from './origin.js';
 import { claimRequest, linkRequest, postMetadata, recordRoot, takeUnfinishedStarts } from './posts.js';
+import { afterRateLimit } from './rate-limited.js';
 import { findRecentPost } from './recent-post.js';
 import { respondPrivately } from './respond.js';
 
@@ -110,12 +111,16 @@ async function finishStart(
   const task = { requester: s.user, workflow: s.workflow, text: s.text };
   let ts = known;
   if (!ts) {
-    const posted = await client.chat.postMessage({
-      channel: s.channel,
-      ...rootMessage(task, 'working'),
-      unfurl_links: false,
-      metadata: postMetadata(`start:${key}`),
-    });
+    // Sent once: a post Slack did not answer may be in the channel, and the sweep looks for it
+    // there first. A 429 (Slack did not post it) is waited out when short.
+    const posted = await afterRateLimit(() =>
+      client.chat.postMessage({
+        channel: s.channel,
+        ...rootMessage(task, 'working'),
+        unfurl_links: false,
+        metadata: postMetadata(`start:${key}`),
+      }),
+    );
     ts = await recordRoot(deps.pool, key, posted.ts as string);
     // Another process posted and recorded its root first: this one goes.
     if (ts !== posted.ts) await client.chat.delete({ channel: s.channel, ts: posted.ts as string });

@@ -14,6 +14,18 @@ export const BUILT_IN_DESCRIPTIONS = {
 
 export const BUILT_IN_NAMES = Object.keys(BUILT_IN_DESCRIPTIONS) as (keyof typeof BUILT_IN_DESCRIPTIONS)[];
 
+/**
+ * The checkpoints each built-in's reviews use (`checkpoints.<name>` in the config file): the
+ * definitions name theirs from here, and the config file is checked against them when it loads
+ * (a misspelt `reveiw:` would configure nothing, silently).
+ */
+export const BUILT_IN_CHECKPOINTS: Record<(typeof BUILT_IN_NAMES)[number], string[]> = {
+  pair: ['review'],
+  specialist: ['review', 'retry'],
+  'goal-plan': ['goal', 'plan'],
+  proposal: ['query_review', 'insight_review', 'final_review'],
+};
+
 /** A workflow the config file adds (a module, or stages): its description, else what it is. */
 export function ownWorkflowDescription(
   name: string,

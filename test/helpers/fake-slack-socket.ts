@@ -1,6 +1,6 @@
 /**
- * Socket Mode as the fake Slack speaks it: the WebSocket a client opens at the URL that
- * apps.connections.open handed out, `hello` on connect, envelopes sent and their acks read.
+ * The fake Slack's Socket Mode side: the WebSocket that apps.connections.open hands out, on which
+ * envelopes are sent (after `hello`) and acked.
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -10,9 +10,9 @@ export class FakeSocketMode {
   private sockets = new Set<WebSocket>();
   private acks = new Map<string, (payload: unknown) => void>();
 
-  /** Serves Socket Mode at `path` of `server`. */
-  attach(server: Server, path: string): void {
-    const wss = new WebSocketServer({ server, path });
+  /** Serves the socket on `server` at `/link`. */
+  attach(server: Server): void {
+    const wss = new WebSocketServer({ server, path: '/link' });
     wss.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -45,7 +45,7 @@ export class FakeSocketMode {
   }
 
   /** Sends an envelope; resolves with the payload of the app's ack. */
-  send(type: 'slash_commands' | 'interactive' | 'events_api', payload: object): Promise<unknown> {
+  async send(type: 'slash_commands' | 'interactive' | 'events_api', payload: object): Promise<unknown> {
     const envelope_id = randomUUID();
     const acked = new Promise<unknown>((resolve) => this.acks.set(envelope_id, resolve));
     const message = JSON.stringify({

@@ -4,22 +4,26 @@
  * confirm dialog's parts plain_text, limits per block), msg_blocks_too_long, an edit's text past
  * chat.update's limit, not_authed, posts where the bot is not a member, an ephemeral to someone
  * outside the channel, a DM to a deactivated person or a bot, an unknown user group, a permalink
- * of a message it does not have. Lists come in pages with opaque cursors (fake-slack-pages.ts).
- * It answers 429 with Retry-After when told to. Clicks carry response URLs it hands out
- * (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:
+ * of a message it does not have, a trigger_id spent or older than 3 s. Lists come in pages with
+ * opaque cursors (fake-slack-pages.ts). It answers 429 with Retry-After when told to; its faults
+ * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
+ * it hands out (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:
  * apps.connections.open (with an app-level token) hands out a WebSocket URL on which envelopes
  * are sent and acked.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SlackFaults } from './fake-slack-faults.js';
 import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
 import { type FakeEphemeral, FakeResponseUrls } from './fake-slack-responses.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
 import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
-import { homeRefusal, viewRefusal } from './slack-blocks.js';
+import { FakeViews, homeRefusal } from './fake-slack-views.js';
+import { viewRefusal } from './slack-blocks.js';
 import { readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
-export { blocksRefusal, confirmRefusal, homeRefusal, viewRefusal } from './slack-blocks.js';
+export { homeRefusal } from './fake-slack-views.js';
+export { blocksRefusal, confirmRefusal, viewRefusal } from './slack-blocks.js';
 export {
   BLOCK_TEXT_REFUSED_FROM,
   blockText,
@@ -38,15 +42,6 @@ export interface SlackCall {
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
 
-/** A promise and its resolve (Promise.withResolvers needs Node 22). */
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = (): void => undefined;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
-
 /** The methods that act in a channel, refused where the bot is not a member. */
 const IN_CHANNEL_METHODS = new Set([
   'chat.postMessage',
@@ -57,21 +52,22 @@ const IN_CHANNEL_METHODS = new Set([
   'conversations.replies',
 ]);
 
-export class FakeSlack {
+export class FakeSlack extends SlackFaults {
   /** Every call over a limit, answered with a 429. */
   readonly limited: { method: string; channel?: string; at: number }[] = [];
   /** Per limited thing, when its limit is back to empty (GCRA's theoretical arrival time). */
   private arrivals = new Map<string, number>();
 
   /** `limits`: enforce these as Slack does (429 with Retry-After); none by default. */
-  constructor(private readonly limits: Record<string, SlackLimit> = {}) {}
+  constructor(private readonly limits: Record<string, SlackLimit> = {}) {
+    super();
+  }
 
   readonly calls: SlackCall[] = [];
   /** Every call Slack would have refused, with its error. */
   readonly refusals: { method: string; error: string }[] = [];
   private server: Server | undefined;
   private ts = 1_700_000_000;
-  private failures: { method: string; status: number; retryAfter?: number; error?: string }[] = [];
   /** User groups and their members, for reviewer checks; any other group is unknown (`no_such_subteam`). */
   groups: Record<string, string[]> = {};
   /** `users.info` over a member of T0TEAM: `{ is_restricted: true }` a guest, `null` no such user. */
@@ -87,16 +83,9 @@ export class FakeSlack {
    * (`not_in_channel`; `channel_not_found` for a private channel, which the bot cannot see).
    */
   notJoined: Record<string, 'public' | 'private'> = {};
-  private socketMode = new FakeSocketMode();
-  private holds: {
-    method: string;
-    when: (args: Record<string, unknown>) => boolean;
-    arrived: () => void;
-    released: Promise<void>;
-  }[] = [];
-  /** Standing refusals: every call that matches is answered with the error, as Slack would. */
-  private refusing: { method: string; when: (args: Record<string, unknown>) => boolean; error: string }[] =
-    [];
+  private socket = new FakeSocketMode();
+  /** Trigger ids spent and views open (views.open, views.update). */
+  private views = new FakeViews();
   /** Messages as Slack keeps them, per channel: what `conversations.replies` reads. */
   readonly messages: {
     channel: string;
@@ -123,45 +112,17 @@ export class FakeSlack {
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
   socketConnected(ms = 10_000): Promise<void> {
-    return this.socketMode.connected(ms);
+    return this.socket.connected(ms);
   }
 
   /** Sends an envelope over Socket Mode; resolves with the payload of the app's ack. */
   sendEnvelope(type: 'slash_commands' | 'interactive' | 'events_api', payload: object): Promise<unknown> {
-    return this.socketMode.send(type, payload);
+    return this.socket.send(type, payload);
   }
 
   get url(): string {
     const address = this.server?.address() as AddressInfo;
     return `http://127.0.0.1:${address.port}/api/`;
-  }
-
-  /** The next call of `method` fails: 429 with Retry-After, or a Slack error such as channel_not_found. */
-  /**
-   * The next call of `method` waits before it is answered: `reached` resolves when it arrives,
-   * `release` lets it through (to do something while a request is in flight).
-   */
-  holdNext(
-    method: string,
-    when: (args: Record<string, unknown>) => boolean = () => true,
-  ): { reached: Promise<void>; release: () => void } {
-    const reached = deferred();
-    const released = deferred();
-    this.holds.push({ method, when, arrived: reached.resolve, released: released.promise });
-    return { reached: reached.promise, release: released.resolve };
-  }
-
-  /** Refuses every call of `method` whose arguments match, with a Slack error, until removed. */
-  refuse(method: string, when: (args: Record<string, unknown>) => boolean, error: string): () => void {
-    const rule = { method, when, error };
-    this.refusing.push(rule);
-    return () => {
-      this.refusing = this.refusing.filter((r) => r !== rule);
-    };
-  }
-
-  failNext(method: string, failure: { status?: number; retryAfter?: number; error?: string }): void {
-    this.failures.push({ method, status: failure.status ?? 200, ...failure });
   }
 
   callsOf(method: string): Record<string, unknown>[] {
@@ -200,12 +161,7 @@ export class FakeSlack {
         return reply(200, { ok: true, url: this.url.replace(/^http/, 'ws').replace(/api\/$/, 'link') });
       }
       if (!token.startsWith('Bearer xoxb-')) return reply(200, { ok: false, error: 'not_authed' });
-      const hold = this.holds.findIndex((h) => h.method === method && h.when(args));
-      if (hold >= 0) {
-        const [h] = this.holds.splice(hold, 1);
-        h?.arrived();
-        await h?.released;
-      }
+      await this.whileHeld(method, args);
       const wait = this.overLimit(method, args);
       if (wait > 0) {
         this.limited.push({ method, channel: args.channel as string | undefined, at: Date.now() });
@@ -216,28 +172,27 @@ export class FakeSlack {
           { 'retry-after': String(Math.ceil(wait / 1000)) },
         );
       }
-      const failure = this.failures.findIndex((f) => f.method === method);
-      if (failure >= 0) {
-        const [f] = this.failures.splice(failure, 1);
-        this.calls.push({ method, args: { ...args, failed: true }, at: Date.now() });
-        if (f?.status === 429)
-          return reply(
-            429,
-            { ok: false, error: 'ratelimited' },
-            { 'retry-after': String(f.retryAfter ?? 1) },
-          );
-        return reply(f?.status ?? 200, { ok: false, error: f?.error ?? 'internal_error' });
+      const fault = this.faultFor(method, args);
+      if (fault) {
+        if (fault.limited)
+          this.limited.push({ method, channel: args.channel as string | undefined, at: Date.now() });
+        if (fault.refused) this.refusals.push({ method, error: fault.body.error });
+        const marks = fault.limited ? { failed: true, limited: true } : { failed: true };
+        this.calls.push({ method, args: { ...args, ...marks }, at: Date.now() });
+        return reply(fault.status, fault.body, fault.headers);
       }
-      const refusal = this.refusing.find((r) => r.method === method && r.when(args));
-      if (refusal) {
-        this.calls.push({ method, args: { ...args, failed: true }, at: Date.now() });
-        this.refusals.push({ method, error: refusal.error });
-        return reply(200, { ok: false, error: refusal.error });
-      }
-      this.calls.push({ method, args, at: Date.now() });
-      reply(200, this.answer(method, args));
+      const answer = this.answer(method, args) as { ok?: boolean };
+      // A call Slack answered with an error did nothing: recorded as failed, like the faults'.
+      this.calls.push({
+        method,
+        args: answer.ok === false ? { ...args, failed: true } : args,
+        at: Date.now(),
+      });
+      // Carried out already; only the answer is late (the caller may have given up by then).
+      await this.answerDelay(method, args);
+      if (!res.destroyed) reply(200, answer);
     });
-    this.socketMode.attach(this.server, '/link');
+    this.socket.attach(this.server);
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
   }
 
@@ -342,13 +297,21 @@ export class FakeSlack {
         return { ok: true, message_ts: ts };
       }
       case 'views.open':
+      case 'views.push':
       case 'views.update': {
-        const refused = viewRefusal(args.view);
-        if (refused) {
-          this.refusals.push({ method, error: refused });
-          return { ok: false, error: refused };
+        const refused =
+          (method === 'views.update' ? undefined : this.views.exchange(args.trigger_id)) ??
+          viewRefusal(args.view);
+        const updated =
+          refused || method !== 'views.update' ? undefined : this.views.update(args.view_id, args.hash);
+        const error = refused ?? (updated && 'error' in updated ? updated.error : undefined);
+        if (error) {
+          this.refusals.push({ method, error });
+          return { ok: false, error };
         }
-        return { ok: true, view: { id: 'V0VIEW', ...(args.view as object) } };
+        const shown =
+          updated && 'hash' in updated ? { id: args.view_id, hash: updated.hash } : this.views.opened();
+        return { ok: true, view: { ...(args.view as object), ...shown } };
       }
       case 'views.publish': {
         const refused = homeRefusal(args.view);
@@ -395,7 +358,7 @@ export class FakeSlack {
   }
 
   async stop(): Promise<void> {
-    this.socketMode.close();
+    this.socket.close();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 }

@@ -131,12 +131,3 @@ export function viewRefusal(view: unknown): string | undefined {
   }
   return undefined;
 }
-
-/**
- * What Slack says about a Home tab (`views.publish`), or undefined when it would accept it: a view
- * of type home (docs.slack.dev, "Home tab views"), with a view's limits and its blocks' rules.
- */
-export function homeRefusal(view: unknown): string | undefined {
-  if ((view as { type?: string } | undefined)?.type !== 'home') return 'invalid_arguments';
-  return viewRefusal(view);
-}

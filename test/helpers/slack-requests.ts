@@ -1,5 +1,6 @@
 /** Signed requests to Bolt's HTTP receiver, as Slack sends them. */
 import { createHmac } from 'node:crypto';
+import { triggerId } from './fake-slack-views.js';
 
 export const SIGNING_SECRET = 'test-signing-secret';
 
@@ -30,7 +31,7 @@ export async function postSigned(
   return { status: res.status, body: await res.text() };
 }
 
-let triggers = 0;
+let views = 0;
 export const commandBody = (text: string, user = 'U0ANN', extra: Record<string, string> = {}) =>
   new URLSearchParams({
     token: 'legacy',
@@ -44,7 +45,8 @@ export const commandBody = (text: string, user = 'U0ANN', extra: Record<string, 
     text,
     api_app_id: 'A0APP',
     response_url: 'https://hooks.slack.test/commands/1',
-    trigger_id: `trigger-${++triggers}`,
+    // Shaped as Slack's, and dated now: the fake refuses it 3 s from now, as Slack does.
+    trigger_id: triggerId(),
     ...extra,
   }).toString();
 
@@ -57,7 +59,7 @@ const interaction = (user: string) => ({
   user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
   api_app_id: 'A0APP',
   token: 'legacy',
-  trigger_id: `trigger-${++triggers}`,
+  trigger_id: triggerId(),
 });
 
 /** A click on a button of the message `messageTs` in `channel` (C0WORK unless said). */
@@ -178,7 +180,7 @@ export function reviseSubmission(
     type: 'view_submission',
     ...interaction(user),
     view: {
-      id: `V${++triggers}`,
+      id: `V${++views}`,
       team_id: 'T0TEAM',
       type: 'modal',
       callback_id: 'signoff_revise',
@@ -243,4 +245,13 @@ export const appHomeOpened = (user: string) =>
 export function withResponseUrl(body: string, responseUrl: string): string {
   const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}');
   return payloadBody({ ...payload, response_url: responseUrl });
+}
+
+/** The same command or interaction carrying `trigger` (an expired one, say) instead of its own. */
+export function withTrigger(body: string, trigger: string): string {
+  const form = new URLSearchParams(body);
+  const payload = form.get('payload');
+  if (payload) return payloadBody({ ...JSON.parse(payload), trigger_id: trigger });
+  form.set('trigger_id', trigger);
+  return form.toString();
 }

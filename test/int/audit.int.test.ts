@@ -109,7 +109,7 @@ describe('audit trail', () => {
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toBe(
-      'at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule,to,approvals',
+      'at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule,to,approvals,edited',
     );
     const { n } = await exported([]);
     expect(rows).toHaveLength(n + 1);

@@ -9,7 +9,8 @@ import { underLease } from '../../src/engine/delivery-guard.js';
 import { createLeases } from '../../src/engine/leases.js';
 import { isSignoffError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { createRateLimits, rateLimitedClient } from '../../src/slack/rate-limits.js';
+import { createDeliveryClient } from '../../src/slack/delivery-client.js';
+import { createRateLimits } from '../../src/slack/rate-limits.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { until } from '../helpers/slack-thread.js';
@@ -60,7 +61,15 @@ it('a deliverer frozen past its lease posts nothing when it wakes', async () => 
     const leases = shortLeases();
     const lease = await leases.acquire('deliver:frozen-task');
     if (!lease) throw new Error('no lease');
-    const client = rateLimitedClient('xoxb-test', { slackApiUrl: slack.url }, createRateLimits(db.pool));
+    const client = createDeliveryClient(
+      'xoxb-test',
+      {
+        slackApiUrl: slack.url,
+        timeoutMs: 5000,
+        retries: { retries: 2, factor: 2, minTimeout: 50, maxTimeout: 100 },
+      },
+      createRateLimits(db.pool),
+    );
     const post = () => client.chat.postMessage({ channel: 'C0WORK', text: 'the card' });
     await underLease(lease, post);
     // The process freezes (no timer, no heartbeat runs) for longer than the lease lives ...

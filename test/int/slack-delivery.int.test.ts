@@ -144,6 +144,33 @@ describe('Slack delivery', () => {
     expect(card).toBeTruthy();
   });
 
+  it('a card answered 13 s late is posted once: the next attempt finds it in the thread, and its buttons decide', async () => {
+    const text = 'draft the release notes';
+    // Slack posts the card at once but answers 13 s later, after the client (10 s) has given up.
+    slack.answerLate(
+      'chat.postMessage',
+      13_000,
+      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
+    );
+    const { thread, taskId } = await start(text);
+    const card = await until('the card', () => cardsIn(thread)[0], 20_000);
+    const delivered = await until(
+      'the card delivered',
+      async () =>
+        (await engine().eventRecords(taskId)).find(
+          (e) => e.event.type === 'review_requested' && e.state === 'delivered',
+        ),
+      40_000,
+    );
+    // Found by its metadata on the second attempt, not posted again.
+    expect(cardsIn(thread)).toEqual([card]);
+    expect(delivered.attempts).toBe(2);
+    expect(slack.callsOf('conversations.replies').some((c) => c.ts === thread)).toBe(true);
+    // The card in the thread is the one recorded: Approve on it decides.
+    await approve(thread, card);
+    await done(taskId);
+  });
+
   it('a post Slack took whose record was lost is found in the thread, not posted again', async () => {
     const held = slack.holdNext('chat.postMessage', (a) => a.username === 'Author');
     const { thread, taskId } = await start('write the incident summary');

@@ -56,11 +56,13 @@ describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
     ]);
     expect(JSON.stringify(buttons(card))).toContain('Edit');
 
+    const before = slack.callsOf('views.update').length;
     await postSigned(
       events,
       click('U0BOB', 'signoff_edit', button(card, 'signoff_edit')?.value ?? '', tsOf(card), thread),
     );
-    const opened = await until('modal', () => slack.callsOf('views.open').at(-1));
+    // The modal opens reading the call, then shows its form.
+    const opened = await until('the form', () => slack.callsOf('views.update')[before]);
     const view = opened.view as {
       private_metadata: string;
       blocks: { block_id?: string; element?: { initial_value?: string } }[];

@@ -3,6 +3,7 @@
  * check sees 503 with what is wrong (starting, or Slack unreachable and why) instead of no
  * answer at all, and 200 once the socket is connected. Same setup as slack-socket.int.test.ts,
  * with Slack's Web API at a port where nothing listens until the test starts the fake there.
+ * An HTTP process does the same until Slack has said who the bot is (Bolt's auth.test).
  */
 import { afterAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -17,11 +18,27 @@ import { until } from '../helpers/slack-thread.js';
 let db: TestDatabase | undefined;
 let service: SlackService | undefined;
 const slack = new FakeSlack();
+let httpDb: TestDatabase | undefined;
+let httpService: SlackService | undefined;
+const httpSlack = new FakeSlack();
 afterAll(async () => {
   await service?.stop();
   await slack.stop();
   await db?.drop();
+  await httpService?.stop();
+  await httpSlack.stop();
+  await httpDb?.drop();
 });
+
+/** What GET /healthz on `port` answers, or undefined while nothing listens there. */
+const healthAt = async (port: number) => {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    return [res.status, await res.text()] as const;
+  } catch {
+    return undefined; // not listening yet: the database and its migrations come first
+  }
+};
 
 it('answers /healthz before Slack is reached: 503 saying Slack cannot be reached and why, then 200 once connected', async () => {
   db = await createTestDatabase('slack_socket_health');
@@ -63,4 +80,39 @@ it('answers /healthz before Slack is reached: 503 saying Slack cannot be reached
   service = await starting;
   await slack.socketConnected();
   expect(await health()).toEqual([200, 'ok']);
+});
+
+it('an HTTP process answers /healthz while Slack cannot be reached: 503 saying why (it was 200 while no request could be authorized), then 200 from Bolt once Slack said who the bot is', async () => {
+  httpDb = await createTestDatabase('slack_http_health');
+  const [slackPort, port] = [await unusedPort(), await unusedPort()];
+  const slackUrl = `http://127.0.0.1:${slackPort}/api/`;
+  const config = loadConfig({
+    DATABASE_URL: httpDb.url,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: 'test-signing-secret',
+    SLACK_API_URL: slackUrl,
+    PORT: String(port),
+  });
+  const starting = startSlack(
+    { ...config, workflows: parseWorkflowConfig('', 'test.yml') },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+  );
+  const failing = await until(
+    'a reason',
+    async () => {
+      const h = await healthAt(port);
+      return h?.[1].startsWith('unhealthy') ? h : undefined;
+    },
+    30_000,
+  );
+  expect(failing).toEqual([
+    503,
+    `unhealthy: Slack cannot be reached at ${slackUrl} (ECONNREFUSED); still trying`,
+  ]);
+  await httpSlack.start(slackPort);
+  httpService = await starting;
+  expect(httpService.port).toBe(port);
+  // (Polled: a kept-alive connection to the server that answered meanwhile is closed with it.)
+  expect(await until('Bolt answering', () => healthAt(port))).toEqual([200, 'ok']);
+  expect(httpSlack.callsOf('auth.test').length).toBeGreaterThan(0);
 });

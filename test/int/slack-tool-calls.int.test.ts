@@ -74,11 +74,11 @@ async function start(workflow: string, ask: string) {
 const press = (user: string, button: Button | undefined, ts: string, thread: string) =>
   postSigned(events, click(user, button?.action_id ?? 'missing', button?.value ?? '', ts, thread));
 
-/** Opens the Edit form of `card` as `user`; returns its view. */
+/** Opens the Edit form of `card` as `user`; returns its view, once filled in (it opens reading the call). */
 async function openEdit(user: string, card: Post, thread: string, label: string | RegExp = 'Edit') {
-  const before = slack.callsOf('views.open').length;
+  const before = slack.callsOf('views.update').length;
   await press(user, labelled(card.blocks, label), tsOf(card), thread);
-  const opened = await until('modal', () => slack.callsOf('views.open')[before]);
+  const opened = await until('the form', () => slack.callsOf('views.update')[before]);
   return opened.view as {
     private_metadata: string;
     blocks: { block_id?: string; element?: { type: string; initial_value?: string; options?: unknown[] } }[];

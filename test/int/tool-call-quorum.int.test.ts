@@ -73,12 +73,44 @@ describe('an edit towards a quorum', () => {
 
       const trail = [];
       for await (const entry of t.h.engine.auditTrail({ taskId: task.id })) trail.push(entry);
-      expect(trail.find((e) => e.who === 'U0BOB')).toMatchObject({
+      // The audit keeps what the edit approved (its arguments, and the hash of the edited call).
+      const editEntry = trail.find((e) => e.who === 'U0BOB');
+      expect(editEntry).toMatchObject({
         action: 'edit',
         result: 'counted',
         approvals: '1 of 2',
+        contentHash: contentHash(now?.request as never),
       });
+      expect(JSON.parse(JSON.parse(editEntry?.edited as string).args_0)).toEqual(edited);
       expect(trail.filter((e) => e.who === 'U0DAN').map((e) => e.result)).toEqual(['refused', 'decided']);
     }
+  });
+
+  it("an edit that decides is audited with the arguments it approved; an approval's entry has none", async () => {
+    const task = await t.h.start('mail', 'one edit decides');
+    const review = await t.h.nextReview(task.id);
+    const seen = contentHash(review.request);
+    const sent = { ...edited, to: 'finance@example.com' };
+    const bob = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      action: 'edit',
+      values: { args_0: JSON.stringify(sent) },
+      contentHash: seen,
+    });
+    expect(bob.ok).toBe(true);
+    const [now] = await t.h.engine.reviews(task.id, 'pending');
+    const cat = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0CAT' },
+      action: 'approve',
+      contentHash: contentHash(now?.request as never),
+    });
+    expect(cat).toMatchObject({ ok: true, review: { status: 'decided' } });
+    const trail = [];
+    for await (const entry of t.h.engine.auditTrail({ taskId: task.id })) trail.push(entry);
+    const byBob = trail.find((e) => e.who === 'U0BOB' && e.action === 'edit');
+    expect(JSON.parse(JSON.parse(byBob?.edited as string).args_0)).toEqual(sent);
+    expect(trail.find((e) => e.who === 'U0CAT')?.edited).toBeNull();
   });
 });

@@ -156,6 +156,15 @@ describe('the workflow config file', () => {
     ).toThrow(/^signoff\.yml:3:14 defaults\.checkpoint\.replies: .*"ask"\|"feedback"\|"ignore"/);
   });
 
+  it("refuses a built-in workflow's checkpoint that does not exist (a typo would configure nothing), at its line", () => {
+    const yaml = ['workflows:', '  pair:', '    checkpoints:', '      reveiw: { approvals: 2 }'].join('\n');
+    expect(() => parseWorkflowConfig(yaml, 'team.yml')).toThrow(
+      /^team\.yml:4:\d+ workflows\.pair\.checkpoints\.reveiw: pair has no checkpoint "reveiw"; its checkpoints are review$/,
+    );
+    const ok = parseWorkflowConfig(yaml.replace('reveiw', 'review'), 'team.yml');
+    expect(checkpointSettings(ok, 'pair', 'review').approvals).toBe(2);
+  });
+
   it('refuses a workflow that does not exist, listing the built-in, declared and module ones', () => {
     const yaml = [
       'workflows:',

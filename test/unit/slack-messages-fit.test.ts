@@ -174,6 +174,7 @@ describe('every message signoff sends fits what Slack takes', () => {
       rule: worst(300),
       to: many('U4').join(' '),
       approvals: '2 of 3',
+      edited: JSON.stringify({ args_0: worst(3000) }),
     });
     const entries = Array.from({ length: 400 }, (_, i) => entry(i));
     expect(viewRefusal(historyModal(task(), entries))).toBeUndefined();

@@ -125,3 +125,11 @@ export function reviseModal(
     ],
   };
 }
+
+/** Edit's modal as it opens, before the review's form is read (the click's trigger lives 3 s). */
+export const editLoading = (text = 'Reading the call…'): types.View => ({
+  type: 'modal',
+  title: { type: 'plain_text', text: 'Edit before it runs' },
+  close: { type: 'plain_text', text: 'Cancel' },
+  blocks: [{ type: 'section', text: { type: 'plain_text', text } }],
+});

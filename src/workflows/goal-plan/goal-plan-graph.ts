@@ -10,7 +10,7 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langc
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
-import { BUILT_IN_DESCRIPTIONS } from '../catalog.js';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS } from '../catalog.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf, type Turn, toChat } from '../shared/messages.js';
@@ -239,7 +239,7 @@ export const goalPlanWorkflow: WorkflowDefinition = {
   build: buildGoalPlanGraph,
   // Execution runs many steps without a person: each step's result is saved as it completes.
   durability: 'sync',
-  checkpoints: () => ['goal', 'plan'],
+  checkpoints: () => BUILT_IN_CHECKPOINTS['goal-plan'],
   input: (task) => ({
     rawGoal: goalOf(task),
     collaborationHistory: [entry('user', `${task.requester}: ${goalOf(task)}`, { author: task.requester })],

@@ -6,7 +6,7 @@
 
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
-import { BUILT_IN_DESCRIPTIONS } from '../catalog.js';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS } from '../catalog.js';
 import { agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf, toChat } from '../shared/messages.js';
@@ -94,7 +94,7 @@ export const pairWorkflow: WorkflowDefinition = {
   description: BUILT_IN_DESCRIPTIONS.pair,
   build: buildPairGraph,
   durability: 'sync',
-  checkpoints: () => ['review'],
+  checkpoints: () => BUILT_IN_CHECKPOINTS.pair,
   input: (task) => ({ messages: [{ role: 'user', author: task.requester, content: goalOf(task) }] }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },

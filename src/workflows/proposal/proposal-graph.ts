@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { DEFAULT_COLLECTION } from '../../docs/documents.js';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
-import { BUILT_IN_DESCRIPTIONS } from '../catalog.js';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS } from '../catalog.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
@@ -291,7 +291,7 @@ export const proposalWorkflow: WorkflowDefinition = {
   description: BUILT_IN_DESCRIPTIONS.proposal,
   build: buildProposalGraph,
   durability: 'sync',
-  checkpoints: () => ['query_review', 'insight_review', 'final_review'],
+  checkpoints: () => BUILT_IN_CHECKPOINTS.proposal,
   input: (task) => ({ topic: goalOf(task) }),
   outcome: (values) => {
     if (values.outcome === 'rejected') return { status: 'rejected', reason: 'the proposal was rejected' };

@@ -9,7 +9,7 @@ import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain
 import { z } from 'zod';
 import { describeFailure, failureLogLevel } from '../../llm/failures.js';
 import { askStructured } from '../../llm/structured.js';
-import { BUILT_IN_DESCRIPTIONS } from '../catalog.js';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS } from '../catalog.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
@@ -170,7 +170,7 @@ export const specialistWorkflow: WorkflowDefinition = {
   build: buildSpecialistGraph,
   durability: 'sync',
   // `retry` is the card a failed agent offers (seed 002).
-  checkpoints: () => ['review', 'retry'],
+  checkpoints: () => BUILT_IN_CHECKPOINTS.specialist,
   input: (task) => ({ originalTask: goalOf(task) }),
   outcome: (values) =>
     values.outcome === 'rejected' ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },

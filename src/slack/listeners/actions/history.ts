@@ -1,12 +1,13 @@
 /**
  * History on a task's root message: the task's audit trail in a modal. The task is the one whose
  * root message was clicked (Slack's signed payload); whoever can see that message is in its
- * channel. A modal opens at once (the trigger lives 3 s) and is filled once the trail is read.
+ * channel. A modal opens at once (the trigger lives 3 s) and is filled once the trail is read;
+ * one Slack did not open gets the person a sentence.
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { AuditEntry } from '../../../engine/audit-trail.js';
 import { historyFailed, historyLoading, historyModal } from '../../blocks/history.js';
-import type { ListenerDeps } from '../../deps.js';
+import { type ListenerDeps, notOpened } from '../../deps.js';
 import { clickedMessage, taskInThread } from '../../origin.js';
 
 export function createHistoryAction(deps: ListenerDeps) {
@@ -21,7 +22,13 @@ export function createHistoryAction(deps: ListenerDeps) {
         return undefined;
       });
     const viewId = opened?.view?.id;
-    if (!viewId) return;
+    if (!viewId) {
+      const text = notOpened('the history', 'Click *History* on the message again.');
+      await client.chat
+        .postEphemeral({ channel: root.channel, user: body.user.id, text })
+        .catch((err) => deps.logger.warn({ err }, 'could not tell the person'));
+      return;
+    }
     await deps.afterAck.run(async () => {
       try {
         const task = await taskInThread(deps.engine, root);

@@ -1,13 +1,18 @@
 /**
- * Revise and Edit: the modal opens first (trigger_id lives 3 s, once), with the review and the
- * action named in private_metadata; the check of the click happens when the form comes back.
- * Revise asks what should change; Edit shows the review's form (a tool call's decisions and
- * arguments).
+ * Revise and Edit: the modal opens first, before anything is read (the click's trigger_id lives
+ * 3 s from Slack's request, once, and a slow database must not use it up), with the review and
+ * the action named in private_metadata; the check of the click happens when the form comes back.
+ * Revise asks what should change; Edit opens saying it reads the call, then shows the review's
+ * form (a tool call's decisions and arguments). A modal Slack did not open gets the person a
+ * sentence.
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { reviseModal } from '../../blocks/modals.js';
-import { buttonValueSchema, safeJson } from '../../decide.js';
-import type { ListenerDeps } from '../../deps.js';
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs, types } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { editLoading, reviseModal } from '../../blocks/modals.js';
+import { type ButtonValue, buttonValueSchema, safeJson } from '../../decide.js';
+import { type ListenerDeps, notOpened } from '../../deps.js';
+
+const REVISE_TEXT = 'Tell the agents what to change.';
 
 export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit' = 'revise') {
   return async ({
@@ -25,27 +30,64 @@ export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit'
       messageTs: body.message?.ts ?? body.container?.message_ts,
       threadTs: body.message?.thread_ts,
     };
-    // Edit's form is the review's: one quick read, still well inside the trigger's 3 s. If it
-    // fails the form opens empty, and the engine refuses it with the reason.
-    const review =
-      action === 'edit' && value.success
-        ? await deps.engine.review(value.data.review).catch(() => undefined)
-        : undefined;
-    const fields =
-      review?.taskId === (value.success ? value.data.task : '') ? (review?.request.fields ?? []) : [];
-    const deciding = fields.some((f) => f.choices);
-    await client.views.open({
-      trigger_id: body.trigger_id,
-      view: reviseModal(
-        meta,
-        action === 'revise'
-          ? 'Tell the agents what to change.'
-          : deciding
-            ? 'Decide each call: approve it (with the arguments shown, which you may change) or reject it. Sending approves what you chose.'
-            : 'Change the arguments, then send: that approves the call with them.',
-        3000,
-        fields,
-      ),
-    });
+    const opened = await client.views
+      .open({
+        trigger_id: body.trigger_id,
+        view: action === 'revise' ? reviseModal(meta, REVISE_TEXT, 3000) : editLoading(),
+      })
+      .catch((err) => {
+        deps.logger.warn({ err, action }, 'Slack did not open the revise modal');
+        return undefined;
+      });
+    const view = opened?.view;
+    if (!view?.id) {
+      if (!meta.channel) return;
+      const label = action === 'revise' ? 'Revise' : 'Edit';
+      const text = notOpened('the form', `Click *${label}* on the card again.`);
+      await client.chat
+        .postEphemeral({ channel: meta.channel, user: body.user.id, text, thread_ts: meta.threadTs })
+        .catch((err) => deps.logger.warn({ err }, 'could not tell the person'));
+      return;
+    }
+    if (action === 'edit') {
+      const shown = { id: view.id, hash: view.hash };
+      await deps.afterAck.run(() =>
+        fillEdit(deps, client, shown, meta, value.success ? value.data : undefined),
+      );
+    }
   };
+}
+
+/**
+ * Edit's form, once the review is read: its fields when the button names a review of its task,
+ * else the empty form (the engine refuses it with the reason when it comes back).
+ */
+async function fillEdit(
+  deps: ListenerDeps,
+  client: WebClient,
+  view: { id: string; hash?: string },
+  meta: object,
+  value: ButtonValue | undefined,
+): Promise<void> {
+  let shown: types.View;
+  try {
+    const review = value ? await deps.engine.review(value.review) : undefined;
+    const fields = review && review.taskId === value?.task ? review.request.fields : [];
+    shown = reviseModal(
+      meta,
+      fields.some((f) => f.choices)
+        ? 'Decide each call: approve it (with the arguments shown, which you may change) or reject it. Sending approves what you chose.'
+        : 'Change the arguments, then send: that approves the call with them.',
+      3000,
+      fields,
+    );
+  } catch (err) {
+    deps.logger.error({ err }, 'could not read the review for its Edit form');
+    shown = editLoading(
+      'I could not read this call just now (the database did not answer). Close this and click Edit on the card again.',
+    );
+  }
+  await client.views
+    .update({ view_id: view.id, hash: view.hash, view: shown })
+    .catch((err) => deps.logger.warn({ err }, 'could not show the Edit form'));
 }

@@ -6,7 +6,7 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
 import { startModal } from '../../blocks/modals.js';
-import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { COULD_NOT_RECORD, type ListenerDeps, notOpened } from '../../deps.js';
 import { listOpenTasks } from '../../overview.js';
 import { respondPrivately } from '../../respond.js';
 import { startFromSlack, tell } from '../../start-task.js';
@@ -31,10 +31,16 @@ export function createSignoffCommand(deps: ListenerDeps) {
       // A form whose only choice is empty is refused by Slack: say why there is nothing to start.
       if (workflows.length === 0) return ack({ response_type: 'ephemeral', text: NO_WORKFLOWS_HERE });
       await ack();
-      await client.views.open({
-        trigger_id: command.trigger_id,
-        view: startModal(workflows, command.channel_id, command.response_url),
-      });
+      await client.views
+        .open({
+          trigger_id: command.trigger_id,
+          view: startModal(workflows, command.channel_id, command.response_url),
+        })
+        .catch(async (err) => {
+          deps.logger.warn({ err }, 'Slack did not open the start form');
+          const again = 'Send `/signoff` again, or start at once: `/signoff <workflow> <task>`.';
+          await respondPrivately(command.response_url, notOpened('the form', again), deps.logger);
+        });
       return;
     }
     if (word === 'help') return ack({ response_type: 'ephemeral', text: help(command.channel_id) });

@@ -1,0 +1,161 @@
+/**
+ * Modals against a Slack that enforces its trigger window (a trigger_id opens one view, once,
+ * within 3 s of the request that carried it) and rate limits with 429 + Retry-After: a busy
+ * method holds back nobody else's modal, a slow database does not use up the window, and a modal
+ * Slack did not open gets the person a sentence. Through Bolt's HTTP receiver, a real engine and
+ * Postgres, and the fake Slack Web API.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { triggerId } from '../helpers/fake-slack-views.js';
+import { appHomeOpened, click, commandBody, postSigned, withTrigger } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+  mail:
+    module: ./test/fixtures/hitl-graph.ts
+    checkpoints:
+      tool_call: { reviewers: [requester, U0BOB] }
+`;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_modals');
+  await slack.start();
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+let n = 0;
+async function start(workflow: string, ask: string) {
+  const text = `${ask} ${++n}`;
+  await postSigned(events, commandBody(`${workflow} ${text}`));
+  const thread = tsOf(await until('root', () => rootOf(text)));
+  const card = await until('card', () => cardsIn(thread)[0], 20_000);
+  return { thread, card };
+}
+
+/** `user` clicks the card's button `actionId`; resolves once Bolt answered. */
+const press = (user: string, card: Post, thread: string, actionId: string, trigger?: string) => {
+  const value = buttons(card).find((b) => b.action_id === actionId)?.value ?? '';
+  const body = click(user, actionId, value, tsOf(card), thread);
+  return postSigned(events, trigger ? withTrigger(body, trigger) : body);
+};
+
+/** The views.open calls Slack carried out (so within their trigger's window) after the first `from`. */
+const openedAfter = (from: number) => () => {
+  const opened = slack
+    .callsOf('views.open')
+    .slice(from)
+    .filter((v) => !v.failed);
+  return opened.length ? opened : undefined;
+};
+
+const triggerRefusals = () => slack.refusals.filter((r) => r.error.endsWith('trigger_id'));
+
+describe('modals within the trigger window', () => {
+  it("a 429 on one method (a busy Home tab's views.publish) does not hold back another person's Revise modal", async () => {
+    const { thread, card } = await start('pair', 'name the new product');
+    // Slack says: no views.publish for 30 s.
+    const undo = slack.rateLimit('views.publish', 30);
+    try {
+      await postSigned(events, appHomeOpened('U0CAT'), { json: true });
+      await until('the Home tab limited', () =>
+        slack.calls.find((c) => c.method === 'views.publish' && c.args.limited),
+      );
+      const from = slack.callsOf('views.open').length;
+      await press('U0BOB', card, thread, 'signoff_revise');
+      // The fake refuses a trigger older than 3 s: an open it carried out came within the window.
+      const [modal] = await until('the Revise modal', openedAfter(from), 10_000);
+      expect(JSON.stringify(modal?.view)).toContain('What should change?');
+      expect(triggerRefusals()).toEqual([]);
+    } finally {
+      undo();
+    }
+  });
+
+  it('Revise and Edit open their modal within the trigger window while the database is slow; Edit shows its form once the review is read', async () => {
+    const pair = await start('pair', 'summarise the contract');
+    const mail = await start('mail', 'send the launch note');
+    // The database is slow: every read of the reviews waits until this transaction ends.
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE signoff.reviews IN ACCESS EXCLUSIVE MODE');
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      await locker.query('ROLLBACK');
+      await locker.end();
+    };
+    try {
+      const updates = slack.callsOf('views.update').length;
+      let from = slack.callsOf('views.open').length;
+      await press('U0BOB', pair.card, pair.thread, 'signoff_revise');
+      const [revise] = await until('the Revise modal', openedAfter(from), 10_000);
+      expect(JSON.stringify(revise?.view)).toContain('What should change?');
+
+      from = slack.callsOf('views.open').length;
+      await press('U0BOB', mail.card, mail.thread, 'signoff_edit');
+      const [edit] = await until('the Edit modal', openedAfter(from), 10_000);
+      expect(JSON.stringify(edit?.view)).toContain('Reading the call');
+      expect(triggerRefusals()).toEqual([]);
+
+      // The database answers again: the form replaces "reading", with the call's arguments.
+      await release();
+      const form = await until('the Edit form', () => slack.callsOf('views.update')[updates], 10_000);
+      const blocks = (form.view as { blocks: { block_id?: string; element?: { initial_value?: string } }[] })
+        .blocks;
+      const args = blocks.find((b) => b.block_id === 'field_args_0')?.element?.initial_value ?? '{}';
+      expect(Object.keys(JSON.parse(args)).sort()).toEqual(['body', 'subject', 'to']);
+      expect(form.failed).toBeUndefined();
+    } finally {
+      await release();
+    }
+  });
+
+  it('a modal Slack did not open (its trigger expired) gets the person a sentence: Revise, History and /signoff alone', async () => {
+    const { thread, card } = await start('pair', 'plan the offsite');
+    const expired = () => triggerId(Date.now() - 5000);
+
+    await press('U0BOB', card, thread, 'signoff_revise', expired());
+    const revise = await until('the sentence after Revise', () =>
+      ephemeralsTo('U0BOB').find((t) => t.includes('Slack did not open the form in time')),
+    );
+    expect(revise).toContain('Click *Revise* on the card again.');
+
+    await postSigned(events, withTrigger(click('U0DAN', 'signoff_history', 'task', thread), expired()));
+    const history = await until('the sentence after History', () =>
+      ephemeralsTo('U0DAN').find((t) => t.includes('Slack did not open the history in time')),
+    );
+    expect(history).toContain('Click *History* on the message again.');
+
+    const responseUrl = slack.responseUrl('C0WORK', '', 'U0EVE');
+    await postSigned(events, commandBody('', 'U0EVE', { response_url: responseUrl, trigger_id: expired() }));
+    const command = await until('the sentence after /signoff', () =>
+      ephemeralsTo('U0EVE').find((t) => t.includes('Slack did not open the form in time')),
+    );
+    expect(command).toContain('Send `/signoff` again');
+    expect(triggerRefusals().map((r) => r.error)).toEqual([
+      'expired_trigger_id',
+      'expired_trigger_id',
+      'expired_trigger_id',
+    ]);
+  });
+});
