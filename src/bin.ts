@@ -98,7 +98,9 @@ async function main(argv: string[]): Promise<number> {
     import('./cli/status-line.js'),
   ]);
   const logger = createLogger(config.logLevel ?? 'warn');
-  const lines = linesFrom(process.stdin);
+  // At a terminal, what was typed before a question was shown never answers it; piped input is
+  // a script of answers written ahead, read as it comes.
+  const lines = linesFrom(process.stdin, { typedAhead: process.stdin.isTTY ? 'drop' : 'keep' });
   const tty = process.stdout.isTTY === true;
   const thinking = createThinking();
   // A scenario runs in a database of its own, made for the run and dropped after it.

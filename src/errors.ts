@@ -38,6 +38,12 @@ export const isSignoffError = (error: unknown, code?: ErrorCode): error is Signo
   error instanceof SignoffError && (code === undefined || error.code === code);
 
 /**
+ * The code of a delivery that failed in signoff itself, not in the surface (a database error, a
+ * payload that would not parse): its text is for the log only, never shown to people.
+ */
+export const SIGNOFF_FAILED = 'signoff_failed';
+
+/**
  * How a surface failed to show an event, so the engine knows what to do with it:
  * - `temporary`: try again later (the service down, a timeout); `retryAfterMs`: not sooner than
  *   that (a post Slack did not answer may still be made: the next attempt looks for it first);
@@ -51,7 +57,7 @@ export const isSignoffError = (error: unknown, code?: ErrorCode): error is Signo
 export class DeliveryError extends Error {
   constructor(
     readonly kind: 'temporary' | 'refused' | 'unreachable' | 'limited',
-    /** The surface's own error code (Slack's `error`), for logs and the fallback's sentence. */
+    /** The surface's own error code (Slack's `error`; SIGNOFF_FAILED for signoff's own failure). */
     readonly code: string,
     options?: { cause?: unknown; retryAfterMs?: number; reason?: string },
   ) {

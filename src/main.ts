@@ -27,7 +27,7 @@ import { createRateLimits } from './slack/rate-limits.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
-import { checkpointSettings, workflowSettings } from './workflow-config.js';
+import { workflowSettings } from './workflow-config.js';
 import { ownWorkflowDescription } from './workflows/catalog.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { declaredWorkflow } from './workflows/declared/declared-graph.js';
@@ -116,7 +116,6 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
         checkpointer,
         documents,
         logger,
-        checkpoint: (kind) => checkpointSettings(config.workflows, definition.name, kind),
       });
       workflows.set(definition.name, { definition, graph });
       parts.set(definition.name, { agents: [...agents], checkpoints: definition.checkpoints?.(settings) });

@@ -44,7 +44,9 @@ export const checkpointSchema = z
     allowSelfApproval: z.boolean().default(true),
     /**
      * May people from another organization (Slack Connect) and the workspace's guests decide this
-     * step? Not by default, even where `anyone` or a user group would take them in.
+     * step? Not by default, even where `anyone`, `requester` or a user group would take them in.
+     * A user id listed in `reviewers` is vouched for by this file: it decides whatever its
+     * surface says of it (see authorize.ts).
      */
     allowExternal: z.boolean().default(false),
     timeout: duration.optional(),
@@ -205,7 +207,8 @@ export type RedirectWho = (typeof REDIRECT_WHO)[number];
 /**
  * A reply in a task's thread while its agents work gives them a new goal (seed 003) only when
  * it means to: from `who` (the requester by default; `reviewers` adds the workflow's reviewers;
- * `anyone` in the channel; `nobody`), and, with `how: addressed`, only a reply that mentions the
+ * `anyone` in the channel, people from outside the organization only where a checkpoint of the
+ * task lets them decide; `nobody`), and, with `how: addressed`, only a reply that mentions the
  * bot or starts with "redirect:". Other replies while agents work are left alone.
  */
 const redirectSchema = z

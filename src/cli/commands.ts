@@ -173,7 +173,7 @@ async function interactive(
     // The prompt's own commands; no workflow can be named so (the config file's names are checked).
     if (workflow === 'help' && !words.length) {
       io.out.write(
-        `Workflows:\n${describe(engine)}\nAt a review: Enter approves, "reject" rejects, any other text is feedback.\n`,
+        `Workflows:\n${describe(engine)}\nAt a review: Enter approves ("approve" at a tool call), "reject" rejects, any other text is feedback.\n`,
       );
       continue;
     }

@@ -4,7 +4,7 @@
  * calls rejected is asked last, when some are.
  */
 import type { ReviewField } from '../engine/types.js';
-import type { LineSource } from './lines.js';
+import { answerTo, type LineSource } from './lines.js';
 import type { Output } from './printer.js';
 
 /** The form's values and note; undefined when the input ends first. */
@@ -12,17 +12,20 @@ export async function fillForm(
   fields: ReviewField[],
   lines: LineSource,
   out: Output,
+  /** The review's `feedback.maxLength`: the note's limit. */
+  maxLength: number,
 ): Promise<{ values: Record<string, string>; feedback?: string } | undefined> {
   const values: Record<string, string> = {};
   for (const f of fields) {
     for (;;) {
       const options = f.choices?.map((c) => `"${c.value}"`).join(' or ');
-      out.write(
+      const line = await answerTo(
+        lines,
+        out,
         f.choices
           ? `${f.label}: ${options}? `
           : `${f.label}, as one line of JSON (Enter keeps them as shown): `,
       );
-      const line = await lines.next();
       if (line === undefined) return undefined;
       const text = line.trim();
       if (!f.choices) {
@@ -38,10 +41,16 @@ export async function fillForm(
     }
   }
   if (!Object.values(values).includes('reject')) return { values };
-  out.write('A message for the calls you reject (Enter for none): ');
-  const note = await lines.next();
-  if (note === undefined) return undefined;
-  return { values, feedback: note.trim() || undefined };
+  for (;;) {
+    const note = await answerTo(lines, out, 'A message for the calls you reject (Enter for none): ');
+    if (note === undefined) return undefined;
+    const feedback = note.trim();
+    // The engine refuses a longer one too; asked again here, the calls' decisions are kept.
+    if (feedback.length <= maxLength) return { values, feedback: feedback || undefined };
+    out.write(
+      `That is ${feedback.length.toLocaleString('en-US')} characters; this review takes at most ${maxLength.toLocaleString('en-US')}.\n`,
+    );
+  }
 }
 
 /** Pretty JSON as one line (as typed at a prompt); other text as it is. */

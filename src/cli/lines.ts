@@ -1,20 +1,80 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Reads one line at a time; `undefined` at end of input. */
 export interface LineSource {
   next(): Promise<string | undefined>;
+  /**
+   * Says that a question was just shown: the lines received before it are no answer to it and
+   * are dropped; returns how many. On a terminal they were typed while agents worked, or are the
+   * rest of a paste (a blank line in pasted feedback would otherwise answer the next review,
+   * maybe a tool call, the moment it prints). Piped input is a script of answers written ahead on
+   * purpose (tests, `signoff run … < answers.txt`): nothing is dropped.
+   */
+  asked(): Promise<number>;
   close(): void;
 }
 
-export function linesFrom(input: Readable): LineSource {
+/**
+ * How long after a question is shown a line still counts as typed before it: what the terminal
+ * had already sent, still on its way in. Nobody reads a question and answers it this fast.
+ */
+const IN_FLIGHT_MS = 50;
+
+/** Lines from `input`; `typedAhead: 'drop'` (a terminal) makes `asked` drop what came before. */
+export function linesFrom(input: Readable, options: { typedAhead: 'drop' | 'keep' }): LineSource {
   const rl = createInterface({ input, terminal: false });
-  const iterator = rl[Symbol.asyncIterator]();
+  // Lines are taken in as they come, not when asked for: what was typed while agents worked is
+  // here, and known as such, by the time a question is shown.
+  const received: string[] = [];
+  let waiting: ((line: string | undefined) => void) | undefined;
+  let ended = false;
+  rl.on('line', (line) => {
+    if (waiting) {
+      const resolve = waiting;
+      waiting = undefined;
+      resolve(line);
+    } else received.push(line);
+  });
+  rl.on('close', () => {
+    ended = true;
+    waiting?.(undefined);
+    waiting = undefined;
+  });
   return {
-    next: async () => {
-      const r = await iterator.next();
-      return r.done ? undefined : r.value;
+    next: () => {
+      if (received.length) return Promise.resolve(received.shift());
+      if (ended) return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        waiting = resolve;
+      });
+    },
+    asked: async () => {
+      if (options.typedAhead === 'keep') return 0;
+      await sleep(IN_FLIGHT_MS);
+      return received.splice(0).length;
     },
     close: () => rl.close(),
   };
+}
+
+/**
+ * Reads the answer to a question already shown (a review) or shown now (`prompt`): what was typed
+ * before it is dropped first, and the person is told so (they saw it echoed and may think it
+ * counted).
+ */
+export async function answerTo(
+  lines: LineSource,
+  out: { write(text: string): void },
+  prompt: string,
+): Promise<string | undefined> {
+  const dropped = await lines.asked();
+  if (dropped) {
+    out.write(
+      `(${dropped === 1 ? 'A line' : `${dropped} lines`} typed before this was asked ${dropped === 1 ? 'was' : 'were'} ignored.)\n`,
+    );
+  }
+  out.write(prompt);
+  return lines.next();
 }

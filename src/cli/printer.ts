@@ -67,7 +67,8 @@ export function formatReview(given: Review, show: Show = PLAIN, shown: string[] 
   const r = review.request;
   const choices = [
     r.actions.includes('approve')
-      ? `Enter or "approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}`
+      ? // A tool call goes ahead on the typed word only (cli/answer.ts).
+        `${r.origin ? '' : 'Enter or '}"approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}`
       : undefined,
     r.actions.includes('edit')
       ? r.fields.length === 1 && !r.fields[0]?.choices

@@ -141,6 +141,8 @@ export async function runScenario(
       out.write(`${line}\n`);
       return line;
     },
+    // The script answers what is asked when it is asked: nothing is typed ahead to drop.
+    asked: async () => 0,
     close: () => undefined,
   };
   const ended = await runSession({ engine, lines, out, actor: deps.actor, feed: deps.feed }, task.id);

@@ -9,7 +9,7 @@ import type { Task } from '../engine/types.js';
 import { type Decided, parseAnswer } from './answer.js';
 import { fillForm } from './form.js';
 import { CLI } from './help.js';
-import type { LineSource } from './lines.js';
+import { answerTo, type LineSource } from './lines.js';
 import { approvalProgress, type Feed, type Output, printable, statusWords } from './printer.js';
 
 export interface SessionDeps {
@@ -40,8 +40,9 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       );
       return finish(out, task);
     }
-    out.write(`${deps.feed.review(taskId, review)}\n> `);
-    const line = await deps.lines.next();
+    out.write(`${deps.feed.review(taskId, review)}\n`);
+    // Only a line typed once this review is on screen answers it.
+    const line = await answerTo(deps.lines, out, '> ');
     if (line === undefined) {
       out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
       return finish(out, task);
@@ -53,7 +54,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     }
     let answer: Decided;
     if ('form' in parsed) {
-      const form = await fillForm(review.request.fields, deps.lines, out);
+      const form = await fillForm(review.request.fields, deps.lines, out, review.settings.feedback.maxLength);
       if (!form) {
         out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${CLI} resume ${taskId}\n`);
         return finish(out, task);

@@ -25,13 +25,24 @@ function isListed(settings: Pick<ReviewSettings, 'reviewers'>, task: Task, actor
 }
 
 /**
+ * Whether the actor's standing keeps them out of a rule: people from another organization and
+ * guests (or someone their surface could not place) are, unless the rule sets `allowExternal` or
+ * names their very user id. A user id in `reviewers` is the team's own choice of person, vouched
+ * for by its config: nothing about them needs asking (so a directory outage stops no named
+ * reviewer). `requester`, `anyone` and groups vouch for nobody.
+ */
+const keptOut = (settings: Pick<Rule, 'reviewers' | 'allowExternal'>, actor: Actor) =>
+  Boolean(actor.external) && !settings.allowExternal && !settings.reviewers.includes(actor.id);
+
+/**
  * Who may decide a review: anyone listed (a user id, a user group the actor is in, `requester`,
  * or `anyone`); the requester approving their own work only when the checkpoint allows it;
- * people from another organization and guests only when it sets `allowExternal` (when their
- * surface could not tell, they count as such). Returns the reason for a refusal, or undefined.
+ * people from another organization and guests only when it sets `allowExternal` or names them by
+ * id (when their surface could not tell, they count as such). Returns the reason for a refusal,
+ * or undefined.
  */
 export function refusal(settings: Rule, task: Task, actor: Actor, action: Action): string | undefined {
-  if (actor.external && !settings.allowExternal) return OUTSIDERS;
+  if (keptOut(settings, actor)) return OUTSIDERS;
   const listed = isListed(settings, task, actor);
   if (!listed) return 'you are not a reviewer for this step';
   if (approves(action) && !settings.allowSelfApproval && actor.id === task.requester) {
@@ -51,7 +62,7 @@ export const groupsNamed = (settings: Pick<ReviewSettings, 'reviewers'>) =>
  */
 export function groupsToAsk(settings: Rule, task: Task, actor: Actor): string[] {
   if (isListed(settings, task, actor)) return [];
-  if (actor.external === true && !settings.allowExternal) return [];
+  if (actor.external === true && keptOut(settings, actor)) return [];
   const known = new Set([...(actor.groups ?? []), ...(actor.unknownGroups ?? [])]);
   return groupsNamed(settings).filter((g) => !known.has(g));
 }
@@ -107,7 +118,7 @@ export function rightRefused(
 }
 
 function unansweredSentence(settings: Rule, actor: Actor): string {
-  if (actor.external === 'unknown' && !settings.allowExternal) {
+  if (actor.external === 'unknown' && keptOut(settings, actor)) {
     return 'Sorry, Slack did not say just now whether you are a member of this workspace (this step is not for guests or people from other organizations); try again in a minute.';
   }
   const groups = (actor.unknownGroups ?? []).filter((g) => settings.reviewers.includes(g));
@@ -181,10 +192,11 @@ const ONLY: Record<Exclude<RedirectWho, 'anyone'>, string> = {
 /**
  * Who may cancel, retry and redirect: the operator at the terminal always; else the requester
  * or whoever may reject a pending review or is named a reviewer by the workflow's checkpoints;
- * a redirect as the workflow's `redirect.who` says; a right through a reviewer's rule holds for
- * people from outside the organization only where that rule allows them. Throws otherwise
- * ('directory_unavailable' when only a group Slack did not answer for stands in the way). Asks
- * nothing of a surface: groups not already resolved count as not a member.
+ * a redirect as the workflow's `redirect.who` says; a right through a reviewer's rule, or
+ * `redirect.who: anyone`, holds for people from outside the organization and guests only where
+ * a rule of the task lets them decide (`allowExternal`, or their id named). Throws otherwise
+ * ('directory_unavailable' when only a group, or a standing, Slack did not answer for stands in
+ * the way). Asks nothing of a surface: groups not already resolved count as not a member.
  */
 export async function assertMayControl(
   db: Queryable,
@@ -195,7 +207,22 @@ export async function assertMayControl(
 ): Promise<void> {
   if (actor.operator) return;
   const who = whoMay(config, task, what);
-  if (who === 'anyone' || (who !== 'nobody' && actor.id === task.requester)) return;
+  if (who !== 'nobody' && actor.id === task.requester) return;
+  if (who === 'anyone') {
+    // Anyone in the channel: a Slack Connect guest is in it too, and may not drop the goal
+    // unless the task lets people from outside decide.
+    if (!actor.external) return;
+    const rules = await controlRules(db, config, task);
+    if (rules.some((rule) => !keptOut(rule, actor))) return;
+    const outsiders = `people from outside this workspace's organization and guests cannot ${what} this task`;
+    if (actor.external === 'unknown') {
+      throw new SignoffError(
+        'directory_unavailable',
+        `Sorry, Slack did not say just now whether you are a member of this workspace (${outsiders}); try again in a minute.`,
+      );
+    }
+    throw new SignoffError('not_allowed', `Sorry, ${outsiders}.`);
+  }
   if (who === 'reviewers') {
     const rules = await controlRules(db, config, task);
     const refused = rules.map((rule) => rightRefused(rule, task, actor, 'reject'));

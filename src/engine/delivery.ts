@@ -12,8 +12,9 @@
  * One deliverer per task at a time (the `deliver:<task>` lease). Each event counts its attempts:
  * - the surface's rate limit saying "not yet" is not an attempt: the event goes out when the
  *   limit allows, and the later events of its lane wait behind it;
- * - temporary failures (outages, timeouts) are retried with backoff, the next attempt scheduled
- *   as a delayed job, and the later events of its lane wait behind it (order);
+ * - temporary failures (outages, timeouts, and signoff's own errors on the way, which people only
+ *   ever see as a sentence) are retried with backoff, the next attempt scheduled as a delayed
+ *   job, and the later events of its lane wait behind it (order);
  * - an event the surface refuses for good is retried a few times, then marked failed, logged with
  *   the surface's error, and replaced by a short `delivery_failed` fallback; later events go on;
  * - a task whose thread cannot be reached any more (the bot removed from the channel) fails with
@@ -24,8 +25,7 @@
  * crash left behind.
  */
 import type pg from 'pg';
-import { isConnectionError } from '../db/queryable.js';
-import { DeliveryError, isSignoffError } from '../errors.js';
+import { DeliveryError, isSignoffError, SIGNOFF_FAILED } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { underLease } from './delivery-guard.js';
 import { type EventRow, insertEvent, toEvent } from './event-store.js';
@@ -207,17 +207,16 @@ export function createDelivery(deps: {
     event: DeliveredEvent,
     error: unknown,
   ): Promise<'later' | 'retry' | 'skip' | 'unreachable'> {
+    // Anything but the surface's own answer failed in signoff (a database error, a payload that
+    // would not parse): not the message refused, so tried again as an outage is (with backoff, a
+    // bounded number of times); its text goes to the log, never into a fallback people read.
     const failure =
       error instanceof DeliveryError
         ? error
-        : new DeliveryError(
-            isConnectionError(error, pool) ? 'temporary' : 'refused',
-            (error as Error)?.message ?? 'error',
-            {
-              cause: error,
-            },
-          );
+        : new DeliveryError('temporary', SIGNOFF_FAILED, { cause: error });
     const log = { task: task.id, event: event.key, attempts: event.attempts, code: failure.code };
+    if (!(error instanceof DeliveryError))
+      logger.warn({ ...log, err: error }, 'showing an event failed in signoff');
     if (failure.kind === 'limited') {
       // Not an attempt: the round uncounts it as it lets go.
       await pool.query(
@@ -257,7 +256,11 @@ export function createDelivery(deps: {
         failedKey: event.key,
         failedType: event.event.type,
         code: failure.code,
-        review: event.event.type === 'review_requested' ? event.event.review : undefined,
+        // A card that could not be shown, or redrawn for content an edit changed: shown plain.
+        review:
+          event.event.type === 'review_requested' || event.event.type === 'review_progress'
+            ? event.event.review
+            : undefined,
       });
     }
     return 'skip';

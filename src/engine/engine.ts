@@ -329,16 +329,18 @@ export function createEngine(deps: EngineDeps): Engine {
     if (!review.request.actions.includes(input.action)) {
       return `"${input.action}" is not possible here; choose ${review.request.actions.join(', ')}.`;
     }
+    // Whatever the action: a reject's reason or an edit's note is recorded, audited and sent to
+    // the agents like a revise's feedback, and a decision the workflow cannot read is never
+    // resumed (reviewAsker would refuse it and ask the same question again).
+    const feedback = input.feedback?.trim() ?? '';
+    const { minLength, maxLength } = review.settings.feedback;
+    if (feedback.length > maxLength) return tooLong(feedback.length, maxLength);
     if (input.action === 'edit') {
       const errors = [...new Set(Object.values(invalidEdit(review.request, input.values ?? {})))];
       return errors.length ? errors.join(' ') : undefined;
     }
-    if (input.action !== 'revise') return undefined;
-    const feedback = input.feedback?.trim() ?? '';
-    const { minLength, maxLength } = review.settings.feedback;
-    if (feedback.length < Math.max(1, minLength)) return 'Say what should change: the feedback is empty.';
-    if (feedback.length > maxLength)
-      return `The feedback is ${feedback.length} characters; keep it under ${maxLength}.`;
+    if (input.action === 'revise' && feedback.length < Math.max(1, minLength))
+      return 'Say what should change: the feedback is empty.';
     return undefined;
   }
 
@@ -395,3 +397,9 @@ export function createEngine(deps: EngineDeps): Engine {
     },
   };
 }
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The refusal of words over a review's limit: what was sent, and what fits. */
+const tooLong = (length: number, max: number) =>
+  `Nothing was recorded: your message is ${count(length)} characters, and this review takes at most ${count(max)}. Shorten it and try again.`;

@@ -178,7 +178,10 @@ export type EngineEvent =
       failedKey: string;
       failedType: EngineEvent['type'];
       code: string;
-      /** For a card that could not be shown: its review, so a plainer card can still be answered. */
+      /**
+       * For a card that could not be shown, or redrawn for content an edit changed: its review, so
+       * a plainer card can still be answered.
+       */
       review?: Review;
     };
 

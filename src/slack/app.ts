@@ -17,6 +17,7 @@ import { createDirectory } from './directory.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
 import { createPermalinks } from './permalinks.js';
+import { createStandingStore } from './standing-store.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
@@ -105,6 +106,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
   });
   const directory = createDirectory({
     client: quick,
+    kept: createStandingStore(deps.pool),
     logger: deps.logger,
     now: () => (deps.clock ?? systemClock).now().getTime(),
   });

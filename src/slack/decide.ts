@@ -80,9 +80,18 @@ export function safeJson(text: string): unknown {
 /**
  * The person acting in Slack as the engine checks them: their user groups asked (through the
  * directory) only if their right hinges on one, and whether they come from outside this
- * workspace's organization or are a guest (`team`: the `user.team_id` of their request).
+ * workspace's organization or are a guest (`team`: the `user.team_id` of their request). Not
+ * asked when `reviewers` (of every review they may act on here) names their user id: the team's
+ * config vouches for them (authorize.ts), so a `users.info` outage stops no named reviewer.
  */
-export async function slackActor(directory: Directory, user: string, team?: string): Promise<Actor> {
+export async function slackActor(
+  directory: Directory,
+  user: string,
+  team?: string,
+  reviewers?: readonly (readonly string[])[],
+): Promise<Actor> {
+  const named = reviewers !== undefined && reviewers.length > 0 && reviewers.every((r) => r.includes(user));
+  if (named) return { id: user, inGroup: (group) => directory.inGroup(user, group) };
   const standing = await directory.standing(user, team);
   return {
     id: user,
@@ -120,7 +129,8 @@ export async function decideFromSlack(
       }),
 ): Promise<DecideResult | undefined> {
   try {
-    const unseen = await approvesUnseen(deps, d);
+    const review = await deps.engine.review(d.click.review);
+    const unseen = await approvesUnseen(deps, d, review);
     if (unseen) {
       await tell(CANNOT_SHOW);
       // The card may still show buttons it should not (a redraw Slack refused): redrawn plain.
@@ -130,7 +140,12 @@ export async function decideFromSlack(
     const result = await deps.engine.decide({
       reviewId: d.click.review,
       taskId: d.click.task,
-      actor: await slackActor(deps.directory, d.user, d.team),
+      actor: await slackActor(
+        deps.directory,
+        d.user,
+        d.team,
+        review ? [review.settings.reviewers] : undefined,
+      ),
       action: d.action,
       feedback: d.feedback,
       values: d.values,
@@ -165,8 +180,11 @@ export async function decideFromSlack(
  * approves nothing unseen either. A click on other content than the review's is left to the
  * engine, which refuses it as out of date.
  */
-async function approvesUnseen(deps: ListenerDeps, d: SlackDecision): Promise<Review | undefined> {
-  const review = await deps.engine.review(d.click.review);
+async function approvesUnseen(
+  deps: ListenerDeps,
+  d: SlackDecision,
+  review: Review | undefined,
+): Promise<Review | undefined> {
   if (!review || review.taskId !== d.click.task || plainActions(review.request).includes(d.action)) return;
   if (d.click.h !== undefined && d.click.h !== contentHash(review.request)) return;
   return (await cardText(deps.pool, review.id, review.request)).plain ? review : undefined;

@@ -5,9 +5,11 @@
  * `usergroups.users.list` a group, one `users.info` a person; callers at the same moment share
  * one call, and a failure is not kept. When Slack does not answer, `inGroup` rejects (the engine
  * tells whoever's right hinged on that group to try again). `standing` then serves the last answer
- * Slack gave about that person (for up to a day), so that a `users.info` outage locks out no
- * reviewer Slack has answered for before; of someone it never answered for it is 'unknown'
- * (refused where people from outside are, with a sentence to try again).
+ * Slack gave about that person (for up to a day), kept in Postgres (`StandingStore`) so that it
+ * holds in every replica and after a restart: a `users.info` outage locks out no reviewer Slack
+ * has answered for before; of someone it never answered for it is 'unknown' (refused where
+ * people from outside are, with a sentence to try again). Reviewers named by id are not asked
+ * about at all (decide.ts's `slackActor`).
  */
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import { z } from 'zod';
@@ -25,6 +27,14 @@ export const STANDING_KEPT_MS = 24 * 3600_000;
 
 /** `member` of this organization; `external`: another organization's, or a guest; `unknown`: Slack did not say. */
 export type Standing = 'member' | 'external' | 'unknown';
+/** An answer Slack gave. */
+export type Placed = Exclude<Standing, 'unknown'>;
+
+/** Where the last answer about each person is kept, and when Slack gave it (ms since the epoch). */
+export interface StandingStore {
+  read(user: string): Promise<{ standing: Placed; at: number } | undefined>;
+  write(user: string, standing: Placed, at: number): Promise<void>;
+}
 
 export interface Directory {
   /** Whether `user` is in the user group; rejects when Slack does not say. */
@@ -61,6 +71,8 @@ const slackError = (error: unknown): string | undefined =>
 export function createDirectory(deps: {
   /** A client that gives up within seconds: a person waits for this answer. */
   client: WebClient;
+  /** Slack's last answer about each person (Postgres: standing-store.ts), read before any transaction. */
+  kept: StandingStore;
   logger: Logger;
   ttlMs?: number;
   now?: () => number;
@@ -82,46 +94,44 @@ export function createDirectory(deps: {
     }
   }, options);
 
-  const people = ttlCache(async (user): Promise<SlackUser | undefined> => {
-    try {
-      return slackUserSchema.parse((await client.users.info({ user })).user);
-    } catch (error) {
-      // Someone this workspace cannot see is not one of its own.
-      const code = slackError(error);
-      if (code === 'user_not_found' || code === 'user_not_visible') return undefined;
-      throw error;
-    }
-  }, options);
-
-  // The last answer about each person, oldest first (re-set on each answer), kept a day.
-  const lastKnown = new Map<string, { at: number; person: SlackUser | undefined }>();
-  const person = async (user: string): Promise<SlackUser | undefined> => {
-    const now = options.now();
-    for (const [k, entry] of lastKnown) {
-      if (now - entry.at < STANDING_KEPT_MS) break;
-      lastKnown.delete(k);
-    }
-    try {
-      const answer = await people(user);
-      lastKnown.delete(user);
-      lastKnown.set(user, { at: now, person: answer });
-      return answer;
-    } catch (error) {
-      const known = lastKnown.get(user);
-      if (!known) throw error;
-      logger.warn(
-        { err: error, user, answeredAt: new Date(known.at).toISOString() },
-        'Slack did not say where a person belongs; going by its last answer',
-      );
-      return known.person;
-    }
-  };
-
   // The app's own workspace and organization never change while it runs.
   const app = ttlCache(async () => appSchema.parse(await client.auth.test()), {
     ttlMs: Number.POSITIVE_INFINITY,
     now: options.now,
   });
+
+  /** Where Slack places the person now; rejects when it does not answer. */
+  const ask = async (user: string): Promise<Placed> => {
+    const home = await app('self');
+    let who: SlackUser | undefined;
+    try {
+      who = slackUserSchema.parse((await client.users.info({ user })).user);
+    } catch (error) {
+      // Someone this workspace cannot see is not one of its own.
+      const code = slackError(error);
+      if (code !== 'user_not_found' && code !== 'user_not_visible') throw error;
+    }
+    if (!who || who.is_restricted || who.is_ultra_restricted || who.is_stranger) return 'external';
+    // In an Enterprise organization, a person of any of its workspaces is one of its own.
+    const sameOrg = home.enterprise_id && who.enterprise_user?.enterprise_id === home.enterprise_id;
+    return sameOrg || who.team_id === home.team_id ? 'member' : 'external';
+  };
+
+  /** The last answer kept about the person (none when the database does not answer either). */
+  const keptAbout = (user: string) =>
+    deps.kept.read(user).catch((err) => {
+      logger.warn({ err, user }, 'could not read the last known standing of a person');
+      return undefined;
+    });
+
+  // One answer a person a minute; each new one is kept for when Slack stops answering.
+  const people = ttlCache(async (user): Promise<Placed> => {
+    const placed = await ask(user);
+    await deps.kept
+      .write(user, placed, options.now())
+      .catch((err) => logger.warn({ err, user }, 'could not keep the standing of a person'));
+    return placed;
+  }, options);
 
   return {
     inGroup: async (user, group) => (await members(group)).has(user),
@@ -130,12 +140,16 @@ export function createDirectory(deps: {
         const home = await app('self');
         // Another workspace's person, where this one belongs to no Enterprise organization.
         if (team && team !== home.team_id && !home.enterprise_id) return 'external';
-        const who = await person(user);
-        if (!who || who.is_restricted || who.is_ultra_restricted || who.is_stranger) return 'external';
-        // In an Enterprise organization, a person of any of its workspaces is one of its own.
-        const sameOrg = home.enterprise_id && who.enterprise_user?.enterprise_id === home.enterprise_id;
-        return sameOrg || who.team_id === home.team_id ? 'member' : 'external';
+        return await people(user);
       } catch (error) {
+        const kept = await keptAbout(user);
+        if (kept && options.now() - kept.at < STANDING_KEPT_MS) {
+          logger.warn(
+            { err: error, user, answeredAt: new Date(kept.at).toISOString() },
+            'Slack did not say where a person belongs; going by its last answer',
+          );
+          return kept.standing;
+        }
         logger.warn({ err: error, user }, 'could not read from Slack where a person belongs');
         return 'unknown';
       }

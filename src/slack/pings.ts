@@ -97,12 +97,14 @@ export function createReviewerPings(deps: {
     // Slack not giving the link is a temporary failure: the ping is tried again with the event.
     const permalink = await permalinks.of(card);
     const title = escapeMrkdwn(truncate(review.request.title, 200));
+    // The title is the workflow's (an agent's) words: text, never a link's label, where an
+    // address typed in it would show one place and open another; the link is on a word of its own.
     const text =
       why === 'request'
-        ? `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: <${permalink}|${title}>`
+        ? `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: *${title}* (<${permalink}|view>)`
         : why.startsWith('escalated:')
-          ? `:arrow_double_up: Nobody decided in time, so <${permalink}|${title}> (<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task) is escalated to you.`
-          : `:alarm_clock: Reminder: <${permalink}|${title}> is still waiting for your review.`;
+          ? `:arrow_double_up: Nobody decided in time, so *${title}* (<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task) is escalated to you: <${permalink}|view>`
+          : `:alarm_clock: Reminder: *${title}* is still waiting for your review: <${permalink}|view>`;
     // Nobody hears of a review from a channel they are not in (a private channel stays private).
     // Slack not saying who is in it is a temporary failure: the ping is tried again with the event.
     const members = await deps.audience.membersOf(task);

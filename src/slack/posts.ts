@@ -5,7 +5,7 @@
 import type { Queryable } from '../db/queryable.js';
 import { contentHash } from '../engine/content-hash.js';
 import type { ReviewRequest } from '../engine/types.js';
-import { longerThanCard } from './blocks/review-card.js';
+import { reviewTextMessages } from './blocks/review-card.js';
 
 /** Message metadata that names the post's key. */
 export const POST_METADATA_TYPE = 'signoff_post';
@@ -29,6 +29,12 @@ export const postedAs = (messages: MessageWithMetadata[] | undefined, key: strin
 export const plainCardKey = (reviewId: string) => `plain-card:${reviewId}`;
 
 /**
+ * Recorded when a redraw of a review's card for content `hash` (an edit changed it) failed for
+ * good: the card went plain for that content, and every redraw of it stays plain.
+ */
+export const plainContentKey = (reviewId: string, hash: string) => `plain-card:${reviewId}:${hash}`;
+
+/**
  * The thread posts that carry a long review's content next to its card, in order: keyed by the
  * content's hash, so that content an edit changed is posted again and never mistaken for the old.
  */
@@ -41,7 +47,7 @@ const firstTextKey = (reviewId: string) => `card:${reviewId}:text:0`;
 export interface CardText {
   /** It cannot show what would be approved: nothing on it, or asked from it, may approve. */
   plain: boolean;
-  /** Long content whose full text is not in the thread (plain until it is posted). */
+  /** Long content whose full text is not all in the thread (plain until every part is posted). */
   missing: boolean;
   /** The full text was posted after the card (an edit changed the content): below it, not above. */
   below: boolean;
@@ -56,21 +62,30 @@ const later = (a: string, b: string) => {
 
 /**
  * How a review's card can show `request` (the review's content now, or as decided). Plain when it
- * went out plain, or when the content is longer than a card and its full text is not in the
- * thread: never posted (a card posted before signoff did that), or posted for other content
- * (before an edit changed it). No redraw then offers Approve on content nobody can see from the
- * card, and no click approves it.
+ * went out plain (for this content, or at all), or when the content is longer than a card and its
+ * full text is not all in the thread: never posted (a card posted before signoff did that), posted
+ * for other content (before an edit changed it), or only in part (a later part failed to post).
+ * No redraw then offers Approve on content nobody can see from the card, and no click approves it.
  */
 export async function cardText(db: Queryable, reviewId: string, request: ReviewRequest): Promise<CardText> {
-  const text = reviewTextKey(reviewId, contentHash(request), 0);
+  const hash = contentHash(request);
+  // Every part, not the first alone: a card says the whole text is in its N messages.
+  const parts = reviewTextMessages({ request }).map((_, i) => reviewTextKey(reviewId, hash, i));
+  const plain = [plainCardKey(reviewId), plainContentKey(reviewId, hash)];
   const r = await db.query<{ key: string; ts: string }>(
     'SELECT key, ts FROM signoff.slack_posts WHERE key = ANY($1)',
-    [[plainCardKey(reviewId), text, firstTextKey(reviewId), `card:${reviewId}`]],
+    [[...plain, ...parts, firstTextKey(reviewId), `card:${reviewId}`]],
   );
   const ts = new Map(r.rows.map((row) => [row.key, row.ts]));
-  if (ts.has(plainCardKey(reviewId))) return { plain: true, missing: false, below: false };
-  if (!longerThanCard({ request })) return { plain: false, missing: false, below: false };
-  const posted = ts.get(text) ?? (request.edit ? undefined : ts.get(firstTextKey(reviewId)));
+  if (plain.some((key) => ts.has(key))) return { plain: true, missing: false, below: false };
+  if (parts.length === 0) return { plain: false, missing: false, below: false };
+  // Posts keyed the old way were all made before the card, which went out only after the last of
+  // them: the first stands for all.
+  const posted = parts.every((key) => ts.has(key))
+    ? ts.get(parts[0] as string)
+    : request.edit
+      ? undefined
+      : ts.get(firstTextKey(reviewId));
   if (!posted) return { plain: true, missing: true, below: false };
   const card = ts.get(`card:${reviewId}`);
   return { plain: false, missing: false, below: card !== undefined && later(posted, card) };

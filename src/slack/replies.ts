@@ -3,6 +3,7 @@
  * delivered them (in a signed event), kept here so that a click on the question uses them.
  */
 import type { Queryable } from '../db/queryable.js';
+import { FIELD_MAX } from '../engine/types.js';
 
 export interface HeardReply {
   channel: string;
@@ -13,11 +14,27 @@ export interface HeardReply {
   text: string;
 }
 
+/**
+ * How much of a reply is kept: the most any review takes as words (a checkpoint's
+ * `feedback.maxLength` is at most this), so every reply that may be sent is kept whole.
+ */
+export const REPLY_KEPT = FIELD_MAX;
+
+/**
+ * Keeps the reply: whole up to `REPLY_KEPT` characters; a longer one (Slack allows 40,000) as its
+ * first `REPLY_KEPT` and a note of its length. That is longer than any review takes, so a kept
+ * excerpt is never sent as someone's words: the question offers nothing that would send it, and
+ * the engine would refuse it.
+ */
 export async function recordReply(db: Queryable, r: HeardReply): Promise<void> {
+  const text =
+    r.text.length <= REPLY_KEPT
+      ? r.text
+      : `${r.text.slice(0, REPLY_KEPT)}… [${r.text.length} characters; the first ${REPLY_KEPT} kept]`;
   await db.query(
     `INSERT INTO signoff.slack_replies (channel, ts, task_id, user_id, text) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (channel, ts) DO NOTHING`,
-    [r.channel, r.ts, r.taskId, r.user, r.text],
+    [r.channel, r.ts, r.taskId, r.user, text],
   );
 }
 

@@ -10,7 +10,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Review, Task } from '../engine/types.js';
-import { questionChoices, replyQuestion } from './blocks/reply-question.js';
+import { carriesWords, fitsAsWords, questionChoices, replyQuestion } from './blocks/reply-question.js';
 import { decideFromSlack, slackActor } from './decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { cardText } from './posts.js';
@@ -43,7 +43,12 @@ export async function replyAtReview(
 ): Promise<void> {
   const pending = await deps.engine.reviews(r.task.id, 'pending');
   if (!pending.length) return;
-  const actor = await slackActor(deps.directory, r.user, r.team);
+  const actor = await slackActor(
+    deps.directory,
+    r.user,
+    r.team,
+    pending.map((p) => p.settings.reviewers),
+  );
   if (pending.length > 1) {
     const mayDecide = async () => {
       for (const review of pending) {
@@ -83,7 +88,11 @@ export async function replyAtReview(
   try {
     // A card that could not show its content offers no approval; neither does its question.
     const { plain } = await cardText(deps.pool, review.id, review.request);
-    offered = questionChoices(review, choices.actions).filter((c) => !(plain && c === 'approve'));
+    // A reply too long to send as is offers no choice that sends it (the question says so).
+    const fits = fitsAsWords(review, r.text);
+    offered = questionChoices(review, choices.actions).filter(
+      (c) => !(plain && c === 'approve') && (fits || !carriesWords(review, c)),
+    );
     if (offered.length) {
       await recordReply(deps.pool, {
         channel: r.channel,

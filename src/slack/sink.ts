@@ -24,17 +24,20 @@ import { agentMessages, redirectedMessage, rootMessage } from './blocks/messages
 import {
   decidedCard,
   escalatedMessage,
+  notShownBecause,
   type PlainCard,
   reminderMessage,
   reviewCard,
   reviewTextMessages,
 } from './blocks/review-card.js';
+import { LIMITS, truncate } from './blocks/text.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import {
   cardText,
   findPost,
   plainCardKey,
+  plainContentKey,
   postedAs,
   postMetadata,
   recordPost,
@@ -227,9 +230,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
 
   /**
    * Redraws a review's card as it is now, showing `shown` (its content, or as decided). Long
-   * content whose full text is not in the thread yet (an edit changed it) is posted first, below
-   * the card, so that the card shows what an Approve on it approves; plain when it cannot (see
-   * cardText).
+   * content whose full text is not all in the thread yet (an edit changed it; a part failed to
+   * post) is posted first, below the card, each part once, so that the card shows what an Approve
+   * on it approves; plain when it cannot (see cardText).
    */
   const updateCard = async (
     review: Review,
@@ -334,7 +337,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         // A card Slack would not take comes back plain, without its content: it can still be sent
         // back or rejected here, never approved. Marked plain first, so that no later redraw of
         // it (a decision, an escalation) shows an Approve.
-        if (e.review) {
+        if (e.review && e.failedType === 'review_progress') {
+          // A redraw for content an edit changed (its full text not all posted, or the card
+          // refused): the card goes plain for that content, and stays plain for it.
+          const key = plainContentKey(e.review.id, contentHash(e.review.request));
+          await recordPost(pool, key, origin.channel, origin.ts);
+          await update(`card:${e.review.id}`, reviewCard(e.review, task.requester, { code: e.code }));
+        } else if (e.review) {
           await recordPost(pool, plainCardKey(e.review.id), origin.channel, origin.ts);
           await postOnce(
             `card:${e.review.id}`,
@@ -358,10 +367,11 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
   return sink;
 }
 
-/** The short post that stands in for an event Slack refused for good. */
+/** The short post that stands in for an event that could not be shown for good (Slack, or signoff). */
 function fallbackMessage(task: Task, e: { failedType: Parameters<typeof eventInWords>[0]; code: string }) {
   const text =
-    `${eventInWords(e.failedType)} could not be shown here (Slack said \`${e.code}\`). ` +
+    `${eventInWords(e.failedType)} could not be shown here${notShownBecause(e.code)}. ` +
     `It is kept in signoff: \`signoff events ${task.id}\``;
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:warning: ${text}` } }] };
+  const section = truncate(`:warning: ${text}`, LIMITS.sectionText);
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: section } }] };
 }

@@ -82,3 +82,53 @@ export async function connectionDiesOnce(
     },
   };
 }
+
+/**
+ * The next `times` writes of a matching row into `table` fail with a database error whose text is
+ * `message` (not a lost connection: the statement is refused, as a constraint or a bug would
+ * refuse it). `count()` says how many failed; `remove()` drops the trap.
+ */
+export async function writeFails(
+  url: string,
+  table: string,
+  when: string,
+  times: number,
+  message: string,
+): Promise<{ count(): Promise<number>; remove(): Promise<void> }> {
+  const id = randomUUID().slice(0, 8);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  // A sequence is not rolled back with the failing statement, so it counts the failures.
+  await client.query(`CREATE SEQUENCE public.fails_${id}`);
+  await client.query(`
+    CREATE FUNCTION public.fails_${id}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF (${when}) AND (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM public.fails_${id}) < ${times} THEN
+        PERFORM nextval('public.fails_${id}');
+        RAISE EXCEPTION '%', ${pgString(message)};
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await client.query(
+    `CREATE TRIGGER fails_${id} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION public.fails_${id}()`,
+  );
+  return {
+    count: async () =>
+      Number(
+        (
+          await client.query(
+            `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM public.fails_${id}`,
+          )
+        ).rows[0].n,
+      ),
+    remove: async () => {
+      await client.query(`DROP TRIGGER IF EXISTS fails_${id} ON ${table}`);
+      await client.query(`DROP FUNCTION IF EXISTS public.fails_${id}()`);
+      await client.query(`DROP SEQUENCE IF EXISTS public.fails_${id}`);
+      await client.end();
+    },
+  };
+}
+
+/** A SQL string literal. */
+const pgString = (text: string) => `'${text.replace(/'/g, "''")}'`;

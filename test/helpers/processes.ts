@@ -85,6 +85,27 @@ export function startSignoff(args: string[], env: Record<string, string>, script
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     detached: true,
   });
+  return running(child);
+}
+
+/** Whether `startInTerminal` can run here: util-linux's `script`, which gives a command a pseudo-terminal. */
+/**
+ * Starts `signoff …` on a pseudo-terminal (util-linux `script`), as a person at a terminal runs
+ * it: its stdin and stdout are a TTY, what is sent is typed (and echoed, with CRLF line ends).
+ * `script` comes with Debian's essential bsdutils; a machine without it fails the test, never skips it.
+ */
+export function startInTerminal(args: string[], env: Record<string, string>): Running {
+  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, join(ROOT, 'bin', 'signoff.mjs'), ...args].map(quote).join(' ');
+  const child = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'dumb', ...env },
+    detached: true,
+  });
+  return running(child);
+}
+
+function running(child: ChildProcess): Running {
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => {

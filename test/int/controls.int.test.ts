@@ -15,6 +15,12 @@ const YAML = `workflows:
     checkpoints:
       review:
         reviewers: [U0BOB, S0LEADS]
+  specialist:
+    redirect: { who: anyone }
+  goal-plan:
+    redirect: { who: anyone }
+    checkpoints:
+      goal: { allowExternal: true }
 `;
 const t = harnessPerFile('controls', () => ({ yaml: YAML }));
 
@@ -151,17 +157,17 @@ describe('who may decide, and what a refused attempt leaves', () => {
     expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
   });
 
-  it('a named reviewer from outside the organization may neither decide nor cancel; one Slack could not place is told to try again', async () => {
+  it('a reviewer named by id is vouched for by the config, whatever the surface says of them; a group member from outside is refused, or told to try again when unplaced', async () => {
     const { task, review } = await waitingTask('sign the partner contract');
     const outsiders =
       "Sorry, people from outside this workspace's organization and guests cannot decide this step.";
-    expect(await approve(review.id, { id: 'U0BOB', external: true })).toMatchObject({
+    const member = async () => true;
+    expect(await approve(review.id, { id: 'U0CAT', external: true, inGroup: member })).toMatchObject({
       ok: false,
       code: 'not_allowed',
       message: outsiders,
     });
-    await expect(t.h.engine.cancel(task.id, { id: 'U0BOB', external: true })).rejects.toThrow(NOT_ALLOWED);
-    expect(await approve(review.id, { id: 'U0BOB', external: 'unknown' })).toMatchObject({
+    expect(await approve(review.id, { id: 'U0CAT', external: 'unknown', inGroup: member })).toMatchObject({
       ok: false,
       code: 'directory_unavailable',
     });
@@ -172,6 +178,34 @@ describe('who may decide, and what a refused attempt leaves', () => {
       message: 'Sorry, you are not a reviewer for this step.',
     });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+    expect(await approve(review.id, { id: 'U0BOB', external: 'unknown' })).toMatchObject({ ok: true });
+    const other = await waitingTask('sign the supplier contract');
+    expect((await t.h.engine.cancel(other.task.id, { id: 'U0BOB', external: true })).status).toBe(
+      'cancelled',
+    );
+  });
+
+  it('under redirect.who: anyone, people from outside the organization and guests may not redirect (unplaced ones are told to try again) unless the task lets them decide; members may', async () => {
+    const closed = await t.h.start('specialist', 'reconcile the partner invoices');
+    await t.h.nextReview(closed.id);
+    await expect(
+      t.h.engine.redirect(closed.id, 'delete the invoices', { id: 'U0EXT', external: true }),
+    ).rejects.toThrow(
+      "Sorry, people from outside this workspace's organization and guests cannot redirect this task.",
+    );
+    await expect(
+      t.h.engine.redirect(closed.id, 'delete the invoices', { id: 'U0EXT', external: 'unknown' }),
+    ).rejects.toMatchObject({ code: 'directory_unavailable' });
+    // Past the rights: only the task's state stands in the way.
+    await expect(t.h.engine.redirect(closed.id, 'only March', { id: 'U0MEM' })).rejects.toThrow(
+      'only a task whose agents are working can be redirected',
+    );
+    const open = await t.h.start('goal-plan', 'agree the launch date with the partner');
+    await t.h.nextReview(open.id);
+    await expect(
+      t.h.engine.redirect(open.id, 'agree the price instead', { id: 'U0EXT', external: true }),
+    ).rejects.toThrow('only a task whose agents are working can be redirected');
+    expect((await t.h.engine.getTask(closed.id))?.text).toBe('reconcile the partner invoices');
   });
 
   it("a non-reviewer's long text is kept only in part, and their attempt is refused as theirs even once the review is closed", async () => {

@@ -58,7 +58,6 @@ async function drive(
     settings: workflowSettings(parseWorkflowConfig('', 'test.yml'), workflow.name),
     checkpointer: saver,
     documents: createDocuments(pool),
-    checkpoint: () => ({ allowSkip: false }),
   });
   const config = { configurable: { thread_id: `graphs-${++threads}` } };
   const asked: ReviewRequest[] = [];

@@ -139,7 +139,7 @@ describe('the terminal says what is wrong', () => {
       ].join('\n'),
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Enter or "approve" to approve all 2');
+    expect(r.stdout).toContain('└─ "approve" to approve all 2');
     expect(r.stdout).toContain('"edit" to edit or decide each');
     expect(r.stdout).toContain('Type "edit" to decide each call, or approve or reject them all.');
     expect(r.stdout).toContain('Type "approve" or "reject".');

@@ -8,6 +8,7 @@ import { purgeOld } from '../../src/engine/retention.js';
 import { claimRequest, recordPost } from '../../src/slack/posts.js';
 import { findReply, recordReply } from '../../src/slack/replies.js';
 import { purgeSlackBookkeeping } from '../../src/slack/retention.js';
+import { createStandingStore } from '../../src/slack/standing-store.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
 
 const clock = testClock();
@@ -27,7 +28,7 @@ const postsOf = (keys: string[]) =>
   count('SELECT count(*) AS n FROM signoff.slack_posts WHERE key = ANY($1)', [keys]);
 
 describe('retention', () => {
-  it("a finished task older than the age loses its checkpoints, events, posts' records and replies heard; an open one keeps them", async () => {
+  it("a finished task older than the age loses its checkpoints, events, posts' records and replies heard; an open one keeps them; what Slack said of people goes by age", async () => {
     const done = await t.h.start('pair', 'write the retention policy');
     const review = await t.h.nextReview(done.id);
     expect(
@@ -54,12 +55,18 @@ describe('retention', () => {
       "INSERT INTO signoff.slack_permalinks (channel, ts, permalink) VALUES ('C0WORK', '1.0001', 'https://acme.slack.com/archives/C0WORK/p10001')",
     );
     const auditBefore = await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id]);
+    // What Slack said of where someone belongs: of use for a day, whatever task it came with.
+    const standing = createStandingStore(t.h.db.pool);
+    await standing.write('U0OLD', 'member', clock.now().getTime());
 
     const settings = { days: 30, auditDays: 0 };
     // Young: nothing goes.
     expect(await purgeOld(t.h.db.pool, settings, clock, [purgeSlackBookkeeping])).toMatchObject({ tasks: 0 });
     clock.advance(31 * DAY);
+    await standing.write('U0NEW', 'external', clock.now().getTime());
     const purged = await purgeOld(t.h.db.pool, settings, clock, [purgeSlackBookkeeping]);
+    expect(await standing.read('U0OLD')).toBeUndefined();
+    expect(await standing.read('U0NEW')).toEqual({ standing: 'external', at: clock.now().getTime() });
     expect(purged.tasks).toBe(1);
     expect(await checkpointsOf(done.id)).toBe(0);
     expect(await eventsOf(done.id)).toBe(0);

@@ -1,8 +1,8 @@
 /**
  * What a workflow makes of an answer it cannot read, resumed straight through LangGraph on the
  * real Postgres checkpointer (the engine never sends such answers; a custom integration could):
- * refused and asked again where the step may not be skipped; approval only where it may; a
- * revise that says nothing is never an approval.
+ * refused and the same question asked again, never an approval; a revise that says nothing is
+ * never an approval either.
  */
 import { Command, INTERRUPT, isInterrupted } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
@@ -31,13 +31,12 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function pair(allowSkip: boolean) {
+function pair() {
   const graph = pairWorkflow.build({
     modelFor: ({ name }) => new ScriptedChatModel({ agent: name }),
     settings: workflowSettings(parseWorkflowConfig('', 'test.yml'), 'pair'),
     checkpointer: saver,
     documents: createDocuments(pool),
-    checkpoint: () => ({ allowSkip }),
   });
   return async (answer?: unknown) => {
     const thread = `answers-${++threads}`;
@@ -61,8 +60,8 @@ function pair(allowSkip: boolean) {
 const nextQuestion = (r: unknown) => (isInterrupted(r) ? r[INTERRUPT][0] : undefined);
 
 describe('answers a workflow cannot read', () => {
-  it('a malformed answer is refused where the step may not be skipped: the same question is asked again', async () => {
-    const { asked, question, after, values } = await pair(false)('yes please');
+  it('a malformed answer is refused: the same question is asked again', async () => {
+    const { asked, question, after, values } = await pair()('yes please');
     const again = nextQuestion(after);
     expect(again?.id).toBeTypeOf('string');
     expect(again?.id).not.toBe(asked);
@@ -71,14 +70,20 @@ describe('answers a workflow cannot read', () => {
     expect(values.outcome ?? null).toBeNull();
   });
 
-  it('where skipping is allowed, a malformed answer is taken as approval, marked automatic', async () => {
-    const { after, values } = await pair(true)({ nonsense: true });
-    expect(nextQuestion(after)).toBeUndefined();
-    expect(pairWorkflow.outcome(values).status).toBe('done');
+  it('a reject whose reason is longer than a decision holds is asked again, never taken for an approval', async () => {
+    const { asked, after, values } = await pair()({
+      action: 'reject',
+      feedback: 'no. '.repeat(1000),
+      by: 'U0BOB',
+      at: 'now',
+    });
+    expect(nextQuestion(after)?.id).toBeTypeOf('string');
+    expect(nextQuestion(after)?.id).not.toBe(asked);
+    expect(values.outcome ?? null).toBeNull();
   });
 
-  it('a revise that says nothing is never read as approval, even where skipping is allowed', async () => {
-    const { asked, after, values } = await pair(true)({
+  it('a revise that says nothing is never read as approval', async () => {
+    const { asked, after, values } = await pair()({
       action: 'revise',
       feedback: '   ',
       by: 'U0BOB',

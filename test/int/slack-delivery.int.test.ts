@@ -8,7 +8,7 @@ import { createLeases } from '../../src/engine/leases.js';
 import { createLogger } from '../../src/logger.js';
 import type { SlackService } from '../../src/main.js';
 import { slackTaskId } from '../../src/slack/origin.js';
-import { createTestDatabase, databaseDown } from '../helpers/database.js';
+import { createTestDatabase, databaseDown, writeFails } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
@@ -80,6 +80,40 @@ describe('Slack delivery', () => {
       await done(taskId);
     } finally {
       stop();
+    }
+  });
+
+  it("signoff's own error while showing a card (a database error, not Slack) is retried as temporary past the three tries of a refusal, and its text never reaches Slack", async () => {
+    const text = 'reconcile the card ledger';
+    const secret = 'duplicate key value violates unique constraint "slack_posts_pkey" (internal detail)';
+    // Recording the card Slack took fails three times, as a constraint or a bug would refuse it.
+    const trap = await writeFails(db.url, 'signoff.slack_posts', "NEW.key LIKE 'card:%'", 3, secret);
+    try {
+      const { thread, taskId } = await start(text);
+      // Every event of the task delivered, or failed for good and its fallback delivered.
+      const records = await until(
+        "the task's events settled",
+        async () => {
+          const all = await engine().eventRecords(taskId);
+          const card = all.some((e) => e.event.type === 'review_requested');
+          return card && all.every((e) => e.state !== 'pending') ? all : undefined;
+        },
+        30_000,
+      );
+      const settled = records.find((e) => e.event.type === 'review_requested');
+      // Nothing Slack received carries the error's text (the fallback of a failed card showed it).
+      const sent = JSON.stringify([...slack.callsOf('chat.postMessage'), ...slack.callsOf('chat.update')]);
+      expect(sent).not.toContain('internal detail');
+      expect(sent).not.toContain('slack_posts_pkey');
+      expect(settled).toMatchObject({ state: 'delivered', attempts: 4 });
+      expect(await trap.count()).toBe(3);
+      // Posted once (the later attempts found it in the thread), with its content and Approve.
+      const cards = cardsIn(thread);
+      expect(cards).toHaveLength(1);
+      expect(buttons(cards[0] as Post).map((b) => b.action_id)).toContain('signoff_approve');
+      expect(records.some((e) => e.event.type === 'delivery_failed')).toBe(false);
+    } finally {
+      await trap.remove();
     }
   });
 

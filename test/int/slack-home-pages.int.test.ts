@@ -78,8 +78,11 @@ function pageOf(blocks: Block[]) {
   return {
     header: blocks[0]?.text?.text,
     lines: lines.map((b) => b.text?.text ?? ''),
-    // The task's words, linked to its thread (or not, when Slack gave no link in time).
-    tasks: lines.map((b) => /[|*](for bob \d+)[>*]/.exec(b.text?.text ?? '')?.[1]),
+    // The task's words as text (never a link's label), the link Slack gave to its thread on its
+    // own (missing only when Slack did not give it in time).
+    tasks: lines.map(
+      (b) => /^:raised_hand: \*(for bob \d+)\*(?: · <[^|>]+\|open>)?/.exec(b.text?.text ?? '')?.[1],
+    ),
     where: context,
     button: (id: string) => buttons.find((e) => e.action_id === id),
   };
@@ -148,7 +151,7 @@ describe('106 reviews waiting for one person', () => {
         .filter((l) => l.startsWith('• ')) ?? [];
     expect(lines).toHaveLength(10);
     expect(lines.every((l) => l.includes('<#C0WORK>'))).toBe(true);
-    expect(lines[0]).toMatch(/[|*]for bob 1[>*]/);
+    expect(lines[0]).toMatch(/\*for bob 1\*(?: · <[^|>]+\|open>)? · <#C0WORK>/);
     expect(list).toContain("…and 96 more: signoff's Home tab (under Apps) pages through them all.");
     expect(list).not.toContain('secret');
   });

@@ -398,6 +398,52 @@ describe('a reply at a tool call (LangChain HITLRequest)', () => {
   });
 });
 
+describe('a reply longer than the review takes', () => {
+  const long = `${'Not this. '.repeat(1200)}END`;
+  const kept = async (thread: string) =>
+    (
+      await service.signoff.db.pool.query<{ text: string }>(
+        'SELECT text FROM signoff.slack_replies WHERE task_id = $1',
+        [taskOf(thread)],
+      )
+    ).rows.map((r) => r.text);
+
+  it('is never sent as feedback: the question says it is too long to send as is and offers no Revise; a forged one sends nothing; only its start is kept', async () => {
+    const { thread } = await startTask('pair write the release blog');
+    await reply('U0BOB', long, thread);
+    await nothingDecided(thread);
+    const [question] = ephemeralsIn(thread, 'U0BOB');
+    expect(JSON.stringify(question?.blocks)).toContain(
+      'Your reply is too long to send as is (12,003 characters; this review takes at most 3,000): to send it, shorten it and reply again.',
+    );
+    expect(questionButtons(question).map((b) => b.action_id)).toEqual([
+      'signoff_reply_approve',
+      'signoff_reply_reject',
+      'signoff_reply_ignore',
+    ]);
+    const [text] = await kept(thread);
+    expect(text).toBe(`${long.slice(0, 3000)}… [12003 characters; the first 3000 kept]`);
+
+    const value = questionButtons(question)[0]?.value ?? '';
+    await tap(question as Shown, 'signoff_reply_revise', value);
+    await nothingDecided(thread);
+    expect(replaced(question as Shown)).toEqual([
+      'Nothing was done: your reply is too long to send as is. Shorten it and reply again, or use the card.',
+    ]);
+  });
+
+  it('at a tool call, Reject with this message is not offered for it (no button at all), and nothing of it is kept', async () => {
+    const { thread } = await startTask('mailer email the board minutes to the team');
+    await reply('U0BOB', long, thread);
+    await nothingDecided(thread);
+    const [question] = ephemeralsIn(thread, 'U0BOB');
+    expect(JSON.stringify(question?.blocks)).toContain('Your reply is too long to send as is');
+    expect(questionButtons(question)).toEqual([]);
+    // Nothing the question offers would send it, so nothing of it is kept for a tap.
+    expect(await kept(thread)).toEqual([]);
+  });
+});
+
 describe('the fake Slack is as strict as Slack here', () => {
   it('refuses an ephemeral to someone outside the channel and a button value over 2,000 characters', async () => {
     const web = `${slack.url}chat.postEphemeral`;

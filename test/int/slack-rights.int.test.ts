@@ -237,3 +237,40 @@ describe('people from outside the organization', () => {
     }
   });
 });
+
+describe('after a restart', () => {
+  it('a reviewer Slack answered for before decides while users.info fails, in a new process on the same database; a reviewer named by id is not asked about', async () => {
+    const before = await startTask('specialist pay the florist');
+    await clickOn(before.card, before.thread, 'signoff_approve', 'U0JON');
+    await until('done', async () => ((await statusOf(before.task.id)) === 'done' ? true : undefined));
+
+    // A deploy: this process stops, another starts on the same database, knowing nothing.
+    await service.stop();
+    ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML, options: { clock } }));
+    clock.advance(61);
+    const restore = slack.refuse('users.info', () => true, 'internal_error');
+    try {
+      const asked = slack.callsOf('users.info').length;
+      const { thread, card, task } = await startTask('specialist pay the bakery');
+      await clickOn(card, thread, 'signoff_approve', 'U0KIM');
+      expect(ephemeralsTo('U0KIM').at(-1)).toMatch(
+        /^Sorry, Slack did not say just now whether you are a member/,
+      );
+      await clickOn(card, thread, 'signoff_approve', 'U0JON');
+      await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
+      expect((await service.signoff.engine.reviews(task.id, 'decided'))[0]?.decidedBy).toBe('U0JON');
+
+      const named = await startTask('pair pay the sound engineer');
+      await clickOn(named.card, named.thread, 'signoff_approve', 'U0BOB');
+      await until('done', async () => ((await statusOf(named.task.id)) === 'done' ? true : undefined));
+      const users = slack
+        .callsOf('users.info')
+        .slice(asked)
+        .map((c) => c.user);
+      expect(users).toContain('U0JON');
+      expect(users).not.toContain('U0BOB');
+    } finally {
+      restore();
+    }
+  });
+});

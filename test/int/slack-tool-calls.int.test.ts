@@ -85,6 +85,34 @@ async function openEdit(user: string, card: Post, thread: string, label: string 
   };
 }
 
+/** The key of a post of a review's full text (`card:<review>:text:<hash>:<part>`), if it is one. */
+const textPart = (args: Record<string, unknown>) => {
+  const key = (args.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key;
+  return key?.includes(':text:') ? key : undefined;
+};
+
+/** The first call of `method` that matches fails with a Slack error, once; `()` says how often it did. */
+function failOnce(method: string, when: (args: Record<string, unknown>) => boolean, error: string) {
+  let n = 0;
+  const stop = slack.refuse(method, (args) => n === 0 && when(args) && ++n === 1, error);
+  return Object.assign(() => n, { stop });
+}
+
+/** U0BOB edits the ledger's email (its report approved as asked): his approval, towards two. */
+async function editLedger(card: Post, thread: string) {
+  const view = await openEdit('U0BOB', card, thread, /^Edit/);
+  const edited = { to: 'ops@example.com', subject: 'Ledger', body: 'Attached.' };
+  await postSigned(
+    events,
+    reviseSubmission('U0BOB', view.private_metadata, '', {
+      field_decision_0: { selected: 'approve' },
+      field_args_0: JSON.stringify(edited),
+      field_decision_1: { selected: 'approve' },
+    }),
+  );
+  return edited;
+}
+
 describe('a tool call is decided explicitly', () => {
   it('the requester’s unchanged Edit is an approval, refused when self-approval is off; Approve sends {type: approve}', async () => {
     const { thread, card, taskId } = await start('mail', 'one');
@@ -240,6 +268,107 @@ describe('a tool call is decided explicitly', () => {
     );
     expect(JSON.stringify(decided.blocks)).toContain('as it is now (edit 1) is in the');
     expect(fullTexts(thread)).toHaveLength(2 * first.length);
+  });
+
+  it('a first posting whose last part fails once (internal_error): the card goes out only after it, all three parts above', async () => {
+    const failed = failOnce(
+      'chat.postMessage',
+      (a) => textPart(a)?.endsWith(':2') === true,
+      'internal_error',
+    );
+    try {
+      const { thread, card } = await start('mail-two', 'ledger');
+      expect(failed()).toBe(1);
+      const above = fullTexts(thread).filter((p) => p.ts < tsOf(card));
+      expect(above).toHaveLength(3);
+      expect(above.at(-1)?.shown).toContain('END');
+      expect(JSON.stringify(card.blocks)).toContain('is in the 3 messages above');
+    } finally {
+      failed.stop();
+    }
+  });
+
+  it('an Edit whose full text takes three posts, the last failing once (internal_error): the retry posts it, and only then does the card offer Approve, saying the 3 messages below hold it', async () => {
+    const { thread, card } = await start('mail-two', 'ledger');
+    expect(fullTexts(thread)).toHaveLength(3);
+    const failed = failOnce(
+      'chat.postMessage',
+      (a) => textPart(a)?.endsWith(':2') === true,
+      'internal_error',
+    );
+    try {
+      const edited = await editLedger(card, thread);
+      const redrawn = await until('card redrawn with the edit', () =>
+        updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('1 of 2 approvals')),
+      );
+      expect(failed()).toBe(1);
+      // Every part of the edited text is below the card, the last one too, before any redraw
+      // offers Approve on it.
+      const below = fullTexts(thread).filter((p) => p.ts > tsOf(card));
+      expect(below).toHaveLength(3);
+      expect(below.at(-1)?.shown).toContain('END');
+      const lastPart = slack.calls.findLastIndex(
+        (c) => c.method === 'chat.postMessage' && !c.args.failed && textPart(c.args)?.endsWith(':2'),
+      );
+      const firstApprove = slack.calls.findIndex(
+        (c) =>
+          c.method === 'chat.update' &&
+          c.args.ts === tsOf(card) &&
+          JSON.stringify(c.args.blocks).includes('Approve as edited'),
+      );
+      expect(lastPart).toBeGreaterThan(-1);
+      expect(firstApprove).toBeGreaterThan(lastPart);
+      expect(JSON.stringify(redrawn.blocks)).toContain('is in the 3 messages below');
+
+      await press(
+        'U0CAT',
+        labelled(redrawn.blocks as Post['blocks'], 'Approve as edited'),
+        tsOf(card),
+        thread,
+      );
+      const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+      expect(answer).toEqual({
+        decisions: [
+          { type: 'edit', editedAction: { name: 'send_email', args: edited } },
+          { type: 'approve' },
+        ],
+      });
+    } finally {
+      failed.stop();
+    }
+  });
+
+  it('an Edit whose full text Slack refuses in part for good: the card is redrawn plain for it, without Approve, and an Approve of it is refused', async () => {
+    const { thread, card, taskId } = await start('mail-two', 'ledger');
+    const stop = slack.refuse(
+      'chat.postMessage',
+      (a) => textPart(a)?.endsWith(':2') === true,
+      'invalid_blocks',
+    );
+    try {
+      await editLedger(card, thread);
+      const plain = await until('card redrawn plain', () =>
+        updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('cannot be approved here')),
+      );
+      expect(JSON.stringify(plain.blocks)).toContain('Slack said `invalid_blocks`');
+      expect((buttons(plain as Post) as Button[]).map((b) => b.action_id)).toEqual(['signoff_reject']);
+      expect(updatesOf(tsOf(card)).some((u) => JSON.stringify(u.blocks).includes('Approve as edited'))).toBe(
+        false,
+      );
+
+      // An Approve of the edited call (a button drawn before, a form left open) approves nothing.
+      const [review] = await service.signoff.engine.reviews(taskId, 'pending');
+      const approve = {
+        action_id: 'signoff_approve',
+        value: JSON.stringify({ review: review?.id, task: taskId, h: contentHash(review?.request as never) }),
+      };
+      await press('U0CAT', approve, tsOf(card), thread);
+      await until('refusal', () => ephemeralsTo('U0CAT').find((t) => t.startsWith('Nothing was approved')));
+      expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+      expect(resumed(thread)).toEqual([]);
+    } finally {
+      stop();
+    }
   });
 
   it('several calls: each needs its own decision; a form missing one is refused and nothing runs', async () => {

@@ -2,7 +2,7 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createDirectory } from '../../src/slack/directory.js';
+import { createDirectory, type Placed, type StandingStore } from '../../src/slack/directory.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 
 const slack = new FakeSlack();
@@ -13,14 +13,23 @@ afterEach(() => {
   slack.enterprise = undefined;
 });
 
-function directory() {
+/** What Postgres keeps in production (standing-store.ts), here in memory. */
+function keptInMemory(): StandingStore {
+  const rows = new Map<string, { standing: Placed; at: number }>();
+  return {
+    read: async (user) => rows.get(user),
+    write: async (user, standing, at) => void rows.set(user, { standing, at }),
+  };
+}
+
+function directory(kept: StandingStore = keptInMemory()) {
   let now = 0;
   const client = new WebClient('xoxb-test', {
     slackApiUrl: slack.url,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
   });
-  const d = createDirectory({ client, logger: createLogger('silent'), now: () => now });
+  const d = createDirectory({ client, kept, logger: createLogger('silent'), now: () => now });
   return { d, later: (ms: number) => (now += ms) };
 }
 const calls = (method: string) => slack.callsOf(method).length;
@@ -113,6 +122,24 @@ describe('standing', () => {
       expect(await d.standing('U0GST')).toBe('external');
       // Slack was asked (the minute was up): its failure is why the last answer stands.
       expect(calls('users.info') - before).toBe(2);
+      expect(await d.standing('U0NEW')).toBe('unknown');
+      later(24 * 3600_000);
+      expect(await d.standing('U0BOB')).toBe('unknown');
+    } finally {
+      restore();
+    }
+  });
+  it('the last answer is kept in the store: a new directory on it (a restart, another replica) goes by it while Slack fails', async () => {
+    slack.users = { U0GST: { is_restricted: true } };
+    const kept = keptInMemory();
+    const first = directory(kept).d;
+    expect(await first.standing('U0BOB')).toBe('member');
+    expect(await first.standing('U0GST')).toBe('external');
+    const restore = slack.refuse('users.info', () => true, 'internal_error');
+    try {
+      const { d, later } = directory(kept);
+      expect(await d.standing('U0BOB')).toBe('member');
+      expect(await d.standing('U0GST')).toBe('external');
       expect(await d.standing('U0NEW')).toBe('unknown');
       later(24 * 3600_000);
       expect(await d.standing('U0BOB')).toBe('unknown');

@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
 import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { Review } from '../../src/engine/types.js';
+import { SIGNOFF_FAILED } from '../../src/errors.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
 import { questionChoices, replyQuestion } from '../../src/slack/blocks/reply-question.js';
 import {
   decidedCard,
   escalatedMessage,
+  notShownBecause,
   reminderMessage,
   reviewCard,
   reviewTextMessages,
@@ -219,6 +221,23 @@ describe('review card', () => {
         {},
       ).blocks.some((b) => b.type === 'markdown'),
     ).toBe(false);
+  });
+  it("a plain card for signoff's own failure says so in words, never as something Slack said, and its warning fits Slack's section limit whatever the code", () => {
+    const own = sent(reviewCard(review(), 'U0ANN', { code: SIGNOFF_FAILED }));
+    expect(own).toContain('signoff could not show it');
+    expect(own).not.toContain('Slack said');
+    expect(own).not.toContain(SIGNOFF_FAILED);
+    // A code as long as an error's text would be (a surface that answered with one): cut to fit.
+    const long = reviewCard(
+      review({ title: 'x'.repeat(150) }, { taskId: `slack-${'T'.repeat(200)}` }),
+      'U0ANN',
+      {
+        code: 'e'.repeat(5000),
+      },
+    );
+    expect(slackRefusal(long as never)).toBeUndefined();
+    expect(notShownBecause('invalid_blocks')).toBe(' (Slack said `invalid_blocks`)');
+    expect(notShownBecause(SIGNOFF_FAILED)).not.toContain('`');
   });
   it('once decided shows who, when and the feedback, without buttons', () => {
     const card = decidedCard(

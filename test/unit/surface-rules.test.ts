@@ -95,10 +95,26 @@ describe('rights that hinge on what Slack says', () => {
   });
 });
 
+describe('who the config vouches for', () => {
+  it('a user id named in reviewers decides whatever the surface says of their standing; requester, anyone and groups vouch for nobody', () => {
+    const named = settings({ reviewers: ['U_X', 'requester', 'S_TEAM'] });
+    for (const external of [true, 'unknown'] as const) {
+      expect(refusal(named, task, { id: 'U_X', external }, 'approve')).toBeUndefined();
+      expect(refusal(named, { requester: 'U_Y' } as Task, { id: 'U_Y', external }, 'reject')).toContain(
+        'outside',
+      );
+      expect(refusal(named, task, { id: 'U_Z', external, groups: ['S_TEAM'] }, 'reject')).toContain(
+        'outside',
+      );
+      expect(refusal(settings(), task, { id: 'U_X', external }, 'reject')).toContain('outside');
+    }
+  });
+});
+
 describe('terminal answers', () => {
-  it('Enter or approve approves, reject rejects, anything else revises with that text', () => {
+  it('Enter or approve approves (not at a tool call), reject rejects, anything else revises with that text', () => {
     expect(parseAnswer('', review())).toEqual({ action: 'approve' });
-    expect(parseAnswer('  LGTM ', review())).toEqual({ action: 'approve' });
+    expect(parseAnswer('  Approve ', review())).toEqual({ action: 'approve' });
     expect(parseAnswer('reject', review())).toEqual({ action: 'reject' });
     expect(parseAnswer('  use euros ', review())).toEqual({ action: 'revise', feedback: 'use euros' });
   });
@@ -120,6 +136,38 @@ describe('terminal answers', () => {
       error: 'Type "edit" to decide each call, or approve or reject them all.',
     });
     expect(formatReview(two)).toContain('"reject" to reject all 2.');
+  });
+  it('at a tool call only the word "approve" approves: Enter alone or "y" says what to type, and the choices say so', () => {
+    const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
+    const say = 'A tool call is approved by the word only: type "approve" to approve, or "reject" to reject.';
+    for (const typed of ['', '   ']) expect(parseAnswer(typed, one)).toEqual({ error: say });
+    for (const typed of ['y', 'LGTM', 'ok'])
+      expect(parseAnswer(typed, one)).toEqual({
+        error: `"${typed}" is not one of the choices: type "approve" to approve, "reject" (or "reject: why") to reject.`,
+      });
+    expect(parseAnswer(' Approve ', one)).toEqual({ action: 'approve' });
+    expect(parseAnswer('reject', one)).toEqual({ action: 'reject' });
+    expect(formatReview(one)).toContain('└─ "approve" to approve,');
+    expect(formatReview(one)).not.toContain('Enter or');
+    expect(formatReview(review())).toContain('└─ Enter or "approve" to approve,');
+  });
+  it('a lone "yes", "lgtm" or "no" is asked about, neither a decision nor feedback; "reject: why" rejects with the reason', () => {
+    const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
+    for (const typed of ['yes', 'lgtm', 'OK.', 'no', 'n'])
+      expect(parseAnswer(typed, review())).toMatchObject({
+        error: expect.stringMatching(/is not one of the choices/),
+      });
+    expect(parseAnswer('no, make it shorter', review())).toEqual({
+      action: 'revise',
+      feedback: 'no, make it shorter',
+    });
+    expect(parseAnswer('reject: wrong recipient, do not send', one)).toEqual({
+      action: 'reject',
+      feedback: 'wrong recipient, do not send',
+    });
+    expect(parseAnswer('NO, wrong recipient, do not send this', one)).toMatchObject({
+      error: expect.any(String),
+    });
   });
   it('forbids self-approval by Edit too: an edit is an approval of the edited call', () => {
     const s = settings({ allowSelfApproval: false });

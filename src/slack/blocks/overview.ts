@@ -21,21 +21,34 @@ export const LIST_REVIEWS = 10;
 /** The Home tab's paging buttons: the next page of reviews (value: the last one shown), the first. */
 export const HOME_ACTION_IDS = { more: 'signoff_home_more', first: 'signoff_home_first' } as const;
 
+/**
+ * The task's words, as text: whoever started it typed them, and as a link's label an address
+ * typed there would show one place and open another.
+ */
+const taskWords = (task: Task) => escapeMrkdwn(truncate(task.text.replace(/\s+/g, ' '), 80));
+
 /** Links to tasks' threads as Slack gave them (chat.getPermalink), by task id. */
 export type ThreadLinks = ReadonlyMap<string, string>;
 
 /**
- * The task, linked to its thread when Slack gave its link (permalinks.ts); without one (Slack
- * did not answer in time) the words stand alone, never a link built by hand.
+ * A link to the task's thread, on a word of its own, when Slack gave it (permalinks.ts); without
+ * one (Slack did not answer in time) there is none, never a link built by hand.
  */
-function threadLink(task: Task, links: ThreadLinks): string {
-  const label = escapeMrkdwn(truncate(task.text.replace(/\s+/g, ' '), 80)).replace(/\|/g, '¦');
+function threadLink(task: Task, links: ThreadLinks): string | undefined {
   const link = links.get(task.id);
-  return link ? `<${link}|${label}>` : label;
+  return link ? `<${link}|open>` : undefined;
 }
 
 const taskLine = (task: Task, links: ThreadLinks) =>
-  `${STATUS[task.status]} · *${escapeMrkdwn(task.workflow)}* · ${threadLink(task, links)} · <@${task.requester}>`;
+  [
+    STATUS[task.status],
+    `*${escapeMrkdwn(task.workflow)}*`,
+    taskWords(task),
+    threadLink(task, links),
+    `<@${task.requester}>`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 
 /** The channel a task lives in, as Slack names it to the reader (`<#C…>`). */
 function channelOf(task: Task): string | undefined {
@@ -49,7 +62,8 @@ function channelOf(task: Task): string | undefined {
  */
 const reviewLine = ({ review, task }: { review: Review; task: Task }, links: ThreadLinks) =>
   [
-    `:raised_hand: *${threadLink(task, links)}*`,
+    `:raised_hand: *${taskWords(task)}*`,
+    threadLink(task, links),
     channelOf(task),
     `${escapeMrkdwn(truncate(review.request.title, 120))} (round ${review.request.round})`,
   ]

@@ -23,7 +23,7 @@ export type QuestionChoice = keyof typeof QUESTION_ACTION_IDS;
 /** The decisions a question may carry: never an edit (words never change a tool call's arguments). */
 export type QuestionDecision = Exclude<QuestionChoice, 'ignore'>;
 
-/** How much of the reply the question quotes (the whole text is kept server-side). */
+/** How much of the reply the question quotes (replies.ts keeps up to 3,000 characters server-side). */
 const EXCERPT = 300;
 
 /** A question button's value: the card's (review, task, content hash) and the reply it is about. */
@@ -31,6 +31,20 @@ export const questionValue = (review: Review, replyTs: string) =>
   JSON.stringify({ ...(JSON.parse(buttonValue(review)) as object), reply: replyTs });
 
 const isToolCall = (review: Review) => review.request.origin !== undefined;
+
+/** Whether a choice sends the reply's words: a revise's feedback, or a tool call's reject message. */
+export const carriesWords = (review: Review, choice: QuestionDecision) =>
+  choice === 'revise' || (choice === 'reject' && isToolCall(review));
+
+/**
+ * Whether the reply can be sent as the review's words as it is: within the checkpoint's
+ * `feedback.maxLength` (the engine refuses more). A longer one is never cut to fit: the words
+ * sent would not be the ones written.
+ */
+export const fitsAsWords = (review: Review, text: string) =>
+  text.trim().length <= review.settings.feedback.maxLength;
+
+const count = (n: number) => n.toLocaleString('en-US');
 
 /**
  * The decisions a question offers, of those the author may take (`allowed`). A tool call offers
@@ -97,7 +111,10 @@ export function replyQuestion(
   const what = isToolCall(review)
     ? "A reply never approves or edits a tool call: to do that, use the card's buttons."
     : 'A reply is not a decision by itself. What should I do with it?';
-  const text = `:speech_balloon: You replied while *${title}* waits for a decision:\n${quoted(reply.text)}\n${what}${isToolCall(review) && choices.length ? ' Or:' : ''}`;
+  const tooLong = fitsAsWords(review, reply.text)
+    ? ''
+    : ` Your reply is too long to send as is (${count(reply.text.trim().length)} characters; this review takes at most ${count(review.settings.feedback.maxLength)}): to send it, shorten it and reply again.`;
+  const text = `:speech_balloon: You replied while *${title}* waits for a decision:\n${quoted(reply.text)}\n${what}${tooLong}${isToolCall(review) && choices.length ? ' Or:' : ''}`;
   const value = questionValue(review, reply.ts);
   const button = (choice: QuestionChoice) => ({
     type: 'button' as const,

@@ -19,6 +19,7 @@ import {
 } from '../../engine/sign-off-rules.js';
 import { asDecided } from '../../engine/standard-interrupts.js';
 import { type Action, approves, type Review, type ReviewRequest, SYSTEM_ACTOR } from '../../engine/types.js';
+import { SIGNOFF_FAILED } from '../../errors.js';
 import type { SlackMessage } from './messages.js';
 import { escapeMrkdwn, LIMITS, markdownParts, markdownStart, neutralizePlain, truncate } from './text.js';
 
@@ -63,7 +64,8 @@ export const longerThanCard = (review: Pick<Review, 'request'>) =>
 
 /**
  * A card Slack refused for good comes back plain: the title and a warning instead of the content.
- * It cannot show what would be approved, so it has no Approve; `code` is Slack's error, when known.
+ * It cannot show what would be approved, so it has no Approve; `code` is Slack's error (or
+ * SIGNOFF_FAILED), when known.
  */
 export interface PlainCard {
   code?: string;
@@ -168,9 +170,20 @@ function bodyBlock(review: Review, below: boolean): KnownBlock {
   return { type: 'markdown', text: `${shown}\n\n${note}` } as KnownBlock;
 }
 
+/**
+ * Why something could not be shown, in a few words: Slack's error code, or that signoff itself
+ * failed (whose error text is for the log, never for people).
+ */
+export const notShownBecause = (code: string | undefined): string =>
+  !code
+    ? ''
+    : code === SIGNOFF_FAILED
+      ? ' (signoff could not show it; its log says why)'
+      : ` (Slack said \`${escapeMrkdwn(truncate(code, 100))}\`)`;
+
 /** Instead of the content on a plain card: why it is not here, where it is, and what can be done. */
 function plainBlock(review: Review, plain: PlainCard): KnownBlock {
-  const why = plain.code ? ` (Slack said \`${escapeMrkdwn(plain.code)}\`)` : '';
+  const why = notShownBecause(plain.code);
   const left = plainActions(review.request);
   const can = left.length
     ? ` It can still be ${left.map((a) => (a === 'revise' ? 'sent back for changes' : 'rejected')).join(' or ')} here.`
@@ -179,7 +192,10 @@ function plainBlock(review: Review, plain: PlainCard): KnownBlock {
     type: 'section',
     text: {
       type: 'mrkdwn',
-      text: `:warning: This review could not be shown here${why}, so it cannot be approved here: nobody would see what they approve. It is kept in signoff: \`signoff events ${escapeMrkdwn(review.taskId)}\`.${can}`,
+      text: truncate(
+        `:warning: This review could not be shown here${why}, so it cannot be approved here: nobody would see what they approve. It is kept in signoff: \`signoff events ${escapeMrkdwn(review.taskId)}\`.${can}`,
+        LIMITS.sectionText,
+      ),
     },
   };
 }

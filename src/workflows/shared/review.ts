@@ -9,30 +9,19 @@ const saysNothing = (d: Decision) =>
 /**
  * Pauses the graph for a person; returns their decision. An answer that cannot be read (a
  * malformed resume value, or a revise that says nothing) is refused: logged, and the same
- * question is asked again as a new review. Only where the checkpoint allows the step to be
- * skipped (`allowSkip`) is a malformed answer taken as approval instead (seed 002's "default
- * safe behaviour"), saying so in `automatic`. Code before this call runs again on resume: keep
- * side effects after it.
+ * question is asked again as a new review. It is never taken for an approval, whatever the
+ * checkpoint's `allowSkip` says: that setting lets a timer approve on nobody's behalf (recorded
+ * as automatic), not a reject that failed to parse pass as a yes. Code before this call runs
+ * again on resume: keep side effects after it.
  */
-export function reviewAsker(deps: Pick<WorkflowDeps, 'checkpoint' | 'logger'>) {
+export function reviewAsker(deps: Pick<WorkflowDeps, 'logger'>) {
   return (request: ReviewRequestInput): Decision => {
     const valid = reviewRequestSchema.parse(request);
-    const skippable = deps.checkpoint?.(valid.kind).allowSkip ?? false;
     for (;;) {
       // Each call past the first is a new interrupt (LangGraph numbers them within the node).
       const value = interrupt(valid);
       const parsed = decisionSchema.safeParse(value);
       if (parsed.success && !saysNothing(parsed.data)) return parsed.data;
-      if (!parsed.success && skippable) {
-        deps.logger?.warn({ checkpoint: valid.kind }, 'a malformed review answer was taken as approval');
-        return {
-          action: 'approve',
-          values: {},
-          by: 'signoff',
-          at: new Date().toISOString(),
-          automatic: 'malformed response',
-        };
-      }
       deps.logger?.warn(
         { checkpoint: valid.kind, answer: parsed.success ? 'revise without feedback' : 'malformed' },
         'a review answer was refused; asking again',

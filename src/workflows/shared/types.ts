@@ -19,8 +19,6 @@ export interface WorkflowDeps {
   documents: Pick<Documents, 'search' | 'count'>;
   /** For failures a workflow handles itself (shown to people as a sentence, logged in full here). */
   logger?: Logger;
-  /** What the config says of a checkpoint (see reviewAsker); absent: no step may be skipped. */
-  checkpoint?: (kind: string) => { allowSkip: boolean };
 }
 
 /** The part of a compiled graph the engine uses. */

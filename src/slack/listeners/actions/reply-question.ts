@@ -6,6 +6,8 @@
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import {
+  carriesWords,
+  fitsAsWords,
   NOTHING_DONE,
   type QuestionChoice,
   questionAnswered,
@@ -13,6 +15,9 @@ import {
 } from '../../blocks/reply-question.js';
 import { decideFromSlack, NOT_THIS_CARD, questionReview } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+
+const TOO_LONG =
+  'Nothing was done: your reply is too long to send as is. Shorten it and reply again, or use the card.';
 
 export function createQuestionAction(deps: ListenerDeps, choice: QuestionChoice) {
   return async ({
@@ -47,7 +52,9 @@ export function createQuestionAction(deps: ListenerDeps, choice: QuestionChoice)
           return void (await tell(NOT_THIS_CARD));
         // The reply is the feedback of a revise, and the message of a tool call's reject; the
         // card's Reject carries no words, nor does the question's for other reviews.
-        const words = choice === 'revise' || (choice === 'reject' && review.request.origin !== undefined);
+        const words = carriesWords(review, choice);
+        // Never offered for a reply over the review's limit (replies.ts keeps only its start).
+        if (words && !fitsAsWords(review, reply.text)) return void (await tell(TOO_LONG));
         const result = await decideFromSlack(
           deps,
           client,

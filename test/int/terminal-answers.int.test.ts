@@ -1,0 +1,87 @@
+/**
+ * What answers a review at the terminal, through the real CLI process: on a terminal (a
+ * pseudo-terminal here), only a line typed once the review is on screen: Enter pressed while
+ * agents work, or the blank line of a paste, is dropped and said to be; piped answers written
+ * ahead are read as they come. A tool call is approved by the word "approve" only.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { runSignoff, startInTerminal } from '../helpers/processes.js';
+
+let db: TestDatabase;
+let config: string;
+beforeAll(async () => {
+  db = await createTestDatabase('terminal_answers');
+  config = join(mkdtempSync(join(tmpdir(), 'terminal-answers-')), 'signoff.yml');
+  const module = join(import.meta.dirname, '..', 'fixtures', 'hitl-graph.ts');
+  writeFileSync(config, `workflows:\n  pair:\n    maxIterations: 1\n  tools:\n    module: ${module}\n`);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const IGNORED = /\(A line typed before this was asked was ignored\.\)/g;
+
+describe('at a terminal', () => {
+  it('Enter pressed while agents work, and the blank line of pasted feedback, answer no review: dropped, and said to be', async () => {
+    const run = startInTerminal(['run', 'pair', 'name the launch'], {
+      DATABASE_URL: db.url,
+      SIGNOFF_CONFIG: config,
+    });
+    try {
+      // Typed while the task starts and its agents work, before any review is shown.
+      run.send('');
+      await run.waitFor(IGNORED);
+      expect(run.stdout()).not.toMatch(/→ approve/);
+      // Feedback pasted with a blank line after it: the words revise; the blank answers nothing.
+      run.send('name the formats\n');
+      await run.waitFor(/Review the agents' work \(cycle 2\)[\s\S]*typed before this was asked was ignored/);
+      expect(run.stdout().match(IGNORED)).toHaveLength(2);
+      expect(run.stdout()).toMatch(/→ revise by \S+: name the formats/);
+      expect(run.stdout()).not.toMatch(/→ approve/);
+      run.send('approve');
+      const ended = await run.exited;
+      expect(ended.code, ended.stdout).toBe(0);
+      expect(ended.stdout).toMatch(/→ approve by \S+/);
+      expect(ended.stdout).toMatch(/task \S+: done/);
+    } finally {
+      if (run.child.exitCode === null) run.signalGroup('SIGKILL');
+    }
+  });
+});
+
+describe('piped answers', () => {
+  it('are read as they come, a script of answers written ahead; a tool call is not approved by Enter or "y", only by "approve"', async () => {
+    const r = await runSignoff(
+      ['run', 'tools', 'one call'],
+      { DATABASE_URL: db.url, SIGNOFF_CONFIG: config },
+      '\ny\napprove\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('└─ "approve" to approve,');
+    const told =
+      'A tool call is approved by the word only: type "approve" to approve, or "reject" to reject.';
+    expect(r.stdout.split(told)).toHaveLength(3);
+    expect(r.stdout).toMatch(/→ approve by \S+/);
+    expect(r.stdout).toContain(`RESUMED ${JSON.stringify({ decisions: [{ type: 'approve' }] })}`);
+    expect(r.stdout).not.toContain('ignored');
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+  });
+
+  it("asks the Edit form's note again when it is longer than the review takes, keeping the calls' decisions", async () => {
+    const r = await runSignoff(
+      ['run', 'tools', 'two calls'],
+      { DATABASE_URL: db.url, SIGNOFF_CONFIG: config },
+      ['edit', 'approve', '', 'reject', 'x'.repeat(3500), 'no log line', ''].join('\n'),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('That is 3,500 characters; this review takes at most 3,000.');
+    expect(r.stdout).toContain(
+      `RESUMED ${JSON.stringify({ decisions: [{ type: 'approve' }, { type: 'reject', message: 'no log line' }] })}`,
+    );
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+  });
+});
