@@ -12,7 +12,7 @@ import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
 import { parseWorkflowConfig } from '../src/workflow-config.js';
 import type { SlackCall } from '../test/helpers/fake-slack.js';
-import { seedWaiting } from '../test/helpers/seed-reviews.js';
+import { seededRootTs, seedWaiting } from '../test/helpers/seed-reviews.js';
 import { appHomeOpened, homeClick, postSigned } from '../test/helpers/slack-requests.js';
 import { startSlackBench } from './slack-setup.js';
 import { ms, quantile } from './stats.js';
@@ -66,6 +66,13 @@ try {
         channel: `C${String(c).padStart(4, '0')}`,
         reviewers: c % 2 ? [USER] : ['anyone'],
         ageSeconds: (CHANNELS - c) * per + n,
+      })),
+    );
+    // Their roots are in Slack, as a workspace's are: the tab links them with Slack's permalinks.
+    await bench.keep(
+      Array.from({ length: n }, (_, i) => ({
+        channel: `C${String(c).padStart(4, '0')}`,
+        ts: seededRootTs(i + 1),
       })),
     );
   }

@@ -31,6 +31,14 @@ export async function startSlackBench(label: string, logger: Logger, fakeEnv: Re
     /** What the fake Slack recorded: 'calls' (every Web API call) or 'messages' (what it keeps). */
     read: async <T>(what: 'calls' | 'messages') =>
       (await (await fetch(slackUrl.replace(/api\/$/, what))).json()) as T,
+    /** Messages Slack has that signoff did not post (the roots of seeded tasks). */
+    keep: async (messages: { channel: string; ts: string; text?: string }[]) => {
+      await fetch(slackUrl.replace(/api\/$/, 'messages'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages }),
+      });
+    },
     databaseUrl: process.env.DATABASE_URL ?? (server?.url as string),
     env: {
       SLACK_BOT_TOKEN: 'xoxb-bench',

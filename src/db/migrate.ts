@@ -17,14 +17,21 @@ export interface Migration {
 }
 
 export function readMigrations(dir: string): Migration[] {
-  return readdirSync(dir)
+  const migrations = readdirSync(dir)
     .filter((f) => MIGRATION_FILE.test(f))
     .map((name) => ({
       id: Number(MIGRATION_FILE.exec(name)?.[1]),
       name,
       sql: readFileSync(join(dir, name), 'utf8'),
     }))
-    .sort((a, b) => a.id - b.id);
+    .sort((a, b) => a.id - b.id || a.name.localeCompare(b.name));
+  // Migrations are recorded by number: of two with one number, the second would never run.
+  const twice = migrations.filter((m, i) => migrations[i - 1]?.id === m.id);
+  if (twice.length)
+    throw new Error(
+      `two migrations share a number: ${twice.map((m) => `${migrations.find((x) => x.id === m.id)?.name} and ${m.name}`).join('; ')}; renumber one`,
+    );
+  return migrations;
 }
 
 /** Returns the names of the migrations this call applied. */

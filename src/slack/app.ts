@@ -16,6 +16,7 @@ import type { StartDeps } from './deps.js';
 import { createDirectory } from './directory.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
+import { createPermalinks } from './permalinks.js';
 import { createStandingStore } from './standing-store.js';
 
 export interface SlackAppDeps extends StartDeps {
@@ -94,15 +95,17 @@ export function createSlackApp(deps: SlackAppDeps): App {
     await next();
   });
   // Its own client: a person waits for these answers, so a failing call gives up within seconds
-  // (Bolt's client retries for about 30 minutes) and a 429 pauses no other call.
+  // (Bolt's client retries for about 30 minutes) and a 429 pauses no other call. Links that
+  // Slack does not give in time are left out of a list, not waited for.
+  const quick = new WebClient(slack.botToken, {
+    ...clientOptions,
+    logger: common.logger,
+    rejectRateLimitedCalls: true,
+    retryConfig: DIRECTORY_RETRIES,
+    timeout: 5000,
+  });
   const directory = createDirectory({
-    client: new WebClient(slack.botToken, {
-      ...clientOptions,
-      logger: common.logger,
-      rejectRateLimitedCalls: true,
-      retryConfig: DIRECTORY_RETRIES,
-      timeout: 5000,
-    }),
+    client: quick,
     kept: createStandingStore(deps.pool),
     logger: deps.logger,
     now: () => (deps.clock ?? systemClock).now().getTime(),
@@ -111,6 +114,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
     ...deps,
     audience: createAudience({ client: app.client, logger: deps.logger }),
     directory,
+    permalinks: createPermalinks({ client: quick, pool: deps.pool, logger: deps.logger }),
   });
   return app;
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { AfterAck } from './after-ack.js';
 import type { Audience } from './audience.js';
 import type { Directory } from './directory.js';
+import type { Permalinks } from './permalinks.js';
 
 /** What every listener receives. */
 export interface ListenerDeps {
@@ -16,10 +17,12 @@ export interface ListenerDeps {
   audience: Audience;
   /** Who a person is: their user groups, and whether they are from outside the organization. */
   directory: Directory;
+  /** Links to tasks' threads, as Slack makes them (the Home tab and `/signoff list` show them). */
+  permalinks: Permalinks;
 }
 
 /** What starting a task needs (also from a sweep, with no listener around it). */
-export type StartDeps = Omit<ListenerDeps, 'audience' | 'directory'>;
+export type StartDeps = Omit<ListenerDeps, 'audience' | 'directory' | 'permalinks'>;
 
 /** The sentence a person sees when the database could not take their action. */
 export const COULD_NOT_RECORD =

@@ -5,18 +5,36 @@
 import type { WebClient } from '@slack/web-api';
 import type { WaitingPage } from '../engine/api.js';
 import { median } from '../engine/review-stats.js';
-import type { Actor } from '../engine/types.js';
+import type { Actor, Task } from '../engine/types.js';
 import {
   channelOverview,
   homeView,
   LIST_REVIEWS,
   OVERVIEW_LIMIT,
+  type ThreadLinks,
   type WorkflowPace,
 } from './blocks/overview.js';
 import { slackActor } from './decide.js';
 import { COULD_NOT_READ, type ListenerDeps } from './deps.js';
+import { slackOriginSchema } from './origin.js';
+import { permalinkKey } from './permalinks.js';
 
 const OPEN = ['working', 'waiting', 'failed'] as const;
+
+/** The links to these tasks' threads (their root messages), by task id, as Slack gives them. */
+async function threadLinks(deps: ListenerDeps, tasks: Task[]): Promise<ThreadLinks> {
+  const roots = tasks.flatMap((task) => {
+    const origin = slackOriginSchema.safeParse(task.origin);
+    return origin.success ? [{ id: task.id, channel: origin.data.channel, ts: origin.data.ts }] : [];
+  });
+  const links = await deps.permalinks.ofMany(roots);
+  return new Map(
+    roots.flatMap((r) => {
+      const link = links.get(permalinkKey(r));
+      return link ? [[r.id, link] as const] : [];
+    }),
+  );
+}
 
 /**
  * The channels where reviews wait that `user` is in: the engine then reads, counts and pages
@@ -56,7 +74,8 @@ export async function listOpenTasks(deps: ListenerDeps, channel: string, user: s
           })
         : undefined,
     ]);
-    return channelOverview(tasks, forYou, new Set(here?.items.map((i) => i.task.id)));
+    const links = await threadLinks(deps, [...forYou.items.map((i) => i.task), ...tasks]);
+    return channelOverview(tasks, forYou, new Set(here?.items.map((i) => i.task.id)), links);
   } catch (error) {
     deps.logger.error({ err: error }, 'list failed');
     return COULD_NOT_READ;
@@ -116,5 +135,9 @@ export async function publishHome(
     ),
     workflowPace(deps, user, new Date()),
   ]);
-  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace, after) });
+  const links = await threadLinks(deps, [
+    ...forYou.items.map((i) => i.task),
+    ...mine.slice(0, OVERVIEW_LIMIT),
+  ]);
+  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace, links, after) });
 }

@@ -4,12 +4,15 @@
  * reminder, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged;
  * nor is anyone who is not in the task's channel.
  */
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Review, Task } from '../engine/types.js';
+import type { Logger } from '../logger.js';
 import type { Audience } from './audience.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
-import { findPost, postedAs, postMetadata, recordPost } from './posts.js';
+import { createPermalinks } from './permalinks.js';
+import { findPost, postMetadata, recordPost } from './posts.js';
+import { findRecentPost } from './recent-post.js';
 
 /**
  * `why` is 'request' for a new review, else the event's key (one DM per reminder, or per
@@ -24,16 +27,44 @@ export type PingReviewers = (
   only?: string[],
 ) => Promise<void>;
 
+/**
+ * Slack's answers that say this one group or person cannot be reached, for good: a user group
+ * deleted since the config named it (or none on the workspace's plan), someone deactivated, not
+ * visible to the bot, a bot, or a DM the workspace does not allow. The others are skipped and
+ * messaged; anything else (the rate limit, Slack having a problem) fails the ping, to be tried
+ * again with the event.
+ */
+const GROUP_GONE = new Set(['no_such_subteam', 'plan_upgrade_required']);
+const PERSON_UNREACHABLE = new Set([
+  'user_not_found',
+  'user_not_visible',
+  'user_disabled',
+  'cannot_dm_bot',
+  'method_not_supported_for_channel_type',
+  'channel_not_found',
+  'is_archived',
+  'restricted_action',
+]);
+const refused = (error: unknown, codes: Set<string>): boolean =>
+  (error as { code?: string }).code === ErrorCode.PlatformError &&
+  codes.has(String((error as { data?: { error?: string } }).data?.error));
+
 export function createReviewerPings(deps: {
   client: WebClient;
   pool: pg.Pool;
   audience: Audience;
+  logger: Logger;
 }): PingReviewers {
   const { client, pool } = deps;
-  // A person's DM channel and a card's permalink never change: asked once per process, so that a
-  // round of reminders costs Slack one post per person, not three calls under tight limits.
+  const skipped = (what: object, error: unknown) =>
+    deps.logger.warn(
+      { ...what, slack: (error as { data?: { error?: string } }).data?.error },
+      'a reviewer cannot be messaged directly; the others are',
+    );
+  // A person's DM channel never changes: asked once per process, and a card's link once for good
+  // (permalinks.ts), so that a round of reminders costs Slack one post per person.
   const dmChannels = new Map<string, string>();
-  const permalinks = new Map<string, string>();
+  const permalinks = createPermalinks({ client, pool, logger: deps.logger });
   const dmOf = async (user: string) => {
     let channel = dmChannels.get(user);
     if (!channel) {
@@ -49,29 +80,22 @@ export function createReviewerPings(deps: {
       if (r === 'requester') users.add(task.requester);
       else if (/^[UW]/.test(r)) users.add(r);
       else if (r.startsWith('S')) {
-        for (const u of (await client.usergroups.users.list({ usergroup: r })).users ?? []) users.add(u);
+        try {
+          for (const u of (await client.usergroups.users.list({ usergroup: r })).users ?? []) users.add(u);
+        } catch (error) {
+          if (!refused(error, GROUP_GONE)) throw error;
+          skipped({ group: r }, error);
+        }
       }
     }
     return [...users];
   };
 
-  /** A message of `key` already in the DM (sent by an attempt that died before recording it). */
-  const alreadySent = async (channel: string, key: string): Promise<string | undefined> => {
-    const recent = await client.conversations.history({ channel, limit: 50, include_all_metadata: true });
-    return postedAs(recent.messages, key);
-  };
-
   return async (task, review, why, retried = false, only) => {
     const card = await findPost(pool, `card:${review.id}`);
     if (!card) return;
-    let permalink = permalinks.get(review.id);
-    if (!permalink) {
-      permalink = (await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts }))
-        .permalink as string;
-      permalinks.set(review.id, permalink);
-      // Bounded: the oldest cards' links go first (they are asked again if ever needed).
-      if (permalinks.size > 10_000) permalinks.delete(permalinks.keys().next().value as string);
-    }
+    // Slack not giving the link is a temporary failure: the ping is tried again with the event.
+    const permalink = await permalinks.of(card);
     const title = escapeMrkdwn(truncate(review.request.title, 200));
     // The title is the workflow's (an agent's) words: text, never a link's label, where an
     // address typed in it would show one place and open another; the link is on a word of its own.
@@ -90,18 +114,23 @@ export function createReviewerPings(deps: {
       if (!members.has(user) || approved.has(user)) continue;
       const key = why === 'request' ? `dm:${review.id}:${user}` : `dm:${why}:${user}`;
       if (await findPost(pool, key)) continue;
-      const channel = await dmOf(user);
-      const ts =
-        (retried ? await alreadySent(channel, key) : undefined) ??
-        (
-          await client.chat.postMessage({
-            channel,
-            text,
-            unfurl_links: false,
-            metadata: postMetadata(key),
-          })
-        ).ts;
-      await recordPost(pool, key, channel, ts as string);
+      try {
+        const channel = await dmOf(user);
+        const ts =
+          (retried ? await findRecentPost(client, channel, key) : undefined) ??
+          (
+            await client.chat.postMessage({
+              channel,
+              text,
+              unfurl_links: false,
+              metadata: postMetadata(key),
+            })
+          ).ts;
+        await recordPost(pool, key, channel, ts as string);
+      } catch (error) {
+        if (!refused(error, PERSON_UNREACHABLE)) throw error;
+        skipped({ user, review: review.id }, error);
+      }
     }
   };
 }

@@ -1,7 +1,7 @@
 /**
- * Answers a person through the response URL Slack hands out with a slash command. It reaches
- * them in any channel, the ones the bot has not joined included, where the bot's own posts and
- * ephemerals are refused. Slack takes up to 5 answers a URL within 30 minutes.
+ * Answers a person through the response URL Slack hands out with a slash command or a click. It
+ * reaches them in any channel, the ones the bot has not joined included, where the bot's own
+ * posts and ephemerals are refused. Slack takes up to 5 answers a URL within 30 minutes.
  */
 import type { Logger } from '../logger.js';
 
@@ -13,7 +13,8 @@ export async function respondPrivately(url: string, text: string, logger: Logger
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ response_type: 'ephemeral', text }),
+      // Said outright: a new private message, never a replacement of the message clicked (a card).
+      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
       signal: AbortSignal.timeout(RESPOND_TIMEOUT_MS),
     });
     if (!res.ok) logger.warn({ status: res.status }, 'Slack refused an answer through a response URL');

@@ -121,7 +121,7 @@ const slackCode = (error: unknown) => (error as { data?: { error?: string } }).d
 export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Sink {
   const { client, pool, logger } = deps;
   const audience = createAudience({ client, logger });
-  const pingReviewers = createReviewerPings({ client, pool, audience });
+  const pingReviewers = createReviewerPings({ client, pool, audience, logger });
   /**
    * The people an escalation names who are not in the task's channel: they cannot see the card
    * (nor get a DM about a channel they are not in), so the thread says to invite them. Empty when

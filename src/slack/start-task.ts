@@ -14,15 +14,9 @@ import { isSignoffError } from '../errors.js';
 import { rootMessage } from './blocks/messages.js';
 import { NOT_IN_CHANNEL, STARTS_LATER, type StartDeps } from './deps.js';
 import { slackTaskId, taskInThread } from './origin.js';
-import {
-  claimRequest,
-  linkRequest,
-  postedAs,
-  postMetadata,
-  recordRoot,
-  takeUnfinishedStarts,
-} from './posts.js';
+import { claimRequest, linkRequest, postMetadata, recordRoot, takeUnfinishedStarts } from './posts.js';
 import { afterRateLimit } from './rate-limited.js';
+import { findRecentPost } from './recent-post.js';
 import { respondPrivately } from './respond.js';
 
 const slackStartSchema = z.object({
@@ -181,13 +175,8 @@ export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient)
       let ts = rootTs ?? undefined;
       if (!ts) {
         // The root may be out with its record lost: it carries the request's key (among the
-        // channel's latest messages: it was posted a minute or two ago).
-        const recent = await client.conversations.history({
-          channel: s.data.channel,
-          include_all_metadata: true,
-          limit: 200,
-        });
-        const found = postedAs(recent.messages, `start:${key}`);
+        // channel's latest messages: it was posted a minute or two ago, under whatever came since).
+        const found = await findRecentPost(client, s.data.channel, `start:${key}`);
         if (found) ts = await recordRoot(deps.pool, key, found);
       }
       await finishStart(deps, client, key, s.data, ts);

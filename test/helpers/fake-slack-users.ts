@@ -48,3 +48,16 @@ export function usersInfo(
   };
   return { ok: true, user: { ...member, ...overrides } };
 }
+
+/**
+ * `conversations.open` with one person, as Slack answers a bot (its documented errors, and what
+ * bots meet in practice): `user_not_found` for a malformed id or no such person, `user_disabled`
+ * for a deactivated account, `cannot_dm_bot` for another bot; else their DM's id.
+ */
+export function conversationsOpen(users: string, overrides: Partial<FakeUser> | null | undefined): object {
+  if (!users) return { ok: false, error: 'users_list_not_supplied' };
+  if (!/^[UW][A-Z0-9]{2,}$/.test(users) || overrides === null) return { ok: false, error: 'user_not_found' };
+  if (overrides?.deleted) return { ok: false, error: 'user_disabled' };
+  if (overrides?.is_bot) return { ok: false, error: 'cannot_dm_bot' };
+  return { ok: true, channel: { id: `D${users.replace(/^[UW]/, '')}` } };
+}

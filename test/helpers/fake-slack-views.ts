@@ -6,6 +6,7 @@
  * `not_found`, and one with a stale hash `hash_conflict`. A Home tab is checked as Slack checks it.
  */
 import { randomBytes } from 'node:crypto';
+import { blocksRefusal } from './slack-blocks.js';
 
 export const TRIGGER_LIFE_MS = 3000;
 
@@ -63,6 +64,8 @@ export function homeRefusal(view: unknown): string | undefined {
   };
   if (v?.type !== 'home' || !Array.isArray(v.blocks)) return 'invalid_arguments';
   if (v.blocks.length > 100 || (v.private_metadata ?? '').length > 3000) return 'invalid_arguments';
+  // Block Kit's rules for every block (slack-blocks.ts), then the limits below.
+  if (blocksRefusal(v.blocks)) return 'invalid_blocks';
   for (const b of v.blocks) {
     const text = b.text?.text ?? '';
     if ((b.type === 'section' && text.length > 3000) || (b.type === 'header' && text.length > 150))

@@ -1,29 +1,36 @@
 /**
- * A local fake of Slack's Web API: records every call and answers like Slack, errors included.
- * It refuses what Slack refuses (invalid_blocks over the limits, msg_blocks_too_long, msg_too_long, not_authed, an
- * ephemeral to someone outside the channel, a trigger_id spent or older than 3 s) and answers 429
- * with Retry-After when told to; its faults (fake-slack-faults.ts) include a call carried out and
- * answered late. Clicks
- * carry response URLs it hands out (`responseUrl`), which replace the message clicked. It also
- * speaks Socket Mode: apps.connections.open (with an app-level token) hands out a WebSocket URL on
- * which envelopes are sent and acked.
+ * A local fake of Slack's Web API: records every call and answers like Slack, errors included,
+ * never more leniently. It refuses what Slack refuses: Block Kit's rules (slack-blocks.ts: a
+ * confirm dialog's parts plain_text, limits per block), msg_blocks_too_long, an edit's text past
+ * chat.update's limit, not_authed, posts where the bot is not a member, an ephemeral to someone
+ * outside the channel, a DM to a deactivated person or a bot, an unknown user group, a permalink
+ * of a message it does not have, a trigger_id spent or older than 3 s. Lists come in pages with
+ * opaque cursors (fake-slack-pages.ts). It answers 429 with Retry-After when told to; its faults
+ * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
+ * it hands out (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:
+ * apps.connections.open (with an app-level token) hands out a WebSocket URL on which envelopes
+ * are sent and acked.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SlackFaults } from './fake-slack-faults.js';
+import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
+import { type FakeEphemeral, FakeResponseUrls } from './fake-slack-responses.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
-import { type FakeUser, usersInfo } from './fake-slack-users.js';
+import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
 import { FakeViews, homeRefusal } from './fake-slack-views.js';
+import { viewRefusal } from './slack-blocks.js';
 import { readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
 export { homeRefusal } from './fake-slack-views.js';
+export { blocksRefusal, confirmRefusal, viewRefusal } from './slack-blocks.js';
 export {
   BLOCK_TEXT_REFUSED_FROM,
   blockText,
   PUBLISHED_LIMITS,
   type SlackLimit,
   slackRefusal,
+  UPDATE_TEXT_BYTES,
 } from './slack-wire.js';
 
 export interface SlackCall {
@@ -34,37 +41,6 @@ export interface SlackCall {
 }
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
-
-type ViewElement = {
-  type?: string;
-  max_length?: number;
-  options?: { text?: { text?: string }; value?: string }[];
-};
-/**
- * What Slack says about a modal, or undefined when it would accept it (Block Kit's limits: 100
- * blocks, a title of 24 characters, a text input's max_length at most 3,000, a menu's options at
- * most 100, each shown in 75 characters with a value of 150).
- */
-export function viewRefusal(view: unknown): string | undefined {
-  const v = view as {
-    title?: { text?: string };
-    blocks?: { label?: { text?: string }; element?: ViewElement }[];
-  };
-  if (!v || typeof v !== 'object' || !Array.isArray(v.blocks)) return 'invalid_arguments';
-  if (v.blocks.length > 100 || (v.title?.text ?? '').length > 24) return 'invalid_arguments';
-  for (const b of v.blocks) {
-    const e = b.element;
-    if ((b.label?.text ?? '').length > 2000) return 'invalid_arguments';
-    if (e?.type === 'plain_text_input' && (e.max_length ?? 0) > 3000) return 'invalid_arguments';
-    if (
-      e?.options &&
-      (e.options.length > 100 ||
-        e.options.some((o) => (o.text?.text ?? '').length > 75 || (o.value ?? '').length > 150))
-    )
-      return 'invalid_arguments';
-  }
-  return undefined;
-}
 
 /** The methods that act in a channel, refused where the bot is not a member. */
 const IN_CHANNEL_METHODS = new Set([
@@ -118,21 +94,11 @@ export class FakeSlack extends SlackFaults {
     text?: string;
     metadata?: unknown;
   }[] = [];
+  private answers = new FakeResponseUrls(this.refusals);
   /** Ephemeral messages as their user sees them (a response_url with replace_original changes one). */
-  readonly ephemerals: {
-    channel: string;
-    user: string;
-    ts: string;
-    thread_ts?: string;
-    text?: string;
-    blocks?: unknown[];
-    /** Shown through a command's response URL, not `chat.postEphemeral`. */
-    viaResponseUrl?: boolean;
-  }[] = [];
+  readonly ephemerals: FakeEphemeral[] = this.answers.ephemerals;
   /** What was posted to response URLs, and for which message. */
-  readonly responses: { channel: string; ts: string; body: Record<string, unknown> }[] = [];
-  /** Response URLs handed out with clicks: the message each answers and how often it was used. */
-  private responseUrls = new Map<string, { channel: string; ts: string; user?: string; uses: number }>();
+  readonly responses = this.answers.responses;
 
   /**
    * The response_url Slack puts in a click on message `ts` of `channel` (or in a command of
@@ -141,9 +107,7 @@ export class FakeSlack extends SlackFaults {
    * any channel, the bot's or not.
    */
   responseUrl(channel: string, ts: string, user?: string): string {
-    const id = randomUUID();
-    this.responseUrls.set(id, { channel, ts, user, uses: 0 });
-    return this.url.replace(/api\/$/, `respond/${id}`);
+    return this.url.replace(/api\/$/, `respond/${this.answers.handOut(channel, ts, user)}`);
   }
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
@@ -172,6 +136,12 @@ export class FakeSlack extends SlackFaults {
       if (req.method === 'GET' && (req.url === '/calls' || req.url === '/messages')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(req.url === '/calls' ? this.calls : this.messages));
+        return;
+      }
+      // Messages people posted, for a benchmark in another process (seeded tasks' roots).
+      if (req.method === 'POST' && req.url === '/messages') {
+        this.messages.push(...((await readBody(req)).messages as FakeSlack['messages']));
+        res.writeHead(200).end();
         return;
       }
       if (req.method === 'POST' && req.url?.startsWith('/respond/')) {
@@ -282,26 +252,24 @@ export class FakeSlack extends SlackFaults {
         const thread = this.messages.filter(
           (m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts),
         );
-        const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
-        return {
-          ok: true,
-          messages: thread.map(({ metadata, ...m }) => (withMetadata ? { ...m, metadata } : m)),
-          has_more: false,
-        };
+        if (thread.length === 0) return { ok: false, error: 'thread_not_found' };
+        return listMessages(thread, args, `${method}:${args.channel}:${args.ts}`, REPLIES_PAGES);
       }
       case 'conversations.history': {
+        // Newest first, as Slack lists a channel.
         const top = this.messages.filter((m) => m.channel === args.channel && !m.thread_ts).reverse();
-        const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
-        return {
-          ok: true,
-          messages: top.map(({ metadata, ...m }) => (withMetadata ? { ...m, metadata } : m)),
-          has_more: false,
-        };
+        return listMessages(top, args, `${method}:${args.channel}`, HISTORY_PAGES);
       }
       case 'chat.update': {
-        const refused = slackRefusal(args);
-        if (refused) this.refusals.push({ method, error: refused });
-        return refused ? { ok: false, error: refused } : { ok: true, channel: args.channel, ts: args.ts };
+        // Only a message it has; the edit is what conversations.history shows next.
+        const m = this.messages.find((x) => x.channel === args.channel && x.ts === args.ts);
+        const refused = m ? slackRefusal(args, method) : 'message_not_found';
+        if (refused || !m) {
+          this.refusals.push({ method, error: refused ?? 'message_not_found' });
+          return { ok: false, error: refused };
+        }
+        if (typeof args.text === 'string') m.text = args.text;
+        return { ok: true, channel: args.channel, ts: args.ts };
       }
       case 'chat.delete': {
         const at = this.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
@@ -317,8 +285,7 @@ export class FakeSlack extends SlackFaults {
           this.refusals.push({ method, error: refused });
           return { ok: false, error: refused };
         }
-        // Its own count: posts' ts follow their order (slack-thread.ts's tsOf relies on it).
-        const ts = `${1_800_000_000 + this.ephemerals.length}.000200`;
+        const ts = this.answers.nextTs();
         this.ephemerals.push({
           channel: String(args.channel),
           user: String(args.user),
@@ -359,20 +326,25 @@ export class FakeSlack extends SlackFaults {
         return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
       }
       case 'conversations.members': {
-        // Pages of `limit` (Slack's cursor pagination), so that a client that reads one page only is caught.
         const all = this.members[String(args.channel)] ?? this.people;
-        const limit = Number(args.limit ?? 100);
-        const from = Number(args.cursor ?? 0);
-        const next = from + limit < all.length ? String(from + limit) : '';
-        return { ok: true, members: all.slice(from, from + limit), response_metadata: { next_cursor: next } };
+        const listed = pageOf(all, args, `${method}:${args.channel}`, MEMBERS_PAGES);
+        return 'error' in listed
+          ? { ok: false, error: listed.error }
+          : { ok: true, members: listed.page, response_metadata: listed.meta.response_metadata };
       }
-      case 'chat.getPermalink':
+      case 'chat.getPermalink': {
+        // Only for a message Slack has; a reply's link opens its thread.
+        const m = this.messages.find((x) => x.channel === args.channel && x.ts === args.message_ts);
+        if (!m) return { ok: false, error: 'message_not_found' };
+        const base = `https://fake.slack.test/archives/${m.channel}/p${m.ts.replace('.', '')}`;
         return {
           ok: true,
-          permalink: `https://fake.slack.test/archives/${args.channel}/p${String(args.message_ts).replace('.', '')}`,
+          channel: m.channel,
+          permalink: m.thread_ts ? `${base}?thread_ts=${m.thread_ts}&cid=${m.channel}` : base,
         };
+      }
       case 'conversations.open':
-        return { ok: true, channel: { id: `D${String(args.users).replace(/^U/, '')}` } };
+        return conversationsOpen(String(args.users ?? ''), this.users[String(args.users)]);
       default:
         return { ok: true };
     }
@@ -380,36 +352,9 @@ export class FakeSlack extends SlackFaults {
 
   /** A post to a response URL: Slack answers 404 for one it does not know or that is used up. */
   private respond(id: string, body: Record<string, unknown>, res: ServerResponse): void {
-    const [status, text] = this.responseTo(id, body);
+    const [status, text] = this.answers.post(id, body);
     res.writeHead(status, { 'content-type': 'text/plain' });
     res.end(text);
-  }
-
-  private responseTo(id: string, body: Record<string, unknown>): [number, string] {
-    const url = this.responseUrls.get(id);
-    if (!url) return [404, 'no_such_url'];
-    if (url.uses >= 5) return [404, 'used_url'];
-    url.uses += 1;
-    const refused = slackRefusal(body);
-    if (refused) {
-      this.refusals.push({ method: 'response_url', error: refused });
-      return [400, refused];
-    }
-    this.responses.push({ channel: url.channel, ts: url.ts, body });
-    if (body.replace_original === true || body.replace_original === 'true') {
-      const shown = this.ephemerals.find((e) => e.channel === url.channel && e.ts === url.ts);
-      if (shown) Object.assign(shown, { text: body.text, blocks: body.blocks });
-    } else if (url.user && body.response_type !== 'in_channel') {
-      this.ephemerals.push({
-        channel: url.channel,
-        user: url.user,
-        ts: `${1_800_000_000 + this.ephemerals.length}.000200`,
-        text: body.text as string | undefined,
-        blocks: body.blocks as unknown[] | undefined,
-        viaResponseUrl: true,
-      });
-    }
-    return [200, 'ok'];
   }
 
   async stop(): Promise<void> {

@@ -29,6 +29,9 @@ export const seedRequest = reviewRequestSchema.parse({
   body: 'The writer and the critic agree on a draft.',
 });
 
+/** The ts of seeded task `i`'s root message (its thread), as the INSERT below makes it. */
+export const seededRootTs = (i: number) => `${1_600_000_000 + i}.000100`;
+
 /** Inserts the tasks and their reviews; returns the review ids, oldest first. */
 export async function seedWaiting(db: Queryable, o: SeedOptions): Promise<string[]> {
   const age = o.ageSeconds ?? o.n + 10;

@@ -241,6 +241,12 @@ export const appHomeOpened = (user: string) =>
     event_ts: `${Date.now() / 1000}`,
   });
 
+/** The same interaction carrying `responseUrl` (one a FakeSlack handed out, to see what it says). */
+export function withResponseUrl(body: string, responseUrl: string): string {
+  const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}');
+  return payloadBody({ ...payload, response_url: responseUrl });
+}
+
 /** The same command or interaction carrying `trigger` (an expired one, say) instead of its own. */
 export function withTrigger(body: string, trigger: string): string {
   const form = new URLSearchParams(body);

@@ -3,6 +3,7 @@
  * reads them, its limits on a message's text and blocks, and its published rate limits.
  */
 import type { IncomingMessage } from 'node:http';
+import { blocksRefusal } from './slack-blocks.js';
 
 function parseOr(text: string): unknown {
   try {
@@ -47,27 +48,24 @@ export function blockText(value: unknown): number {
  */
 export const BLOCK_TEXT_REFUSED_FROM = 11_341;
 
-/** What Slack says about a message's blocks and text, or undefined when it would accept them. */
-export function slackRefusal(args: Record<string, unknown>): string | undefined {
+/**
+ * `chat.update` refuses a long `text` with `msg_too_long` (its documented errors), where
+ * `chat.postMessage` takes 40,000 characters. Slack does not publish the number: edits are reported
+ * refused past 4,000, counted in UTF-8 bytes by one report, so the fake counts bytes (the stricter).
+ */
+export const UPDATE_TEXT_BYTES = 4000;
+
+/**
+ * What Slack says about a message's blocks and text, or undefined when it would accept them;
+ * `method` is the call that carries it (`chat.update` takes a shorter text).
+ */
+export function slackRefusal(args: Record<string, unknown>, method = 'chat.postMessage'): string | undefined {
   const text = typeof args.text === 'string' ? args.text : '';
   if (text.length > 40_000) return 'msg_too_long';
-  const blocks = (args.blocks ?? []) as {
-    type: string;
-    text?: { text?: string } | string;
-    elements?: { value?: string }[];
-  }[];
-  if (!Array.isArray(blocks)) return 'invalid_blocks';
-  if (blocks.length > 50) return 'invalid_blocks';
-  let markdown = 0;
-  for (const b of blocks) {
-    if (b.type === 'markdown') markdown += String(b.text ?? '').length;
-    if (b.type === 'section' && typeof b.text === 'object' && (b.text.text ?? '').length > 3000)
-      return 'invalid_blocks';
-    if (b.type === 'header' && typeof b.text === 'object' && (b.text.text ?? '').length > 150)
-      return 'invalid_blocks';
-    for (const e of b.elements ?? []) if ((e.value ?? '').length > 2000) return 'invalid_blocks';
-  }
-  if (markdown > 12_000) return 'invalid_blocks';
+  if (method === 'chat.update' && Buffer.byteLength(text, 'utf8') > UPDATE_TEXT_BYTES) return 'msg_too_long';
+  const blocks = args.blocks ?? [];
+  if (!Array.isArray(blocks) || blocks.length > 50) return 'invalid_blocks';
+  if (blocksRefusal(blocks)) return 'invalid_blocks';
   if (blockText(blocks) >= BLOCK_TEXT_REFUSED_FROM) return 'msg_blocks_too_long';
   if (!text && blocks.length === 0) return 'no_text';
   return undefined;

@@ -50,6 +50,10 @@ describe('retention', () => {
     await claimRequest(t.h.db.pool, 'command:refused', start);
     await t.h.db.pool.query("UPDATE signoff.slack_requests SET start = NULL WHERE key = 'command:refused'");
     await claimRequest(t.h.db.pool, 'command:unfinished', start);
+    // A link Slack gave for a message (the Home tab's, a DM's).
+    await t.h.db.pool.query(
+      "INSERT INTO signoff.slack_permalinks (channel, ts, permalink) VALUES ('C0WORK', '1.0001', 'https://acme.slack.com/archives/C0WORK/p10001')",
+    );
     const auditBefore = await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id]);
     // What Slack said of where someone belongs: of use for a day, whatever task it came with.
     const standing = createStandingStore(t.h.db.pool);
@@ -72,6 +76,7 @@ describe('retention', () => {
       "SELECT key FROM signoff.slack_requests WHERE key LIKE 'command:%'",
     );
     expect(requests.rows.map((r) => r.key)).toEqual(['command:unfinished']);
+    expect(await count('SELECT count(*) AS n FROM signoff.slack_permalinks', [])).toBe(0);
     // What people and auditors read stays.
     expect((await t.h.engine.getTask(done.id))?.status).toBe('done');
     expect((await t.h.engine.reviews(done.id)).map((r) => r.decision?.by)).toEqual(['bob']);

@@ -11,7 +11,11 @@ import type { RateLimits } from '../../src/slack/rate-limits.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 
 const slack = new FakeSlack();
-beforeAll(() => slack.start());
+beforeAll(async () => {
+  await slack.start();
+  // The message the updates below edit: Slack edits only a message it has (else message_not_found).
+  slack.messages.push({ channel: 'C0WORK', ts: '1.000100', text: 'card' });
+});
 afterAll(() => slack.stop());
 
 /** No limits kept here (rate-limits.int.test.ts tests them). */

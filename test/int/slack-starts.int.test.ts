@@ -67,6 +67,30 @@ describe('starts a web process left half done', () => {
     expect(await sweep()).toBe(0);
   });
 
+  it('the root it posted is found under 250 newer messages (the sweep reads more than the latest page of history), not posted twice', async () => {
+    const text = 'sum up the incident timeline';
+    const start = await abandoned('command:trigger-died-busy', text);
+    const posted = await client().chat.postMessage({
+      channel: start.channel,
+      ...rootMessage({ requester: start.user, workflow: start.workflow, text }, 'working'),
+      metadata: postMetadata('start:command:trigger-died-busy'),
+    });
+    // A busy channel: people went on talking before the sweep came by.
+    for (let i = 0; i < 250; i += 1)
+      slack.messages.push({
+        channel: 'C0WORK',
+        ts: `1800000000.${String(i).padStart(6, '0')}`,
+        text: 'chatter',
+      });
+    expect(await sweep()).toBe(1);
+    expect(rootsOf(text)).toHaveLength(1);
+    const task = await service.signoff.engine.getTask(
+      slackTaskId({ channel: 'C0WORK', ts: String(posted.ts) }),
+    );
+    expect(task?.text).toBe(text);
+    await until('the card', () => cardsIn(posted.ts as string)[0]);
+  });
+
   it('with no root out yet, the sweep posts one and starts the task', async () => {
     const text = 'draft the on-call handover';
     await abandoned('command:trigger-died-2', text);

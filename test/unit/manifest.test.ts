@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import formatsPlugin from 'ajv-formats';
@@ -24,10 +24,91 @@ describe('manifest.yml', () => {
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(true);
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(
-      expect.arrayContaining(['message.channels', 'app_mention', 'app_home_opened']),
+      expect.arrayContaining(['message.channels', 'message.groups', 'app_home_opened']),
     );
     expect(manifest.oauth_config.scopes.bot).toEqual(
       expect.arrayContaining(['commands', 'chat:write', 'chat:write.customize', 'im:write', 'im:history']),
     );
+  });
+});
+
+/** Every `.ts` file under `dir`. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/**
+ * What each Web API method signoff calls needs with a bot token (docs.slack.dev, each method's
+ * "Scopes"; the conversations.* methods per kind of conversation: the kinds signoff reads).
+ */
+const METHOD_SCOPES: Record<string, string[]> = {
+  'auth.test': [],
+  'chat.delete': ['chat:write'],
+  'chat.getPermalink': [],
+  'chat.postEphemeral': ['chat:write'],
+  'chat.postMessage': ['chat:write'],
+  'chat.update': ['chat:write'],
+  // Task channels (public, private) to find a root or a post; a reviewer's DM to find a ping.
+  'conversations.history': ['channels:history', 'groups:history', 'im:history'],
+  'conversations.members': ['channels:read', 'groups:read'],
+  'conversations.open': ['im:write'],
+  'conversations.replies': ['channels:history', 'groups:history'],
+  'usergroups.users.list': ['usergroups:read'],
+  'users.info': ['users:read'],
+  'views.open': [],
+  'views.publish': [],
+  'views.update': [],
+};
+
+/** What the app needs besides its methods' scopes, and why. */
+const FEATURE_SCOPES: Record<string, string> = {
+  commands: 'the /signoff slash command',
+  'chat:write.customize': 'agents post under their own names (username, icon_emoji)',
+  'channels:history': 'message.channels events: replies in task threads',
+  'groups:history': 'message.groups events: replies in private channels',
+};
+
+/** The Web API methods the code calls, as `family.method`. */
+function methodsCalled(): Set<string> {
+  const called = new Set<string>();
+  const call =
+    /\bclient\.(auth|chat|conversations|users|usergroups|views|reactions|files|team|apps|assistant)\.([a-zA-Z]+(?:\.[a-zA-Z]+)*)\(/g;
+  const paged = /\bpaginate\(\s*'([a-z]+\.[a-zA-Z.]+)'/g;
+  for (const file of sources(join(ROOT, 'src'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(call)) called.add(`${m[1]}.${m[2]}`);
+    for (const m of text.matchAll(paged)) called.add(m[1] as string);
+  }
+  return called;
+}
+
+describe('manifest.yml asks for what the code uses, and no more', () => {
+  const called = methodsCalled();
+
+  it('every Web API method the code calls has its scopes on record', () => {
+    expect([...called].filter((m) => !(m in METHOD_SCOPES))).toEqual([]);
+    // The scan finds calls at all (a wrong pattern would pass the check above vacuously).
+    expect([...called]).toEqual(
+      expect.arrayContaining(['chat.postMessage', 'usergroups.users.list', 'conversations.members']),
+    );
+  });
+
+  it('the bot scopes are exactly those its methods and features need', () => {
+    const needed = new Set([
+      ...[...called].flatMap((m) => METHOD_SCOPES[m] ?? []),
+      ...Object.keys(FEATURE_SCOPES),
+    ]);
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
+  });
+
+  it('every event subscribed has a listener (a mention in a thread is a message event: no app_mention)', () => {
+    const listeners = readFileSync(join(ROOT, 'src', 'slack', 'listeners', 'index.ts'), 'utf8');
+    const handled = new Set([...listeners.matchAll(/app\.event\('([a-z_]+)'/g)].map((m) => m[1]));
+    const unhandled = (manifest.settings.event_subscriptions.bot_events as string[]).filter(
+      (e) => !handled.has(e.split('.')[0]),
+    );
+    expect(unhandled).toEqual([]);
   });
 });

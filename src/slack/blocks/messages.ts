@@ -39,9 +39,13 @@ function taskControls(status: TaskStatus): KnownBlock[] {
     action_id: TASK_ACTION_IDS.cancel,
     value: 'task',
     text: { type: 'plain_text' as const, text: 'Cancel task' },
+    // Every part of a confirm dialog is plain_text: Slack refuses mrkdwn there (invalid_blocks).
     confirm: {
       title: { type: 'plain_text' as const, text: 'Cancel this task?' },
-      text: { type: 'mrkdwn' as const, text: 'The agents stop and open reviews close without a decision.' },
+      text: {
+        type: 'plain_text' as const,
+        text: 'The agents stop and open reviews close without a decision.',
+      },
       confirm: { type: 'plain_text' as const, text: 'Cancel task' },
       deny: { type: 'plain_text' as const, text: 'Keep it' },
       style: 'danger' as const,

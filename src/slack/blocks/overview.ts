@@ -1,7 +1,7 @@
 /**
  * Overviews of work: `/signoff list` (what waits for you, the channel's open tasks) and the App
  * Home tab (reviews waiting for you, a page at a time; your recent tasks). Each item links to its
- * thread and names its channel.
+ * thread, with the link Slack gave, and names its channel.
  */
 import type { types } from '@slack/bolt';
 import type { WaitingPage } from '../../engine/api.js';
@@ -27,22 +27,24 @@ export const HOME_ACTION_IDS = { more: 'signoff_home_more', first: 'signoff_home
  */
 const taskWords = (task: Task) => escapeMrkdwn(truncate(task.text.replace(/\s+/g, ' '), 80));
 
+/** Links to tasks' threads as Slack gave them (chat.getPermalink), by task id. */
+export type ThreadLinks = ReadonlyMap<string, string>;
+
 /**
- * A link to the task's thread, on a word of its own; Slack resolves archive links for any member
- * of the workspace.
+ * A link to the task's thread, on a word of its own, when Slack gave it (permalinks.ts); without
+ * one (Slack did not answer in time) there is none, never a link built by hand.
  */
-function threadLink(task: Task): string | undefined {
-  const origin = slackOriginSchema.safeParse(task.origin);
-  if (!origin.success) return undefined;
-  return `<https://slack.com/archives/${origin.data.channel}/p${origin.data.ts.replace('.', '')}|open>`;
+function threadLink(task: Task, links: ThreadLinks): string | undefined {
+  const link = links.get(task.id);
+  return link ? `<${link}|open>` : undefined;
 }
 
-const taskLine = (task: Task) =>
+const taskLine = (task: Task, links: ThreadLinks) =>
   [
     STATUS[task.status],
     `*${escapeMrkdwn(task.workflow)}*`,
     taskWords(task),
-    threadLink(task),
+    threadLink(task, links),
     `<@${task.requester}>`,
   ]
     .filter(Boolean)
@@ -58,10 +60,10 @@ function channelOf(task: Task): string | undefined {
  * A review waiting: its task (the link to the thread) and channel first, then what is asked. Many
  * reviews share a title ("Review the agents' work"): the task is what tells them apart.
  */
-const reviewLine = ({ review, task }: { review: Review; task: Task }) =>
+const reviewLine = ({ review, task }: { review: Review; task: Task }, links: ThreadLinks) =>
   [
     `:raised_hand: *${taskWords(task)}*`,
-    threadLink(task),
+    threadLink(task, links),
     channelOf(task),
     `${escapeMrkdwn(truncate(review.request.title, 120))} (round ${review.request.round})`,
   ]
@@ -75,12 +77,13 @@ const reviewLine = ({ review, task }: { review: Review; task: Task }) =>
 export function channelOverview(
   tasks: Task[],
   forYou: WaitingPage,
-  waitingHere: ReadonlySet<string> = new Set(),
+  waitingHere: ReadonlySet<string>,
+  links: ThreadLinks,
 ): string {
   const waiting = forYou.total
     ? [
         `*Waiting for your review* (${forYou.total}, oldest first):`,
-        ...forYou.items.map((r) => `• ${reviewLine(r)}`),
+        ...forYou.items.map((r) => `• ${reviewLine(r, links)}`),
         ...(forYou.more
           ? [`…and ${forYou.more} more: signoff's Home tab (under Apps) pages through them all.`]
           : []),
@@ -89,7 +92,9 @@ export function channelOverview(
   const open = tasks.length
     ? [
         `*Open tasks in this channel* (${tasks.length}${tasks.length === OVERVIEW_LIMIT ? '+' : ''}):`,
-        ...tasks.map((t) => `• ${taskLine(t)}${waitingHere.has(t.id) ? ' · *waiting for your review*' : ''}`),
+        ...tasks.map(
+          (t) => `• ${taskLine(t, links)}${waitingHere.has(t.id) ? ' · *waiting for your review*' : ''}`,
+        ),
       ]
     : ['No signoff tasks are open in this channel. Start one with `/signoff <workflow> <task>`.'];
   return [...waiting, '', ...open].join('\n');
@@ -99,7 +104,7 @@ export function channelOverview(
  * The Home tab's reviews: a page, where it stands among all of them, and the buttons to the next
  * page and back to the first. `after`: the review the page starts after (none: the first page).
  */
-function waitingSection(forYou: WaitingPage, after: string | undefined): KnownBlock[] {
+function waitingSection(forYou: WaitingPage, after: string | undefined, links: ThreadLinks): KnownBlock[] {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
   const header: KnownBlock = {
     type: 'header',
@@ -130,7 +135,7 @@ function waitingSection(forYou: WaitingPage, after: string | undefined): KnownBl
     : 'Nothing more is waiting for you.';
   return [
     header,
-    ...forYou.items.map((r) => section(reviewLine(r))),
+    ...forYou.items.map((r) => section(reviewLine(r, links))),
     { type: 'context', elements: [{ type: 'mrkdwn', text: where }] },
     ...(buttons.length ? [{ type: 'actions', block_id: 'home_pages', elements: buttons } as KnownBlock] : []),
   ];
@@ -161,15 +166,24 @@ const paceLine = (p: WorkflowPace) =>
       : `median time to decision ${roughDuration(p.medianSeconds)} (${p.decisions} decision${p.decisions === 1 ? '' : 's'}, last 7 days)`
   }`;
 
-/** The App Home tab; `after`: the review its page of reviews starts after (none: the first page). */
-export function homeView(forYou: WaitingPage, mine: Task[], pace: WorkflowPace[] = [], after?: string) {
+/**
+ * The App Home tab; `after`: the review its page of reviews starts after (none: the first page);
+ * `links`: the links to the tasks' threads Slack gave.
+ */
+export function homeView(
+  forYou: WaitingPage,
+  mine: Task[],
+  pace: WorkflowPace[],
+  links: ThreadLinks,
+  after?: string,
+) {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
   const blocks: KnownBlock[] = [
-    ...waitingSection(forYou, after),
+    ...waitingSection(forYou, after, links),
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: 'Your tasks' } },
     ...(mine.length
-      ? mine.slice(0, OVERVIEW_LIMIT).map((t) => section(taskLine(t)))
+      ? mine.slice(0, OVERVIEW_LIMIT).map((t) => section(taskLine(t, links)))
       : [section('You have not started any task. Type `/signoff help` in a channel to see the workflows.')]),
     ...(pace.length
       ? [

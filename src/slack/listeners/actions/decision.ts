@@ -3,6 +3,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import type { Action } from '../../../engine/types.js';
 import { clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { tellClicker } from '../../tell-clicker.js';
 
 export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action, 'revise' | 'edit'>) {
   return async ({
@@ -15,8 +16,10 @@ export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action,
     const channel = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.message?.ts ?? body.container?.message_ts;
     if (!channel) return;
-    const tell = (text: string) =>
-      client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
+    const tell = tellClicker(
+      { client, logger: deps.logger },
+      { channel, user: body.user.id, threadTs: body.message?.thread_ts, responseUrl: body.response_url },
+    );
     await deps.afterAck.run(async () => {
       try {
         const click = await clickedReview(deps, button.value, { channel, messageTs });
@@ -24,14 +27,19 @@ export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action,
           await tell(NOT_THIS_CARD);
           return;
         }
-        await decideFromSlack(deps, client, {
-          click,
-          user: body.user.id,
-          channel,
-          action,
-          threadTs: body.message?.thread_ts,
-          team: body.user.team_id,
-        });
+        await decideFromSlack(
+          deps,
+          client,
+          {
+            click,
+            user: body.user.id,
+            channel,
+            action,
+            threadTs: body.message?.thread_ts,
+            team: body.user.team_id,
+          },
+          tell,
+        );
       } catch (error) {
         // The database did not answer: say so; the card stays as it was and the click can be repeated.
         deps.logger.error({ err: error }, 'click failed');

@@ -7,6 +7,7 @@ import { isSignoffError } from '../../../errors.js';
 import { slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { clickedMessage, taskInThread } from '../../origin.js';
+import { tellClicker } from '../../tell-clicker.js';
 
 const NOT_A_TASK = 'That message is not a signoff task.';
 
@@ -16,8 +17,10 @@ export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') 
     const root = clickedMessage(body);
     if (!root) return;
     const { channel } = root;
-    const tell = (text: string) =>
-      client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => undefined);
+    const tell = tellClicker(
+      { client, logger: deps.logger },
+      { channel, user: body.user.id, responseUrl: body.response_url },
+    );
     await deps.afterAck.run(async () => {
       try {
         // Found by the thread, whichever workspace the clicker is in (Grid, Slack Connect).

@@ -1,0 +1,35 @@
+/**
+ * Finding a message signoff posted, by the key in its metadata, among a conversation's latest
+ * messages: what a retried post or start looks for when an earlier attempt may have posted and
+ * died before recording it. Slack hands out history a page at a time (`limit`, then
+ * `response_metadata.next_cursor`); a busy channel's latest page may not reach back far enough,
+ * so a few pages are read, newest first.
+ */
+import type { WebClient } from '@slack/web-api';
+import { postedAs } from './posts.js';
+
+/** Messages per page (Slack takes up to 999; it advises 200), and the pages read at most. */
+const PAGE = 200;
+const PAGES = 5;
+
+/** The ts of the message posted as `key` among the latest 1,000 of `channel`, if there is one. */
+export async function findRecentPost(
+  client: WebClient,
+  channel: string,
+  key: string,
+): Promise<string | undefined> {
+  let cursor: string | undefined;
+  for (let page = 0; page < PAGES; page += 1) {
+    const recent = await client.conversations.history({
+      channel,
+      include_all_metadata: true,
+      limit: PAGE,
+      cursor,
+    });
+    const found = postedAs(recent.messages, key);
+    if (found) return found;
+    cursor = recent.response_metadata?.next_cursor || undefined;
+    if (!cursor) return undefined;
+  }
+  return undefined;
+}
