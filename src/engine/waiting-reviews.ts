@@ -36,12 +36,14 @@ export interface WaitingPage {
 
 /**
  * The pending reviews of the surface's tasks in the query's places and tasks, and the person's
- * standing ($1 surface, $2 places, $3 tasks, $4 the person's id, $5 external).
+ * standing ($1 surface, $2 places, $3 tasks, $4 the person's id, $5 external): someone from
+ * outside only where the checkpoint lets them (allowExternal, or their id among the reviewers).
  */
 const IN_SCOPE = `r.status = 'pending' AND t.surface = $1
   AND ($2::text[] IS NULL OR t.origin->>'channel' = ANY($2))
   AND ($3::text[] IS NULL OR r.task_id = ANY($3))
-  AND (NOT $5::boolean OR coalesce((r.settings->>'allowExternal')::boolean, false))`;
+  AND (NOT $5::boolean OR coalesce((r.settings->>'allowExternal')::boolean, false)
+       OR r.settings->'reviewers' ? $4::text)`;
 
 /** Listed without a group: `anyone`, by their id, or as the requester of their own task. */
 const LISTED_AS_THEMSELVES = `(r.settings->'reviewers' ?| ARRAY['anyone', $4::text]
