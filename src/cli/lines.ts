@@ -4,7 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Reads one line at a time; `undefined` at end of input. */
 export interface LineSource {
-  next(): Promise<string | undefined>;
+  /**
+   * The next line. With `signal`, the wait can be given up: an abort rejects with the signal's
+   * reason, and the line that comes next is kept for the next call.
+   */
+  next(signal?: AbortSignal): Promise<string | undefined>;
   /**
    * Says that a question was just shown: the lines received before it are no answer to it and
    * are dropped; returns how many. On a terminal they were typed while agents worked, or are the
@@ -43,11 +47,21 @@ export function linesFrom(input: Readable, options: { typedAhead: 'drop' | 'keep
     waiting = undefined;
   });
   return {
-    next: () => {
+    next: (signal) => {
       if (received.length) return Promise.resolve(received.shift());
       if (ended) return Promise.resolve(undefined);
-      return new Promise((resolve) => {
+      signal?.throwIfAborted();
+      return new Promise((resolve, reject) => {
         waiting = resolve;
+        signal?.addEventListener(
+          'abort',
+          () => {
+            if (waiting !== resolve) return;
+            waiting = undefined;
+            reject(signal.reason);
+          },
+          { once: true },
+        );
       });
     },
     asked: async () => {
@@ -68,6 +82,7 @@ export async function answerTo(
   lines: LineSource,
   out: { write(text: string): void },
   prompt: string,
+  signal?: AbortSignal,
 ): Promise<string | undefined> {
   const dropped = await lines.asked();
   if (dropped) {
@@ -76,5 +91,5 @@ export async function answerTo(
     );
   }
   out.write(prompt);
-  return lines.next();
+  return lines.next(signal);
 }

@@ -5,7 +5,7 @@
  */
 import type { Engine } from '../engine/api.js';
 import { contentHash } from '../engine/content-hash.js';
-import type { Task } from '../engine/types.js';
+import type { Review, Task } from '../engine/types.js';
 import { type Decided, parseAnswer } from './answer.js';
 import { fillForm } from './form.js';
 import { CLI } from './help.js';
@@ -45,8 +45,22 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       return finish(out, task);
     }
     out.write(`${deps.feed.review(taskId, review)}\n`);
-    // Only a line typed once this review is on screen answers it.
-    const line = await answerTo(deps.lines, out, '> ');
+    // Only a line typed once this review is on screen answers it. While the prompt waits, what
+    // happens to the review is shown (a reminder, a timer's decision, another terminal's), and a
+    // review that no longer waits on this prompt gives it up: the card on screen is out of date.
+    const watch = new AbortController();
+    const watching = watchReview(deps, taskId, review, watch);
+    let line: string | undefined;
+    try {
+      line = await answerTo(deps.lines, out, '> ', watch.signal);
+    } catch (error) {
+      if (!watch.signal.aborted || error !== watch.signal.reason) throw error;
+      out.write('\n');
+      continue;
+    } finally {
+      watch.abort(STOPPED_WATCHING);
+      await watching;
+    }
     if (line === undefined) return await inputEnded(deps, taskId);
     const parsed = parseAnswer(line, review);
     if ('error' in parsed) {
@@ -88,6 +102,33 @@ async function inputEnded(deps: SessionDeps, taskId: string): Promise<Task> {
 }
 
 /** Waits while the task is working (its run goes on in this process's workers), or until the process stops. */
+const STOPPED_WATCHING = new Error('the prompt was answered');
+const WATCH_MS = 1000;
+
+/**
+ * While the prompt waits on `review`: shows the task's new events as they come and aborts
+ * `watch` once the review changed (decided by a timer or elsewhere, escalated, an approval or an
+ * edit counted): what is on screen is then not what an answer would be about.
+ */
+async function watchReview(deps: SessionDeps, taskId: string, review: Review, watch: AbortController) {
+  const shown = contentHash(review.request);
+  while (!watch.signal.aborted) {
+    await deps.feed.wait(WATCH_MS);
+    if (watch.signal.aborted) return;
+    const now = (await deps.engine.reviews(taskId, 'pending')).find((r) => r.id === review.id);
+    const same =
+      now &&
+      contentHash(now.request) === shown &&
+      now.approvals.length === review.approvals.length &&
+      now.dueAt === review.dueAt;
+    if (same) continue;
+    if (watch.signal.aborted) return;
+    deps.out.write('\n');
+    await deps.feed.pump(taskId);
+    watch.abort(new Error('the review changed'));
+  }
+}
+
 async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
   for (;;) {
     const task = await deps.engine.getTask(taskId);

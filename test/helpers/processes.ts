@@ -101,7 +101,6 @@ export function startSignoff(args: string[], env: Record<string, string>, script
   return running(child);
 }
 
-/** Whether `startInTerminal` can run here: util-linux's `script`, which gives a command a pseudo-terminal. */
 /**
  * Starts `signoff …` on a pseudo-terminal (util-linux `script`), as a person at a terminal runs
  * it: its stdin and stdout are a TTY, what is sent is typed (and echoed, with CRLF line ends).

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { runSignoff, startInTerminal } from '../helpers/processes.js';
+import { runSignoff, startInTerminal, startSignoff } from '../helpers/processes.js';
 
 let db: TestDatabase;
 let config: string;
@@ -85,5 +85,29 @@ describe('piped answers', () => {
       `RESUMED ${JSON.stringify({ decisions: [{ type: 'approve' }, { type: 'reject', message: 'no log line' }] })}`,
     );
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+  });
+});
+
+describe('a prompt that waits', () => {
+  it('shows what the deadline decided while nobody typed, and gives up the card that no longer waits: the run ends without input', async () => {
+    const timed = join(mkdtempSync(join(tmpdir(), 'terminal-answers-')), 'signoff.yml');
+    writeFileSync(
+      timed,
+      'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review: { timeout: 3s, onTimeout: reject }\n',
+    );
+    // Stdin stays open and silent: before, the prompt waited on it for ever, the card on screen stale.
+    const run = startSignoff(['run', 'pair', 'nobody answers'], {
+      DATABASE_URL: db.url,
+      SIGNOFF_CONFIG: timed,
+    });
+    try {
+      await run.waitFor(/Review: /);
+      await run.waitFor(/→ reject automatically, nobody decided/, 40_000);
+      const end = await run.exited;
+      expect(end.code, end.stderr).toBe(0);
+      expect(end.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: rejected/);
+    } finally {
+      run.child.kill();
+    }
   });
 });
