@@ -52,6 +52,9 @@ const IN_CHANNEL_METHODS = new Set([
   'conversations.replies',
 ]);
 
+/** The methods that post in a channel (what an archived or admins-only channel refuses). */
+const POST_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update']);
+
 export class FakeSlack extends SlackFaults {
   /** Every call over a limit, answered with a 429. */
   readonly limited: { method: string; channel?: string; at: number }[] = [];
@@ -83,6 +86,11 @@ export class FakeSlack extends SlackFaults {
    * (`not_in_channel`; `channel_not_found` for a private channel, which the bot cannot see).
    */
   notJoined: Record<string, 'public' | 'private'> = {};
+  /**
+   * Channels that refuse the bot's posts for good though it is a member: `is_archived` (archived;
+   * an update too) and `restricted_action` (only admins may post, as #general can be set).
+   */
+  closed: Record<string, 'is_archived' | 'restricted_action'> = {};
   private socket = new FakeSocketMode();
   /** Trigger ids spent and views open (views.open, views.update). */
   private views = new FakeViews();
@@ -216,6 +224,11 @@ export class FakeSlack extends SlackFaults {
       const error = outside === 'private' ? 'channel_not_found' : 'not_in_channel';
       this.refusals.push({ method, error });
       return { ok: false, error };
+    }
+    const closed = POST_METHODS.has(method) ? this.closed[String(args.channel)] : undefined;
+    if (closed && (closed === 'is_archived' || method !== 'chat.update')) {
+      this.refusals.push({ method, error: closed });
+      return { ok: false, error: closed };
     }
     switch (method) {
       case 'auth.test':
