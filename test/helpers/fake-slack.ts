@@ -356,6 +356,22 @@ export class FakeSlack extends SlackFaults {
           permalink: m.thread_ts ? `${base}?thread_ts=${m.thread_ts}&cid=${m.channel}` : base,
         };
       }
+      case 'conversations.info': {
+        // As Slack: a private channel the bot is not in does not exist for it; a public one does.
+        const id = String(args.channel);
+        const outside = this.notJoined[id];
+        if (outside === 'private') return { ok: false, error: 'channel_not_found' };
+        return {
+          ok: true,
+          channel: {
+            id,
+            is_channel: id.startsWith('C'),
+            is_private: id.startsWith('G'),
+            is_archived: this.closed[id] === 'is_archived',
+            is_member: !outside,
+          },
+        };
+      }
       case 'conversations.open':
         return conversationsOpen(String(args.users ?? ''), this.users[String(args.users)]);
       default:

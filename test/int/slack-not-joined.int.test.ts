@@ -100,11 +100,27 @@ describe('a channel the bot has not joined', () => {
     expect(await sweepStarts(service, slack)).toBe(0);
   });
 
-  it('/signoff list there answers through the response URL', async () => {
-    const answers = await command('list', 'C0OUT');
+  it.each([
+    ['a public channel', 'C0OUT'],
+    ['a private channel it cannot see', 'G0SECRET'],
+  ])(
+    '/signoff list in %s answers through the response URL, saying first how to invite the bot',
+    async (_, channel) => {
+      const before = slack.responses.length;
+      const answers = await command('list', channel);
+      const said = await until('the list', () =>
+        slack.responses.length > before ? answers().at(-1) : undefined,
+      );
+      expect(said.startsWith("I'm not in this channel yet")).toBe(true);
+      expect(said).toContain('/invite @signoff');
+      expect(slack.refusals.filter((r) => r.method === 'chat.postEphemeral')).toEqual([]);
+    },
+  );
+
+  it('/signoff list in a channel the bot is in says nothing about inviting it', async () => {
+    const answers = await command('list', 'C0SLOW');
     const said = await until('the list', () => answers()[0]);
-    expect(said.length).toBeGreaterThan(0);
-    expect(slack.refusals.filter((r) => r.method === 'chat.postEphemeral')).toEqual([]);
+    expect(said).not.toContain('/invite');
   });
 });
 
@@ -137,8 +153,9 @@ describe('a channel that refuses the bot for good though it is in it', () => {
       `UPDATE signoff.slack_requests SET claimed_at = now() - interval '31 minutes' WHERE key = $1`,
       [key],
     );
+    const before = slack.responses.length;
     expect(await sweepStarts(service, slack)).toBe(1);
-    const told = slack.responses.filter((r) => r.channel === 'C0SLOW').map((r) => String(r.body.text));
+    const told = slack.responses.slice(before).map((r) => String(r.body.text));
     expect(told).toEqual([expect.stringContaining('could not be started')]);
     expect(slack.messages.filter((m) => m.channel === 'C0SLOW')).toEqual([]);
     expect(await pendingStarts()).toBe(0);

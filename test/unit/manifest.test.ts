@@ -53,6 +53,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   // Task channels (public, private) to find a root or a post; a reviewer's DM to find a ping.
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'conversations.members': ['channels:read', 'groups:read'],
+  // Whether signoff is in a channel (/signoff list says how to invite it when not).
+  'conversations.info': ['channels:read', 'groups:read'],
   'conversations.open': ['im:write'],
   'conversations.replies': ['channels:history', 'groups:history'],
   'usergroups.users.list': ['usergroups:read'],
