@@ -40,6 +40,7 @@ const envSchema = z.object({
   OPENAI_MODEL: optionalString,
   OPENAI_MAX_RETRIES: intFrom('OPENAI_MAX_RETRIES', 0, 4),
   OPENAI_TIMEOUT_SECONDS: intFrom('OPENAI_TIMEOUT_SECONDS', 1, 120),
+  OPENAI_DEADLINE_SECONDS: intFrom('OPENAI_DEADLINE_SECONDS', 1, 300),
   PORT: intFrom('PORT', 0, 3000).refine((p) => p <= 65535, 'PORT must be at most 65535'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -100,6 +101,11 @@ export interface Config {
      * as timed out (and is retried).
      */
     timeoutMs: number;
+    /**
+     * How long a whole model call may take, its retries and their backoff included: without it
+     * a step could wait (maxRetries + 1) × timeoutMs.
+     */
+    deadlineMs: number;
     /** The most an answer may weigh (MODEL_ANSWER_MAX_BYTES); a bigger one fails the call. */
     maxAnswerBytes: number;
     scriptedDelayMs: number;
@@ -165,6 +171,7 @@ export function loadConfig(given: Env = process.env, cwd = process.cwd()): Confi
       name: e.OPENAI_MODEL ?? 'gpt-4o-mini',
       maxRetries: e.OPENAI_MAX_RETRIES,
       timeoutMs: e.OPENAI_TIMEOUT_SECONDS * 1000,
+      deadlineMs: e.OPENAI_DEADLINE_SECONDS * 1000,
       maxAnswerBytes: MODEL_ANSWER_MAX_BYTES,
       scriptedDelayMs: e.SIGNOFF_SCRIPTED_DELAY_MS,
     },

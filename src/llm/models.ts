@@ -4,10 +4,10 @@
  */
 import type { Callbacks } from '@langchain/core/callbacks/manager';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config.js';
 import type { AgentConfig } from '../workflow-config.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { DeadlinedChatOpenAI } from './deadlined-chat.js';
 import { ScriptedChatModel } from './scripted.js';
 
 /** Returns the model an agent speaks with, given its display name and its config entry. */
@@ -30,13 +30,14 @@ export function createModelFor(
       });
   }
   return ({ name, config }) =>
-    new ChatOpenAI({
+    new DeadlinedChatOpenAI({
+      deadlineMs: model.deadlineMs,
       callbacks: options.callbacks?.(name),
       model: config?.model ?? model.name,
       apiKey: model.apiKey,
       temperature: config?.temperature,
       // Timeouts, 429, 5xx and answers outside the schema are retried with exponential backoff
-      // before the step fails.
+      // before the step fails, all within `deadlineMs`.
       maxRetries: model.maxRetries,
       timeout: model.timeoutMs,
       configuration: {

@@ -40,6 +40,10 @@ export const NOT_IN_CHANNEL =
 export const STARTS_LATER =
   'Your task is taken, but it could not be started just now (Slack or the database did not answer). It starts by itself as soon as it can; no need to send it again.';
 
+/** The sweep tried for as long as the person can still be told (a response URL's life), in vain. */
+export const NOT_STARTED =
+  'Sorry, your task could not be started: Slack or the database kept failing for half an hour, so I stopped trying. Please send it again.';
+
 /**
  * Slack did not open a form (its trigger lives 3 s, and Slack was slow or busy): nothing changed,
  * and `again` says what to do.

@@ -10,6 +10,7 @@ import type { Review, Task } from '../engine/types.js';
 import type { Logger } from '../logger.js';
 import type { Audience } from './audience.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
+import { CHANNEL_REFUSALS } from './final-errors.js';
 import { createPermalinks } from './permalinks.js';
 import { findPost, postMetadata, recordPost } from './posts.js';
 import { findRecentPost } from './recent-post.js';
@@ -41,9 +42,8 @@ const PERSON_UNREACHABLE = new Set([
   'user_disabled',
   'cannot_dm_bot',
   'method_not_supported_for_channel_type',
-  'channel_not_found',
-  'is_archived',
-  'restricted_action',
+  // A DM the workspace does not allow, as any channel that refuses the bot for good.
+  ...Object.keys(CHANNEL_REFUSALS),
 ]);
 const refused = (error: unknown, codes: Set<string>): boolean =>
   (error as { code?: string }).code === ErrorCode.PlatformError &&

@@ -133,24 +133,31 @@ export async function recordRoot(db: Queryable, key: string, ts: string): Promis
 /**
  * Starts left unfinished for `olderThanMs` (their process died between claiming and starting),
  * each taken for this caller for `retryMs` by moving its clock on: two sweepers do not take the
- * same one at once, and one this caller fails to finish is tried again soon.
+ * same one at once, and one this caller fails to finish is tried again soon. `ageMs`: since it
+ * was claimed (created_at moves on each take; claimed_at does not).
  */
 export async function takeUnfinishedStarts(
   db: Queryable,
   olderThanMs: number,
   retryMs: number,
-): Promise<{ key: string; start: unknown; rootTs: string | null }[]> {
-  const r = await db.query<{ key: string; start: unknown; root_ts: string | null }>(
+): Promise<{ key: string; start: unknown; rootTs: string | null; ageMs: number }[]> {
+  const r = await db.query<{ key: string; start: unknown; root_ts: string | null; age_ms: number }>(
     `WITH stale AS (
        SELECT key, created_at FROM signoff.slack_requests
        WHERE start IS NOT NULL AND task_id IS NULL AND created_at < now() - $1 * interval '1 millisecond'
        ORDER BY created_at LIMIT 20 FOR UPDATE SKIP LOCKED)
      UPDATE signoff.slack_requests r
      SET created_at = now() - ($1 - $2) * interval '1 millisecond' FROM stale WHERE r.key = stale.key
-     RETURNING r.key, r.start, r.root_ts`,
+     RETURNING r.key, r.start, r.root_ts,
+       (extract(epoch FROM now() - r.claimed_at) * 1000)::float8 AS age_ms`,
     [olderThanMs, retryMs],
   );
-  return r.rows.map((row) => ({ key: row.key, start: row.start, rootTs: row.root_ts }));
+  return r.rows.map((row) => ({
+    key: row.key,
+    start: row.start,
+    rootTs: row.root_ts,
+    ageMs: Number(row.age_ms),
+  }));
 }
 
 export async function linkRequest(db: Queryable, key: string, taskId: string): Promise<void> {

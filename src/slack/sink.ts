@@ -31,6 +31,7 @@ import {
   reviewTextMessages,
 } from './blocks/review-card.js';
 import { LIMITS, truncate } from './blocks/text.js';
+import { CHANNEL_REFUSALS } from './final-errors.js';
 import { type SlackOrigin, slackOriginSchema } from './origin.js';
 import { createReviewerPings } from './pings.js';
 import {
@@ -44,13 +45,6 @@ import {
   reviewTextKey,
 } from './posts.js';
 
-/** The bot cannot post in the task's channel any more: what happened and what to do, per Slack error. */
-const UNREACHABLE: Record<string, string> = {
-  not_in_channel: 'signoff is not in this channel any more; invite it back (/invite @signoff), then retry',
-  channel_not_found:
-    'signoff cannot find this channel any more (deleted, or private without signoff); retry once it is back',
-  is_archived: 'this channel was archived; unarchive it, then retry',
-};
 /**
  * Slack had a problem, not the message; or the whole workspace's access did (a revoked or wrong
  * token): every event waits, with backoff, for an operator to fix it, rather than failing one by one.
@@ -96,7 +90,8 @@ export function deliveryError(error: unknown): DeliveryError {
       );
     case ErrorCode.PlatformError: {
       const code = e.data?.error ?? 'unknown_error';
-      const unreachable = UNREACHABLE[code];
+      // The bot cannot post in the task's channel any more: what happened and what to do.
+      const unreachable = CHANNEL_REFUSALS[code]?.thread;
       if (unreachable) {
         return new DeliveryError('unreachable', code, {
           cause: error,

@@ -12,7 +12,8 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { isSignoffError } from '../errors.js';
 import { rootMessage } from './blocks/messages.js';
-import { NOT_IN_CHANNEL, STARTS_LATER, type StartDeps } from './deps.js';
+import { NOT_STARTED, STARTS_LATER, type StartDeps } from './deps.js';
+import { startRefusal } from './final-errors.js';
 import { slackTaskId, taskInThread } from './origin.js';
 import { claimRequest, linkRequest, postMetadata, recordRoot, takeUnfinishedStarts } from './posts.js';
 import { afterRateLimit } from './rate-limited.js';
@@ -35,6 +36,11 @@ export type SlackStart = z.infer<typeof slackStartSchema> & { requestKey: string
 export const UNFINISHED_START_MS = 60_000;
 /** A start the sweep could not finish (Slack or the database failing) is tried again this soon. */
 const START_RETRY_MS = 15_000;
+/**
+ * A start still unfinished this long after it was asked for is given up: a command's response URL
+ * lives 30 minutes, and the last sweeps inside it can still tell the person.
+ */
+export const START_GIVE_UP_MS = 29 * 60_000;
 
 /**
  * Claims and starts. Throws only when the claim could not be made (nothing is recorded: the
@@ -62,7 +68,8 @@ export async function startFromSlack(deps: StartDeps, client: WebClient, s: Slac
   try {
     await finishStart(deps, client, requestKey, start, undefined);
   } catch (err) {
-    if (notInChannel(err)) return giveUp(deps, client, requestKey, start);
+    const refusal = startRefusal(err);
+    if (refusal) return giveUp(deps, client, requestKey, start, refusal);
     deps.logger.warn({ request: requestKey, err }, 'start not finished; a sweep finishes it');
     await tell(deps, client, start, STARTS_LATER);
   }
@@ -80,24 +87,19 @@ export async function tell(
 }
 
 /**
- * Slack refusing the bot in this channel (not joined; a private channel it cannot see) is for
- * good: trying again every sweep would never end.
+ * The request is finished without a task, and the person told why (Slack refusing for good, see
+ * final-errors.ts, or the sweep out of time): trying again every sweep would never end.
  */
-const notInChannel = (error: unknown) =>
-  ['not_in_channel', 'channel_not_found'].includes(
-    String((error as { data?: { error?: unknown } })?.data?.error ?? ''),
-  );
-
-/** The request is finished without a task, and the person told how to invite the bot. */
 async function giveUp(
   deps: StartDeps,
   client: WebClient,
   key: string,
   s: z.infer<typeof slackStartSchema>,
+  why: string,
 ): Promise<void> {
   await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
-  deps.logger.info({ request: key, channel: s.channel }, 'not in the channel: the start was refused');
-  await tell(deps, client, s, NOT_IN_CHANNEL);
+  deps.logger.info({ request: key, channel: s.channel, why }, 'the start was given up');
+  await tell(deps, client, s, why);
 }
 
 /** Posts (or finds) the root, records it, starts the task. */
@@ -168,9 +170,15 @@ async function finishStart(
 /** Finishes the starts a dead process left: each found root, or a new one, and its task. */
 export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient): Promise<number> {
   const left = await takeUnfinishedStarts(deps.pool, UNFINISHED_START_MS, START_RETRY_MS);
-  for (const { key, start, rootTs } of left) {
+  for (const { key, start, rootTs, ageMs } of left) {
     const s = slackStartSchema.safeParse(start);
     if (!s.success) continue;
+    if (ageMs >= START_GIVE_UP_MS) {
+      await outOfTime(deps, client, key, s.data, rootTs).catch((e) =>
+        deps.logger.warn({ request: key, err: e }, 'could not give up a start yet'),
+      );
+      continue;
+    }
     try {
       let ts = rootTs ?? undefined;
       if (!ts) {
@@ -182,8 +190,9 @@ export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient)
       await finishStart(deps, client, key, s.data, ts);
       deps.logger.info({ request: key }, 'finished a start a process had left');
     } catch (err) {
-      if (notInChannel(err)) {
-        await giveUp(deps, client, key, s.data).catch((e) =>
+      const refusal = startRefusal(err);
+      if (refusal) {
+        await giveUp(deps, client, key, s.data, refusal).catch((e) =>
           deps.logger.warn({ request: key, err: e }, 'could not give up a start yet'),
         );
         continue;
@@ -192,4 +201,25 @@ export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient)
     }
   }
   return left.length;
+}
+
+/** Given up after trying for too long: a root posted without its task says so, without controls. */
+async function outOfTime(
+  deps: StartDeps,
+  client: WebClient,
+  key: string,
+  s: z.infer<typeof slackStartSchema>,
+  rootTs: string | null,
+): Promise<void> {
+  if (rootTs) {
+    const task = { requester: s.user, workflow: s.workflow, text: s.text };
+    await client.chat
+      .update({
+        channel: s.channel,
+        ts: rootTs,
+        ...rootMessage(task, 'failed', 'it could not be started in time; send it again', { controls: false }),
+      })
+      .catch((err) => deps.logger.warn({ err, request: key }, 'could not mark the root of a start given up'));
+  }
+  await giveUp(deps, client, key, s, NOT_STARTED);
 }

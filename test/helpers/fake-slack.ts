@@ -52,6 +52,9 @@ const IN_CHANNEL_METHODS = new Set([
   'conversations.replies',
 ]);
 
+/** The methods that post in a channel (what an archived or admins-only channel refuses). */
+const POST_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update']);
+
 export class FakeSlack extends SlackFaults {
   /** Every call over a limit, answered with a 429. */
   readonly limited: { method: string; channel?: string; at: number }[] = [];
@@ -83,6 +86,11 @@ export class FakeSlack extends SlackFaults {
    * (`not_in_channel`; `channel_not_found` for a private channel, which the bot cannot see).
    */
   notJoined: Record<string, 'public' | 'private'> = {};
+  /**
+   * Channels that refuse the bot's posts for good though it is a member: `is_archived` (archived;
+   * an update too) and `restricted_action` (only admins may post, as #general can be set).
+   */
+  closed: Record<string, 'is_archived' | 'restricted_action'> = {};
   private socket = new FakeSocketMode();
   /** Trigger ids spent and views open (views.open, views.update). */
   private views = new FakeViews();
@@ -217,6 +225,11 @@ export class FakeSlack extends SlackFaults {
       this.refusals.push({ method, error });
       return { ok: false, error };
     }
+    const closed = POST_METHODS.has(method) ? this.closed[String(args.channel)] : undefined;
+    if (closed && (closed === 'is_archived' || method !== 'chat.update')) {
+      this.refusals.push({ method, error: closed });
+      return { ok: false, error: closed };
+    }
     switch (method) {
       case 'auth.test':
         return {
@@ -341,6 +354,22 @@ export class FakeSlack extends SlackFaults {
           ok: true,
           channel: m.channel,
           permalink: m.thread_ts ? `${base}?thread_ts=${m.thread_ts}&cid=${m.channel}` : base,
+        };
+      }
+      case 'conversations.info': {
+        // As Slack: a private channel the bot is not in does not exist for it; a public one does.
+        const id = String(args.channel);
+        const outside = this.notJoined[id];
+        if (outside === 'private') return { ok: false, error: 'channel_not_found' };
+        return {
+          ok: true,
+          channel: {
+            id,
+            is_channel: id.startsWith('C'),
+            is_private: id.startsWith('G'),
+            is_archived: this.closed[id] === 'is_archived',
+            is_member: !outside,
+          },
         };
       }
       case 'conversations.open':

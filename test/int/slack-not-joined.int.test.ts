@@ -16,12 +16,13 @@ let db: TestDatabase;
 const slack = new FakeSlack();
 let service: SlackService;
 let events: string;
-const ON = 'C0OUT, G0SECRET';
+const ON = 'C0OUT, G0SECRET, C0ARCH, C0ADMINS, C0SLOW';
 
 beforeAll(async () => {
   db = await createTestDatabase('slack_not_joined');
   await slack.start();
   slack.notJoined = { C0OUT: 'public', G0SECRET: 'private' };
+  slack.closed = { C0ARCH: 'is_archived', C0ADMINS: 'restricted_action' };
   ({ service, events } = await startTestSlack({
     url: db.url,
     slack,
@@ -99,11 +100,66 @@ describe('a channel the bot has not joined', () => {
     expect(await sweepStarts(service, slack)).toBe(0);
   });
 
-  it('/signoff list there answers through the response URL', async () => {
-    const answers = await command('list', 'C0OUT');
+  it.each([
+    ['a public channel', 'C0OUT'],
+    ['a private channel it cannot see', 'G0SECRET'],
+  ])(
+    '/signoff list in %s answers through the response URL, saying first how to invite the bot',
+    async (_, channel) => {
+      const before = slack.responses.length;
+      const answers = await command('list', channel);
+      const said = await until('the list', () =>
+        slack.responses.length > before ? answers().at(-1) : undefined,
+      );
+      expect(said.startsWith("I'm not in this channel yet")).toBe(true);
+      expect(said).toContain('/invite @signoff');
+      expect(slack.refusals.filter((r) => r.method === 'chat.postEphemeral')).toEqual([]);
+    },
+  );
+
+  it('/signoff list in a channel the bot is in says nothing about inviting it', async () => {
+    const answers = await command('list', 'C0SLOW');
     const said = await until('the list', () => answers()[0]);
-    expect(said.length).toBeGreaterThan(0);
-    expect(slack.refusals.filter((r) => r.method === 'chat.postEphemeral')).toEqual([]);
+    expect(said).not.toContain('/invite');
+  });
+});
+
+describe('a channel that refuses the bot for good though it is in it', () => {
+  it.each([
+    ['archived (is_archived)', 'C0ARCH', 'This channel is archived'],
+    ['where only admins may post (restricted_action)', 'C0ADMINS', 'Only admins may post here'],
+  ])('a start in a channel %s says why, and stops trying', async (_, channel, why) => {
+    const answers = await command('pair summarize the retro', channel);
+    const said = await until('the answer through the response URL', () => answers()[0]);
+    expect(said).toContain(why);
+    expect(said).not.toContain('starts by itself');
+    expect(await service.signoff.engine.listTasks({ surface: 'slack', channel })).toEqual([]);
+    expect(await pendingStarts()).toBe(0);
+    expect(await sweepStarts(service, slack)).toBe(0);
+  });
+
+  it('a start the sweep could not finish in half an hour is given up, and the person told', async () => {
+    const url = slack.responseUrl('C0SLOW', '');
+    const key = 'command:trigger-long-failing';
+    await claimRequest(service.signoff.db.pool, key, {
+      team: 'T0TEAM',
+      channel: 'C0SLOW',
+      user: 'U0BOB',
+      workflow: 'pair',
+      text: 'plan the launch',
+      responseUrl: url,
+    });
+    await service.signoff.db.pool.query(
+      `UPDATE signoff.slack_requests SET claimed_at = now() - interval '31 minutes' WHERE key = $1`,
+      [key],
+    );
+    const before = slack.responses.length;
+    expect(await sweepStarts(service, slack)).toBe(1);
+    const told = slack.responses.slice(before).map((r) => String(r.body.text));
+    expect(told).toEqual([expect.stringContaining('could not be started')]);
+    expect(slack.messages.filter((m) => m.channel === 'C0SLOW')).toEqual([]);
+    expect(await pendingStarts()).toBe(0);
+    expect(await sweepStarts(service, slack)).toBe(0);
   });
 });
 

@@ -19,6 +19,17 @@ describe('manifest.yml', () => {
     expect(validate(manifest), JSON.stringify(validate.errors, null, 2)).toBe(true);
   });
 
+  it('installs in one workspace, and the README says how to install it org-wide instead', () => {
+    expect(manifest.settings.org_deploy_enabled).toBe(false);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('set `org_deploy_enabled: true`');
+    // The flipped manifest is still one Slack takes.
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    (formatsPlugin as unknown as { default: (a: Ajv) => void }).default(ajv);
+    const orgWide = { ...manifest, settings: { ...manifest.settings, org_deploy_enabled: true } };
+    expect(ajv.compile(schema)(orgWide)).toBe(true);
+  });
+
   it('has what the app uses: /signoff, interactivity, the events, Socket Mode, the scopes', () => {
     expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual(['/signoff']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
@@ -53,6 +64,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   // Task channels (public, private) to find a root or a post; a reviewer's DM to find a ping.
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'conversations.members': ['channels:read', 'groups:read'],
+  // Whether signoff is in a channel (/signoff list says how to invite it when not).
+  'conversations.info': ['channels:read', 'groups:read'],
   'conversations.open': ['im:write'],
   'conversations.replies': ['channels:history', 'groups:history'],
   'usergroups.users.list': ['usergroups:read'],

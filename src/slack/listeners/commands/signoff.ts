@@ -6,7 +6,8 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../errors.js';
 import { startModal } from '../../blocks/modals.js';
-import { COULD_NOT_RECORD, type ListenerDeps, notOpened } from '../../deps.js';
+import { COULD_NOT_RECORD, type ListenerDeps, NOT_IN_CHANNEL, notOpened } from '../../deps.js';
+import { botIsOut } from '../../membership.js';
 import { listOpenTasks } from '../../overview.js';
 import { respondPrivately } from '../../respond.js';
 import { startFromSlack, tell } from '../../start-task.js';
@@ -47,9 +48,17 @@ export function createSignoffCommand(deps: ListenerDeps) {
     if (word === 'list' && rest.length === 0) {
       await ack();
       await deps.afterAck.run(async () => {
-        // Through the response URL: it answers in a channel the bot has not joined too.
-        const list = await listOpenTasks(deps, command.channel_id, command.user_id);
-        await respondPrivately(command.response_url, list, deps.logger);
+        // Through the response URL: it answers in a channel the bot has not joined too, where
+        // the person is first told how to invite it (as when starting there).
+        const [list, out] = await Promise.all([
+          listOpenTasks(deps, command.channel_id, command.user_id),
+          botIsOut(client, command.channel_id, deps.logger),
+        ]);
+        await respondPrivately(
+          command.response_url,
+          out ? `${NOT_IN_CHANNEL}\n\n${list}` : list,
+          deps.logger,
+        );
       });
       return;
     }
