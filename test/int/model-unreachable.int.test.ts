@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers/database.js';
 import { harnessPerFile, settled } from '../helpers/harness.js';
 import { unusedPort } from '../helpers/ports.js';
 import { runSignoff } from '../helpers/processes.js';
@@ -60,9 +61,12 @@ describe('a model that cannot be reached, in the terminal', () => {
 describe('a model address fetch refuses, in the terminal', () => {
   it("a port fetch never calls (9) fails the task with a sentence naming OPENAI_BASE_URL, shown in `events` too; no JSON or stack on the screen, the details in the data folder's signoff.log", async () => {
     const data = mkdtempSync(join(tmpdir(), 'signoff-bad-port-'));
+    // A database of its own: the file's harness runs workers on the terminal's queue, with a model
+    // at another (closed) port, and would take this task's steps as often as not.
+    const db = await createTestDatabase('model_bad_port');
     try {
       const env = {
-        DATABASE_URL: t.db.url,
+        DATABASE_URL: db.url,
         SIGNOFF_DATA_DIR: data,
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
@@ -85,6 +89,7 @@ describe('a model address fetch refuses, in the terminal', () => {
       expect(events.stdout).toContain(sentence);
     } finally {
       rmSync(data, { recursive: true, force: true });
+      await db.drop();
     }
   });
 });
