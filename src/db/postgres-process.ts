@@ -81,7 +81,8 @@ export async function spawnPostgres(o: {
       ...runAs(),
       detached: true,
       stdio: ['ignore', log, log],
-      env: { ...process.env, LC_MESSAGES: 'C' },
+      // Only what the server needs: the bot's own environment (Slack and model tokens) stays out of it.
+      env: { LC_MESSAGES: 'C' },
     });
     child.once('exit', (code) => {
       exited = code;
