@@ -14,6 +14,7 @@ import { auditTrail, refusedText } from './audit-trail.js';
 import { askGroups, choicesAt, groupsToAsk, rightRefused } from './authorize.js';
 import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
+import { invalidDecision } from './decision-input.js';
 import type { Delivery } from './delivery.js';
 import {
   type EventRecord,
@@ -26,12 +27,11 @@ import {
 import type { Metrics } from './metrics.js';
 import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
-import { invalidEdit } from './review-form.js';
 import { reviewTimes } from './review-stats.js';
 import { countApproval, countEdit } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
-import { editMeans, invalidToolDecision } from './standard-interrupts.js';
+import { editMeans } from './standard-interrupts.js';
 import { assertMayStart, startRefusal } from './start-limits.js';
 import * as store from './store.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
@@ -322,28 +322,6 @@ export function createEngine(deps: EngineDeps): Engine {
     return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
   }
 
-  function invalidDecision(review: Review, input: DecideInput): string | undefined {
-    // Words never stand for a tool call's decision, whatever the review lists.
-    const tool = invalidToolDecision(review.request, input.action);
-    if (tool) return tool;
-    if (!review.request.actions.includes(input.action)) {
-      return `"${input.action}" is not possible here; choose ${review.request.actions.join(', ')}.`;
-    }
-    // Whatever the action: a reject's reason or an edit's note is recorded, audited and sent to
-    // the agents like a revise's feedback, and a decision the workflow cannot read is never
-    // resumed (reviewAsker would refuse it and ask the same question again).
-    const feedback = input.feedback?.trim() ?? '';
-    const { minLength, maxLength } = review.settings.feedback;
-    if (feedback.length > maxLength) return tooLong(feedback.length, maxLength);
-    if (input.action === 'edit') {
-      const errors = [...new Set(Object.values(invalidEdit(review.request, input.values ?? {})))];
-      return errors.length ? errors.join(' ') : undefined;
-    }
-    if (input.action === 'revise' && feedback.length < Math.max(1, minLength))
-      return 'Say what should change: the feedback is empty.';
-    return undefined;
-  }
-
   return {
     available,
     validate,
@@ -397,9 +375,3 @@ export function createEngine(deps: EngineDeps): Engine {
     },
   };
 }
-
-const count = (n: number) => n.toLocaleString('en-US');
-
-/** The refusal of words over a review's limit: what was sent, and what fits. */
-const tooLong = (length: number, max: number) =>
-  `Nothing was recorded: your message is ${count(length)} characters, and this review takes at most ${count(max)}. Shorten it and try again.`;

@@ -1,0 +1,37 @@
+/**
+ * What a decision may say on a review, whoever sends it: an action the review offers (never words
+ * for a tool call), words within the checkpoint's limits, an edit the review's form takes.
+ */
+import type { DecideInput } from './api.js';
+import { invalidEdit } from './review-form.js';
+import { invalidToolDecision } from './standard-interrupts.js';
+import type { Review } from './types.js';
+
+/** Why `input` cannot decide `review`, in a sentence for the person; undefined when it can. */
+export function invalidDecision(review: Review, input: DecideInput): string | undefined {
+  // Words never stand for a tool call's decision, whatever the review lists.
+  const tool = invalidToolDecision(review.request, input.action);
+  if (tool) return tool;
+  if (!review.request.actions.includes(input.action)) {
+    return `"${input.action}" is not possible here; choose ${review.request.actions.join(', ')}.`;
+  }
+  // Whatever the action: a reject's reason or an edit's note is recorded, audited and sent to
+  // the agents like a revise's feedback, and a decision the workflow cannot read is never
+  // resumed (reviewAsker would refuse it and ask the same question again).
+  const feedback = input.feedback?.trim() ?? '';
+  const { minLength, maxLength } = review.settings.feedback;
+  if (feedback.length > maxLength) return tooLong(feedback.length, maxLength);
+  if (input.action === 'edit') {
+    const errors = [...new Set(Object.values(invalidEdit(review.request, input.values ?? {})))];
+    return errors.length ? errors.join(' ') : undefined;
+  }
+  if (input.action === 'revise' && feedback.length < Math.max(1, minLength))
+    return 'Say what should change: the feedback is empty.';
+  return undefined;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The refusal of words over a review's limit: what was sent, and what fits. */
+const tooLong = (length: number, max: number) =>
+  `Nothing was recorded: your message is ${count(length)} characters, and this review takes at most ${count(max)}. Shorten it and try again.`;
