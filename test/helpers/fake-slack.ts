@@ -375,7 +375,9 @@ export class FakeSlack extends SlackFaults {
       case 'conversations.open':
         return conversationsOpen(String(args.users ?? ''), this.users[String(args.users)]);
       default:
-        return { ok: true };
+        // As Slack answers a method it does not have: a call the fake does not model fails loudly
+        // instead of passing as done.
+        return { ok: false, error: 'unknown_method' };
     }
   }
 
