@@ -141,7 +141,7 @@ describe('run leases', () => {
     }
   });
 
-  it('Approve and Cancel at the same moment, 50 times: no deadlock, and every task ends cancelled', async () => {
+  it('Approve and Cancel at the same moment, 50 times: no deadlock, one outcome each: cancelled, or done with the cancel refused when the approved run ended first', async () => {
     const outcomes = { approvedFirst: 0, cancelledFirst: 0 };
     for (let batch = 0; batch < 10; batch++) {
       await Promise.all(
@@ -153,14 +153,21 @@ describe('run leases', () => {
             other.engine.cancel(task.id, { id: 'ann' }),
           ]);
           expect(decided.status, String((decided as PromiseRejectedResult).reason)).toBe('fulfilled');
-          expect(cancelled.status, String((cancelled as PromiseRejectedResult).reason)).toBe('fulfilled');
           const approved = decided.status === 'fulfilled' && decided.value.ok;
           if (approved) outcomes.approvedFirst++;
           else outcomes.cancelledFirst++;
           const [after] = await h.engine.reviews(task.id);
           expect(after?.status).toBe(approved ? 'decided' : 'cancelled');
           const ended = await h.waitFor(task.id, (t) => t.status !== 'working');
-          expect(ended.status).toBe('cancelled');
+          if (cancelled.status === 'fulfilled') {
+            expect(ended.status).toBe('cancelled');
+          } else {
+            // On a loaded machine the approved run can end the task before the cancel reaches it:
+            // then, and only then, the cancel is refused with the sentence that says so.
+            expect(approved).toBe(true);
+            expect(ended.status).toBe('done');
+            expect(String(cancelled.reason)).toContain('This task has already ended (done).');
+          }
         }),
       );
     }
