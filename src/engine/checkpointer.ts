@@ -3,7 +3,7 @@
  * run's config (`configurable.signoff_lease`); every checkpoint of that run carries it in its
  * metadata, and a trigger refuses the checkpoint unless the lease is still held (migration 010).
  * A run that outlived its lease without noticing fails at its next checkpoint instead of forking
- * the thread's history beside the new holder's.
+ * the thread's history beside the new holder's. Reads strip the lease again: it is not the graph's.
  */
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph';
@@ -31,6 +31,15 @@ class FencedSaver extends PostgresSaver {
     // Metadata is stored as given (a JSON object): the lease is one more key in it.
     const fenced = holder ? ({ ...metadata, [LEASE_KEY]: holder } as CheckpointMetadata) : metadata;
     return super.put(config, checkpoint, fenced, newVersions);
+  }
+
+  // The lease is the fence's business: a checkpoint's metadata reads back as LangGraph wrote it
+  // (getTuple, list, the graph's state history), as its checkpointer contract requires
+  // (test/int/checkpointer-conformance.int.test.ts).
+  protected override _loadMetadata(metadata: Record<string, unknown>) {
+    if (!metadata || !(LEASE_KEY in metadata)) return super._loadMetadata(metadata);
+    const { [LEASE_KEY]: _lease, ...written } = metadata;
+    return super._loadMetadata(written);
   }
 }
 

@@ -1,0 +1,139 @@
+/**
+ * LangGraph's own conformance suite for checkpointers (`@langchain/langgraph-checkpoint-validation`),
+ * run against signoff's fenced checkpointer as a running task uses it: built by
+ * `setupCheckpointer` (LangGraph's tables and the fence trigger), and every checkpoint written
+ * under a run lease that is held, named in the config the way the runner names it. So the suite's
+ * checks (round trips, pending writes, listing, filters, deleting a thread) hold for the writes
+ * that pass through the fence, not just for LangGraph's plain Postgres saver.
+ */
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  Annotation,
+  type BaseCheckpointSaver,
+  END,
+  emptyCheckpoint,
+  START,
+  StateGraph,
+} from '@langchain/langgraph';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/database.js';
+import { LEASE_KEY, setupCheckpointer } from '../../src/engine/checkpointer.js';
+import { createLeases, type Lease, type Leases } from '../../src/engine/leases.js';
+import { CHECKPOINT_SCHEMA } from '../../src/engine/prune.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+// The suite calls describe/it/expect as globals (Jest style); this project keeps vitest's globals
+// off, so they are handed over before the suite is loaded.
+Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });
+const { validate } = await import('@langchain/langgraph-checkpoint-validation');
+
+let testDb: TestDatabase;
+let db: Database;
+let leases: Leases;
+/** The run leases held by the checkpointer in use, by lease key. */
+const held = new Map<string, Lease>();
+
+/** The lease a task's run holds while it writes the graph thread `threadId` (see the fence). */
+const runKey = (threadId: string) => `run:${threadId.replace(/#\d+$/, '')}`;
+
+async function leaseFor(threadId: string): Promise<Lease> {
+  const key = runKey(threadId);
+  const known = held.get(key);
+  if (known) return known;
+  const lease = await leases.acquire(key);
+  if (!lease) throw new Error(`the run lease ${key} is taken`);
+  held.set(key, lease);
+  return lease;
+}
+
+/**
+ * The checkpointer as a task's run sees it: every write names the run's lease in its config, as
+ * the runner's config does, and the lease is held (taken the first time a thread is written).
+ * A config without a thread is passed on as it is: the checkpointer itself must refuse it.
+ */
+function asRunning(saver: BaseCheckpointSaver): BaseCheckpointSaver {
+  const underLease = async (config: RunnableConfig): Promise<RunnableConfig> => {
+    const threadId = config.configurable?.thread_id;
+    if (typeof threadId !== 'string') return config;
+    const lease = await leaseFor(threadId);
+    return { ...config, configurable: { ...config.configurable, [LEASE_KEY]: lease.holder } };
+  };
+  return new Proxy(saver, {
+    get(target, property, receiver) {
+      if (property === 'put')
+        return async (config: RunnableConfig, ...rest: [never, never, never]) =>
+          target.put(await underLease(config), ...rest);
+      if (property === 'putWrites')
+        return async (config: RunnableConfig, ...rest: [never, never]) =>
+          target.putWrites(await underLease(config), ...rest);
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+validate({
+  checkpointerName: 'signoff fenced PostgresSaver',
+  beforeAllTimeout: 60_000,
+  async beforeAll() {
+    testDb = await createTestDatabase('checkpointer_conformance');
+    db = await openDatabase({ url: testDb.url, dataDir: '', logger: createLogger('silent'), poolSize: 4 });
+    leases = createLeases({
+      pool: db.pool,
+      heartbeats: db.heartbeats,
+      ttlSeconds: 30,
+      logger: createLogger('silent'),
+    });
+    // LangGraph's tables and the fence, before the first checkpointer empties them.
+    await setupCheckpointer(db.pool);
+  },
+  async afterAll() {
+    await db?.close();
+    await testDb?.drop();
+  },
+  async createCheckpointer() {
+    // One checkpointer at a time; each starts from empty tables (the suite's `list` checks see
+    // everything stored).
+    await db.pool.query(
+      `TRUNCATE ${CHECKPOINT_SCHEMA}.checkpoints, ${CHECKPOINT_SCHEMA}.checkpoint_blobs, ${CHECKPOINT_SCHEMA}.checkpoint_writes`,
+    );
+    return asRunning(await setupCheckpointer(db.pool));
+  },
+  async destroyCheckpointer() {
+    await Promise.all([...held.values()].map((lease) => lease.release()));
+    held.clear();
+  },
+});
+
+describe('the checkpointer the suite ran against', () => {
+  it('refuses a checkpoint once its run lease is taken by another holder: the suite ran behind the fence', async () => {
+    const saver = asRunning(await setupCheckpointer(db.pool));
+    const config = { configurable: { thread_id: 'fenced-thread', checkpoint_ns: '' } };
+    const metadata = { source: 'input' as const, step: -1, parents: {} };
+    await saver.put(config, emptyCheckpoint(), metadata, {});
+    await db.pool.query("UPDATE signoff.leases SET holder = 'another process' WHERE key = $1", [
+      runKey('fenced-thread'),
+    ]);
+    await expect(saver.put(config, emptyCheckpoint(), metadata, {})).rejects.toThrow(/checkpoint refused/);
+    held.clear();
+  });
+
+  it("a graph's state read back after a run does not show the run's lease, and an update outside any run that keeps the saved metadata is not refused for it", async () => {
+    const graph = new StateGraph(Annotation.Root({ said: Annotation<string> }))
+      .addNode('agent', () => ({ said: 'draft' }))
+      .addEdge(START, 'agent')
+      .compile({ checkpointer: await setupCheckpointer(db.pool) });
+    const thread = { configurable: { thread_id: 'updated-thread' } };
+    const lease = await leaseFor('updated-thread');
+    await graph.invoke({ said: '' }, { configurable: { ...thread.configurable, [LEASE_KEY]: lease.holder } });
+    await lease.release();
+    held.clear();
+    expect((await graph.getState(thread)).metadata).not.toHaveProperty(LEASE_KEY);
+    // Ending a thread by hand (an update as END) copies the saved metadata into its checkpoint:
+    // with the lease in it, the fence would refuse it for a lease nobody holds any more.
+    await graph.updateState(thread, null, END);
+    const ended = await graph.getState(thread);
+    expect(ended.metadata?.source).toBe('update');
+    expect(ended.values).toEqual({ said: 'draft' });
+  });
+});
