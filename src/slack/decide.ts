@@ -15,6 +15,7 @@ import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
 import { cardText, findPost } from './posts.js';
 import { findReply, type HeardReply } from './replies.js';
+import { tellClicker } from './tell-clicker.js';
 
 export const buttonValueSchema = z.object({
   review: z.string().min(1).max(100),
@@ -121,12 +122,10 @@ export async function decideFromSlack(
   deps: ListenerDeps,
   client: WebClient,
   d: SlackDecision,
-  tell: (text: string) => Promise<unknown> = (text) =>
-    client.chat
-      .postEphemeral({ channel: d.channel, user: d.user, text, thread_ts: d.threadTs })
-      .catch((err) => {
-        deps.logger.warn({ err }, 'could not tell the person');
-      }),
+  tell: (text: string) => Promise<unknown> = tellClicker(
+    { client, logger: deps.logger },
+    { channel: d.channel, user: d.user, threadTs: d.threadTs },
+  ),
 ): Promise<DecideResult | undefined> {
   try {
     const review = await deps.engine.review(d.click.review);

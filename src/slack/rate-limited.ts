@@ -7,15 +7,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '@slack/web-api';
 
+/** How long Slack said to wait, when `error` is its 429 (a call it did not carry out); else undefined. */
+export function rateLimitWaitMs(error: unknown): number | undefined {
+  const e = error as { code?: string; retryAfter?: number };
+  if (e?.code !== ErrorCode.RateLimitedError) return undefined;
+  return Math.max(1, e.retryAfter ?? 1) * 1000;
+}
+
 export async function afterRateLimit<T>(call: () => Promise<T>, maxWaitMs = 5000): Promise<T> {
   let waited = 0;
   for (;;) {
     try {
       return await call();
     } catch (error) {
-      const e = error as { code?: string; retryAfter?: number };
-      const waitMs = (e.retryAfter ?? 1) * 1000;
-      if (e.code !== ErrorCode.RateLimitedError || waited + waitMs > maxWaitMs) throw error;
+      const waitMs = rateLimitWaitMs(error);
+      if (waitMs === undefined || waited + waitMs > maxWaitMs) throw error;
       waited += waitMs;
       await sleep(waitMs);
     }

@@ -8,7 +8,8 @@ import type { Logger } from '../logger.js';
 /** How long a response URL may take before the answer is given up (it is a courtesy, not state). */
 const RESPOND_TIMEOUT_MS = 5_000;
 
-export async function respondPrivately(url: string, text: string, logger: Logger): Promise<void> {
+/** Resolves true once Slack took the answer; false (logged) when it did not. */
+export async function respondPrivately(url: string, text: string, logger: Logger): Promise<boolean> {
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -18,7 +19,9 @@ export async function respondPrivately(url: string, text: string, logger: Logger
       signal: AbortSignal.timeout(RESPOND_TIMEOUT_MS),
     });
     if (!res.ok) logger.warn({ status: res.status }, 'Slack refused an answer through a response URL');
+    return res.ok;
   } catch (err) {
     logger.warn({ err }, 'could not answer through a response URL');
+    return false;
   }
 }

@@ -19,6 +19,7 @@ import { claimRequest, linkRequest, postMetadata, recordRoot, takeUnfinishedStar
 import { afterRateLimit } from './rate-limited.js';
 import { findRecentPost } from './recent-post.js';
 import { respondPrivately } from './respond.js';
+import { tellClicker } from './tell-clicker.js';
 
 const slackStartSchema = z.object({
   /** The workspace the request named: kept in the task's origin, never part of its id. */
@@ -82,8 +83,11 @@ export async function tell(
   s: { channel: string; user: string; responseUrl?: string },
   text: string,
 ): Promise<void> {
-  if (s.responseUrl) return respondPrivately(s.responseUrl, text, deps.logger);
-  await client.chat.postEphemeral({ channel: s.channel, user: s.user, text }).catch(() => undefined);
+  if (s.responseUrl) {
+    await respondPrivately(s.responseUrl, text, deps.logger);
+    return;
+  }
+  await tellClicker({ client, logger: deps.logger }, { channel: s.channel, user: s.user })(text);
 }
 
 /**

@@ -1,26 +1,45 @@
 /**
- * A private sentence to whoever clicked a button on a message. It goes as an ephemeral message in
- * the channel (in the clicked message's thread), and, where Slack refuses that, through the
- * click's response URL, which reaches the clicker anywhere: someone reading a public channel they
- * have not joined can click, but Slack shows them no ephemeral there (`user_not_in_channel`).
+ * A private sentence to whoever clicked a button on a message (or sent a form a click opened, or
+ * wrote in a thread). It goes as an ephemeral message in the channel (in the clicked message's
+ * thread), and, where Slack refuses that, through the click's response URL, which reaches the
+ * clicker anywhere: someone reading a public channel they have not joined can click, but Slack
+ * shows them no ephemeral there (`user_not_in_channel`), nor anyone an ephemeral from a bot that
+ * is not in the channel (`not_in_channel`).
+ *
+ * A 429 is not the end of it either: Slack did not carry the call out, so the sentence goes
+ * through the response URL, or, with none that works, again after the Retry-After Slack gave (up
+ * to `maxWaitMs` in all; past that it is logged). That wait happens after the tell has returned,
+ * so that it holds no slot of the work after acks (after-ack.ts): the person's sentence waits,
+ * nobody's decision does.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
+import { rateLimitWaitMs } from './rate-limited.js';
 import { respondPrivately } from './respond.js';
 
 /** Where the click came from: its channel and thread, who clicked, and the response URL it carried. */
 export interface ClickPlace {
-  channel: string;
+  /** Absent when Slack named none (the person can then be told only through the response URL). */
+  channel?: string;
   user: string;
   threadTs?: string;
   responseUrl?: string;
 }
 
+/**
+ * How long a sentence waits out Slack's 429s, in all. Slack's Retry-After for chat.postEphemeral
+ * (Tier 4) is a few seconds; a sentence later than this would answer a click long forgotten.
+ */
+export const TELL_MAX_WAIT_MS = 30_000;
+
 export function tellClicker(
-  deps: { client: WebClient; logger: Logger },
+  deps: { client: WebClient; logger: Logger; maxWaitMs?: number },
   place: ClickPlace,
 ): (text: string) => Promise<void> {
-  return async (text) => {
+  const maxWaitMs = deps.maxWaitMs ?? TELL_MAX_WAIT_MS;
+  const post = async (text: string): Promise<unknown> => {
+    if (!place.channel) return new Error('Slack named no channel for this person');
     try {
       await deps.client.chat.postEphemeral({
         channel: place.channel,
@@ -28,12 +47,35 @@ export function tellClicker(
         text,
         ...(place.threadTs ? { thread_ts: place.threadTs } : {}),
       });
-    } catch (err) {
-      if (!place.responseUrl) {
-        deps.logger.warn({ err }, 'could not tell the person who clicked');
-        return;
-      }
-      await respondPrivately(place.responseUrl, text, deps.logger);
+      return undefined;
+    } catch (error) {
+      return error;
     }
+  };
+  /** Posts again after each Retry-After while Slack answers 429, up to `maxWaitMs` in all. */
+  const later = async (text: string, first: { err: unknown; waitMs: number }): Promise<void> => {
+    let waited = 0;
+    let { err, waitMs }: { err: unknown; waitMs: number | undefined } = first;
+    while (waitMs !== undefined && waited + waitMs <= maxWaitMs) {
+      waited += waitMs;
+      // Not keeping a stopping process alive for a courtesy.
+      await sleep(waitMs, undefined, { ref: false });
+      err = await post(text);
+      if (!err) return;
+      waitMs = rateLimitWaitMs(err);
+    }
+    deps.logger.warn({ err, waitedMs: waited }, 'could not tell the person (Slack kept answering 429)');
+  };
+  return async (text) => {
+    const err = await post(text);
+    if (!err) return;
+    // Slack's answer URL works wherever the person is, and is limited apart from the Web API.
+    if (place.responseUrl && (await respondPrivately(place.responseUrl, text, deps.logger))) return;
+    const waitMs = place.channel ? rateLimitWaitMs(err) : undefined;
+    if (waitMs === undefined) {
+      deps.logger.warn({ err }, 'could not tell the person');
+      return;
+    }
+    void later(text, { err, waitMs });
   };
 }

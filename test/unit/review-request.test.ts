@@ -112,7 +112,7 @@ describe('toReviewRequest', () => {
         calls.flatMap((_, i) => [`decision_${i}`, `args_${i}`]),
       );
       // Slack takes at most 100 blocks in a view.
-      const modal = reviseModal({}, request.title, 3000, request.fields);
+      const modal = reviseModal({ value: null }, request.title, 3000, request.fields);
       expect(modal.blocks.length).toBeLessThanOrEqual(100);
     },
   );

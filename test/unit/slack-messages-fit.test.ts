@@ -188,9 +188,14 @@ describe('every message signoff sends fits what Slack takes', () => {
     expect(
       viewRefusal(startModal(workflows, 'C0WORK', `https://hooks.slack.com/commands/${'x'.repeat(200)}`)),
     ).toBeUndefined();
+    // The longest metadata a click can give it, a response URL carried along included.
     const meta = {
       value: { review: 'r'.repeat(100), task: 't'.repeat(300), h: 'h'.repeat(64) },
-      action: 'revise',
+      action: 'revise' as const,
+      channel: 'C'.repeat(40),
+      messageTs: '1'.repeat(40),
+      threadTs: '1'.repeat(40),
+      responseUrl: `https://hooks.slack.com/actions/${'x'.repeat(960)}`,
     };
     expect(viewRefusal(reviseModal(meta, worst(5000), 3000))).toBeUndefined();
   });

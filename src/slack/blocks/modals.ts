@@ -1,5 +1,6 @@
 /** Modals: start a task; give revise feedback or fill in a review's Edit form. */
 import type { types } from '@slack/bolt';
+import { type ReviseMeta, reviseMetadata } from './revise-meta.js';
 import { LIMITS, neutralizePlain, truncate } from './text.js';
 
 export const START_VIEW = 'signoff_start';
@@ -83,7 +84,7 @@ function fieldBlock(f: ModalField): types.KnownBlock {
  * call's decision and arguments, and an optional note: the message for any call rejected).
  */
 export function reviseModal(
-  meta: object,
+  meta: ReviseMeta,
   title: string,
   maxLength: number,
   fields: ModalField[] = [],
@@ -93,7 +94,7 @@ export function reviseModal(
   return {
     type: 'modal',
     callback_id: REVISE_VIEW,
-    private_metadata: JSON.stringify(meta),
+    private_metadata: reviseMetadata(meta),
     title: {
       type: 'plain_text',
       text: deciding ? 'Decide each call' : editing ? 'Edit before it runs' : 'Ask for a revision',

@@ -6,6 +6,8 @@ import { HOME_ACTION_IDS } from '../blocks/overview.js';
 import { QUESTION_ACTION_IDS } from '../blocks/reply-question.js';
 import { ACTION_IDS } from '../blocks/review-card.js';
 import type { ListenerDeps } from '../deps.js';
+import { createHomeRefresh } from '../home-refresh.js';
+import { publishHome } from '../overview.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createHistoryAction } from './actions/history.js';
 import { createHomePage } from './actions/home-pages.js';
@@ -19,6 +21,12 @@ import { createReviseSubmission } from './views/revise.js';
 import { createStartSubmission } from './views/start.js';
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
+  // One per app: the Home tab's opening and its More and Back draw one person's tab in turn.
+  const home = createHomeRefresh({
+    publish: ({ client, user, after }) => publishHome(deps, client, user, after),
+    logger: deps.logger,
+    run: (work) => deps.afterAck.run(work),
+  });
   app.command('/signoff', createSignoffCommand(deps));
   app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));
   app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));
@@ -29,10 +37,10 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
   app.action(TASK_ACTION_IDS.retry, createTaskControl(deps, 'retry'));
   app.action(TASK_ACTION_IDS.history, createHistoryAction(deps));
-  app.action(HOME_ACTION_IDS.more, createHomePage(deps, 'more'));
-  app.action(HOME_ACTION_IDS.first, createHomePage(deps, 'first'));
+  app.action(HOME_ACTION_IDS.more, createHomePage(deps, home, 'more'));
+  app.action(HOME_ACTION_IDS.first, createHomePage(deps, home, 'first'));
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
   app.event('message', createThreadReply(deps));
-  app.event('app_home_opened', createAppHome(deps));
+  app.event('app_home_opened', createAppHome(deps, home));
 }

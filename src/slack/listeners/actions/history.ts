@@ -2,13 +2,15 @@
  * History on a task's root message: the task's audit trail in a modal. The task is the one whose
  * root message was clicked (Slack's signed payload); whoever can see that message is in its
  * channel. A modal opens at once (the trigger lives 3 s) and is filled once the trail is read;
- * one Slack did not open gets the person a sentence.
+ * one Slack did not open gets the person a sentence (through the click's response URL where Slack
+ * shows them no ephemeral).
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { AuditEntry } from '../../../engine/audit-trail.js';
 import { historyFailed, historyLoading, historyModal } from '../../blocks/history.js';
 import { type ListenerDeps, notOpened } from '../../deps.js';
 import { clickedMessage, taskInThread } from '../../origin.js';
+import { tellClicker } from '../../tell-clicker.js';
 
 export function createHistoryAction(deps: ListenerDeps) {
   return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
@@ -23,10 +25,11 @@ export function createHistoryAction(deps: ListenerDeps) {
       });
     const viewId = opened?.view?.id;
     if (!viewId) {
-      const text = notOpened('the history', 'Click *History* on the message again.');
-      await client.chat
-        .postEphemeral({ channel: root.channel, user: body.user.id, text })
-        .catch((err) => deps.logger.warn({ err }, 'could not tell the person'));
+      const tell = tellClicker(
+        { client, logger: deps.logger },
+        { channel: root.channel, user: body.user.id, responseUrl: body.response_url },
+      );
+      await tell(notOpened('the history', 'Click *History* on the message again.'));
       return;
     }
     await deps.afterAck.run(async () => {

@@ -6,11 +6,11 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import type { ListenerDeps } from '../../deps.js';
-import { publishHome } from '../../overview.js';
+import type { HomeRefresh } from '../../home-refresh.js';
 
 const afterSchema = z.string().min(1).max(255);
 
-export function createHomePage(deps: ListenerDeps, page: 'more' | 'first') {
+export function createHomePage(deps: ListenerDeps, home: HomeRefresh, page: 'more' | 'first') {
   return async ({
     ack,
     body,
@@ -20,13 +20,6 @@ export function createHomePage(deps: ListenerDeps, page: 'more' | 'first') {
     await ack();
     const after = page === 'more' ? afterSchema.safeParse(action.value) : undefined;
     if (after && !after.success) return;
-    await deps.afterAck.run(async () => {
-      try {
-        await publishHome(deps, client, body.user.id, after?.data);
-      } catch (error) {
-        // Nothing to tell the person in: the tab keeps the page it showed.
-        deps.logger.warn({ err: error }, 'could not draw the home tab');
-      }
-    });
+    await deps.afterAck.run(() => home.refresh({ client, user: body.user.id, after: after?.data }));
   };
 }

@@ -15,6 +15,7 @@ import {
 } from '../../blocks/reply-question.js';
 import { decideFromSlack, NOT_THIS_CARD, questionReview } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { tellClicker } from '../../tell-clicker.js';
 
 const TOO_LONG =
   'Nothing was done: your reply is too long to send as is. Shorten it and reply again, or use the card.';
@@ -37,7 +38,7 @@ export function createQuestionAction(deps: ListenerDeps, choice: QuestionChoice)
         await respond({ replace_original: true, text });
       } catch (err) {
         deps.logger.warn({ err }, 'could not replace the question');
-        if (channel) await client.chat.postEphemeral({ channel, user, text }).catch(() => undefined);
+        await tellClicker({ client, logger: deps.logger }, { channel, user })(text);
       }
     };
     await deps.afterAck.run(async () => {

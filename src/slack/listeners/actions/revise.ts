@@ -4,13 +4,16 @@
  * the action named in private_metadata; the check of the click happens when the form comes back.
  * Revise asks what should change; Edit opens saying it reads the call, then shows the review's
  * form (a tool call's decisions and arguments). A modal Slack did not open gets the person a
- * sentence.
+ * sentence, through the click's response URL where Slack shows them no ephemeral; the modal
+ * carries that URL along for the same reason (revise-meta.ts).
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { editLoading, reviseModal } from '../../blocks/modals.js';
+import type { ReviseMeta } from '../../blocks/revise-meta.js';
 import { type ButtonValue, buttonValueSchema, safeJson } from '../../decide.js';
 import { type ListenerDeps, notOpened } from '../../deps.js';
+import { tellClicker } from '../../tell-clicker.js';
 
 const REVISE_TEXT = 'Tell the agents what to change.';
 
@@ -23,12 +26,13 @@ export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit'
   }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
     const value = buttonValueSchema.safeParse(safeJson(button.value ?? ''));
-    const meta = {
+    const meta: ReviseMeta = {
       value: value.success ? value.data : null,
       action,
       channel: body.channel?.id ?? body.container?.channel_id,
       messageTs: body.message?.ts ?? body.container?.message_ts,
       threadTs: body.message?.thread_ts,
+      responseUrl: body.response_url,
     };
     const opened = await client.views
       .open({
@@ -41,12 +45,12 @@ export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit'
       });
     const view = opened?.view;
     if (!view?.id) {
-      if (!meta.channel) return;
       const label = action === 'revise' ? 'Revise' : 'Edit';
-      const text = notOpened('the form', `Click *${label}* on the card again.`);
-      await client.chat
-        .postEphemeral({ channel: meta.channel, user: body.user.id, text, thread_ts: meta.threadTs })
-        .catch((err) => deps.logger.warn({ err }, 'could not tell the person'));
+      const tell = tellClicker(
+        { client, logger: deps.logger },
+        { channel: meta.channel, user: body.user.id, threadTs: meta.threadTs, responseUrl: meta.responseUrl },
+      );
+      await tell(notOpened('the form', `Click *${label}* on the card again.`));
       return;
     }
     if (action === 'edit') {
@@ -66,7 +70,7 @@ async function fillEdit(
   deps: ListenerDeps,
   client: WebClient,
   view: { id: string; hash?: string },
-  meta: object,
+  meta: ReviseMeta,
   value: ButtonValue | undefined,
 ): Promise<void> {
   let shown: types.View;

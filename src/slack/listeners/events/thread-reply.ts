@@ -19,6 +19,7 @@ import { taskInThread } from '../../origin.js';
 import { claimRequest } from '../../posts.js';
 import { replyAtReview } from '../../reply-at-review.js';
 import { filesOf, withFiles } from '../../reply-files.js';
+import { tellClicker } from '../../tell-clicker.js';
 
 /** The word that addresses the bot at the start of a reply: "redirect:" while agents work, "revise:" at a review. */
 const PREFIXES = { redirect: /^redirect:\s*/i, revise: /^revise:\s*/i } as const;
@@ -74,10 +75,7 @@ export function createThreadReply(deps: ListenerDeps) {
     // Slack has its ack already (Events API requests are acked before listeners run); the work
     // waits behind a burst of clicks like any other work after an ack.
     await deps.afterAck.run(async () => {
-      const tell = (t: string) =>
-        client.chat
-          .postEphemeral({ channel: event.channel, user, text: t, thread_ts: threadTs })
-          .catch(() => undefined);
+      const tell = tellClicker({ client, logger: deps.logger }, { channel: event.channel, user, threadTs });
       try {
         // Slack sends an event again when its ack was late: the same event_id, handled once.
         if (body.event_id && !(await claimRequest(deps.pool, `event:${body.event_id}`))) return;

@@ -1,22 +1,16 @@
 /**
  * The revise or edit modal's submission: empty feedback, or an Edit form that cannot be read, is
- * refused inside the modal; otherwise decide.
+ * refused inside the modal; otherwise decide. What happened is said to the person as a click's is
+ * (tell-clicker.ts): Slack sends a submission with no response URL, so the modal carries the one of
+ * the click that opened it (revise-meta.ts), which reaches someone Slack shows no ephemeral there.
  */
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
-import { z } from 'zod';
 import { FORM, invalidEdit } from '../../../engine/review-form.js';
 import { FIELD_BLOCK } from '../../blocks/modals.js';
-import { buttonValueSchema, clickedReview, decideFromSlack, NOT_THIS_CARD, safeJson } from '../../decide.js';
-import type { ListenerDeps } from '../../deps.js';
-
-const metaSchema = z.object({
-  value: z.unknown(),
-  /** Absent on modals opened before Edit had its own button: those were Revise. */
-  action: z.enum(['revise', 'edit']).default('revise'),
-  channel: z.string().optional(),
-  messageTs: z.string().optional(),
-  threadTs: z.string().optional(),
-});
+import { readReviseMeta } from '../../blocks/revise-meta.js';
+import { buttonValueSchema, clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { tellClicker } from '../../tell-clicker.js';
 
 type State = SlackViewMiddlewareArgs['view']['state']['values'][string][string];
 /** A text input's value, or the value of the option chosen in a menu (nothing chosen: absent). */
@@ -34,11 +28,11 @@ export function createReviseSubmission(deps: ListenerDeps) {
           return answer === undefined ? [] : [[block.slice(FIELD_BLOCK.length), answer]];
         }),
     ) as Record<string, string>;
-    const meta = metaSchema.safeParse(safeJson(view.private_metadata));
-    const action = meta.success ? meta.data.action : 'revise';
+    const meta = readReviseMeta(view.private_metadata);
+    const action = meta?.action ?? 'revise';
     if (action === 'edit') {
       // The form is checked here, so that a mistake is shown in the form itself.
-      const named = meta.success ? buttonValueSchema.safeParse(meta.data.value) : undefined;
+      const named = meta ? buttonValueSchema.safeParse(meta.value) : undefined;
       const review = named?.success
         ? await deps.engine.review(named.data.review).catch(() => undefined)
         : undefined;
@@ -60,28 +54,37 @@ export function createReviseSubmission(deps: ListenerDeps) {
       return;
     }
     await ack();
+    const channel = meta?.channel;
+    const tell = tellClicker(
+      { client, logger: deps.logger },
+      { channel, user: body.user.id, threadTs: meta?.threadTs, responseUrl: meta?.responseUrl },
+    );
     await deps.afterAck.run(async () => {
-      const channel = meta.success ? meta.data.channel : undefined;
-      const click = meta.success
-        ? await clickedReview(deps, meta.data.value, { channel, messageTs: meta.data.messageTs })
-        : undefined;
-      if (!click || !channel) {
-        if (channel)
-          await client.chat
-            .postEphemeral({ channel, user: body.user.id, text: NOT_THIS_CARD })
-            .catch(() => undefined);
-        return;
+      try {
+        const click = meta
+          ? await clickedReview(deps, meta.value, { channel, messageTs: meta.messageTs })
+          : undefined;
+        if (!click || !channel) return void (await tell(NOT_THIS_CARD));
+        await decideFromSlack(
+          deps,
+          client,
+          {
+            click,
+            user: body.user.id,
+            channel,
+            action,
+            feedback,
+            values: action === 'edit' ? values : undefined,
+            threadTs: meta?.threadTs,
+            team: body.user.team_id,
+          },
+          tell,
+        );
+      } catch (error) {
+        // The database did not answer: the form is gone, so the person hears it and can send it again.
+        deps.logger.error({ err: error }, 'form submission failed');
+        await tell(COULD_NOT_RECORD);
       }
-      await decideFromSlack(deps, client, {
-        click,
-        user: body.user.id,
-        channel,
-        action,
-        feedback,
-        values: action === 'edit' ? values : undefined,
-        threadTs: meta.success ? meta.data.threadTs : undefined,
-        team: body.user.team_id,
-      });
     });
   };
 }

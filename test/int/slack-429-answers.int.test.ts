@@ -1,0 +1,89 @@
+/**
+ * A 429 from Slack on what only tells or shows a person something: Slack did not carry the call
+ * out, so it is not the end of it. A private sentence (chat.postEphemeral) is sent again after the
+ * Retry-After; a Home tab (views.publish) is drawn again after it, from what is current then, and
+ * the openings meanwhile make one draw, not one each. Through Bolt's HTTP receiver, a real engine
+ * and Postgres, and the fake Slack Web API answering 429 with Retry-After as Slack does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackService } from '../../src/main.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
+import { appHomeOpened, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
+import { startTestSlack } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+let db: TestDatabase;
+const slack = new FakeSlack();
+const { cardsIn, rootOf, tsOf } = slackThreads(slack);
+let service: SlackService;
+let events: string;
+
+const YAML = `workflows:
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review: { reviewers: [U0BOB] }
+`;
+
+beforeAll(async () => {
+  db = await createTestDatabase('slack_429_answers');
+  await slack.start();
+  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+});
+afterAll(async () => {
+  await service?.stop();
+  await slack.stop();
+  await db?.drop();
+});
+
+let n = 0;
+async function startTask(ask: string) {
+  const text = `${ask} ${++n}`;
+  expect((await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
+  const thread = tsOf(await until('root message', () => rootOf(text)));
+  await until('review card', () => cardsIn(thread)[0], 20_000);
+  return { text, thread };
+}
+
+/** The Home tabs Slack published for `user` (not the calls it answered 429). */
+const homesOf = (user: string) =>
+  slack.callsOf('views.publish').filter((v) => v.user_id === user && !v.failed);
+const publishCallsOf = (user: string) => slack.callsOf('views.publish').filter((v) => v.user_id === user);
+
+describe('a 429 on what tells or shows a person something', () => {
+  it('a 429 on chat.postEphemeral still ends with the person seeing the sentence (a thread reply, which has no response URL)', async () => {
+    const { thread } = await startTask('summarise the vendor contract');
+    // U0CAT is no reviewer; Slack answers the first private sentence 429, Retry-After 1 s.
+    slack.failNext('chat.postEphemeral', { status: 429, retryAfter: 1 });
+    await postSigned(events, threadMessage('U0CAT', 'revise: add the penalties', thread), { json: true });
+    const shown = await until('the sentence U0CAT sees', () =>
+      slack.ephemerals.find((e) => e.user === 'U0CAT' && e.thread_ts === thread),
+    );
+    expect(shown.text).toContain('you are not a reviewer for this step');
+    // The first try was the one Slack answered 429.
+    const tries = slack.callsOf('chat.postEphemeral').filter((c) => c.user === 'U0CAT');
+    expect(tries.map((c) => Boolean(c.failed))).toEqual([true, false]);
+  });
+
+  it('a 429 on views.publish still ends with the Home showing the current reviews; openings meanwhile make one call, not one each', async () => {
+    const first = await startTask('check the invoice totals');
+    const undo = slack.rateLimit('views.publish', 1);
+    let second: { text: string } | undefined;
+    try {
+      const calls = publishCallsOf('U0BOB').length;
+      for (let i = 0; i < 3; i++) await postSigned(events, appHomeOpened('U0BOB'), { json: true });
+      await service.settled();
+      // One draw under way (answered 429); the other openings wait for it instead of calling too.
+      expect(publishCallsOf('U0BOB').length - calls).toBe(1);
+      // A review that starts waiting after the 429: the tab drawn later shows it too.
+      second = await startTask('check the credit notes');
+    } finally {
+      undo();
+    }
+    const home = await until('the Home tab drawn after the 429', () => homesOf('U0BOB').at(-1), 20_000);
+    const shown = JSON.stringify(home.view);
+    expect(shown).toContain(first.text);
+    expect(shown).toContain(second?.text);
+  });
+});
