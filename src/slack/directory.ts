@@ -37,8 +37,13 @@ export interface StandingStore {
 }
 
 export interface Directory {
-  /** Whether `user` is in the user group; rejects when Slack does not say. */
-  inGroup(user: string, group: string): Promise<boolean>;
+  /**
+   * Whether `user` is in the user group; rejects when Slack does not say. `team`: the workspace
+   * the group is looked up in (the one the review lives in). An app installed for a whole
+   * Enterprise organization must name one ("required if org token is used"); a workspace's
+   * install has Slack ignore it.
+   */
+  inGroup(user: string, group: string, team?: string): Promise<boolean>;
   /** Where `user` stands; `team`: the `user.team_id` their request carried, when it did. */
   standing(user: string, team?: string): Promise<Standing>;
 }
@@ -80,9 +85,12 @@ export function createDirectory(deps: {
   const { client, logger } = deps;
   const options = { ttlMs: deps.ttlMs ?? DIRECTORY_TTL_MS, now: deps.now ?? Date.now };
 
-  const members = ttlCache(async (group) => {
+  // Keyed by workspace and group: `team|group`.
+  const members = ttlCache(async (key) => {
+    const [team, group] = key.split('|') as [string, string];
     try {
-      return new Set((await client.usergroups.users.list({ usergroup: group })).users ?? []);
+      const args = { usergroup: group, ...(team ? { team_id: team } : {}) };
+      return new Set((await client.usergroups.users.list(args)).users ?? []);
     } catch (error) {
       // A group deleted since the config named it has nobody in it: an answer, kept as one.
       if (slackError(error) === 'no_such_subteam') {
@@ -134,7 +142,7 @@ export function createDirectory(deps: {
   }, options);
 
   return {
-    inGroup: async (user, group) => (await members(group)).has(user),
+    inGroup: async (user, group, team) => (await members(`${team ?? ''}|${group}`)).has(user),
     standing: async (user, team) => {
       try {
         const home = await app('self');
