@@ -35,9 +35,9 @@ export class FakeResponseUrls {
   ) {}
 
   /** A new response URL's id (the fake serves it at /respond/<id>). */
-  handOut(channel: string, ts: string, user?: string): string {
+  handOut(channel: string, ts: string, user?: string, ageMs = 0): string {
     const id = randomUUID();
-    this.urls.set(id, { channel, ts, user, uses: 0, at: this.now() });
+    this.urls.set(id, { channel, ts, user, uses: 0, at: this.now() - ageMs });
     return id;
   }
 

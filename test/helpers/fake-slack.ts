@@ -133,10 +133,10 @@ export class FakeSlack extends SlackFaults {
    * The response_url Slack puts in a click on message `ts` of `channel` (or in a command of
    * `user`'s, with no message): up to 5 uses (Slack's rule); with `replace_original` it replaces
    * that message (an ephemeral one included), else it shows `user` a new ephemeral message, in
-   * any channel, the bot's or not.
+   * any channel, the bot's or not. `ageMs`: handed out that long ago (a command typed a while back).
    */
-  responseUrl(channel: string, ts: string, user?: string): string {
-    return this.url.replace(/api\/$/, `respond/${this.answers.handOut(channel, ts, user)}`);
+  responseUrl(channel: string, ts: string, user?: string, ageMs = 0): string {
+    return this.url.replace(/api\/$/, `respond/${this.answers.handOut(channel, ts, user, ageMs)}`);
   }
 
   /**
