@@ -4,7 +4,7 @@
  */
 import { type WebAPIPlatformError, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack, UPDATE_TEXT_BYTES } from '../helpers/fake-slack.js';
+import { FakeSlack, PUBLISHED_LIMITS, UPDATE_TEXT_BYTES } from '../helpers/fake-slack.js';
 import { triggerId } from '../helpers/fake-slack-views.js';
 
 const slack = new FakeSlack();
@@ -194,6 +194,46 @@ describe('the fake Slack, as strict as Slack', () => {
     }
     // A workspace's token needs no team: one given is ignored.
     expect(await answer(client.usergroups.users.list({ usergroup: 'S0EAST' }))).toBe('ok');
+  });
+});
+
+describe("the fake Slack with Slack's published rate limits", () => {
+  const limited = new FakeSlack(PUBLISHED_LIMITS);
+  let c: WebClient;
+  beforeAll(async () => {
+    await limited.start();
+    c = new WebClient('xoxb-test', {
+      slackApiUrl: limited.url,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+  });
+  afterAll(() => limited.stop());
+  const status = (call: Promise<unknown>) =>
+    call.then(
+      () => 'ok',
+      (e: { code?: string; retryAfter?: number }) =>
+        e.code === 'slack_webapi_rate_limited_error' ? `429 ${e.retryAfter}` : String(e),
+    );
+
+  it('posts: a short burst per channel, then 429 with Retry-After; another channel is not held back', async () => {
+    const post = (channel: string) => status(c.chat.postMessage({ channel, text: 'x' }));
+    const burst = PUBLISHED_LIMITS['chat.postMessage']?.burst ?? 0;
+    for (let i = 0; i < burst; i += 1) expect(await post('C0BUSY')).toBe('ok');
+    expect(await post('C0BUSY')).toMatch(/^429 [1-9]/);
+    expect(await post('C0QUIET')).toBe('ok');
+    // A minute later the limit has refilled.
+    limited.later(60_000);
+    expect(await post('C0BUSY')).toBe('ok');
+  });
+
+  it('Tier 2 (usergroups.users.list) is spent after its burst, for the whole workspace', async () => {
+    limited.groups = { S0A: ['U0ANN'], S0B: ['U0BOB'] };
+    const burst = PUBLISHED_LIMITS['usergroups.users.list']?.burst ?? 0;
+    for (let i = 0; i < burst; i += 1)
+      expect(await status(c.usergroups.users.list({ usergroup: i % 2 ? 'S0A' : 'S0B' }))).toBe('ok');
+    expect(await status(c.usergroups.users.list({ usergroup: 'S0A' }))).toMatch(/^429 [1-9]/);
+    expect(limited.limited.map((l) => l.method)).toContain('usergroups.users.list');
   });
 });
 
