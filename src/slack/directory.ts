@@ -61,6 +61,8 @@ type SlackUser = z.infer<typeof slackUserSchema>;
 
 const appSchema = z.object({
   team_id: z.string(),
+  /** Installed for a whole Enterprise organization: a user group is asked about in a named workspace. */
+  is_enterprise_install: z.boolean().optional(),
   enterprise_id: z
     .string()
     .optional()
@@ -103,14 +105,14 @@ export function createDirectory(deps: {
   }, options);
 
   // The app's own workspace and organization never change while it runs.
-  const app = ttlCache(async () => appSchema.parse(await client.auth.test()), {
+  const appOf = ttlCache(async () => appSchema.parse(await client.auth.test()), {
     ttlMs: Number.POSITIVE_INFINITY,
     now: options.now,
   });
 
   /** Where Slack places the person now; rejects when it does not answer. */
   const ask = async (user: string): Promise<Placed> => {
-    const home = await app('self');
+    const home = await appOf('self');
     let who: SlackUser | undefined;
     try {
       who = slackUserSchema.parse((await client.users.info({ user })).user);
@@ -142,10 +144,16 @@ export function createDirectory(deps: {
   }, options);
 
   return {
-    inGroup: async (user, group, team) => (await members(`${team ?? ''}|${group}`)).has(user),
+    inGroup: async (user, group, team) => {
+      // A workspace's install has one answer per group whatever the team (Slack ignores it), so
+      // the Home tab and a click share it; org-wide, each workspace's (the app's own by default).
+      const app = await appOf('self');
+      const where = app.is_enterprise_install ? (team ?? app.team_id) : '';
+      return (await members(`${where}|${group}`)).has(user);
+    },
     standing: async (user, team) => {
       try {
-        const home = await app('self');
+        const home = await appOf('self');
         // Another workspace's person, where this one belongs to no Enterprise organization.
         if (team && team !== home.team_id && !home.enterprise_id) return 'external';
         return await people(user);
