@@ -9,10 +9,11 @@ import { z } from 'zod';
 import type { DecideResult } from '../engine/api.js';
 import { contentHash } from '../engine/content-hash.js';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
-import type { Action, Actor, Review } from '../engine/types.js';
+import type { Action, Actor, Review, Task } from '../engine/types.js';
 import { plainActions, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
+import { workspaceOf } from './origin.js';
 import { cardText, findPost } from './posts.js';
 import { findReply, type HeardReply } from './replies.js';
 import { tellClicker } from './tell-clicker.js';
@@ -90,13 +91,18 @@ export async function slackActor(
   user: string,
   team?: string,
   reviewers?: readonly (readonly string[])[],
+  task?: () => Promise<Task | undefined>,
 ): Promise<Actor> {
+  // A user group is looked up in the workspace the task lives in (an org-wide install must say
+  // which), read only when a group is asked about; else the person's own workspace.
+  const inGroup = async (group: string) =>
+    directory.inGroup(user, group, (task && workspaceOf(await task())) ?? team);
   const named = reviewers !== undefined && reviewers.length > 0 && reviewers.every((r) => r.includes(user));
-  if (named) return { id: user, inGroup: (group) => directory.inGroup(user, group) };
+  if (named) return { id: user, inGroup };
   const standing = await directory.standing(user, team);
   return {
     id: user,
-    inGroup: (group) => directory.inGroup(user, group),
+    inGroup,
     ...(standing === 'member' ? {} : { external: standing === 'external' ? true : ('unknown' as const) }),
   };
 }
@@ -144,6 +150,7 @@ export async function decideFromSlack(
         d.user,
         d.team,
         review ? [review.settings.reviewers] : undefined,
+        () => deps.engine.getTask(d.click.task),
       ),
       action: d.action,
       feedback: d.feedback,

@@ -37,8 +37,13 @@ export interface StandingStore {
 }
 
 export interface Directory {
-  /** Whether `user` is in the user group; rejects when Slack does not say. */
-  inGroup(user: string, group: string): Promise<boolean>;
+  /**
+   * Whether `user` is in the user group; rejects when Slack does not say. `team`: the workspace
+   * the group is looked up in (the one the review lives in). An app installed for a whole
+   * Enterprise organization must name one ("required if org token is used"); a workspace's
+   * install has Slack ignore it.
+   */
+  inGroup(user: string, group: string, team?: string): Promise<boolean>;
   /** Where `user` stands; `team`: the `user.team_id` their request carried, when it did. */
   standing(user: string, team?: string): Promise<Standing>;
 }
@@ -56,6 +61,8 @@ type SlackUser = z.infer<typeof slackUserSchema>;
 
 const appSchema = z.object({
   team_id: z.string(),
+  /** Installed for a whole Enterprise organization: a user group is asked about in a named workspace. */
+  is_enterprise_install: z.boolean().optional(),
   enterprise_id: z
     .string()
     .optional()
@@ -80,9 +87,12 @@ export function createDirectory(deps: {
   const { client, logger } = deps;
   const options = { ttlMs: deps.ttlMs ?? DIRECTORY_TTL_MS, now: deps.now ?? Date.now };
 
-  const members = ttlCache(async (group) => {
+  // Keyed by workspace and group: `team|group`.
+  const members = ttlCache(async (key) => {
+    const [team, group] = key.split('|') as [string, string];
     try {
-      return new Set((await client.usergroups.users.list({ usergroup: group })).users ?? []);
+      const args = { usergroup: group, ...(team ? { team_id: team } : {}) };
+      return new Set((await client.usergroups.users.list(args)).users ?? []);
     } catch (error) {
       // A group deleted since the config named it has nobody in it: an answer, kept as one.
       if (slackError(error) === 'no_such_subteam') {
@@ -95,14 +105,14 @@ export function createDirectory(deps: {
   }, options);
 
   // The app's own workspace and organization never change while it runs.
-  const app = ttlCache(async () => appSchema.parse(await client.auth.test()), {
+  const appOf = ttlCache(async () => appSchema.parse(await client.auth.test()), {
     ttlMs: Number.POSITIVE_INFINITY,
     now: options.now,
   });
 
   /** Where Slack places the person now; rejects when it does not answer. */
   const ask = async (user: string): Promise<Placed> => {
-    const home = await app('self');
+    const home = await appOf('self');
     let who: SlackUser | undefined;
     try {
       who = slackUserSchema.parse((await client.users.info({ user })).user);
@@ -134,10 +144,16 @@ export function createDirectory(deps: {
   }, options);
 
   return {
-    inGroup: async (user, group) => (await members(group)).has(user),
+    inGroup: async (user, group, team) => {
+      // A workspace's install has one answer per group whatever the team (Slack ignores it), so
+      // the Home tab and a click share it; org-wide, each workspace's (the app's own by default).
+      const app = await appOf('self');
+      const where = app.is_enterprise_install ? (team ?? app.team_id) : '';
+      return (await members(`${where}|${group}`)).has(user);
+    },
     standing: async (user, team) => {
       try {
-        const home = await app('self');
+        const home = await appOf('self');
         // Another workspace's person, where this one belongs to no Enterprise organization.
         if (team && team !== home.team_id && !home.enterprise_id) return 'external';
         return await people(user);

@@ -15,6 +15,10 @@ export const slackOriginSchema = z.object({
 });
 export type SlackOrigin = z.infer<typeof slackOriginSchema>;
 
+/** The workspace a Slack task was started from, if its origin says (where its user groups are looked up). */
+export const workspaceOf = (task: Task | undefined): string | undefined =>
+  slackOriginSchema.safeParse(task?.origin).data?.team;
+
 /** A thread in Slack: its channel and its root message's ts. */
 export type SlackThread = Pick<SlackOrigin, 'channel' | 'ts'>;
 

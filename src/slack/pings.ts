@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import type { Audience } from './audience.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';
 import { CHANNEL_REFUSALS } from './final-errors.js';
+import { workspaceOf } from './origin.js';
 import { createPermalinks } from './permalinks.js';
 import { findPost, postMetadata, recordPost } from './posts.js';
 import { findRecentPost } from './recent-post.js';
@@ -81,7 +82,13 @@ export function createReviewerPings(deps: {
       else if (/^[UW]/.test(r)) users.add(r);
       else if (r.startsWith('S')) {
         try {
-          for (const u of (await client.usergroups.users.list({ usergroup: r })).users ?? []) users.add(u);
+          // In the task's workspace: an org-wide install must name it (a workspace's ignores it).
+          const team = workspaceOf(task);
+          const listed = await client.usergroups.users.list({
+            usergroup: r,
+            ...(team ? { team_id: team } : {}),
+          });
+          for (const u of listed.users ?? []) users.add(u);
         } catch (error) {
           if (!refused(error, GROUP_GONE)) throw error;
           skipped({ group: r }, error);

@@ -1,7 +1,9 @@
 /**
  * Answers a person through the response URL Slack hands out with a slash command or a click. It
  * reaches them in any channel, the ones the bot has not joined included, where the bot's own
- * posts and ephemerals are refused. Slack takes up to 5 answers a URL within 30 minutes.
+ * posts and ephemerals are refused. Slack takes up to 5 answers a URL within 30 minutes, then
+ * answers 404 (`expired_url`, `used_url`): the caller learns whether it got through, to say it
+ * another way when not.
  */
 import type { Logger } from '../logger.js';
 
@@ -18,7 +20,11 @@ export async function respondPrivately(url: string, text: string, logger: Logger
       body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
       signal: AbortSignal.timeout(RESPOND_TIMEOUT_MS),
     });
-    if (!res.ok) logger.warn({ status: res.status }, 'Slack refused an answer through a response URL');
+    if (!res.ok)
+      logger.warn(
+        { status: res.status, slack: await res.text().catch(() => '') },
+        'Slack refused an answer through a response URL',
+      );
     return res.ok;
   } catch (err) {
     logger.warn({ err }, 'could not answer through a response URL');

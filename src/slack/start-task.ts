@@ -76,17 +76,18 @@ export async function startFromSlack(deps: StartDeps, client: WebClient, s: Slac
   }
 }
 
-/** A private sentence to whoever asked: through the response URL when there is one (it works anywhere). */
+/**
+ * A private sentence to whoever asked: through the response URL when there is one (it works
+ * anywhere), else, or when Slack no longer takes it (past its 30 minutes: a start the sweep gives
+ * up after every process was down a while), as an ephemeral message in the channel.
+ */
 export async function tell(
   deps: StartDeps,
   client: WebClient,
   s: { channel: string; user: string; responseUrl?: string },
   text: string,
 ): Promise<void> {
-  if (s.responseUrl) {
-    await respondPrivately(s.responseUrl, text, deps.logger);
-    return;
-  }
+  if (s.responseUrl && (await respondPrivately(s.responseUrl, text, deps.logger))) return;
   await tellClicker({ client, logger: deps.logger }, { channel: s.channel, user: s.user })(text);
 }
 

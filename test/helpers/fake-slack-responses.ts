@@ -17,20 +17,27 @@ export interface FakeEphemeral {
   viaResponseUrl?: boolean;
 }
 
+/** How long Slack takes answers through a response URL ("Handling user interaction": 30 minutes). */
+export const RESPONSE_URL_LIFE_MS = 30 * 60_000;
+
 export class FakeResponseUrls {
   /** Ephemeral messages as their users see them now. */
   readonly ephemerals: FakeEphemeral[] = [];
   /** What was posted to response URLs, and for which message. */
   readonly responses: { channel: string; ts: string; body: Record<string, unknown> }[] = [];
-  /** Response URLs handed out: the message each answers and how often it was used. */
-  private urls = new Map<string, { channel: string; ts: string; user?: string; uses: number }>();
+  /** Response URLs handed out: the message each answers, when, and how often it was used. */
+  private urls = new Map<string, { channel: string; ts: string; user?: string; uses: number; at: number }>();
 
-  constructor(private readonly refusals: { method: string; error: string }[]) {}
+  /** `now`: Slack's clock (a test moves it on to age the URLs handed out). */
+  constructor(
+    private readonly refusals: { method: string; error: string }[],
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** A new response URL's id (the fake serves it at /respond/<id>). */
-  handOut(channel: string, ts: string, user?: string): string {
+  handOut(channel: string, ts: string, user?: string, ageMs = 0): string {
     const id = randomUUID();
-    this.urls.set(id, { channel, ts, user, uses: 0 });
+    this.urls.set(id, { channel, ts, user, uses: 0, at: this.now() - ageMs });
     return id;
   }
 
@@ -39,11 +46,19 @@ export class FakeResponseUrls {
     return `${1_800_000_000 + this.ephemerals.length}.000200`;
   }
 
-  /** A post to a response URL: Slack answers 404 for one it does not know or that is used up. */
+  /**
+   * A post to a response URL: Slack takes 5 within 30 minutes of handing it out, and answers 404
+   * for one it does not know, one past its 30 minutes (`expired_url`) or used 5 times (`used_url`).
+   */
   post(id: string, body: Record<string, unknown>): [number, string] {
     const url = this.urls.get(id);
     if (!url) return [404, 'no_such_url'];
-    if (url.uses >= 5) return [404, 'used_url'];
+    const refusal =
+      this.now() - url.at > RESPONSE_URL_LIFE_MS ? 'expired_url' : url.uses >= 5 ? 'used_url' : '';
+    if (refusal) {
+      this.refusals.push({ method: 'response_url', error: refusal });
+      return [404, refusal];
+    }
     url.uses += 1;
     const refused = slackRefusal(body);
     if (refused) {

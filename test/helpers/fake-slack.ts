@@ -2,9 +2,12 @@
  * A local fake of Slack's Web API: records every call and answers like Slack, errors included,
  * never more leniently. It refuses what Slack refuses: Block Kit's rules (slack-blocks.ts: a
  * confirm dialog's parts plain_text, limits per block), msg_blocks_too_long, an edit's text past
- * chat.update's limit, not_authed, posts where the bot is not a member, an ephemeral to someone
- * outside the channel, a DM to a deactivated person or a bot, an unknown user group, a permalink
- * of a message it does not have, a trigger_id spent or older than 3 s. Lists come in pages with
+ * chat.update's limit, not_authed, posts where the bot is not a member (and any look at a private
+ * channel it is not in: channel_not_found), an edit or delete of a person's message, an
+ * ephemeral to someone outside the channel, a DM to a deactivated person or a bot, an unknown user
+ * group (and, installed org-wide, one asked about without its workspace), a permalink of a message
+ * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
+ * URL used 5 times or older than 30 minutes (its clock moves on with `later`). Lists come in pages with
  * opaque cursors (fake-slack-pages.ts). It answers 429 with Retry-After when told to; its faults
  * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
  * it hands out (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:
@@ -41,6 +44,8 @@ export interface SlackCall {
 }
 
 const BOT = { user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM', user: 'signoff' };
+/** The bot's user id: a message kept with this author is the bot's (it may edit and delete it). */
+export const BOT_USER = BOT.user_id;
 
 /** The methods that act in a channel, refused where the bot is not a member. */
 const IN_CHANNEL_METHODS = new Set([
@@ -61,7 +66,12 @@ export class FakeSlack extends SlackFaults {
   /** Per limited thing, when its limit is back to empty (GCRA's theoretical arrival time). */
   private arrivals = new Map<string, number>();
 
-  /** `limits`: enforce these as Slack does (429 with Retry-After); none by default. */
+  /**
+   * `limits`: enforced as Slack does (429 with Retry-After); none by default. `PUBLISHED_LIMITS`
+   * (Slack's tiers for every method the product calls) are not the default yet: with them, test
+   * files that act faster than a person would meet 429s on calls outside delivery's limiter (the
+   * start's root post, Tier 2 user-group lookups), which their assertions do not count.
+   */
   constructor(private readonly limits: Record<string, SlackLimit> = {}) {
     super();
   }
@@ -77,6 +87,13 @@ export class FakeSlack extends SlackFaults {
   users: Record<string, Partial<FakeUser> | null> = {};
   /** The Enterprise organization this workspace belongs to (what `auth.test` says), if any. */
   enterprise: string | undefined;
+  /**
+   * Installed for the whole Enterprise organization (an org-level token): `auth.test` says so, and
+   * `usergroups.users.list` needs the `team_id` of a workspace (`missing_argument` without one).
+   */
+  orgWide = false;
+  /** The workspace each user group belongs to, where known: asked about in another, it is `no_such_subteam`. */
+  groupTeams: Record<string, string> = {};
   /** The workspace's people: every one of them is in a channel that `members` does not list. */
   people: string[] = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DAN', 'U0EVE'];
   /** Channels with their own members (a private channel): `conversations.members` answers these. */
@@ -94,15 +111,24 @@ export class FakeSlack extends SlackFaults {
   private socket = new FakeSocketMode();
   /** Trigger ids spent and views open (views.open, views.update). */
   private views = new FakeViews();
-  /** Messages as Slack keeps them, per channel: what `conversations.replies` reads. */
+  /**
+   * Messages as Slack keeps them, per channel: what `conversations.replies` reads. `user`: who
+   * posted it (`BOT_USER` for the bot's own); one without is a person's, which the bot may
+   * neither edit nor delete.
+   */
   readonly messages: {
     channel: string;
     ts: string;
     thread_ts?: string;
     text?: string;
     metadata?: unknown;
+    user?: string;
   }[] = [];
-  private answers = new FakeResponseUrls(this.refusals);
+  /** How far Slack's clock is ahead of this machine's (`later`). */
+  private ahead = 0;
+  /** Slack's time now (ms since the epoch): this machine's, moved on by `later`. */
+  readonly now = (): number => Date.now() + this.ahead;
+  private answers = new FakeResponseUrls(this.refusals, this.now);
   /** Ephemeral messages as their user sees them (a response_url with replace_original changes one). */
   readonly ephemerals: FakeEphemeral[] = this.answers.ephemerals;
   /** What was posted to response URLs, and for which message. */
@@ -112,10 +138,18 @@ export class FakeSlack extends SlackFaults {
    * The response_url Slack puts in a click on message `ts` of `channel` (or in a command of
    * `user`'s, with no message): up to 5 uses (Slack's rule); with `replace_original` it replaces
    * that message (an ephemeral one included), else it shows `user` a new ephemeral message, in
-   * any channel, the bot's or not.
+   * any channel, the bot's or not. `ageMs`: handed out that long ago (a command typed a while back).
    */
-  responseUrl(channel: string, ts: string, user?: string): string {
-    return this.url.replace(/api\/$/, `respond/${this.answers.handOut(channel, ts, user)}`);
+  responseUrl(channel: string, ts: string, user?: string, ageMs = 0): string {
+    return this.url.replace(/api\/$/, `respond/${this.answers.handOut(channel, ts, user, ageMs)}`);
+  }
+
+  /**
+   * Slack's clock moves on by `ms` (without waiting): response URLs handed out before are that much
+   * older (spent after 30 minutes), trigger ids too, and rate limits have refilled as they would.
+   */
+  later(ms: number): void {
+    this.ahead += ms;
   }
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
@@ -146,9 +180,11 @@ export class FakeSlack extends SlackFaults {
         res.end(JSON.stringify(req.url === '/calls' ? this.calls : this.messages));
         return;
       }
-      // Messages people posted, for a benchmark in another process (seeded tasks' roots).
+      // Messages posted before, for a benchmark in another process: seeded tasks' roots, the bot's
+      // unless they name another author.
       if (req.method === 'POST' && req.url === '/messages') {
-        this.messages.push(...((await readBody(req)).messages as FakeSlack['messages']));
+        const seeded = (await readBody(req)).messages as FakeSlack['messages'];
+        this.messages.push(...seeded.map((m) => ({ user: BOT.user_id, ...m })));
         res.writeHead(200).end();
         return;
       }
@@ -209,7 +245,7 @@ export class FakeSlack extends SlackFaults {
     const limit = this.limits[method];
     if (!limit) return 0;
     const key = limit.perChannel ? `${method}:${String(args.channel)}` : method;
-    const now = Date.now();
+    const now = this.now();
     const period = 60_000 / limit.perMinute;
     const tat = Math.max(this.arrivals.get(key) ?? now, now);
     const wait = tat - now - period * (limit.burst - 1);
@@ -237,7 +273,7 @@ export class FakeSlack extends SlackFaults {
           ...BOT,
           url: 'https://fake.slack.test/',
           ...(this.enterprise ? { enterprise_id: this.enterprise } : {}),
-          is_enterprise_install: false,
+          is_enterprise_install: this.orgWide,
         };
       case 'users.info':
         return usersInfo(String(args.user ?? ''), this.users[String(args.user)], {
@@ -258,6 +294,7 @@ export class FakeSlack extends SlackFaults {
           thread_ts: args.thread_ts as string | undefined,
           text: args.text as string | undefined,
           metadata: args.metadata,
+          user: BOT.user_id,
         });
         return { ok: true, channel: args.channel, ts, message: { text: args.text } };
       }
@@ -276,7 +313,12 @@ export class FakeSlack extends SlackFaults {
       case 'chat.update': {
         // Only a message it has; the edit is what conversations.history shows next.
         const m = this.messages.find((x) => x.channel === args.channel && x.ts === args.ts);
-        const refused = m ? slackRefusal(args, method) : 'message_not_found';
+        // A person's message is not the bot's to edit.
+        const refused = !m
+          ? 'message_not_found'
+          : m.user !== BOT.user_id
+            ? 'cant_update_message'
+            : slackRefusal(args, method);
         if (refused || !m) {
           this.refusals.push({ method, error: refused ?? 'message_not_found' });
           return { ok: false, error: refused };
@@ -286,7 +328,13 @@ export class FakeSlack extends SlackFaults {
       }
       case 'chat.delete': {
         const at = this.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
-        if (at < 0) return { ok: false, error: 'message_not_found' };
+        // A bot token deletes only the bot's own messages.
+        const error =
+          at < 0 ? 'message_not_found' : this.messages[at]?.user !== BOT.user_id ? 'cant_delete_message' : '';
+        if (error) {
+          this.refusals.push({ method, error });
+          return { ok: false, error };
+        }
         this.messages.splice(at, 1);
         return { ok: true, channel: args.channel, ts: args.ts };
       }
@@ -313,7 +361,7 @@ export class FakeSlack extends SlackFaults {
       case 'views.push':
       case 'views.update': {
         const refused =
-          (method === 'views.update' ? undefined : this.views.exchange(args.trigger_id)) ??
+          (method === 'views.update' ? undefined : this.views.exchange(args.trigger_id, this.now())) ??
           viewRefusal(args.view);
         const updated =
           refused || method !== 'views.update' ? undefined : this.views.update(args.view_id, args.hash);
@@ -335,10 +383,24 @@ export class FakeSlack extends SlackFaults {
         return { ok: true, view: { id: `V0HOME${String(args.user_id)}`, ...(args.view as object) } };
       }
       case 'usergroups.users.list': {
-        const users = this.groups[String(args.usergroup)];
+        // An org-level token names the workspace the group is in ("required if org token is
+        // used"); a workspace token's team_id is ignored.
+        if (this.orgWide && !args.team_id) {
+          this.refusals.push({ method, error: 'missing_argument' });
+          return { ok: false, error: 'missing_argument' };
+        }
+        const group = String(args.usergroup);
+        const home = this.groupTeams[group];
+        const elsewhere = this.orgWide && home !== undefined && home !== args.team_id;
+        const users = elsewhere ? undefined : this.groups[group];
         return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
       }
       case 'conversations.members': {
+        // A private channel the bot is not in does not exist for it; a public one's members are listed.
+        if (this.notJoined[String(args.channel)] === 'private') {
+          this.refusals.push({ method, error: 'channel_not_found' });
+          return { ok: false, error: 'channel_not_found' };
+        }
         const all = this.members[String(args.channel)] ?? this.people;
         const listed = pageOf(all, args, `${method}:${args.channel}`, MEMBERS_PAGES);
         return 'error' in listed
@@ -360,7 +422,10 @@ export class FakeSlack extends SlackFaults {
         // As Slack: a private channel the bot is not in does not exist for it; a public one does.
         const id = String(args.channel);
         const outside = this.notJoined[id];
-        if (outside === 'private') return { ok: false, error: 'channel_not_found' };
+        if (outside === 'private') {
+          this.refusals.push({ method, error: 'channel_not_found' });
+          return { ok: false, error: 'channel_not_found' };
+        }
         return {
           ok: true,
           channel: {

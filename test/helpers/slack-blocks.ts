@@ -26,7 +26,24 @@ export function confirmRefusal(confirm: unknown): string | undefined {
   return undefined;
 }
 
-/** A button: text plain_text within 75, value 2,000, action_id 255, and a valid confirm if any. */
+/**
+ * A static select's options ("Select menu element", "Option group object"): `options` or
+ * `option_groups`, 1 to 100 of them (an empty menu is refused, not shown empty), each option's
+ * text within 75 characters and its value within 150.
+ */
+function selectRefusal(e: Obj): string | undefined {
+  const groups = Array.isArray(e.option_groups) ? (e.option_groups as Obj[]) : undefined;
+  const options = groups ? groups.flatMap((g) => (Array.isArray(g.options) ? g.options : [])) : e.options;
+  if (!Array.isArray(options) || options.length === 0) return 'static_select needs 1-100 options';
+  if (options.length > 100 || (groups?.length ?? 0) > 100) return 'static_select over 100 options';
+  const wrong = (o: Obj) => textOf(o.text).length > 75 || String(o.value ?? '').length > 150;
+  return options.some((o) => wrong(o as Obj)) ? 'option text over 75 or value over 150' : undefined;
+}
+
+/**
+ * A block element: a button's text plain_text within 75 and value 2,000, a static select's options,
+ * any action_id within 255, and a valid confirm if any.
+ */
 function elementRefusal(e: unknown): string | undefined {
   if (!isObj(e)) return 'element is not an object';
   if (typeof e.action_id === 'string' && e.action_id.length > 255) return 'action_id over 255';
@@ -34,6 +51,10 @@ function elementRefusal(e: unknown): string | undefined {
     if (!isPlain(e.text) || textOf(e.text).length === 0 || textOf(e.text).length > 75)
       return 'button text must be plain_text of 1-75 characters';
     if (typeof e.value === 'string' && e.value.length > 2000) return 'button value over 2000';
+  }
+  if (e.type === 'static_select' || e.type === 'multi_static_select') {
+    const wrong = selectRefusal(e);
+    if (wrong) return wrong;
   }
   if (e.confirm !== undefined) return confirmRefusal(e.confirm);
   return undefined;
@@ -71,7 +92,8 @@ function blockRefusal(b: unknown): string | undefined {
     case 'markdown':
       return typeof b.text === 'string' && b.text.length > 0 ? undefined : 'markdown needs text';
     case 'input':
-      return isPlain(b.label) && textOf(b.label).length <= 2000 ? undefined : 'input label';
+      if (!isPlain(b.label) || textOf(b.label).length > 2000) return 'input label';
+      return elementRefusal(b.element);
     default:
       return undefined;
   }
@@ -98,36 +120,44 @@ export function blocksRefusal(blocks: unknown[]): string | undefined {
   return markdown > 12_000 ? 'markdown blocks over 12,000 characters together' : undefined;
 }
 
-type ViewElement = {
-  type?: string;
-  max_length?: number;
-  options?: { text?: { text?: string }; value?: string }[];
-};
+/** A modal's button label ("View object": `submit` and `close`): plain_text of 1 to 24 characters. */
+const labelRefusal = (label: unknown) =>
+  label === undefined || (isPlain(label) && textOf(label).length > 0 && textOf(label).length <= 24)
+    ? undefined
+    : 'a modal button label must be plain_text of 1-24 characters';
+
 /**
- * What Slack says about a modal or a Home tab, or undefined when it would accept it ("View
- * object": 100 blocks, a title of 24 characters, private_metadata of 3,000; a text input's
- * max_length at most 3,000, a menu's options at most 100, each shown in 75 characters with a
- * value of 150), the blocks' own rules included.
+ * What Slack says about a modal (views.open, .push, .update), or undefined when it would accept it
+ * ("Modal views": type modal; a plain_text title of 24 characters; `submit` and `close` labels of
+ * 24, and a `submit` wherever an input block is; 100 blocks; private_metadata of 3,000 characters;
+ * callback_id and external_id of 255; a text input's max_length at most 3,000), the blocks' own
+ * rules included (a static select's options among them). Slack answers `invalid_arguments`.
  */
 export function viewRefusal(view: unknown): string | undefined {
-  const v = view as {
-    title?: { text?: string };
-    private_metadata?: string;
-    blocks?: { element?: ViewElement }[];
-  };
-  if (!v || typeof v !== 'object' || !Array.isArray(v.blocks)) return 'invalid_arguments';
-  if (v.blocks.length > 100 || (v.title?.text ?? '').length > 24) return 'invalid_arguments';
-  if ((v.private_metadata ?? '').length > 3000) return 'invalid_arguments';
-  if (blocksRefusal(v.blocks)) return 'invalid_arguments';
+  return modalRefusal(view) ? 'invalid_arguments' : undefined;
+}
+
+/** What is wrong with a modal (or a Home tab's view object), in words, or undefined. */
+export function modalRefusal(view: unknown): string | undefined {
+  if (!isObj(view) || !Array.isArray(view.blocks)) return 'a view needs blocks';
+  const v = view as Obj & { blocks: Obj[] };
+  if (v.type !== 'modal' && v.type !== 'home') return 'a view is a modal or a home tab';
+  if (v.type === 'modal') {
+    if (!isPlain(v.title) || textOf(v.title).length === 0 || textOf(v.title).length > 24)
+      return 'title must be plain_text of 1-24 characters';
+    const label = labelRefusal(v.submit) ?? labelRefusal(v.close);
+    if (label) return label;
+    if (v.submit === undefined && v.blocks.some((b) => b.type === 'input')) return 'an input needs a submit';
+  }
+  if (v.blocks.length > 100) return 'over 100 blocks';
+  if (String(v.private_metadata ?? '').length > 3000) return 'private_metadata over 3000';
+  if (String(v.callback_id ?? '').length > 255 || String(v.external_id ?? '').length > 255)
+    return 'callback_id or external_id over 255';
+  const blocks = blocksRefusal(v.blocks);
+  if (blocks) return blocks;
   for (const b of v.blocks) {
-    const e = b.element;
-    if (e?.type === 'plain_text_input' && (e.max_length ?? 0) > 3000) return 'invalid_arguments';
-    if (
-      e?.options &&
-      (e.options.length > 100 ||
-        e.options.some((o) => (o.text?.text ?? '').length > 75 || (o.value ?? '').length > 150))
-    )
-      return 'invalid_arguments';
+    const e = b.element as { type?: string; max_length?: number } | undefined;
+    if (e?.type === 'plain_text_input' && (e.max_length ?? 0) > 3000) return 'max_length over 3000';
   }
   return undefined;
 }

@@ -91,4 +91,14 @@ export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
   'chat.getPermalink': { perMinute: 100, burst: 6 },
   'usergroups.users.list': { perMinute: 20, burst: 3 },
   'conversations.members': { perMinute: 100, burst: 6 },
+  // The rest of what the product calls: Tier 3 (50) and Tier 4 (100) per its method's page.
+  'chat.delete': { perMinute: 50, burst: 4 },
+  'conversations.history': { perMinute: 50, burst: 4 },
+  'conversations.info': { perMinute: 50, burst: 4 },
+  'chat.postEphemeral': { perMinute: 100, burst: 6 },
+  'users.info': { perMinute: 100, burst: 6 },
+  'views.open': { perMinute: 100, burst: 6 },
+  'views.push': { perMinute: 100, burst: 6 },
+  'views.update': { perMinute: 100, burst: 6 },
+  'views.publish': { perMinute: 100, burst: 6 },
 };

@@ -4,7 +4,8 @@
  */
 import { type WebAPIPlatformError, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack, UPDATE_TEXT_BYTES } from '../helpers/fake-slack.js';
+import { FakeSlack, PUBLISHED_LIMITS, UPDATE_TEXT_BYTES } from '../helpers/fake-slack.js';
+import { triggerId } from '../helpers/fake-slack-views.js';
 
 const slack = new FakeSlack();
 let client: WebClient;
@@ -114,4 +115,182 @@ describe('the fake Slack, as strict as Slack', () => {
       'message_not_found',
     );
   });
+
+  it('a private channel the bot is not in does not exist for it: members, info, history and replies are channel_not_found', async () => {
+    slack.notJoined = { G0HIDDEN: 'private', C0PUBLIC: 'public' };
+    expect(await answer(client.conversations.members({ channel: 'G0HIDDEN' }))).toBe('channel_not_found');
+    expect(await answer(client.conversations.info({ channel: 'G0HIDDEN' }))).toBe('channel_not_found');
+    expect(await answer(client.conversations.history({ channel: 'G0HIDDEN' }))).toBe('channel_not_found');
+    expect(await answer(client.conversations.replies({ channel: 'G0HIDDEN', ts: '1.000001' }))).toBe(
+      'channel_not_found',
+    );
+    // A public channel's members are listed to a bot that has not joined it; its messages are not.
+    expect(await answer(client.conversations.members({ channel: 'C0PUBLIC' }))).toBe('ok');
+    expect(await answer(client.conversations.history({ channel: 'C0PUBLIC' }))).toBe('not_in_channel');
+    slack.notJoined = {};
+  });
+
+  it("chat.update and chat.delete refuse a person's message (cant_update_message, cant_delete_message); the bot's own they take", async () => {
+    slack.messages.push({ channel: 'C0WORK', ts: '1700000000.999999', text: 'a person said', user: 'U0ANN' });
+    expect(await answer(client.chat.update({ channel: 'C0WORK', ts: '1700000000.999999', text: 'x' }))).toBe(
+      'cant_update_message',
+    );
+    expect(await answer(client.chat.delete({ channel: 'C0WORK', ts: '1700000000.999999' }))).toBe(
+      'cant_delete_message',
+    );
+    // Without an author it is no one's the bot may touch either.
+    slack.messages.push({ channel: 'C0WORK', ts: '1700000000.999998', text: 'chatter' });
+    expect(await answer(client.chat.delete({ channel: 'C0WORK', ts: '1700000000.999998' }))).toBe(
+      'cant_delete_message',
+    );
+    const own = await client.chat.postMessage({ channel: 'C0WORK', text: 'mine' });
+    expect(
+      await answer(client.chat.update({ channel: 'C0WORK', ts: own.ts as string, text: 'edited' })),
+    ).toBe('ok');
+    expect(await answer(client.chat.delete({ channel: 'C0WORK', ts: own.ts as string }))).toBe('ok');
+  });
+
+  it.each([
+    ['a static_select with no options', { blocks: [select([])] }],
+    ['a title over 24 characters', { title: { type: 'plain_text', text: 'x'.repeat(25) } }],
+    ['a title in mrkdwn', { title: { type: 'mrkdwn', text: 'Start' } }],
+    ['a submit label over 24 characters', { submit: { type: 'plain_text', text: 'x'.repeat(25) } }],
+    ['a close label over 24 characters', { close: { type: 'plain_text', text: 'x'.repeat(25) } }],
+    ['private_metadata over 3,000 characters', { private_metadata: 'x'.repeat(3001) }],
+    ['a callback_id over 255 characters', { callback_id: 'x'.repeat(256) }],
+    ['an input block and no submit', { submit: undefined }],
+    ['an option over 75 characters', { blocks: [select([{ text: 'x'.repeat(76), value: 'v' }])] }],
+  ])(
+    'views.open, views.push and views.update refuse a modal with %s (invalid_arguments)',
+    async (_, change) => {
+      const view = { ...modal(), ...change };
+      expect(await answer(client.views.open({ trigger_id: triggerId(), view: view as never }))).toBe(
+        'invalid_arguments',
+      );
+      expect(await answer(client.views.push({ trigger_id: triggerId(), view: view as never }))).toBe(
+        'invalid_arguments',
+      );
+      const opened = await client.views.open({ trigger_id: triggerId(), view: modal() as never });
+      expect(
+        await answer(client.views.update({ view_id: String(opened.view?.id), view: view as never })),
+      ).toBe('invalid_arguments');
+    },
+  );
+
+  it('an org-wide install must name the workspace for usergroups.users.list (missing_argument), and a group is found only in its own', async () => {
+    slack.orgWide = true;
+    slack.groups = { S0EAST: ['U0ANN'] };
+    slack.groupTeams = { S0EAST: 'T0TEAM' };
+    try {
+      expect(await answer(client.usergroups.users.list({ usergroup: 'S0EAST' }))).toBe('missing_argument');
+      expect(await answer(client.usergroups.users.list({ usergroup: 'S0EAST', team_id: 'T0WEST' }))).toBe(
+        'no_such_subteam',
+      );
+      const listed = await client.usergroups.users.list({ usergroup: 'S0EAST', team_id: 'T0TEAM' });
+      expect(listed.users).toEqual(['U0ANN']);
+      expect((await client.auth.test()).is_enterprise_install).toBe(true);
+    } finally {
+      slack.orgWide = false;
+    }
+    // A workspace's token needs no team: one given is ignored.
+    expect(await answer(client.usergroups.users.list({ usergroup: 'S0EAST' }))).toBe('ok');
+  });
 });
+
+describe("the fake Slack with Slack's published rate limits", () => {
+  const limited = new FakeSlack(PUBLISHED_LIMITS);
+  let c: WebClient;
+  beforeAll(async () => {
+    await limited.start();
+    c = new WebClient('xoxb-test', {
+      slackApiUrl: limited.url,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+  });
+  afterAll(() => limited.stop());
+  const status = (call: Promise<unknown>) =>
+    call.then(
+      () => 'ok',
+      (e: { code?: string; retryAfter?: number }) =>
+        e.code === 'slack_webapi_rate_limited_error' ? `429 ${e.retryAfter}` : String(e),
+    );
+
+  it('posts: a short burst per channel, then 429 with Retry-After; another channel is not held back', async () => {
+    const post = (channel: string) => status(c.chat.postMessage({ channel, text: 'x' }));
+    const burst = PUBLISHED_LIMITS['chat.postMessage']?.burst ?? 0;
+    for (let i = 0; i < burst; i += 1) expect(await post('C0BUSY')).toBe('ok');
+    expect(await post('C0BUSY')).toMatch(/^429 [1-9]/);
+    expect(await post('C0QUIET')).toBe('ok');
+    // A minute later the limit has refilled.
+    limited.later(60_000);
+    expect(await post('C0BUSY')).toBe('ok');
+  });
+
+  it('Tier 2 (usergroups.users.list) is spent after its burst, for the whole workspace', async () => {
+    limited.groups = { S0A: ['U0ANN'], S0B: ['U0BOB'] };
+    const burst = PUBLISHED_LIMITS['usergroups.users.list']?.burst ?? 0;
+    for (let i = 0; i < burst; i += 1)
+      expect(await status(c.usergroups.users.list({ usergroup: i % 2 ? 'S0A' : 'S0B' }))).toBe('ok');
+    expect(await status(c.usergroups.users.list({ usergroup: 'S0A' }))).toMatch(/^429 [1-9]/);
+    expect(limited.limited.map((l) => l.method)).toContain('usergroups.users.list');
+  });
+});
+
+describe("the fake Slack's response URLs, as Slack keeps them", () => {
+  const own = new FakeSlack();
+  beforeAll(() => own.start());
+  afterAll(() => own.stop());
+  const post = (url: string, text: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
+
+  it('a response URL takes 5 answers, then is used_url (404)', async () => {
+    const url = own.responseUrl('C0WORK', '', 'U0ANN');
+    for (let i = 1; i <= 5; i += 1) expect((await post(url, `answer ${i}`)).status).toBe(200);
+    const sixth = await post(url, 'answer 6');
+    expect([sixth.status, await sixth.text()]).toEqual([404, 'used_url']);
+  });
+
+  it('a response URL is expired_url (404) 30 minutes after it was handed out, used or not', async () => {
+    const fresh = own.responseUrl('C0WORK', '', 'U0ANN');
+    const used = own.responseUrl('C0WORK', '', 'U0ANN');
+    expect((await post(used, 'in time')).status).toBe(200);
+    own.later(29 * 60_000);
+    expect((await post(used, 'still in time')).status).toBe(200);
+    own.later(61_000);
+    for (const url of [fresh, used]) {
+      const late = await post(url, 'too late');
+      expect([late.status, await late.text()]).toEqual([404, 'expired_url']);
+    }
+  });
+});
+
+/** A modal as the product opens them: an input and a submit, within every limit. */
+function modal() {
+  return {
+    type: 'modal',
+    callback_id: 'start',
+    title: { type: 'plain_text', text: 'Start a task' },
+    submit: { type: 'plain_text', text: 'Start' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [select([{ text: 'pair', value: 'pair' }])],
+  };
+}
+
+/** An input block with a static select of `options`. */
+function select(options: { text: string; value: string }[]) {
+  return {
+    type: 'input',
+    block_id: 'workflow',
+    label: { type: 'plain_text', text: 'Workflow' },
+    element: {
+      type: 'static_select',
+      action_id: 'pick',
+      options: options.map((o) => ({ text: { type: 'plain_text', text: o.text }, value: o.value })),
+    },
+  };
+}

@@ -8,13 +8,14 @@ import { underLease } from '../../src/engine/delivery-guard.js';
 import { DeliveryError, isSignoffError } from '../../src/errors.js';
 import { createDeliveryClient } from '../../src/slack/delivery-client.js';
 import type { RateLimits } from '../../src/slack/rate-limits.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { BOT_USER, FakeSlack } from '../helpers/fake-slack.js';
 
 const slack = new FakeSlack();
 beforeAll(async () => {
   await slack.start();
-  // The message the updates below edit: Slack edits only a message it has (else message_not_found).
-  slack.messages.push({ channel: 'C0WORK', ts: '1.000100', text: 'card' });
+  // The message the updates below edit: Slack edits only a message it has (else message_not_found),
+  // and only the bot's own.
+  slack.messages.push({ channel: 'C0WORK', ts: '1.000100', text: 'card', user: BOT_USER });
 });
 afterAll(() => slack.stop());
 

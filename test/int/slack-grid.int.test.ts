@@ -26,7 +26,7 @@ import { slackThreads, until } from '../helpers/slack-thread.js';
 
 let db: TestDatabase;
 const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, ephemeralsTo } = slackThreads(slack);
+const { cardsIn, rootOf, tsOf, ephemeralsTo, buttons } = slackThreads(slack);
 let service: SlackService;
 let events: string;
 let failuresLeft = 0;
@@ -39,11 +39,12 @@ const ORG_WIDE: Install = { team: 'T0TEAM', enterprise: ORG.id, orgWide: true };
 /** Installed in the east workspace only; the channel is shared with the west one. */
 const EAST_ONLY: Install = { team: 'T0TEAM', enterprise: ORG.id };
 
+/** S0WREV: a user group of the west workspace (W0CAT is in it). */
 const YAML = `workflows:
   pair:
     maxIterations: 1
     checkpoints:
-      review: { reviewers: [requester, W0WES], allowSelfApproval: false }
+      review: { reviewers: [requester, W0WES, S0WREV], allowSelfApproval: false, dmReviewers: true }
 `;
 
 beforeAll(async () => {
@@ -51,8 +52,10 @@ beforeAll(async () => {
   await slack.start();
   slack.enterprise = ORG.id;
   // Grid's people have W ids; one of them works in the west workspace.
-  slack.people = [...slack.people, 'W0ANN', 'W0WES'];
+  slack.people = [...slack.people, 'W0ANN', 'W0WES', 'W0CAT'];
   slack.users = { W0WES: { team_id: WEST.team } };
+  slack.groups = { S0WREV: ['W0CAT'] };
+  slack.groupTeams = { S0WREV: WEST.team };
   ({ service, events } = await startTestSlack({
     url: db.url,
     slack,
@@ -116,11 +119,34 @@ async function reachedFromWest(thread: string, taskId: string, install: Install)
 
 describe('Enterprise Grid: one task, whichever workspace of the organization acts on it', () => {
   it('installed org-wide: a command from the east workspace, then a reply, History and Cancel from the west one reach its task', async () => {
+    slack.orgWide = true;
     const { thread, task } = await startFrom(EAST, ORG_WIDE, 'write the release notes');
     await reachedFromWest(thread, task.id, ORG_WIDE);
   });
 
+  it("installed org-wide: a reviewer group is looked up in the task's workspace, so its member is pinged and approves from another workspace", async () => {
+    // An org-level token must name the workspace a user group is in (Slack: missing_argument).
+    slack.orgWide = true;
+    const { thread, task } = await startFrom(WEST, ORG_WIDE, 'check the west rota');
+    // The group's member is messaged directly with the card's link.
+    await until('a DM to the group member', () =>
+      slack.callsOf('conversations.open').find((c) => c.users === 'W0CAT' && !c.failed),
+    );
+    const [card] = cardsIn(thread);
+    const value = buttons(card as never).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    // W0CAT works in the east workspace too, and clicks from there.
+    const body = click('W0CAT', 'signoff_approve', value, tsOf(card as never), thread);
+    expect((await postSigned(events, interactionFrom(body, EAST, ORG_WIDE))).status).toBe(200);
+    const decided = await until(
+      'the approval',
+      async () => (await service.signoff.engine.reviews(task.id, 'decided'))[0],
+    );
+    expect([decided.decidedBy, decided.decision?.action]).toEqual(['W0CAT', 'approve']);
+    expect(slack.refusals.filter((r) => r.method === 'usergroups.users.list')).toEqual([]);
+  });
+
   it('installed in one workspace: Retry from another workspace of the organization runs the failed task again', async () => {
+    slack.orgWide = false;
     failuresLeft = 1;
     const text = 'summarise the incident review';
     expect((await postSigned(events, commandFrom(`pair ${text}`, 'W0ANN', WEST, EAST_ONLY))).status).toBe(
@@ -159,6 +185,7 @@ describe('Enterprise Grid: one task, whichever workspace of the organization act
       channel: 'C0WORK',
     });
     await until('review card', () => cardsIn(thread)[0], 20_000);
+    slack.orgWide = true;
     await reachedFromWest(thread, task.id, ORG_WIDE);
   });
 });

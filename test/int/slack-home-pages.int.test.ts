@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { BOT_USER, FakeSlack } from '../helpers/fake-slack.js';
 import { seededRootTs, seedWaiting } from '../helpers/seed-reviews.js';
 import { appHomeOpened, commandBody, homeClick, postSigned } from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
@@ -45,7 +45,8 @@ beforeAll(async () => {
     ['C0WORK', 106],
     ['G0PRIV', 15],
   ] as const)
-    for (let i = 1; i <= n; i += 1) slack.messages.push({ channel, ts: seededRootTs(i), text: 'a task' });
+    for (let i = 1; i <= n; i += 1)
+      slack.messages.push({ channel, ts: seededRootTs(i), text: 'a task', user: BOT_USER });
 });
 afterAll(async () => {
   await service?.stop();

@@ -138,8 +138,9 @@ describe('a channel that refuses the bot for good though it is in it', () => {
     expect(await sweepStarts(service, slack)).toBe(0);
   });
 
-  it('a start the sweep could not finish in half an hour is given up, and the person told', async () => {
-    const url = slack.responseUrl('C0SLOW', '');
+  it('a start the sweep could not finish in half an hour is given up, and the person told: in the channel, since the response URL has expired', async () => {
+    // The command was typed 31 minutes ago: Slack no longer takes answers through its URL.
+    const url = slack.responseUrl('C0SLOW', '', 'U0BOB', 31 * 60_000);
     const key = 'command:trigger-long-failing';
     await claimRequest(service.signoff.db.pool, key, {
       team: 'T0TEAM',
@@ -153,10 +154,11 @@ describe('a channel that refuses the bot for good though it is in it', () => {
       `UPDATE signoff.slack_requests SET claimed_at = now() - interval '31 minutes' WHERE key = $1`,
       [key],
     );
-    const before = slack.responses.length;
+    const before = slack.refusals.length;
     expect(await sweepStarts(service, slack)).toBe(1);
-    const told = slack.responses.slice(before).map((r) => String(r.body.text));
-    expect(told).toEqual([expect.stringContaining('could not be started')]);
+    expect(slack.refusals.slice(before)).toEqual([{ method: 'response_url', error: 'expired_url' }]);
+    const told = slack.ephemerals.filter((e) => e.channel === 'C0SLOW' && e.user === 'U0BOB');
+    expect(told.map((e) => e.text)).toEqual([expect.stringContaining('could not be started')]);
     expect(slack.messages.filter((m) => m.channel === 'C0SLOW')).toEqual([]);
     expect(await pendingStarts()).toBe(0);
     expect(await sweepStarts(service, slack)).toBe(0);
