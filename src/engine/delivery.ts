@@ -28,10 +28,12 @@ import type pg from 'pg';
 import { DeliveryError, isSignoffError, SIGNOFF_FAILED } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { underLease } from './delivery-guard.js';
-import { type EventRow, insertEvent, toEvent } from './event-store.js';
+import { eventKey } from './event-keys.js';
+import { type EventRow, record, toEvent } from './event-store.js';
 import type { Leases } from './leases.js';
 import type { JobQueue } from './queue.js';
-import { setStatus, type TaskRow, taskFromJson } from './store.js';
+import { taskFromRow } from './rows.js';
+import { setStatus } from './task-rows.js';
 import { type DeliveredEvent, FINAL_STATUSES, type Sink, type Surface, type Task } from './types.js';
 
 export interface Delivery {
@@ -93,14 +95,16 @@ export function createDelivery(deps: {
   async function round(taskId: string): Promise<boolean> {
     // The lease taken, the task read and its due events claimed (each attempt counted before it
     // is made), in one statement.
-    const { lease, row } = await leases.acquireWith<{ task: TaskRow | null; events: EventRow[] }>(
+    const { lease, row } = await leases.acquireWith<{ task: unknown; events: EventRow[] }>(
       `deliver:${taskId}`,
       // A status event a later one replaces is not shown (it counts as delivered); in each lane
       // an event waiting for its retry holds back the events after it.
-      `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = $4 AND type = 'task_status'),
+      (param) => {
+        const task = param(taskId);
+        return `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = ${task} AND type = 'task_status'),
        open AS (
          SELECT id, lane, next_attempt_at FROM signoff.events
-         WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL),
+         WHERE task_id = ${task} AND delivered_at IS NULL AND failed_at IS NULL),
        superseded AS (
          UPDATE signoff.events SET delivered_at = now()
          WHERE EXISTS (SELECT 1 FROM lease)
@@ -112,14 +116,14 @@ export function createDelivery(deps: {
          UPDATE signoff.events SET attempts = attempts + 1
          WHERE EXISTS (SELECT 1 FROM lease)
            AND id IN (SELECT c.id FROM current c LEFT JOIN blocked b ON b.lane = c.lane
-                      WHERE b.id IS NULL OR c.id < b.id ORDER BY c.id LIMIT $5)
+                      WHERE b.id IS NULL OR c.id < b.id ORDER BY c.id LIMIT ${param(BATCH)})
          RETURNING id, task_id, key, lane, payload, attempts)
        SELECT EXISTS (SELECT 1 FROM lease) AS leased,
-              (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $4) AS task,
-              coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`,
-      [taskId, BATCH],
+              (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = ${task}) AS task,
+              coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`;
+      },
     );
-    const task = row?.task ? taskFromJson(row.task) : undefined;
+    const task = row?.task ? taskFromRow(row.task) : undefined;
     if (!task) {
       await lease?.release();
       return false;
@@ -139,8 +143,9 @@ export function createDelivery(deps: {
     if (!sink) {
       // Not this process's surface (a job reached the wrong process): let a process that has it deliver.
       await lease.releaseWith(
-        ', untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($3::bigint[])) SELECT 1',
-        [events.map((e) => e.id)],
+        (param) =>
+          `, untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY(${param(events.map((e) => e.id))}::bigint[]))
+           SELECT 1`,
       );
       return false;
     }
@@ -178,15 +183,16 @@ export function createDelivery(deps: {
       // what is next in each lane, in one statement: an event recorded while this round held the
       // lease (whose kick found it taken) is seen here.
       const tried = new Set([...done, ...attempted]);
-      heads = await lease.releaseWith(
-        `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($4::bigint[])),
-         untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($5::bigint[]))
+      heads = await lease.releaseWith((param) => {
+        const delivered = param(done);
+        const untried = param(events.filter((e) => !tried.has(e.id)).map((e) => e.id));
+        return `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY(${delivered}::bigint[])),
+         untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY(${untried}::bigint[]))
          SELECT DISTINCT ON (lane) next_attempt_at IS NULL OR next_attempt_at <= now() AS due, next_attempt_at AS at
          FROM signoff.events
-         WHERE task_id = $3 AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL($4::bigint[])
-         ORDER BY lane, id`,
-        [taskId, done, events.filter((e) => !tried.has(e.id)).map((e) => e.id)],
-      );
+         WHERE task_id = ${param(taskId)} AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL(${delivered}::bigint[])
+         ORDER BY lane, id`;
+      });
     }
     if (heads.some((h) => h.due) && !lease.signal.aborted) return true;
     const next = heads
@@ -251,7 +257,7 @@ export function createDelivery(deps: {
     ]);
     // A fallback that is refused too is not replaced again.
     if (event.event.type !== 'delivery_failed') {
-      await insertEvent(pool, task.id, `fallback:${event.key}`, {
+      await record(pool, task.id, eventKey.fallback(event.key), {
         type: 'delivery_failed',
         failedKey: event.key,
         failedType: event.event.type,
