@@ -79,6 +79,13 @@ export const reviewSettingsSchema = z.object({
 /** One person's approval of a review that needs several (N of M). */
 export const approvalSchema = z.object({ by: z.string(), at: z.string(), contentHash: z.string() });
 
+/**
+ * A decision as recorded. Its words are checked when it is made (decision-input.ts); versions
+ * before that check recorded longer ones, which reach the workflow as they are (it refuses them
+ * and asks again), so a recorded decision reads whatever their length.
+ */
+const recordedDecisionSchema = decisionSchema.extend({ feedback: z.string().optional() });
+
 export const reviewSchema = z.object({
   id: z.string(),
   taskId: z.string(),
@@ -86,7 +93,7 @@ export const reviewSchema = z.object({
   request: reviewRequestSchema,
   settings: reviewSettingsSchema,
   status: z.enum(['pending', 'decided', 'cancelled']),
-  decision: decisionSchema.nullable(),
+  decision: recordedDecisionSchema.nullable(),
   decidedBy: z.string().nullable(),
   decidedAt: z.string().nullable(),
   dueAt: z.string().nullable(),

@@ -44,6 +44,17 @@ describe('rows are parsed when read', () => {
     expect(() => reviewFromRow(bad)).toThrow(/settings\.reviewers/);
   });
 
+  it('a decision recorded before its words were capped (a reason over 3,000 characters) still reads: the workflow refuses it and asks again', () => {
+    const decision = {
+      action: 'reject',
+      feedback: 'x'.repeat(3500),
+      values: {},
+      by: 'U1',
+      at: '2025-01-02T03:04:05.678Z',
+    };
+    expect(reviewFromRow(reviewRow({ status: 'decided', decision })).decision?.feedback).toHaveLength(3500);
+  });
+
   it('a review row with a time that is not a time is refused, not read as a string', () => {
     expect(() => reviewFromRow(reviewRow({ decided_at: 'yesterday' }))).toThrow(
       /The review r1 as stored does not read as a review: decided_at is not a time \(yesterday\)/,
