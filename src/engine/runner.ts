@@ -17,7 +17,6 @@
  */
 import {
   Command,
-  INTERRUPT,
   isUnknownInterruptError,
   type LangGraphRunnableConfig,
   type StateSnapshot,
@@ -27,12 +26,10 @@ import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { describeFailure, failureLogLevel } from '../llm/failures.js';
 import type { Logger } from '../logger.js';
-import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
-import { saidSchema } from '../workflows/shared/say.js';
+import type { WorkflowsConfig } from '../workflow-config.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
-import { eventKey } from './event-keys.js';
-import { recordAll } from './event-store.js';
+import { createGraphRun } from './graph-run.js';
 import type { Lease, Leases } from './leases.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
@@ -41,23 +38,7 @@ import { reviewFromRow, taskFromRow } from './rows.js';
 import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
 import { pendingInterrupts, resumeValue } from './standard-interrupts.js';
 import { getTask, setStatus } from './task-rows.js';
-import {
-  type Clock,
-  type Decision,
-  type EngineEvent,
-  FINAL_STATUSES,
-  type Review,
-  type Task,
-  threadOf,
-} from './types.js';
-
-/** An agent's message, ready to be recorded. */
-type Spoken = { key: string; event: EngineEvent; node: string };
-const spoken = (key: string, m: { agent: string; text: string }, node: string): Spoken => ({
-  key,
-  event: { type: 'agent_said', agent: m.agent, text: m.text },
-  node,
-});
+import { type Clock, type Decision, FINAL_STATUSES, type Review, type Task, threadOf } from './types.js';
 
 /** What settling needs, read from saved state when this advance ran nothing. */
 function fromState(state: StateSnapshot): RunResult {
@@ -70,9 +51,6 @@ function fromState(state: StateSnapshot): RunResult {
 }
 
 const RECURSION_LIMIT = 1000;
-
-/** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
-const PRUNE_EVERY_STEPS = 20;
 
 export interface RunnerDeps {
   pool: pg.Pool;
@@ -102,6 +80,7 @@ export type { LoadedWorkflow } from './settling.js';
 export function createRunner(deps: RunnerDeps) {
   const { pool, delivery, leases, logger } = deps;
   const { settle, gaveUp } = createSettling(deps);
+  const run = createGraphRun(deps);
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
@@ -277,80 +256,6 @@ export function createRunner(deps: RunnerDeps) {
       if (!(await gaveUp(task, lease, error, attempt))) throw error;
     }
     void delivery.kick(task);
-  }
-
-  /**
-   * Runs the graph stepwise (a long run prunes as it goes and never holds a quadratic history)
-   * and keeps what settling needs: the interrupts pending at the end (a run re-emits those it
-   * leaves pending) and the final values.
-   */
-  async function run(
-    task: Task,
-    workflow: LoadedWorkflow,
-    input: unknown,
-    config: LangGraphRunnableConfig,
-  ): Promise<RunResult> {
-    const durability =
-      workflowSettings(deps.config, task.workflow).durability ?? workflow.definition.durability;
-    const interrupts = new Map<string, unknown>();
-    let values: Record<string, unknown> | undefined;
-    let steps = 0;
-    // What the agents said is recorded only once it is saved, so that what people see is what
-    // the state holds even if this process dies: each step's words when its checkpoint is written
-    // (`sync`, before the next step starts), or all of them when the run stops (`exit`, `async`).
-    let thisStep: Spoken[] = [];
-    const finished: Spoken[] = [];
-    const finishedNodes = new Set<string>();
-    const record = async (spoken: Spoken[], kick: boolean) => {
-      await recordAll(pool, task.id, spoken);
-      if (kick && spoken.length) void delivery.kick(task, { soon: true });
-    };
-    try {
-      const stream = await workflow.graph.stream(input, {
-        ...config,
-        durability,
-        streamMode: ['updates', 'values', 'custom'],
-      });
-      for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
-        if (mode === 'custom') {
-          const said = saidSchema.safeParse(chunk);
-          if (said.success)
-            thisStep.push(spoken(eventKey.said(task.generation, said.data.key), said.data, said.data.node));
-          continue;
-        }
-        // A node's update: it finished, and (with sync) its result is saved even if a sibling fails.
-        if (mode === 'updates') for (const node of Object.keys(chunk)) finishedNodes.add(node);
-        const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
-        if (pending) for (const i of pending) interrupts.set(i.id, i.value);
-        else if (mode === 'values') {
-          values = chunk;
-          // The step is over; with `sync` its checkpoint is written by now.
-          if (durability === 'sync') await record(thisStep, true);
-          else finished.push(...thisStep);
-          thisStep = [];
-          finishedNodes.clear();
-        }
-        if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
-          await pruneCheckpoints(pool, threadOf(task));
-      }
-    } catch (error) {
-      // LangGraph saves the finished steps as a run fails; the failing step's words were never
-      // saved and are not shown. A run stopped on purpose (cancel, redirect) shows nothing more.
-      if (!config.signal?.aborted) {
-        // With sync, a node of the failing step that finished keeps its result (a retry does not
-        // run it again), so its words are shown too.
-        const kept = durability === 'sync' ? thisStep.filter((w) => finishedNodes.has(w.node)) : [];
-        await record([...finished, ...kept], true);
-      }
-      throw error;
-    }
-    // Settling the run delivers these with the review they lead up to.
-    await record([...finished, ...thisStep], false);
-    return {
-      interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
-      finished: interrupts.size === 0,
-      values,
-    };
   }
 
   return {

@@ -63,7 +63,7 @@ export function createSettling(deps: SettlingDeps) {
       const dueAt = settings.timeoutSeconds
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;
-      // The review with its review_requested event (one statement), and its timers.
+      // The review with its review_requested event (one transaction: the run's), and its timers.
       const review = await insertReview(db, {
         id: interrupt.id,
         taskId: task.id,
