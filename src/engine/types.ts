@@ -1,7 +1,7 @@
 /**
  * Glossary
  * - task: one piece of work a person started; one LangGraph thread (thread_id = task id), one
- *   Slack thread or terminal run. Status: working, waiting, done, rejected, cancelled, failed.
+ *   Slack thread or terminal run. Status: working, waiting, done, rejected, stopped, cancelled, failed.
  * - review: a pending LangGraph interrupt, keyed by its interrupt id, shown as a card or a prompt.
  * - decision: a person's answer to a review (approve / edit / revise / reject, with feedback). Recorded
  *   once, by one conditional update, in the transaction that enqueues the resume.
