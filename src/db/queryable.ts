@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type pg from 'pg';
+import pg from 'pg';
 
 /** The narrow seam every store takes: a pool or a client inside a transaction. */
 export interface Queryable {
@@ -46,6 +46,15 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
       throw error;
     }
   });
+}
+
+/**
+ * Runs `fn` so that its statements commit together or not at all: in a transaction of its own
+ * when `db` is the pool; a client is taken to be inside its caller's transaction (every caller
+ * that hands one down opened it with `inTransaction`).
+ */
+export function atomically<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
+  return db instanceof pg.Pool ? inTransaction(db, fn) : fn(db);
 }
 
 /** Where a pool's connections go: host and port, and the Unix socket when it uses one. */

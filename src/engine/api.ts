@@ -5,7 +5,7 @@
 import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
 import type { ReviewTimes } from './review-stats.js';
-import type { TaskFilter } from './store.js';
+import type { TaskFilter } from './task-rows.js';
 import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
 import type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
 

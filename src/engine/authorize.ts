@@ -6,7 +6,7 @@ import {
   type WorkflowsConfig,
   workflowSettings,
 } from '../workflow-config.js';
-import { reviewsOf } from './store.js';
+import { reviewsOf } from './review-rows.js';
 import { type Action, type Actor, approves, type Review, type ReviewSettings, type Task } from './types.js';
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';

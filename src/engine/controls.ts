@@ -12,8 +12,9 @@ import { MAX_TASK_LENGTH } from './api.js';
 import { assertMayControl, type ControlAction, withControlGroups } from './authorize.js';
 import type { Delivery } from './delivery.js';
 import type { JobQueue } from './queue.js';
+import { cancelPendingReviews } from './review-rows.js';
 import type { Runner } from './runner.js';
-import * as store from './store.js';
+import { audit, getTask, redirectTask, setStatus } from './task-rows.js';
 import { type Actor, type Clock, FINAL_STATUSES, type Task, threadOf } from './types.js';
 import { advanceQueue } from './work.js';
 
@@ -46,12 +47,12 @@ export function createControls(deps: ControlDeps) {
     const { inGroup, ...known } = actor;
     let who: Actor = known;
     if (what !== 'system' && inGroup) {
-      const unlocked = await store.getTask(pool, taskId);
+      const unlocked = await getTask(pool, taskId);
       if (!unlocked) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
       who = await withControlGroups(pool, deps.config, unlocked, actor, what);
     }
     return inTransaction(pool, async (db) => {
-      const current = await store.getTask(db, taskId, true);
+      const current = await getTask(db, taskId, true);
       if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
       if (what !== 'system') await assertMayControl(db, deps.config, current, who, what);
       return change(db, current);
@@ -79,12 +80,12 @@ export function createControls(deps: ControlDeps) {
       if (FINAL_STATUSES.includes(current.status)) {
         throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
       }
-      if (await store.setStatus(db, taskId, 'cancelled', options.reason ?? `cancelled by ${actor.id}`)) {
-        await store.cancelPendingReviews(db, taskId, {
+      if (await setStatus(db, taskId, 'cancelled', options.reason ?? `cancelled by ${actor.id}`)) {
+        await cancelPendingReviews(db, taskId, {
           by: actor.id,
           reason: options.reason ?? 'the task was cancelled',
         });
-        await store.audit(db, {
+        await audit(db, {
           taskId,
           actor: actor.id,
           action: 'cancel',
@@ -100,7 +101,7 @@ export function createControls(deps: ControlDeps) {
       return current;
     });
     after(task, true);
-    return (await store.getTask(pool, taskId)) as Task;
+    return (await getTask(pool, taskId)) as Task;
   }
 
   /**
@@ -127,7 +128,7 @@ export function createControls(deps: ControlDeps) {
     }
     // Before anything else, so that words meant for people are let be, whoever wrote them.
     if (options.addressed === false) {
-      const target = await store.getTask(pool, taskId);
+      const target = await getTask(pool, taskId);
       if (target && workflowSettings(deps.config, target.workflow).redirect.how === 'addressed') {
         throw new SignoffError(
           'not_addressed',
@@ -142,12 +143,12 @@ export function createControls(deps: ControlDeps) {
           `The task is ${current.status}; only a task whose agents are working can be redirected.`,
         );
       }
-      const moved = (await store.redirectTask(db, taskId, {
+      const moved = (await redirectTask(db, taskId, {
         text: goal,
         by: actor.id,
         at: deps.clock.now().toISOString(),
       })) as Task;
-      await store.cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was redirected' });
+      await cancelPendingReviews(db, taskId, { by: actor.id, reason: 'the task was redirected' });
       // `task#N`: only runs of generations before N stop, wherever they run (see engine.ts).
       await db.query(`SELECT pg_notify('${ABORT_CHANNEL}', $1)`, [threadOf(moved)]);
       await enqueue(db, current);
@@ -166,19 +167,19 @@ export function createControls(deps: ControlDeps) {
           `Task ${taskId} is ${current.status}; only a failed task can be retried.`,
         );
       }
-      await store.setStatus(db, taskId, 'working', null);
+      await setStatus(db, taskId, 'working', null);
       // Events held back because the thread could not be reached are tried again with the task.
       await db.query(
         `UPDATE signoff.events SET failed_at = NULL, attempts = 0, next_attempt_at = NULL
          WHERE task_id = $1 AND failed_at IS NOT NULL AND last_error LIKE 'unreachable:%'`,
         [taskId],
       );
-      await store.audit(db, { taskId, actor: actor.id, action: 'retry' });
+      await audit(db, { taskId, actor: actor.id, action: 'retry' });
       await enqueue(db, current);
       return current;
     });
     after(task, false);
-    return (await store.getTask(pool, taskId)) as Task;
+    return (await getTask(pool, taskId)) as Task;
   }
 
   return { cancel, redirect, retry };

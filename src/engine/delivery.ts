@@ -25,14 +25,15 @@
  * crash left behind.
  */
 import type pg from 'pg';
-import { DeliveryError, isSignoffError, SIGNOFF_FAILED } from '../errors.js';
+import { DeliveryError, isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { createFailedAttempts } from './delivery-failures.js';
 import { underLease } from './delivery-guard.js';
-import { type EventRow, insertEvent, toEvent } from './event-store.js';
+import { type EventRow, toEvent } from './event-store.js';
 import type { Leases } from './leases.js';
 import type { JobQueue } from './queue.js';
-import { setStatus, type TaskRow, taskFromJson } from './store.js';
-import { type DeliveredEvent, FINAL_STATUSES, type Sink, type Surface, type Task } from './types.js';
+import { taskFromRow } from './rows.js';
+import type { Sink, Surface, Task } from './types.js';
 
 export interface Delivery {
   /**
@@ -55,20 +56,12 @@ export const deliveryQueue = (surface: Surface) => `signoff-deliver-${surface}`;
 
 /** Events read per round; a round ends with them marked, then the next round reads on. */
 const BATCH = 50;
-/** A refused event is tried this many times before it is marked failed. */
-const REFUSED_ATTEMPTS = 3;
-/** A temporary failure is retried this many times (backoff up to 5 minutes: about an hour). */
-const TEMPORARY_ATTEMPTS = 16;
-const MAX_BACKOFF_MS = 5 * 60_000;
 
 /** How long a `soon` kick may wait for the next one: unnoticed in a thread, many rounds saved. */
 const SOON_MS = 100;
 
 /** How long shutting down waits for delivery rounds under way. */
 const STOP_WAIT_MS = 10_000;
-
-export const backoffMs = (attempts: number) =>
-  Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
 
 export function createDelivery(deps: {
   pool: pg.Pool;
@@ -78,6 +71,7 @@ export function createDelivery(deps: {
   logger: Logger;
 }): Delivery {
   const { pool, queue, leases, sinks, logger } = deps;
+  const failed = createFailedAttempts({ pool, logger });
   const working = new Set<Surface>();
   // One delivery loop per task in this process; a kick during one asks it to go round again.
   const loops = new Map<string, { again: boolean; done: Promise<void> }>();
@@ -93,14 +87,16 @@ export function createDelivery(deps: {
   async function round(taskId: string): Promise<boolean> {
     // The lease taken, the task read and its due events claimed (each attempt counted before it
     // is made), in one statement.
-    const { lease, row } = await leases.acquireWith<{ task: TaskRow | null; events: EventRow[] }>(
+    const { lease, row } = await leases.acquireWith<{ task: unknown; events: EventRow[] }>(
       `deliver:${taskId}`,
       // A status event a later one replaces is not shown (it counts as delivered); in each lane
       // an event waiting for its retry holds back the events after it.
-      `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = $4 AND type = 'task_status'),
+      (param) => {
+        const task = param(taskId);
+        return `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = ${task} AND type = 'task_status'),
        open AS (
          SELECT id, lane, next_attempt_at FROM signoff.events
-         WHERE task_id = $4 AND delivered_at IS NULL AND failed_at IS NULL),
+         WHERE task_id = ${task} AND delivered_at IS NULL AND failed_at IS NULL),
        superseded AS (
          UPDATE signoff.events SET delivered_at = now()
          WHERE EXISTS (SELECT 1 FROM lease)
@@ -112,14 +108,14 @@ export function createDelivery(deps: {
          UPDATE signoff.events SET attempts = attempts + 1
          WHERE EXISTS (SELECT 1 FROM lease)
            AND id IN (SELECT c.id FROM current c LEFT JOIN blocked b ON b.lane = c.lane
-                      WHERE b.id IS NULL OR c.id < b.id ORDER BY c.id LIMIT $5)
+                      WHERE b.id IS NULL OR c.id < b.id ORDER BY c.id LIMIT ${param(BATCH)})
          RETURNING id, task_id, key, lane, payload, attempts)
        SELECT EXISTS (SELECT 1 FROM lease) AS leased,
-              (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $4) AS task,
-              coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`,
-      [taskId, BATCH],
+              (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = ${task}) AS task,
+              coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`;
+      },
     );
-    const task = row?.task ? taskFromJson(row.task) : undefined;
+    const task = row?.task ? taskFromRow(row.task) : undefined;
     if (!task) {
       await lease?.release();
       return false;
@@ -139,8 +135,9 @@ export function createDelivery(deps: {
     if (!sink) {
       // Not this process's surface (a job reached the wrong process): let a process that has it deliver.
       await lease.releaseWith(
-        ', untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($3::bigint[])) SELECT 1',
-        [events.map((e) => e.id)],
+        (param) =>
+          `, untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY(${param(events.map((e) => e.id))}::bigint[]))
+           SELECT 1`,
       );
       return false;
     }
@@ -178,15 +175,16 @@ export function createDelivery(deps: {
       // what is next in each lane, in one statement: an event recorded while this round held the
       // lease (whose kick found it taken) is seen here.
       const tried = new Set([...done, ...attempted]);
-      heads = await lease.releaseWith(
-        `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($4::bigint[])),
-         untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($5::bigint[]))
+      heads = await lease.releaseWith((param) => {
+        const delivered = param(done);
+        const untried = param(events.filter((e) => !tried.has(e.id)).map((e) => e.id));
+        return `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY(${delivered}::bigint[])),
+         untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY(${untried}::bigint[]))
          SELECT DISTINCT ON (lane) next_attempt_at IS NULL OR next_attempt_at <= now() AS due, next_attempt_at AS at
          FROM signoff.events
-         WHERE task_id = $3 AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL($4::bigint[])
-         ORDER BY lane, id`,
-        [taskId, done, events.filter((e) => !tried.has(e.id)).map((e) => e.id)],
-      );
+         WHERE task_id = ${param(taskId)} AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL(${delivered}::bigint[])
+         ORDER BY lane, id`;
+      });
     }
     if (heads.some((h) => h.due) && !lease.signal.aborted) return true;
     const next = heads
@@ -195,87 +193,6 @@ export function createDelivery(deps: {
       .sort((a, b) => a.getTime() - b.getTime())[0];
     if (next) await later(task, next);
     return false;
-  }
-
-  /**
-   * What a failed attempt means for the event and the task: 'later' (the surface's rate limit;
-   * not an attempt) and 'retry' hold the event's lane back, 'skip' goes on past it,
-   * 'unreachable' stops the task's delivery.
-   */
-  async function failed(
-    task: Task,
-    event: DeliveredEvent,
-    error: unknown,
-  ): Promise<'later' | 'retry' | 'skip' | 'unreachable'> {
-    // Anything but the surface's own answer failed in signoff (a database error, a payload that
-    // would not parse): not the message refused, so tried again as an outage is (with backoff, a
-    // bounded number of times); its text goes to the log, never into a fallback people read.
-    const failure =
-      error instanceof DeliveryError
-        ? error
-        : new DeliveryError('temporary', SIGNOFF_FAILED, { cause: error });
-    const log = { task: task.id, event: event.key, attempts: event.attempts, code: failure.code };
-    if (!(error instanceof DeliveryError))
-      logger.warn({ ...log, err: error }, 'showing an event failed in signoff');
-    if (failure.kind === 'limited') {
-      // Not an attempt: the round uncounts it as it lets go.
-      await pool.query(
-        `UPDATE signoff.events SET next_attempt_at = now() + $2 * interval '1 millisecond' WHERE id = $1`,
-        [event.id, failure.retryAfterMs ?? 1000],
-      );
-      return 'later';
-    }
-    if (failure.kind === 'unreachable') {
-      logger.warn({ ...log, err: error }, 'the task cannot be shown any more; it fails');
-      await unreachable(task, failure);
-      return 'unreachable';
-    }
-    const limit = failure.kind === 'temporary' ? TEMPORARY_ATTEMPTS : REFUSED_ATTEMPTS;
-    if (event.attempts < limit) {
-      // The surface's own wait (a post Slack may still be making) is a floor under the backoff.
-      const waitMs = Math.max(failure.retryAfterMs ?? 0, backoffMs(event.attempts));
-      logger.info({ ...log, waitMs }, 'delivery failed; will retry');
-      await pool.query(
-        `UPDATE signoff.events SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`,
-        [event.id, `${failure.kind}: ${failure.code}`, waitMs],
-      );
-      return 'retry';
-    }
-    logger.error(
-      { ...log, err: error },
-      'the surface refused this event for good; a fallback is shown instead',
-    );
-    await pool.query(`UPDATE signoff.events SET failed_at = now(), last_error = $2 WHERE id = $1`, [
-      event.id,
-      `${failure.kind}: ${failure.code}`,
-    ]);
-    // A fallback that is refused too is not replaced again.
-    if (event.event.type !== 'delivery_failed') {
-      await insertEvent(pool, task.id, `fallback:${event.key}`, {
-        type: 'delivery_failed',
-        failedKey: event.key,
-        failedType: event.event.type,
-        code: failure.code,
-        // A card that could not be shown, or redrawn for content an edit changed: shown plain.
-        review:
-          event.event.type === 'review_requested' || event.event.type === 'review_progress'
-            ? event.event.review
-            : undefined,
-      });
-    }
-    return 'skip';
-  }
-
-  /** The task's thread is gone for this surface: the task fails, saying why; its events wait for a retry. */
-  async function unreachable(task: Task, failure: DeliveryError): Promise<void> {
-    const reason =
-      failure.reason ?? `its thread cannot be reached any more (${failure.code}); fix that, then retry`;
-    if (!FINAL_STATUSES.includes(task.status)) await setStatus(pool, task.id, 'failed', reason);
-    await pool.query(
-      `UPDATE signoff.events SET failed_at = now(), last_error = $2
-       WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL`,
-      [task.id, `unreachable: ${failure.code}`],
-    );
   }
 
   async function deliver(taskId: string): Promise<void> {

@@ -16,24 +16,19 @@ import { contentHash } from './content-hash.js';
 import { createControls } from './controls.js';
 import { invalidDecision } from './decision-input.js';
 import type { Delivery } from './delivery.js';
-import {
-  type EventRecord,
-  eventRecords,
-  eventsOf,
-  insertEvent,
-  reviewRequestedKey,
-  wasDelivered,
-} from './event-store.js';
+import { eventKey } from './event-keys.js';
+import { type EventRecord, eventRecords, eventsOf, record, wasDelivered } from './event-store.js';
 import type { Metrics } from './metrics.js';
 import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
+import { getReviewWithTask, lockReviewWithTask, reviewsOf } from './review-rows.js';
 import { reviewTimes } from './review-stats.js';
-import { countApproval, countEdit } from './review-updates.js';
+import { countApproval, countEdit, decideReview } from './review-updates.js';
 import type { LoadedWorkflow, Runner } from './runner.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
 import { editMeans } from './standard-interrupts.js';
 import { assertMayStart, startRefusal } from './start-limits.js';
-import * as store from './store.js';
+import { audit, getTask, insertTask, listTasks, type TaskFilter, taskAt } from './task-rows.js';
 import { releaseDueTimers, timerQueue } from './timers.js';
 import {
   approves,
@@ -140,10 +135,10 @@ export function createEngine(deps: EngineDeps): Engine {
     const who = { surface: input.surface, requester: input.requester, channel: input.channel };
     const result = await inTransaction(pool, async (db) => {
       // A start repeated (Slack's retry, a sweep) finds its task, whatever the limits say now.
-      const existing = input.id ? await store.getTask(db, input.id) : undefined;
+      const existing = input.id ? await getTask(db, input.id) : undefined;
       if (existing) return { task: existing, created: false };
       await assertMayStart(db, deps.config.starts, who);
-      const inserted = await store.insertTask(db, {
+      const inserted = await insertTask(db, {
         id,
         workflow: input.workflow,
         surface: input.surface,
@@ -152,8 +147,8 @@ export function createEngine(deps: EngineDeps): Engine {
         origin: input.origin ?? {},
       });
       if (inserted.created) {
-        await insertEvent(db, id, 'started', { type: 'task_started', task: inserted.task });
-        await store.audit(db, {
+        await record(db, id, eventKey.started(), { type: 'task_started', task: inserted.task });
+        await audit(db, {
           taskId: id,
           actor: input.requester,
           action: 'start',
@@ -177,15 +172,13 @@ export function createEngine(deps: EngineDeps): Engine {
       message: string,
       review?: Review,
     ) => {
-      await store
-        .audit(pool, {
-          taskId: review?.taskId,
-          reviewId: input.reviewId,
-          actor: input.actor.id,
-          action: `refused:${input.action}`,
-          detail: { code, message, contentHash: input.contentHash, ...refusedText(input.feedback) },
-        })
-        .catch((err) => logger.warn({ err }, 'audit failed'));
+      await audit(pool, {
+        taskId: review?.taskId,
+        reviewId: input.reviewId,
+        actor: input.actor.id,
+        action: `refused:${input.action}`,
+        detail: { code, message, contentHash: input.contentHash, ...refusedText(input.feedback) },
+      }).catch((err) => logger.warn({ err }, 'audit failed'));
       return { ok: false as const, code, message, review };
     };
     // Group membership is the surface's to answer, and may be slow or fail: asked with no row
@@ -194,7 +187,7 @@ export function createEngine(deps: EngineDeps): Engine {
     let actor = input.actor;
     const asked = new Set<string>();
     if (!automatic && actor.inGroup) {
-      const unlocked = await store.getReviewWithTask(pool, input.reviewId);
+      const unlocked = await getReviewWithTask(pool, input.reviewId);
       const groups = unlocked ? groupsToAsk(unlocked.review.settings, unlocked.task, actor) : [];
       for (const g of groups) asked.add(g);
       actor = await askGroups(actor, groups);
@@ -210,7 +203,7 @@ export function createEngine(deps: EngineDeps): Engine {
       ): Promise<Refused | { review: Review; task: Task; counted?: true } | { askGroups: string[] }> => {
         // The task row first, then its review: the order cancel, redirect and a run's settling
         // take them in, so a click and a cancel at the same moment never deadlock.
-        const found = await store.lockReviewWithTask(db, input.reviewId);
+        const found = await lockReviewWithTask(db, input.reviewId);
         if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
           return { refused: ['unknown_review', 'That review does not exist here.'] as const };
         }
@@ -231,7 +224,7 @@ export function createEngine(deps: EngineDeps): Engine {
         if (review.status !== 'pending') return closed(review);
         if (automatic && approves(action)) {
           // A timer never approves a tool call, nor content whose card nobody could see.
-          const shown = await wasDelivered(db, task.id, reviewRequestedKey(review.id));
+          const shown = await wasDelivered(db, task.id, eventKey.reviewRequested(review.id));
           const why = timerMayNotApprove(review.request, shown);
           if (why)
             return { refused: ['approval_withheld', `Not approved automatically: ${why}.`] as const, review };
@@ -255,7 +248,7 @@ export function createEngine(deps: EngineDeps): Engine {
         if (approves(action) && !automatic && approvalsNeeded(review.settings) > 1) {
           // Read again now that the task is locked: an approval committed while this waited
           // for the lock is not in the statement's view above, and every writer takes that lock.
-          const current = (await store.getReviewWithTask(db, review.id))?.review ?? review;
+          const current = (await getReviewWithTask(db, review.id))?.review ?? review;
           if (current.status !== 'pending') return closed(current);
           // An edit committed meanwhile changed what is approved: this person did not see it.
           seen = contentHash(current.request);
@@ -285,10 +278,10 @@ export function createEngine(deps: EngineDeps): Engine {
           }
           decision.approvals = step.approvals.map(({ by, at }) => ({ by, at }));
         }
-        const decided = await store.decideReview(db, review.id, decision);
+        const decided = await decideReview(db, review.id, decision);
         if (!decided) {
           // Closed while this waited for the task's lock: read it again, as it is now.
-          const now = await store.getReviewWithTask(db, review.id);
+          const now = await getReviewWithTask(db, review.id);
           return closed(now?.review ?? review);
         }
         await enqueue(db, task);
@@ -353,15 +346,15 @@ export function createEngine(deps: EngineDeps): Engine {
       queue.wake(timerQueue(surface));
       return released;
     },
-    getTask: (id: string) => store.getTask(pool, id),
-    taskAt: (surface, place) => store.taskAt(pool, surface, place),
+    getTask: (id: string) => getTask(pool, id),
+    taskAt: (surface, place) => taskAt(pool, surface, place),
     /** One review, for a surface that must show its form before a decision (Slack's modal). */
-    review: async (id: string) => (await store.getReviewWithTask(pool, id))?.review,
-    listTasks: (opts?: store.TaskFilter) => store.listTasks(pool, opts),
+    review: async (id: string) => (await getReviewWithTask(pool, id))?.review,
+    listTasks: (opts?: TaskFilter) => listTasks(pool, opts),
     choicesFor: (review, task, actor) => choicesAt(review, task, actor),
     reviewsFor: (surface, actor, query) => waitingFor(pool, surface, actor, query),
     reviewPlaces: (surface) => waitingPlaces(pool, surface),
-    reviews: (taskId: string, status?: Review['status']) => store.reviewsOf(pool, taskId, status),
+    reviews: (taskId: string, status?: Review['status']) => reviewsOf(pool, taskId, status),
     events: (taskId: string): Promise<DeliveredEvent[]> => eventsOf(pool, taskId),
     /** Every event of the task with how its delivery went (`signoff events`). */
     eventRecords: (taskId: string): Promise<EventRecord[]> => eventRecords(pool, taskId),

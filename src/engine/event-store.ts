@@ -2,36 +2,45 @@
 import type { Queryable } from '../db/queryable.js';
 import type { DeliveredEvent, EngineEvent } from './types.js';
 
-/** Records an event once per (task, key); returns it if this call recorded it. */
-export async function insertEvent(
+/**
+ * Records an event once per (task, key) (keys: event-keys.ts); returns it if this call recorded
+ * it. The one way an event is written: built in TS, from the rows its change returned, and
+ * recorded in the same transaction as that change.
+ */
+export async function record(
   db: Queryable,
   taskId: string,
   key: string,
   event: EngineEvent,
 ): Promise<DeliveredEvent | undefined> {
-  const r = await db.query<{ id: string }>(
-    `INSERT INTO signoff.events (task_id, key, type, payload) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (task_id, key) DO NOTHING RETURNING id`,
-    [taskId, key, event.type, event],
-  );
-  const row = r.rows[0];
-  return row && { id: Number(row.id), taskId, key, event, attempts: 0 };
+  return (await recordAll(db, taskId, [{ key, event }]))[0];
 }
 
-/** Records several events of a task at once, each once per key (one statement). */
-export async function insertEvents(
+/** Records several events of a task, in order, each once per key (one statement); returns those it recorded. */
+export async function recordAll(
   db: Queryable,
   taskId: string,
-  events: { key: string; event: EngineEvent }[],
-): Promise<void> {
-  if (events.length === 0) return;
-  await db.query(
+  events: readonly { key: string; event: EngineEvent }[],
+): Promise<DeliveredEvent[]> {
+  if (events.length === 0) return [];
+  const r = await db.query<{ id: string; key: string }>(
     `INSERT INTO signoff.events (task_id, key, type, payload)
      SELECT $1, e->>'key', e->'event'->>'type', e->'event' FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
      ORDER BY n
-     ON CONFLICT (task_id, key) DO NOTHING`,
+     ON CONFLICT (task_id, key) DO NOTHING RETURNING id, key`,
     [taskId, JSON.stringify(events)],
   );
+  // A key given twice is recorded as it was given first.
+  const byKey = new Map(events.toReversed().map((e) => [e.key, e.event]));
+  return r.rows
+    .map((row) => ({
+      id: Number(row.id),
+      taskId,
+      key: row.key,
+      event: byKey.get(row.key) as EngineEvent,
+      attempts: 0,
+    }))
+    .sort((a, b) => a.id - b.id);
 }
 
 /** A task's events in order: all of them, or those not yet delivered. */
@@ -84,9 +93,6 @@ export async function eventRecords(db: Queryable, taskId: string): Promise<Event
     lastError: row.last_error ?? null,
   }));
 }
-
-/** The key of a review's `review_requested` event (store.ts's openReview writes it in SQL). */
-export const reviewRequestedKey = (reviewId: string) => `review:${reviewId}`;
 
 /** Whether the event `key` of a task went out to its surface (delivered, not failed nor waiting). */
 export async function wasDelivered(db: Queryable, taskId: string, key: string): Promise<boolean> {

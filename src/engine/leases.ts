@@ -15,7 +15,7 @@ import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type TaskRow, taskFromJson } from './store.js';
+import { taskFromRow } from './rows.js';
 import type { Task } from './types.js';
 
 export interface Lease {
@@ -40,10 +40,27 @@ export interface Lease {
   release(): Promise<void>;
   /**
    * Gives the lease up in the same statement as `tail` (more CTEs, `, name AS (…)`, then a
-   * SELECT; its parameters start at $3): "what is left to do?" asked as the lease goes, so that
-   * nothing recorded while it was held is missed. Throws if the statement fails.
+   * SELECT): "what is left to do?" asked as the lease goes, so that nothing recorded while it
+   * was held is missed. Throws if the statement fails.
    */
-  releaseWith<R extends pg.QueryResultRow>(tail: string, values: unknown[]): Promise<R[]>;
+  releaseWith<R extends pg.QueryResultRow>(tail: Tail): Promise<R[]>;
+}
+
+/**
+ * The rest of a lease's statement, written with `param`: each call adds a value to the statement
+ * and returns its placeholder (`$n`), so that a tail never needs to know how many parameters the
+ * lease's own part takes.
+ */
+export type Tail = (param: (value: unknown) => string) => string;
+
+/** The statement `head` + `tail`, its values numbered after `values` (the head's own). */
+function withTail(head: string, values: unknown[], tail: Tail): { text: string; values: unknown[] } {
+  const all = [...values];
+  const text = tail((value) => {
+    all.push(value);
+    return `$${all.length}`;
+  });
+  return { text: `${head} ${text}`, values: all };
 }
 
 export interface Leases {
@@ -53,12 +70,11 @@ export interface Leases {
    * Takes the lease and reads what its holder needs, in one statement. `tail` follows the CTE
    * `lease` (one row when taken): more CTEs (`, name AS (…)`, any change in them conditional on
    * `EXISTS (SELECT 1 FROM lease)`), then a SELECT of one row with a boolean column `leased`
-   * (`EXISTS (SELECT 1 FROM lease) AS leased`). Its parameters start at $4.
+   * (`EXISTS (SELECT 1 FROM lease) AS leased`).
    */
   acquireWith<R extends pg.QueryResultRow>(
     key: string,
-    tail: string,
-    values: unknown[],
+    tail: Tail,
   ): Promise<{ lease: Lease | undefined; row: R | undefined }>;
   readonly ttlMs: number;
 }
@@ -81,15 +97,14 @@ export function createLeases(deps: {
 
   async function acquireWith<R extends pg.QueryResultRow>(
     key: string,
-    tail: string,
-    values: unknown[],
+    tail: Tail,
   ): Promise<{ lease: Lease | undefined; row: R | undefined }> {
     const holder = `${processId}:${randomUUID().slice(0, 8)}`;
     const sentAt = Date.now();
     // Never waits for another transaction on the lease row (a holder letting go, a heartbeat):
     // a statement that waited would go on reading with the snapshot it began with, and a new
     // holder could then read as undelivered what the last one just marked delivered.
-    const r = await pool.query<R & { leased: boolean }>(
+    const statement = withTail(
       `WITH cur AS (SELECT expires_at FROM signoff.leases WHERE key = $1 FOR UPDATE SKIP LOCKED),
        seen AS (SELECT 1 FROM signoff.leases WHERE key = $1),
        taken AS (
@@ -101,10 +116,11 @@ export function createLeases(deps: {
          SELECT $1, $2, now() + $3 * interval '1 millisecond' WHERE NOT EXISTS (SELECT 1 FROM seen)
          ON CONFLICT (key) DO NOTHING
          RETURNING 1),
-       lease AS (SELECT 1 FROM taken UNION ALL SELECT 1 FROM inserted)
-       ${tail}`,
-      [key, holder, ttlMs, ...values],
+       lease AS (SELECT 1 FROM taken UNION ALL SELECT 1 FROM inserted)`,
+      [key, holder, ttlMs],
+      tail,
     );
+    const r = await pool.query<R & { leased: boolean }>(statement.text, statement.values);
     const row = r.rows[0];
     return { lease: row?.leased ? held(key, holder, sentAt) : undefined, row };
   }
@@ -161,7 +177,7 @@ export function createLeases(deps: {
         return !controller.signal.aborted;
       },
       fence: async (db, taskId) => {
-        const r = await db.query<{ held: boolean; task: TaskRow | null }>(
+        const r = await db.query<{ held: boolean; task: unknown }>(
           `WITH held AS (
              SELECT 1 FROM signoff.leases WHERE key = $1 AND holder = $2 AND expires_at > now() FOR UPDATE),
            task AS (SELECT * FROM signoff.tasks WHERE id = $3 FOR UPDATE)
@@ -173,15 +189,16 @@ export function createLeases(deps: {
           lose('found expired or taken');
           throw new SignoffError('lease_lost', `lease ${key} is no longer held`);
         }
-        return row.task ? taskFromJson(row.task) : undefined;
+        return row.task ? taskFromRow(row.task) : undefined;
       },
-      releaseWith: async <R extends pg.QueryResultRow>(tail: string, values: unknown[]) => {
+      releaseWith: async <R extends pg.QueryResultRow>(tail: Tail) => {
         stop();
-        const r = await pool.query<R>(
-          `WITH released AS (DELETE FROM signoff.leases WHERE key = $1 AND holder = $2) ${tail}`,
-          [key, holder, ...values],
+        const statement = withTail(
+          'WITH released AS (DELETE FROM signoff.leases WHERE key = $1 AND holder = $2)',
+          [key, holder],
+          tail,
         );
-        return r.rows;
+        return (await pool.query<R>(statement.text, statement.values)).rows;
       },
       release: async () => {
         stop();
@@ -196,7 +213,7 @@ export function createLeases(deps: {
   }
 
   const acquire = async (key: string) =>
-    (await acquireWith(key, 'SELECT EXISTS (SELECT 1 FROM lease) AS leased', [])).lease;
+    (await acquireWith(key, () => 'SELECT EXISTS (SELECT 1 FROM lease) AS leased')).lease;
 
   return { acquire, acquireWith, ttlMs };
 }

@@ -7,11 +7,13 @@ import { inTransaction } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import type { DecideInput, DecideResult } from './api.js';
 import type { Delivery } from './delivery.js';
-import { insertEvent } from './event-store.js';
+import { eventKey } from './event-keys.js';
+import { record } from './event-store.js';
 import type { JobQueue } from './queue.js';
+import { getReviewWithTask } from './review-rows.js';
 import { escalateReview } from './review-updates.js';
 import { atDeadline, type DeadlineStep, escalatedReviewers, stepsTaken } from './sign-off-rules.js';
-import { getReviewWithTask, getTask } from './store.js';
+import { getTask } from './task-rows.js';
 import { formatDuration, isDue, type TimerJob, timerKey, timerQueue, timerTime } from './timers.js';
 import { type Actor, type Clock, type Review, SYSTEM_ACTOR, type Task } from './types.js';
 
@@ -45,8 +47,8 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       return;
     }
     const remind = async (overdue: boolean, withheld?: string) => {
-      const key = overdue ? `overdue:${review.id}` : `remind:${review.id}:${job.n}`;
-      await insertEvent(deps.pool, task.id, key, {
+      const key = overdue ? eventKey.overdue(review.id) : eventKey.reminder(review.id, job.n);
+      await record(deps.pool, task.id, key, {
         type: 'review_reminder',
         review,
         n: job.n,

@@ -34,16 +34,6 @@ export async function pruneCheckpoints(
   );
 }
 
-/** Deletes a whole thread (a redirected task's old generation: nothing will resume it). */
-export async function dropThread(db: Queryable, threadId: string, schema = CHECKPOINT_SCHEMA): Promise<void> {
-  await db.query(
-    `WITH c AS (DELETE FROM ${schema}.checkpoints WHERE thread_id = $1),
-     w AS (DELETE FROM ${schema}.checkpoint_writes WHERE thread_id = $1)
-     DELETE FROM ${schema}.checkpoint_blobs WHERE thread_id = $1`,
-    [threadId],
-  );
-}
-
 /** Bytes a thread occupies in the checkpointer's tables (for the benchmark and the tests). */
 export async function checkpointBytes(
   db: Queryable,

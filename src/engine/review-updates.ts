@@ -1,43 +1,106 @@
 /**
- * The changes of a pending review short of its decision, each with its event and audit entry in
- * one statement (like `decideReview` in store.ts): an approval counted towards a quorum, an edit
- * counted towards one, and an escalation at the deadline. Each applies only to a review still pending and not already changed
- * that way, so a retried or raced call changes nothing twice.
+ * The changes of a pending review, each with its audit entry (same statement) and its event (same
+ * transaction, built from the row the change returned): its decision, an approval counted towards
+ * a quorum, an edit counted towards one, and an escalation at the deadline. Each applies only to
+ * a review still pending and not already changed that way, so a retried or raced call changes
+ * nothing twice.
  */
-import type { Queryable } from '../db/queryable.js';
+import { atomically, type Queryable } from '../db/queryable.js';
 import { contentHash } from './content-hash.js';
+import { eventKey } from './event-keys.js';
+import { record, recordAll } from './event-store.js';
+import { reviewFromRow } from './rows.js';
 import { approvalsNeeded } from './sign-off-rules.js';
 import { withEdit } from './standard-interrupts.js';
 import { type Approval, type Decision, type Review, type ReviewRequest, SYSTEM_ACTOR } from './types.js';
 
+/**
+ * The exactly-once step: only a pending review becomes decided; a second caller gets nothing.
+ * The decision's audit entry is written by the same statement, its event in the same transaction.
+ */
+export function decideReview(db: Queryable, id: string, decision: Decision): Promise<Review | undefined> {
+  return atomically(db, async (db) => {
+    const r = await db.query<{ reopened: number | null }>(
+      `WITH decided AS (
+         UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = $3, decided_at = now()
+         WHERE id = $1 AND status = 'pending' RETURNING *),
+       audited AS (
+         INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
+         SELECT task_id, id, $3, $4, $5 FROM decided),
+       -- The last open question answered: the task is working again from this moment, as its
+       -- status shows, and its run has one write fewer to make.
+       working AS (
+         UPDATE signoff.tasks t SET status = 'working', status_reason = NULL, version = version + 1, updated_at = now()
+         FROM decided d
+         WHERE t.id = d.task_id AND t.status = 'waiting'
+           AND NOT EXISTS (SELECT 1 FROM signoff.reviews o
+                           WHERE o.task_id = d.task_id AND o.status = 'pending' AND o.id <> d.id)
+         RETURNING t.version)
+       SELECT decided.*, (SELECT version FROM working) AS reopened FROM decided`,
+      [
+        id,
+        decision,
+        decision.by,
+        decision.action,
+        {
+          feedback: decision.feedback,
+          automatic: decision.automatic,
+          contentHash: decision.contentHash,
+          approvals: decision.approvals,
+          // What an edit ran instead of what was asked.
+          values: decision.action === 'edit' ? decision.values : undefined,
+        },
+      ],
+    );
+    const row = r.rows[0];
+    if (!row) return undefined;
+    const review = reviewFromRow(row);
+    await recordAll(db, review.taskId, [
+      { key: eventKey.decided(review.id), event: { type: 'review_decided', review } },
+      ...(row.reopened === null
+        ? []
+        : [
+            {
+              key: eventKey.status(row.reopened),
+              event: { type: 'task_status', status: 'working', reason: null } as const,
+            },
+          ]),
+    ]);
+    return review;
+  });
+}
+
 /** Counts one person's approval (once: a second one by the same person changes nothing). */
-export async function countApproval(
+export function countApproval(
   db: Queryable,
   reviewId: string,
   approval: Approval,
   needed: number,
 ): Promise<Review | undefined> {
-  const r = await db.query<{ review: Review }>(
-    `WITH counted AS (
-       UPDATE signoff.reviews SET approvals = approvals || jsonb_build_array($2::jsonb)
-       WHERE id = $1 AND status = 'pending'
-         AND NOT approvals @> jsonb_build_array(jsonb_build_object('by', $3::text))
-       RETURNING *),
-     announced AS (
-       INSERT INTO signoff.events (task_id, key, type, payload)
-       SELECT task_id, 'approved:' || id || ':' || $3, 'review_progress',
-              jsonb_build_object('type', 'review_progress', 'by', $3::text,
-                                 'review', signoff.review_json(counted::signoff.reviews))
-       FROM counted ON CONFLICT (task_id, key) DO NOTHING),
-     audited AS (
-       INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
-       SELECT task_id, id, $3, 'approve',
-              jsonb_build_object('contentHash', $4::text, 'counted', jsonb_array_length(approvals), 'needed', $5::int)
-       FROM counted)
-     SELECT signoff.review_json(counted::signoff.reviews) AS review FROM counted`,
-    [reviewId, approval, approval.by, approval.contentHash, needed],
-  );
-  return r.rows[0]?.review;
+  return atomically(db, async (db) => {
+    const r = await db.query(
+      `WITH counted AS (
+         UPDATE signoff.reviews SET approvals = approvals || jsonb_build_array($2::jsonb)
+         WHERE id = $1 AND status = 'pending'
+           AND NOT approvals @> jsonb_build_array(jsonb_build_object('by', $3::text))
+         RETURNING *),
+       audited AS (
+         INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
+         SELECT task_id, id, $3, 'approve',
+                jsonb_build_object('contentHash', $4::text, 'counted', jsonb_array_length(approvals), 'needed', $5::int)
+         FROM counted)
+       SELECT * FROM counted`,
+      [reviewId, approval, approval.by, approval.contentHash, needed],
+    );
+    if (!r.rows[0]) return undefined;
+    const review = reviewFromRow(r.rows[0]);
+    await record(db, review.taskId, eventKey.approved(review.id, approval.by), {
+      type: 'review_progress',
+      by: approval.by,
+      review,
+    });
+    return review;
+  });
 }
 
 /**
@@ -63,43 +126,47 @@ export function countEdit(db: Queryable, current: Review, d: Decision): Promise<
  * what it showed before were not approvals of this), and the card redraws. Only from the edit
  * before: a retried call changes nothing.
  */
-async function editReview(
+function editReview(
   db: Queryable,
   reviewId: string,
   e: { request: ReviewRequest; approval: Approval; needed: number },
 ): Promise<Review | undefined> {
   const edit = e.request.edit;
-  const r = await db.query<{ review: Review }>(
-    `WITH edited AS (
-       UPDATE signoff.reviews SET request = $2, approvals = jsonb_build_array($3::jsonb)
-       WHERE id = $1 AND status = 'pending' AND coalesce((request->'edit'->>'n')::int, 0) = $5 - 1
-       RETURNING *),
-     announced AS (
-       INSERT INTO signoff.events (task_id, key, type, payload)
-       SELECT task_id, 'edited:' || id || ':' || $5::int, 'review_progress',
-              jsonb_build_object('type', 'review_progress', 'by', $4::text,
-                                 'review', signoff.review_json(edited::signoff.reviews))
-       FROM edited ON CONFLICT (task_id, key) DO NOTHING),
-     audited AS (
-       INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
-       SELECT task_id, id, $4, 'edit',
-              jsonb_strip_nulls(jsonb_build_object('contentHash', $6::text, 'counted', 1, 'needed', $7::int,
-                                                   'feedback', $8::text, 'values', $9::jsonb))
-       FROM edited)
-     SELECT signoff.review_json(edited::signoff.reviews) AS review FROM edited`,
-    [
-      reviewId,
-      e.request,
-      e.approval,
-      e.approval.by,
-      edit?.n ?? 1,
-      e.approval.contentHash,
-      e.needed,
-      edit?.feedback ?? null,
-      JSON.stringify(edit?.values ?? {}),
-    ],
-  );
-  return r.rows[0]?.review;
+  const n = edit?.n ?? 1;
+  return atomically(db, async (db) => {
+    const r = await db.query(
+      `WITH edited AS (
+         UPDATE signoff.reviews SET request = $2, approvals = jsonb_build_array($3::jsonb)
+         WHERE id = $1 AND status = 'pending' AND coalesce((request->'edit'->>'n')::int, 0) = $5 - 1
+         RETURNING *),
+       audited AS (
+         INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
+         SELECT task_id, id, $4, 'edit',
+                jsonb_strip_nulls(jsonb_build_object('contentHash', $6::text, 'counted', 1, 'needed', $7::int,
+                                                     'feedback', $8::text, 'values', $9::jsonb))
+         FROM edited)
+       SELECT * FROM edited`,
+      [
+        reviewId,
+        e.request,
+        e.approval,
+        e.approval.by,
+        n,
+        e.approval.contentHash,
+        e.needed,
+        edit?.feedback ?? null,
+        JSON.stringify(edit?.values ?? {}),
+      ],
+    );
+    if (!r.rows[0]) return undefined;
+    const review = reviewFromRow(r.rows[0]);
+    await record(db, review.taskId, eventKey.edited(review.id, n), {
+      type: 'review_progress',
+      by: e.approval.by,
+      review,
+    });
+    return review;
+  });
 }
 
 /**
@@ -107,29 +174,33 @@ async function editReview(
  * become its reviewers (the old ones and the step's), its deadline moves to `dueAt`, and the
  * surfaces are told whom to ping. Only from the step before: a retried deadline changes nothing.
  */
-export async function escalateReview(
+export function escalateReview(
   db: Queryable,
   reviewId: string,
   e: { step: number; to: string[]; reviewers: string[]; dueAt: Date; reason: string },
 ): Promise<Review | undefined> {
-  const r = await db.query<{ review: Review }>(
-    `WITH escalated AS (
-       UPDATE signoff.reviews
-       SET settings = settings || jsonb_build_object('reviewers', $2::jsonb, 'escalated', $7::int), due_at = $3
-       WHERE id = $1 AND status = 'pending' AND coalesce((settings->>'escalated')::int, 0) = $7 - 1
-       RETURNING *),
-     announced AS (
-       INSERT INTO signoff.events (task_id, key, type, payload)
-       SELECT task_id, 'escalated:' || id || ':' || $7::int::text, 'review_escalated',
-              jsonb_build_object('type', 'review_escalated', 'to', $4::jsonb, 'reason', $5::text,
-                                 'review', signoff.review_json(escalated::signoff.reviews))
-       FROM escalated ON CONFLICT (task_id, key) DO NOTHING),
-     audited AS (
-       INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
-       SELECT task_id, id, $6, 'escalate', jsonb_build_object('to', $4::jsonb, 'automatic', $5::text, 'step', $7::int)
-       FROM escalated)
-     SELECT signoff.review_json(escalated::signoff.reviews) AS review FROM escalated`,
-    [reviewId, JSON.stringify(e.reviewers), e.dueAt, JSON.stringify(e.to), e.reason, SYSTEM_ACTOR, e.step],
-  );
-  return r.rows[0]?.review;
+  return atomically(db, async (db) => {
+    const r = await db.query(
+      `WITH escalated AS (
+         UPDATE signoff.reviews
+         SET settings = settings || jsonb_build_object('reviewers', $2::jsonb, 'escalated', $7::int), due_at = $3
+         WHERE id = $1 AND status = 'pending' AND coalesce((settings->>'escalated')::int, 0) = $7 - 1
+         RETURNING *),
+       audited AS (
+         INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
+         SELECT task_id, id, $6, 'escalate', jsonb_build_object('to', $4::jsonb, 'automatic', $5::text, 'step', $7::int)
+         FROM escalated)
+       SELECT * FROM escalated`,
+      [reviewId, JSON.stringify(e.reviewers), e.dueAt, JSON.stringify(e.to), e.reason, SYSTEM_ACTOR, e.step],
+    );
+    if (!r.rows[0]) return undefined;
+    const review = reviewFromRow(r.rows[0]);
+    await record(db, review.taskId, eventKey.escalated(review.id, e.step), {
+      type: 'review_escalated',
+      to: e.to,
+      reason: e.reason,
+      review,
+    });
+    return review;
+  });
 }

@@ -17,7 +17,6 @@
  */
 import {
   Command,
-  INTERRUPT,
   isUnknownInterruptError,
   type LangGraphRunnableConfig,
   type StateSnapshot,
@@ -27,34 +26,19 @@ import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { describeFailure, failureLogLevel } from '../llm/failures.js';
 import type { Logger } from '../logger.js';
-import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
-import { saidSchema } from '../workflows/shared/say.js';
+import type { WorkflowsConfig } from '../workflow-config.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
-import { insertEvents } from './event-store.js';
+import { createGraphRun } from './graph-run.js';
 import type { Lease, Leases } from './leases.js';
 import { pruneCheckpoints } from './prune.js';
 import type { JobQueue } from './queue.js';
+import { markApplied, unappliedDecisionsJson } from './review-rows.js';
+import { reviewFromRow, taskFromRow } from './rows.js';
 import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
 import { pendingInterrupts, resumeValue } from './standard-interrupts.js';
-import * as store from './store.js';
-import {
-  type Clock,
-  type Decision,
-  type EngineEvent,
-  FINAL_STATUSES,
-  type Review,
-  type Task,
-  threadOf,
-} from './types.js';
-
-/** An agent's message, ready to be recorded. */
-type Spoken = { key: string; event: EngineEvent; node: string };
-const spoken = (key: string, m: { agent: string; text: string }, node: string): Spoken => ({
-  key,
-  event: { type: 'agent_said', agent: m.agent, text: m.text },
-  node,
-});
+import { getTask, setStatus } from './task-rows.js';
+import { type Clock, type Decision, FINAL_STATUSES, type Review, type Task, threadOf } from './types.js';
 
 /** What settling needs, read from saved state when this advance ran nothing. */
 function fromState(state: StateSnapshot): RunResult {
@@ -67,9 +51,6 @@ function fromState(state: StateSnapshot): RunResult {
 }
 
 const RECURSION_LIMIT = 1000;
-
-/** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
-const PRUNE_EVERY_STEPS = 20;
 
 export interface RunnerDeps {
   pool: pg.Pool;
@@ -99,6 +80,7 @@ export type { LoadedWorkflow } from './settling.js';
 export function createRunner(deps: RunnerDeps) {
   const { pool, delivery, leases, logger } = deps;
   const { settle, gaveUp } = createSettling(deps);
+  const run = createGraphRun(deps);
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
@@ -113,21 +95,20 @@ export function createRunner(deps: RunnerDeps) {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (stopping) return 'stopped';
       // The lease, the task and its decisions not yet applied, in one statement.
-      const { lease, row } = await leases.acquireWith<{
-        task: store.TaskRow | null;
-        decided: Review[];
-      }>(
+      const { lease, row } = await leases.acquireWith<{ task: unknown; decided: unknown[] }>(
         `run:${taskId}`,
-        `SELECT EXISTS (SELECT 1 FROM lease) AS leased,
-                (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $4) AS task,
-                ${store.UNAPPLIED_DECISIONS_JSON} AS decided`,
-        [taskId],
+        (param) => {
+          const task = param(taskId);
+          return `SELECT EXISTS (SELECT 1 FROM lease) AS leased,
+                  (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = ${task}) AS task,
+                  ${unappliedDecisionsJson(task)} AS decided`;
+        },
       );
       if (!lease) return row?.task ? 'busy' : 'done';
       let more: { more: boolean }[] = [];
       try {
-        const task = row?.task ? store.taskFromJson(row.task) : undefined;
-        const decided = row?.decided ?? [];
+        const task = row?.task ? taskFromRow(row.task) : undefined;
+        const decided = (row?.decided ?? []).map(reviewFromRow);
         if (!task) return 'done';
         if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed')
           await step(task, decided, lease, attempt);
@@ -141,10 +122,9 @@ export function createRunner(deps: RunnerDeps) {
       } finally {
         // Decisions recorded while this run went on (a parallel branch's) are run now, not later.
         more = await lease.releaseWith<{ more: boolean }>(
-          `SELECT EXISTS (SELECT 1 FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
-                          WHERE r.task_id = $3 AND r.status = 'decided' AND r.applied_at IS NULL
+          (param) => `SELECT EXISTS (SELECT 1 FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
+                          WHERE r.task_id = ${param(taskId)} AND r.status = 'decided' AND r.applied_at IS NULL
                             AND t.status IN ('working', 'waiting')) AS more`,
-          [taskId],
         );
       }
       if (!more[0]?.more) return 'done';
@@ -156,12 +136,7 @@ export function createRunner(deps: RunnerDeps) {
     const log = logger.child({ task: task.id, workflow: task.workflow });
     const workflow = deps.workflows.get(task.workflow);
     if (!workflow) {
-      await store.setStatus(
-        pool,
-        task.id,
-        'failed',
-        `the workflow "${task.workflow}" is not available any more`,
-      );
+      await setStatus(pool, task.id, 'failed', `the workflow "${task.workflow}" is not available any more`);
       void delivery.kick(task);
       return;
     }
@@ -181,7 +156,7 @@ export function createRunner(deps: RunnerDeps) {
 
     /** Runs the graph once; undefined when the run failed (the task says why) or was cancelled. */
     const execute = async (input: unknown): Promise<RunResult | undefined> => {
-      if (task.status !== 'working' && (await store.setStatus(pool, task.id, 'working', null))) {
+      if (task.status !== 'working' && (await setStatus(pool, task.id, 'working', null))) {
         // Shown while the graph starts, ahead of what the agents say.
         void delivery.kick(task, { soon: true });
       }
@@ -199,7 +174,7 @@ export function createRunner(deps: RunnerDeps) {
         if (isConnectionError(error, pool) || isUnknownInterruptError(error)) throw error;
         // Whatever it ended with, a step cut short by the process stopping runs again later.
         if (stopping) throw new RunStopped('the process is stopping', { cause: error });
-        const current = await store.getTask(pool, task.id);
+        const current = await getTask(pool, task.id);
         // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
         if (current?.status === 'cancelled' || current?.generation !== task.generation) return undefined;
         // People see a coded sentence; the provider's own words stay in the log.
@@ -207,7 +182,7 @@ export function createRunner(deps: RunnerDeps) {
         log[failureLogLevel(code)]({ err: error, failure: code }, 'workflow step failed');
         await inTransaction(pool, async (db) => {
           await lease.fence(db, task.id);
-          await store.setStatus(db, task.id, 'failed', reason);
+          await setStatus(db, task.id, 'failed', reason);
         });
         void delivery.kick(task);
         return undefined;
@@ -235,7 +210,7 @@ export function createRunner(deps: RunnerDeps) {
       const before = await workflow.graph.getState(config);
       const pending = new Set(pendingInterrupts(before).map((i) => i.id));
       // Nothing is resumed twice.
-      await store.markApplied(
+      await markApplied(
         pool,
         decided.filter((r) => !pending.has(r.id)).map((r) => r.id),
       );
@@ -266,7 +241,7 @@ export function createRunner(deps: RunnerDeps) {
       await inTransaction(pool, async (db) => {
         // The task row first, as in every command that changes a task and its reviews (no deadlock).
         const current = await lease.fence(db, task.id);
-        await store.markApplied(
+        await markApplied(
           db,
           toApply.map((r) => r.id),
         );
@@ -281,81 +256,6 @@ export function createRunner(deps: RunnerDeps) {
       if (!(await gaveUp(task, lease, error, attempt))) throw error;
     }
     void delivery.kick(task);
-  }
-
-  /**
-   * Runs the graph stepwise (a long run prunes as it goes and never holds a quadratic history)
-   * and keeps what settling needs: the interrupts pending at the end (a run re-emits those it
-   * leaves pending) and the final values.
-   */
-  async function run(
-    task: Task,
-    workflow: LoadedWorkflow,
-    input: unknown,
-    config: LangGraphRunnableConfig,
-  ): Promise<RunResult> {
-    const durability =
-      workflowSettings(deps.config, task.workflow).durability ?? workflow.definition.durability;
-    const interrupts = new Map<string, unknown>();
-    let values: Record<string, unknown> | undefined;
-    let steps = 0;
-    // What the agents said is recorded only once it is saved, so that what people see is what
-    // the state holds even if this process dies: each step's words when its checkpoint is written
-    // (`sync`, before the next step starts), or all of them when the run stops (`exit`, `async`).
-    const generation = task.generation === 0 ? '' : `${task.generation}:`;
-    let thisStep: Spoken[] = [];
-    const finished: Spoken[] = [];
-    const finishedNodes = new Set<string>();
-    const record = async (spoken: Spoken[], kick: boolean) => {
-      await insertEvents(pool, task.id, spoken);
-      if (kick && spoken.length) void delivery.kick(task, { soon: true });
-    };
-    try {
-      const stream = await workflow.graph.stream(input, {
-        ...config,
-        durability,
-        streamMode: ['updates', 'values', 'custom'],
-      });
-      for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
-        if (mode === 'custom') {
-          const said = saidSchema.safeParse(chunk);
-          if (said.success)
-            thisStep.push(spoken(`said:${generation}${said.data.key}`, said.data, said.data.node));
-          continue;
-        }
-        // A node's update: it finished, and (with sync) its result is saved even if a sibling fails.
-        if (mode === 'updates') for (const node of Object.keys(chunk)) finishedNodes.add(node);
-        const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
-        if (pending) for (const i of pending) interrupts.set(i.id, i.value);
-        else if (mode === 'values') {
-          values = chunk;
-          // The step is over; with `sync` its checkpoint is written by now.
-          if (durability === 'sync') await record(thisStep, true);
-          else finished.push(...thisStep);
-          thisStep = [];
-          finishedNodes.clear();
-        }
-        if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
-          await pruneCheckpoints(pool, threadOf(task));
-      }
-    } catch (error) {
-      // LangGraph saves the finished steps as a run fails; the failing step's words were never
-      // saved and are not shown. A run stopped on purpose (cancel, redirect) shows nothing more.
-      if (!config.signal?.aborted) {
-        // With sync, a node of the failing step that finished keeps its result (a retry does not
-        // run it again), so its words are shown too.
-        const kept = durability === 'sync' ? thisStep.filter((w) => finishedNodes.has(w.node)) : [];
-        await record([...finished, ...kept], true);
-      }
-      throw error;
-    }
-    // Settling the run delivers these with the review they lead up to.
-    await record([...finished, ...thisStep], false);
-    return {
-      interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
-      finished: interrupts.size === 0,
-      values,
-    };
   }
 
   return {

@@ -18,8 +18,9 @@ import type { Lease } from './leases.js';
 import { honestOutcome } from './outcome.js';
 import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
+import { insertReview, reviewsOf } from './review-rows.js';
 import { reviewSettings } from './review-settings.js';
-import * as store from './store.js';
+import { setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
 import type { Clock, Task } from './types.js';
 
@@ -62,8 +63,8 @@ export function createSettling(deps: SettlingDeps) {
       const dueAt = settings.timeoutSeconds
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;
-      // The review with its review_requested event (one statement), and its timers.
-      const review = await store.insertReview(db, {
+      // The review with its review_requested event (one transaction: the run's), and its timers.
+      const review = await insertReview(db, {
         id: interrupt.id,
         taskId: task.id,
         request,
@@ -73,13 +74,13 @@ export function createSettling(deps: SettlingDeps) {
       if (review) await scheduleTimers(deps.queue, db, task.surface, review);
     }
     // A review still pending from before this run (a parallel branch) keeps the task waiting too.
-    if (result.interrupts.length || (await store.reviewsOf(db, task.id, 'pending')).length) {
-      await store.setStatus(db, task.id, 'waiting', null);
+    if (result.interrupts.length || (await reviewsOf(db, task.id, 'pending')).length) {
+      await setStatus(db, task.id, 'waiting', null);
       return;
     }
     if (result.finished) {
       const outcome = await honestOutcome(db, task.id, workflow.definition.outcome(result.values ?? {}));
-      await store.setStatus(db, task.id, outcome.status, outcome.reason ?? null);
+      await setStatus(db, task.id, outcome.status, outcome.reason ?? null);
     }
   }
 
@@ -97,7 +98,7 @@ export function createSettling(deps: SettlingDeps) {
     logger.error(log, 'settling the run failed on every attempt; the task fails');
     await inTransaction(pool, async (db) => {
       await lease.fence(db, task.id);
-      await store.setStatus(db, task.id, 'failed', FAILURE_SENTENCES.unsaved);
+      await setStatus(db, task.id, 'failed', FAILURE_SENTENCES.unsaved);
     });
     return true;
   }

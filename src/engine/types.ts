@@ -1,7 +1,7 @@
 /**
  * Glossary
  * - task: one piece of work a person started; one LangGraph thread (thread_id = task id), one
- *   Slack thread or terminal run. Status: working, waiting, done, rejected, cancelled, failed.
+ *   Slack thread or terminal run. Status: working, waiting, done, rejected, stopped, cancelled, failed.
  * - review: a pending LangGraph interrupt, keyed by its interrupt id, shown as a card or a prompt.
  * - decision: a person's answer to a review (approve / edit / revise / reject, with feedback). Recorded
  *   once, by one conditional update, in the transaction that enqueues the resume.
@@ -10,19 +10,33 @@
  * - surface: where people see and answer tasks: Slack or the terminal. Surfaces call the engine
  *   (start, decide, redirect, cancel, retry) and receive its events.
  * - event: something a surface must show (agent said, review requested, …), stored in an outbox
- *   under a key unique per task, so that it is delivered once even when a step runs again.
+ *   under a key unique per task (event-keys.ts), so that it is delivered once even when a step runs
+ *   again.
+ * - generation: how many times a task was redirected; each generation runs in a graph thread of
+ *   its own (`threadOf`), so a redirected task starts over while the old thread stays as history.
+ * - lease: the right, held by one process at a time, to run a task's graph (`run:<task>`) or to
+ *   deliver its events (`deliver:<task>`); renewed by heartbeat, and checked (fenced) inside every
+ *   transaction that writes what its holder did (leases.ts).
+ * - lane: the order a task's events are delivered in: its status while it runs goes in the
+ *   `status` lane (only the latest matters), everything else in the `thread` lane; each lane goes
+ *   out in id order and neither holds back the other (migration 008).
+ *
+ * The shapes of a task, a review and each event are zod schemas (shapes.ts); the types here are
+ * inferred from them.
  */
+import type { z } from 'zod';
+import type {
+  abandonedGoalSchema,
+  approvalSchema,
+  engineEventSchema,
+  reviewSchema,
+  reviewSettingsSchema,
+  taskSchema,
+} from './shapes.js';
+import { TASK_STATUSES, type TaskStatus } from './shapes.js';
 
-export const TASK_STATUSES = [
-  'working',
-  'waiting',
-  'done',
-  'rejected',
-  'stopped',
-  'cancelled',
-  'failed',
-] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+export { SURFACES, type Surface, TASK_STATUSES, type TaskStatus } from './shapes.js';
+
 /** `stopped`: ended without approval because a limit was reached (the proposal's revisions). */
 export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'stopped', 'cancelled'];
 
@@ -45,9 +59,6 @@ export const STATUS_CHANGES: Readonly<Record<TaskStatus, readonly TaskStatus[]>>
 export const statusesBefore = (to: TaskStatus): TaskStatus[] =>
   TASK_STATUSES.filter((from) => from === to || STATUS_CHANGES[from].includes(to));
 
-export const SURFACES = ['cli', 'slack'] as const;
-export type Surface = (typeof SURFACES)[number];
-
 // The review protocol (what a workflow asks, what it is answered) is the workflows' to define:
 // they sit below the engine and must not reach up into it.
 export {
@@ -67,30 +78,8 @@ export {
   TOOL_CALL_KIND,
 } from '../workflows/shared/protocol.js';
 
-import type { Decision, ReviewRequest } from '../workflows/shared/protocol.js';
-
-/** Dates are ISO strings: tasks and reviews travel inside events as JSON. */
-export interface Task {
-  id: string;
-  workflow: string;
-  surface: Surface;
-  text: string;
-  requester: string;
-  origin: Record<string, unknown>;
-  status: TaskStatus;
-  statusReason: string | null;
-  /** How many times the task was redirected; each generation is its own graph thread. */
-  generation: number;
-  abandonedGoals: AbandonedGoal[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface AbandonedGoal {
-  text: string;
-  by: string;
-  at: string;
-}
+export type Task = z.infer<typeof taskSchema>;
+export type AbandonedGoal = z.infer<typeof abandonedGoalSchema>;
 
 /** The graph thread of a task's current generation (the first keeps the task's own id). */
 export const threadOf = (task: Pick<Task, 'id' | 'generation'>) =>
@@ -99,91 +88,11 @@ export const threadOf = (task: Pick<Task, 'id' | 'generation'>) =>
 /** The task a graph thread belongs to. */
 export const taskOfThread = (threadId: string) => threadId.replace(/#\d+$/, '');
 
-export interface ReviewSettings {
-  reviewers: string[];
-  allowSelfApproval: boolean;
-  /** May people from another organization and guests decide (absent on reviews opened before it: no)? */
-  allowExternal?: boolean;
-  timeoutSeconds?: number;
-  onTimeout: 'approve' | 'reject' | 'cancel' | 'remind' | 'escalate';
-  /** With `onTimeout: escalate`: each step's reviewers added and wait, and what applies after the last. */
-  escalation?: {
-    steps: { to: string[]; afterSeconds: number }[];
-    finalAction: 'approve' | 'reject' | 'cancel' | 'remind';
-  };
-  /** How many escalation steps were taken (its reviewers then include theirs). */
-  escalated?: number;
-  /** How many different people must approve (absent: one). */
-  approvals?: number;
-  /** Reminder pings, in seconds before the deadline; absent means one at half time. */
-  remindersBeforeSeconds?: number[];
-  allowSkip: boolean;
-  dmReviewers: boolean;
-  /** Mentioned besides the reviewers (absent on reviews opened before it existed: the requester). */
-  notify?: string[];
-  feedback: { minLength: number; maxLength: number };
-  /**
-   * What a reply in the thread means while the review waits (the checkpoint's `replies`); absent
-   * on reviews opened before it existed, which behave as `ask`.
-   */
-  replies?: 'ask' | 'feedback' | 'ignore';
-}
-
-/** One person's approval of a review that needs several (N of M). */
-export interface Approval {
-  by: string;
-  at: string;
-  contentHash: string;
-}
-
-export interface Review {
-  id: string;
-  taskId: string;
-  checkpoint: string;
-  request: ReviewRequest;
-  settings: ReviewSettings;
-  status: 'pending' | 'decided' | 'cancelled';
-  decision: Decision | null;
-  decidedBy: string | null;
-  decidedAt: string | null;
-  dueAt: string | null;
-  createdAt: string;
-  /** Approvals counted so far, oldest first, while the review waits for its quorum. */
-  approvals: Approval[];
-}
-
-/** What surfaces are told, in order, once each. */
-export type EngineEvent =
-  | { type: 'task_started'; task: Task }
-  | { type: 'agent_said'; agent: string; text: string }
-  | { type: 'review_requested'; review: Review }
-  | { type: 'review_decided'; review: Review }
-  /** One more approval counted; the review waits for the rest of its quorum. */
-  | { type: 'review_progress'; review: Review; by: string }
-  /** Nobody decided by the deadline: `to` were added as reviewers and the deadline moved. */
-  | { type: 'review_escalated'; review: Review; to: string[]; reason: string }
-  /**
-   * A review still waiting: a reminder before its deadline (n = 1, 2…), or past it (overdue);
-   * `withheld`: why its deadline did not approve it as its checkpoint says (it waits for a person).
-   */
-  | { type: 'review_reminder'; review: Review; n: number; overdue: boolean; withheld?: string }
-  /** The task was given a new goal while agents worked (seed 003); they start over on it. */
-  | { type: 'task_redirected'; text: string; by: string; abandoned: string }
-  /** A review closed without a decision (its task was cancelled): who closed it and why. */
-  | { type: 'review_closed'; review: Review; by: string; reason: string }
-  | { type: 'task_status'; status: TaskStatus; reason: string | null }
-  /** An event the surface refused for good (its key, type and the surface's error code): shown as a short fallback. */
-  | {
-      type: 'delivery_failed';
-      failedKey: string;
-      failedType: EngineEvent['type'];
-      code: string;
-      /**
-       * For a card that could not be shown, or redrawn for content an edit changed: its review, so
-       * a plainer card can still be answered.
-       */
-      review?: Review;
-    };
+export type ReviewSettings = z.infer<typeof reviewSettingsSchema>;
+export type Approval = z.infer<typeof approvalSchema>;
+export type Review = z.infer<typeof reviewSchema>;
+/** What surfaces are told, in order, once each (each variant is described in shapes.ts). */
+export type EngineEvent = z.infer<typeof engineEventSchema>;
 
 export interface DeliveredEvent {
   id: number;

@@ -12,7 +12,7 @@
  */
 import type { Queryable } from '../db/queryable.js';
 import { askGroups } from './authorize.js';
-import { type TaskRow, taskFromJson } from './store.js';
+import { type ReviewTaskRow, reviewWithTask } from './review-rows.js';
 import type { Actor, Review, Surface, Task } from './types.js';
 
 export interface WaitingQuery {
@@ -78,7 +78,7 @@ export async function waitingFor(
 ): Promise<WaitingPage> {
   // A group the surface could not answer for counts as not theirs, as it does at a click.
   const who = await askGroups(actor, await groupsToAsk(db, surface, actor, q));
-  const r = await db.query<{ total: number; more: number; items: { r: Review; t: TaskRow }[] }>(
+  const r = await db.query<{ total: number; more: number; items: ReviewTaskRow[] }>(
     `WITH mine AS MATERIALIZED (
        SELECT r.id, r.created_at FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
        WHERE ${IN_SCOPE}
@@ -92,7 +92,7 @@ export async function waitingFor(
      page AS (SELECT * FROM rest ORDER BY created_at, id LIMIT $8)
      SELECT (SELECT count(*) FROM mine)::int AS total,
             ((SELECT count(*) FROM rest) - (SELECT count(*) FROM page))::int AS more,
-            coalesce((SELECT jsonb_agg(jsonb_build_object('r', signoff.review_json(r), 't', to_jsonb(t))
+            coalesce((SELECT jsonb_agg(jsonb_build_object('r', to_jsonb(r), 't', to_jsonb(t))
                                        ORDER BY r.created_at, r.id)
                       FROM page p JOIN signoff.reviews r ON r.id = p.id JOIN signoff.tasks t ON t.id = r.task_id),
                      '[]') AS items`,
@@ -107,9 +107,9 @@ export async function waitingFor(
       q.limit ?? 20,
     ],
   );
-  const row = r.rows[0] as { total: number; more: number; items: { r: Review; t: TaskRow }[] };
+  const row = r.rows[0] as { total: number; more: number; items: ReviewTaskRow[] };
   return {
-    items: row.items.map((i) => ({ review: i.r, task: taskFromJson(i.t) })),
+    items: row.items.map(reviewWithTask),
     total: row.total,
     more: row.more,
   };

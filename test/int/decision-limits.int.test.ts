@@ -6,7 +6,7 @@
  * default here, as in every config that does not say otherwise).
  */
 import { describe, expect, it } from 'vitest';
-import * as store from '../../src/engine/store.js';
+import { decideReview } from '../../src/engine/review-updates.js';
 import { advanceQueue } from '../../src/engine/work.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
@@ -96,7 +96,7 @@ describe('an answer the workflow cannot read', () => {
     const review = await t.h.nextReview(task.id);
     // Recorded as the engine records a decision, without today's check: what a deploy finds in
     // the database from before it.
-    const decided = await store.decideReview(t.h.db.pool, review.id, {
+    const decided = await decideReview(t.h.db.pool, review.id, {
       action: 'reject',
       feedback: long(3500),
       values: {},

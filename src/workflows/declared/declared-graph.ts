@@ -12,6 +12,7 @@ import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
 import type { Stage } from '../../workflow-stages.js';
 import { agentFor } from '../shared/agents.js';
+import { last } from '../shared/annotations.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf, type Turn, toChat } from '../shared/messages.js';
 import { reviewAsker } from '../shared/review.js';
@@ -25,8 +26,6 @@ export interface Entry {
   text: string;
   feedback?: boolean;
 }
-
-const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d });
 
 export const DeclaredState = Annotation.Root({
   /** The task as the person wrote it. */

@@ -1,5 +1,6 @@
 import { Annotation } from '@langchain/langgraph';
 import { z } from 'zod';
+import { last } from '../shared/annotations.js';
 
 /** What the evaluator answers (seed 001's GoalEvaluation). */
 export const goalEvaluationSchema = z.object({
@@ -34,8 +35,6 @@ type Phase =
   | 'execute'
   | 'done'
   | 'rejected';
-
-const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d });
 
 /** Seed 001's state: the goal and plan collaborations, then autonomous execution. */
 export const GoalPlanState = Annotation.Root({

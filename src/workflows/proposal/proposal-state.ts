@@ -1,6 +1,5 @@
 import { Annotation } from '@langchain/langgraph';
-
-const last = <T>(d: () => T) => Annotation<T>({ reducer: (_, b) => b, default: d });
+import { last } from '../shared/annotations.js';
 
 /** Seed 004's state: query cycles over the team's documents, then a plan reviewed until approved. */
 export const ProposalState = Annotation.Root({

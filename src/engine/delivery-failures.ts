@@ -1,0 +1,106 @@
+/**
+ * What a failed delivery attempt means for the event and its task: tried again later (the
+ * surface's rate limit), retried with backoff a bounded number of times, replaced by a short
+ * fallback once refused for good, or, when the task's place is gone, the task failed.
+ */
+import type pg from 'pg';
+import { DeliveryError, SIGNOFF_FAILED } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { eventKey } from './event-keys.js';
+import { record } from './event-store.js';
+import { setStatus } from './task-rows.js';
+import { type DeliveredEvent, FINAL_STATUSES, type Task } from './types.js';
+
+/** A refused event is tried this many times before it is marked failed. */
+const REFUSED_ATTEMPTS = 3;
+/** A temporary failure is retried this many times (backoff up to 5 minutes: about an hour). */
+const TEMPORARY_ATTEMPTS = 16;
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+export const backoffMs = (attempts: number) =>
+  Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+
+export function createFailedAttempts(deps: { pool: pg.Pool; logger: Logger }) {
+  const { pool, logger } = deps;
+
+  /** The task's thread is gone for this surface: the task fails, saying why; its events wait for a retry. */
+  async function unreachable(task: Task, failure: DeliveryError): Promise<void> {
+    const reason =
+      failure.reason ?? `its thread cannot be reached any more (${failure.code}); fix that, then retry`;
+    if (!FINAL_STATUSES.includes(task.status)) await setStatus(pool, task.id, 'failed', reason);
+    await pool.query(
+      `UPDATE signoff.events SET failed_at = now(), last_error = $2
+       WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL`,
+      [task.id, `unreachable: ${failure.code}`],
+    );
+  }
+
+  /**
+   * What a failed attempt means for the event and the task: 'later' (the surface's rate limit;
+   * not an attempt) and 'retry' hold the event's lane back, 'skip' goes on past it,
+   * 'unreachable' stops the task's delivery.
+   */
+  return async function failed(
+    task: Task,
+    event: DeliveredEvent,
+    error: unknown,
+  ): Promise<'later' | 'retry' | 'skip' | 'unreachable'> {
+    // Anything but the surface's own answer failed in signoff (a database error, a payload that
+    // would not parse): not the message refused, so tried again as an outage is (with backoff, a
+    // bounded number of times); its text goes to the log, never into a fallback people read.
+    const failure =
+      error instanceof DeliveryError
+        ? error
+        : new DeliveryError('temporary', SIGNOFF_FAILED, { cause: error });
+    const log = { task: task.id, event: event.key, attempts: event.attempts, code: failure.code };
+    if (!(error instanceof DeliveryError))
+      logger.warn({ ...log, err: error }, 'showing an event failed in signoff');
+    if (failure.kind === 'limited') {
+      // Not an attempt: the round uncounts it as it lets go.
+      await pool.query(
+        `UPDATE signoff.events SET next_attempt_at = now() + $2 * interval '1 millisecond' WHERE id = $1`,
+        [event.id, failure.retryAfterMs ?? 1000],
+      );
+      return 'later';
+    }
+    if (failure.kind === 'unreachable') {
+      logger.warn({ ...log, err: error }, 'the task cannot be shown any more; it fails');
+      await unreachable(task, failure);
+      return 'unreachable';
+    }
+    const limit = failure.kind === 'temporary' ? TEMPORARY_ATTEMPTS : REFUSED_ATTEMPTS;
+    if (event.attempts < limit) {
+      // The surface's own wait (a post Slack may still be making) is a floor under the backoff.
+      const waitMs = Math.max(failure.retryAfterMs ?? 0, backoffMs(event.attempts));
+      logger.info({ ...log, waitMs }, 'delivery failed; will retry');
+      await pool.query(
+        `UPDATE signoff.events SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`,
+        [event.id, `${failure.kind}: ${failure.code}`, waitMs],
+      );
+      return 'retry';
+    }
+    logger.error(
+      { ...log, err: error },
+      'the surface refused this event for good; a fallback is shown instead',
+    );
+    await pool.query(`UPDATE signoff.events SET failed_at = now(), last_error = $2 WHERE id = $1`, [
+      event.id,
+      `${failure.kind}: ${failure.code}`,
+    ]);
+    // A fallback that is refused too is not replaced again.
+    if (event.event.type !== 'delivery_failed') {
+      await record(pool, task.id, eventKey.fallback(event.key), {
+        type: 'delivery_failed',
+        failedKey: event.key,
+        failedType: event.event.type,
+        code: failure.code,
+        // A card that could not be shown, or redrawn for content an edit changed: shown plain.
+        review:
+          event.event.type === 'review_requested' || event.event.type === 'review_progress'
+            ? event.event.review
+            : undefined,
+      });
+    }
+    return 'skip';
+  };
+}

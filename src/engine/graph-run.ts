@@ -1,0 +1,102 @@
+/**
+ * One run of a task's graph: stepwise (a long run prunes as it goes and never holds a quadratic
+ * history), recording what the agents said as it is saved, and keeping what settling needs.
+ */
+import { INTERRUPT, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import type pg from 'pg';
+import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { saidSchema } from '../workflows/shared/say.js';
+import type { Delivery } from './delivery.js';
+import { eventKey } from './event-keys.js';
+import { recordAll } from './event-store.js';
+import { pruneCheckpoints } from './prune.js';
+import type { LoadedWorkflow, RunResult } from './settling.js';
+import { type EngineEvent, type Task, threadOf } from './types.js';
+
+/** Steps between prunes inside one run (a prune is one statement of indexed deletes). */
+const PRUNE_EVERY_STEPS = 20;
+
+/** An agent's message, ready to be recorded. */
+type Spoken = { key: string; event: EngineEvent; node: string };
+const spoken = (key: string, m: { agent: string; text: string }, node: string): Spoken => ({
+  key,
+  event: { type: 'agent_said', agent: m.agent, text: m.text },
+  node,
+});
+
+export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config: WorkflowsConfig }) {
+  const { pool, delivery } = deps;
+  /**
+   * Runs the graph stepwise (a long run prunes as it goes and never holds a quadratic history)
+   * and keeps what settling needs: the interrupts pending at the end (a run re-emits those it
+   * leaves pending) and the final values.
+   */
+  return async function run(
+    task: Task,
+    workflow: LoadedWorkflow,
+    input: unknown,
+    config: LangGraphRunnableConfig,
+  ): Promise<RunResult> {
+    const durability =
+      workflowSettings(deps.config, task.workflow).durability ?? workflow.definition.durability;
+    const interrupts = new Map<string, unknown>();
+    let values: Record<string, unknown> | undefined;
+    let steps = 0;
+    // What the agents said is recorded only once it is saved, so that what people see is what
+    // the state holds even if this process dies: each step's words when its checkpoint is written
+    // (`sync`, before the next step starts), or all of them when the run stops (`exit`, `async`).
+    let thisStep: Spoken[] = [];
+    const finished: Spoken[] = [];
+    const finishedNodes = new Set<string>();
+    const record = async (spoken: Spoken[], kick: boolean) => {
+      await recordAll(pool, task.id, spoken);
+      if (kick && spoken.length) void delivery.kick(task, { soon: true });
+    };
+    try {
+      const stream = await workflow.graph.stream(input, {
+        ...config,
+        durability,
+        streamMode: ['updates', 'values', 'custom'],
+      });
+      for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+        if (mode === 'custom') {
+          const said = saidSchema.safeParse(chunk);
+          if (said.success)
+            thisStep.push(spoken(eventKey.said(task.generation, said.data.key), said.data, said.data.node));
+          continue;
+        }
+        // A node's update: it finished, and (with sync) its result is saved even if a sibling fails.
+        if (mode === 'updates') for (const node of Object.keys(chunk)) finishedNodes.add(node);
+        const pending = chunk[INTERRUPT] as { id: string; value: unknown }[] | undefined;
+        if (pending) for (const i of pending) interrupts.set(i.id, i.value);
+        else if (mode === 'values') {
+          values = chunk;
+          // The step is over; with `sync` its checkpoint is written by now.
+          if (durability === 'sync') await record(thisStep, true);
+          else finished.push(...thisStep);
+          thisStep = [];
+          finishedNodes.clear();
+        }
+        if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
+          await pruneCheckpoints(pool, threadOf(task));
+      }
+    } catch (error) {
+      // LangGraph saves the finished steps as a run fails; the failing step's words were never
+      // saved and are not shown. A run stopped on purpose (cancel, redirect) shows nothing more.
+      if (!config.signal?.aborted) {
+        // With sync, a node of the failing step that finished keeps its result (a retry does not
+        // run it again), so its words are shown too.
+        const kept = durability === 'sync' ? thisStep.filter((w) => finishedNodes.has(w.node)) : [];
+        await record([...finished, ...kept], true);
+      }
+      throw error;
+    }
+    // Settling the run delivers these with the review they lead up to.
+    await record([...finished, ...thisStep], false);
+    return {
+      interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
+      finished: interrupts.size === 0,
+      values,
+    };
+  };
+}

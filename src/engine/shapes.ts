@@ -1,0 +1,165 @@
+/**
+ * The engine's shapes, each defined once, here: a task, a review (with the settings it keeps) and
+ * every event a surface is told. The types in types.ts are inferred from these schemas, rows are
+ * parsed with them when read (task-rows.ts, review-rows.ts), and events are built in TS from the
+ * rows a statement returns: no second copy in SQL, and a row that does not fit is refused where
+ * it is read, saying what does not fit.
+ */
+import { z } from 'zod';
+import { decisionSchema, reviewRequestSchema } from '../workflows/shared/protocol.js';
+
+export const TASK_STATUSES = [
+  'working',
+  'waiting',
+  'done',
+  'rejected',
+  'stopped',
+  'cancelled',
+  'failed',
+] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const SURFACES = ['cli', 'slack'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export const abandonedGoalSchema = z.object({ text: z.string(), by: z.string(), at: z.string() });
+
+/** Dates are ISO strings: tasks and reviews travel inside events as JSON. */
+export const taskSchema = z.object({
+  id: z.string(),
+  workflow: z.string(),
+  surface: z.enum(SURFACES),
+  text: z.string(),
+  requester: z.string(),
+  origin: z.record(z.string(), z.unknown()),
+  status: z.enum(TASK_STATUSES),
+  statusReason: z.string().nullable(),
+  /** How many times the task was redirected; each generation is its own graph thread. */
+  generation: z.number().int().min(0),
+  abandonedGoals: z.array(abandonedGoalSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const finalAction = z.enum(['approve', 'reject', 'cancel', 'remind']);
+
+/** A checkpoint's rules as a review keeps them from the config file when it opens. */
+export const reviewSettingsSchema = z.object({
+  reviewers: z.array(z.string()),
+  allowSelfApproval: z.boolean(),
+  /** May people from another organization and guests decide (absent on reviews opened before it: no)? */
+  allowExternal: z.boolean().optional(),
+  timeoutSeconds: z.number().optional(),
+  onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind', 'escalate']),
+  /** With `onTimeout: escalate`: each step's reviewers added and wait, and what applies after the last. */
+  escalation: z
+    .object({
+      steps: z.array(z.object({ to: z.array(z.string()), afterSeconds: z.number() })),
+      finalAction,
+    })
+    .optional(),
+  /** How many escalation steps were taken (its reviewers then include theirs). */
+  escalated: z.number().int().optional(),
+  /** How many different people must approve (absent: one). */
+  approvals: z.number().int().min(1).optional(),
+  /** Reminder pings, in seconds before the deadline; absent means one at half time. */
+  remindersBeforeSeconds: z.array(z.number()).optional(),
+  allowSkip: z.boolean(),
+  dmReviewers: z.boolean(),
+  /** Mentioned besides the reviewers (absent on reviews opened before it existed: the requester). */
+  notify: z.array(z.string()).optional(),
+  feedback: z.object({ minLength: z.number().int(), maxLength: z.number().int() }),
+  /**
+   * What a reply in the thread means while the review waits (the checkpoint's `replies`); absent
+   * on reviews opened before it existed, which behave as `ask`.
+   */
+  replies: z.enum(['ask', 'feedback', 'ignore']).optional(),
+});
+
+/** One person's approval of a review that needs several (N of M). */
+export const approvalSchema = z.object({ by: z.string(), at: z.string(), contentHash: z.string() });
+
+/**
+ * A decision as recorded. Its words are checked when it is made (decision-input.ts); versions
+ * before that check recorded longer ones, which reach the workflow as they are (it refuses them
+ * and asks again), so a recorded decision reads whatever their length.
+ */
+const recordedDecisionSchema = decisionSchema.extend({ feedback: z.string().optional() });
+
+export const reviewSchema = z.object({
+  id: z.string(),
+  taskId: z.string(),
+  checkpoint: z.string(),
+  request: reviewRequestSchema,
+  settings: reviewSettingsSchema,
+  status: z.enum(['pending', 'decided', 'cancelled']),
+  decision: recordedDecisionSchema.nullable(),
+  decidedBy: z.string().nullable(),
+  decidedAt: z.string().nullable(),
+  dueAt: z.string().nullable(),
+  createdAt: z.string(),
+  /** Approvals counted so far, oldest first, while the review waits for its quorum. */
+  approvals: z.array(approvalSchema),
+});
+
+const review = reviewSchema;
+const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({ type: z.literal(type), ...shape });
+
+/** Every kind of event, in the order they are listed below. */
+export const EVENT_TYPES = [
+  'task_started',
+  'agent_said',
+  'review_requested',
+  'review_decided',
+  'review_progress',
+  'review_escalated',
+  'review_reminder',
+  'task_redirected',
+  'review_closed',
+  'task_status',
+  'delivery_failed',
+] as const;
+
+/** What surfaces are told, in order, once each. */
+export const engineEventSchema = z.discriminatedUnion('type', [
+  event('task_started', { task: taskSchema }),
+  event('agent_said', { agent: z.string(), text: z.string() }),
+  event('review_requested', { review }),
+  event('review_decided', { review }),
+  /** One more approval counted; the review waits for the rest of its quorum. */
+  event('review_progress', { review, by: z.string() }),
+  /** Nobody decided by the deadline: `to` were added as reviewers and the deadline moved. */
+  event('review_escalated', { review, to: z.array(z.string()), reason: z.string() }),
+  /**
+   * A review still waiting: a reminder before its deadline (n = 1, 2…), or past it (overdue);
+   * `withheld`: why its deadline did not approve it as its checkpoint says (it waits for a person).
+   */
+  event('review_reminder', {
+    review,
+    n: z.number().int(),
+    overdue: z.boolean(),
+    withheld: z.string().optional(),
+  }),
+  /** The task was given a new goal while agents worked (seed 003); they start over on it. */
+  event('task_redirected', { text: z.string(), by: z.string(), abandoned: z.string() }),
+  /** A review closed without a decision (its task was cancelled): who closed it and why. */
+  event('review_closed', { review, by: z.string(), reason: z.string() }),
+  event('task_status', { status: z.enum(TASK_STATUSES), reason: z.string().nullable() }),
+  /** An event the surface refused for good (its key, type and the surface's error code): shown as a short fallback. */
+  event('delivery_failed', {
+    failedKey: z.string(),
+    failedType: z.enum(EVENT_TYPES),
+    code: z.string(),
+    /**
+     * For a card that could not be shown, or redrawn for content an edit changed: its review, so
+     * a plainer card can still be answered.
+     */
+    review: review.optional(),
+  }),
+]);
+
+// EVENT_TYPES lists exactly the union's types (a new event added to one but not the other fails here).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const eventTypesListed: Same<(typeof EVENT_TYPES)[number], z.infer<typeof engineEventSchema>['type']> = true;
+void eventTypesListed;
