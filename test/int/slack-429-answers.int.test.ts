@@ -1,7 +1,7 @@
 /**
  * A 429 from Slack on what only tells or shows a person something: Slack did not carry the call
- * out, so it is not the end of it. A private sentence (chat.postEphemeral) is sent again after the
- * Retry-After; a Home tab (views.publish) is drawn again after it, from what is current then, and
+ * out, so it is not the end of it. A private sentence (chat.postEphemeral), or a reply's question
+ * with its buttons, is sent again after the Retry-After; a Home tab (views.publish) is drawn again after it, from what is current then, and
  * the openings meanwhile make one draw, not one each. Through Bolt's HTTP receiver, a real engine
  * and Postgres, and the fake Slack Web API answering 429 with Retry-After as Slack does.
  */
@@ -63,6 +63,25 @@ describe('a 429 on what tells or shows a person something', () => {
     expect(shown.text).toContain('you are not a reviewer for this step');
     // The first try was the one Slack answered 429.
     const tries = slack.callsOf('chat.postEphemeral').filter((c) => c.user === 'U0CAT');
+    expect(tries.map((c) => Boolean(c.failed))).toEqual([true, false]);
+  });
+
+  it("a 429 on chat.postEphemeral still ends with a reply's author seeing the question about it, buttons and all", async () => {
+    const { thread } = await startTask('tidy the release notes');
+    // U0BOB reviews; a plain reply (not addressed to the bot) gets a private question.
+    slack.failNext('chat.postEphemeral', { status: 429, retryAfter: 1 });
+    await postSigned(events, threadMessage('U0BOB', 'the dates look off', thread), { json: true });
+    const shown = await until('the question U0BOB sees', () =>
+      slack.ephemerals.find((e) => e.user === 'U0BOB' && e.thread_ts === thread),
+    );
+    expect(shown.text).toContain('waits for a decision');
+    // The question itself: the reply quoted, and the buttons that answer it.
+    const blocks = JSON.stringify(shown.blocks);
+    expect(blocks).toContain('the dates look off');
+    expect(blocks).toContain('"action_id":"signoff_reply_revise"');
+    const tries = slack
+      .callsOf('chat.postEphemeral')
+      .filter((c) => c.user === 'U0BOB' && c.thread_ts === thread);
     expect(tries.map((c) => Boolean(c.failed))).toEqual([true, false]);
   });
 
