@@ -2,10 +2,11 @@
  * A 429 from Slack on what only tells or shows a person something: Slack did not carry the call
  * out, so it is not the end of it. A private sentence (chat.postEphemeral), or a reply's question
  * with its buttons, is sent again after the Retry-After; a Home tab (views.publish) is drawn again after it, from what is current then, and
- * the openings meanwhile make one draw, not one each. Through Bolt's HTTP receiver, a real engine
+ * the openings meanwhile make one draw, not one each, and a service that stops drops that redraw.
+ * Through Bolt's HTTP receiver, a real engine
  * and Postgres, and the fake Slack Web API answering 429 with Retry-After as Slack does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -104,5 +105,30 @@ describe('a 429 on what tells or shows a person something', () => {
     const shown = JSON.stringify(home.view);
     expect(shown).toContain(first.text);
     expect(shown).toContain(second?.text);
+  });
+});
+
+describe('a service that stops', () => {
+  it('drops a Home tab redraw waiting out a 429: service.stop() clears its timer (wired through to home-refresh)', async () => {
+    // A web process of its own on the same database, to stop here (the file's goes on).
+    const web = await startTestSlack({ url: db.url, slack, yaml: YAML, env: { SIGNOFF_ROLE: 'web' } });
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    const clear = vi.spyOn(globalThis, 'clearTimeout');
+    // Slack says: no views.publish for 7 s (a wait nothing else here sets a timer for).
+    const undo = slack.rateLimit('views.publish', 7);
+    try {
+      await postSigned(web.events, appHomeOpened('U0DAN'), { json: true });
+      const redraw = await until('the redraw waiting out the 429', () => {
+        const at = set.mock.calls.findIndex((c) => c[1] === 7000);
+        return at < 0 ? undefined : set.mock.results[at]?.value;
+      });
+      expect(clear).not.toHaveBeenCalledWith(redraw);
+      await web.service.stop();
+      expect(clear).toHaveBeenCalledWith(redraw);
+    } finally {
+      undo();
+      set.mockRestore();
+      clear.mockRestore();
+    }
   });
 });
