@@ -246,6 +246,8 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     return answers || 'unhealthy: the database does not answer';
   };
   const afterAck = createAfterAck(AFTER_ACK, options.afterAckClock);
+  // Aborted by stop(): listeners drop what waits on a timer (a Home tab redrawn after a 429).
+  const stopping = new AbortController();
   const app = createSlackApp({
     slack,
     clock: options.clock,
@@ -255,6 +257,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     healthy,
     metrics: { metrics: signoff.metrics, token: config.metricsToken },
     afterAck,
+    stopping: stopping.signal,
     connection,
   });
   // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own, from
@@ -324,6 +327,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     stop: async () => {
       ready = false;
       clearInterval(sweep);
+      stopping.abort();
       if (listen) await app.stop();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([afterAck.idle(), new Promise((r) => (timer = setTimeout(r, DRAIN_MS)))]);

@@ -13,6 +13,8 @@ export interface ListenerDeps {
   logger: Logger;
   /** Bounds the work listeners do after their ack (see after-ack.ts). */
   afterAck: AfterAck;
+  /** Aborted when the Slack service stops: what waits on a timer (a Home tab's redraw) is dropped. */
+  stopping?: AbortSignal;
   /** Who may see a task (its channel's members): what the Home tab and `/signoff list` show. */
   audience: Audience;
   /** Who a person is: their user groups, and whether they are from outside the organization. */

@@ -7,7 +7,8 @@
  * made again after the Retry-After Slack gave, reading everything afresh, so the tab ends up
  * showing the reviews as they are then. Draws asked for meanwhile are folded into that one. The
  * wait holds nothing: it is a timer, and the draw it leads to goes through `run` (the work after
- * acks) like any other.
+ * acks) like any other. A service that stops (`stopping` aborted) clears those timers and sets no
+ * more: a redraw is a courtesy, and it must not run on a database and a client being closed.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
@@ -34,10 +35,22 @@ export function createHomeRefresh(deps: {
   /** Where a draw made again after a 429 runs (the work after acks). */
   run: <T>(work: () => Promise<T>) => Promise<T>;
   maxWaitMs?: number;
+  /** Aborted when the service stops: redraws waiting out a 429 are dropped. */
+  stopping?: AbortSignal;
 }): HomeRefresh {
   const maxWaitMs = deps.maxWaitMs ?? HOME_MAX_WAIT_MS;
   /** Per person with a draw under way or waiting: the draw asked for since, and how long 429s held it. */
   const busy = new Map<string, { next?: HomeDraw; waitedMs: number }>();
+  /** The timers of redraws waiting out a 429. */
+  const waiting = new Set<NodeJS.Timeout>();
+  deps.stopping?.addEventListener(
+    'abort',
+    () => {
+      for (const timer of waiting) clearTimeout(timer);
+      waiting.clear();
+    },
+    { once: true },
+  );
 
   async function draw(first: HomeDraw): Promise<void> {
     const state = busy.get(first.user);
@@ -49,11 +62,16 @@ export function createHomeRefresh(deps: {
         state.waitedMs = 0;
       } catch (err) {
         const waitMs = rateLimitWaitMs(err);
-        if (waitMs !== undefined && state.waitedMs + waitMs <= maxWaitMs) {
+        if (waitMs !== undefined && state.waitedMs + waitMs <= maxWaitMs && !deps.stopping?.aborted) {
           state.waitedMs += waitMs;
           // Drawn again later: what was asked for since, else this same page.
           state.next ??= current;
-          setTimeout(() => void redo(first.user), waitMs).unref();
+          const timer = setTimeout(() => {
+            waiting.delete(timer);
+            void redo(first.user);
+          }, waitMs);
+          timer.unref();
+          waiting.add(timer);
           return;
         }
         // Nothing to tell the person in: the tab keeps what it showed, until it is opened again.
@@ -68,7 +86,7 @@ export function createHomeRefresh(deps: {
   async function redo(user: string): Promise<void> {
     const state = busy.get(user);
     const next = state?.next;
-    if (!state || !next) return void busy.delete(user);
+    if (!state || !next || deps.stopping?.aborted) return void busy.delete(user);
     state.next = undefined;
     await deps
       .run(() => draw(next))

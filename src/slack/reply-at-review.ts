@@ -15,6 +15,7 @@ import { decideFromSlack, slackActor } from './decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { cardText } from './posts.js';
 import { recordReply } from './replies.js';
+import type { Said } from './respond.js';
 
 export interface ReplyAtReview {
   task: Task;
@@ -34,12 +35,12 @@ const SEVERAL = 'Several reviews are waiting in this thread; use the buttons on 
 const IGNORED =
   "Replies in this thread do not decide this review; use the card's buttons to approve, revise or reject.";
 
-/** Handles the reply; `tell` says a sentence to its author alone. */
+/** Handles the reply; `tell` says a sentence (or asks the question) to its author alone, in the thread. */
 export async function replyAtReview(
   deps: ListenerDeps,
   client: WebClient,
   r: ReplyAtReview,
-  tell: (text: string) => Promise<unknown>,
+  tell: (said: Said) => Promise<unknown>,
 ): Promise<void> {
   const pending = await deps.engine.reviews(r.task.id, 'pending');
   if (!pending.length) return;
@@ -108,8 +109,6 @@ export async function replyAtReview(
     deps.logger.error({ err: error }, 'could not record a reply at a review');
     return void (await tell(COULD_NOT_RECORD));
   }
-  const question = replyQuestion(review, { ts: r.ts, text: r.text }, offered);
-  await client.chat
-    .postEphemeral({ channel: r.channel, user: r.user, thread_ts: r.threadTs, ...question })
-    .catch((err) => deps.logger.warn({ err }, 'could not ask about a reply'));
+  // Through `tell`, like any sentence: a 429 sends the question again after its Retry-After.
+  await tell(replyQuestion(review, { ts: r.ts, text: r.text }, offered));
 }

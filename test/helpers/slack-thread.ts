@@ -37,11 +37,14 @@ export function slackThreads(slack: FakeSlack) {
       return `${1_700_000_000 + ok.findIndex((c) => c.args === (post as unknown)) + 1}.000100`;
     },
     buttons: (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [],
-    /** What the bot told `user` alone (ephemeral messages, then answers through response URLs). */
+    /**
+     * What the bot told `user` alone (ephemeral messages, then answers through response URLs): only
+     * what Slack showed them. A chat.postEphemeral Slack refused or answered 429 showed nothing.
+     */
     ephemeralsTo: (user: string) => [
       ...slack
         .callsOf('chat.postEphemeral')
-        .filter((e) => e.user === user)
+        .filter((e) => e.user === user && !e.failed)
         .map((e) => String(e.text)),
       ...slack.ephemerals.filter((e) => e.user === user && e.viaResponseUrl).map((e) => String(e.text)),
     ],

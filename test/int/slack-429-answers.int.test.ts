@@ -1,11 +1,12 @@
 /**
  * A 429 from Slack on what only tells or shows a person something: Slack did not carry the call
- * out, so it is not the end of it. A private sentence (chat.postEphemeral) is sent again after the
- * Retry-After; a Home tab (views.publish) is drawn again after it, from what is current then, and
- * the openings meanwhile make one draw, not one each. Through Bolt's HTTP receiver, a real engine
+ * out, so it is not the end of it. A private sentence (chat.postEphemeral), or a reply's question
+ * with its buttons, is sent again after the Retry-After; a Home tab (views.publish) is drawn again after it, from what is current then, and
+ * the openings meanwhile make one draw, not one each, and a service that stops drops that redraw.
+ * Through Bolt's HTTP receiver, a real engine
  * and Postgres, and the fake Slack Web API answering 429 with Retry-After as Slack does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -66,6 +67,25 @@ describe('a 429 on what tells or shows a person something', () => {
     expect(tries.map((c) => Boolean(c.failed))).toEqual([true, false]);
   });
 
+  it("a 429 on chat.postEphemeral still ends with a reply's author seeing the question about it, buttons and all", async () => {
+    const { thread } = await startTask('tidy the release notes');
+    // U0BOB reviews; a plain reply (not addressed to the bot) gets a private question.
+    slack.failNext('chat.postEphemeral', { status: 429, retryAfter: 1 });
+    await postSigned(events, threadMessage('U0BOB', 'the dates look off', thread), { json: true });
+    const shown = await until('the question U0BOB sees', () =>
+      slack.ephemerals.find((e) => e.user === 'U0BOB' && e.thread_ts === thread),
+    );
+    expect(shown.text).toContain('waits for a decision');
+    // The question itself: the reply quoted, and the buttons that answer it.
+    const blocks = JSON.stringify(shown.blocks);
+    expect(blocks).toContain('the dates look off');
+    expect(blocks).toContain('"action_id":"signoff_reply_revise"');
+    const tries = slack
+      .callsOf('chat.postEphemeral')
+      .filter((c) => c.user === 'U0BOB' && c.thread_ts === thread);
+    expect(tries.map((c) => Boolean(c.failed))).toEqual([true, false]);
+  });
+
   it('a 429 on views.publish still ends with the Home showing the current reviews; openings meanwhile make one call, not one each', async () => {
     const first = await startTask('check the invoice totals');
     const undo = slack.rateLimit('views.publish', 1);
@@ -85,5 +105,30 @@ describe('a 429 on what tells or shows a person something', () => {
     const shown = JSON.stringify(home.view);
     expect(shown).toContain(first.text);
     expect(shown).toContain(second?.text);
+  });
+});
+
+describe('a service that stops', () => {
+  it('drops a Home tab redraw waiting out a 429: service.stop() clears its timer (wired through to home-refresh)', async () => {
+    // A web process of its own on the same database, to stop here (the file's goes on).
+    const web = await startTestSlack({ url: db.url, slack, yaml: YAML, env: { SIGNOFF_ROLE: 'web' } });
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    const clear = vi.spyOn(globalThis, 'clearTimeout');
+    // Slack says: no views.publish for 7 s (a wait nothing else here sets a timer for).
+    const undo = slack.rateLimit('views.publish', 7);
+    try {
+      await postSigned(web.events, appHomeOpened('U0DAN'), { json: true });
+      const redraw = await until('the redraw waiting out the 429', () => {
+        const at = set.mock.calls.findIndex((c) => c[1] === 7000);
+        return at < 0 ? undefined : set.mock.results[at]?.value;
+      });
+      expect(clear).not.toHaveBeenCalledWith(redraw);
+      await web.service.stop();
+      expect(clear).toHaveBeenCalledWith(redraw);
+    } finally {
+      undo();
+      set.mockRestore();
+      clear.mockRestore();
+    }
   });
 });

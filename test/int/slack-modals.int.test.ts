@@ -2,7 +2,8 @@
  * Modals against a Slack that enforces its trigger window (a trigger_id opens one view, once,
  * within 3 s of the request that carried it) and rate limits with 429 + Retry-After: a busy
  * method holds back nobody else's modal, a slow database does not use up the window, and a modal
- * Slack did not open gets the person a sentence. Through Bolt's HTTP receiver, a real engine and
+ * Slack did not open gets the person a sentence, and so does an Edit form Slack did not take in
+ * place of "Reading the call…". Through Bolt's HTTP receiver, a real engine and
  * Postgres, and the fake Slack Web API.
  */
 import pg from 'pg';
@@ -11,7 +12,14 @@ import type { SlackService } from '../../src/main.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { triggerId } from '../helpers/fake-slack-views.js';
-import { appHomeOpened, click, commandBody, postSigned, withTrigger } from '../helpers/slack-requests.js';
+import {
+  appHomeOpened,
+  click,
+  commandBody,
+  postSigned,
+  withResponseUrl,
+  withTrigger,
+} from '../helpers/slack-requests.js';
 import { startTestSlack } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -157,5 +165,61 @@ describe('modals within the trigger window', () => {
       'expired_trigger_id',
       'expired_trigger_id',
     ]);
+  });
+});
+
+describe('an Edit form Slack does not take', () => {
+  /** The text of the views.update calls after the first `from`, and whether Slack failed each. */
+  const updatesAfter = (from: number) =>
+    slack
+      .callsOf('views.update')
+      .slice(from)
+      .map((u) => ({ failed: Boolean(u.failed), shown: JSON.stringify(u.view) }));
+
+  it.each([
+    ['an error', 'internal_error', 'Slack did not take the form for this call just now'],
+    ['a refusal of its content', 'invalid_blocks', "Slack would not show this call's form"],
+  ])('after %s, the modal says so instead of "Reading the call…" for ever', async (_, error, said) => {
+    const mail = await start('mail', 'send the invoice reminder');
+    const from = slack.callsOf('views.update').length;
+    slack.failNext('views.update', { error });
+    await press('U0BOB', mail.card, mail.thread, 'signoff_edit');
+    const [form, shown] = await until('the modal updated after the failure', () => {
+      const u = updatesAfter(from);
+      return u.length >= 2 ? u : undefined;
+    });
+    expect(form).toMatchObject({ failed: true });
+    expect(form?.shown).toContain('field_args_0');
+    expect(shown).toMatchObject({ failed: false });
+    expect(shown?.shown).toContain(said);
+    expect(shown?.shown).not.toContain('Reading the call');
+  });
+
+  it('a 429 with a short Retry-After is waited out: the form is shown', async () => {
+    const mail = await start('mail', 'send the board pack');
+    const from = slack.callsOf('views.update').length;
+    slack.failNext('views.update', { status: 429, retryAfter: 1 });
+    await press('U0BOB', mail.card, mail.thread, 'signoff_edit');
+    const shown = await until('the form after the 429', () => updatesAfter(from).find((u) => !u.failed));
+    expect(shown.shown).toContain('field_args_0');
+    expect(updatesAfter(from).map((u) => u.failed)).toEqual([true, false]);
+  });
+
+  it('when Slack takes no update of the modal at all (429 for 30 s), the person is told beside it, through the click’s response URL where Slack shows them no ephemeral', async () => {
+    const mail = await start('mail', 'send the offsite agenda');
+    // U0OUT reads C0WORK without having joined it: Slack shows them no ephemeral there.
+    const before = ephemeralsTo('U0OUT').length;
+    const undo = slack.rateLimit('views.update', 30);
+    try {
+      const value = buttons(mail.card).find((b) => b.action_id === 'signoff_edit')?.value ?? '';
+      const body = click('U0OUT', 'signoff_edit', value, tsOf(mail.card), mail.thread);
+      await postSigned(events, withResponseUrl(body, slack.responseUrl('C0WORK', tsOf(mail.card), 'U0OUT')));
+      const told = await until('the sentence to U0OUT', () => ephemeralsTo('U0OUT')[before]);
+      expect(told).toContain('Slack did not take the Edit form for this call just now, so nothing changed.');
+      expect(told).toContain('click *Edit* on the card again');
+      expect(slack.ephemerals.filter((e) => e.user === 'U0OUT').at(-1)?.viaResponseUrl).toBe(true);
+    } finally {
+      undo();
+    }
   });
 });

@@ -54,6 +54,8 @@ beforeAll(async () => {
   db = await createTestDatabase('slack_rights');
   await slack.start();
   slack.groups = { S0LEADS: ['U0CAT'] };
+  // Everyone who clicks here is in the channel (Slack shows an ephemeral only to a member).
+  slack.people = [...slack.people, 'U0EXT', 'U0GST', 'U0FAY', 'U0HAL', 'U0IDA', 'U0JON', 'U0KIM'];
   slack.users = {
     // Someone of another organization in a Slack Connect channel, and a guest of this workspace.
     U0EXT: { team_id: 'T0OTHER', is_stranger: true },

@@ -1,7 +1,7 @@
 /**
  * One person's Home tab is drawn one draw at a time, the latest asked winning, and drawn again
- * after a 429's Retry-After instead of left stale. Time is vitest's: the Retry-After is moved
- * through, not slept.
+ * after a 429's Retry-After instead of left stale, unless the service stops meanwhile. Time is
+ * vitest's: the Retry-After is moved through, not slept.
  */
 import type { WebClient } from '@slack/web-api';
 import { ErrorCode } from '@slack/web-api';
@@ -22,7 +22,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function refresher(answers: (draw: HomeDraw) => Promise<void>) {
+function refresher(answers: (draw: HomeDraw) => Promise<void>, stopping?: AbortSignal) {
   const drawn: (string | undefined)[] = [];
   const home = createHomeRefresh({
     publish: async (d) => {
@@ -31,6 +31,7 @@ function refresher(answers: (draw: HomeDraw) => Promise<void>) {
     },
     logger: createLogger('silent'),
     run: (work) => work(),
+    stopping,
   });
   return { home, drawn };
 }
@@ -73,5 +74,40 @@ describe('the Home tab after a 429', () => {
     expect(drawn).toEqual([undefined]);
     await home.refresh({ client, user: 'U0BOB' });
     expect(drawn).toEqual([undefined, undefined]);
+  });
+});
+
+describe('the Home tab redraws when the service stops', () => {
+  it('a redraw waiting out a 429 is dropped: its timer is cleared, and nothing is drawn after', async () => {
+    const service = new AbortController();
+    const { home, drawn } = refresher(async () => {
+      throw ratelimited;
+    }, service.signal);
+    await home.refresh({ client, user: 'U0BOB' });
+    await home.refresh({ client, user: 'U0CAT' });
+    expect(vi.getTimerCount()).toBe(2);
+    service.abort();
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(drawn).toEqual([undefined, undefined]);
+  });
+
+  it('a draw under way when the service stops sets no timer on its 429', async () => {
+    const service = new AbortController();
+    let answer = (): void => undefined;
+    const { home, drawn } = refresher(
+      () =>
+        new Promise<void>((_, reject) => {
+          answer = () => reject(ratelimited);
+        }),
+      service.signal,
+    );
+    const drawing = home.refresh({ client, user: 'U0BOB' });
+    service.abort();
+    answer();
+    await drawing;
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(drawn).toEqual([undefined]);
   });
 });

@@ -26,6 +26,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
     publish: ({ client, user, after }) => publishHome(deps, client, user, after),
     logger: deps.logger,
     run: (work) => deps.afterAck.run(work),
+    stopping: deps.stopping,
   });
   app.command('/signoff', createSignoffCommand(deps));
   app.action(ACTION_IDS.approve, createDecisionAction(deps, 'approve'));

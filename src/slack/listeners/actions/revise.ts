@@ -5,7 +5,9 @@
  * Revise asks what should change; Edit opens saying it reads the call, then shows the review's
  * form (a tool call's decisions and arguments). A modal Slack did not open gets the person a
  * sentence, through the click's response URL where Slack shows them no ephemeral; the modal
- * carries that URL along for the same reason (revise-meta.ts).
+ * carries that URL along for the same reason (revise-meta.ts). So does an Edit form Slack did not
+ * take: the modal says so instead of "Reading the call…", or, when Slack takes no update of it
+ * either, a sentence beside it does.
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -13,9 +15,23 @@ import { editLoading, reviseModal } from '../../blocks/modals.js';
 import type { ReviseMeta } from '../../blocks/revise-meta.js';
 import { type ButtonValue, buttonValueSchema, safeJson } from '../../decide.js';
 import { type ListenerDeps, notOpened } from '../../deps.js';
+import { slackErrorCode } from '../../final-errors.js';
+import { afterRateLimit } from '../../rate-limited.js';
 import { tellClicker } from '../../tell-clicker.js';
 
 const REVISE_TEXT = 'Tell the agents what to change.';
+
+/** Slack did not take the Edit form (an error, a timeout, a long 429): trying again may work. */
+const EDIT_NOT_SHOWN =
+  'Slack did not take the form for this call just now, so nothing changed. Close this and click Edit on the card again.';
+/** Slack refused the form itself (its blocks): clicking Edit again would show the same. */
+const EDIT_REFUSED =
+  "Slack would not show this call's form (it refused the form's content), so nothing changed. Close this and approve or reject the call on the card instead, or tell whoever runs signoff.";
+/** The same, said beside a modal that may still read "Reading the call…". */
+const EDIT_NOT_SHOWN_TOLD =
+  'Slack did not take the Edit form for this call just now, so nothing changed. Close the form that reads “Reading the call…” and click *Edit* on the card again.';
+const EDIT_REFUSED_TOLD =
+  "Slack would not show this call's Edit form (it refused the form's content), so nothing changed. Close the form that reads “Reading the call…” and approve or reject the call on the card instead, or tell whoever runs signoff.";
 
 export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit' = 'revise') {
   return async ({
@@ -56,7 +72,7 @@ export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit'
     if (action === 'edit') {
       const shown = { id: view.id, hash: view.hash };
       await deps.afterAck.run(() =>
-        fillEdit(deps, client, shown, meta, value.success ? value.data : undefined),
+        fillEdit(deps, client, shown, meta, value.success ? value.data : undefined, body.user.id),
       );
     }
   };
@@ -72,6 +88,7 @@ async function fillEdit(
   view: { id: string; hash?: string },
   meta: ReviseMeta,
   value: ButtonValue | undefined,
+  user: string,
 ): Promise<void> {
   let shown: types.View;
   try {
@@ -91,7 +108,31 @@ async function fillEdit(
       'I could not read this call just now (the database did not answer). Close this and click Edit on the card again.',
     );
   }
-  await client.views
-    .update({ view_id: view.id, hash: view.hash, view: shown })
-    .catch((err) => deps.logger.warn({ err }, 'could not show the Edit form'));
+  // A short Retry-After is waited out: the person is looking at "Reading the call…".
+  const err = await afterRateLimit(() =>
+    client.views.update({ view_id: view.id, hash: view.hash, view: shown }),
+  ).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (!err) return;
+  deps.logger.warn({ err }, 'could not show the Edit form');
+  // Left as it is, the modal would read "Reading the call…" for ever: it says what happened
+  // instead (with no hash: this replaces whatever the modal shows, whoever changed it last)…
+  const refused = slackErrorCode(err)?.startsWith('invalid_') ?? false;
+  const shownError = await client.views
+    .update({ view_id: view.id, view: editLoading(refused ? EDIT_REFUSED : EDIT_NOT_SHOWN) })
+    .then(
+      () => true,
+      (error: unknown) => {
+        deps.logger.warn({ err: error }, 'could not show why the Edit form is missing');
+        return false;
+      },
+    );
+  if (shownError) return;
+  // …or, when Slack takes no update of it either, a sentence to the person beside it.
+  await tellClicker(
+    { client, logger: deps.logger },
+    { channel: meta.channel, user, threadTs: meta.threadTs, responseUrl: meta.responseUrl },
+  )(refused ? EDIT_REFUSED_TOLD : EDIT_NOT_SHOWN_TOLD);
 }
