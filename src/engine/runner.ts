@@ -162,6 +162,9 @@ export function createRunner(deps: RunnerDeps) {
       }
       const controller = new AbortController();
       inFlight.set(task.id, { controller, generation: task.generation });
+      // Stopping began while this run took its lease: it stops as the runs under way did, at
+      // once, rather than hold the exit for its whole step (and its lease past the exit).
+      if (stopping) controller.abort(new RunStopped('the process is stopping'));
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
         return await run(task, workflow, input, { ...config, signal });
