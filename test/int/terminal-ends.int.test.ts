@@ -69,6 +69,8 @@ describe('Ctrl-C', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('Review: ');
     expect(resumed.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: waiting for review`);
+    // Followed, so not announced as a task continued in the background.
+    expect(resumed.stderr).not.toContain('Continuing');
   }, 180_000);
 
   it("at a review another terminal decided meanwhile says the task's real status, not that it waits", async () => {
