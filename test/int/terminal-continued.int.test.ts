@@ -5,7 +5,7 @@
  * waiting for review) with the command that shows it, on stderr; stdout stays the session's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAILURE_SENTENCES } from '../../src/llm/failures.js';
+import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/llm/failures.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { unusedPort } from '../helpers/ports.js';
 import { type Running, startSignoff } from '../helpers/processes.js';
@@ -56,7 +56,7 @@ describe('a task left working, continued by a later command', () => {
     await prompt.waitFor(new RegExp(`Task ${id} \\(continued here\\): failed`), 60_000, 'stderr');
     expect(prompt.stderr()).toBe(
       announced(id, 'draft the launch email') +
-        `\nTask ${id} (continued here): failed (${FAILURE_SENTENCES.unreachable}). See it with: npx signoff events ${id}; try again with: npx signoff retry ${id}\n`,
+        `\nTask ${id} (continued here): failed (${FAILURE_SENTENCES_AT_THE_KEYBOARD.unreachable}). See it with: npx signoff events ${id}; try again with: npx signoff retry ${id}\n`,
     );
     // Nothing of it on stdout: that is the prompt's.
     expect(prompt.stdout()).not.toContain(id);
