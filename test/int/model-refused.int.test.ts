@@ -4,6 +4,7 @@
  * backoff (about 25 s) only keeps the person from the sentence that says what to fix. A server
  * that answers with a 5xx or a 429 is still retried. Connection attempts are counted where Node's
  * fetch makes them (undici's diagnostics channel), since a closed port has no server to count them.
+ * An address fetch will not call at all (a port such as 9) fails at its first attempt too.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { HumanMessage } from '@langchain/core/messages';
@@ -63,6 +64,31 @@ describe('a model address that refuses the connection', () => {
     const r = await connectionsTo(port, () => model.invoke([new HumanMessage('route the task')]));
     expect(r.failure?.code).toBe('unreachable');
     expect(r.refused).toBe(1);
+  });
+});
+
+describe('a model address fetch will not call', () => {
+  it('(port 9) fails at its first attempt, with the sentence that says the address cannot be used', async () => {
+    // Fetch refuses the port before any connection, so nothing reaches undici's channels: the
+    // real fetch is counted instead (the model's fetch is made from the global one, at creation).
+    const real = globalThis.fetch;
+    let attempts = 0;
+    globalThis.fetch = (...args: Parameters<typeof fetch>) => {
+      attempts++;
+      return real(...args);
+    };
+    let model: ReturnType<typeof chat>;
+    try {
+      model = chat('http://127.0.0.1:9/v1');
+    } finally {
+      globalThis.fetch = real;
+    }
+    const error = await model.invoke([new HumanMessage('draft the launch email')]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(describeFailure(error).code).toBe('bad_address');
+    expect(attempts).toBe(1);
   });
 });
 

@@ -19,6 +19,27 @@ describe('which failed model calls are not tried again', () => {
     }
   });
 
+  it('an address fetch will not call (a port such as 9) and a certificate that is not trusted end them too', () => {
+    const badPort = Object.assign(
+      new Error('Connection error.', {
+        cause: new TypeError('fetch failed', { cause: new Error('bad port') }),
+      }),
+      { name: 'APIConnectionError' },
+    );
+    const certificate = Object.assign(
+      new Error('Connection error.', {
+        cause: new TypeError('fetch failed', {
+          cause: Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }),
+        }),
+      }),
+      { name: 'APIConnectionError' },
+    );
+    for (const error of [badPort, certificate]) {
+      expect(isLastingRefusal(error)).toBe(true);
+      expect(() => onFailedAttempt(error)).toThrow('Connection error.');
+    }
+  });
+
   it('a reset, a DNS server that did not answer, a timeout and a 5xx are tried again', () => {
     for (const error of [
       connectionError('ECONNRESET'),
