@@ -14,7 +14,7 @@ import { createLeases } from './engine/leases.js';
 import { createMetrics, type Metrics } from './engine/metrics.js';
 import { createQueue, type JobQueue } from './engine/queue.js';
 import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.js';
-import { type Clock, type Sink, type Surface, systemClock } from './engine/types.js';
+import { type Clock, type Sink, type Surface, systemClock, type Task } from './engine/types.js';
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
 import { type AfterAckClock, createAfterAck } from './slack/after-ack.js';
@@ -66,6 +66,8 @@ export interface OpenOptions {
   workflows?: readonly WorkflowDefinition[];
   /** An existing database (tests share one server); otherwise config.database decides. */
   database?: Database;
+  /** Told when a run of a task starts in this process (runner.ts). */
+  onRun?: (task: Task) => void;
 }
 
 export async function openSignoff(config: Config, options: OpenOptions): Promise<Signoff> {
@@ -130,6 +132,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       config: config.workflows,
       clock,
       logger,
+      onRun: options.onRun,
     });
     const metrics = createMetrics(db.pool);
     const engine = createEngine({

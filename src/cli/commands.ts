@@ -35,6 +35,8 @@ export interface CliIo {
   err: Output;
   /** Aborted when the process stops early (Ctrl-C): a session following a working task ends. */
   stopping?: AbortSignal;
+  /** Says which tasks this session follows: the others that run here are announced (unfollowed.ts). */
+  follow?: (taskId: string) => void;
 }
 
 /**
@@ -168,6 +170,8 @@ async function startAndFollow(
   text: string,
 ): Promise<number> {
   const { task } = await engine.start({ workflow, text, requester: actor, surface: 'cli' });
+  // At once, before its run can start: no I/O comes between the start and this line.
+  io.follow?.(task.id);
   return followed(
     await runSession({ engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping }, task.id),
   );

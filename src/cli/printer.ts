@@ -7,6 +7,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
+import { atTheKeyboard } from '../llm/failures.js';
 import { CLI } from './help.js';
 import { PLAIN_STYLE, renderMarkdown, type Style } from './markdown.js';
 import { unseen } from './unseen.js';
@@ -47,9 +48,15 @@ const TERMINAL_STRING =
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** Text as printable text: newlines and tabs stay, a carriage return is a newline, no control sequence. */
+/**
+ * Text as the terminal prints it: newlines and tabs stay, a carriage return is a newline, no
+ * control sequence; and signoff's own advice for whoever runs it (stored as Slack shows it) is
+ * said to the person at the keyboard, who does.
+ */
 export const printable = (text: string): string =>
-  stripVTControlCharacters(text.replace(TERMINAL_STRING, '').replace(/\r\n?/g, '\n')).replace(CONTROL, '');
+  atTheKeyboard(
+    stripVTControlCharacters(text.replace(TERMINAL_STRING, '').replace(/\r\n?/g, '\n')).replace(CONTROL, ''),
+  );
 
 /** Every string in plain data (an event, a review) made printable; styling comes after. */
 function printableValues<T>(value: T): T {

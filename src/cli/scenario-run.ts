@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import type { WorkflowParts } from '../main.js';
 import { CLI } from './help.js';
 import type { LineSource } from './lines.js';
-import type { Feed, Output } from './printer.js';
+import { type Feed, type Output, printable } from './printer.js';
 import { readScenario, type Scenario } from './scenario.js';
 import { runSession } from './session.js';
 
@@ -158,7 +158,7 @@ export async function runScenario(
   const difference =
     stopped ??
     (ended.status !== expect.status
-      ? `expected status ${expect.status}, got ${ended.status}${ended.statusReason ? ` (${ended.statusReason})` : ''}`
+      ? `expected status ${expect.status}, got ${ended.status}${ended.statusReason ? ` (${printable(ended.statusReason)})` : ''}`
       : expect.rounds !== undefined && rounds !== expect.rounds
         ? `expected ${expect.rounds} review rounds, got ${rounds}`
         : (missingInOrder(transcript, expect.contains) ??

@@ -27,8 +27,10 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
   const { engine, out } = deps;
   for (;;) {
     const task = await settled(deps, taskId);
-    // Stopping while it works: the stop's own line says how the task goes on.
-    if (task.status === 'working') return task;
+    // Stopping while it works (Ctrl-C): its step is cut short here and goes on later. The last
+    // line on stdout still says where the task stands, as every session's does, for a script.
+    if (task.status === 'working')
+      return finish(out, task, `stopped here; it goes on from its last step with: ${CLI} resume ${taskId}`);
     if (task.status !== 'waiting') return finish(out, task);
     const pending = await engine.reviews(taskId, 'pending');
     // A review may be decided elsewhere (another terminal) between the list and the answer.
@@ -139,8 +141,10 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
   }
 }
 
-function finish(out: Output, task: Task): Task {
-  const reason = task.statusReason ? ` (${printable(task.statusReason)})` : '';
+/** The session's last line: `task <id>: <status> (<why>)`; `why` when the task says nothing itself. */
+function finish(out: Output, task: Task, why?: string): Task {
+  const said = task.statusReason ? printable(task.statusReason) : why;
+  const reason = said ? ` (${said})` : '';
   const hint = task.status === 'failed' ? `; try again with: ${CLI} retry ${task.id}` : '';
   out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
   return task;

@@ -18,6 +18,7 @@ import { createFeed, type Feed, type Output } from './printer.js';
 import { runScenarioTest, type ScenarioTest, scenarioDatabase, scenarioModels } from './scenario-run.js';
 import { statusLine } from './status-line.js';
 import { createThinking } from './thinking.js';
+import { createUnfollowed } from './unfollowed.js';
 
 /** How long a command may take to wind up after Ctrl-C before the process stops regardless. */
 const WIND_UP_MS = 3000;
@@ -50,9 +51,24 @@ export async function runTerminal(
   const scratch = test ? await scenarioDatabase(config, logger) : undefined;
   if (scratch) config = { ...config, database: { ...config.database, url: scratch.url } };
   let feed: Feed | undefined;
+  const screen = statusLine(io.out, io.tty);
+  // Notices on stderr; a "… is thinking" line on the screen goes first, or they would end it.
+  const unfollowed = createUnfollowed((text) => {
+    screen.status();
+    err.write(text);
+  });
+  // The task a command names is followed before any of its runs can start here.
+  if (['resume', 'retry', 'redirect'].includes(argv[0] as string) && argv[1]) unfollowed.follow(argv[1]);
   const app = await openSignoff(config, {
     logger,
-    sinks: { cli: (...args) => (feed as Feed).sink(...args) },
+    sinks: {
+      cli: (event, task) => {
+        unfollowed.seen(event, task);
+        return (feed as Feed).sink(event, task);
+      },
+    },
+    // A scenario's database is made for its one task: nothing else runs there.
+    onRun: test ? undefined : unfollowed.ran,
     // A scenario runs on the offline model, its agents answering what the file says.
     modelFor: test
       ? scenarioModels(test.scenario)
@@ -62,7 +78,6 @@ export async function runTerminal(
     throw error;
   });
   const printed: string[] = [];
-  const screen = statusLine(io.out, io.tty);
   // What the terminal shows, kept too: a scenario's expectations read it.
   const shown = {
     write: (text: string) => {
@@ -127,7 +142,7 @@ export async function runTerminal(
           argv,
           app.engine,
           feed,
-          { lines, out: shown, err, stopping: stopping.signal },
+          { lines, out: shown, err, stopping: stopping.signal, follow: unfollowed.follow },
           app.documents,
         );
     code = (await windUp(command, stopping.signal)) ?? 1;

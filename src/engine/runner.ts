@@ -61,6 +61,12 @@ export interface RunnerDeps {
   config: WorkflowsConfig;
   clock: Clock;
   logger: Logger;
+  /**
+   * Told each time a task's graph runs in this process, whoever started the task: the
+   * terminal announces the tasks it runs without following them (left working by an earlier
+   * command), so that none goes on, or fails, unseen.
+   */
+  onRun?: (task: Task) => void;
 }
 
 /** Rounds one job runs back to back (decisions that arrived during a run) before it queues again. */
@@ -156,12 +162,21 @@ export function createRunner(deps: RunnerDeps) {
 
     /** Runs the graph once; undefined when the run failed (the task says why) or was cancelled. */
     const execute = async (input: unknown): Promise<RunResult | undefined> => {
+      try {
+        deps.onRun?.(task);
+      } catch (err) {
+        // Telling the surface is not the run: a surface that fails to listen fails nothing.
+        log.warn({ err }, 'onRun failed');
+      }
       if (task.status !== 'working' && (await setStatus(pool, task.id, 'working', null))) {
         // Shown while the graph starts, ahead of what the agents say.
         void delivery.kick(task, { soon: true });
       }
       const controller = new AbortController();
       inFlight.set(task.id, { controller, generation: task.generation });
+      // Stopping began while this run took its lease: it stops as the runs under way did, at
+      // once, rather than hold the exit for its whole step (and its lease past the exit).
+      if (stopping) controller.abort(new RunStopped('the process is stopping'));
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
         return await run(task, workflow, input, { ...config, signal });

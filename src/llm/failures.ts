@@ -43,6 +43,46 @@ export const FAILURE_SENTENCES: Record<FailureCode, string> = {
   internal: `This step failed on an unexpected error. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
 };
 
+/** Where the terminal's log is: the data folder's file (cli/log-file.ts), which it names on the screen. */
+const IN_THE_LOG = 'the details are in signoff.log in the data folder';
+
+/**
+ * The same sentences for the person at the keyboard, who runs signoff themselves (the terminal):
+ * "ask whoever runs signoff" reads oddly to them, so they are told what to set or fix. Slack keeps
+ * the sentences above: a team's members do not run the service.
+ */
+export const FAILURE_SENTENCES_AT_THE_KEYBOARD: Record<FailureCode, string> = {
+  ...FAILURE_SENTENCES,
+  quota:
+    'The model service refused the request: the account is out of quota. Retry once the quota of the account whose key OPENAI_API_KEY holds is raised.',
+  auth: 'The model service refused the request: the API key was not accepted. Retry once OPENAI_API_KEY holds a key the service accepts.',
+  model_not_found:
+    "The model service does not offer the configured model. Retry once OPENAI_MODEL (or the agent's `model` in the config file) names a model it offers.",
+  bad_request: `The model service refused the request as invalid. Retry; if it fails again, ${IN_THE_LOG}.`,
+  unreachable:
+    "The model service could not be reached. Retry when it recovers; if it keeps failing, check that a model service answers at OPENAI_BASE_URL (OpenAI's own when it is not set).",
+  bad_address:
+    "The model service's address cannot be used: its port is one web clients never call, its scheme is not http or https, or it is not a URL. Retry once OPENAI_BASE_URL is the service's http(s) address.",
+  untrusted:
+    "The model service's certificate is not trusted. Retry once it is fixed: check OPENAI_BASE_URL, or for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate's file.",
+  unsaved: `signoff could not save what this step ended with (a review to ask for, or the task's end), so the task stopped here. Retry; if it fails again, ${IN_THE_LOG}.`,
+  internal: `This step failed on an unexpected error. Retry; if it fails again, ${IN_THE_LOG}.`,
+};
+
+/**
+ * `text` (a task's status reason, a review's body) with each sentence addressed to whoever runs
+ * signoff said to the person at the keyboard instead. The sentences are stored as Slack shows
+ * them; the terminal phrases them for its reader as it prints them.
+ */
+export function atTheKeyboard(text: string): string {
+  let said = text;
+  for (const code of FAILURE_CODES) {
+    const own = FAILURE_SENTENCES_AT_THE_KEYBOARD[code];
+    if (own !== FAILURE_SENTENCES[code]) said = said.replaceAll(FAILURE_SENTENCES[code], own);
+  }
+  return said;
+}
+
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

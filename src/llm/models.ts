@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { AgentConfig } from '../workflow-config.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { DeadlinedChatOpenAI } from './deadlined-chat.js';
+import { onFailedAttempt } from './fail-fast.js';
 import { ScriptedChatModel } from './scripted.js';
 
 /** Returns the model an agent speaks with, given its display name and its config entry. */
@@ -37,8 +38,10 @@ export function createModelFor(
       apiKey: model.apiKey,
       temperature: config?.temperature,
       // Timeouts, 429, 5xx and answers outside the schema are retried with exponential backoff
-      // before the step fails, all within `deadlineMs`.
+      // before the step fails, all within `deadlineMs`; a refused connection or an unknown host
+      // fails at once (fail-fast.ts).
       maxRetries: model.maxRetries,
+      onFailedAttempt,
       timeout: model.timeoutMs,
       configuration: {
         ...(model.baseUrl ? { baseURL: model.baseUrl } : {}),

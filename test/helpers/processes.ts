@@ -78,8 +78,8 @@ export interface Running {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves once stdout matches (rejects if the process ends first, or after `timeoutMs`). */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves once stdout (or `from`) matches (rejects if the process ends first, or after `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number, from?: 'stdout' | 'stderr'): Promise<RegExpMatchArray>;
   send(line: string): void;
   /** Sends `signal` to the process's whole group, as a terminal's Ctrl-C does to the foreground. */
   signalGroup(signal: NodeJS.Signals): void;
@@ -136,10 +136,11 @@ function running(child: ChildProcess): Running {
     send: (line) => void child.stdin?.write(`${line}\n`),
     signalGroup: (signal) => process.kill(-(child.pid as number), signal),
     exited,
-    waitFor: (pattern, timeoutMs = 60_000) =>
+    waitFor: (pattern, timeoutMs = 60_000, from = 'stdout') =>
       new Promise((resolve, reject) => {
+        const stream = from === 'stdout' ? child.stdout : child.stderr;
         const check = () => {
-          const found = out.match(pattern);
+          const found = (from === 'stdout' ? out : err).match(pattern);
           if (!found) return false;
           cleanup();
           resolve(found);
@@ -155,11 +156,11 @@ function running(child: ChildProcess): Running {
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);
-          child.stdout?.off('data', check);
+          stream?.off('data', check);
           child.off('close', onExit);
         };
         if (check()) return;
-        child.stdout?.on('data', check);
+        stream?.on('data', check);
         child.once('close', onExit);
       }),
   };

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/llm/failures.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { harnessPerFile, settled } from '../helpers/harness.js';
 import { unusedPort } from '../helpers/ports.js';
@@ -44,14 +45,16 @@ describe('a model that cannot be reached', () => {
 });
 
 describe('a model that cannot be reached, in the terminal', () => {
-  it('specialist says so in a sentence with Retry, and prints no log line or stack trace', async () => {
+  it('specialist says so in a sentence with Retry, addressed to whoever is at the keyboard, and prints no log line or stack trace', async () => {
     const run = await runSignoff(['run', 'specialist', 'reconcile the April invoices'], {
       DATABASE_URL: t.db.url,
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
       OPENAI_MAX_RETRIES: '0',
     });
-    expect(run.stdout).toContain(SENTENCE);
+    // Said to the person at the keyboard, who runs signoff: what to check, not whom to ask.
+    expect(run.stdout).toContain(FAILURE_SENTENCES_AT_THE_KEYBOARD.unreachable);
+    expect(run.stdout).not.toContain('whoever runs signoff');
     expect(run.stdout).toContain('Review: The planner failed. Retry?');
     expect(run.stderr).not.toMatch(/"level"|stack|APIConnectionError/);
     expect(run.code).toBe(0);

@@ -39,7 +39,7 @@ describe('a reader that closes stdout early', () => {
 });
 
 describe('Ctrl-C', () => {
-  it('while an agent thinks stops within seconds, names the task that was working and how it goes on; `resume` then takes it on to its review', async () => {
+  it('while an agent thinks stops within seconds, names the task that was working and how it goes on (on stderr, and in the last line on stdout); `resume` then takes it on to its review', async () => {
     // Each agent thinks for 30 s: before, the process stayed until the step ended.
     const run = started(
       startSignoff(['run', 'pair', 'draft the launch email'], { ...env, SIGNOFF_SCRIPTED_DELAY_MS: '30000' }),
@@ -57,6 +57,10 @@ describe('Ctrl-C', () => {
         `${id} was working: it goes on from its last step with \`npx signoff resume ${id}\` (or in the next \`npx signoff\` or \`npx signoff run\`).\n`,
     );
     expect(end.stdout).not.toContain('failed');
+    // A script reading stdout learns where the task stands too, as from every session's last line.
+    expect(end.stdout.trim().split('\n').at(-1)).toBe(
+      `task ${id}: working (stopped here; it goes on from its last step with: npx signoff resume ${id})`,
+    );
 
     const tasks = await runSignoff(['tasks'], env);
     expect(tasks.stdout).toMatch(new RegExp(`${id}\\s+pair\\s+working`));
@@ -65,6 +69,8 @@ describe('Ctrl-C', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('Review: ');
     expect(resumed.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: waiting for review`);
+    // Followed, so not announced as a task continued in the background.
+    expect(resumed.stderr).not.toContain('Continuing');
   }, 180_000);
 
   it("at a review another terminal decided meanwhile says the task's real status, not that it waits", async () => {

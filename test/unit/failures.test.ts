@@ -2,7 +2,13 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { isConnectionError } from '../../src/db/queryable.js';
 import { AnswerTooLargeError, ModelDeadlineError } from '../../src/llm/bounded-fetch.js';
-import { describeFailure } from '../../src/llm/failures.js';
+import {
+  atTheKeyboard,
+  describeFailure,
+  FAILURE_CODES,
+  FAILURE_SENTENCES,
+  FAILURE_SENTENCES_AT_THE_KEYBOARD,
+} from '../../src/llm/failures.js';
 
 const withFields = (message: string, fields: Record<string, unknown>) =>
   Object.assign(new Error(message), fields);
@@ -97,5 +103,29 @@ describe('errors a step can end with', () => {
     expect(() => isConnectionError(aborted, pool)).not.toThrow();
     expect(isConnectionError(aborted, pool)).toBe(false);
     expect(describeFailure(aborted).code).toBe('timeout');
+  });
+});
+
+describe('the sentences for the person at the keyboard (the terminal)', () => {
+  it('tell them what to set or fix instead of whom to ask; where a sentence asks nobody, it is the same', () => {
+    for (const code of FAILURE_CODES) {
+      const team = FAILURE_SENTENCES[code];
+      const own = FAILURE_SENTENCES_AT_THE_KEYBOARD[code];
+      expect(own).not.toMatch(/whoever runs/i);
+      expect(own).toMatch(/Retry/);
+      if (!team.includes('whoever runs signoff')) expect(own).toBe(team);
+      // What the team's sentence names to check, the keyboard's names too.
+      for (const name of team.match(/[A-Z][A-Z_]{4,}/g) ?? []) expect(own).toContain(name);
+    }
+    expect(FAILURE_SENTENCES_AT_THE_KEYBOARD.internal).toContain('signoff.log in the data folder');
+  });
+
+  it('atTheKeyboard rephrases each sentence wherever it stands (a reason, a card body), and leaves other text alone', () => {
+    const body = `*Planner*\n\n${FAILURE_SENTENCES.unreachable}\n\nRetry?`;
+    expect(atTheKeyboard(body)).toBe(
+      `*Planner*\n\n${FAILURE_SENTENCES_AT_THE_KEYBOARD.unreachable}\n\nRetry?`,
+    );
+    expect(atTheKeyboard(FAILURE_SENTENCES.auth)).toBe(FAILURE_SENTENCES_AT_THE_KEYBOARD.auth);
+    expect(atTheKeyboard('ask whoever runs signoff for coffee')).toBe('ask whoever runs signoff for coffee');
   });
 });

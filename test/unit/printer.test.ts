@@ -2,8 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.js';
 import { createFeed, formatReview } from '../../src/cli/printer.js';
+import { taskTable } from '../../src/cli/task-table.js';
 import type { Engine } from '../../src/engine/api.js';
 import type { DeliveredEvent, EngineEvent, Review, Task } from '../../src/engine/types.js';
+import { FAILURE_SENTENCES, FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/llm/failures.js';
 
 /** Anything that is not printable text, newline or tab: C0, DEL, C1. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
@@ -98,5 +100,42 @@ describe('the task list', () => {
     expect(await runCommand(['tasks'], engine, feed, io)).toBe(0);
     expect(out).not.toMatch(CONTROL);
     expect(out).toContain('draft the memo\n    the model said no\n');
+  });
+});
+
+describe("signoff's advice for whoever runs it", () => {
+  it('is said to the person at the keyboard in a failed status, a Retry card and the task list', async () => {
+    const out = await printed([{ type: 'task_status', status: 'failed', reason: FAILURE_SENTENCES.auth }]);
+    expect(out).toBe(`[failed: ${FAILURE_SENTENCES_AT_THE_KEYBOARD.auth}]\n`);
+    const review = {
+      request: {
+        kind: 'review',
+        title: 'The planner failed. Retry?',
+        body: FAILURE_SENTENCES.unreachable,
+        actions: ['approve', 'reject'],
+        labels: { approve: 'Retry' },
+        round: 1,
+        fields: [],
+      },
+      settings: { reviewers: ['anyone'] },
+      approvals: [],
+      dueAt: null,
+    } as unknown as Review;
+    expect(formatReview(review)).toContain(`│ ${FAILURE_SENTENCES_AT_THE_KEYBOARD.unreachable}\n`);
+    const rows = taskTable(
+      [
+        {
+          id: 'cli-1',
+          workflow: 'pair',
+          status: 'failed',
+          statusReason: FAILURE_SENTENCES.internal,
+          text: 'x',
+          updatedAt: new Date().toISOString(),
+        } as unknown as Task,
+      ],
+      new Date(),
+    );
+    expect(rows).toContain(FAILURE_SENTENCES_AT_THE_KEYBOARD.internal);
+    expect(out + formatReview(review) + rows).not.toContain('whoever runs signoff');
   });
 });

@@ -1,0 +1,82 @@
+/**
+ * A task left working (Ctrl-C in one `signoff run`) is continued by the next command that runs
+ * tasks, through the real CLI. That command does not follow it, and may run it with other model
+ * settings than it started with: it says so as the run starts, and how the task ended (failed,
+ * waiting for review) with the command that shows it, on stderr; stdout stays the session's own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/llm/failures.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { unusedPort } from '../helpers/ports.js';
+import { type Running, startSignoff } from '../helpers/processes.js';
+
+let db: TestDatabase;
+let env: Record<string, string>;
+const running: Running[] = [];
+beforeAll(async () => {
+  db = await createTestDatabase('terminal_continued');
+  env = { DATABASE_URL: db.url };
+});
+afterAll(async () => {
+  for (const r of running) if (r.child.exitCode === null) r.signalGroup('SIGKILL');
+  await db?.drop();
+});
+const started = (r: Running) => {
+  running.push(r);
+  return r;
+};
+
+/** Starts a pair task whose agents think for a minute, and stops its command with Ctrl-C: the task stays working. */
+async function leftWorking(text: string): Promise<string> {
+  const run = started(startSignoff(['run', 'pair', text], { ...env, SIGNOFF_SCRIPTED_DELAY_MS: '60000' }));
+  const id = (await run.waitFor(/Task (cli-[0-9a-f]+) \(pair\)/))[1] as string;
+  const sent = Date.now();
+  run.signalGroup('SIGINT');
+  expect((await run.exited).code).toBe(130);
+  // Also when the Ctrl-C comes as the run takes its lease: that run stops too (it held the exit
+  // for 10 s, and its lease for 30 s more, which the next command waited out).
+  expect(Date.now() - sent).toBeLessThan(8000);
+  return id;
+}
+
+const announced = (id: string, text: string) =>
+  `\nContinuing task ${id} here (pair: ${text}): this terminal does not follow it, so only how it ends is shown. Follow it with: npx signoff resume ${id}\n`;
+
+describe('a task left working, continued by a later command', () => {
+  it('that fails with other model settings: the command says it continues it, and that it failed, with the sentence and what to run', async () => {
+    const id = await leftWorking('draft the launch email');
+    // The prompt, with a model at a closed port: the task left working fails here.
+    const prompt = started(
+      startSignoff([], {
+        ...env,
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: `http://127.0.0.1:${await unusedPort()}/v1`,
+      }),
+    );
+    await prompt.waitFor(new RegExp(`Task ${id} \\(continued here\\): failed`), 60_000, 'stderr');
+    expect(prompt.stderr()).toBe(
+      announced(id, 'draft the launch email') +
+        `\nTask ${id} (continued here): failed (${FAILURE_SENTENCES_AT_THE_KEYBOARD.unreachable}). See it with: npx signoff events ${id}; try again with: npx signoff retry ${id}\n`,
+    );
+    // Nothing of it on stdout: that is the prompt's.
+    expect(prompt.stdout()).not.toContain(id);
+    prompt.send('');
+    expect((await prompt.exited).code).toBe(0);
+  }, 120_000);
+
+  it("that stops at a review: says it waits and how to answer it, while stdout's last line is the followed task's", async () => {
+    const id = await leftWorking('name the release');
+    const run = started(startSignoff(['run', 'pair', 'plan the retro'], env));
+    const own = (await run.waitFor(/Task (cli-[0-9a-f]+) \(pair\)/))[1] as string;
+    await run.waitFor(new RegExp(`Task ${id} \\(continued here\\): waiting for review`), 60_000, 'stderr');
+    await run.waitFor(/Review: /);
+    run.send('reject');
+    const end = await run.exited;
+    expect(end.stderr).toBe(
+      announced(id, 'name the release') +
+        `\nTask ${id} (continued here): waiting for review. Answer it with: npx signoff resume ${id}\n`,
+    );
+    expect(end.stdout).not.toContain(id);
+    expect(end.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${own}: rejected`));
+  }, 120_000);
+});
