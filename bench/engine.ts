@@ -3,7 +3,7 @@
  * lock, the outbox and pruning; the same graph and database as the floor.
  */
 
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/config.js';
 import type { Database } from '../src/db/database.js';
 import type { Logger } from '../src/logger.js';
 import { openSignoff } from '../src/main.js';

@@ -6,9 +6,9 @@
 import { Command, INTERRUPT, isInterrupted } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
+import { parseWorkflowConfig, workflowSettings } from '../src/config/workflows.js';
 import { createDocuments } from '../src/docs/documents.js';
 import { ScriptedChatModel } from '../src/llm/scripted.js';
-import { parseWorkflowConfig, workflowSettings } from '../src/workflow-config.js';
 import { pairWorkflow } from '../src/workflows/pair/pair-graph.js';
 import type { WorkflowDefinition } from '../src/workflows/shared/types.js';
 import { approve, BENCH_CONFIG, revise, throughput } from './stats.js';

@@ -7,10 +7,10 @@
  * a More click deep in the list, and the engine's page read alone. Target: under 1 s.
  * Run: npx tsx bench/home.ts   (BENCH_PENDING=2000 for a quicker run)
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
+import { parseWorkflowConfig } from '../src/config/workflows.js';
 import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
-import { parseWorkflowConfig } from '../src/workflow-config.js';
 import type { SlackCall } from '../test/helpers/fake-slack.js';
 import { seededRootTs, seedWaiting } from '../test/helpers/seed-reviews.js';
 import { appHomeOpened, homeClick, postSigned } from '../test/helpers/slack-requests.js';

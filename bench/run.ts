@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
+import { parseWorkflowConfig } from '../src/config/workflows.js';
 import { openDatabase } from '../src/db/database.js';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
-import { parseWorkflowConfig } from '../src/workflow-config.js';
 import { proposalWorkflow } from '../src/workflows/proposal/proposal-graph.js';
 import { FakeOpenAI } from '../test/helpers/fake-openai.js';
 import { engine } from './engine.js';

@@ -8,10 +8,10 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { App } from '@slack/bolt';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
+import { parseWorkflowConfig } from '../src/config/workflows.js';
 import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
-import { parseWorkflowConfig } from '../src/workflow-config.js';
 import type { SlackCall } from '../test/helpers/fake-slack.js';
 import { click, commandBody, postSigned, SIGNING_SECRET } from '../test/helpers/slack-requests.js';
 import { startSlackBench, TSX } from './slack-setup.js';

@@ -9,10 +9,10 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
+import { parseWorkflowConfig } from '../src/config/workflows.js';
 import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
-import { parseWorkflowConfig } from '../src/workflow-config.js';
 import { PUBLISHED_LIMITS, type SlackCall, type SlackLimit } from '../test/helpers/fake-slack.js';
 import { commandBody, postSigned } from '../test/helpers/slack-requests.js';
 import { startSlackBench, TSX } from './slack-setup.js';

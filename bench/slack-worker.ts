@@ -1,8 +1,8 @@
 /** A worker-role signoff for the ack benchmark: runs Slack tasks' graphs and posts their output. */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
+import { parseWorkflowConfig } from '../src/config/workflows.js';
 import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
-import { parseWorkflowConfig } from '../src/workflow-config.js';
 
 const config = loadConfig();
 await startSlack(

@@ -2,14 +2,14 @@
  * Bytes one task occupies (checkpoints + signoff's own rows) once its transcript holds `messages`
  * messages of ~500 characters: pair cycles of 49 agent turns and one feedback each.
  */
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/config.js';
+import { parseWorkflowConfig } from '../src/config/workflows.js';
 import type { Database } from '../src/db/database.js';
 import { checkpointBytes } from '../src/engine/prune.js';
 import type { ModelFor } from '../src/llm/models.js';
 import { ScriptedChatModel } from '../src/llm/scripted.js';
 import type { Logger } from '../src/logger.js';
 import { openSignoff } from '../src/main.js';
-import { parseWorkflowConfig } from '../src/workflow-config.js';
 
 const PADDING = 'lorem ipsum dolor sit amet '.repeat(20);
 

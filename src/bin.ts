@@ -8,7 +8,7 @@
 import { configuredWorkflows, helpText, USAGE } from './cli/help.js';
 import type { ScenarioTest } from './cli/scenario-run.js';
 import { startFailureInWords } from './cli/start-failure.js';
-import { type Config, loadConfig } from './config.js';
+import { type Config, loadConfig } from './config/config.js';
 import { isSignoffError } from './errors.js';
 
 /**

@@ -3,7 +3,8 @@
  * `openSignoff` is used by the terminal, the tests and the benchmark alike.
  */
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
+import { workflowSettings } from './config/workflows.js';
 import { type Database, openDatabase } from './db/database.js';
 import { createDocuments, type Documents } from './docs/documents.js';
 import type { Engine } from './engine/api.js';
@@ -27,7 +28,6 @@ import { createRateLimits } from './slack/rate-limits.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
 import { createSlackSink } from './slack/sink.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './slack/start-task.js';
-import { workflowSettings } from './workflow-config.js';
 import { ownWorkflowDescription } from './workflows/catalog.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { declaredWorkflow } from './workflows/declared/declared-graph.js';

@@ -4,10 +4,10 @@
  * It installs no handler of its own: an unhandled rejection must crash it, as it would in
  * production, so that the checker sees it.
  */
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
+import { parseWorkflowConfig } from '../../src/config/workflows.js';
 import { createLogger } from '../../src/logger.js';
 import { startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
 
 /**
  * Short loops, so that a run sees many tasks reach their end; specialist's review needs both

@@ -4,7 +4,7 @@
  * default: one entry per line, every field, streamed as read.
  */
 import { parseArgs } from 'node:util';
-import { durationSeconds } from '../duration.js';
+import { durationSeconds } from '../config/duration.js';
 import type { Engine } from '../engine/api.js';
 import type { AuditEntry } from '../engine/audit-trail.js';
 import { SignoffError } from '../errors.js';

@@ -2,7 +2,7 @@
  * What `signoff help` prints, and how every hint names the command. Light on purpose: help
  * answers before anything else is loaded or started (no database, no model, no Slack).
  */
-import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { BUILT_IN_DESCRIPTIONS, ownWorkflowDescription } from '../workflows/catalog.js';
 
 /** The command as the README types it in a checkout; every hint the terminal prints uses it. */

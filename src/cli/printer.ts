@@ -7,7 +7,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { approvalsNeeded } from '../engine/sign-off-rules.js';
 import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
-import { atTheKeyboard } from '../llm/failures.js';
+import { atTheKeyboard } from '../failures.js';
 import { CLI } from './help.js';
 import { PLAIN_STYLE, renderMarkdown, type Style } from './markdown.js';
 import { unseen } from './unseen.js';

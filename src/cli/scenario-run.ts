@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { createScratchDatabase, type ScratchDatabase } from '../db/scratch.js';
 import type { Engine } from '../engine/api.js';

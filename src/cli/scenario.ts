@@ -18,11 +18,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { objectOr } from '../config/workflows.js';
+import { parseYamlFile } from '../config/yaml-file.js';
 import { SignoffError } from '../errors.js';
 import type { ModelFor } from '../llm/models.js';
 import { ScriptedChatModel, scriptOf } from '../llm/scripted.js';
-import { objectOr } from '../workflow-config.js';
-import { parseYamlFile } from '../yaml-file.js';
 
 const answer = z.union([z.string(), z.record(z.string(), z.unknown())]);
 

@@ -6,7 +6,7 @@
  * says what is kept and which tasks were cut short, and how they go on.
  */
 import { relative } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createModelFor } from '../llm/models.js';
 import { openSignoff } from '../main.js';
 import { runCommand, runsTasks, terminalActor } from './commands.js';

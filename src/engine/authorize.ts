@@ -1,11 +1,11 @@
-import type { Queryable } from '../db/queryable.js';
-import { SignoffError } from '../errors.js';
 import {
   checkpointSchema,
   type RedirectWho,
   type WorkflowsConfig,
   workflowSettings,
-} from '../workflow-config.js';
+} from '../config/workflows.js';
+import type { Queryable } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
 import { reviewsOf } from './review-rows.js';
 import { type Action, type Actor, approves, type Review, type ReviewSettings, type Task } from './types.js';
 

@@ -4,9 +4,9 @@
  * asked before any row is locked, so a slow Slack never holds a task's lock.
  */
 import type pg from 'pg';
+import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
-import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { ABORT_CHANNEL } from './abort-listener.js';
 import { MAX_TASK_LENGTH } from './api.js';
 import { assertMayControl, type ControlAction, withControlGroups } from './authorize.js';

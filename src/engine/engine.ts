@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
 import { createAbortListener } from './abort-listener.js';
 import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
 import { auditTrail, refusedText } from './audit-trail.js';

@@ -4,7 +4,7 @@
  */
 import { INTERRUPT, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import type pg from 'pg';
-import { type WorkflowsConfig, workflowSettings } from '../workflow-config.js';
+import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { saidSchema } from '../workflows/shared/say.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';

@@ -1,4 +1,4 @@
-import { checkpointSettings, type WorkflowsConfig } from '../workflow-config.js';
+import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import type { ReviewSettings } from './types.js';
 
 /** What a new review of `checkpoint` keeps from the config file (its rules travel with it). */

@@ -22,11 +22,11 @@ import {
   type StateSnapshot,
 } from '@langchain/langgraph';
 import type pg from 'pg';
+import type { WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
-import { describeFailure, failureLogLevel } from '../llm/failures.js';
+import { describeFailure, failureLogLevel } from '../failures.js';
 import type { Logger } from '../logger.js';
-import type { WorkflowsConfig } from '../workflow-config.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { createGraphRun } from './graph-run.js';

@@ -8,11 +8,11 @@
  * attempts of its job the task fails instead, with a sentence and Retry, and the error is logged.
  */
 import type pg from 'pg';
+import type { WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
 import { isSignoffError } from '../errors.js';
-import { FAILURE_SENTENCES } from '../llm/failures.js';
+import { FAILURE_SENTENCES } from '../failures.js';
 import type { Logger } from '../logger.js';
-import type { WorkflowsConfig } from '../workflow-config.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import type { Lease } from './leases.js';
 import { honestOutcome } from './outcome.js';

@@ -8,9 +8,10 @@
  * in a circle): two starts at once by one person are counted one after the other, not both
  * against the same count.
  */
+
+import type { StartLimits } from '../config/workflows.js';
 import type { Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
-import type { StartLimits } from '../workflow-config.js';
 import type { Surface } from './types.js';
 
 export interface StartWho {

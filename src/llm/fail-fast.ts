@@ -8,7 +8,7 @@
  */
 import { stampRetryable } from '@langchain/core/errors';
 import { AsyncCaller, type FailedAttemptHandler } from '@langchain/core/utils/async_caller';
-import { describeFailure, type FailureCode } from './failures.js';
+import { describeFailure, type FailureCode } from '../failures.js';
 
 /** LangChain's own handler (no retry of a 4xx, an abort, an exhausted quota), kept protected by AsyncCaller. */
 class DefaultHandler extends AsyncCaller {

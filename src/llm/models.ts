@@ -4,8 +4,8 @@
  */
 import type { Callbacks } from '@langchain/core/callbacks/manager';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { Config } from '../config.js';
-import type { AgentConfig } from '../workflow-config.js';
+import type { Config } from '../config/config.js';
+import type { AgentConfig } from '../config/workflows.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { DeadlinedChatOpenAI } from './deadlined-chat.js';
 import { onFailedAttempt } from './fail-fast.js';

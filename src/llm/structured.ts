@@ -8,7 +8,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { z } from 'zod';
-import { describeFailure } from './failures.js';
+import { describeFailure } from '../failures.js';
 
 const ATTEMPTS = 2;
 

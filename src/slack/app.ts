@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { App } from '@slack/bolt';
 import { ErrorCode, WebClient } from '@slack/web-api';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { type Clock, systemClock } from '../engine/types.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';

@@ -5,14 +5,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll } from 'vitest';
-import { type Config, loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import { parseWorkflowConfig } from '../../src/config/workflows.js';
 import type { Clock, DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import { DeliveryError } from '../../src/errors.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
 import { openSignoff, type Signoff } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface HarnessOptions {

@@ -2,14 +2,14 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
+import { parseWorkflowConfig } from '../../src/config/workflows.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
 import { type SlackOptions, type SlackService, startSlack } from '../../src/main.js';
 import { createAfterAck } from '../../src/slack/after-ack.js';
 import { finishUnfinishedStarts } from '../../src/slack/start-task.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { FakeOpenAI } from './fake-openai.js';
 import { FakeSlack } from './fake-slack.js';

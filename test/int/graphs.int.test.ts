@@ -10,10 +10,10 @@ import { Command, INTERRUPT, isInterrupted, MemorySaver } from '@langchain/langg
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWorkflowConfig, workflowSettings } from '../../src/config/workflows.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createDocuments } from '../../src/docs/documents.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
-import { parseWorkflowConfig, workflowSettings } from '../../src/workflow-config.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/index.js';
 import type { Decision, ReviewRequest } from '../../src/workflows/shared/protocol.js';
 import type { WorkflowDefinition } from '../../src/workflows/shared/types.js';

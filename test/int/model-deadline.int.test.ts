@@ -6,8 +6,8 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig } from '../../src/config.js';
-import { describeFailure } from '../../src/llm/failures.js';
+import { loadConfig } from '../../src/config/config.js';
+import { describeFailure } from '../../src/failures.js';
 import { createModelFor } from '../../src/llm/models.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 

@@ -6,7 +6,7 @@
  * cap is refused; a redirect hangs up on the call in flight, and nothing of it is posted.
  */
 import { describe, expect, it } from 'vitest';
-import { MODEL_ANSWER_MAX_BYTES } from '../../src/config.js';
+import { MODEL_ANSWER_MAX_BYTES } from '../../src/config/config.js';
 import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
 import { slackWithModelPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/llm/failures.js';
+import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/failures.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { harnessPerFile, settled } from '../helpers/harness.js';
 import { unusedPort } from '../helpers/ports.js';

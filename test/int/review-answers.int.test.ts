@@ -8,9 +8,9 @@ import { Command, INTERRUPT, isInterrupted } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWorkflowConfig, workflowSettings } from '../../src/config/workflows.js';
 import { createDocuments } from '../../src/docs/documents.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
-import { parseWorkflowConfig, workflowSettings } from '../../src/workflow-config.js';
 import { pairWorkflow } from '../../src/workflows/pair/pair-graph.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 

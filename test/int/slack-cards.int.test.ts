@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
-import { FAILURE_SENTENCES } from '../../src/llm/failures.js';
+import { FAILURE_SENTENCES } from '../../src/failures.js';
 import type { SlackService } from '../../src/main.js';
 import { neutralizeMarkdown } from '../../src/slack/blocks/text.js';
 import { slackTaskId } from '../../src/slack/origin.js';

@@ -6,10 +6,10 @@
  * An HTTP process does the same until Slack has said who the bot is (Bolt's auth.test).
  */
 import { afterAll, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
+import { parseWorkflowConfig } from '../../src/config/workflows.js';
 import { createLogger } from '../../src/logger.js';
 import { type SlackService, startSlack } from '../../src/main.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { unusedPort } from '../helpers/ports.js';

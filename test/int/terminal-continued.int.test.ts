@@ -5,7 +5,7 @@
  * waiting for review) with the command that shows it, on stderr; stdout stays the session's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/llm/failures.js';
+import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/failures.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { unusedPort } from '../helpers/ports.js';
 import { type Running, startSignoff } from '../helpers/processes.js';

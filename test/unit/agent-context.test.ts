@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BaseMessage } from '@langchain/core/messages';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
-import { parseWorkflowConfig, workflowSettings } from '../../src/workflow-config.js';
+import { parseWorkflowConfig, workflowSettings } from '../../src/config/workflows.js';
 import { buildDeclaredGraph } from '../../src/workflows/declared/declared-graph.js';
 import { buildGoalPlanGraph } from '../../src/workflows/goal-plan/goal-plan-graph.js';
 import type { RunnableGraph, WorkflowDeps } from '../../src/workflows/shared/types.js';

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { checkpointSettings, parseWorkflowConfig } from '../../src/workflow-config.js';
+import { loadConfig } from '../../src/config/config.js';
+import { checkpointSettings, parseWorkflowConfig } from '../../src/config/workflows.js';
 import { BUILT_IN_NAMES } from '../../src/workflows/catalog.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/index.js';
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
+import { parseWorkflowConfig, workflowSettings } from '../../src/config/workflows.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
-import { parseWorkflowConfig, workflowSettings } from '../../src/workflow-config.js';
 import { buildDeclaredGraph } from '../../src/workflows/declared/declared-graph.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'declared', 'release-notes.yml');

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENV_VARIABLES, loadConfig } from '../../src/config.js';
+import { ENV_VARIABLES, loadConfig } from '../../src/config/config.js';
 
 const example = readFileSync(join(import.meta.dirname, '..', '..', '.env.example'), 'utf8');
 /** The variables the file sets, as `--env-file` reads them: `NAME=value` lines, comments skipped. */

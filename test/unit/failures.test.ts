@@ -1,14 +1,14 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { isConnectionError } from '../../src/db/queryable.js';
-import { AnswerTooLargeError, ModelDeadlineError } from '../../src/llm/bounded-fetch.js';
 import {
   atTheKeyboard,
   describeFailure,
   FAILURE_CODES,
   FAILURE_SENTENCES,
   FAILURE_SENTENCES_AT_THE_KEYBOARD,
-} from '../../src/llm/failures.js';
+} from '../../src/failures.js';
+import { AnswerTooLargeError, ModelDeadlineError } from '../../src/llm/bounded-fetch.js';
 
 const withFields = (message: string, fields: Record<string, unknown>) =>
   Object.assign(new Error(message), fields);

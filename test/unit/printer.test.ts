@@ -5,7 +5,7 @@ import { createFeed, formatReview } from '../../src/cli/printer.js';
 import { taskTable } from '../../src/cli/task-table.js';
 import type { Engine } from '../../src/engine/api.js';
 import type { DeliveredEvent, EngineEvent, Review, Task } from '../../src/engine/types.js';
-import { FAILURE_SENTENCES, FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/llm/failures.js';
+import { FAILURE_SENTENCES, FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/failures.js';
 
 /** Anything that is not printable text, newline or tab: C0, DEL, C1. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for

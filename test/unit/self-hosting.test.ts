@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ENV_VARIABLES } from '../../src/config.js';
+import { ENV_VARIABLES } from '../../src/config/config.js';
 
 const read = (file: string) => readFileSync(join(import.meta.dirname, '..', '..', file), 'utf8');
 const dockerfile = read('Dockerfile');

@@ -1,9 +1,9 @@
 /** The sign-off rules as pure functions: what one more approval does, and what a deadline does. */
 import { describe, expect, it } from 'vitest';
+import { parseWorkflowConfig } from '../../src/config/workflows.js';
 import { reviewSettings } from '../../src/engine/review-settings.js';
 import { addApproval, atDeadline, escalatedReviewers } from '../../src/engine/sign-off-rules.js';
 import type { ReviewSettings } from '../../src/engine/types.js';
-import { parseWorkflowConfig } from '../../src/workflow-config.js';
 
 const approval = (by: string) => ({ by, at: '2026-11-25T10:00:00.000Z', contentHash: 'h' });
 const settings = (over: Partial<ReviewSettings> = {}) =>

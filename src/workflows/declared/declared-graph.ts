@@ -10,7 +10,6 @@ import { Annotation, END, type LangGraphRunnableConfig, START, StateGraph } from
 import { z } from 'zod';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
-import type { Stage } from '../../workflow-stages.js';
 import { agentFor } from '../shared/agents.js';
 import { last } from '../shared/annotations.js';
 import { goalOf } from '../shared/goal.js';
@@ -18,6 +17,7 @@ import { contentOf, type Turn, toChat } from '../shared/messages.js';
 import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
+import type { Stage } from './stages.js';
 
 export interface Entry {
   stage: string;

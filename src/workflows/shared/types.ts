@@ -3,10 +3,10 @@
  * read its ending. Nothing here knows about Slack or the terminal.
  */
 import type { BaseCheckpointSaver, LangGraphRunnableConfig, StateSnapshot } from '@langchain/langgraph';
+import type { WorkflowConfig } from '../../config/workflows.js';
 import type { Documents } from '../../docs/documents.js';
 import type { ModelFor } from '../../llm/models.js';
 import type { Logger } from '../../logger.js';
-import type { WorkflowConfig } from '../../workflow-config.js';
 import type { TaskInput } from './goal.js';
 
 export type Durability = 'exit' | 'async' | 'sync';

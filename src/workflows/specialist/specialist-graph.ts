@@ -7,7 +7,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
-import { describeFailure, failureLogLevel } from '../../llm/failures.js';
+import { describeFailure, failureLogLevel } from '../../failures.js';
 import { askStructured } from '../../llm/structured.js';
 import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS } from '../catalog.js';
 import { type Agent, agentFor } from '../shared/agents.js';

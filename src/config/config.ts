@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { SignoffError } from './errors.js';
-import { parseWorkflowConfig, type WorkflowsConfig } from './workflow-config.js';
+import { SignoffError } from '../errors.js';
+import { parseWorkflowConfig, type WorkflowsConfig } from './workflows.js';
 
 const optionalString = z
   .string()

@@ -4,7 +4,7 @@
  */
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { SignoffError } from './errors.js';
+import { SignoffError } from '../errors.js';
 
 export function parseYamlFile<T extends z.ZodType>(schema: T, text: string, file: string): z.infer<T> {
   const lineCounter = new LineCounter();

@@ -4,10 +4,10 @@
  * Errors name the file, the line, the field's path and what was expected.
  */
 import { z } from 'zod';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES } from '../workflows/catalog.js';
+import { checkStages, stageSchema } from '../workflows/declared/stages.js';
+import { TOOL_CALL_KIND } from '../workflows/shared/protocol.js';
 import { durationSeconds } from './duration.js';
-import { checkStages, stageSchema } from './workflow-stages.js';
-import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES } from './workflows/catalog.js';
-import { TOOL_CALL_KIND } from './workflows/shared/protocol.js';
 import { parseYamlFile } from './yaml-file.js';
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
