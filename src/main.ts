@@ -7,15 +7,25 @@ import type { Config } from './config/config.js';
 import { workflowSettings } from './config/workflows.js';
 import { type Database, openDatabase } from './db/database.js';
 import { createDocuments, type Documents } from './docs/documents.js';
-import type { Engine } from './engine/api.js';
-import { setupCheckpointer } from './engine/checkpointer.js';
-import { createDelivery } from './engine/delivery.js';
-import { createEngine } from './engine/engine.js';
-import { createLeases } from './engine/leases.js';
-import { createMetrics, type Metrics } from './engine/metrics.js';
-import { createQueue, type JobQueue } from './engine/queue.js';
-import { createRunner, type LoadedWorkflow, type Runner } from './engine/runner.js';
-import { type Clock, type Sink, type Surface, systemClock, type Task } from './engine/types.js';
+import type { Engine } from './engine/index.js';
+import {
+  type Clock,
+  createDelivery,
+  createEngine,
+  createLeases,
+  createMetrics,
+  createQueue,
+  createRunner,
+  type JobQueue,
+  type LoadedWorkflow,
+  type Metrics,
+  type Runner,
+  type Sink,
+  type Surface,
+  setupCheckpointer,
+  systemClock,
+  type Task,
+} from './engine/index.js';
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
 import { type AfterAckClock, createAfterAck } from './slack/after-ack.js';

@@ -1,4 +1,4 @@
-import type { Action, Review } from '../engine/types.js';
+import type { Action, Review } from '../engine/index.js';
 
 const APPROVE = new Set(['', 'approve', 'a', 'accept', 'continue']);
 const REJECT = new Set(['reject', 'r']);

@@ -5,8 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { durationSeconds } from '../config/duration.js';
-import type { Engine } from '../engine/api.js';
-import type { AuditEntry } from '../engine/audit-trail.js';
+import type { AuditEntry, Engine } from '../engine/index.js';
 import { SignoffError } from '../errors.js';
 import { CLI } from './help.js';
 import type { Output } from './printer.js';

@@ -3,7 +3,7 @@
  * the person), arguments are one line of JSON or Enter to keep them as shown. A message for the
  * calls rejected is asked last, when some are.
  */
-import type { ReviewField } from '../engine/types.js';
+import type { ReviewField } from '../engine/index.js';
 import { answerTo, type LineSource } from './lines.js';
 import type { Output } from './printer.js';
 

@@ -5,8 +5,14 @@
  * cursor move) would act on the reader's terminal, so they are dropped before any styling.
  */
 import { stripVTControlCharacters } from 'node:util';
-import { approvalsNeeded } from '../engine/sign-off-rules.js';
-import { type DeliveredEvent, eventInWords, type Review, type Sink, type Task } from '../engine/types.js';
+import {
+  approvalsNeeded,
+  type DeliveredEvent,
+  eventInWords,
+  type Review,
+  type Sink,
+  type Task,
+} from '../engine/index.js';
 import { atTheKeyboard } from '../failures.js';
 import { CLI } from './help.js';
 import { PLAIN_STYLE, renderMarkdown, type Style } from './markdown.js';

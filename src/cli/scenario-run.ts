@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import type { Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { createScratchDatabase, type ScratchDatabase } from '../db/scratch.js';
-import type { Engine } from '../engine/api.js';
+import type { Engine } from '../engine/index.js';
 import { isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { WorkflowParts } from '../main.js';

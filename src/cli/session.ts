@@ -3,9 +3,8 @@
  * line; decide; repeat until the task ends or the input does. At end of input the task keeps
  * waiting, durably, and the session says how to continue.
  */
-import type { Engine } from '../engine/api.js';
-import { contentHash } from '../engine/content-hash.js';
-import type { Review, Task } from '../engine/types.js';
+import type { Engine, Review, Task } from '../engine/index.js';
+import { contentHash } from '../engine/index.js';
 import { type Decided, parseAnswer } from './answer.js';
 import { fillForm } from './form.js';
 import { CLI } from './help.js';

@@ -3,7 +3,7 @@
  * ("stopped without approval") or workflow name never pushes a row out of line. A failed task's
  * reason follows on its own indented line.
  */
-import type { Task } from '../engine/types.js';
+import type { Task } from '../engine/index.js';
 import { printable, statusWords } from './printer.js';
 import { when } from './when.js';
 

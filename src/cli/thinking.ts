@@ -5,7 +5,7 @@
  * process took shows nothing, which is all this process can know.
  */
 import type { CallbackHandlerMethods } from '@langchain/core/callbacks/base';
-import { taskOfThread } from '../engine/types.js';
+import { taskOfThread } from '../engine/index.js';
 
 export interface Thinking {
   /** LangChain callbacks for the model of `agent`: they report its calls here. */

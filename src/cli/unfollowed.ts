@@ -7,7 +7,7 @@
  * with whoever follows it. Written where notices go (stderr): stdout's last line stays the status
  * of the task this session follows.
  */
-import type { DeliveredEvent, Task } from '../engine/types.js';
+import type { DeliveredEvent, Task } from '../engine/index.js';
 import { excerpt } from '../text.js';
 import { CLI } from './help.js';
 import { printable, statusWords } from './printer.js';

@@ -9,7 +9,7 @@
  */
 import type { StateSnapshot } from '@langchain/langgraph';
 import { z } from 'zod';
-import type { CallDecision } from './tool-call-body.js';
+import type { CallDecision, ToolCall } from './tool-call-body.js';
 import {
   decisionValues,
   readDecisions,
@@ -59,15 +59,6 @@ const inboxSchema = z
     }),
   )
   .min(1);
-
-/** One tool call asked about, whatever the shape: what it is and which decisions it takes. */
-export interface ToolCall {
-  name: string;
-  args: Record<string, unknown>;
-  description?: string;
-  allowed: readonly CallDecision['type'][];
-  argsSchema?: Record<string, unknown>;
-}
 
 type Origin = NonNullable<ReviewRequest['origin']>;
 

@@ -13,6 +13,15 @@ export type CallDecision =
   | { type: 'edit'; args: Record<string, unknown> }
   | { type: 'reject' };
 
+/** One tool call asked about, whatever the shape: what it is and which decisions it takes. */
+export interface ToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  description?: string;
+  allowed: readonly CallDecision['type'][];
+  argsSchema?: Record<string, unknown>;
+}
+
 export interface ShownCall {
   name: string;
   args: Record<string, unknown>;

@@ -6,8 +6,7 @@
  * arguments that do not parse or fit its schema, makes the form refused.
  */
 import { Ajv } from 'ajv';
-import type { ToolCall } from './standard-interrupts.js';
-import { type CallDecision, toolCallsBody, valuesCut } from './tool-call-body.js';
+import { type CallDecision, type ToolCall, toolCallsBody, valuesCut } from './tool-call-body.js';
 import {
   type Action,
   FIELD_MAX,

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { App } from '@slack/bolt';
 import { ErrorCode, WebClient } from '@slack/web-api';
 import type { Config } from '../config/config.js';
-import { type Clock, systemClock } from '../engine/types.js';
+import { type Clock, systemClock } from '../engine/index.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAudience } from './audience.js';

@@ -6,7 +6,7 @@
  * answer is no (nothing is shown rather than too much); the failure is logged.
  */
 import type { WebClient } from '@slack/web-api';
-import type { Task } from '../engine/types.js';
+import type { Task } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { slackOriginSchema } from './origin.js';
 import { ttlCache } from './ttl-cache.js';

@@ -6,10 +6,8 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { DecideResult } from '../engine/api.js';
-import { contentHash } from '../engine/content-hash.js';
-import { approvalsNeeded } from '../engine/sign-off-rules.js';
-import type { Action, Actor, Review, Task } from '../engine/types.js';
+import type { Action, Actor, DecideResult, Review, Task } from '../engine/index.js';
+import { approvalsNeeded, contentHash } from '../engine/index.js';
 import { plainActions, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';

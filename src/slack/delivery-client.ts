@@ -15,7 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, type WebAPICallError, WebClient, type WebClientOptions } from '@slack/web-api';
-import { assertDeliveryHeld } from '../engine/delivery-guard.js';
+import { assertDeliveryHeld } from '../engine/index.js';
 import { DeliveryError } from '../errors.js';
 import type { RateLimits } from './rate-limits.js';
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Engine } from '../engine/api.js';
+import type { Engine } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import type { AfterAck } from './after-ack.js';
 import type { Audience } from './audience.js';

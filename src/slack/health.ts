@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Metrics } from '../engine/metrics.js';
+import type { Metrics } from '../engine/index.js';
 
 /** True when ready and the database answers; else what is wrong, in a line ("starting: …", "unhealthy: …"). */
 export type Healthy = () => Promise<true | string>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { Engine } from '../engine/api.js';
-import type { Task } from '../engine/types.js';
+import type { Engine, Task } from '../engine/index.js';
 
 /**
  * Where a Slack task lives: its root message is the thread. A channel's id is the same in every

@@ -3,9 +3,8 @@
  * what lives in channels the person is in (see audience.ts).
  */
 import type { WebClient } from '@slack/web-api';
-import type { WaitingPage } from '../engine/api.js';
-import { median } from '../engine/review-stats.js';
-import type { Actor, Task } from '../engine/types.js';
+import type { Actor, Task, WaitingPage } from '../engine/index.js';
+import { median } from '../engine/index.js';
 import {
   channelOverview,
   homeView,

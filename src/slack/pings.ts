@@ -6,7 +6,7 @@
  */
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import type { Review, Task } from '../engine/types.js';
+import type { Review, Task } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import type { Audience } from './audience.js';
 import { escapeMrkdwn, truncate } from './blocks/text.js';

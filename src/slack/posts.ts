@@ -3,8 +3,8 @@
  * metadata so that an attempt after one that died between posting and recording finds it.
  */
 import type { Queryable } from '../db/queryable.js';
-import { contentHash } from '../engine/content-hash.js';
-import type { ReviewRequest } from '../engine/types.js';
+import type { ReviewRequest } from '../engine/index.js';
+import { contentHash } from '../engine/index.js';
 import { reviewTextMessages } from './blocks/review-card.js';
 
 /** Message metadata that names the post's key. */

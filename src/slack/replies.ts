@@ -3,7 +3,7 @@
  * delivered them (in a signed event), kept here so that a click on the question uses them.
  */
 import type { Queryable } from '../db/queryable.js';
-import { FIELD_MAX } from '../engine/types.js';
+import { FIELD_MAX } from '../engine/index.js';
 
 export interface HeardReply {
   channel: string;

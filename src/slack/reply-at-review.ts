@@ -9,7 +9,7 @@
  * addressed the bot.
  */
 import type { WebClient } from '@slack/web-api';
-import type { Review, Task } from '../engine/types.js';
+import type { Review, Task } from '../engine/index.js';
 import { carriesWords, fitsAsWords, questionChoices, replyQuestion } from './blocks/reply-question.js';
 import { decideFromSlack, slackActor } from './decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';

@@ -5,7 +5,7 @@
  * messages.
  */
 import type { Queryable } from '../db/queryable.js';
-import type { Purger } from '../engine/retention.js';
+import type { Purger } from '../engine/index.js';
 
 /** The review a card's or a DM's key names (`card:R`, `dm:R:U`, `dm:remind:R:n:U`, `dm:overdue:R:U`). */
 const REVIEW_OF_KEY = '^(?:card|dm)(?::remind|:overdue)?:([^:]+)';

@@ -14,9 +14,15 @@
  */
 import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import { contentHash } from '../engine/content-hash.js';
-import { asDecided } from '../engine/standard-interrupts.js';
-import { eventInWords, type Review, type ReviewRequest, type Sink, type Task } from '../engine/types.js';
+import {
+  asDecided,
+  contentHash,
+  eventInWords,
+  type Review,
+  type ReviewRequest,
+  type Sink,
+  type Task,
+} from '../engine/index.js';
 import { DeliveryError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAudience } from './audience.js';

@@ -3,8 +3,8 @@
  * newest last, each line saying who did what, on which step and round, and what came of it.
  */
 import type { types } from '@slack/bolt';
-import type { AuditEntry } from '../../engine/audit-trail.js';
-import { SYSTEM_ACTOR, type Task } from '../../engine/types.js';
+import type { AuditEntry } from '../../engine/index.js';
+import { SYSTEM_ACTOR, type Task } from '../../engine/index.js';
 import { mentions, slackDate } from './review-card.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 

@@ -3,7 +3,7 @@
  * status) and agents' messages (split so that Slack never refuses them).
  */
 import type { types } from '@slack/bolt';
-import type { Task, TaskStatus } from '../../engine/types.js';
+import type { Task, TaskStatus } from '../../engine/index.js';
 import { escapeMrkdwn, LIMITS, markdownParts, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;

@@ -4,8 +4,7 @@
  * thread, with the link Slack gave, and names its channel.
  */
 import type { types } from '@slack/bolt';
-import type { WaitingPage } from '../../engine/api.js';
-import type { Review, Task } from '../../engine/types.js';
+import type { Review, Task, WaitingPage } from '../../engine/index.js';
 import { slackOriginSchema } from '../origin.js';
 import { STATUS } from './messages.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';

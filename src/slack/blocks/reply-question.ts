@@ -5,8 +5,8 @@
  * from here (the card's buttons do that).
  */
 import type { types } from '@slack/bolt';
-import { answeredWithWords } from '../../engine/standard-interrupts.js';
-import type { Action, Review } from '../../engine/types.js';
+import type { Action, Review } from '../../engine/index.js';
+import { answeredWithWords } from '../../engine/index.js';
 import type { SlackMessage } from './messages.js';
 import { buttonValue } from './review-card.js';
 import { escapeMrkdwn, LIMITS, neutralizePlain, truncate } from './text.js';

@@ -10,15 +10,19 @@
  * before the changed content is posted) offers no Approve.
  */
 import type { types } from '@slack/bolt';
-import { contentHash } from '../../engine/content-hash.js';
 import {
+  type Action,
   approvalsNeeded,
   approversLeft,
+  approves,
+  asDecided,
   atDeadline,
+  contentHash,
+  type Review,
+  type ReviewRequest,
+  SYSTEM_ACTOR,
   timerMayNotApprove,
-} from '../../engine/sign-off-rules.js';
-import { asDecided } from '../../engine/standard-interrupts.js';
-import { type Action, approves, type Review, type ReviewRequest, SYSTEM_ACTOR } from '../../engine/types.js';
+} from '../../engine/index.js';
 import { SIGNOFF_FAILED } from '../../errors.js';
 import type { SlackMessage } from './messages.js';
 import { escapeMrkdwn, LIMITS, markdownParts, markdownStart, neutralizePlain, truncate } from './text.js';

@@ -1,6 +1,6 @@
 /** Approve and Reject buttons: ack at once, then record the decision (the card updates via the engine). */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { Action } from '../../../engine/types.js';
+import type { Action } from '../../../engine/index.js';
 import { clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { tellClicker } from '../../tell-clicker.js';

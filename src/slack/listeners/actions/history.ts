@@ -6,7 +6,7 @@
  * shows them no ephemeral).
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { AuditEntry } from '../../../engine/audit-trail.js';
+import type { AuditEntry } from '../../../engine/index.js';
 import { historyFailed, historyLoading, historyModal } from '../../blocks/history.js';
 import { type ListenerDeps, notOpened } from '../../deps.js';
 import { clickedMessage, taskInThread } from '../../origin.js';

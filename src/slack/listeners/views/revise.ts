@@ -5,7 +5,7 @@
  * the click that opened it (revise-meta.ts), which reaches someone Slack shows no ephemeral there.
  */
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
-import { FORM, invalidEdit } from '../../../engine/review-form.js';
+import { FORM, invalidEdit } from '../../../engine/index.js';
 import { FIELD_BLOCK } from '../../blocks/modals.js';
 import { readReviseMeta } from '../../blocks/revise-meta.js';
 import { buttonValueSchema, clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';

@@ -1,0 +1,38 @@
+/**
+ * The engine's front door: everything a surface (Slack, the terminal) or the wiring in main.ts may
+ * use. Nothing outside src/engine imports another file of it (Biome's noRestrictedImports keeps it
+ * so), so what lies behind this list can be rearranged without touching a surface.
+ */
+
+// Commands in, queries out: the engine's API.
+export type {
+  DecideInput,
+  DecideResult,
+  Engine,
+  StartInput,
+  WaitingPage,
+  WaitingQuery,
+} from './api.js';
+export { MAX_TASK_LENGTH } from './api.js';
+export type { AuditEntry, AuditFilter } from './audit-trail.js';
+// The parts main.ts wires together.
+export { setupCheckpointer } from './checkpointer.js';
+// What a review asks and how it may be answered, for surfaces that draw and read its form.
+export { contentHash } from './content-hash.js';
+export { createDelivery } from './delivery.js';
+// A Slack post is sent only while its run still holds the task (the client checks before each call).
+export { assertDeliveryHeld } from './delivery-guard.js';
+export { createEngine } from './engine.js';
+export type { EventRecord } from './event-store.js';
+export { createLeases } from './leases.js';
+export { createMetrics, type Metrics } from './metrics.js';
+export { createQueue, type JobQueue } from './queue.js';
+export type { Purger } from './retention.js';
+export { FORM, invalidEdit } from './review-form.js';
+export type { ReviewTimes } from './review-stats.js';
+export { median } from './review-stats.js';
+export { createRunner, type LoadedWorkflow, type Runner } from './runner.js';
+export { approvalsNeeded, approversLeft, atDeadline, timerMayNotApprove } from './sign-off-rules.js';
+export { answeredWithWords, asDecided } from './standard-interrupts.js';
+// What tasks, reviews and events are (the review protocol is the workflows', re-exported here).
+export * from './types.js';
