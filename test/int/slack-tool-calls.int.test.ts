@@ -84,10 +84,10 @@ function failOnce(method: string, when: (args: Record<string, unknown>) => boole
   return Object.assign(() => n, { stop });
 }
 
-/** U0BOB edits the ledger's email (its report approved as asked): his approval, towards two. */
-async function editLedger(card: Post, thread: string) {
+/** U0BOB edits the email to go to ops (the report approved as asked): his approval, towards two. */
+async function editEmail(card: Post, thread: string, subject = 'Ledger') {
   const view = await openEdit('U0BOB', card, thread, /^Edit/);
-  const edited = { to: 'ops@example.com', subject: 'Ledger', body: 'Attached.' };
+  const edited = { to: 'ops@example.com', subject, body: 'Attached.' };
   await postSigned(
     file.events,
     reviseSubmission('U0BOB', view.private_metadata, '', {
@@ -212,16 +212,7 @@ describe('a tool call is decided explicitly', () => {
     expect(first.map((p) => p.shown).join('')).toContain('team@example.com');
     expect(JSON.stringify(card.blocks)).toMatch(/the whole text is in the (message|\d+ messages) above/);
 
-    const view = await openEdit('U0BOB', card, thread, /^Edit/);
-    const edited = { to: 'ops@example.com', subject: 'Report', body: 'Attached.' };
-    await postSigned(
-      file.events,
-      reviseSubmission('U0BOB', view.private_metadata, '', {
-        field_decision_0: { selected: 'approve' },
-        field_args_0: JSON.stringify(edited),
-        field_decision_1: { selected: 'approve' },
-      }),
-    );
+    const edited = await editEmail(card, thread, 'Report');
     // The card as edited offers Approve for it only once the calls as they are now are in full
     // in the thread: posted below the card, which points there.
     const redrawn = await until('card redrawn with the edit', () =>
@@ -284,7 +275,7 @@ describe('a tool call is decided explicitly', () => {
       'internal_error',
     );
     try {
-      const edited = await editLedger(card, thread);
+      const edited = await editEmail(card, thread);
       const redrawn = await until('card redrawn with the edit', () =>
         updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('1 of 2 approvals')),
       );
@@ -333,7 +324,7 @@ describe('a tool call is decided explicitly', () => {
       'invalid_blocks',
     );
     try {
-      await editLedger(card, thread);
+      await editEmail(card, thread);
       const plain = await until('card redrawn plain', () =>
         updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('cannot be approved here')),
       );
