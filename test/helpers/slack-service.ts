@@ -84,7 +84,23 @@ export function thinkUnlessAborted(ms: number, signal?: AbortSignal): Promise<vo
 }
 
 /** A model call that fails like an overloaded server. */
-export const overloaded = () => Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+const overloaded = () => Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+
+/** The offline model, whose next calls fail like an overloaded server when told (`failNext`). */
+export function overloadableModel() {
+  let left = 0;
+  return {
+    modelFor: scriptedWith(async () => {
+      if (left > 0) {
+        left -= 1;
+        throw overloaded();
+      }
+    }),
+    failNext: (calls: number) => {
+      left = calls;
+    },
+  };
+}
 
 /** What one service of a test file is started with. */
 export interface ServiceSettings {

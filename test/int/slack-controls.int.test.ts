@@ -7,10 +7,10 @@ import { operator } from '../../src/engine/types.js';
 import { connectionDiesOnce } from '../helpers/database.js';
 import { testClock } from '../helpers/harness.js';
 import { appHomeOpened, click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { overloaded, scriptedWith, slackPerFile } from '../helpers/slack-service.js';
+import { overloadableModel, slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let failuresLeft = 0;
+const model = overloadableModel();
 const clock = testClock();
 
 const YAML = `workflows:
@@ -31,12 +31,7 @@ const file = slackPerFile('slack_controls', {
   env: { SIGNOFF_LEASE_SECONDS: '2' },
   options: {
     clock,
-    modelFor: scriptedWith(async () => {
-      if (failuresLeft > 0) {
-        failuresLeft -= 1;
-        throw overloaded();
-      }
-    }),
+    modelFor: model.modelFor,
   },
   workspace: (slack) => {
     slack.groups = { S0LEADS: ['U0CAT'] };
@@ -172,7 +167,7 @@ describe('Slack controls', () => {
   });
 
   it('Retry on a failed task: only for its people, then it carries on', async () => {
-    failuresLeft = 1;
+    model.failNext(1);
     const { thread } = await startTask('summarise the survey', false);
     const failedRoot = await until('root says failed', () =>
       updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('signoff_retry')),

@@ -18,10 +18,10 @@ import {
   type Workspace,
 } from '../helpers/slack-orgs.js';
 import { click, postSigned } from '../helpers/slack-requests.js';
-import { overloaded, scriptedWith, slackPerFile } from '../helpers/slack-service.js';
+import { overloadableModel, slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let failuresLeft = 0;
+const model = overloadableModel();
 
 const ORG = { id: 'E0ORG', name: 'Acme' };
 const EAST: Workspace = { team: 'T0TEAM', domain: 'acme-east', enterprise: ORG };
@@ -50,12 +50,7 @@ const file = slackPerFile('slack_grid', {
     slack.groupTeams = { S0WREV: WEST.team };
   },
   options: {
-    modelFor: scriptedWith(async () => {
-      if (failuresLeft > 0) {
-        failuresLeft -= 1;
-        throw overloaded();
-      }
-    }),
+    modelFor: model.modelFor,
   },
 });
 const { slack } = file;
@@ -140,7 +135,7 @@ describe('Enterprise Grid: one task, whichever workspace of the organization act
 
   it('installed in one workspace: Retry from another workspace of the organization runs the failed task again', async () => {
     slack.orgWide = false;
-    failuresLeft = 1;
+    model.failNext(1);
     const text = 'summarise the incident review';
     expect(
       (await postSigned(file.events, commandFrom(`pair ${text}`, 'W0ANN', WEST, EAST_ONLY))).status,
