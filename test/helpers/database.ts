@@ -55,32 +55,8 @@ export async function connectionDiesOnce(
   table: string,
   when: string,
 ): Promise<{ died(): Promise<boolean>; remove(): Promise<void> }> {
-  const id = randomUUID().slice(0, 8);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  // A sequence is not rolled back with the dying transaction, so it records that the trap fired.
-  await client.query(`CREATE SEQUENCE public.trap_${id}`);
-  await client.query(`
-    CREATE FUNCTION public.trap_${id}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF (${when}) AND NOT (SELECT is_called FROM public.trap_${id}) THEN
-        PERFORM nextval('public.trap_${id}');
-        PERFORM pg_terminate_backend(pg_backend_pid());
-      END IF;
-      RETURN NEW;
-    END $$`);
-  await client.query(
-    `CREATE TRIGGER trap_${id} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION public.trap_${id}()`,
-  );
-  return {
-    died: async () => (await client.query(`SELECT is_called FROM public.trap_${id}`)).rows[0].is_called,
-    remove: async () => {
-      await client.query(`DROP TRIGGER IF EXISTS trap_${id} ON ${table}`);
-      await client.query(`DROP FUNCTION IF EXISTS public.trap_${id}()`);
-      await client.query(`DROP SEQUENCE IF EXISTS public.trap_${id}`);
-      await client.end();
-    },
-  };
+  const trap = await writeTrap(url, table, when, 1, 'PERFORM pg_terminate_backend(pg_backend_pid());');
+  return { died: async () => (await trap.count()) > 0, remove: trap.remove };
 }
 
 /**
@@ -88,43 +64,44 @@ export async function connectionDiesOnce(
  * `message` (not a lost connection: the statement is refused, as a constraint or a bug would
  * refuse it). `count()` says how many failed; `remove()` drops the trap.
  */
-export async function writeFails(
+export function writeFails(
   url: string,
   table: string,
   when: string,
   times: number,
   message: string,
 ): Promise<{ count(): Promise<number>; remove(): Promise<void> }> {
-  const id = randomUUID().slice(0, 8);
+  return writeTrap(url, table, when, times, `RAISE EXCEPTION '%', ${pgString(message)};`);
+}
+
+/**
+ * A trigger that does `action` (PL/pgSQL) to the next `times` inserts into `table` matching
+ * `when`. A sequence counts them: it is not rolled back with the write that failed or died.
+ */
+async function writeTrap(url: string, table: string, when: string, times: number, action: string) {
+  const id = `trap_${randomUUID().slice(0, 8)}`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  // A sequence is not rolled back with the failing statement, so it counts the failures.
-  await client.query(`CREATE SEQUENCE public.fails_${id}`);
+  const count = `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM public.${id}`;
+  await client.query(`CREATE SEQUENCE public.${id}`);
   await client.query(`
-    CREATE FUNCTION public.fails_${id}() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION public.${id}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF (${when}) AND (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM public.fails_${id}) < ${times} THEN
-        PERFORM nextval('public.fails_${id}');
-        RAISE EXCEPTION '%', ${pgString(message)};
+      IF (${when}) AND (${count}) < ${times} THEN
+        PERFORM nextval('public.${id}');
+        ${action}
       END IF;
       RETURN NEW;
     END $$`);
   await client.query(
-    `CREATE TRIGGER fails_${id} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION public.fails_${id}()`,
+    `CREATE TRIGGER ${id} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION public.${id}()`,
   );
   return {
-    count: async () =>
-      Number(
-        (
-          await client.query(
-            `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM public.fails_${id}`,
-          )
-        ).rows[0].n,
-      ),
+    count: async () => Number((await client.query(count)).rows[0].n),
     remove: async () => {
-      await client.query(`DROP TRIGGER IF EXISTS fails_${id} ON ${table}`);
-      await client.query(`DROP FUNCTION IF EXISTS public.fails_${id}()`);
-      await client.query(`DROP SEQUENCE IF EXISTS public.fails_${id}`);
+      await client.query(`DROP TRIGGER IF EXISTS ${id} ON ${table}`);
+      await client.query(`DROP FUNCTION IF EXISTS public.${id}()`);
+      await client.query(`DROP SEQUENCE IF EXISTS public.${id}`);
       await client.end();
     },
   };

@@ -61,16 +61,9 @@ export async function startScript(file: string, env: Record<string, string>): Pr
 }
 
 function collect(child: ChildProcess, input: string): Promise<Finished> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
+  const { exited } = running(child);
   child.stdin?.end(input);
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return exited;
 }
 
 /** A process left running: what it printed so far, lines to send it, signals, and its end. */

@@ -11,7 +11,7 @@ import { type SlackOptions, type SlackService, startSlack } from '../../src/main
 import { createAfterAck } from '../../src/slack/after-ack.js';
 import { finishUnfinishedStarts } from '../../src/slack/start-task.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { FakeOpenAI } from './fake-openai.js';
+import type { FakeOpenAI } from './fake-openai.js';
 import { FakeSlack } from './fake-slack.js';
 import { SIGNING_SECRET } from './slack-requests.js';
 
@@ -84,36 +84,119 @@ export function thinkUnlessAborted(ms: number, signal?: AbortSignal): Promise<vo
 }
 
 /** A model call that fails like an overloaded server. */
-export const overloaded = () => Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+const overloaded = () => Object.assign(new Error('503 upstream model overloaded'), { status: 503 });
+
+/** The offline model, whose next calls fail like an overloaded server when told (`failNext`). */
+export function overloadableModel() {
+  let left = 0;
+  return {
+    modelFor: scriptedWith(async () => {
+      if (left > 0) {
+        left -= 1;
+        throw overloaded();
+      }
+    }),
+    failNext: (calls: number) => {
+      left = calls;
+    },
+  };
+}
+
+/** What one service of a test file is started with. */
+export interface ServiceSettings {
+  yaml?: string;
+  env?: Record<string, string>;
+  options?: Partial<SlackOptions>;
+}
+
+export interface SlackFileOptions extends ServiceSettings {
+  /** The fake Slack the service answers (default: a new one). */
+  slack?: FakeSlack;
+  /**
+   * A fake OpenAI server the service calls through the real ChatOpenAI client (started and stopped
+   * with the file); without one, the offline scripted model (or `options.modelFor`) answers.
+   */
+  model?: FakeOpenAI;
+  /** The workspace as Slack has it before the service starts: its people, groups, channels. */
+  workspace?: (slack: FakeSlack) => void;
+  /** Start no service for the file: its tests start their own with `startService` (default true). */
+  service?: boolean;
+}
+
+export interface SlackFile {
+  readonly slack: FakeSlack;
+  readonly db: TestDatabase;
+  /** The file's service (set once the file's beforeAll has run). */
+  readonly service: SlackService;
+  /** Where the file's service takes signed requests through Bolt's HTTP receiver. */
+  readonly events: string;
+  /**
+   * A deploy: the service stops, `whileDown` runs (time passing while nothing runs), and another
+   * starts on the same database, knowing nothing: with `settings` if given, else the file's.
+   */
+  restart(o?: { settings?: ServiceSettings; whileDown?: () => void }): Promise<void>;
+  /** Another process on the file's database and fake Slack, with its own settings; stopped with the file. */
+  startService(settings?: ServiceSettings): Promise<SlackService>;
+}
 
 /**
- * One test file's signoff on its own database, answering the fake Slack and calling the fake
- * OpenAI server through the real ChatOpenAI client. Read `.service` and `.events` inside tests.
+ * One test file's signoff Slack service on its own database, answering a fake Slack (and calling a
+ * fake OpenAI server when given one): made before the file's tests, stopped and dropped after.
+ * Read `.service`, `.events` and `.db` inside tests.
  */
-export function slackWithModelPerFile(
-  label: string,
-  o: { yaml?: string; env?: Record<string, string>; model?: FakeOpenAI } = {},
-) {
-  const file = {
-    slack: new FakeSlack(),
-    model: o.model ?? new FakeOpenAI(),
-  } as { slack: FakeSlack; model: FakeOpenAI; db: TestDatabase; service: SlackService; events: string };
+export function slackPerFile(label: string, o: SlackFileOptions = {}): SlackFile {
+  const slack = o.slack ?? new FakeSlack();
+  const others: SlackService[] = [];
+  let db: TestDatabase | undefined;
+  let current: { service: SlackService; events: string } | undefined;
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${label}: ${what} is read before the file's beforeAll ran`);
+    return value;
+  };
+  const launch = (s: ServiceSettings) =>
+    startTestSlack({
+      url: ready(db, 'the database').url,
+      slack,
+      yaml: s.yaml,
+      options: s.options,
+      env: { ...(o.model && { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: o.model.url }), ...s.env },
+    });
+  const file: SlackFile = {
+    slack,
+    get db() {
+      return ready(db, 'the database');
+    },
+    get service() {
+      return ready(current, 'the service').service;
+    },
+    get events() {
+      return ready(current, 'the service').events;
+    },
+    restart: async ({ settings = o, whileDown } = {}) => {
+      await ready(current, 'the service').service.stop();
+      current = undefined;
+      whileDown?.();
+      current = await launch(settings);
+    },
+    startService: async (s = {}) => {
+      const { service } = await launch(s);
+      others.push(service);
+      return service;
+    },
+  };
   beforeAll(async () => {
-    file.db = await createTestDatabase(label);
-    await file.slack.start();
-    await file.model.start();
-    ({ service: file.service, events: file.events } = await startTestSlack({
-      url: file.db.url,
-      slack: file.slack,
-      yaml: o.yaml,
-      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: file.model.url, ...o.env },
-    }));
+    db = await createTestDatabase(label);
+    await slack.start();
+    await o.model?.start();
+    o.workspace?.(slack);
+    if (o.service !== false) current = await launch(o);
   });
   afterAll(async () => {
-    await file.service?.stop();
-    await file.model.stop();
-    await file.slack.stop();
-    await file.db?.drop();
+    for (const service of others) await service.stop();
+    await current?.service.stop();
+    await o.model?.stop();
+    await slack.stop();
+    await db?.drop();
   });
   return file;
 }

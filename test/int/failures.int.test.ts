@@ -9,21 +9,14 @@ import { MIGRATIONS_DIR } from '../../src/db/database.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { harnessPerFile } from '../helpers/harness.js';
-import { overloaded, scriptedWith } from '../helpers/slack-service.js';
+import { overloadableModel } from '../helpers/slack-service.js';
 
-let failuresLeft = 0;
-const t = harnessPerFile('failures', () => ({
-  modelFor: scriptedWith(async () => {
-    if (failuresLeft > 0) {
-      failuresLeft -= 1;
-      throw overloaded();
-    }
-  }),
-}));
+const model = overloadableModel();
+const t = harnessPerFile('failures', () => ({ modelFor: model.modelFor }));
 
 describe('model failures', () => {
   it('a pair task fails with the reason and continues from the failed step on retry', async () => {
-    failuresLeft = 1;
+    model.failNext(1);
     const task = await t.h.start('pair', 'write the FAQ');
     const failed = await t.h.waitFor(task.id, (t) => t.status !== 'working');
     expect(failed.status).toBe('failed');
@@ -42,7 +35,7 @@ describe('model failures', () => {
   it('a failing specialist says so in the thread and offers Retry', async () => {
     const task = await t.h.start('specialist', 'audit the travel claims');
     const first = await t.h.nextReview(task.id);
-    failuresLeft = 1;
+    model.failNext(1);
     await t.h.engine.decide({
       reviewId: first.id,
       actor: { id: 'bob' },

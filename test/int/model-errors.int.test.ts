@@ -4,15 +4,18 @@
  * link, an internal host), and the task can be retried.
  */
 import { describe, expect, it } from 'vitest';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { slackWithModelPerFile } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-const t = slackWithModelPerFile('model_errors', {
+const model = new FakeOpenAI();
+const t = slackPerFile('model_errors', {
+  model,
   // No client retries: each answer the server gives is the one the workflow reads.
   env: { OPENAI_MAX_RETRIES: '0' },
 });
-const { slack, model } = t;
+const { slack } = t;
 const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
 
 /** Everything the bot put in a channel: posts and updates, text and blocks. */

@@ -7,16 +7,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MODEL_ANSWER_MAX_BYTES } from '../../src/config/config.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
-import { slackWithModelPerFile } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-const t = slackWithModelPerFile('model_faults', {
+const model = new FakeOpenAI();
+const t = slackPerFile('model_faults', {
+  model,
   yaml: 'workflows:\n  pair:\n    maxIterations: 2\n',
   // Two seconds: time enough for a busy host to read an answer up to the size cap.
   env: { OPENAI_MAX_RETRIES: '1', OPENAI_TIMEOUT_SECONDS: '2' },
 });
-const { slack, model } = t;
+const { slack } = t;
 const { rootOf, tsOf, cardsIn, posts } = slackThreads(slack);
 
 const rootSays = (thread: string, words: string) =>

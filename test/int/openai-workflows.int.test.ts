@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { slackWithModelPerFile } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const YAML = `workflows:
@@ -20,13 +20,10 @@ const YAML = `workflows:
     module: ./examples/approval-agent/graph.ts
 `;
 
-const t = slackWithModelPerFile('openai_workflows', {
-  yaml: YAML,
-  env: { OPENAI_MODEL: 'gpt-4o-mini' },
-  // The first option of every enum: the chair says "revise", so a person reviews each draft.
-  model: new FakeOpenAI({ random: () => 0 }),
-});
-const { slack, model } = t;
+// The first option of every enum: the chair says "revise", so a person reviews each draft.
+const model = new FakeOpenAI({ random: () => 0 });
+const t = slackPerFile('openai_workflows', { yaml: YAML, env: { OPENAI_MODEL: 'gpt-4o-mini' }, model });
+const { slack } = t;
 const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
 
 /** Starts `command`, approves every card it shows until its root says Done; returns the calls it made. */

@@ -6,19 +6,10 @@
  * Through Bolt's HTTP receiver, a real engine
  * and Postgres, and the fake Slack Web API answering 429 with Retry-After as Slack does.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it, vi } from 'vitest';
 import { appHomeOpened, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile, startTestSlack } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 const YAML = `workflows:
   pair:
@@ -27,21 +18,14 @@ const YAML = `workflows:
       review: { reviewers: [U0BOB] }
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_429_answers');
-  await slack.start();
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const file = slackPerFile('slack_429_answers', { yaml: YAML });
+const { slack } = file;
+const { cardsIn, rootOf, tsOf } = slackThreads(slack);
 
 let n = 0;
 async function startTask(ask: string) {
   const text = `${ask} ${++n}`;
-  expect((await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
+  expect((await postSigned(file.events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
   const thread = tsOf(await until('root message', () => rootOf(text)));
   await until('review card', () => cardsIn(thread)[0], 20_000);
   return { text, thread };
@@ -57,7 +41,9 @@ describe('a 429 on what tells or shows a person something', () => {
     const { thread } = await startTask('summarise the vendor contract');
     // U0CAT is no reviewer; Slack answers the first private sentence 429, Retry-After 1 s.
     slack.failNext('chat.postEphemeral', { status: 429, retryAfter: 1 });
-    await postSigned(events, threadMessage('U0CAT', 'revise: add the penalties', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0CAT', 'revise: add the penalties', thread), {
+      json: true,
+    });
     const shown = await until('the sentence U0CAT sees', () =>
       slack.ephemerals.find((e) => e.user === 'U0CAT' && e.thread_ts === thread),
     );
@@ -71,7 +57,7 @@ describe('a 429 on what tells or shows a person something', () => {
     const { thread } = await startTask('tidy the release notes');
     // U0BOB reviews; a plain reply (not addressed to the bot) gets a private question.
     slack.failNext('chat.postEphemeral', { status: 429, retryAfter: 1 });
-    await postSigned(events, threadMessage('U0BOB', 'the dates look off', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0BOB', 'the dates look off', thread), { json: true });
     const shown = await until('the question U0BOB sees', () =>
       slack.ephemerals.find((e) => e.user === 'U0BOB' && e.thread_ts === thread),
     );
@@ -92,8 +78,8 @@ describe('a 429 on what tells or shows a person something', () => {
     let second: { text: string } | undefined;
     try {
       const calls = publishCallsOf('U0BOB').length;
-      for (let i = 0; i < 3; i++) await postSigned(events, appHomeOpened('U0BOB'), { json: true });
-      await service.settled();
+      for (let i = 0; i < 3; i++) await postSigned(file.events, appHomeOpened('U0BOB'), { json: true });
+      await file.service.settled();
       // One draw under way (answered 429); the other openings wait for it instead of calling too.
       expect(publishCallsOf('U0BOB').length - calls).toBe(1);
       // A review that starts waiting after the 429: the tab drawn later shows it too.
@@ -111,7 +97,7 @@ describe('a 429 on what tells or shows a person something', () => {
 describe('a service that stops', () => {
   it('drops a Home tab redraw waiting out a 429: service.stop() clears its timer (wired through to home-refresh)', async () => {
     // A web process of its own on the same database, to stop here (the file's goes on).
-    const web = await startTestSlack({ url: db.url, slack, yaml: YAML, env: { SIGNOFF_ROLE: 'web' } });
+    const web = await startTestSlack({ url: file.db.url, slack, yaml: YAML, env: { SIGNOFF_ROLE: 'web' } });
     const set = vi.spyOn(globalThis, 'setTimeout');
     const clear = vi.spyOn(globalThis, 'clearTimeout');
     // Slack says: no views.publish for 7 s (a wait nothing else here sets a timer for).

@@ -3,57 +3,40 @@
  * probes, scrapes and unsigned or forged POSTs on the same port never hold back a decision. The
  * time the work reads is a clock the test moves (after-ack.ts), so nothing here depends on timing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 import { virtualClock } from '../helpers/virtual-clock.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
 const clock = virtualClock();
-let service: SlackService;
-let events: string;
-const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_after_ack');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
-    options: { afterAckClock: clock },
-  }));
+const file = slackPerFile('slack_after_ack', {
+  yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
+  options: { afterAckClock: clock },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { rootOf, tsOf, cardsIn, buttons } = slackThreads(slack);
 
 /** The work behind the ack just sent, waiting out the lull (AFTER_ACK.quietMs, 20 ms) on the clock. */
 const heldBack = () => until('work waiting for a lull', () => (clock.sleeping() > 0 ? true : undefined));
 
 /** What anyone on the internet can send to the port Slack posts to. */
 async function burstOfOthers(): Promise<number[]> {
-  const base = events.replace('/slack/events', '');
+  const base = file.events.replace('/slack/events', '');
   const requests = Array.from({ length: 20 }, (_, i) => [
     fetch(`${base}/healthz`),
     fetch(`${base}/metrics`),
-    fetch(events, { method: 'POST', body: commandBody(`pair unsigned ${i}`) }),
+    fetch(file.events, { method: 'POST', body: commandBody(`pair unsigned ${i}`) }),
     // Signed with the wrong secret: Bolt refuses it as it refuses an unsigned one.
-    postSigned(events, commandBody(`pair forged ${i}`), { secret: 'not-the-secret' }),
+    postSigned(file.events, commandBody(`pair forged ${i}`), { secret: 'not-the-secret' }),
   ]).flat();
   return (await Promise.all(requests)).map((r) => r.status);
 }
 
 describe('work after an ack', () => {
   it('a burst of /healthz, /metrics and unsigned or forged POSTs does not hold back a signed click', async () => {
-    await postSigned(events, commandBody('pair name the new meeting room'));
+    await postSigned(file.events, commandBody('pair name the new meeting room'));
     await heldBack();
     await clock.advance(20);
     const thread = tsOf(await until('root', () => rootOf('name the new meeting room')));
@@ -61,7 +44,7 @@ describe('work after an ack', () => {
     const approve = buttons(card).find((b) => b.action_id === 'signoff_approve');
 
     const acked = await postSigned(
-      events,
+      file.events,
       click('U0BOB', 'signoff_approve', approve?.value ?? '', tsOf(card), thread),
     );
     expect(acked.status).toBe(200);
@@ -72,7 +55,7 @@ describe('work after an ack', () => {
     // 20 ms after the click, as if none of the burst had come: the decision is being recorded.
     await clock.advance(10);
     expect(clock.sleeping()).toBe(0);
-    await service.settled();
+    await file.service.settled();
     await until('the card says who approved', () =>
       slack
         .callsOf('chat.update')
@@ -82,16 +65,16 @@ describe('work after an ack', () => {
 
   it('signed requests still hold the work back until they stop', async () => {
     await clock.advance(5000); // nothing left waiting from before
-    await service.settled();
-    await postSigned(events, commandBody('list', 'U0ANN'));
+    await file.service.settled();
+    await postSigned(file.events, commandBody('list', 'U0ANN'));
     await heldBack();
     await clock.advance(10);
-    await postSigned(events, commandBody('list', 'U0BOB'));
+    await postSigned(file.events, commandBody('list', 'U0BOB'));
     await clock.advance(10);
     // The second request came 10 ms ago: both lists wait 10 ms more.
     expect(clock.sleeping()).toBe(2);
     await clock.advance(10);
     expect(clock.sleeping()).toBe(0);
-    await service.settled();
+    await file.service.settled();
   });
 });

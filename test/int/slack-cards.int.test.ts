@@ -5,41 +5,23 @@
  * not validate gets a card with a note; a settling that fails every time fails its task with a
  * sentence and Retry, never "working" for ever.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
 import { FAILURE_SENTENCES } from '../../src/failures.js';
-import type { SlackService } from '../../src/main.js';
 import { neutralizeMarkdown } from '../../src/slack/blocks/text.js';
 import { slackTaskId } from '../../src/slack/origin.js';
 import { LONG_BODY, OVERSIZED_BODY, OVERSIZED_TITLE, TOOL_CALL_ARGS } from '../fixtures/asks.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
+const file = slackPerFile('slack_cards', {
+  yaml: 'workflows:\n  asks:\n    module: ./test/fixtures/asks.ts\n    description: Asks one question\n',
+});
+const { slack } = file;
 const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_cards');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: 'workflows:\n  asks:\n    module: ./test/fixtures/asks.ts\n    description: Asks one question\n',
-  }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
-
-const engine = () => service.signoff.engine;
+const engine = () => file.service.signoff.engine;
 const taskOfThread = (thread: string) => slackTaskId({ channel: 'C0WORK', ts: thread });
 const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
 const markdownOf = (p: Post) =>
@@ -54,7 +36,7 @@ const fullText = (thread: string) =>
   inThread(thread).filter((p) => JSON.stringify(p.blocks).includes('The full text of'));
 
 async function start(text: string) {
-  await postSigned(events, commandBody(`asks ${text}`));
+  await postSigned(file.events, commandBody(`asks ${text}`));
   const thread = tsOf(await until('root', () => rootOf(text)));
   return { thread, taskId: taskOfThread(thread) };
 }
@@ -100,7 +82,7 @@ describe('the card shows what is approved', () => {
       const h = JSON.parse(button(card, 'signoff_approve')).h;
       expect(h).toBe(contentHash(review?.request as never));
       await postSigned(
-        events,
+        file.events,
         click('U0BOB', 'signoff_approve', button(card, 'signoff_approve'), tsOf(card), thread),
       );
       await until('the task done', async () => ((await statusOf(taskId)) === 'done' ? true : undefined));
@@ -115,12 +97,12 @@ describe('the card shows what is approved', () => {
     const card = await until('the card', () => cardsIn(thread)[0], 20_000);
     const [review] = await engine().reviews(taskId, 'pending');
     // As a card posted by an earlier signoff: no record of the content's posts above it.
-    await service.signoff.db.pool.query('DELETE FROM signoff.slack_posts WHERE key LIKE $1', [
+    await file.service.signoff.db.pool.query('DELETE FROM signoff.slack_posts WHERE key LIKE $1', [
       `card:${review?.id}:text:%`,
     ]);
     // A click on a card that is out of date redraws it: plain, with nothing that approves.
     const stale = JSON.stringify({ ...JSON.parse(button(card, 'signoff_approve')), h: 'not-what-it-shows' });
-    await postSigned(events, click('U0BOB', 'signoff_approve', stale, tsOf(card), thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_approve', stale, tsOf(card), thread));
     const redrawn = await until('the card redrawn', () =>
       slack.callsOf('chat.update').find((u) => u.ts === tsOf(card)),
     );
@@ -156,7 +138,7 @@ describe('the card shows what is approved', () => {
 
   it('a settling that throws every time fails the task with a sentence and Retry; once fixed, Retry asks the question', async () => {
     // The database refuses this task's review every time (as a constraint or a full disk would).
-    const pool = service.signoff.db.pool;
+    const pool = file.service.signoff.db.pool;
     await pool.query(`
       CREATE FUNCTION pg_temp_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -187,7 +169,7 @@ describe('the card shows what is approved', () => {
       expect(JSON.stringify(root.blocks)).toContain('could not save what this step ended with');
 
       await pool.query('DROP TRIGGER refuse_review ON signoff.reviews');
-      await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));
+      await postSigned(file.events, click('U0ANN', 'signoff_retry', 'task', thread));
       const card = await until('the card after Retry', () => cardsIn(thread)[0], 20_000);
       expect(markdownOf(card)).toContain('never-settles the accounts');
       expect(await statusOf(taskId)).toBe('waiting');

@@ -5,10 +5,7 @@
  * by its thread: a command from this workspace, then a reply, History and Cancel from the partner's
  * reach it. A file the partner shares comes with its id only, and is named as "1 file".
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { fileShareEvent, sharedFromElsewhere } from '../helpers/slack-files.js';
 import {
   commandFrom,
@@ -19,14 +16,8 @@ import {
   type Workspace,
 } from '../helpers/slack-orgs.js';
 import { click, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, ephemeralsTo } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 const HOME: Workspace = { team: 'T0TEAM', domain: 'acme' };
 /** The partner: another organization's workspace, sharing the channel. */
@@ -40,31 +31,30 @@ const YAML = `workflows:
       review: { reviewers: [requester, U0ZED], allowSelfApproval: false, allowExternal: true }
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_connect');
-  await slack.start();
-  slack.people = [...slack.people, 'U0ZED'];
-  slack.users = { U0ZED: { team_id: PARTNER.team, is_stranger: true } };
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+const file = slackPerFile('slack_connect', {
+  yaml: YAML,
+  workspace: (slack) => {
+    slack.people = [...slack.people, 'U0ZED'];
+    slack.users = { U0ZED: { team_id: PARTNER.team, is_stranger: true } };
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { cardsIn, rootOf, tsOf, ephemeralsTo } = slackThreads(slack);
 
 async function startHere(text: string) {
-  expect((await postSigned(events, commandFrom(`pair ${text}`, 'U0ANN', HOME, INSTALL))).status).toBe(200);
+  expect((await postSigned(file.events, commandFrom(`pair ${text}`, 'U0ANN', HOME, INSTALL))).status).toBe(
+    200,
+  );
   const thread = tsOf(await until('root message', () => rootOf(text)));
   await until('review card', () => cardsIn(thread)[0], 20_000);
   const task = await until('the task', async () =>
-    (await service.signoff.engine.listTasks()).find((t) => t.text === text),
+    (await file.service.signoff.engine.listTasks()).find((t) => t.text === text),
   );
   return { thread, task };
 }
 
 const decidedIn = (taskId: string) =>
-  until('a decided review', async () => (await service.signoff.engine.reviews(taskId, 'decided'))[0]);
+  until('a decided review', async () => (await file.service.signoff.engine.reviews(taskId, 'decided'))[0]);
 
 describe('Slack Connect: the partner organization acts on a task started here', () => {
   it("a command from this workspace, then a reply, History and Cancel from the partner's workspace reach its task", async () => {
@@ -75,24 +65,24 @@ describe('Slack Connect: the partner organization acts on a task started here', 
       INSTALL,
     );
     expect(JSON.parse(reply).team_id).toBe(PARTNER.team);
-    expect((await postSigned(events, reply, { json: true })).status).toBe(200);
+    expect((await postSigned(file.events, reply, { json: true })).status).toBe(200);
     const decided = await decidedIn(task.id);
     expect([decided.decidedBy, decided.decision?.feedback]).toEqual(['U0ZED', 'we need it a week earlier']);
     await until('the next round', () => cardsIn(thread)[1], 20_000);
 
     await postSigned(
-      events,
+      file.events,
       interactionFrom(click('U0ZED', 'signoff_history', 'task', thread), PARTNER, INSTALL),
     );
     await until('the history modal', () =>
       slack.callsOf('views.update').find((v) => JSON.stringify(v.view).includes(`signoff audit ${task.id}`)),
     );
     await postSigned(
-      events,
+      file.events,
       interactionFrom(click('U0ZED', 'signoff_cancel', 'task', thread), PARTNER, INSTALL),
     );
     await until('cancelled', async () =>
-      (await service.signoff.engine.getTask(task.id))?.status === 'cancelled' ? true : undefined,
+      (await file.service.signoff.engine.getTask(task.id))?.status === 'cancelled' ? true : undefined,
     );
     expect(ephemeralsTo('U0ZED').filter((t) => t.includes('not a signoff task'))).toEqual([]);
   });
@@ -102,7 +92,7 @@ describe('Slack Connect: the partner organization acts on a task started here', 
     const reply = fileShareEvent('U0ZED', 'revise: the logo is cut off, see the screenshot', thread, [
       sharedFromElsewhere(),
     ]);
-    await postSigned(events, eventFrom(reply, PARTNER, INSTALL), { json: true });
+    await postSigned(file.events, eventFrom(reply, PARTNER, INSTALL), { json: true });
     const decided = await decidedIn(task.id);
     expect(decided.decision?.feedback).toBe(
       'the logo is cut off, see the screenshot\n\n(Attached in Slack: 1 file. The agents cannot open files; only these words reach them.)',

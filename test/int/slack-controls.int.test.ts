@@ -2,22 +2,15 @@
  * Who may do what in Slack, and how people find their work: self-approval forbidden by config,
  * reviewers messaged directly, Cancel and Retry on the root message, `/signoff list`, the Home tab.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operator } from '../../src/engine/types.js';
-import type { SlackService } from '../../src/main.js';
-import { connectionDiesOnce, createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { connectionDiesOnce } from '../helpers/database.js';
 import { testClock } from '../helpers/harness.js';
 import { appHomeOpened, click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { overloaded, scriptedWith, startTestSlack } from '../helpers/slack-service.js';
+import { overloadableModel, slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf, buttons, ephemeralsTo, updatesOf } = slackThreads(slack);
-let service: SlackService;
-let events: string;
-let failuresLeft = 0;
+const model = overloadableModel();
 const clock = testClock();
 
 const YAML = `workflows:
@@ -32,44 +25,27 @@ const YAML = `workflows:
         onTimeout: reject
 `;
 
-/** This file's signoff; started again to test what survives a restart. */
-async function startService() {
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: YAML,
-    // Short leases: a deliverer that lost its database gives way within seconds.
-    env: { SIGNOFF_LEASE_SECONDS: '2' },
-    options: {
-      clock,
-      modelFor: scriptedWith(async () => {
-        if (failuresLeft > 0) {
-          failuresLeft -= 1;
-          throw overloaded();
-        }
-      }),
-    },
-  }));
-}
-
-beforeAll(async () => {
-  db = await createTestDatabase('slack_controls');
-  await slack.start();
-  slack.groups = { S0LEADS: ['U0CAT'] };
-  await startService();
+const file = slackPerFile('slack_controls', {
+  yaml: YAML,
+  // Short leases: a deliverer that lost its database gives way within seconds.
+  env: { SIGNOFF_LEASE_SECONDS: '2' },
+  options: {
+    clock,
+    modelFor: model.modelFor,
+  },
+  workspace: (slack) => {
+    slack.groups = { S0LEADS: ['U0CAT'] };
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { posts, cardsIn, rootOf, tsOf, buttons, ephemeralsTo, updatesOf } = slackThreads(slack);
 
 const taskOf = async (text: string) =>
-  (await service.signoff.engine.listTasks()).find((t) => t.text === text);
+  (await file.service.signoff.engine.listTasks()).find((t) => t.text === text);
 
 async function startTask(text: string, withCard = true, channel = 'C0WORK') {
   expect(
-    (await postSigned(events, commandBody(`pair ${text}`, 'U0ANN', { channel_id: channel }))).status,
+    (await postSigned(file.events, commandBody(`pair ${text}`, 'U0ANN', { channel_id: channel }))).status,
   ).toBe(200);
   const root = await until('root message', () => rootOf(text));
   const thread = tsOf(root);
@@ -85,14 +61,20 @@ describe('Slack controls', () => {
   it('the requester may not approve their own work; a reviewer can', async () => {
     const { thread, card, value } = await startTask('draft the launch post');
     const cardTs = tsOf(card as never);
-    await postSigned(events, click('U0ANN', 'signoff_approve', value('signoff_approve'), cardTs, thread));
+    await postSigned(
+      file.events,
+      click('U0ANN', 'signoff_approve', value('signoff_approve'), cardTs, thread),
+    );
     await until('refusal', () =>
       ephemeralsTo('U0ANN').find((t) => t.includes('someone else has to approve')),
     );
     expect(updatesOf(cardTs)).toEqual([]);
     expect((await taskOf('draft the launch post'))?.status).toBe('waiting');
 
-    await postSigned(events, click('U0CAT', 'signoff_approve', value('signoff_approve'), cardTs, thread));
+    await postSigned(
+      file.events,
+      click('U0CAT', 'signoff_approve', value('signoff_approve'), cardTs, thread),
+    );
     await until('done', async () =>
       (await taskOf('draft the launch post'))?.status === 'done' ? true : undefined,
     );
@@ -123,12 +105,12 @@ describe('Slack controls', () => {
     const catBefore = dmsTo('D0CAT');
     // Bob's message reaches Slack; the connection that records it dies at that write.
     const trap = await connectionDiesOnce(
-      db.url,
+      file.db.url,
       'signoff.slack_posts',
       "NEW.channel = 'D0BOB' AND NEW.key LIKE 'dm:%'",
     );
     try {
-      await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'));
+      await postSigned(file.events, commandBody(`pair ${text}`, 'U0ANN'));
       await until('the record of the message to Bob lost', async () =>
         (await trap.died()) ? true : undefined,
       );
@@ -136,7 +118,7 @@ describe('Slack controls', () => {
       await until(
         'the card delivered',
         async () => {
-          const records = await service.signoff.engine.eventRecords(task.id);
+          const records = await file.service.signoff.engine.eventRecords(task.id);
           const card = records.find((e) => e.event.type === 'review_requested');
           return card?.state === 'delivered' ? true : undefined;
         },
@@ -163,11 +145,11 @@ describe('Slack controls', () => {
   it('Cancel on the root message: refused to others, and closes the open card', async () => {
     const { thread, card } = await startTask('rename the product');
     const cardTs = tsOf(card as never);
-    await postSigned(events, click('U0DAN', 'signoff_cancel', 'task', thread));
+    await postSigned(file.events, click('U0DAN', 'signoff_cancel', 'task', thread));
     await until('refusal', () => ephemeralsTo('U0DAN').find((t) => t.includes('can cancel it')));
     expect((await taskOf('rename the product'))?.status).toBe('waiting');
 
-    await postSigned(events, click('U0BOB', 'signoff_cancel', 'task', thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_cancel', 'task', thread));
     const closed = await until('card closed', () =>
       updatesOf(cardTs).find((u) => JSON.stringify(u.blocks).includes('Closed without a decision')),
     );
@@ -180,28 +162,28 @@ describe('Slack controls', () => {
     expect((await taskOf('rename the product'))?.status).toBe('cancelled');
 
     // A second click on the stale button is answered, not applied.
-    await postSigned(events, click('U0BOB', 'signoff_cancel', 'task', thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_cancel', 'task', thread));
     await until('already ended', () => ephemeralsTo('U0BOB').find((t) => t.includes('already ended')));
   });
 
   it('Retry on a failed task: only for its people, then it carries on', async () => {
-    failuresLeft = 1;
+    model.failNext(1);
     const { thread } = await startTask('summarise the survey', false);
     const failedRoot = await until('root says failed', () =>
       updatesOf(thread).find((u) => JSON.stringify(u.blocks).includes('signoff_retry')),
     );
     expect(JSON.stringify(failedRoot.blocks)).toContain('The model service failed on its side');
     expect(JSON.stringify(failedRoot.blocks)).not.toContain('503 upstream model overloaded');
-    await postSigned(events, click('U0DAN', 'signoff_retry', 'task', thread));
+    await postSigned(file.events, click('U0DAN', 'signoff_retry', 'task', thread));
     await until('refusal', () => ephemeralsTo('U0DAN').find((t) => t.includes('can retry it')));
-    await postSigned(events, click('U0ANN', 'signoff_retry', 'task', thread));
+    await postSigned(file.events, click('U0ANN', 'signoff_retry', 'task', thread));
     await until('review card after the retry', () => cardsIn(thread)[0]);
   });
 
   it('/signoff list and the Home tab show what waits for whom', async () => {
     await startTask('price the new plan');
     await postSigned(
-      events,
+      file.events,
       commandBody('list', 'U0BOB', { response_url: slack.responseUrl('C0WORK', '', 'U0BOB') }),
     );
     const list = await until('list for U0BOB', () =>
@@ -209,7 +191,7 @@ describe('Slack controls', () => {
     );
     expect(list).toMatch(/price the new plan.*waiting for your review/);
     await postSigned(
-      events,
+      file.events,
       commandBody('list', 'U0DAN', { response_url: slack.responseUrl('C0WORK', '', 'U0DAN') }),
     );
     const other = await until('list for U0DAN', () =>
@@ -218,7 +200,7 @@ describe('Slack controls', () => {
     expect(other).toContain('price the new plan');
     expect(other).not.toContain('waiting for your review');
 
-    await postSigned(events, appHomeOpened('U0CAT'), { json: true });
+    await postSigned(file.events, appHomeOpened('U0CAT'), { json: true });
     const home = await until('home for U0CAT', () =>
       slack.callsOf('views.publish').find((v) => v.user_id === 'U0CAT'),
     );
@@ -232,7 +214,7 @@ describe('Slack controls', () => {
   it("a private channel's review reaches only its members: a reviewer outside it gets no DM, and their Home tab shows nothing of it", async () => {
     slack.members = { G0PRIV: ['U0BOT', 'U0ANN', 'U0CAT'] };
     await postSigned(
-      events,
+      file.events,
       commandBody('pair draft the secret merger memo', 'U0ANN', { channel_id: 'G0PRIV' }),
     );
     const thread = tsOf(await until('root message', () => rootOf('draft the secret merger memo')));
@@ -246,7 +228,7 @@ describe('Slack controls', () => {
 
     const homeOf = async (user: string) => {
       const before = slack.callsOf('views.publish').filter((v) => v.user_id === user).length;
-      await postSigned(events, appHomeOpened(user), { json: true });
+      await postSigned(file.events, appHomeOpened(user), { json: true });
       const home = await until(
         `home for ${user}`,
         () => slack.callsOf('views.publish').filter((v) => v.user_id === user)[before],
@@ -260,7 +242,7 @@ describe('Slack controls', () => {
     slack.members = {};
     // Closed, so that the last test's clock does not fire its timers too.
     const task = await taskOf('draft the secret merger memo');
-    await service.signoff.engine.cancel(task?.id ?? '', operator('test'));
+    await file.service.signoff.engine.cancel(task?.id ?? '', operator('test'));
   });
 
   // Last: moving the clock fires the timers of every review still open in this file.
@@ -269,7 +251,7 @@ describe('Slack controls', () => {
     const { thread, card } = await startTask('order the swag', true, 'C0SWAG');
     const cardTs = tsOf(card as never);
     clock.advance(3600 + 1);
-    await service.signoff.engine.releaseDueTimers('slack');
+    await file.service.signoff.engine.releaseDueTimers('slack');
     const reminder = await until(
       'reminder in the thread',
       () => posts().find((p) => p.thread_ts === thread && p.text.startsWith('Reminder')),
@@ -284,7 +266,7 @@ describe('Slack controls', () => {
     });
 
     clock.advance(3600);
-    await service.signoff.engine.releaseDueTimers('slack');
+    await file.service.signoff.engine.releaseDueTimers('slack');
     // Every review still open in this file is reminded and posted to at Slack's pace (a post a
     // second per channel), so this waits longer than most.
     const closed = await until(
@@ -304,10 +286,8 @@ describe('Slack controls', () => {
   it('a deadline that passes while signoff is down fires once it is back', async () => {
     const { thread, card } = await startTask('book the venue');
     const cardTs = tsOf(card as never);
-    await service.stop();
-    clock.advance(2 * 3600 + 1);
-    await startService();
-    await service.signoff.engine.releaseDueTimers('slack');
+    await file.restart({ whileDown: () => clock.advance(2 * 3600 + 1) });
+    await file.service.signoff.engine.releaseDueTimers('slack');
     await until('card decided by the timeout after the restart', () =>
       updatesOf(cardTs).find((u) => JSON.stringify(u.blocks).includes('Rejected automatically')),
     );

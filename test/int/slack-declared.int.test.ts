@@ -2,47 +2,32 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { runSignoff } from '../helpers/processes.js';
 import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const FILE = join(import.meta.dirname, '..', '..', 'examples', 'declared', 'release-notes.yml');
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { rootOf, tsOf, cardsIn, buttons, posts } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_declared');
-  await slack.start();
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: readFileSync(FILE, 'utf8') }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const file = slackPerFile('slack_declared', { yaml: readFileSync(FILE, 'utf8') });
+const { slack } = file;
+const { rootOf, tsOf, cardsIn, buttons, posts } = slackThreads(slack);
 
 describe('a declared workflow end to end', () => {
   it('in Slack: the draft card, the parallel checks, a revise by reply back to the draft, approvals to Done', async () => {
-    await postSigned(events, commandBody('release-notes v3.0: dark mode'));
+    await postSigned(file.events, commandBody('release-notes v3.0: dark mode'));
     const thread = tsOf(await until('root', () => rootOf('v3.0: dark mode')));
     const approve = async (n: number) => {
       const card = await until(`card ${n + 1}`, () => cardsIn(thread)[n], 20_000);
       const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-      await postSigned(events, click('U0BOB', 'signoff_approve', value, tsOf(card), thread));
+      await postSigned(file.events, click('U0BOB', 'signoff_approve', value, tsOf(card), thread));
       return card;
     };
     await approve(0); // the draft
     const final = await until('final card', () => cardsIn(thread)[1], 20_000);
     expect(JSON.stringify(final.blocks)).toContain('Review the final');
-    await postSigned(events, threadMessage('U0BOB', 'revise: mention the keyboard shortcut', thread), {
+    await postSigned(file.events, threadMessage('U0BOB', 'revise: mention the keyboard shortcut', thread), {
       json: true,
     });
     const redraft = await approve(2); // the draft again, with the feedback
@@ -64,7 +49,7 @@ describe('a declared workflow end to end', () => {
   it('in the terminal: run, approve, done', async () => {
     const r = await runSignoff(
       ['run', 'release-notes', 'v3.1: export'],
-      { DATABASE_URL: db.url, SIGNOFF_CONFIG: FILE },
+      { DATABASE_URL: file.db.url, SIGNOFF_CONFIG: FILE },
       '\n\n',
     );
     expect(r.code, r.stderr).toBe(0);

@@ -3,46 +3,28 @@
  * channel, a rate limit, a post whose recording died, and a decided card while a run holds the
  * task. Through Bolt's HTTP receiver, a real engine and Postgres, and the fake Slack Web API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLeases } from '../../src/engine/leases.js';
 import { createLogger } from '../../src/logger.js';
-import type { SlackService } from '../../src/main.js';
 import { slackTaskId } from '../../src/slack/origin.js';
-import { createTestDatabase, databaseDown, writeFails } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { databaseDown, writeFails } from '../helpers/database.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-const slack = new FakeSlack();
-let service: SlackService;
-let events: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('slack_delivery');
-  await slack.start();
-  const yaml = 'workflows:\n  pair:\n    maxIterations: 1\n';
+const file = slackPerFile('slack_delivery', {
+  yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
   // Short leases: a deliverer that lost its database gives way within seconds.
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml,
-    env: { SIGNOFF_LEASE_SECONDS: '2' },
-  }));
+  env: { SIGNOFF_LEASE_SECONDS: '2' },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
-
+const { slack } = file;
 const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
-const engine = () => service.signoff.engine;
+
+const engine = () => file.service.signoff.engine;
 const taskOfThread = (thread: string) => slackTaskId({ channel: 'C0WORK', ts: thread });
 
 async function start(text: string) {
-  await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'));
+  await postSigned(file.events, commandBody(`pair ${text}`, 'U0ANN'));
   const root = await until(`root message for ${text}`, () => rootOf(text));
   return { thread: tsOf(root), taskId: taskOfThread(tsOf(root)) };
 }
@@ -50,7 +32,7 @@ async function start(text: string) {
 /** Bob clicks Approve on the card. */
 const approve = (thread: string, card: Post) => {
   const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-  return postSigned(events, click('U0BOB', 'signoff_approve', value, tsOf(card), thread));
+  return postSigned(file.events, click('U0BOB', 'signoff_approve', value, tsOf(card), thread));
 };
 
 const done = (taskId: string) =>
@@ -87,7 +69,7 @@ describe('Slack delivery', () => {
     const text = 'reconcile the card ledger';
     const secret = 'duplicate key value violates unique constraint "slack_posts_pkey" (internal detail)';
     // Recording the card Slack took fails three times, as a constraint or a bug would refuse it.
-    const trap = await writeFails(db.url, 'signoff.slack_posts', "NEW.key LIKE 'card:%'", 3, secret);
+    const trap = await writeFails(file.db.url, 'signoff.slack_posts', "NEW.key LIKE 'card:%'", 3, secret);
     try {
       const { thread, taskId } = await start(text);
       // Every event of the task delivered, or failed for good and its fallback delivered.
@@ -210,7 +192,7 @@ describe('Slack delivery', () => {
     const { thread, taskId } = await start('write the incident summary');
     // The first agent message reaches Slack; before its answer is back, the database goes away.
     await held.reached;
-    const restore = await databaseDown(db.url);
+    const restore = await databaseDown(file.db.url);
     held.release();
     await until('the post answered', () => slack.messages.find((m) => m.thread_ts === thread));
     await new Promise((r) => setTimeout(r, 300));
@@ -233,7 +215,7 @@ describe('Slack delivery', () => {
     const card = await until('the card', () => cardsIn(thread)[0]);
     // Another run (a parallel branch, say) holds the task.
     const leases = createLeases({
-      pool: service.signoff.db.pool,
+      pool: file.service.signoff.db.pool,
       ttlSeconds: 30,
       logger: createLogger('silent'),
     });
@@ -265,7 +247,7 @@ describe('Slack delivery', () => {
     const before = rootUpdates().length;
     // Another deliverer holds the task's events back while it goes working, then done.
     const leases = createLeases({
-      pool: service.signoff.db.pool,
+      pool: file.service.signoff.db.pool,
       ttlSeconds: 30,
       logger: createLogger('silent'),
     });
@@ -312,7 +294,7 @@ describe('Slack delivery', () => {
       );
       expect(refusedCards).toHaveLength(3);
       const reject = buttons(card).find((b) => b.action_id === 'signoff_reject')?.value ?? '';
-      await postSigned(events, click('U0BOB', 'signoff_reject', reject, tsOf(card), thread));
+      await postSigned(file.events, click('U0BOB', 'signoff_reject', reject, tsOf(card), thread));
       await until('the task rejected', async () =>
         (await engine().getTask(taskId))?.status === 'rejected' ? true : undefined,
       );

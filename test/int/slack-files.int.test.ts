@@ -4,21 +4,13 @@
  * (they cannot open files). A file with no words changes nothing; addressed to the bot, its author
  * is told why.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { FILES_ALONE } from '../../src/slack/listeners/events/thread-reply.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { fileReply, uploaded } from '../helpers/slack-files.js';
 import { commandBody, ephemeralClick, postSigned } from '../helpers/slack-requests.js';
-import { scriptedWith, startTestSlack, thinkUnlessAborted } from '../helpers/slack-service.js';
+import { scriptedWith, slackPerFile, thinkUnlessAborted } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, ephemeralsIn, updatesOf } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 /** Every prompt the agents were given, as text. */
 const prompts: string[] = [];
 
@@ -32,36 +24,27 @@ const YAML = `workflows:
 const line = (names: string) =>
   `(Attached in Slack: ${names}. The agents cannot open files; only these words reach them.)`;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_files');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: YAML,
-    options: {
-      // Agents on a goal marked SLOW think for 30 s (abortably): long enough to be redirected.
-      modelFor: scriptedWith(async (_, input, options) => {
-        const prompt = JSON.stringify(input.map((m) => m.content));
-        prompts.push(prompt);
-        if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal')) {
-          await thinkUnlessAborted(30_000, options?.signal);
-        }
-      }),
-    },
-  }));
+const file = slackPerFile('slack_files', {
+  yaml: YAML,
+  options: {
+    // Agents on a goal marked SLOW think for 30 s (abortably): long enough to be redirected.
+    modelFor: scriptedWith(async (_, input, options) => {
+      const prompt = JSON.stringify(input.map((m) => m.content));
+      prompts.push(prompt);
+      if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal')) {
+        await thinkUnlessAborted(30_000, options?.signal);
+      }
+    }),
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { cardsIn, rootOf, tsOf, ephemeralsIn, updatesOf } = slackThreads(slack);
 
 async function startTask(text: string, card = true) {
-  await postSigned(events, commandBody(`pair ${text}`));
+  await postSigned(file.events, commandBody(`pair ${text}`));
   const thread = tsOf(await until('root', () => rootOf(text)));
   const task = await until('the task', async () =>
-    (await service.signoff.engine.listTasks()).find((t) => t.text === text),
+    (await file.service.signoff.engine.listTasks()).find((t) => t.text === text),
   );
   if (card) await until('review card', () => cardsIn(thread)[0], 20_000);
   return { thread, task };
@@ -69,7 +52,7 @@ async function startTask(text: string, card = true) {
 
 const send = (user: string, text: string, thread: string, names: string[]) =>
   postSigned(
-    events,
+    file.events,
     fileReply(
       user,
       text,
@@ -86,7 +69,7 @@ describe('a reply with a file', () => {
       'login-button.png',
     ]);
     const [decided] = await until('decided', async () => {
-      const r = await service.signoff.engine.reviews(task.id, 'decided');
+      const r = await file.service.signoff.engine.reviews(task.id, 'decided');
       return r.length ? r : undefined;
     });
     const feedback = `the button is called Sign in, see the screenshot\n\n${line('login-button.png')}`;
@@ -103,14 +86,14 @@ describe('a reply with a file', () => {
     await send('U0BOB', 'the colours are off here', thread, ['pricing.png', 'palette.pdf']);
     const question = await until('the question', () => ephemeralsIn(thread, 'U0BOB')[0]);
     expect(JSON.stringify(question.blocks)).toContain('pricing.png, palette.pdf');
-    expect(await service.signoff.engine.reviews(task.id, 'decided')).toEqual([]);
+    expect(await file.service.signoff.engine.reviews(task.id, 'decided')).toEqual([]);
     const revise = (
       (question.blocks ?? []) as { type: string; elements?: { action_id: string; value: string }[] }[]
     )
       .find((b) => b.type === 'actions')
       ?.elements?.find((e) => e.action_id === 'signoff_reply_revise');
     await postSigned(
-      events,
+      file.events,
       ephemeralClick(
         'U0BOB',
         'signoff_reply_revise',
@@ -120,7 +103,7 @@ describe('a reply with a file', () => {
       ),
     );
     const [decided] = await until('decided', async () => {
-      const r = await service.signoff.engine.reviews(task.id, 'decided');
+      const r = await file.service.signoff.engine.reviews(task.id, 'decided');
       return r.length ? r : undefined;
     });
     expect(decided?.decision?.feedback).toBe(
@@ -134,23 +117,23 @@ describe('a reply with a file', () => {
     await send('U0BOB', '<@U0BOT>', thread, ['whiteboard-2.jpg']);
     const told = await until('told', () => ephemeralsIn(thread, 'U0BOB')[0]);
     expect(told.text).toBe(FILES_ALONE);
-    await service.settled();
+    await file.service.settled();
     expect(ephemeralsIn(thread, 'U0BOB')).toHaveLength(1);
-    expect((await service.signoff.engine.reviews(task.id)).map((r) => r.status)).toEqual(['pending']);
+    expect((await file.service.signoff.engine.reviews(task.id)).map((r) => r.status)).toEqual(['pending']);
   });
 
   it('"redirect:" with a file while the agents work redirects the task: the new goal is the words and the line naming the file', async () => {
     const { task } = await startTask('SLOW draft the FAQ', false);
     const thread = String(task.origin.ts);
     await until('agents working', async () =>
-      (await service.signoff.engine.getTask(task.id))?.status === 'working' &&
+      (await file.service.signoff.engine.getTask(task.id))?.status === 'working' &&
       prompts.some((p) => p.includes('SLOW draft the FAQ'))
         ? true
         : undefined,
     );
     await send('U0ANN', 'redirect: make it about billing only', thread, ['billing-questions.txt']);
     await until('review of the new goal', () => cardsIn(thread)[0], 20_000);
-    const redirected = await service.signoff.engine.getTask(task.id);
+    const redirected = await file.service.signoff.engine.getTask(task.id);
     expect(redirected?.text).toBe(`make it about billing only\n\n${line('billing-questions.txt')}`);
     expect(redirected?.abandonedGoals.map((g) => g.text)).toEqual(['SLOW draft the FAQ']);
   });

@@ -6,10 +6,7 @@
  * what became of the form reaches the person through it; so does the sentence about a modal Slack
  * did not open. Through Bolt's HTTP receiver, a real engine and Postgres, and the fake Slack Web API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { triggerId } from '../helpers/fake-slack-views.js';
 import {
   click,
@@ -19,14 +16,8 @@ import {
   withResponseUrl,
   withTrigger,
 } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 // U0BOB reviews; U0CAT is in the channels but no reviewer; U0OUT reads C0WORK without having joined it.
 const YAML = `workflows:
@@ -36,23 +27,20 @@ const YAML = `workflows:
       review: { reviewers: [U0BOB] }
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_form_sentences');
-  await slack.start();
-  slack.people = ['U0ANN', 'U0BOB', 'U0CAT'];
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+const file = slackPerFile('slack_form_sentences', {
+  yaml: YAML,
+  workspace: (slack) => {
+    slack.people = ['U0ANN', 'U0BOB', 'U0CAT'];
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 
 let n = 0;
 async function startTask(ask: string, channel: string) {
   const text = `${ask} ${++n}`;
   expect(
-    (await postSigned(events, commandBody(`pair ${text}`, 'U0ANN', { channel_id: channel }))).status,
+    (await postSigned(file.events, commandBody(`pair ${text}`, 'U0ANN', { channel_id: channel }))).status,
   ).toBe(200);
   const thread = tsOf(await until('root message', () => rootOf(text)));
   const card = await until('review card', () => cardsIn(thread)[0], 20_000);
@@ -68,7 +56,7 @@ async function openRevise(
 ) {
   const from = slack.callsOf('views.open').length;
   const body = click(user, 'signoff_revise', t.revise, t.cardTs, t.thread, channel);
-  await postSigned(events, withResponseUrl(body, slack.responseUrl(channel, t.cardTs, user)));
+  await postSigned(file.events, withResponseUrl(body, slack.responseUrl(channel, t.cardTs, user)));
   const opened = await until('the Revise modal', () =>
     slack
       .callsOf('views.open')
@@ -107,7 +95,7 @@ describe('a form sent where Slack shows the person no ephemeral', () => {
       expect(JSON.parse(meta).responseUrl).toMatch(/\/respond\//);
       if (botLeaves) slack.notJoined[channel] = 'public';
       try {
-        await postSigned(events, reviseSubmission(user, meta, 'shorter, please'));
+        await postSigned(file.events, reviseSubmission(user, meta, 'shorter, please'));
         const said = await until('the sentence through the response URL', () => shownThroughUrl(user)[0]);
         expect(said).toContain('you are not a reviewer for this step');
         expect(slack.refusals).toContainEqual({ method: 'chat.postEphemeral', error: refused });
@@ -115,7 +103,7 @@ describe('a form sent where Slack shows the person no ephemeral', () => {
         delete slack.notJoined[channel];
       }
       // Nothing was decided.
-      const tasks = await service.signoff.engine.listTasks({ surface: 'slack', channel });
+      const tasks = await file.service.signoff.engine.listTasks({ surface: 'slack', channel });
       expect(tasks.find((t) => t.text === task.text)?.status).toBe('waiting');
     },
   );
@@ -126,7 +114,7 @@ describe('a form sent where Slack shows the person no ephemeral', () => {
     // The form comes back naming another message than the card (the metadata is the clicker's to forge).
     const forged = JSON.stringify({ ...meta, messageTs: '1.000000' });
     const before = shownThroughUrl('U0OUT').length;
-    await postSigned(events, reviseSubmission('U0OUT', forged, 'anything'));
+    await postSigned(file.events, reviseSubmission('U0OUT', forged, 'anything'));
     const said = await until('the sentence', () => shownThroughUrl('U0OUT')[before]);
     expect(said).toBe('That button does not belong to a review here; nothing was changed.');
   });
@@ -136,7 +124,7 @@ describe('a form sent where Slack shows the person no ephemeral', () => {
     const before = shownThroughUrl('U0OUT').length;
     const body = click('U0OUT', 'signoff_revise', t.revise, t.cardTs, t.thread);
     const expired = withTrigger(body, triggerId(Date.now() - 5000));
-    await postSigned(events, withResponseUrl(expired, slack.responseUrl('C0WORK', t.cardTs, 'U0OUT')));
+    await postSigned(file.events, withResponseUrl(expired, slack.responseUrl('C0WORK', t.cardTs, 'U0OUT')));
     const said = await until('the sentence', () => shownThroughUrl('U0OUT')[before]);
     expect(said).toContain('Slack did not open the form in time');
     expect(said).toContain('Click *Revise* on the card again.');

@@ -7,11 +7,8 @@
  * the command's workspace (before migration 017) are found the same way.
  */
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { rootMessage } from '../../src/slack/blocks/messages.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import {
   commandFrom,
   eventFrom,
@@ -21,15 +18,10 @@ import {
   type Workspace,
 } from '../helpers/slack-orgs.js';
 import { click, postSigned } from '../helpers/slack-requests.js';
-import { overloaded, scriptedWith, startTestSlack } from '../helpers/slack-service.js';
+import { overloadableModel, slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, ephemeralsTo, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
-let failuresLeft = 0;
+const model = overloadableModel();
 
 const ORG = { id: 'E0ORG', name: 'Acme' };
 const EAST: Workspace = { team: 'T0TEAM', domain: 'acme-east', enterprise: ORG };
@@ -47,43 +39,33 @@ const YAML = `workflows:
       review: { reviewers: [requester, W0WES, S0WREV], allowSelfApproval: false, dmReviewers: true }
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_grid');
-  await slack.start();
-  slack.enterprise = ORG.id;
-  // Grid's people have W ids; one of them works in the west workspace.
-  slack.people = [...slack.people, 'W0ANN', 'W0WES', 'W0CAT'];
-  slack.users = { W0WES: { team_id: WEST.team } };
-  slack.groups = { S0WREV: ['W0CAT'] };
-  slack.groupTeams = { S0WREV: WEST.team };
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: YAML,
-    options: {
-      modelFor: scriptedWith(async () => {
-        if (failuresLeft > 0) {
-          failuresLeft -= 1;
-          throw overloaded();
-        }
-      }),
-    },
-  }));
+const file = slackPerFile('slack_grid', {
+  yaml: YAML,
+  workspace: (slack) => {
+    slack.enterprise = ORG.id;
+    // Grid's people have W ids; one of them works in the west workspace.
+    slack.people = [...slack.people, 'W0ANN', 'W0WES', 'W0CAT'];
+    slack.users = { W0WES: { team_id: WEST.team } };
+    slack.groups = { S0WREV: ['W0CAT'] };
+    slack.groupTeams = { S0WREV: WEST.team };
+  },
+  options: {
+    modelFor: model.modelFor,
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { cardsIn, rootOf, tsOf, ephemeralsTo, buttons } = slackThreads(slack);
 
 const taskNamed = (text: string) =>
   until(`the task "${text}"`, async () =>
-    (await service.signoff.engine.listTasks()).find((t) => t.text === text),
+    (await file.service.signoff.engine.listTasks()).find((t) => t.text === text),
   );
 
 /** `/signoff pair <text>` by W0ANN in workspace `from`: its thread, card and task. */
 async function startFrom(from: Workspace, install: Install, text: string) {
-  expect((await postSigned(events, commandFrom(`pair ${text}`, 'W0ANN', from, install))).status).toBe(200);
+  expect((await postSigned(file.events, commandFrom(`pair ${text}`, 'W0ANN', from, install))).status).toBe(
+    200,
+  );
   const thread = tsOf(await until('root message', () => rootOf(text)));
   await until('review card', () => cardsIn(thread)[0], 20_000);
   return { thread, task: await taskNamed(text) };
@@ -92,10 +74,10 @@ async function startFrom(from: Workspace, install: Install, text: string) {
 /** A reply, History and Cancel by W0WES from the west workspace reach the task of `thread`. */
 async function reachedFromWest(thread: string, taskId: string, install: Install) {
   const reply = eventFrom(replyEvent('W0WES', 'revise: say which API changed', thread), WEST, install);
-  expect((await postSigned(events, reply, { json: true })).status).toBe(200);
+  expect((await postSigned(file.events, reply, { json: true })).status).toBe(200);
   const decided = await until(
     'the reply counted as Revise',
-    async () => (await service.signoff.engine.reviews(taskId, 'decided'))[0],
+    async () => (await file.service.signoff.engine.reviews(taskId, 'decided'))[0],
   );
   expect([decided.decidedBy, decided.decision?.action, decided.decision?.feedback]).toEqual([
     'W0WES',
@@ -104,15 +86,21 @@ async function reachedFromWest(thread: string, taskId: string, install: Install)
   ]);
   await until('the next round', () => cardsIn(thread)[1], 20_000);
 
-  await postSigned(events, interactionFrom(click('W0WES', 'signoff_history', 'task', thread), WEST, install));
+  await postSigned(
+    file.events,
+    interactionFrom(click('W0WES', 'signoff_history', 'task', thread), WEST, install),
+  );
   const history = await until('the history modal', () =>
     slack.callsOf('views.update').find((v) => JSON.stringify(v.view).includes(`signoff audit ${taskId}`)),
   );
   expect(JSON.stringify(history.view)).toContain('<@W0WES> asked for a revision');
 
-  await postSigned(events, interactionFrom(click('W0WES', 'signoff_cancel', 'task', thread), WEST, install));
+  await postSigned(
+    file.events,
+    interactionFrom(click('W0WES', 'signoff_cancel', 'task', thread), WEST, install),
+  );
   await until('cancelled', async () =>
-    (await service.signoff.engine.getTask(taskId))?.status === 'cancelled' ? true : undefined,
+    (await file.service.signoff.engine.getTask(taskId))?.status === 'cancelled' ? true : undefined,
   );
   expect(ephemeralsTo('W0WES').filter((t) => t.includes('not a signoff task'))).toEqual([]);
 }
@@ -136,10 +124,10 @@ describe('Enterprise Grid: one task, whichever workspace of the organization act
     const value = buttons(card as never).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
     // W0CAT works in the east workspace too, and clicks from there.
     const body = click('W0CAT', 'signoff_approve', value, tsOf(card as never), thread);
-    expect((await postSigned(events, interactionFrom(body, EAST, ORG_WIDE))).status).toBe(200);
+    expect((await postSigned(file.events, interactionFrom(body, EAST, ORG_WIDE))).status).toBe(200);
     const decided = await until(
       'the approval',
-      async () => (await service.signoff.engine.reviews(task.id, 'decided'))[0],
+      async () => (await file.service.signoff.engine.reviews(task.id, 'decided'))[0],
     );
     expect([decided.decidedBy, decided.decision?.action]).toEqual(['W0CAT', 'approve']);
     expect(slack.refusals.filter((r) => r.method === 'usergroups.users.list')).toEqual([]);
@@ -147,19 +135,19 @@ describe('Enterprise Grid: one task, whichever workspace of the organization act
 
   it('installed in one workspace: Retry from another workspace of the organization runs the failed task again', async () => {
     slack.orgWide = false;
-    failuresLeft = 1;
+    model.failNext(1);
     const text = 'summarise the incident review';
-    expect((await postSigned(events, commandFrom(`pair ${text}`, 'W0ANN', WEST, EAST_ONLY))).status).toBe(
-      200,
-    );
+    expect(
+      (await postSigned(file.events, commandFrom(`pair ${text}`, 'W0ANN', WEST, EAST_ONLY))).status,
+    ).toBe(200);
     const thread = tsOf(await until('root message', () => rootOf(text)));
     const task = await taskNamed(text);
     await until('failed', async () =>
-      (await service.signoff.engine.getTask(task.id))?.status === 'failed' ? true : undefined,
+      (await file.service.signoff.engine.getTask(task.id))?.status === 'failed' ? true : undefined,
     );
     // The requester, now in the east workspace (Grid people work in several).
     await postSigned(
-      events,
+      file.events,
       interactionFrom(click('W0ANN', 'signoff_retry', 'task', thread), EAST, EAST_ONLY),
     );
     await until('the review card after the retry', () => cardsIn(thread)[0], 20_000);
@@ -175,7 +163,7 @@ describe('Enterprise Grid: one task, whichever workspace of the organization act
     });
     const thread = String(root.ts);
     // As the code before 017 started it from a command typed in the east workspace.
-    const { task } = await service.signoff.engine.start({
+    const { task } = await file.service.signoff.engine.start({
       id: `slack-T0TEAM-C0WORK-${thread}`,
       workflow: 'pair',
       text,

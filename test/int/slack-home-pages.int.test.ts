@@ -3,27 +3,24 @@
  * them all, name each one's task and channel, and page through to the newest; reviews in a
  * channel the person is not in, or for someone else, are never shown nor counted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { BOT_USER, FakeSlack } from '../helpers/fake-slack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BOT_USER } from '../helpers/fake-slack.js';
 import { seededRootTs, seedWaiting } from '../helpers/seed-reviews.js';
 import { appHomeOpened, commandBody, homeClick, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
+const file = slackPerFile('slack_home_pages', {
+  env: { SIGNOFF_ROLE: 'web' },
+  workspace: (slack) => {
+    slack.members = { G0PRIV: ['U0BOT', 'U0ANN', 'U0CAT'] };
+  },
+});
+const { slack } = file;
 const { ephemeralsTo } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase('slack_home_pages');
-  await slack.start();
-  slack.members = { G0PRIV: ['U0BOT', 'U0ANN', 'U0CAT'] };
-  ({ service, events } = await startTestSlack({ url: db.url, slack, env: { SIGNOFF_ROLE: 'web' } }));
-  const pool = service.signoff.db.pool;
+  const pool = file.service.signoff.db.pool;
   await seedWaiting(pool, { prefix: 'for bob', n: 106, channel: 'C0WORK', reviewers: ['U0BOB'] });
   // Newer than Bob's, and not his to see or decide.
   await seedWaiting(pool, {
@@ -48,11 +45,6 @@ beforeAll(async () => {
     for (let i = 1; i <= n; i += 1)
       slack.messages.push({ channel, ts: seededRootTs(i), text: 'a task', user: BOT_USER });
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
 
 type Block = {
   type: string;
@@ -63,7 +55,7 @@ type Block = {
 /** The next Home tab published for `user` after `request` is sent. */
 async function homeAfter(user: string, request: string): Promise<Block[]> {
   const before = slack.callsOf('views.publish').filter((v) => v.user_id === user).length;
-  expect((await postSigned(events, request, { json: request.startsWith('{') })).status).toBe(200);
+  expect((await postSigned(file.events, request, { json: request.startsWith('{') })).status).toBe(200);
   const call = await until(
     `home for ${user}`,
     () => slack.callsOf('views.publish').filter((v) => v.user_id === user)[before],
@@ -137,7 +129,7 @@ describe('106 reviews waiting for one person', () => {
 
   it('/signoff list counts the 106, names the ten oldest with task and channel, and says where the rest are', async () => {
     await postSigned(
-      events,
+      file.events,
       commandBody('list', 'U0BOB', { response_url: slack.responseUrl('C0WORK', '', 'U0BOB') }),
     );
     const list = await until('list for U0BOB', () =>

@@ -5,13 +5,10 @@
  * Words that anyone typed (a task, a review's title) are never the label of a mrkdwn link
  * (`<url|label>`) in the list, the Home tab or a reviewer's DM.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenarioModels, scenarioSchema } from '../../src/cli/scenario.js';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { appHomeOpened, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const EVIL = 'https://evil.example/login';
@@ -22,19 +19,8 @@ const scenario = scenarioSchema.parse({
   expect: { status: 'waiting' },
 });
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf, ephemeralsTo } = slackThreads(slack);
-let service: SlackService;
-let events: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('slack_links');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: `workflows:
+const file = slackPerFile('slack_links', {
+  yaml: `workflows:
   pair:
     maxIterations: 1
   asks:
@@ -42,14 +28,10 @@ beforeAll(async () => {
     checkpoints:
       review: { reviewers: [requester, U0BOB], dmReviewers: true }
 `,
-    options: { modelFor: scenarioModels(scenario) },
-  }));
+  options: { modelFor: scenarioModels(scenario) },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { posts, cardsIn, rootOf, tsOf, ephemeralsTo } = slackThreads(slack);
 
 /** The text of every markdown block in a message. */
 const markdownOf = (m: { blocks?: unknown }) =>
@@ -59,7 +41,7 @@ const markdownOf = (m: { blocks?: unknown }) =>
 
 describe('links in what agents say', () => {
   it('a lying markdown link never reaches Slack', async () => {
-    await postSigned(events, commandBody(`pair ${scenario.task}`));
+    await postSigned(file.events, commandBody(`pair ${scenario.task}`));
     const thread = tsOf(await until('root', () => rootOf(scenario.task)));
     const card = await until('review card', () => cardsIn(thread)[0]);
     const words = posts().find(
@@ -90,7 +72,7 @@ const lyingLinks = (text: string) =>
 describe('links to threads and cards', () => {
   it('a task or a review title that is an address is shown as text, never as the label of a link elsewhere, in the list, the Home tab and DMs', async () => {
     const typed = 'https://pay.example.com/approve';
-    await postSigned(events, commandBody(`asks titled ${typed}`));
+    await postSigned(file.events, commandBody(`asks titled ${typed}`));
     const thread = tsOf(await until('root', () => rootOf(typed)));
     await until('review card', () => cardsIn(thread)[0]);
     const dms = await until('a DM to each reviewer', () => {
@@ -99,7 +81,7 @@ describe('links to threads and cards', () => {
     });
 
     await postSigned(
-      events,
+      file.events,
       commandBody('list', 'U0BOB', { response_url: slack.responseUrl('C0WORK', '', 'U0BOB') }),
     );
     const list = await until('list for U0BOB', () =>
@@ -107,7 +89,7 @@ describe('links to threads and cards', () => {
     );
     const homes: string[] = [];
     for (const user of ['U0ANN', 'U0BOB']) {
-      await postSigned(events, appHomeOpened(user), { json: true });
+      await postSigned(file.events, appHomeOpened(user), { json: true });
       const home = await until(`home for ${user}`, () =>
         slack
           .callsOf('views.publish')

@@ -7,10 +7,7 @@
  * Postgres, and the fake Slack Web API.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { triggerId } from '../helpers/fake-slack-views.js';
 import {
   appHomeOpened,
@@ -20,14 +17,8 @@ import {
   withResponseUrl,
   withTrigger,
 } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 const YAML = `workflows:
   pair:
@@ -38,21 +29,14 @@ const YAML = `workflows:
       tool_call: { reviewers: [requester, U0BOB] }
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_modals');
-  await slack.start();
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const file = slackPerFile('slack_modals', { yaml: YAML });
+const { slack } = file;
+const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo } = slackThreads(slack);
 
 let n = 0;
 async function start(workflow: string, ask: string) {
   const text = `${ask} ${++n}`;
-  await postSigned(events, commandBody(`${workflow} ${text}`));
+  await postSigned(file.events, commandBody(`${workflow} ${text}`));
   const thread = tsOf(await until('root', () => rootOf(text)));
   const card = await until('card', () => cardsIn(thread)[0], 20_000);
   return { thread, card };
@@ -62,7 +46,7 @@ async function start(workflow: string, ask: string) {
 const press = (user: string, card: Post, thread: string, actionId: string, trigger?: string) => {
   const value = buttons(card).find((b) => b.action_id === actionId)?.value ?? '';
   const body = click(user, actionId, value, tsOf(card), thread);
-  return postSigned(events, trigger ? withTrigger(body, trigger) : body);
+  return postSigned(file.events, trigger ? withTrigger(body, trigger) : body);
 };
 
 /** The views.open calls Slack carried out (so within their trigger's window) after the first `from`. */
@@ -82,7 +66,7 @@ describe('modals within the trigger window', () => {
     // Slack says: no views.publish for 30 s.
     const undo = slack.rateLimit('views.publish', 30);
     try {
-      await postSigned(events, appHomeOpened('U0CAT'), { json: true });
+      await postSigned(file.events, appHomeOpened('U0CAT'), { json: true });
       await until('the Home tab limited', () =>
         slack.calls.find((c) => c.method === 'views.publish' && c.args.limited),
       );
@@ -101,7 +85,7 @@ describe('modals within the trigger window', () => {
     const pair = await start('pair', 'summarise the contract');
     const mail = await start('mail', 'send the launch note');
     // The database is slow: every read of the reviews waits until this transaction ends.
-    const locker = new pg.Client({ connectionString: db.url });
+    const locker = new pg.Client({ connectionString: file.db.url });
     await locker.connect();
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE signoff.reviews IN ACCESS EXCLUSIVE MODE');
@@ -148,14 +132,17 @@ describe('modals within the trigger window', () => {
     );
     expect(revise).toContain('Click *Revise* on the card again.');
 
-    await postSigned(events, withTrigger(click('U0DAN', 'signoff_history', 'task', thread), expired()));
+    await postSigned(file.events, withTrigger(click('U0DAN', 'signoff_history', 'task', thread), expired()));
     const history = await until('the sentence after History', () =>
       ephemeralsTo('U0DAN').find((t) => t.includes('Slack did not open the history in time')),
     );
     expect(history).toContain('Click *History* on the message again.');
 
     const responseUrl = slack.responseUrl('C0WORK', '', 'U0EVE');
-    await postSigned(events, commandBody('', 'U0EVE', { response_url: responseUrl, trigger_id: expired() }));
+    await postSigned(
+      file.events,
+      commandBody('', 'U0EVE', { response_url: responseUrl, trigger_id: expired() }),
+    );
     const command = await until('the sentence after /signoff', () =>
       ephemeralsTo('U0EVE').find((t) => t.includes('Slack did not open the form in time')),
     );
@@ -213,7 +200,10 @@ describe('an Edit form Slack does not take', () => {
     try {
       const value = buttons(mail.card).find((b) => b.action_id === 'signoff_edit')?.value ?? '';
       const body = click('U0OUT', 'signoff_edit', value, tsOf(mail.card), mail.thread);
-      await postSigned(events, withResponseUrl(body, slack.responseUrl('C0WORK', tsOf(mail.card), 'U0OUT')));
+      await postSigned(
+        file.events,
+        withResponseUrl(body, slack.responseUrl('C0WORK', tsOf(mail.card), 'U0OUT')),
+      );
       const told = await until('the sentence to U0OUT', () => ephemeralsTo('U0OUT')[before]);
       expect(told).toContain('Slack did not take the Edit form for this call just now, so nothing changed.');
       expect(told).toContain('click *Edit* on the card again');

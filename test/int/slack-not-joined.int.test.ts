@@ -3,49 +3,34 @@
  * bot's posts and ephemerals, so the person is answered through the command's response URL (which
  * works anywhere), told how to invite the bot, and nothing is left retrying.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { claimRequest } from '../../src/slack/posts.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack, sweepStarts } from '../helpers/slack-service.js';
+import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-let service: SlackService;
-let events: string;
 const ON = 'C0OUT, G0SECRET, C0ARCH, C0ADMINS, C0SLOW';
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_not_joined');
-  await slack.start();
-  slack.notJoined = { C0OUT: 'public', G0SECRET: 'private' };
-  slack.closed = { C0ARCH: 'is_archived', C0ADMINS: 'restricted_action' };
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    // Every workflow is on in these channels only: C0NONE has none.
-    yaml: `workflows:
+const file = slackPerFile('slack_not_joined', {
+  // Every workflow is on in these channels only: C0NONE has none.
+  yaml: `workflows:
   pair: { maxIterations: 1, channels: [${ON}] }
   specialist: { channels: [${ON}] }
   goal-plan: { channels: [${ON}] }
   proposal: { channels: [${ON}] }
 `,
-  }));
+  workspace: (slack) => {
+    slack.notJoined = { C0OUT: 'public', G0SECRET: 'private' };
+    slack.closed = { C0ARCH: 'is_archived', C0ADMINS: 'restricted_action' };
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
 
 /** A command in `channel` with a response URL the fake Slack knows; what was answered through it. */
 async function command(text: string, channel: string) {
   const url = slack.responseUrl(channel, '');
   const sent = await postSigned(
-    events,
+    file.events,
     commandBody(text, 'U0ANN', { channel_id: channel, response_url: url }),
   );
   expect(sent.status).toBe(200);
@@ -55,7 +40,7 @@ async function command(text: string, channel: string) {
 const pendingStarts = async () =>
   Number(
     (
-      await service.signoff.db.pool.query(
+      await file.service.signoff.db.pool.query(
         'SELECT count(*) AS n FROM signoff.slack_requests WHERE start IS NOT NULL AND task_id IS NULL',
       )
     ).rows[0].n,
@@ -74,15 +59,15 @@ describe('a channel the bot has not joined', () => {
       expect(said).toContain('send your task again');
       // Nothing posted there, no task, and nothing left for the sweep.
       expect(slack.messages.filter((m) => m.channel === channel)).toEqual([]);
-      expect(await service.signoff.engine.listTasks({ surface: 'slack', channel })).toEqual([]);
+      expect(await file.service.signoff.engine.listTasks({ surface: 'slack', channel })).toEqual([]);
       expect(await pendingStarts()).toBe(0);
-      expect(await sweepStarts(service, slack)).toBe(0);
+      expect(await sweepStarts(file.service, slack)).toBe(0);
     },
   );
 
   it('a start a dead process left there is given up by the sweep, and the person told through the stored URL', async () => {
     const url = slack.responseUrl('C0OUT', '');
-    await claimRequest(service.signoff.db.pool, 'command:trigger-died-out', {
+    await claimRequest(file.service.signoff.db.pool, 'command:trigger-died-out', {
       team: 'T0TEAM',
       channel: 'C0OUT',
       user: 'U0BOB',
@@ -90,14 +75,14 @@ describe('a channel the bot has not joined', () => {
       text: 'plan the launch',
       responseUrl: url,
     });
-    expect(await sweepStarts(service, slack)).toBe(1);
+    expect(await sweepStarts(file.service, slack)).toBe(1);
     const told = slack.responses.filter(
       (r) => r.channel === 'C0OUT' && String(r.body.text).includes('/invite'),
     );
     expect(told.length).toBeGreaterThan(0);
     // Given up for good: the next sweep has nothing to take.
     expect(await pendingStarts()).toBe(0);
-    expect(await sweepStarts(service, slack)).toBe(0);
+    expect(await sweepStarts(file.service, slack)).toBe(0);
   });
 
   it.each([
@@ -133,16 +118,16 @@ describe('a channel that refuses the bot for good though it is in it', () => {
     const said = await until('the answer through the response URL', () => answers()[0]);
     expect(said).toContain(why);
     expect(said).not.toContain('starts by itself');
-    expect(await service.signoff.engine.listTasks({ surface: 'slack', channel })).toEqual([]);
+    expect(await file.service.signoff.engine.listTasks({ surface: 'slack', channel })).toEqual([]);
     expect(await pendingStarts()).toBe(0);
-    expect(await sweepStarts(service, slack)).toBe(0);
+    expect(await sweepStarts(file.service, slack)).toBe(0);
   });
 
   it('a start the sweep could not finish in half an hour is given up, and the person told: in the channel, since the response URL has expired', async () => {
     // The command was typed 31 minutes ago: Slack no longer takes answers through its URL.
     const url = slack.responseUrl('C0SLOW', '', 'U0BOB', 31 * 60_000);
     const key = 'command:trigger-long-failing';
-    await claimRequest(service.signoff.db.pool, key, {
+    await claimRequest(file.service.signoff.db.pool, key, {
       team: 'T0TEAM',
       channel: 'C0SLOW',
       user: 'U0BOB',
@@ -150,25 +135,25 @@ describe('a channel that refuses the bot for good though it is in it', () => {
       text: 'plan the launch',
       responseUrl: url,
     });
-    await service.signoff.db.pool.query(
+    await file.service.signoff.db.pool.query(
       `UPDATE signoff.slack_requests SET claimed_at = now() - interval '31 minutes' WHERE key = $1`,
       [key],
     );
     const before = slack.refusals.length;
-    expect(await sweepStarts(service, slack)).toBe(1);
+    expect(await sweepStarts(file.service, slack)).toBe(1);
     expect(slack.refusals.slice(before)).toEqual([{ method: 'response_url', error: 'expired_url' }]);
     const told = slack.ephemerals.filter((e) => e.channel === 'C0SLOW' && e.user === 'U0BOB');
     expect(told.map((e) => e.text)).toEqual([expect.stringContaining('could not be started')]);
     expect(slack.messages.filter((m) => m.channel === 'C0SLOW')).toEqual([]);
     expect(await pendingStarts()).toBe(0);
-    expect(await sweepStarts(service, slack)).toBe(0);
+    expect(await sweepStarts(file.service, slack)).toBe(0);
   });
 });
 
 describe('a channel where no workflow is on', () => {
   it('/signoff alone says so instead of opening a form with nothing to choose', async () => {
     const sent = await postSigned(
-      events,
+      file.events,
       commandBody('', 'U0ANN', { channel_id: 'C0NONE', response_url: slack.responseUrl('C0NONE', '') }),
     );
     expect(sent.status).toBe(200);

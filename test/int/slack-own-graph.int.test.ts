@@ -5,40 +5,22 @@
  * with the arguments, checked against the tool's schema in the form itself; the agent resumes with
  * the decision in its own shape.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { click, commandBody, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
+const file = slackPerFile('slack_own_graph', {
+  yaml: 'workflows:\n  mailer:\n    module: ./examples/approval-agent/graph.ts\n    description: Sends email once you approve\n',
+});
+const { slack } = file;
 const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('slack_own_graph');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: 'workflows:\n  mailer:\n    module: ./examples/approval-agent/graph.ts\n    description: Sends email once you approve\n',
-  }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
 
 const button = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id);
 const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
 
 async function start(text: string) {
-  await postSigned(events, commandBody(`mailer ${text}`));
+  await postSigned(file.events, commandBody(`mailer ${text}`));
   const thread = tsOf(await until('root', () => rootOf(text)));
   const card = await until('tool call card', () => cardsIn(thread)[0]);
   return { thread, card };
@@ -58,7 +40,7 @@ describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
 
     const before = slack.callsOf('views.update').length;
     await postSigned(
-      events,
+      file.events,
       click('U0BOB', 'signoff_edit', button(card, 'signoff_edit')?.value ?? '', tsOf(card), thread),
     );
     // The modal opens reading the call, then shows its form.
@@ -72,7 +54,7 @@ describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
     expect(Object.keys(initial).sort()).toEqual(['body', 'subject', 'to']);
 
     const submit = (json: string) =>
-      postSigned(events, reviseSubmission('U0BOB', view.private_metadata, '', { field_args_0: json }));
+      postSigned(file.events, reviseSubmission('U0BOB', view.private_metadata, '', { field_args_0: json }));
     const notJson = await submit('{not json');
     expect(JSON.parse(notJson.body)).toMatchObject({
       response_action: 'errors',
@@ -101,7 +83,7 @@ describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
   it('Reject: the agent is told, nothing is sent', async () => {
     const { thread, card } = await start('email the pricing sheet to a customer');
     await postSigned(
-      events,
+      file.events,
       click('U0BOB', 'signoff_reject', button(card, 'signoff_reject')?.value ?? '', tsOf(card), thread),
     );
     await until('root says done', () =>

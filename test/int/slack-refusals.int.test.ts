@@ -4,19 +4,10 @@
  * channel, links that only Slack can make. Each ends in a sentence to the person or a skip of
  * that one, never in losing what the others should get.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { appHomeOpened, click, commandBody, postSigned, withResponseUrl } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 // S0GONE was deleted in Slack after the config named it; U0DIS was deactivated; U0BOT2 is a bot.
 const YAML = `workflows:
@@ -28,21 +19,18 @@ const YAML = `workflows:
         dmReviewers: true
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_refusals');
-  await slack.start();
-  slack.people = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DIS', 'U0BOT2'];
-  slack.users = { U0DIS: { deleted: true }, U0BOT2: { is_bot: true } };
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
+const file = slackPerFile('slack_refusals', {
+  yaml: YAML,
+  workspace: (slack) => {
+    slack.people = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DIS', 'U0BOT2'];
+    slack.users = { U0DIS: { deleted: true }, U0BOT2: { is_bot: true } };
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 
 async function startTask(text: string) {
-  expect((await postSigned(events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
+  expect((await postSigned(file.events, commandBody(`pair ${text}`, 'U0ANN'))).status).toBe(200);
   const root = await until('root message', () => rootOf(text));
   const thread = tsOf(root);
   const card = await until('review card', () => cardsIn(thread)[0]);
@@ -69,7 +57,7 @@ describe('what Slack refuses, handled', () => {
     const { thread, cardTs, value } = await startTask('renew the domain');
     const outsider = 'U0OUT';
     await postSigned(
-      events,
+      file.events,
       withResponseUrl(
         click(outsider, 'signoff_approve', value('signoff_approve'), cardTs, thread),
         slack.responseUrl('C0WORK', cardTs, outsider),
@@ -82,7 +70,7 @@ describe('what Slack refuses, handled', () => {
     expect(slack.refusals).toContainEqual({ method: 'chat.postEphemeral', error: 'user_not_in_channel' });
 
     await postSigned(
-      events,
+      file.events,
       withResponseUrl(
         click(outsider, 'signoff_cancel', 'task', thread, undefined),
         slack.responseUrl('C0WORK', thread, outsider),
@@ -93,7 +81,7 @@ describe('what Slack refuses, handled', () => {
       () => slack.ephemerals.filter((e) => e.user === outsider && e.viaResponseUrl)[1],
     );
     // Nothing changed: the card waits, the task too.
-    const task = (await service.signoff.engine.listTasks()).find((t) => t.text === 'renew the domain');
+    const task = (await file.service.signoff.engine.listTasks()).find((t) => t.text === 'renew the domain');
     expect(task?.status).toBe('waiting');
   });
 
@@ -105,7 +93,7 @@ describe('what Slack refuses, handled', () => {
     const homes = () => slack.callsOf('views.publish').filter((v) => v.user_id === 'U0ANN');
     const openHome = async () => {
       const before = homes().length;
-      await postSigned(events, appHomeOpened('U0ANN'), { json: true });
+      await postSigned(file.events, appHomeOpened('U0ANN'), { json: true });
       return JSON.stringify(await until('the Home tab', () => homes()[before]));
     };
     // A link Slack has not given within the tab's wait shows on the next open (kept meanwhile).
@@ -118,7 +106,7 @@ describe('what Slack refuses, handled', () => {
     expect(home).not.toContain('slack.com/archives');
 
     await postSigned(
-      events,
+      file.events,
       commandBody('list', 'U0ANN', { response_url: slack.responseUrl('C0WORK', '', 'U0ANN') }),
     );
     const list = await until('the list', () =>

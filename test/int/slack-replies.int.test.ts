@@ -5,22 +5,13 @@
  * checked like the card's (the review's content hash, the task, the channel) and act on the
  * words as Slack delivered them; a tool call is never approved or edited by words.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
 import { slackTaskId } from '../../src/slack/origin.js';
 import { plainCardKey, recordPost } from '../../src/slack/posts.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, ephemeralClick, postSigned, threadMessage } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf, ephemeralsIn } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 const yaml = `
 workflows:
@@ -42,23 +33,16 @@ workflows:
       review: { reviewers: [U0BOB] }
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_replies');
-  await slack.start();
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const file = slackPerFile('slack_replies', { yaml });
+const { slack } = file;
+const { posts, cardsIn, rootOf, tsOf, ephemeralsIn } = slackThreads(slack);
 
 type Shown = (typeof slack.ephemerals)[number];
 type Button = { action_id: string; value: string; text: { text: string }; confirm?: unknown };
 
 const taskOf = (thread: string) => slackTaskId({ channel: 'C0WORK', ts: thread });
 const reply = (user: string, text: string, thread: string) =>
-  postSigned(events, threadMessage(user, text, thread), { json: true });
+  postSigned(file.events, threadMessage(user, text, thread), { json: true });
 const questionButtons = (shown: Shown | undefined): Button[] =>
   ((shown?.blocks ?? []) as { type: string; elements?: Button[] }[]).find((b) => b.type === 'actions')
     ?.elements ?? [];
@@ -71,7 +55,7 @@ const questionButtons = (shown: Shown | undefined): Button[] =>
 const tap = (shown: Shown, id: string, forged?: string) => {
   const value = forged ?? questionButtons(shown).find((b) => b.action_id === id)?.value ?? '';
   return postSigned(
-    events,
+    file.events,
     ephemeralClick(shown.user, id, value, shown.ts, slack.responseUrl(shown.channel, shown.ts)),
   );
 };
@@ -79,7 +63,7 @@ const replaced = (shown: Shown) =>
   slack.responses.filter((r) => r.ts === shown.ts).map((r) => String(r.body.text));
 
 async function startTask(text: string, user = 'U0ANN') {
-  await postSigned(events, commandBody(text, user));
+  await postSigned(file.events, commandBody(text, user));
   const thread = tsOf(await until(`root of ${text}`, () => rootOf(text.split(' ').slice(1).join(' '))));
   const card = await until('review card', () => cardsIn(thread)[0], 20_000);
   return { thread, card, cardTs: tsOf(card) };
@@ -87,11 +71,11 @@ async function startTask(text: string, user = 'U0ANN') {
 
 /** After the reply was handled: one review, still pending, nothing decided, no second card. */
 async function nothingDecided(thread: string) {
-  await service.settled();
-  const reviews = await service.signoff.engine.reviews(taskOf(thread));
+  await file.service.settled();
+  const reviews = await file.service.signoff.engine.reviews(taskOf(thread));
   expect(reviews.map((r) => [r.status, r.decision])).toEqual([['pending', null]]);
   expect(cardsIn(thread)).toHaveLength(1);
-  expect((await service.signoff.engine.getTask(taskOf(thread)))?.status).toBe('waiting');
+  expect((await file.service.signoff.engine.getTask(taskOf(thread)))?.status).toBe('waiting');
 }
 
 const cardSays = (cardTs: string, text: string) =>
@@ -149,10 +133,10 @@ describe('a reply at a review (replies: ask, the default)', () => {
     await nothingDecided(thread);
 
     // The review's content changes after the question was asked: its hash no longer matches.
-    const [review] = await service.signoff.engine.reviews(taskOf(thread));
+    const [review] = await file.service.signoff.engine.reviews(taskOf(thread));
     const before = review?.request.body;
     const setBody = (body: string | undefined) =>
-      service.signoff.db.pool.query(
+      file.service.signoff.db.pool.query(
         `UPDATE signoff.reviews SET request = jsonb_set(request, '{body}', to_jsonb($2::text)) WHERE id = $1`,
         [review?.id, body],
       );
@@ -167,7 +151,7 @@ describe('a reply at a review (replies: ask, the default)', () => {
     await setBody(before);
     await tap(bob, 'signoff_reply_approve');
     await cardSays(cardTs, 'Approved by <@U0BOB>');
-    const [decided] = await service.signoff.engine.reviews(taskOf(thread));
+    const [decided] = await file.service.signoff.engine.reviews(taskOf(thread));
     expect(decided?.decision).toMatchObject({
       action: 'approve',
       by: 'U0BOB',
@@ -191,7 +175,7 @@ describe('a reply at a review (replies: ask, the default)', () => {
     await tap(question, 'signoff_reply_revise');
     const second = await until('round 2 card', () => cardsIn(thread)[1], 20_000);
     expect(JSON.stringify(second.blocks)).toContain('Round 2');
-    const [first] = await service.signoff.engine.reviews(taskOf(thread), 'decided');
+    const [first] = await file.service.signoff.engine.reviews(taskOf(thread), 'decided');
     expect(first?.decision).toMatchObject({ action: 'revise', by: 'U0CAT', feedback: long });
     await cardSays(cardTs, 'Revision asked by <@U0CAT>');
     await until('the question says so', () => replaced(question).find((t) => t.includes('as feedback')));
@@ -200,7 +184,7 @@ describe('a reply at a review (replies: ask, the default)', () => {
     const another = await until('a question on round 2', () => ephemeralsIn(thread, 'U0BOB')[0]);
     await tap(another, 'signoff_reply_ignore');
     await until('ignored', () => replaced(another).find((t) => t === 'Nothing was done with your reply.'));
-    await service.settled();
+    await file.service.settled();
     expect(cardsIn(thread)).toHaveLength(2);
   });
 
@@ -214,7 +198,7 @@ describe('a reply at a review (replies: ask, the default)', () => {
     expect(ephemeralsIn(thread, 'U0BOB')).toEqual([]);
     await reply('U0CAT', '<@U0BOT> and the bike racks', thread);
     await until('round 3 card', () => cardsIn(thread)[2], 20_000);
-    const [, second] = await service.signoff.engine.reviews(taskOf(thread), 'decided');
+    const [, second] = await file.service.signoff.engine.reviews(taskOf(thread), 'decided');
     expect(second?.decision).toMatchObject({ action: 'revise', by: 'U0CAT', feedback: 'and the bike racks' });
   });
 
@@ -238,8 +222,8 @@ describe('a reply at a review whose card then went plain', () => {
     const question = await until('the question', () => ephemeralsIn(thread, 'U0BOB')[0]);
     expect(questionButtons(question).map((b) => b.action_id)).toContain('signoff_reply_approve');
     // The card goes plain, as the sink marks it when Slack refuses one of its redraws for good.
-    const [review] = await service.signoff.engine.reviews(taskOf(thread));
-    await recordPost(service.signoff.db.pool, plainCardKey(review?.id as string), 'C0WORK', thread);
+    const [review] = await file.service.signoff.engine.reviews(taskOf(thread));
+    await recordPost(file.service.signoff.db.pool, plainCardKey(review?.id as string), 'C0WORK', thread);
     await tap(question, 'signoff_reply_approve');
     await until('the question answered', () => replaced(question)[0]);
     expect(replaced(question)).toEqual([expect.stringContaining('Nothing was approved')]);
@@ -258,7 +242,7 @@ describe('a reply at a review whose card then went plain', () => {
     ]);
     await tap(now, 'signoff_reply_reject');
     await until('rejected', async () =>
-      (await service.signoff.engine.reviews(taskOf(thread)))[0]?.decision?.action === 'reject'
+      (await file.service.signoff.engine.reviews(taskOf(thread)))[0]?.decision?.action === 'reject'
         ? true
         : undefined,
     );
@@ -268,7 +252,7 @@ describe('a reply at a review whose card then went plain', () => {
 describe('a reply while the database fails', () => {
   it("someone who merely talks in the thread is told nothing of it; a reply addressed to the bot, or a reviewer's once known as one, is told it could not be recorded", async () => {
     const { thread } = await startTask('pair sort the mailing list');
-    const pool = service.signoff.db.pool;
+    const pool = file.service.signoff.db.pool;
     // Every thread event fails to be recorded, as it would with the database down.
     await pool.query(`
       CREATE FUNCTION signoff.test_refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -286,7 +270,7 @@ describe('a reply while the database fails', () => {
       await reply('U0EVE', 'ooh, tacos please', thread);
       await reply('U0BOB', 'sounds good', thread);
       await reply('U0CAT', 'revise: add the new hires', thread);
-      await service.settled();
+      await file.service.settled();
       await until('the addressed reply told', () =>
         ephemeralsIn(thread, 'U0CAT').find((e) => e.text === COULD_NOT_RECORD),
       );
@@ -300,7 +284,7 @@ describe('a reply while the database fails', () => {
       );
       await reply('U0EVE', 'tacos it is', thread);
       await reply('U0BOB', 'sounds good', thread);
-      await service.settled();
+      await file.service.settled();
       await until('the reviewer told', () =>
         ephemeralsIn(thread, 'U0BOB').find((e) => e.text === COULD_NOT_RECORD),
       );
@@ -318,11 +302,11 @@ describe('a reply while the database fails', () => {
 describe('other reply settings', () => {
   it('a review stored before `replies` existed asks, as the default does', async () => {
     const { thread } = await startTask('pair tidy the roadmap');
-    await service.signoff.db.pool.query(
+    await file.service.signoff.db.pool.query(
       `UPDATE signoff.reviews SET settings = settings - 'replies' WHERE task_id = $1`,
       [taskOf(thread)],
     );
-    expect((await service.signoff.engine.reviews(taskOf(thread)))[0]?.settings.replies).toBeUndefined();
+    expect((await file.service.signoff.engine.reviews(taskOf(thread)))[0]?.settings.replies).toBeUndefined();
     await reply('U0BOB', 'ship it', thread);
     await nothingDecided(thread);
     expect(questionButtons(ephemeralsIn(thread, 'U0BOB')[0]).map((b) => b.action_id)).toContain(
@@ -385,7 +369,7 @@ describe('a reply at a tool call (LangChain HITLRequest)', () => {
 
     await tap(question as Shown, 'signoff_reply_reject');
     await cardSays(cardTs, 'Rejected by <@U0BOB>');
-    const [review] = await service.signoff.engine.reviews(taskOf(thread));
+    const [review] = await file.service.signoff.engine.reviews(taskOf(thread));
     expect(review?.decision).toMatchObject({
       action: 'reject',
       feedback: 'NO, wrong recipient, do not send this',
@@ -402,7 +386,7 @@ describe('a reply longer than the review takes', () => {
   const long = `${'Not this. '.repeat(1200)}END`;
   const kept = async (thread: string) =>
     (
-      await service.signoff.db.pool.query<{ text: string }>(
+      await file.service.signoff.db.pool.query<{ text: string }>(
         'SELECT text FROM signoff.slack_replies WHERE task_id = $1',
         [taskOf(thread)],
       )

@@ -5,11 +5,8 @@
  * guests decide only where the checkpoint allows them; while Slack does not answer who someone
  * is, a reviewer it answered for before still decides.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { testClock } from '../helpers/harness.js';
 import {
   appHomeOpened,
@@ -20,14 +17,9 @@ import {
   postSigned,
   threadMessage,
 } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo, ephemeralsIn } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 // No review here has a timeout: moving the clock only ages what the directory keeps.
 const clock = testClock();
 
@@ -50,32 +42,30 @@ const YAML = `workflows:
 
 const OUTSIDERS = "people from outside this workspace's organization and guests cannot decide this step";
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_rights');
-  await slack.start();
-  slack.groups = { S0LEADS: ['U0CAT'] };
-  // Everyone who clicks here is in the channel (Slack shows an ephemeral only to a member).
-  slack.people = [...slack.people, 'U0EXT', 'U0GST', 'U0FAY', 'U0HAL', 'U0IDA', 'U0JON', 'U0KIM'];
-  slack.users = {
-    // Someone of another organization in a Slack Connect channel, and a guest of this workspace.
-    U0EXT: { team_id: 'T0OTHER', is_stranger: true },
-    U0GST: { is_restricted: true },
-  };
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML, options: { clock } }));
+const file = slackPerFile('slack_rights', {
+  yaml: YAML,
+  options: { clock },
+  workspace: (slack) => {
+    slack.groups = { S0LEADS: ['U0CAT'] };
+    // Everyone who clicks here is in the channel (Slack shows an ephemeral only to a member).
+    slack.people = [...slack.people, 'U0EXT', 'U0GST', 'U0FAY', 'U0HAL', 'U0IDA', 'U0JON', 'U0KIM'];
+    slack.users = {
+      // Someone of another organization in a Slack Connect channel, and a guest of this workspace.
+      U0EXT: { team_id: 'T0OTHER', is_stranger: true },
+      U0GST: { is_restricted: true },
+    };
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo, ephemeralsIn } = slackThreads(slack);
 
 async function startTask(command: string) {
-  await postSigned(events, commandBody(command));
+  await postSigned(file.events, commandBody(command));
   const text = command.split(' ').slice(1).join(' ');
   const thread = tsOf(await until('root message', () => rootOf(text)));
   const card = await until('review card', () => cardsIn(thread)[0]);
   const task = await until('the task', async () =>
-    (await service.signoff.engine.listTasks()).find((t) => t.text === text),
+    (await file.service.signoff.engine.listTasks()).find((t) => t.text === text),
   );
   return { thread, card, task };
 }
@@ -84,11 +74,11 @@ async function startTask(command: string) {
 async function clickOn(card: Post, thread: string, id: string, user: string, team?: string) {
   const value = buttons(card).find((b) => b.action_id === id)?.value ?? '';
   const body = click(user, id, value, tsOf(card), thread);
-  expect((await postSigned(events, team ? fromTeam(body, team) : body)).status).toBe(200);
-  await service.settled();
+  expect((await postSigned(file.events, team ? fromTeam(body, team) : body)).status).toBe(200);
+  await file.service.settled();
 }
 
-const statusOf = async (taskId: string) => (await service.signoff.engine.getTask(taskId))?.status;
+const statusOf = async (taskId: string) => (await file.service.signoff.engine.getTask(taskId))?.status;
 const groupLookups = () => slack.callsOf('usergroups.users.list').length;
 
 describe('user groups', () => {
@@ -118,8 +108,8 @@ describe('user groups', () => {
     const second = await startTask('pair order the flyers');
     const before = groupLookups();
 
-    await postSigned(events, appHomeOpened('U0CAT'), { json: true });
-    await service.settled();
+    await postSigned(file.events, appHomeOpened('U0CAT'), { json: true });
+    await file.service.settled();
     const home = JSON.stringify(slack.callsOf('views.publish').at(-1));
     expect(home).toContain('order the banners');
     await clickOn(first.card, first.thread, 'signoff_approve', 'U0DAN');
@@ -145,7 +135,7 @@ describe('people from outside the organization', () => {
 
     const allowed = await startTask('goal-plan agree the launch date with the partner');
     await clickOn(allowed.card, allowed.thread, 'signoff_approve', 'U0EXT', 'T0OTHER');
-    const [decided] = await service.signoff.engine.reviews(allowed.task.id, 'decided');
+    const [decided] = await file.service.signoff.engine.reviews(allowed.task.id, 'decided');
     expect(decided?.decidedBy).toBe('U0EXT');
   });
 
@@ -154,7 +144,7 @@ describe('people from outside the organization', () => {
     // In the channel (Slack Connect shares it); the reply's event said nothing of the author's
     // workspace, and users.info calls them a member.
     slack.people = [...slack.people, 'U0PAL'];
-    await postSigned(events, threadMessage('U0PAL', 'looks right to me', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0PAL', 'looks right to me', thread), { json: true });
     const question = await until('the question', () => ephemeralsIn(thread, 'U0PAL')[0]);
     const approve = (
       (question.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).find(
@@ -170,14 +160,14 @@ describe('people from outside the organization', () => {
       slack.responseUrl(question.channel, question.ts),
     );
     // The tap itself comes from another workspace, as Slack Connect's do.
-    expect((await postSigned(events, fromTeam(tap, 'T0OTHER'))).status).toBe(200);
-    await service.settled();
+    expect((await postSigned(file.events, fromTeam(tap, 'T0OTHER'))).status).toBe(200);
+    await file.service.settled();
     // The question is replaced by the refusal.
     await until('refused', () =>
       slack.responses.find((r) => r.ts === question.ts && r.body.text === `Sorry, ${OUTSIDERS}.`),
     );
     expect(await statusOf(task.id)).toBe('waiting');
-    expect(await service.signoff.engine.reviews(task.id, 'decided')).toEqual([]);
+    expect(await file.service.signoff.engine.reviews(task.id, 'decided')).toEqual([]);
     slack.people = slack.people.filter((p) => p !== 'U0PAL');
   });
 
@@ -232,7 +222,7 @@ describe('people from outside the organization', () => {
           .slice(asked)
           .map((c) => c.user),
       ).toContain('U0HAL');
-      const [decided] = await service.signoff.engine.reviews(task.id, 'decided');
+      const [decided] = await file.service.signoff.engine.reviews(task.id, 'decided');
       expect(decided?.decidedBy).toBe('U0HAL');
     } finally {
       restore();
@@ -247,8 +237,7 @@ describe('after a restart', () => {
     await until('done', async () => ((await statusOf(before.task.id)) === 'done' ? true : undefined));
 
     // A deploy: this process stops, another starts on the same database, knowing nothing.
-    await service.stop();
-    ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML, options: { clock } }));
+    await file.restart();
     clock.advance(61);
     const restore = slack.refuse('users.info', () => true, 'internal_error');
     try {
@@ -260,7 +249,7 @@ describe('after a restart', () => {
       );
       await clickOn(card, thread, 'signoff_approve', 'U0JON');
       await until('done', async () => ((await statusOf(task.id)) === 'done' ? true : undefined));
-      expect((await service.signoff.engine.reviews(task.id, 'decided'))[0]?.decidedBy).toBe('U0JON');
+      expect((await file.service.signoff.engine.reviews(task.id, 'decided'))[0]?.decidedBy).toBe('U0JON');
 
       const named = await startTask('pair pay the sound engineer');
       await clickOn(named.card, named.thread, 'signoff_approve', 'U0BOB');

@@ -3,40 +3,18 @@
  * posts their results and never listens to Slack. Together, on one database, they do the job.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
+const file = slackPerFile('slack_roles', { service: false });
+const { slack } = file;
 const { cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
-const services: SlackService[] = [];
 
-const startRole = async (role: 'web' | 'worker') => {
-  const { service } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
-    env: { SIGNOFF_ROLE: role },
-  });
-  services.push(service);
-  return service;
-};
-
-beforeAll(async () => {
-  db = await createTestDatabase('slack_roles');
-  await slack.start();
-});
-afterAll(async () => {
-  for (const s of services) await s.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const startRole = (role: 'web' | 'worker') =>
+  file.startService({ yaml: 'workflows:\n  pair:\n    maxIterations: 1\n', env: { SIGNOFF_ROLE: role } });
 
 it('a web process queues the run; a worker process runs it; the click on the web finishes it', async () => {
   const web = await startRole('web');
@@ -44,7 +22,7 @@ it('a web process queues the run; a worker process runs it; the click on the web
   await postSigned(events, commandBody('pair split the roles'));
   const root = await until('root message', () => rootOf('split the roles'));
   const thread = tsOf(root);
-  const jobs = new pg.Pool({ connectionString: db.url });
+  const jobs = new pg.Pool({ connectionString: file.db.url });
   try {
     const states = async () =>
       (
@@ -92,13 +70,7 @@ it('Slack on the offline model warns at start-up, in one line; with a key it doe
   const lines: string[] = [];
   const logger = createLogger('warn', { write: (line: string) => lines.push(line) });
   const start = async (env: Record<string, string>) => {
-    const { service } = await startTestSlack({
-      url: db.url,
-      slack,
-      env: { SIGNOFF_ROLE: 'web', ...env },
-      options: { logger },
-    });
-    services.push(service);
+    await file.startService({ env: { SIGNOFF_ROLE: 'web', ...env }, options: { logger } });
   };
   await start({});
   const offline = lines.filter((l) => l.includes('offline scripted model'));

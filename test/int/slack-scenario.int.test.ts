@@ -4,42 +4,23 @@
  * revise), the same expectations, read from what was posted.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readScenario, type ScenarioDecision, scenarioModels } from '../../src/cli/scenario.js';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const scenario = readScenario(
   join(import.meta.dirname, '..', '..', 'examples', 'scenarios', 'pair-happy-path.yml'),
 );
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { rootOf, tsOf, cardsIn, buttons, posts } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_scenario');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    options: { modelFor: scenarioModels(scenario) },
-  }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const file = slackPerFile('slack_scenario', { options: { modelFor: scenarioModels(scenario) } });
+const { slack } = file;
+const { rootOf, tsOf, cardsIn, buttons, posts } = slackThreads(slack);
 
 describe('a scenario file in Slack', () => {
   it('pair-happy-path.yml: the scripted answers and decisions give the expected end', async () => {
-    await postSigned(events, commandBody(`pair ${scenario.task}`));
+    await postSigned(file.events, commandBody(`pair ${scenario.task}`));
     const thread = tsOf(await until('root', () => rootOf(scenario.task)));
     const status = () =>
       slack
@@ -51,13 +32,13 @@ describe('a scenario file in Slack', () => {
     for (const [n, decision] of decisions.entries()) {
       const card = await until(`card ${n + 1}`, () => cardsIn(thread)[n]);
       if (typeof decision === 'object') {
-        await postSigned(events, threadMessage('U0BOB', `revise: ${decision.revise}`, thread), {
+        await postSigned(file.events, threadMessage('U0BOB', `revise: ${decision.revise}`, thread), {
           json: true,
         });
       } else {
         const id = decision === 'approve' ? 'signoff_approve' : 'signoff_reject';
         const value = buttons(card).find((b) => b.action_id === id)?.value ?? '';
-        await postSigned(events, click('U0BOB', id, value, tsOf(card), thread));
+        await postSigned(file.events, click('U0BOB', id, value, tsOf(card), thread));
       }
     }
     await until('the task ended', () => (/Done|Rejected|Stopped/.test(status()) ? true : undefined));

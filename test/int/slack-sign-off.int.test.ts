@@ -6,13 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
 import { testClock } from '../helpers/harness.js';
 import { appHomeOpened, click, commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 // The release-notes example, its reviews made stricter: two of three approve the draft; the
@@ -26,33 +23,21 @@ const YAML = readFileSync(FILE, 'utf8').replace(
 `,
 );
 
-let db: TestDatabase;
-const slack = new FakeSlack();
 const clock = testClock();
-const { rootOf, tsOf, cardsIn, buttons, posts, ephemeralsTo, updatesOf } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_sign_off');
-  await slack.start();
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML, options: { clock } }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const file = slackPerFile('slack_sign_off', { yaml: YAML, options: { clock } });
+const { slack } = file;
+const { rootOf, tsOf, cardsIn, buttons, posts, ephemeralsTo, updatesOf } = slackThreads(slack);
 
 describe('sign-off rules in Slack', () => {
   it('a 2-of-3 review, then an escalating final review, with the History modal telling who did what', async () => {
-    await postSigned(events, commandBody('release-notes v4.0: offline mode'));
+    await postSigned(file.events, commandBody('release-notes v4.0: offline mode'));
     const thread = tsOf(await until('root', () => rootOf('v4.0: offline mode')));
     const draft = await until('draft card', () => cardsIn(thread)[0], 20_000);
     expect(JSON.stringify(draft.blocks)).toContain('0 of 2 approvals');
     const value = buttons(draft).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
     const approve = (user: string) =>
-      postSigned(events, click(user, 'signoff_approve', value, tsOf(draft), thread));
+      postSigned(file.events, click(user, 'signoff_approve', value, tsOf(draft), thread));
 
     await approve('U0BOB');
     await until('bob told', () =>
@@ -81,7 +66,7 @@ describe('sign-off rules in Slack', () => {
     const final = await until('final card', () => cardsIn(thread)[1], 20_000);
     expect(JSON.stringify(final.blocks)).toContain('(then <@U0EVE>, <@U0ZED> are asked too)');
     clock.advance(3600 + 1);
-    await service.signoff.engine.releaseDueTimers('slack');
+    await file.service.signoff.engine.releaseDueTimers('slack');
     const ping = await until('escalation in the thread', () =>
       posts().find((p) => p.thread_ts === thread && p.text.startsWith('Escalated')),
     );
@@ -101,7 +86,7 @@ describe('sign-off rules in Slack', () => {
     );
 
     clock.advance(30 * 60);
-    await service.signoff.engine.releaseDueTimers('slack');
+    await file.service.signoff.engine.releaseDueTimers('slack');
     const closed = await until('rejected automatically', () =>
       updatesOf(tsOf(final)).find((u) =>
         JSON.stringify(u.blocks).includes('Rejected automatically: nobody decided'),
@@ -119,7 +104,7 @@ describe('sign-off rules in Slack', () => {
       .flatMap((b) => b.elements ?? [])
       .find((e) => e.action_id === 'signoff_history');
     expect(history).toBeDefined();
-    await postSigned(events, click('U0ANN', 'signoff_history', 'task', thread));
+    await postSigned(file.events, click('U0ANN', 'signoff_history', 'task', thread));
     const modal = await until('history modal', () =>
       slack
         .callsOf('views.update')
@@ -142,7 +127,7 @@ describe('sign-off rules in Slack', () => {
     // A second task whose writer's words Slack refuses for good: a delivery failure to count.
     const stop = slack.refuse('chat.postMessage', (a) => a.username === 'Writer', 'invalid_blocks');
     try {
-      await postSigned(events, commandBody('release-notes v4.1: sync'));
+      await postSigned(file.events, commandBody('release-notes v4.1: sync'));
       const thread = tsOf(await until('root', () => rootOf('v4.1: sync')));
       await until('draft card', () => cardsIn(thread)[0], 20_000);
       await until('fallback shown', () =>
@@ -151,7 +136,7 @@ describe('sign-off rules in Slack', () => {
     } finally {
       stop();
     }
-    const res = await fetch(events.replace('/slack/events', '/metrics'));
+    const res = await fetch(file.events.replace('/slack/events', '/metrics'));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
@@ -191,7 +176,7 @@ describe('sign-off rules in Slack', () => {
   it('the App Home shows, per workflow, what waits and the median time to decision of the last 7 days, to members of its channel only', async () => {
     const home = async (user: string) => {
       const before = slack.callsOf('views.publish').length;
-      await postSigned(events, appHomeOpened(user), { json: true });
+      await postSigned(file.events, appHomeOpened(user), { json: true });
       return JSON.stringify(
         (
           await until(`home for ${user}`, () =>
@@ -217,12 +202,12 @@ describe('sign-off rules in Slack', () => {
     const thread = tsOf(await until('root', () => rootOf('v4.1: sync')));
     const draft = cardsIn(thread)[0] as NonNullable<ReturnType<typeof cardsIn>[0]>;
     const value = buttons(draft).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-    await postSigned(events, click('U0BOB', 'signoff_approve', value, tsOf(draft), thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_approve', value, tsOf(draft), thread));
     await until('card shows 1 of 2', () =>
       updatesOf(tsOf(draft)).find((u) => JSON.stringify(u.blocks).includes('1 of 2 approvals')),
     );
     clock.advance(3 * 3600 + 1);
-    await service.signoff.engine.releaseDueTimers('slack');
+    await file.service.signoff.engine.releaseDueTimers('slack');
     const reminder = await until('reminder in the thread', () =>
       posts().find((p) => p.thread_ts === thread && p.text.startsWith('Reminder')),
     );

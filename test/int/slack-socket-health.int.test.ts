@@ -40,29 +40,33 @@ const healthAt = async (port: number) => {
   }
 };
 
-it('answers /healthz before Slack is reached: 503 saying Slack cannot be reached and why, then 200 once connected', async () => {
-  db = await createTestDatabase('slack_socket_health');
+/**
+ * A service starting on a new database while nothing listens where it looks for Slack's Web API;
+ * `env` says how it talks to Slack (Socket Mode or HTTP). Start the fake at `slackPort` later.
+ */
+async function startBeforeSlack(label: string, env: Record<string, string>) {
+  const testDb = await createTestDatabase(label);
   const [slackPort, port] = [await unusedPort(), await unusedPort()];
   const slackUrl = `http://127.0.0.1:${slackPort}/api/`;
   const config = loadConfig({
-    DATABASE_URL: db.url,
+    DATABASE_URL: testDb.url,
     SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_APP_TOKEN: 'xapp-test',
     SLACK_API_URL: slackUrl,
     PORT: String(port),
+    ...env,
   });
   const starting = startSlack(
     { ...config, workflows: parseWorkflowConfig('', 'test.yml') },
     { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
   );
-  const health = async () => {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      return [res.status, await res.text()] as const;
-    } catch {
-      return undefined; // not listening yet: the database and its migrations come first
-    }
-  };
+  return { db: testDb, slackPort, port, slackUrl, starting };
+}
+
+it('answers /healthz before Slack is reached: 503 saying Slack cannot be reached and why, then 200 once connected', async () => {
+  const started = await startBeforeSlack('slack_socket_health', { SLACK_APP_TOKEN: 'xapp-test' });
+  db = started.db;
+  const { slackPort, port, slackUrl, starting } = started;
+  const health = () => healthAt(port);
   const first = await until('an answer on /healthz', health, 30_000);
   expect(first[0]).toBe(503);
   expect(first[1]).toMatch(/^(starting: connecting to Slack|unhealthy: Slack cannot be reached)/);
@@ -83,20 +87,11 @@ it('answers /healthz before Slack is reached: 503 saying Slack cannot be reached
 });
 
 it('an HTTP process answers /healthz while Slack cannot be reached: 503 saying why (it was 200 while no request could be authorized), then 200 from Bolt once Slack said who the bot is', async () => {
-  httpDb = await createTestDatabase('slack_http_health');
-  const [slackPort, port] = [await unusedPort(), await unusedPort()];
-  const slackUrl = `http://127.0.0.1:${slackPort}/api/`;
-  const config = loadConfig({
-    DATABASE_URL: httpDb.url,
-    SLACK_BOT_TOKEN: 'xoxb-test',
+  const started = await startBeforeSlack('slack_http_health', {
     SLACK_SIGNING_SECRET: 'test-signing-secret',
-    SLACK_API_URL: slackUrl,
-    PORT: String(port),
   });
-  const starting = startSlack(
-    { ...config, workflows: parseWorkflowConfig('', 'test.yml') },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
-  );
+  httpDb = started.db;
+  const { slackPort, port, slackUrl, starting } = started;
   const failing = await until(
     'a reason',
     async () => {

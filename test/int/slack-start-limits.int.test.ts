@@ -4,41 +4,23 @@
  * anything is posted in the channel, while another person's start goes. A web process runs no
  * graph here, so every started task stays in the agents' hands (`working`), as behind a busy queue.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { claimRequest } from '../../src/slack/posts.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { commandBody, postSigned } from '../helpers/slack-requests.js';
-import { startTestSlack, sweepStarts } from '../helpers/slack-service.js';
+import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
+const file = slackPerFile('slack_start_limits', {
+  yaml: 'starts:\n  perPerson: 100\n  perChannel: 1000\n',
+  env: { SIGNOFF_ROLE: 'web' },
+});
+const { slack } = file;
 const { rootOf, ephemeralsTo } = slackThreads(slack);
-let service: SlackService;
-let events: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('slack_start_limits');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: 'starts:\n  perPerson: 100\n  perChannel: 1000\n',
-    env: { SIGNOFF_ROLE: 'web' },
-  }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
 
 const working = async (user: string) =>
   Number(
     (
-      await service.signoff.db.pool.query(
+      await file.service.signoff.db.pool.query(
         `SELECT count(*) AS n FROM signoff.tasks WHERE requester = $1 AND status = 'working'`,
         [user],
       )
@@ -53,21 +35,21 @@ describe('one person starting more than the limit', () => {
     for (let batch = 0; batch < 10; batch++) {
       await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          postSigned(events, commandBody(`pair bulk task ${batch * 10 + i + 1}`, 'U0ANN')),
+          postSigned(file.events, commandBody(`pair bulk task ${batch * 10 + i + 1}`, 'U0ANN')),
         ),
       );
-      await service.settled();
+      await file.service.settled();
     }
     expect(await working('U0ANN')).toBe(100);
 
     const url = slack.responseUrl('C0WORK', '', 'U0ANN');
-    await postSigned(events, commandBody('pair one task too many', 'U0ANN', { response_url: url }));
-    await service.settled();
+    await postSigned(file.events, commandBody('pair one task too many', 'U0ANN', { response_url: url }));
+    await file.service.settled();
     expect(ephemeralsTo('U0ANN')).toContain(FULL);
     expect(rootOf('one task too many')).toBeUndefined();
     expect(await working('U0ANN')).toBe(100);
 
-    await postSigned(events, commandBody('pair a task of my own', 'U0BOB'));
+    await postSigned(file.events, commandBody('pair a task of my own', 'U0BOB'));
     await until('Bob’s root', () => rootOf('a task of my own'));
     await until('Bob’s task', async () => ((await working('U0BOB')) === 1 ? true : undefined));
   });
@@ -84,15 +66,15 @@ describe('one person starting more than the limit', () => {
       text: 'raced',
       responseUrl: url,
     };
-    await claimRequest(service.signoff.db.pool, 'command:trigger-raced', start);
+    await claimRequest(file.service.signoff.db.pool, 'command:trigger-raced', start);
     const told = ephemeralsTo('U0ANN').filter((t) => t === FULL).length;
-    await sweepStarts(service, slack);
+    await sweepStarts(file.service, slack);
     // Posted, then deleted: the channel keeps no root of a task that never started.
     expect(rootOf('raced')).toBeDefined();
     expect(slack.messages.some((m) => m.text?.includes('raced'))).toBe(false);
     expect(ephemeralsTo('U0ANN').filter((t) => t === FULL)).toHaveLength(told + 1);
     // Finished: nothing is left for the next sweep.
-    expect(await sweepStarts(service, slack)).toBe(0);
+    expect(await sweepStarts(file.service, slack)).toBe(0);
     expect(await working('U0ANN')).toBe(100);
   });
 });

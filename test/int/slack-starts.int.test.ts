@@ -4,43 +4,24 @@
  * either way one root, one task, and the task goes on to its card.
  */
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { rootMessage } from '../../src/slack/blocks/messages.js';
 import { slackTaskId } from '../../src/slack/origin.js';
 import { claimRequest, postMetadata, recordRoot } from '../../src/slack/posts.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
-import { startTestSlack, sweepStarts } from '../helpers/slack-service.js';
+import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-let service: SlackService;
+const file = slackPerFile('slack_starts', { yaml: 'workflows:\n  pair:\n    maxIterations: 1\n' });
+const { slack } = file;
 const { cardsIn } = slackThreads(slack);
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_starts');
-  await slack.start();
-  ({ service } = await startTestSlack({
-    url: db.url,
-    slack,
-    yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
-  }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
-
 const client = () => new WebClient('xoxb-test', { slackApiUrl: slack.url });
-const sweep = () => sweepStarts(service, slack);
+const sweep = () => sweepStarts(file.service, slack);
 
 /** A claim its process died with. */
 async function abandoned(key: string, text: string) {
   const start = { team: 'T0TEAM', channel: 'C0WORK', user: 'U0ANN', workflow: 'pair', text };
-  await claimRequest(service.signoff.db.pool, key, start);
+  await claimRequest(file.service.signoff.db.pool, key, start);
   return start;
 }
 
@@ -57,7 +38,7 @@ describe('starts a web process left half done', () => {
       metadata: postMetadata('start:command:trigger-died-1'),
     });
     expect(await sweep()).toBe(1);
-    const task = await service.signoff.engine.getTask(
+    const task = await file.service.signoff.engine.getTask(
       slackTaskId({ channel: 'C0WORK', ts: String(posted.ts) }),
     );
     expect(task?.text).toBe(text);
@@ -84,7 +65,7 @@ describe('starts a web process left half done', () => {
       });
     expect(await sweep()).toBe(1);
     expect(rootsOf(text)).toHaveLength(1);
-    const task = await service.signoff.engine.getTask(
+    const task = await file.service.signoff.engine.getTask(
       slackTaskId({ channel: 'C0WORK', ts: String(posted.ts) }),
     );
     expect(task?.text).toBe(text);
@@ -97,7 +78,7 @@ describe('starts a web process left half done', () => {
     expect(await sweep()).toBe(1);
     const [root] = rootsOf(text);
     expect(rootsOf(text)).toHaveLength(1);
-    const task = await service.signoff.engine.getTask(
+    const task = await file.service.signoff.engine.getTask(
       slackTaskId({ channel: 'C0WORK', ts: String(root?.ts) }),
     );
     expect(task?.requester).toBe('U0ANN');
@@ -113,10 +94,10 @@ describe('starts a web process left half done', () => {
       ...rootMessage({ requester: start.user, workflow: start.workflow, text }, 'working'),
       metadata: postMetadata(`start:${key}`),
     });
-    const pool = service.signoff.db.pool;
+    const pool = file.service.signoff.db.pool;
     await recordRoot(pool, key, String(posted.ts));
     // Started before an upgrade, by the code of then; the process died before linking the request.
-    const { task } = await service.signoff.engine.start({
+    const { task } = await file.service.signoff.engine.start({
       id: `slack-T0TEAM-C0WORK-${posted.ts}`,
       workflow: 'pair',
       text,
@@ -126,7 +107,7 @@ describe('starts a web process left half done', () => {
       channel: 'C0WORK',
     });
     expect(await sweep()).toBe(1);
-    const tasks = (await service.signoff.engine.listTasks()).filter((t) => t.text === text);
+    const tasks = (await file.service.signoff.engine.listTasks()).filter((t) => t.text === text);
     expect(tasks.map((t) => t.id)).toEqual([task.id]);
     const linked = await pool.query('SELECT task_id FROM signoff.slack_requests WHERE key = $1', [key]);
     expect(linked.rows[0]?.task_id).toBe(task.id);

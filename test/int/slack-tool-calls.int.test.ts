@@ -6,20 +6,11 @@
  * every key on it; calls longer than a card are posted whole in the thread, again when an edit
  * changes them. The graph says what it was resumed with ("RESUMED {…}"), so each test sees it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import { click, commandBody, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
-import { startTestSlack } from '../helpers/slack-service.js';
+import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
-
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf, buttons, ephemeralsTo, updatesOf } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 
 const YAML = `workflows:
   mail:
@@ -32,16 +23,9 @@ const YAML = `workflows:
       tool_call: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
 `;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_tool_calls');
-  await slack.start();
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml: YAML }));
-});
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const file = slackPerFile('slack_tool_calls', { yaml: YAML });
+const { slack } = file;
+const { posts, cardsIn, rootOf, tsOf, buttons, ephemeralsTo, updatesOf } = slackThreads(slack);
 
 type Button = { action_id: string; value: string; text?: { text: string } };
 const labelled = (blocks: Post['blocks'], label: string | RegExp) =>
@@ -63,16 +47,18 @@ const resumed = (thread: string) =>
 let n = 0;
 async function start(workflow: string, ask: string) {
   const text = `${ask} round ${++n}`;
-  await postSigned(events, commandBody(`${workflow} ${text}`));
+  await postSigned(file.events, commandBody(`${workflow} ${text}`));
   const thread = tsOf(await until('root', () => rootOf(text)));
   const card = await until('tool call card', () => cardsIn(thread)[0]);
-  const taskId = (await service.signoff.engine.listTasks({ limit: 100 })).find((t) => t.text === text)?.id;
+  const taskId = (await file.service.signoff.engine.listTasks({ limit: 100 })).find(
+    (t) => t.text === text,
+  )?.id;
   return { thread, card, taskId: taskId as string };
 }
 
 /** Clicks `button` of the message `ts` as `user`. */
 const press = (user: string, button: Button | undefined, ts: string, thread: string) =>
-  postSigned(events, click(user, button?.action_id ?? 'missing', button?.value ?? '', ts, thread));
+  postSigned(file.events, click(user, button?.action_id ?? 'missing', button?.value ?? '', ts, thread));
 
 /** Opens the Edit form of `card` as `user`; returns its view, once filled in (it opens reading the call). */
 async function openEdit(user: string, card: Post, thread: string, label: string | RegExp = 'Edit') {
@@ -98,12 +84,12 @@ function failOnce(method: string, when: (args: Record<string, unknown>) => boole
   return Object.assign(() => n, { stop });
 }
 
-/** U0BOB edits the ledger's email (its report approved as asked): his approval, towards two. */
-async function editLedger(card: Post, thread: string) {
+/** U0BOB edits the email to go to ops (the report approved as asked): his approval, towards two. */
+async function editEmail(card: Post, thread: string, subject = 'Ledger') {
   const view = await openEdit('U0BOB', card, thread, /^Edit/);
-  const edited = { to: 'ops@example.com', subject: 'Ledger', body: 'Attached.' };
+  const edited = { to: 'ops@example.com', subject, body: 'Attached.' };
   await postSigned(
-    events,
+    file.events,
     reviseSubmission('U0BOB', view.private_metadata, '', {
       field_decision_0: { selected: 'approve' },
       field_args_0: JSON.stringify(edited),
@@ -127,14 +113,14 @@ describe('a tool call is decided explicitly', () => {
     });
 
     const sent = await postSigned(
-      events,
+      file.events,
       reviseSubmission('U0ANN', view.private_metadata, '', { field_args_0: unchanged }),
     );
     expect(sent.status).toBe(200);
     await until('refusal', () =>
       ephemeralsTo('U0ANN').find((t) => t.includes('someone else has to approve')),
     );
-    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(await file.service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
     expect(resumed(thread)).toEqual([]);
 
     await press('U0BOB', labelled(card.blocks, 'Approve'), tsOf(card), thread);
@@ -148,7 +134,7 @@ describe('a tool call is decided explicitly', () => {
     const view = await openEdit('U0ANN', card, thread, /^Edit/);
     const args = view.blocks.find((b) => b.block_id === 'field_args_0')?.element?.initial_value ?? '';
     const sent = await postSigned(
-      events,
+      file.events,
       reviseSubmission('U0ANN', view.private_metadata, 'hold it, wrong day', {
         field_decision_0: { selected: 'reject' },
         field_args_0: args,
@@ -163,15 +149,15 @@ describe('a tool call is decided explicitly', () => {
         { type: 'reject', message: 'hold it, wrong day' },
       ],
     });
-    const [decided] = await service.signoff.engine.reviews(taskId, 'decided');
+    const [decided] = await file.service.signoff.engine.reviews(taskId, 'decided');
     expect(decided?.decision).toMatchObject({ action: 'reject', by: 'U0ANN' });
     expect(ephemeralsTo('U0ANN').slice(told)).toEqual([]);
   });
 
   it('words never decide a tool call: the engine refuses a revise, and nothing runs', async () => {
     const { thread, taskId } = await start('mail', 'one');
-    const [review] = await service.signoff.engine.reviews(taskId, 'pending');
-    const result = await service.signoff.engine.decide({
+    const [review] = await file.service.signoff.engine.reviews(taskId, 'pending');
+    const result = await file.service.signoff.engine.decide({
       reviewId: review?.id as string,
       taskId,
       actor: { id: 'U0BOB' },
@@ -180,7 +166,7 @@ describe('a tool call is decided explicitly', () => {
     });
     expect(result).toMatchObject({ ok: false, code: 'invalid_decision' });
     expect(result.ok ? '' : result.message).toContain('Approve, Edit or Reject');
-    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(await file.service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
     expect(resumed(thread)).toEqual([]);
   });
 
@@ -189,7 +175,7 @@ describe('a tool call is decided explicitly', () => {
     const view = await openEdit('U0BOB', card, thread);
     const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
     await postSigned(
-      events,
+      file.events,
       reviseSubmission('U0BOB', view.private_metadata, '', { field_args_0: JSON.stringify(edited) }),
     );
     const redrawn = await until('card redrawn with the edit', () =>
@@ -198,7 +184,7 @@ describe('a tool call is decided explicitly', () => {
     const shown = JSON.stringify(redrawn.blocks);
     expect(shown).toContain('1 of 2 approvals');
     expect(shown).not.toContain('team@example.com');
-    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(await file.service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
     expect(resumed(thread)).toEqual([]);
 
     // The old card's Approve was for the call as first asked: refused, not counted.
@@ -226,16 +212,7 @@ describe('a tool call is decided explicitly', () => {
     expect(first.map((p) => p.shown).join('')).toContain('team@example.com');
     expect(JSON.stringify(card.blocks)).toMatch(/the whole text is in the (message|\d+ messages) above/);
 
-    const view = await openEdit('U0BOB', card, thread, /^Edit/);
-    const edited = { to: 'ops@example.com', subject: 'Report', body: 'Attached.' };
-    await postSigned(
-      events,
-      reviseSubmission('U0BOB', view.private_metadata, '', {
-        field_decision_0: { selected: 'approve' },
-        field_args_0: JSON.stringify(edited),
-        field_decision_1: { selected: 'approve' },
-      }),
-    );
+    const edited = await editEmail(card, thread, 'Report');
     // The card as edited offers Approve for it only once the calls as they are now are in full
     // in the thread: posted below the card, which points there.
     const redrawn = await until('card redrawn with the edit', () =>
@@ -253,7 +230,8 @@ describe('a tool call is decided explicitly', () => {
     const approve = labelled(redrawn.blocks as Post['blocks'], 'Approve as edited');
     expect(approve && JSON.parse(approve.value).h).toBe(
       contentHash(
-        (await service.signoff.engine.review(JSON.parse(approve?.value ?? '{}').review))?.request as never,
+        (await file.service.signoff.engine.review(JSON.parse(approve?.value ?? '{}').review))
+          ?.request as never,
       ),
     );
 
@@ -297,7 +275,7 @@ describe('a tool call is decided explicitly', () => {
       'internal_error',
     );
     try {
-      const edited = await editLedger(card, thread);
+      const edited = await editEmail(card, thread);
       const redrawn = await until('card redrawn with the edit', () =>
         updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('1 of 2 approvals')),
       );
@@ -346,7 +324,7 @@ describe('a tool call is decided explicitly', () => {
       'invalid_blocks',
     );
     try {
-      await editLedger(card, thread);
+      await editEmail(card, thread);
       const plain = await until('card redrawn plain', () =>
         updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('cannot be approved here')),
       );
@@ -357,14 +335,14 @@ describe('a tool call is decided explicitly', () => {
       );
 
       // An Approve of the edited call (a button drawn before, a form left open) approves nothing.
-      const [review] = await service.signoff.engine.reviews(taskId, 'pending');
+      const [review] = await file.service.signoff.engine.reviews(taskId, 'pending');
       const approve = {
         action_id: 'signoff_approve',
         value: JSON.stringify({ review: review?.id, task: taskId, h: contentHash(review?.request as never) }),
       };
       await press('U0CAT', approve, tsOf(card), thread);
       await until('refusal', () => ephemeralsTo('U0CAT').find((t) => t.startsWith('Nothing was approved')));
-      expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+      expect(await file.service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
       expect(resumed(thread)).toEqual([]);
     } finally {
       stop();
@@ -382,7 +360,10 @@ describe('a tool call is decided explicitly', () => {
     ]);
     const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
     const submit = (fields: Record<string, string | { selected: string }>) =>
-      postSigned(events, reviseSubmission('U0BOB', view.private_metadata, 'no log line, please', fields));
+      postSigned(
+        file.events,
+        reviseSubmission('U0BOB', view.private_metadata, 'no log line, please', fields),
+      );
 
     const missing = await submit({
       field_decision_0: { selected: 'approve' },
@@ -423,7 +404,7 @@ describe('a tool call is decided explicitly', () => {
     ]);
     const press_ = { to: 'press@example.com', subject: 'Launch', body: 'We ship tomorrow.' };
     const sent = await postSigned(
-      events,
+      file.events,
       reviseSubmission('U0BOB', view.private_metadata, 'not the board yet', {
         field_decision_0: { selected: 'approve' },
         field_args_0: view.blocks.find((b) => b.block_id === 'field_args_0')?.element?.initial_value ?? '',
@@ -449,14 +430,14 @@ describe('a tool call is decided explicitly', () => {
     expect(labels(card)).not.toContain('Approve all 2');
     // The review as the version before per-call decisions stored it: Approve because one call
     // allowed it, Edit as a Revise; its card's Approve carried the stored request's hash.
-    const [review] = await service.signoff.engine.reviews(taskId, 'pending');
-    await service.signoff.db.pool.query(
+    const [review] = await file.service.signoff.engine.reviews(taskId, 'pending');
+    await file.service.signoff.db.pool.query(
       `UPDATE signoff.reviews
        SET request = request || '{"actions": ["approve", "revise", "reject"], "labels": {"revise": "Edit"}}'
        WHERE id = $1`,
       [review?.id],
     );
-    const stored = (await service.signoff.engine.review(review?.id as string))?.request;
+    const stored = (await file.service.signoff.engine.review(review?.id as string))?.request;
     const oldApprove = {
       action_id: 'signoff_approve',
       value: JSON.stringify({ review: review?.id, task: taskId, h: contentHash(stored as never) }),
@@ -465,7 +446,7 @@ describe('a tool call is decided explicitly', () => {
     await until('refusal', () =>
       ephemeralsTo('U0BOB').find((t) => t.includes('may not be approved as asked')),
     );
-    expect(await service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
+    expect(await file.service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
     expect(resumed(thread)).toEqual([]);
   });
 

@@ -1,10 +1,7 @@
 /** The seed workflows' main paths end to end through Slack (signed requests, fake Web API). */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
 import { slackTaskId } from '../../src/slack/origin.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
 import {
   click,
   commandBody,
@@ -12,48 +9,34 @@ import {
   reviseSubmission,
   threadMessage,
 } from '../helpers/slack-requests.js';
-import { scriptedWith, startTestSlack, thinkUnlessAborted } from '../helpers/slack-service.js';
+import { scriptedWith, slackPerFile, thinkUnlessAborted } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: TestDatabase;
-const slack = new FakeSlack();
-const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
-let service: SlackService;
-let events: string;
 let slowCalls = 0;
 
-beforeAll(async () => {
-  db = await createTestDatabase('slack_workflows');
-  await slack.start();
-  ({ service, events } = await startTestSlack({
-    url: db.url,
-    slack,
-    options: {
-      // Agents on a goal marked SLOW think for 30 s (abortably), except the first; after a
-      // redirect (the goal names the one it replaces) they answer at once.
-      modelFor: scriptedWith(async (_, input, options) => {
-        const prompt = JSON.stringify(input.map((m) => m.content));
-        if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal') && ++slowCalls > 1) {
-          await thinkUnlessAborted(30_000, options?.signal);
-        }
-      }),
-    },
-  }));
+const file = slackPerFile('slack_workflows', {
+  options: {
+    // Agents on a goal marked SLOW think for 30 s (abortably), except the first; after a
+    // redirect (the goal names the one it replaces) they answer at once.
+    modelFor: scriptedWith(async (_, input, options) => {
+      const prompt = JSON.stringify(input.map((m) => m.content));
+      if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal') && ++slowCalls > 1) {
+        await thinkUnlessAborted(30_000, options?.signal);
+      }
+    }),
+  },
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
+const { slack } = file;
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 
 const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
 const button = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id);
 const clickOn = (card: Post, thread: string, id: string, user = 'U0BOB') =>
-  postSigned(events, click(user, id, button(card, id)?.value ?? '', tsOf(card), thread));
+  postSigned(file.events, click(user, id, button(card, id)?.value ?? '', tsOf(card), thread));
 
 describe('goal-plan in Slack', () => {
   it('refine the goal three times in the thread, accept, modify the plan in the modal, approve: it runs', async () => {
-    await postSigned(events, commandBody('goal-plan move the docs site to Astro'));
+    await postSigned(file.events, commandBody('goal-plan move the docs site to Astro'));
     const thread = tsOf(await until('root', () => rootOf('move the docs site to Astro')));
     let card = await until('goal card', () => cardsIn(thread)[0]);
     expect(JSON.parse(button(card, 'signoff_approve')?.value ?? '{}')).toHaveProperty('review');
@@ -61,7 +44,7 @@ describe('goal-plan in Slack', () => {
     expect(button(card, 'signoff_reject')).toBeUndefined();
 
     for (const [i, feedback] of ['keep the old URLs', 'add search', 'launch in May'].entries()) {
-      await postSigned(events, threadMessage('U0BOB', `revise: ${feedback}`, thread), { json: true });
+      await postSigned(file.events, threadMessage('U0BOB', `revise: ${feedback}`, thread), { json: true });
       card = await until(`goal card ${i + 2}`, () => cardsIn(thread)[i + 1]);
       expect(JSON.stringify(card.blocks)).toContain(`Round ${i + 2}`);
     }
@@ -72,7 +55,7 @@ describe('goal-plan in Slack', () => {
     await clickOn(plan, thread, 'signoff_revise');
     const opened = await until('modal', () => slack.callsOf('views.open').at(-1));
     const meta = (opened.view as { private_metadata: string }).private_metadata;
-    await postSigned(events, reviseSubmission('U0BOB', meta, 'start with a pilot section'));
+    await postSigned(file.events, reviseSubmission('U0BOB', meta, 'start with a pilot section'));
     const revised = await until('revised plan card', () => cardsIn(thread)[5]);
     expect(JSON.stringify(revised.blocks)).toContain('start with a pilot section');
     expect(JSON.stringify(revised.blocks)).toContain('What changed');
@@ -90,7 +73,7 @@ describe('goal-plan in Slack', () => {
   });
 
   it('rejecting the plan ends the task as rejected', async () => {
-    await postSigned(events, commandBody('goal-plan rewrite the CLI in Go'));
+    await postSigned(file.events, commandBody('goal-plan rewrite the CLI in Go'));
     const thread = tsOf(await until('root', () => rootOf('rewrite the CLI in Go')));
     await clickOn(await until('goal card', () => cardsIn(thread)[0]), thread, 'signoff_approve');
     await clickOn(await until('plan card', () => cardsIn(thread)[1]), thread, 'signoff_reject');
@@ -104,13 +87,13 @@ describe('goal-plan in Slack', () => {
 
 describe('redirect in Slack', () => {
   it('a reply while the agents work redirects the task: the thread says so and they start over', async () => {
-    await postSigned(events, commandBody('pair SLOW write the onboarding guide'));
+    await postSigned(file.events, commandBody('pair SLOW write the onboarding guide'));
     const thread = tsOf(await until('root', () => rootOf('write the onboarding guide')));
     await until('the first agent answered', () =>
       posts().find((p) => p.thread_ts === thread && p.text.includes('SLOW')),
     );
     await postSigned(
-      events,
+      file.events,
       threadMessage('U0ANN', '<@U0BOT> make it a one-page checklist instead', thread),
       {
         json: true,
@@ -132,32 +115,34 @@ describe('redirect in Slack', () => {
   });
 
   it('a colleague\'s "+1" and the requester\'s chat change nothing; the requester\'s "redirect:", also sent to the channel and sent twice by Slack, redirects once', async () => {
-    await postSigned(events, commandBody('pair SLOW plan the team offsite'));
+    await postSigned(file.events, commandBody('pair SLOW plan the team offsite'));
     const thread = tsOf(await until('root', () => rootOf('plan the team offsite')));
     const taskId = slackTaskId({ channel: 'C0WORK', ts: thread });
     await until('agents working', async () =>
-      (await service.signoff.engine.getTask(taskId))?.status === 'working' ? true : undefined,
+      (await file.service.signoff.engine.getTask(taskId))?.status === 'working' ? true : undefined,
     );
     const claimed = async () =>
       Number(
         (
-          await service.signoff.db.pool.query(
+          await file.service.signoff.db.pool.query(
             `SELECT count(*) AS n FROM signoff.slack_requests WHERE key LIKE 'event:%'`,
           )
         ).rows[0].n,
       );
     const before = await claimed();
-    await postSigned(events, threadMessage('U0BOB', '+1', thread), { json: true });
-    await postSigned(events, threadMessage('U0ANN', 'sounds good, thanks', thread), { json: true });
-    await postSigned(events, threadMessage('U0BOB', '<@U0BOT> make it a hackathon', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0BOB', '+1', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0ANN', 'sounds good, thanks', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0BOB', '<@U0BOT> make it a hackathon', thread), {
+      json: true,
+    });
     // All three were read (each claims its event) before the requester's own redirect is sent.
     await until('the replies were read', async () => ((await claimed()) >= before + 3 ? true : undefined));
     const redirect = threadMessage('U0ANN', 'redirect: plan a one-day retreat', thread, { broadcast: true });
-    await postSigned(events, redirect, { json: true });
-    await postSigned(events, redirect, { json: true });
+    await postSigned(file.events, redirect, { json: true });
+    await postSigned(file.events, redirect, { json: true });
     await until('review of the new goal', () => cardsIn(thread)[0]);
 
-    const task = await service.signoff.engine.getTask(taskId);
+    const task = await file.service.signoff.engine.getTask(taskId);
     expect(task?.text).toBe('plan a one-day retreat');
     expect(task?.generation).toBe(1);
     expect(task?.abandonedGoals.map((g) => g.text)).toEqual(['SLOW plan the team offsite']);
@@ -177,11 +162,11 @@ describe('redirect in Slack', () => {
 
 describe('proposal in Slack', () => {
   it('a typed query overrides the generated one; parallel reviews; stops at the revision limit', async () => {
-    await postSigned(events, commandBody('proposal solar microgrids'));
+    await postSigned(file.events, commandBody('proposal solar microgrids'));
     const thread = tsOf(await until('root', () => rootOf('solar microgrids')));
     const query = await until('query card', () => cardsIn(thread)[0]);
     expect(JSON.stringify(buttons(query))).toContain('Use my query');
-    await postSigned(events, threadMessage('U0BOB', 'revise: microgrid battery sizing', thread), {
+    await postSigned(file.events, threadMessage('U0BOB', 'revise: microgrid battery sizing', thread), {
       json: true,
     });
     const search = await until('search in the thread', () =>
@@ -200,11 +185,11 @@ describe('proposal in Slack', () => {
     expect(by('Novelty reviewer')).toHaveLength(1);
     expect(by('Feasibility reviewer')).toHaveLength(1);
 
-    await postSigned(events, threadMessage('U0BOB', 'revise: cut the budget', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0BOB', 'revise: cut the budget', thread), { json: true });
     const second = await until('second draft review', () => cardsIn(thread)[3]);
     expect(JSON.stringify(second.blocks)).toContain('Review the proposal (draft 2)');
     expect(by('Novelty reviewer')).toHaveLength(2);
-    await postSigned(events, threadMessage('U0BOB', 'revise: add a pilot', thread), { json: true });
+    await postSigned(file.events, threadMessage('U0BOB', 'revise: add a pilot', thread), { json: true });
     const end = await until('root says stopped at the limit', () =>
       slack
         .callsOf('chat.update')

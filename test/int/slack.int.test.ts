@@ -2,10 +2,8 @@
  * The Slack surface end to end: signed requests to Bolt's real HTTP receiver, a real engine and
  * Postgres, and a fake of Slack's Web API that answers like Slack.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackService } from '../../src/main.js';
-import { createTestDatabase, databaseDown as dropConnections } from '../helpers/database.js';
-import { FakeSlack } from '../helpers/fake-slack.js';
+import { describe, expect, it } from 'vitest';
+import { databaseDown as dropConnections } from '../helpers/database.js';
 import {
   click,
   commandBody,
@@ -13,31 +11,17 @@ import {
   reviseSubmission,
   threadMessage,
 } from '../helpers/slack-requests.js';
-import { startTestSlack, sweepStarts } from '../helpers/slack-service.js';
+import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-const slack = new FakeSlack();
-let service: SlackService;
-let events: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('slack');
-  await slack.start();
-  const yaml =
-    'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review:\n        reviewers: [anyone]\n  specialist:\n    checkpoints:\n      review:\n        reviewers: [U0BOB]\n';
-  ({ service, events } = await startTestSlack({ url: db.url, slack, yaml }));
+const file = slackPerFile('slack', {
+  yaml: 'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review:\n        reviewers: [anyone]\n  specialist:\n    checkpoints:\n      review:\n        reviewers: [U0BOB]\n',
 });
-afterAll(async () => {
-  await service?.stop();
-  await slack.stop();
-  await db?.drop();
-});
-
+const { slack } = file;
 const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 
 async function startTask(text: string, user = 'U0ANN') {
-  const res = await postSigned(events, commandBody(text, user));
+  const res = await postSigned(file.events, commandBody(text, user));
   expect(res.status).toBe(200);
   const root = await until(`root message for ${text}`, () => rootOf(text.split(' ').slice(1).join(' ')));
   const thread = tsOf(root);
@@ -45,11 +29,11 @@ async function startTask(text: string, user = 'U0ANN') {
   return { root, thread, card, cardTs: tsOf(card) };
 }
 
-const databaseDown = () => dropConnections(db.url);
+const databaseDown = () => dropConnections(file.db.url);
 
 describe('Slack surface', () => {
   it('GET /healthz answers 200 once ready', async () => {
-    const res = await fetch(`http://127.0.0.1:${service.port}/healthz`);
+    const res = await fetch(`http://127.0.0.1:${file.service.port}/healthz`);
     expect(res.status).toBe(200);
   });
 
@@ -61,7 +45,7 @@ describe('Slack surface', () => {
     expect(agentPosts.length).toBe(1);
     const approve = buttons(card).find((b) => b.action_id === 'signoff_approve');
     const res = await postSigned(
-      events,
+      file.events,
       click('U0BOB', 'signoff_approve', approve?.value ?? '', cardTs, thread),
     );
     expect(res.status).toBe(200);
@@ -80,7 +64,7 @@ describe('Slack surface', () => {
     const { root, thread, card, cardTs } = await startTask('pair rename every table');
     const reject = buttons(card).find((b) => b.action_id === 'signoff_reject');
     expect(JSON.stringify(reject)).toContain('"confirm"');
-    await postSigned(events, click('U0BOB', 'signoff_reject', reject?.value ?? '', cardTs, thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_reject', reject?.value ?? '', cardTs, thread));
     const updated = await until('card update', () =>
       slack.callsOf('chat.update').find((u) => u.ts === cardTs),
     );
@@ -91,22 +75,22 @@ describe('Slack surface', () => {
         .callsOf('chat.update')
         .find((u) => u.ts === tsOf(root) && JSON.stringify(u.blocks).includes('Rejected')),
     );
-    const task = (await service.signoff.engine.listTasks()).find((t) => t.text === 'rename every table');
+    const task = (await file.service.signoff.engine.listTasks()).find((t) => t.text === 'rename every table');
     expect(task?.status).toBe('rejected');
   });
 
   it('revise through the modal → round 2 → approve', async () => {
     const { thread, card, cardTs } = await startTask('pair name our new product');
     const revise = buttons(card).find((b) => b.action_id === 'signoff_revise');
-    await postSigned(events, click('U0ANN', 'signoff_revise', revise?.value ?? '', cardTs, thread));
+    await postSigned(file.events, click('U0ANN', 'signoff_revise', revise?.value ?? '', cardTs, thread));
     const opened = await until('views.open', () => slack.callsOf('views.open').at(-1));
     const meta = (opened.view as { private_metadata: string }).private_metadata;
-    const empty = await postSigned(events, reviseSubmission('U0ANN', meta, '   '));
+    const empty = await postSigned(file.events, reviseSubmission('U0ANN', meta, '   '));
     expect(JSON.parse(empty.body)).toEqual({
       response_action: 'errors',
       errors: { feedback: 'Say what should change; the feedback is empty.' },
     });
-    await postSigned(events, reviseSubmission('U0ANN', meta, 'shorter, please'));
+    await postSigned(file.events, reviseSubmission('U0ANN', meta, 'shorter, please'));
     const second = await until('round 2 card', () => cardsIn(thread)[1]);
     expect(JSON.stringify(second.blocks)).toContain('Round 2');
     expect(JSON.stringify(slack.callsOf('chat.update').find((u) => u.ts === cardTs)?.blocks)).toContain(
@@ -118,8 +102,8 @@ describe('Slack surface', () => {
     const { thread, card, cardTs } = await startTask('pair plan the offsite');
     const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
     await Promise.all([
-      postSigned(events, click('U0BOB', 'signoff_approve', value, cardTs, thread)),
-      postSigned(events, click('U0CAT', 'signoff_approve', value, cardTs, thread)),
+      postSigned(file.events, click('U0BOB', 'signoff_approve', value, cardTs, thread)),
+      postSigned(file.events, click('U0CAT', 'signoff_approve', value, cardTs, thread)),
     ]);
     await until('root says done', () =>
       slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
@@ -128,7 +112,7 @@ describe('Slack surface', () => {
       slack.callsOf('chat.postEphemeral').find((e) => String(e.text).includes('already decided')),
     );
     expect(['U0BOB', 'U0CAT']).toContain(refused.user);
-    const rows = await service.signoff.db.pool.query(
+    const rows = await file.service.signoff.db.pool.query(
       `SELECT count(*)::int AS n FROM signoff.audit WHERE action = 'approve' AND task_id LIKE $1`,
       [`%${thread}`],
     );
@@ -136,23 +120,26 @@ describe('Slack surface', () => {
   });
 
   it('refuses forged signatures and stale timestamps with 401', async () => {
-    expect((await postSigned(events, commandBody('pair x'), { secret: 'wrong' })).status).toBe(401);
+    expect((await postSigned(file.events, commandBody('pair x'), { secret: 'wrong' })).status).toBe(401);
     expect(
-      (await postSigned(events, commandBody('pair x'), { timestamp: Math.floor(Date.now() / 1000) - 600 }))
-        .status,
+      (
+        await postSigned(file.events, commandBody('pair x'), {
+          timestamp: Math.floor(Date.now() / 1000) - 600,
+        })
+      ).status,
     ).toBe(401);
   });
 
   it('unknown workflow or empty task: an ephemeral answer, nothing posted', async () => {
     const before = posts().length;
-    const unknown = await postSigned(events, commandBody('nonesuch do it'));
+    const unknown = await postSigned(file.events, commandBody('nonesuch do it'));
     expect(JSON.parse(unknown.body)).toMatchObject({ response_type: 'ephemeral' });
     expect(JSON.parse(unknown.body).text).toContain(
       'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal.',
     );
-    const empty = await postSigned(events, commandBody('pair'));
+    const empty = await postSigned(file.events, commandBody('pair'));
     expect(JSON.parse(empty.body).text).toContain("Describe the task after the workflow's name");
-    await service.settled();
+    await file.service.settled();
     expect(posts().length).toBe(before);
   });
 
@@ -160,11 +147,11 @@ describe('Slack surface', () => {
     const { thread, card, cardTs } = await startTask('specialist reconcile invoices', 'U0ANN');
     const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
     await postSigned(
-      events,
+      file.events,
       click('U0EVE', 'signoff_approve', JSON.stringify({ review: 'nope', task: 'x' }), cardTs, thread),
     );
-    await postSigned(events, click('U0EVE', 'signoff_approve', value, '1.000', thread));
-    await postSigned(events, click('U0EVE', 'signoff_approve', value, cardTs, thread));
+    await postSigned(file.events, click('U0EVE', 'signoff_approve', value, '1.000', thread));
+    await postSigned(file.events, click('U0EVE', 'signoff_approve', value, cardTs, thread));
     const told = await until('three sentences', () => {
       const e = slack.callsOf('chat.postEphemeral').filter((x) => x.user === 'U0EVE');
       return e.length >= 3 ? e : undefined;
@@ -174,7 +161,7 @@ describe('Slack surface', () => {
       'That button does not belong to a review here; nothing was changed.',
       'Sorry, you are not a reviewer for this step.',
     ]);
-    const task = (await service.signoff.engine.listTasks({ surface: 'slack' })).find(
+    const task = (await file.service.signoff.engine.listTasks({ surface: 'slack' })).find(
       (t) => t.text === 'reconcile invoices',
     );
     expect(task?.status).toBe('waiting');
@@ -184,7 +171,7 @@ describe('Slack surface', () => {
     const { thread, card, cardTs } = await startTask('pair price the add-on', 'U0ANN');
     const value = JSON.parse(buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '{}');
     const stale = JSON.stringify({ ...value, h: 'an-older-content' });
-    await postSigned(events, click('U0BOB', 'signoff_approve', stale, cardTs, thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_approve', stale, cardTs, thread));
     const told = await until('a sentence', () =>
       slack
         .callsOf('chat.postEphemeral')
@@ -195,7 +182,7 @@ describe('Slack surface', () => {
       slack.callsOf('chat.update').find((u) => u.ts === cardTs),
     );
     expect(JSON.stringify(redrawn.blocks)).toContain(value.h);
-    const task = (await service.signoff.engine.listTasks({ surface: 'slack' })).find(
+    const task = (await file.service.signoff.engine.listTasks({ surface: 'slack' })).find(
       (t) => t.text === 'price the add-on',
     );
     expect(task?.status).toBe('waiting');
@@ -203,20 +190,20 @@ describe('Slack surface', () => {
 
   it('a retried slash command starts one task; <!channel> in a task is never posted raw', async () => {
     const body = commandBody('pair announce <!channel> the launch');
-    await postSigned(events, body);
-    await postSigned(events, body, {
+    await postSigned(file.events, body);
+    await postSigned(file.events, body, {
       headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' },
     });
     await until('root', () => rootOf('the launch'));
     // Both requests handled (their work after the ack done): the retry started nothing.
-    await service.settled();
+    await file.service.settled();
     expect(posts().filter((p) => !p.thread_ts && p.text.includes('the launch'))).toHaveLength(1);
     for (const call of slack.calls) expect(JSON.stringify(call.args)).not.toContain('<!channel>');
   });
 
   it('a reply addressed to the bot ("revise:") while a review waits counts as Revise from that person', async () => {
     const { thread, cardTs } = await startTask('pair draft the release notes');
-    const res = await postSigned(events, threadMessage('U0DAN', 'revise: mention the new API', thread), {
+    const res = await postSigned(file.events, threadMessage('U0DAN', 'revise: mention the new API', thread), {
       json: true,
     });
     expect(res.status).toBe(200);
@@ -229,7 +216,7 @@ describe('Slack surface', () => {
 
   it('waits out a 429 on a post and posts the card once', async () => {
     slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
-    const res = await postSigned(events, commandBody('pair slow down please'));
+    const res = await postSigned(file.events, commandBody('pair slow down please'));
     expect(res.status).toBe(200);
     // The root message took the 429 (first post after the command) and was retried after 1 s.
     const root = await until('root after 429', () => rootOf('slow down please'), 20_000);
@@ -245,20 +232,20 @@ describe('Slack surface', () => {
     const updatesBefore = slack.callsOf('chat.update').filter((u) => u.ts === cardTs).length;
     const restore = await databaseDown();
     try {
-      await postSigned(events, click('U0BOB', 'signoff_approve', value, cardTs, thread));
+      await postSigned(file.events, click('U0BOB', 'signoff_approve', value, cardTs, thread));
       const told = await until('a sentence', () =>
         slack
           .callsOf('chat.postEphemeral')
           .find((e) => e.user === 'U0BOB' && String(e.text).includes('could not record')),
       );
       expect(told.text).toContain('Please try again');
-      expect((await fetch(`http://127.0.0.1:${service.port}/healthz`)).status).toBe(503);
+      expect((await fetch(`http://127.0.0.1:${file.service.port}/healthz`)).status).toBe(503);
     } finally {
       await restore();
     }
     expect(slack.callsOf('chat.update').filter((u) => u.ts === cardTs)).toHaveLength(updatesBefore);
     // With the database back, the same click goes through.
-    await postSigned(events, click('U0BOB', 'signoff_approve', value, cardTs, thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_approve', value, cardTs, thread));
     await until('approved', () =>
       slack
         .callsOf('chat.update')
@@ -269,7 +256,7 @@ describe('Slack surface', () => {
   it('database down after the root message is posted: the person is told it starts by itself, and it does', async () => {
     const held = slack.holdNext('chat.postMessage');
     await postSigned(
-      events,
+      file.events,
       commandBody('pair count the votes', 'U0ANN', {
         response_url: slack.responseUrl('C0WORK', '', 'U0ANN'),
       }),
@@ -286,7 +273,7 @@ describe('Slack surface', () => {
       await restore();
     }
     // The sweep of a web process finishes the start (here now, instead of a minute later).
-    expect(await sweepStarts(service, slack)).toBe(1);
+    expect(await sweepStarts(file.service, slack)).toBe(1);
     const root = await until('the root', () => rootOf('count the votes'));
     const card = await until('its card', () => cardsIn(tsOf(root))[0]);
     expect(card).toBeTruthy();
@@ -295,21 +282,22 @@ describe('Slack surface', () => {
 
   it('a restart while a review waits: the reply and the click after it finish the task; long answers are split so Slack takes them', async () => {
     const { thread } = await startTask('pair survive a deploy');
-    await service.stop();
-    ({ service, events } = await startTestSlack({
-      url: db.url,
-      slack,
-      yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
-      options: {
-        // After the deploy the agents write at length: 30,000 characters each.
-        modelFor: () =>
-          ({
-            invoke: async () => ({ content: `# Report\n\n${'A long paragraph of findings. '.repeat(1000)}` }),
-          }) as never,
+    await file.restart({
+      settings: {
+        yaml: 'workflows:\n  pair:\n    maxIterations: 1\n',
+        options: {
+          // After the deploy the agents write at length: 30,000 characters each.
+          modelFor: () =>
+            ({
+              invoke: async () => ({
+                content: `# Report\n\n${'A long paragraph of findings. '.repeat(1000)}`,
+              }),
+            }) as never,
+        },
       },
-    }));
+    });
     // The new process takes a reply on the card posted before the restart…
-    await postSigned(events, threadMessage('U0BOB', 'revise: now in much more detail', thread), {
+    await postSigned(file.events, threadMessage('U0BOB', 'revise: now in much more detail', thread), {
       json: true,
     });
     const second = await until('round 2 card after the restart', () => cardsIn(thread)[1], 20_000);
@@ -320,7 +308,7 @@ describe('Slack surface', () => {
     expect(slack.refusals).toEqual([]);
     // …and a click on the next card ends the task: the card and the root say so.
     const approve = buttons(second).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
-    await postSigned(events, click('U0BOB', 'signoff_approve', approve, tsOf(second), thread));
+    await postSigned(file.events, click('U0BOB', 'signoff_approve', approve, tsOf(second), thread));
     await until('card says approved', () =>
       slack
         .callsOf('chat.update')
@@ -329,7 +317,7 @@ describe('Slack surface', () => {
     await until('root says done', () =>
       slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
     );
-    const task = (await service.signoff.engine.listTasks({ surface: 'slack' })).find(
+    const task = (await file.service.signoff.engine.listTasks({ surface: 'slack' })).find(
       (t) => t.text === 'survive a deploy',
     );
     expect(task?.status).toBe('done');
