@@ -272,6 +272,8 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     afterAck,
     stopping: stopping.signal,
     connection,
+    // The listeners keep to the budget delivery keeps: one limit per method, for every process.
+    limits: createRateLimits(signoff.db.pool),
   });
   // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own, from
   // before Slack is reached (which may take long), so that a health check never meets silence.

@@ -15,8 +15,10 @@ import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
 import { createDirectory } from './directory.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
+import { createLimitedFetch } from './limited-fetch.js';
 import { registerListeners } from './listeners/index.js';
 import { createPermalinks } from './permalinks.js';
+import type { RateLimits } from './rate-limits.js';
 import { createStandingStore } from './standing-store.js';
 
 export interface SlackAppDeps extends StartDeps {
@@ -28,6 +30,8 @@ export interface SlackAppDeps extends StartDeps {
   connection?: Pick<SlackConnection, 'fetch'>;
   /** The engine's clock: how long the directory keeps Slack's answers goes by it too. */
   clock?: Clock;
+  /** Slack's limits, kept with delivery (shared through Postgres): every listener call takes its slot. */
+  limits: RateLimits;
 }
 
 /**
@@ -42,6 +46,12 @@ const DIRECTORY_RETRIES = { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 
 export function createSlackApp(deps: SlackAppDeps): App {
   const { slack } = deps;
   const clientOptions = slack.apiUrl ? { slackApiUrl: slack.apiUrl } : undefined;
+  // Every client below (and each one Bolt makes for a listener) sends through this.
+  const limited = createLimitedFetch({
+    limits: deps.limits,
+    logger: deps.logger,
+    fetch: deps.connection?.fetch,
+  });
   const common = {
     token: slack.botToken,
     logger: boltLogger(deps.logger),
@@ -54,7 +64,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
       timeout: LISTENER_TIMEOUT_MS,
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
-      fetch: deps.connection?.fetch,
+      fetch: limited,
     },
     // Bolt asks Slack who the bot is (auth.test) when the app is made, once, and with the
     // client above a failure would stay for good; initSlackApp asks until Slack answers.
@@ -103,6 +113,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
     rejectRateLimitedCalls: true,
     retryConfig: DIRECTORY_RETRIES,
     timeout: 5000,
+    fetch: limited,
   });
   const directory = createDirectory({
     client: quick,

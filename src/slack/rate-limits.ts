@@ -23,16 +23,30 @@ export interface Limit {
   perChannel?: boolean;
 }
 
-/** Slack's published limits for the methods delivery calls (docs.slack.dev, "Rate limits"). */
+/**
+ * Slack's published limits for every method signoff calls, delivery and listeners alike
+ * (docs.slack.dev, "Rate limits", and each method's page): both keep to the same budget, so a busy
+ * Home tab cannot spend what the cards need, nor the cards what a click needs.
+ */
 export const SLACK_LIMITS: Record<string, Limit> = {
   // "One message per second per channel", short bursts allowed.
   'chat.postMessage': { perMinute: 60, burst: 3, perChannel: true },
   // Tier 3: 50+ a minute.
   'chat.update': { perMinute: 50, burst: 3 },
+  'chat.delete': { perMinute: 50, burst: 3 },
   'conversations.replies': { perMinute: 50, burst: 3 },
+  'conversations.history': { perMinute: 50, burst: 3 },
+  'conversations.info': { perMinute: 50, burst: 3 },
   'conversations.open': { perMinute: 50, burst: 3 },
   // Tier 4: 100+ a minute.
   'chat.getPermalink': { perMinute: 100, burst: 5 },
+  'chat.postEphemeral': { perMinute: 100, burst: 5 },
+  'conversations.members': { perMinute: 100, burst: 5 },
+  'users.info': { perMinute: 100, burst: 5 },
+  'views.open': { perMinute: 100, burst: 5 },
+  'views.push': { perMinute: 100, burst: 5 },
+  'views.update': { perMinute: 100, burst: 5 },
+  'views.publish': { perMinute: 100, burst: 5 },
   // Tier 2: 20+ a minute.
   'usergroups.users.list': { perMinute: 20, burst: 2 },
 };
@@ -41,8 +55,11 @@ export const SLACK_LIMITS: Record<string, Limit> = {
 const WAIT_IN_PLACE_MS = 1000;
 
 export interface RateLimits {
-  /** Resolves when a call of `method` may go; throws a `limited` DeliveryError when not soon. */
-  take(method: string, channel?: string): Promise<void>;
+  /**
+   * Resolves when a call of `method` may go; throws a `limited` DeliveryError (with when to come
+   * back) when its slot is further off than `waitInPlaceMs` (a second by default).
+   */
+  take(method: string, channel?: string, waitInPlaceMs?: number): Promise<void>;
   /** Slack answered 429: no call of `method` (in `channel`) before `waitMs` from now. */
   hold(method: string, channel: string | undefined, waitMs: number): Promise<void>;
 }
@@ -51,17 +68,17 @@ export function createRateLimits(pool: pg.Pool, limits: Record<string, Limit> = 
   const keyOf = (method: string, limit: Limit, channel?: string) =>
     limit.perChannel && channel ? `slack:${method}:${channel}` : `slack:${method}`;
   return {
-    async take(method, channel) {
+    async take(method, channel, waitInPlaceMs = WAIT_IN_PLACE_MS) {
       const limit = limits[method];
       if (!limit) return;
       const r = await pool.query<{ wait: number }>('SELECT signoff.take_slot($1, $2, $3, $4) AS wait', [
         keyOf(method, limit, channel),
         60_000 / limit.perMinute,
         limit.burst,
-        WAIT_IN_PLACE_MS,
+        waitInPlaceMs,
       ]);
       const wait = Number(r.rows[0]?.wait ?? 0);
-      if (wait > WAIT_IN_PLACE_MS) {
+      if (wait > waitInPlaceMs) {
         throw new DeliveryError('limited', 'ratelimited', { retryAfterMs: Math.ceil(wait) });
       }
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));

@@ -35,6 +35,12 @@ export type SlackStart = z.infer<typeof slackStartSchema> & { requestKey: string
 
 /** A start left unfinished this long is taken over (well past a slow Slack answer). */
 export const UNFINISHED_START_MS = 60_000;
+/**
+ * How long a start waits for its channel's turn to post the root (posts go about one a second per
+ * channel, cards and agents' words included): a burst of starts in one channel each get their root
+ * within this. Past it the person is told it starts by itself, and the sweep finishes it.
+ */
+const ROOT_WAIT_MS = 20_000;
 /** A start the sweep could not finish (Slack or the database failing) is tried again this soon. */
 const START_RETRY_MS = 15_000;
 /**
@@ -119,14 +125,17 @@ async function finishStart(
   let ts = known;
   if (!ts) {
     // Sent once: a post Slack did not answer may be in the channel, and the sweep looks for it
-    // there first. A 429 (Slack did not post it) is waited out when short.
-    const posted = await afterRateLimit(() =>
-      client.chat.postMessage({
-        channel: s.channel,
-        ...rootMessage(task, 'working'),
-        unfurl_links: false,
-        metadata: postMetadata(`start:${key}`),
-      }),
+    // there first. A 429 (Slack did not post it; most often the channel's budget, kept by the
+    // client before Slack is asked) is waited out: the channel's turn comes about once a second.
+    const posted = await afterRateLimit(
+      () =>
+        client.chat.postMessage({
+          channel: s.channel,
+          ...rootMessage(task, 'working'),
+          unfurl_links: false,
+          metadata: postMetadata(`start:${key}`),
+        }),
+      ROOT_WAIT_MS,
     );
     ts = await recordRoot(deps.pool, key, posted.ts as string);
     // Another process posted and recorded its root first: this one goes.

@@ -8,7 +8,8 @@
  * group (and, installed org-wide, one asked about without its workspace), a permalink of a message
  * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
  * URL used 5 times or older than 30 minutes (its clock moves on with `later`). Lists come in pages with
- * opaque cursors (fake-slack-pages.ts). It answers 429 with Retry-After when told to; its faults
+ * opaque cursors (fake-slack-pages.ts). It keeps Slack's published rate limits (429 with
+ * Retry-After past a method's tier, or a channel's posts), and answers 429 when told to; its faults
  * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
  * it hands out (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:
  * apps.connections.open (with an app-level token) hands out a WebSocket URL on which envelopes
@@ -23,13 +24,14 @@ import { FakeSocketMode } from './fake-slack-socket.js';
 import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
 import { FakeViews, homeRefusal } from './fake-slack-views.js';
 import { viewRefusal } from './slack-blocks.js';
-import { readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
+import { PUBLISHED_LIMITS, readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
 export { homeRefusal } from './fake-slack-views.js';
 export { blocksRefusal, confirmRefusal, viewRefusal } from './slack-blocks.js';
 export {
   BLOCK_TEXT_REFUSED_FROM,
   blockText,
+  NO_LIMITS,
   PUBLISHED_LIMITS,
   type SlackLimit,
   slackRefusal,
@@ -67,12 +69,12 @@ export class FakeSlack extends SlackFaults {
   private arrivals = new Map<string, number>();
 
   /**
-   * `limits`: enforced as Slack does (429 with Retry-After); none by default. `PUBLISHED_LIMITS`
-   * (Slack's tiers for every method the product calls) are not the default yet: with them, test
-   * files that act faster than a person would meet 429s on calls outside delivery's limiter (the
-   * start's root post, Tier 2 user-group lookups), which their assertions do not count.
+   * `limits`: enforced as Slack does (429 with Retry-After); Slack's published tiers for every
+   * method the product calls by default, as a real workspace has them. `NO_LIMITS` turns them off:
+   * only for a test whose own setup sends more than Slack would take (and that says why), never to
+   * let the product's calls through.
    */
-  constructor(private readonly limits: Record<string, SlackLimit> = {}) {
+  constructor(private readonly limits: Record<string, SlackLimit> = PUBLISHED_LIMITS) {
     super();
   }
 

@@ -9,6 +9,8 @@ import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
 import { type SlackOptions, type SlackService, startSlack } from '../../src/main.js';
 import { createAfterAck } from '../../src/slack/after-ack.js';
+import { createLimitedFetch } from '../../src/slack/limited-fetch.js';
+import { createRateLimits } from '../../src/slack/rate-limits.js';
 import { finishUnfinishedStarts } from '../../src/slack/start-task.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import type { FakeOpenAI } from './fake-openai.js';
@@ -53,7 +55,14 @@ export async function sweepStarts(service: SlackService, slack: FakeSlack): Prom
       logger: createLogger('silent'),
       afterAck: createAfterAck({ size: 1, quietMs: 0, maxWaitMs: 0 }),
     },
-    new WebClient('xoxb-test', { slackApiUrl: slack.url }),
+    // As the web process's own client: keeping to Slack's limits on the shared budget.
+    new WebClient('xoxb-test', {
+      slackApiUrl: slack.url,
+      fetch: createLimitedFetch({
+        limits: createRateLimits(service.signoff.db.pool),
+        logger: createLogger('silent'),
+      }),
+    }),
   );
 }
 

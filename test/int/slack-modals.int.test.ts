@@ -155,6 +155,28 @@ describe('modals within the trigger window', () => {
   });
 });
 
+describe('a modal when Slack’s budget for it is spent', () => {
+  it('views.open’s limit spent (for every process, as kept in Postgres): the Revise click gets a sentence at once, and the call is not sent to Slack to be refused', async () => {
+    const { thread, card } = await start('pair', 'book the venue');
+    const pool = service.signoff.db.pool;
+    // Every process together has used views.open's budget for the next 30 s.
+    await pool.query(`SELECT signoff.hold_slot('slack:views.open', 30000, 600, 5)`);
+    try {
+      const opens = slack.callsOf('views.open').length;
+      await press('U0BOB', card, thread, 'signoff_revise');
+      const said = await until('the sentence after Revise', () =>
+        ephemeralsTo('U0BOB').find((t) => t.includes('Slack did not open the form in time')),
+      );
+      expect(said).toContain('Click *Revise* on the card again.');
+      // Told without waiting for a trigger that would expire, and Slack never saw the call.
+      expect(slack.callsOf('views.open')).toHaveLength(opens);
+      expect(slack.limited.filter((l) => l.method === 'views.open')).toEqual([]);
+    } finally {
+      await pool.query(`DELETE FROM signoff.rate_limits WHERE key = 'slack:views.open'`);
+    }
+  });
+});
+
 describe('an Edit form Slack does not take', () => {
   /** The text of the views.update calls after the first `from`, and whether Slack failed each. */
   const updatesAfter = (from: number) =>

@@ -34,8 +34,14 @@ describe('one person starting more than the limit', () => {
   it("the 101st start by one person is refused privately with the sentence, and nothing is posted; another person's start goes", async () => {
     for (let batch = 0; batch < 10; batch++) {
       await Promise.all(
+        // Each of a batch in its own channel: Slack takes about one post a second in a channel, and
+        // signoff paces roots to that (slack-paced-starts), so 100 in one channel would take 100 s of
+        // setup; the limit counts a person's tasks in every channel alike.
         Array.from({ length: 10 }, (_, i) =>
-          postSigned(file.events, commandBody(`pair bulk task ${batch * 10 + i + 1}`, 'U0ANN')),
+          postSigned(
+            file.events,
+            commandBody(`pair bulk task ${batch * 10 + i + 1}`, 'U0ANN', { channel_id: `C0BULK${i}` }),
+          ),
         ),
       );
       await file.service.settled();

@@ -1,6 +1,6 @@
 /** Who a Slack user is: user groups and standing, read from Slack, kept a minute, never a failure kept. */
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createDirectory, type Placed, type StandingStore } from '../../src/slack/directory.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
@@ -12,6 +12,9 @@ afterEach(() => {
   slack.users = {};
   slack.enterprise = undefined;
 });
+// Each test is its own story, not one burst: as Slack's rate limits see it, a minute apart (the
+// directory here has no limiter of its own; what one test asks stays within Slack's limits).
+beforeEach(() => slack.later(60_000));
 
 /** What Postgres keeps in production (standing-store.ts), here in memory. */
 function keptInMemory(): StandingStore {
@@ -30,7 +33,14 @@ function directory(kept: StandingStore = keptInMemory()) {
     rejectRateLimitedCalls: true,
   });
   const d = createDirectory({ client, kept, logger: createLogger('silent'), now: () => now });
-  return { d, later: (ms: number) => (now += ms) };
+  return {
+    d,
+    later: (ms: number) => {
+      // Slack's clock moves with the test's: its rate limits refill as they would in that time.
+      now += ms;
+      slack.later(ms);
+    },
+  };
 }
 const calls = (method: string) => slack.callsOf(method).length;
 
