@@ -158,7 +158,7 @@ describe('modals within the trigger window', () => {
 describe('a modal when Slack’s budget for it is spent', () => {
   it('views.open’s limit spent (for every process, as kept in Postgres): the Revise click gets a sentence at once, and the call is not sent to Slack to be refused', async () => {
     const { thread, card } = await start('pair', 'book the venue');
-    const pool = service.signoff.db.pool;
+    const pool = file.service.signoff.db.pool;
     // Every process together has used views.open's budget for the next 30 s.
     await pool.query(`SELECT signoff.hold_slot('slack:views.open', 30000, 600, 5)`);
     try {
