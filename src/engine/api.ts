@@ -1,6 +1,7 @@
 /**
  * The engine's API, for every surface (Slack, the terminal): commands in, queries out. Events
- * go out through the sinks given at creation, on their own delivery path.
+ * go out through the sinks given at creation, on their own delivery path. Below it, the two parts
+ * the engine is made of that main.ts wires too: the Runner (graph runs) and the Controls.
  */
 import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
@@ -73,9 +74,10 @@ export interface Engine {
   start(input: StartInput): Promise<{ task: Task; created: boolean }>;
   /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
   decide(input: DecideInput): Promise<DecideResult>;
-  // cancel, redirect and retry check their actor: the requester or one of the task's reviewers
-  // (see authorize.ts), or the terminal's operator (`operator(id)`); anyone else is refused
-  // with a `SignoffError` 'not_allowed'.
+  // cancel, redirect and retry (see Controls) check their actor: the requester or one of the
+  // task's reviewers (see authorize.ts), or the terminal's operator (`operator(id)`); anyone else
+  // is refused with a `SignoffError` 'not_allowed'. Only the engine's own timers cancel as the
+  // system.
 
   /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
   cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
@@ -84,9 +86,9 @@ export interface Engine {
    * goal. `addressed: false` (a reply that did not address signoff) is refused with
    * 'not_addressed' where the workflow's `redirect.how` is `addressed` (the default).
    */
-  redirect(taskId: string, text: string, actor: Actor, options?: { addressed?: boolean }): Promise<Task>;
+  redirect: Controls['redirect'];
   /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
-  retry(taskId: string, actor: Actor): Promise<Task>;
+  retry: Controls['retry'];
 
   // Queries.
 
@@ -145,4 +147,62 @@ export interface Engine {
   releaseDueTimers(surface: Surface): Promise<number>;
   /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
   stop(): Promise<void>;
+}
+
+/**
+ * Runs tasks' graphs (runner.ts): the job handler behind "advance task T". Every method may be
+ * called again, from any process, at any time: what it does is derived from the database.
+ */
+export interface Runner {
+  /**
+   * Runs the task as far as it goes now, holding its run lease, so that no two processes ever run
+   * one graph thread at once. `done`: nothing more to run now; `busy`: another holder has the
+   * lease (the caller queues the task again, never waits); `more`: decisions still waiting after
+   * several rounds; `stopped`: this process is stopping (nothing of the step applied, the task
+   * left as it was for the next process). A run whose lease is lost applies nothing.
+   * `attempt`: which attempt of its job this is (a settling that keeps failing fails the task at
+   * the last one).
+   */
+  advance(taskId: string, attempt?: number): Promise<'done' | 'busy' | 'more' | 'stopped'>;
+  /**
+   * Stops the task's run in this process, if one is under way (its model call aborted; nothing of
+   * the step applied); with `below`, only a run of an older generation than that (a redirect).
+   */
+  abort(taskId: string, below?: number): void;
+  /**
+   * The process is stopping: the runs under way stop now and no run starts any more. Returns the
+   * tasks cut short: they stay working and go on from their last checkpoint in the next process
+   * that runs tasks.
+   */
+  stop(): string[];
+}
+
+/**
+ * Cancel, redirect and retry (controls.ts): the commands that steer a task as a whole. Each locks
+ * the task's row, checks its actor against the task's rules there (authorize.ts), changes the task
+ * in that one transaction with its audit entry and its run queued, and then stops its run wherever
+ * it runs. A refusal throws a `SignoffError` with its code and the sentence to show.
+ */
+export interface Controls {
+  /**
+   * Cancels a task that has not ended, and closes its pending reviews; returns it as it is now.
+   * `system`: the engine's own timer (no actor is checked; the audit says it was a rule).
+   * Refused: 'unknown_task', 'task_not_waiting' (ended already), 'not_allowed' or
+   * 'directory_unavailable'.
+   */
+  cancel(taskId: string, actor: Actor, options?: { reason?: string; system?: boolean }): Promise<Task>;
+  /**
+   * Gives a working task a new goal: a new generation in a graph thread of its own, the old goal
+   * kept as abandoned, its pending reviews closed, only older generations' runs stopped. Refused:
+   * 'empty_task' (no goal, or too long), 'not_addressed' (checked before anything else, for words
+   * not meant for signoff where the workflow wants them addressed), 'unknown_task',
+   * 'task_not_working', 'not_allowed' or 'directory_unavailable'.
+   */
+  redirect(taskId: string, text: string, actor: Actor, options?: { addressed?: boolean }): Promise<Task>;
+  /**
+   * Runs a failed task again from its last checkpoint, and tries again the events its surface
+   * could not be reached for. Refused: 'unknown_task', 'task_not_waiting' (not failed),
+   * 'not_allowed' or 'directory_unavailable'.
+   */
+  retry(taskId: string, actor: Actor): Promise<Task>;
 }

@@ -8,12 +8,11 @@ import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import { ABORT_CHANNEL } from './abort-listener.js';
-import { MAX_TASK_LENGTH } from './api.js';
+import { type Controls, MAX_TASK_LENGTH, type Runner } from './api.js';
 import { assertMayControl, type ControlAction, withControlGroups } from './authorize.js';
 import type { Delivery } from './delivery.js';
 import type { JobQueue } from './queue.js';
 import { cancelPendingReviews } from './review-rows.js';
-import type { Runner } from './runner.js';
 import { audit, getTask, redirectTask, setStatus } from './task-rows.js';
 import { type Actor, type Clock, FINAL_STATUSES, type Task, threadOf } from './types.js';
 import { advanceQueue } from './work.js';
@@ -28,7 +27,7 @@ export interface ControlDeps {
   enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
 }
 
-export function createControls(deps: ControlDeps) {
+export function createControls(deps: ControlDeps): Controls {
   const { pool, queue, runner, delivery, enqueue } = deps;
 
   /**

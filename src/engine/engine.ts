@@ -9,7 +9,14 @@ import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAbortListener } from './abort-listener.js';
-import { type DecideInput, type DecideResult, type Engine, MAX_TASK_LENGTH, type StartInput } from './api.js';
+import {
+  type DecideInput,
+  type DecideResult,
+  type Engine,
+  MAX_TASK_LENGTH,
+  type Runner,
+  type StartInput,
+} from './api.js';
 import { auditTrail, refusedText } from './audit-trail.js';
 import { askGroups, choicesAt, groupsToAsk, rightRefused } from './authorize.js';
 import { contentHash } from './content-hash.js';
@@ -24,7 +31,7 @@ import type { Purger, RetentionSettings } from './retention.js';
 import { getReviewWithTask, lockReviewWithTask, reviewsOf } from './review-rows.js';
 import { reviewTimes } from './review-stats.js';
 import { countApproval, countEdit, decideReview } from './review-updates.js';
-import type { LoadedWorkflow, Runner } from './runner.js';
+import type { LoadedWorkflow } from './runner.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
 import { editMeans } from './standard-interrupts.js';
 import { assertMayStart, startRefusal } from './start-limits.js';

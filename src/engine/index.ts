@@ -6,9 +6,11 @@
 
 // Commands in, queries out: the engine's API.
 export type {
+  Controls,
   DecideInput,
   DecideResult,
   Engine,
+  Runner,
   StartInput,
   WaitingPage,
   WaitingQuery,
@@ -31,7 +33,7 @@ export type { Purger } from './retention.js';
 export { FORM, invalidEdit } from './review-form.js';
 export type { ReviewTimes } from './review-stats.js';
 export { median } from './review-stats.js';
-export { createRunner, type LoadedWorkflow, type Runner } from './runner.js';
+export { createRunner, type LoadedWorkflow } from './runner.js';
 export { approvalsNeeded, approversLeft, atDeadline, timerMayNotApprove } from './sign-off-rules.js';
 export { answeredWithWords, asDecided } from './standard-interrupts.js';
 // What tasks, reviews and events are (the review protocol is the workflows', re-exported here).
