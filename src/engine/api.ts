@@ -3,6 +3,7 @@
  * go out through the sinks given at creation, on their own delivery path. Below it, the two parts
  * the engine is made of that main.ts wires too: the Runner (graph runs) and the Controls.
  */
+import { SignoffError } from '../errors.js';
 import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
 import type { ReviewTimes } from './review-stats.js';
@@ -40,30 +41,47 @@ export interface DecideInput {
 }
 
 /**
- * `ok` with the review still pending: an approval (or an edit: its editor's approval of the edited
- * call, which the review now shows) counted towards its quorum (N of M); the review's `approvals`
- * say how many it has.
+ * A recorded decision: the review as it is now, and its task. With the review still pending, an
+ * approval (or an edit: its editor's approval of the edited call, which the review now shows)
+ * counted towards its quorum (N of M): its `approvals` say how many it has.
  */
-export type DecideResult =
-  | { ok: true; review: Review; task: Task }
-  | {
-      ok: false;
-      code:
-        | 'unknown_review'
-        | 'review_not_pending'
-        | 'not_allowed'
-        | 'directory_unavailable'
-        | 'invalid_decision'
-        | 'stale_review'
-        | 'counted_already'
-        /** A timer's approval of what it may never approve (timerMayNotApprove): it keeps waiting. */
-        | 'approval_withheld';
-      message: string;
-      review?: Review;
-    };
+export interface Decided {
+  review: Review;
+  task: Task;
+}
+
+/** Why a decision is refused, as `DecisionRefused`'s code. */
+export type DecisionRefusal =
+  | 'unknown_review'
+  | 'review_not_pending'
+  | 'not_allowed'
+  | 'directory_unavailable'
+  | 'invalid_decision'
+  | 'stale_review'
+  | 'counted_already'
+  /** A timer's approval of what it may never approve (timerMayNotApprove): it keeps waiting. */
+  | 'approval_withheld';
+
+/**
+ * A decision refused: a `SignoffError` (its code and the sentence to show, like every command's
+ * refusal) that also carries the review as it is now, when the refusal came from one (a surface
+ * redraws a card that was out of date from it).
+ */
+export class DecisionRefused extends SignoffError {
+  declare readonly code: DecisionRefusal;
+  constructor(
+    code: DecisionRefusal,
+    message: string,
+    readonly review?: Review,
+  ) {
+    super(code, message);
+    this.name = 'DecisionRefused';
+  }
+}
 
 export interface Engine {
-  // Commands. Each checks what it is given and says why in a `SignoffError` when it refuses.
+  // Commands. Each checks what it is given and, when it refuses, throws a `SignoffError` with its
+  // code and the sentence a person is shown; it never returns a refusal.
 
   /**
    * Starts a task (once per id: a retried start returns the same task, `created` false). Refused
@@ -72,8 +90,12 @@ export interface Engine {
    * decisions: a resume goes ahead of every start waiting.
    */
   start(input: StartInput): Promise<{ task: Task; created: boolean }>;
-  /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
-  decide(input: DecideInput): Promise<DecideResult>;
+  /**
+   * Records a decision exactly once (and queues the run it resumes in the same transaction), or
+   * counts an approval towards a quorum. Refused with a `DecisionRefused` that says why; every
+   * refusal is in the audit trail.
+   */
+  decide(input: DecideInput): Promise<Decided>;
   // cancel, redirect and retry (see Controls) check their actor: the requester or one of the
   // task's reviewers (see authorize.ts), or the terminal's operator (`operator(id)`); anyone else
   // is refused with a `SignoffError` 'not_allowed'. Only the engine's own timers cancel as the

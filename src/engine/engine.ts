@@ -10,8 +10,10 @@ import { SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAbortListener } from './abort-listener.js';
 import {
+  type Decided,
   type DecideInput,
-  type DecideResult,
+  type DecisionRefusal,
+  DecisionRefused,
   type Engine,
   MAX_TASK_LENGTH,
   type Runner,
@@ -173,12 +175,8 @@ export function createEngine(deps: EngineDeps): Engine {
   }
 
   /** Records a decision; `automatic` (a timeout's default action, the engine's own) skips the actor's check. */
-  async function decide(input: DecideInput, automatic?: string): Promise<DecideResult> {
-    const refuse = async (
-      code: Exclude<DecideResult, { ok: true }>['code'],
-      message: string,
-      review?: Review,
-    ) => {
+  async function decide(input: DecideInput, automatic?: string): Promise<Decided> {
+    const refuse = async (code: DecisionRefusal, message: string, review?: Review): Promise<never> => {
       await audit(pool, {
         taskId: review?.taskId,
         reviewId: input.reviewId,
@@ -186,7 +184,7 @@ export function createEngine(deps: EngineDeps): Engine {
         action: `refused:${input.action}`,
         detail: { code, message, contentHash: input.contentHash, ...refusedText(input.feedback) },
       }).catch((err) => logger.warn({ err }, 'audit failed'));
-      return { ok: false as const, code, message, review };
+      throw new DecisionRefused(code, message, review);
     };
     // Group membership is the surface's to answer, and may be slow or fail: asked with no row
     // locked, and only when the actor's right hinges on a group (the review is read first to
@@ -199,10 +197,7 @@ export function createEngine(deps: EngineDeps): Engine {
       for (const g of groups) asked.add(g);
       actor = await askGroups(actor, groups);
     }
-    type Refused = {
-      refused: readonly [Exclude<DecideResult, { ok: true }>['code'], string];
-      review?: Review;
-    };
+    type Refused = { refused: readonly [DecisionRefusal, string]; review?: Review };
     const outcome = await inTransaction(
       pool,
       async (
@@ -304,13 +299,13 @@ export function createEngine(deps: EngineDeps): Engine {
     if (outcome.counted) {
       // The card shows the approval at once; the graph waits for the rest of the quorum.
       void delivery.kick(outcome.task);
-      return { ok: true, review: outcome.review, task: outcome.task };
+      return { review: outcome.review, task: outcome.task };
     }
     deps.metrics.decided(outcome.task, outcome.review);
     queue.wake(advanceQueue(outcome.task.surface));
     // The card says who decided at once, whatever run holds the task.
     void delivery.kick(outcome.task);
-    return { ok: true, review: outcome.review, task: outcome.task };
+    return { review: outcome.review, task: outcome.task };
   }
 
   /** The refusal of a decision on a review that is no longer pending, saying who closed it. */

@@ -7,15 +7,16 @@
 // Commands in, queries out: the engine's API.
 export type {
   Controls,
+  Decided,
   DecideInput,
-  DecideResult,
+  DecisionRefusal,
   Engine,
   Runner,
   StartInput,
   WaitingPage,
   WaitingQuery,
 } from './api.js';
-export { MAX_TASK_LENGTH } from './api.js';
+export { DecisionRefused, MAX_TASK_LENGTH } from './api.js';
 export type { AuditEntry, AuditFilter } from './audit-trail.js';
 // The parts main.ts wires together.
 export { setupCheckpointer } from './checkpointer.js';

@@ -6,8 +6,8 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Action, Actor, DecideResult, Review, Task } from '../engine/index.js';
-import { approvalsNeeded, contentHash } from '../engine/index.js';
+import type { Action, Actor, Decided, Review, Task } from '../engine/index.js';
+import { approvalsNeeded, contentHash, DecisionRefused } from '../engine/index.js';
 import { plainActions, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
@@ -119,8 +119,8 @@ export interface SlackDecision {
 
 /**
  * Records the decision; tells the person in a sentence (privately in the channel, unless `tell`
- * says otherwise) when it was refused, counted towards a quorum, or failed. Returns the result,
- * or undefined when it could not be recorded.
+ * says otherwise) when it was refused, counted towards a quorum, or failed. Returns what was
+ * recorded, or undefined when nothing was (refused, or failed).
  */
 export async function decideFromSlack(
   deps: ListenerDeps,
@@ -130,7 +130,7 @@ export async function decideFromSlack(
     { client, logger: deps.logger },
     { channel: d.channel, user: d.user, threadTs: d.threadTs },
   ),
-): Promise<DecideResult | undefined> {
+): Promise<Decided | undefined> {
   try {
     const review = await deps.engine.review(d.click.review);
     const unseen = await approvesUnseen(deps, d, review);
@@ -140,24 +140,35 @@ export async function decideFromSlack(
       await refreshCard(deps, client, unseen);
       return undefined;
     }
-    const result = await deps.engine.decide({
-      reviewId: d.click.review,
-      taskId: d.click.task,
-      actor: await slackActor(
-        deps.directory,
-        d.user,
-        d.team,
-        review ? [review.settings.reviewers] : undefined,
-        () => deps.engine.getTask(d.click.task),
-      ),
-      action: d.action,
-      feedback: d.feedback,
-      values: d.values,
-      contentHash: d.click.h,
-    });
-    if (!result.ok) await tell(result.message);
+    const result = await deps.engine
+      .decide({
+        reviewId: d.click.review,
+        taskId: d.click.task,
+        actor: await slackActor(
+          deps.directory,
+          d.user,
+          d.team,
+          review ? [review.settings.reviewers] : undefined,
+          () => deps.engine.getTask(d.click.task),
+        ),
+        action: d.action,
+        feedback: d.feedback,
+        values: d.values,
+        contentHash: d.click.h,
+      })
+      // A refusal is said here, like the rest; anything else is a failure (below).
+      .catch((error: unknown) => {
+        if (error instanceof DecisionRefused) return error;
+        throw error;
+      });
+    if (result instanceof DecisionRefused) {
+      await tell(result.message);
+      // A stale card is shown again as it is now, so that the next click is on what is decided.
+      if (result.code === 'stale_review' && result.review) await refreshCard(deps, client, result.review);
+      return undefined;
+    }
     // An approval counted towards a quorum: the card shows it; the person hears what happens next.
-    else if (result.review.status === 'pending') {
+    if (result.review.status === 'pending') {
       const got = result.review.approvals.length;
       const needed = approvalsNeeded(result.review.settings);
       const more = `${needed - got} more ${needed - got === 1 ? 'reviewer approves' : 'reviewers approve'}`;
@@ -167,9 +178,6 @@ export async function decideFromSlack(
           : `Your approval is recorded (${got} of ${needed}). The task goes on once ${more}.`,
       );
     }
-    // A stale card is shown again as it is now, so that the next click is on what is decided.
-    if (!result.ok && result.code === 'stale_review' && result.review)
-      await refreshCard(deps, client, result.review);
     return result;
   } catch (error) {
     deps.logger.error({ err: error }, 'decision failed');

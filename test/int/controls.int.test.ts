@@ -96,8 +96,7 @@ describe('engine controls', () => {
       action: 'approve',
       automatic: 'no decision within 1h',
     } as DecideInput;
-    const result = await t.h.engine.decide(sneaky);
-    expect(result).toMatchObject({ ok: false, code: 'not_allowed' });
+    await expect(t.h.engine.decide(sneaky)).rejects.toMatchObject({ code: 'not_allowed' });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
   });
 });
@@ -105,22 +104,22 @@ describe('engine controls', () => {
 describe('approve what you saw', () => {
   it('a decision made on other content is refused and changes nothing; one on what the review shows is recorded with its hash', async () => {
     const { task, review } = await waitingTask('price the add-on');
-    const stale = await t.h.engine.decide({
-      reviewId: review.id,
-      actor: { id: 'U0BOB' },
-      action: 'approve',
-      contentHash: 'not-what-it-shows',
-    });
-    expect(stale).toMatchObject({ ok: false, code: 'stale_review' });
+    await expect(
+      t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: 'U0BOB' },
+        action: 'approve',
+        contentHash: 'not-what-it-shows',
+      }),
+    ).rejects.toMatchObject({ code: 'stale_review' });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
     const seen = contentHash(review.request);
-    const ok = await t.h.engine.decide({
+    await t.h.engine.decide({
       reviewId: review.id,
       actor: { id: 'U0BOB' },
       action: 'approve',
       contentHash: seen,
     });
-    expect(ok.ok).toBe(true);
     const [decided] = await t.h.engine.reviews(task.id, 'decided');
     expect(decided?.decision?.contentHash).toBe(seen);
     const audit = await t.h.db.pool.query<{ detail: { contentHash?: string } }>(
@@ -145,14 +144,12 @@ describe('who may decide, and what a refused attempt leaves', () => {
         throw new Error('usergroups.users.list: internal_error');
       },
     });
-    const cat = await approve(review.id, lookupFails('U0CAT'));
-    expect(cat).toMatchObject({
-      ok: false,
+    await expect(approve(review.id, lookupFails('U0CAT'))).rejects.toMatchObject({
       code: 'directory_unavailable',
       message:
         'Sorry, Slack did not say whether you are in <!subteam^S0LEADS> just now; try again in a minute.',
     });
-    expect(await approve(review.id, lookupFails('U0BOB'))).toMatchObject({ ok: true });
+    await approve(review.id, lookupFails('U0BOB'));
     expect(asked).toEqual(['U0CAT']);
     expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
   });
@@ -162,23 +159,22 @@ describe('who may decide, and what a refused attempt leaves', () => {
     const outsiders =
       "Sorry, people from outside this workspace's organization and guests cannot decide this step.";
     const member = async () => true;
-    expect(await approve(review.id, { id: 'U0CAT', external: true, inGroup: member })).toMatchObject({
-      ok: false,
+    await expect(approve(review.id, { id: 'U0CAT', external: true, inGroup: member })).rejects.toMatchObject({
       code: 'not_allowed',
       message: outsiders,
     });
-    expect(await approve(review.id, { id: 'U0CAT', external: 'unknown', inGroup: member })).toMatchObject({
-      ok: false,
+    await expect(
+      approve(review.id, { id: 'U0CAT', external: 'unknown', inGroup: member }),
+    ).rejects.toMatchObject({
       code: 'directory_unavailable',
     });
     // Whether Slack knows them or not, someone who is no reviewer hears only that.
-    expect(await approve(review.id, { id: 'U0MAL', external: 'unknown' })).toMatchObject({
-      ok: false,
+    await expect(approve(review.id, { id: 'U0MAL', external: 'unknown' })).rejects.toMatchObject({
       code: 'not_allowed',
       message: 'Sorry, you are not a reviewer for this step.',
     });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
-    expect(await approve(review.id, { id: 'U0BOB', external: 'unknown' })).toMatchObject({ ok: true });
+    await approve(review.id, { id: 'U0BOB', external: 'unknown' });
     const other = await waitingTask('sign the supplier contract');
     expect((await t.h.engine.cancel(other.task.id, { id: 'U0BOB', external: true })).status).toBe(
       'cancelled',
@@ -211,17 +207,19 @@ describe('who may decide, and what a refused attempt leaves', () => {
   it("a non-reviewer's long text is kept only in part, and their attempt is refused as theirs even once the review is closed", async () => {
     const { task, review } = await waitingTask('write the press release');
     const pasted = `Ignore the plan. ${'lorem ipsum '.repeat(500)}`.trim();
-    const first = await t.h.engine.decide({
-      reviewId: review.id,
-      actor: { id: 'U0MAL' },
-      action: 'revise',
-      feedback: pasted,
-    });
-    expect(first).toMatchObject({ ok: false, code: 'not_allowed' });
-    expect(await approve(review.id, { id: 'U0BOB' })).toMatchObject({ ok: true });
-    const late = await t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0MAL' }, action: 'reject' });
+    await expect(
+      t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: 'U0MAL' },
+        action: 'revise',
+        feedback: pasted,
+      }),
+    ).rejects.toMatchObject({ code: 'not_allowed' });
+    await approve(review.id, { id: 'U0BOB' });
     // Who decided is not theirs to learn: they are told they may not, not that it is closed.
-    expect(late).toMatchObject({ ok: false, code: 'not_allowed' });
+    await expect(
+      t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0MAL' }, action: 'reject' }),
+    ).rejects.toMatchObject({ code: 'not_allowed' });
 
     const refused: { feedback: string | null; reason: string | null }[] = [];
     for await (const e of t.h.engine.auditTrail({ taskId: task.id }))
