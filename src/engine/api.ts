@@ -142,7 +142,7 @@ export interface Engine {
   /**
    * A page of the pending reviews the actor may decide, oldest first, with how many there are in
    * all and after this page (a Slack home tab, `/signoff list`). Groups the actor's right hinges
-   * on are asked of its surface (`actor.inGroup`).
+   * on are asked of the surface's directory.
    */
   reviewsFor(surface: Surface, actor: Actor, query?: WaitingQuery): Promise<WaitingPage>;
   /** The places (Slack channels) where reviews wait: a surface shows a person only those they may see. */

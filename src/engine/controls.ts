@@ -14,7 +14,15 @@ import type { Delivery } from './delivery.js';
 import type { JobQueue } from './queue.js';
 import { cancelPendingReviews } from './review-rows.js';
 import { audit, getTask, redirectTask, setStatus } from './task-rows.js';
-import { type Actor, type Clock, FINAL_STATUSES, type Task, threadOf } from './types.js';
+import {
+  type Actor,
+  type Clock,
+  FINAL_STATUSES,
+  type GroupDirectory,
+  type Surface,
+  type Task,
+  threadOf,
+} from './types.js';
 import { advanceQueue } from './work.js';
 
 export interface ControlDeps {
@@ -24,11 +32,14 @@ export interface ControlDeps {
   runner: Runner;
   config: WorkflowsConfig;
   clock: Clock;
+  /** Who is in which user group, by surface: asked before the task's row is locked. */
+  directories: Partial<Record<Surface, GroupDirectory>>;
   enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
 }
 
 export function createControls(deps: ControlDeps): Controls {
   const { pool, queue, runner, delivery, enqueue } = deps;
+  const asksGroups = Object.values(deps.directories).some(Boolean);
 
   /**
    * Runs `change` on the task's locked row after checking the actor (`system`: the engine's own
@@ -41,14 +52,14 @@ export function createControls(deps: ControlDeps): Controls {
     what: ControlAction | 'system',
     change: (db: Queryable, current: Task) => Promise<T>,
   ): Promise<T> {
-    // Only an actor whose groups a surface can ask for needs the task read first (no extra round
-    // trip otherwise: a cancel racing a run's end should lose as little time as possible).
-    const { inGroup, ...known } = actor;
-    let who: Actor = known;
-    if (what !== 'system' && inGroup) {
+    // Only where a surface has a directory to ask is the task read first (no extra round trip
+    // otherwise: a cancel racing a run's end should lose as little time as possible).
+    let who = actor;
+    if (what !== 'system' && !actor.operator && asksGroups) {
       const unlocked = await getTask(pool, taskId);
       if (!unlocked) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
-      who = await withControlGroups(pool, deps.config, unlocked, actor, what);
+      const directory = deps.directories[unlocked.surface];
+      who = await withControlGroups(directory, pool, deps.config, unlocked, actor, what);
     }
     return inTransaction(pool, async (db) => {
       const current = await getTask(db, taskId, true);

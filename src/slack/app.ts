@@ -13,7 +13,7 @@ import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
-import { createDirectory } from './directory.js';
+import { createDirectory, type Directory } from './directory.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
 import { createPermalinks } from './permalinks.js';
@@ -26,8 +26,8 @@ export interface SlackAppDeps extends StartDeps {
   metrics: MetricsRoute;
   /** Watches how reaching Slack goes until the app is connected (for /healthz). */
   connection?: Pick<SlackConnection, 'fetch'>;
-  /** The engine's clock: how long the directory keeps Slack's answers goes by it too. */
-  clock?: Clock;
+  /** Who a person is (the engine asks the same directory about user groups). */
+  directory: Directory;
 }
 
 /**
@@ -94,29 +94,50 @@ export function createSlackApp(deps: SlackAppDeps): App {
     deps.afterAck.arrived();
     await next();
   });
-  // Its own client: a person waits for these answers, so a failing call gives up within seconds
-  // (Bolt's client retries for about 30 minutes) and a 429 pauses no other call. Links that
-  // Slack does not give in time are left out of a list, not waited for.
-  const quick = new WebClient(slack.botToken, {
-    ...clientOptions,
-    logger: common.logger,
+  registerListeners(app, {
+    ...deps,
+    audience: createAudience({ client: app.client, logger: deps.logger }),
+    permalinks: createPermalinks({
+      client: quickClient(slack, deps.logger),
+      pool: deps.pool,
+      logger: deps.logger,
+    }),
+  });
+  return app;
+}
+
+/**
+ * A client for answers a person waits for: a failing call gives up within seconds (Bolt's
+ * client retries for about 30 minutes) and a 429 pauses no other call. Links that Slack does not
+ * give in time are left out of a list, not waited for.
+ */
+function quickClient(slack: SlackAppDeps['slack'], logger: Logger): WebClient {
+  return new WebClient(slack.botToken, {
+    ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+    logger: boltLogger(logger),
     rejectRateLimitedCalls: true,
     retryConfig: DIRECTORY_RETRIES,
     timeout: 5000,
   });
-  const directory = createDirectory({
-    client: quick,
+}
+
+/**
+ * Slack's directory (directory.ts), made once per process: the engine asks it about user groups
+ * (through slackGroups) and the listeners where a person stands. `clock`: the engine's; how long
+ * Slack's answers are kept goes by it too.
+ */
+export function createSlackDirectory(deps: {
+  slack: SlackAppDeps['slack'];
+  pool: StartDeps['pool'];
+  logger: Logger;
+  clock?: Clock;
+}): Directory {
+  return createDirectory({
+    client: quickClient(deps.slack, deps.logger),
     kept: createStandingStore(deps.pool),
     logger: deps.logger,
     now: () => (deps.clock ?? systemClock).now().getTime(),
   });
-  registerListeners(app, {
-    ...deps,
-    audience: createAudience({ client: app.client, logger: deps.logger }),
-    directory,
-    permalinks: createPermalinks({ client: quick, pool: deps.pool, logger: deps.logger }),
-  });
-  return app;
 }
 
 /** How long the app waits between asking Slack who the bot is, at most. */

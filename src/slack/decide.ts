@@ -6,12 +6,11 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Action, Actor, Decided, Review, Task } from '../engine/index.js';
+import type { Action, Actor, Decided, Review } from '../engine/index.js';
 import { approvalsNeeded, contentHash, DecisionRefused } from '../engine/index.js';
 import { plainActions, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
-import { workspaceOf } from './origin.js';
 import { cardText, findPost } from './posts.js';
 import { findReply, type HeardReply } from './replies.js';
 import { tellClicker } from './tell-clicker.js';
@@ -78,9 +77,9 @@ export function safeJson(text: string): unknown {
 }
 
 /**
- * The person acting in Slack as the engine checks them: their user groups asked (through the
- * directory) only if their right hinges on one, and whether they come from outside this
- * workspace's organization or are a guest (`team`: the `user.team_id` of their request). Not
+ * The person acting in Slack as the engine checks them: whether they come from outside this
+ * workspace's organization or are a guest (`team`: the `user.team_id` of their request, kept as
+ * their `workspace` for the user groups the engine asks Slack's directory about: groups.ts). Not
  * asked when `reviewers` (of every review they may act on here) names their user id: the team's
  * config vouches for them (authorize.ts), so a `users.info` outage stops no named reviewer.
  */
@@ -89,18 +88,13 @@ export async function slackActor(
   user: string,
   team?: string,
   reviewers?: readonly (readonly string[])[],
-  task?: () => Promise<Task | undefined>,
 ): Promise<Actor> {
-  // A user group is looked up in the workspace the task lives in (an org-wide install must say
-  // which), read only when a group is asked about; else the person's own workspace.
-  const inGroup = async (group: string) =>
-    directory.inGroup(user, group, (task && workspaceOf(await task())) ?? team);
+  const actor: Actor = team ? { id: user, workspace: team } : { id: user };
   const named = reviewers !== undefined && reviewers.length > 0 && reviewers.every((r) => r.includes(user));
-  if (named) return { id: user, inGroup };
+  if (named) return actor;
   const standing = await directory.standing(user, team);
   return {
-    id: user,
-    inGroup,
+    ...actor,
     ...(standing === 'member' ? {} : { external: standing === 'external' ? true : ('unknown' as const) }),
   };
 }
@@ -149,7 +143,6 @@ export async function decideFromSlack(
           d.user,
           d.team,
           review ? [review.settings.reviewers] : undefined,
-          () => deps.engine.getTask(d.click.task),
         ),
         action: d.action,
         feedback: d.feedback,

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecideInput } from '../../src/engine/api.js';
 import { contentHash } from '../../src/engine/content-hash.js';
 import { type Actor, operator } from '../../src/engine/types.js';
+import { testDirectory } from '../helpers/directory.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
 const YAML = `workflows:
@@ -22,7 +23,8 @@ const YAML = `workflows:
     checkpoints:
       goal: { allowExternal: true }
 `;
-const t = harnessPerFile('controls', () => ({ yaml: YAML }));
+const { directory, people } = testDirectory();
+const t = harnessPerFile('controls', () => ({ yaml: YAML, directories: { cli: directory } }));
 
 const NOT_ALLOWED = 'only the person who started this task or one of its reviewers';
 
@@ -51,7 +53,7 @@ async function rowIsFree(taskId: string): Promise<boolean> {
 describe('engine controls', () => {
   it('cancel, redirect and retry refuse someone who is neither the requester nor a reviewer, and change nothing', async () => {
     const { task, review } = await waitingTask('tidy the wiki');
-    const mallory: Actor = { id: 'U0MAL', inGroup: async () => false };
+    const mallory: Actor = { id: 'U0MAL' };
     await expect(t.h.engine.cancel(task.id, mallory)).rejects.toThrow(NOT_ALLOWED);
     await expect(t.h.engine.redirect(task.id, 'delete the wiki', mallory)).rejects.toThrow(
       'Sorry, only the person who started this task can redirect it.',
@@ -67,16 +69,39 @@ describe('engine controls', () => {
   it("a group member may cancel, and the group is asked while nobody holds the task's row", async () => {
     const { task } = await waitingTask('archive old tickets');
     const asked: { group: string; rowFree: boolean }[] = [];
-    const cat: Actor = {
-      id: 'U0CAT',
-      inGroup: async (group) => {
-        asked.push({ group, rowFree: await rowIsFree(task.id) });
-        return group === 'S0LEADS';
-      },
-    };
-    const cancelled = await t.h.engine.cancel(task.id, cat);
+    people.set('U0CAT', async (group) => {
+      asked.push({ group, rowFree: await rowIsFree(task.id) });
+      return group === 'S0LEADS';
+    });
+    const cancelled = await t.h.engine.cancel(task.id, { id: 'U0CAT' });
     expect(cancelled.status).toBe('cancelled');
     expect(asked).toEqual([{ group: 'S0LEADS', rowFree: true }]);
+  });
+
+  it("a group member's decision asks the directory while nobody holds the task's row, and so does a group an escalation named after the review was read", async () => {
+    const { task, review } = await waitingTask('book the venue');
+    const asked: { group: string; rowFree: boolean }[] = [];
+    people.set('U0DAN', async (group) => {
+      asked.push({ group, rowFree: await rowIsFree(task.id) });
+      // An escalation to S0OPS lands between the engine's read of the review and its transaction.
+      if (group === 'S0LEADS')
+        await t.h.db.pool.query(
+          `UPDATE signoff.reviews SET settings = jsonb_set(settings, '{reviewers}', settings->'reviewers' || '["S0OPS"]')
+           WHERE id = $1`,
+          [review.id],
+        );
+      return group === 'S0OPS';
+    });
+    const decided = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0DAN' },
+      action: 'approve',
+    });
+    expect(decided.review.decidedBy).toBe('U0DAN');
+    expect(asked).toEqual([
+      { group: 'S0LEADS', rowFree: true },
+      { group: 'S0OPS', rowFree: true },
+    ]);
   });
 
   it('a named reviewer may cancel; the requester may too; the operator may steer any task', async () => {
@@ -137,13 +162,13 @@ describe('who may decide, and what a refused attempt leaves', () => {
   it('a named reviewer decides while the group lookup fails, without it being asked; a group member is told the true reason', async () => {
     const { task, review } = await waitingTask('pay the caterer');
     const asked: string[] = [];
-    const lookupFails = (id: string): Actor => ({
-      id,
-      inGroup: async () => {
+    const lookupFails = (id: string): Actor => {
+      people.set(id, async () => {
         asked.push(id);
         throw new Error('usergroups.users.list: internal_error');
-      },
-    });
+      });
+      return { id };
+    };
     await expect(approve(review.id, lookupFails('U0CAT'))).rejects.toMatchObject({
       code: 'directory_unavailable',
       message:
@@ -158,14 +183,12 @@ describe('who may decide, and what a refused attempt leaves', () => {
     const { task, review } = await waitingTask('sign the partner contract');
     const outsiders =
       "Sorry, people from outside this workspace's organization and guests cannot decide this step.";
-    const member = async () => true;
-    await expect(approve(review.id, { id: 'U0CAT', external: true, inGroup: member })).rejects.toMatchObject({
+    people.set('U0CAT', async () => true);
+    await expect(approve(review.id, { id: 'U0CAT', external: true })).rejects.toMatchObject({
       code: 'not_allowed',
       message: outsiders,
     });
-    await expect(
-      approve(review.id, { id: 'U0CAT', external: 'unknown', inGroup: member }),
-    ).rejects.toMatchObject({
+    await expect(approve(review.id, { id: 'U0CAT', external: 'unknown' })).rejects.toMatchObject({
       code: 'directory_unavailable',
     });
     // Whether Slack knows them or not, someone who is no reviewer hears only that.
