@@ -96,20 +96,11 @@ export interface Engine {
    * refusal is in the audit trail.
    */
   decide(input: DecideInput): Promise<Decided>;
-  // cancel, redirect and retry (see Controls) check their actor: the requester or one of the
-  // task's reviewers (see authorize.ts), or the terminal's operator (`operator(id)`); anyone else
-  // is refused with a `SignoffError` 'not_allowed'. Only the engine's own timers cancel as the
-  // system.
-
-  /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
+  // cancel, redirect and retry are the Controls' (below): each checks its actor, the requester or
+  // one of the task's reviewers (see authorize.ts), or the terminal's operator (`operator(id)`).
+  // Only the engine's own timers cancel as the system.
   cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
-  /**
-   * Gives a working task a new goal (seed 003): its run stops; the workflow starts over on the
-   * goal. `addressed: false` (a reply that did not address signoff) is refused with
-   * 'not_addressed' where the workflow's `redirect.how` is `addressed` (the default).
-   */
   redirect: Controls['redirect'];
-  /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
   retry: Controls['retry'];
 
   // Queries.
@@ -214,8 +205,10 @@ export interface Controls {
    */
   cancel(taskId: string, actor: Actor, options?: { reason?: string; system?: boolean }): Promise<Task>;
   /**
-   * Gives a working task a new goal: a new generation in a graph thread of its own, the old goal
-   * kept as abandoned, its pending reviews closed, only older generations' runs stopped. Refused:
+   * Gives a working task a new goal (seed 003): the step in flight stops (its model call aborted,
+   * in whichever process runs it) and the workflow starts over on the goal in a new generation's
+   * graph thread; the old goal is kept as abandoned, its thread as the history of it, its pending
+   * reviews closed; only older generations' runs are stopped. Refused:
    * 'empty_task' (no goal, or too long), 'not_addressed' (checked before anything else, for words
    * not meant for signoff where the workflow wants them addressed), 'unknown_task',
    * 'task_not_working', 'not_allowed' or 'directory_unavailable'.

@@ -1,7 +1,8 @@
 /**
- * Cancel, redirect and retry: the commands that steer a task as a whole. Each checks its actor
- * (see authorize.ts) unless the actor is the operator at the terminal; user-group membership is
- * asked before any row is locked, so a slow Slack never holds a task's lock.
+ * Cancel, redirect and retry: the commands that steer a task as a whole (what each guarantees is
+ * written on `Controls`, in api.ts). Each checks its actor (see authorize.ts) unless the actor is
+ * the operator at the terminal; user-group membership is asked of the surface's directory before
+ * any row is locked, so a slow Slack never holds a task's lock.
  */
 import type pg from 'pg';
 import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
@@ -80,7 +81,6 @@ export function createControls(deps: ControlDeps): Controls {
     void delivery.kick(task);
   }
 
-  /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
   async function cancel(
     taskId: string,
     actor: Actor,
@@ -114,14 +114,6 @@ export function createControls(deps: ControlDeps): Controls {
     return (await getTask(pool, taskId)) as Task;
   }
 
-  /**
-   * Gives a working task a new goal (seed 003): the step in flight is stopped (its model call
-   * aborted, in whichever process runs it), the old goal is kept as abandoned, and the workflow
-   * starts over on the new goal in a new graph thread; the old generation's thread is kept, as
-   * the history of what was abandoned. `addressed`: whether the words were meant for signoff (a
-   * reply that mentions it); where the workflow wants that, words that were not are refused with
-   * 'not_addressed', before anything else is checked, for the surface to let them be.
-   */
   async function redirect(
     taskId: string,
     text: string,
@@ -168,7 +160,6 @@ export function createControls(deps: ControlDeps): Controls {
     return task;
   }
 
-  /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
   async function retry(taskId: string, actor: Actor): Promise<Task> {
     const task = await steer(taskId, actor, 'retry', async (db, current) => {
       if (current.status !== 'failed') {

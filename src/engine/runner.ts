@@ -37,7 +37,8 @@ import type { JobQueue } from './queue.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
 import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
-import { pendingInterrupts, resumeValue } from './standard-interrupts.js';
+import { resumeValue } from './standard-answers.js';
+import { pendingInterrupts } from './standard-interrupts.js';
 import { getTask, setStatus } from './task-rows.js';
 import { type Clock, type Decision, FINAL_STATUSES, type Review, type Task, threadOf } from './types.js';
 
