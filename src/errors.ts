@@ -20,6 +20,12 @@ export type ErrorCode =
   /** A start refused: the person or the channel has as many tasks in the agents' hands as allowed. */
   | 'too_many_tasks'
   | 'invalid_decision'
+  /** A decision made on other content than the review shows now (its `contentHash` differs). */
+  | 'stale_review'
+  /** An approval of a quorum the person has given already. */
+  | 'counted_already'
+  /** A timer's approval of what it may never approve (a tool call, content nobody could see). */
+  | 'approval_withheld'
   | 'database_unavailable'
   | 'lease_lost';
 

@@ -16,6 +16,7 @@ import {
   createMetrics,
   createQueue,
   createRunner,
+  type GroupDirectory,
   type JobQueue,
   type LoadedWorkflow,
   type Metrics,
@@ -29,10 +30,12 @@ import {
 import { createModelFor, type ModelFor } from './llm/models.js';
 import type { Logger } from './logger.js';
 import { type AfterAckClock, createAfterAck } from './slack/after-ack.js';
-import { createSlackApp, initSlackApp } from './slack/app.js';
+import { createSlackApp, createSlackDirectory, initSlackApp } from './slack/app.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { watchSlackConnection } from './slack/connection.js';
 import { createDeliveryClient } from './slack/delivery-client.js';
+import type { Directory } from './slack/directory.js';
+import { slackGroups } from './slack/groups.js';
 import { type Healthy, startHealthServer } from './slack/health.js';
 import { createRateLimits } from './slack/rate-limits.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
@@ -70,6 +73,13 @@ export interface OpenOptions {
   logger: Logger;
   /** How each surface shows events; a function when the sink needs the database. */
   sinks?: Partial<Record<Surface, Sink>> | ((db: Database) => Partial<Record<Surface, Sink>>);
+  /**
+   * Who is in which user group, by surface (the engine asks before any transaction); a function
+   * when the directory needs the database. A surface without one has no groups.
+   */
+  directories?:
+    | Partial<Record<Surface, GroupDirectory>>
+    | ((db: Database) => Partial<Record<Surface, GroupDirectory>>);
   clock?: Clock;
   /** Replaces the model factory (tests inject failing or slow models). */
   modelFor?: ModelFor;
@@ -145,8 +155,11 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       onRun: options.onRun,
     });
     const metrics = createMetrics(db.pool);
+    const directories =
+      typeof options.directories === 'function' ? options.directories(db) : (options.directories ?? {});
     const engine = createEngine({
       metrics,
+      directories,
       // Slack's bookkeeping tables exist whatever the surface (one schema), so they are always purged.
       retention: { ...config.retention, purgers: [purgeSlackBookkeeping] },
       leaseTtlMs: leases.ttlMs,
@@ -229,8 +242,21 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   // reschedules that one event, instead of pausing every call this client makes; a failing call
   // gives up within seconds (the default policy retries for about 30 minutes) and the event is
   // retried with backoff; a post is never sent twice by the client (see delivery-client.ts).
+  // Slack's directory, made with the database: the engine asks it who is in which user group
+  // (before any transaction), the listeners where a person stands.
+  let directory!: Directory;
   const signoff = await openSignoff(config, {
     ...options,
+    directories: (db) => {
+      directory = createSlackDirectory({
+        slack,
+        pool: db.pool,
+        logger,
+        clock: options.clock,
+        limits: createRateLimits(db.pool),
+      });
+      return { slack: slackGroups(directory) };
+    },
     sinks: (db) => {
       const client = createDeliveryClient(
         slack.botToken,
@@ -263,7 +289,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   const stopping = new AbortController();
   const app = createSlackApp({
     slack,
-    clock: options.clock,
+    directory,
     engine: signoff.engine,
     pool: signoff.db.pool,
     logger,

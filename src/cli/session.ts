@@ -4,7 +4,7 @@
  * waiting, durably, and the session says how to continue.
  */
 import type { Engine, Review, Task } from '../engine/index.js';
-import { contentHash } from '../engine/index.js';
+import { contentHash, DecisionRefused } from '../engine/index.js';
 import { type Decided, parseAnswer } from './answer.js';
 import { fillForm } from './form.js';
 import { CLI } from './help.js';
@@ -74,15 +74,20 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       if (!form) return await inputEnded(deps, taskId);
       answer = { action: 'edit', ...form };
     } else answer = parsed;
-    const result = await engine.decide({
-      reviewId: review.id,
-      taskId,
-      actor: { id: deps.actor },
-      // What was printed is what is decided: a review whose content changed since is refused.
-      contentHash: contentHash(review.request),
-      ...answer,
-    });
-    if (!result.ok) out.write(`${result.message}\n`);
+    try {
+      await engine.decide({
+        reviewId: review.id,
+        taskId,
+        actor: { id: deps.actor },
+        // What was printed is what is decided: a review whose content changed since is refused.
+        contentHash: contentHash(review.request),
+        ...answer,
+      });
+    } catch (error) {
+      // Refused (closed meanwhile, changed since it was printed, …): said, and asked again.
+      if (!(error instanceof DecisionRefused)) throw error;
+      out.write(`${error.message}\n`);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The engine's API, for every surface (Slack, the terminal): commands in, queries out. Events
- * go out through the sinks given at creation, on their own delivery path.
+ * go out through the sinks given at creation, on their own delivery path. Below it, the two parts
+ * the engine is made of that main.ts wires too: the Runner (graph runs) and the Controls.
  */
+import { SignoffError } from '../errors.js';
 import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
 import type { ReviewTimes } from './review-stats.js';
@@ -39,30 +41,47 @@ export interface DecideInput {
 }
 
 /**
- * `ok` with the review still pending: an approval (or an edit: its editor's approval of the edited
- * call, which the review now shows) counted towards its quorum (N of M); the review's `approvals`
- * say how many it has.
+ * A recorded decision: the review as it is now, and its task. With the review still pending, an
+ * approval (or an edit: its editor's approval of the edited call, which the review now shows)
+ * counted towards its quorum (N of M): its `approvals` say how many it has.
  */
-export type DecideResult =
-  | { ok: true; review: Review; task: Task }
-  | {
-      ok: false;
-      code:
-        | 'unknown_review'
-        | 'review_not_pending'
-        | 'not_allowed'
-        | 'directory_unavailable'
-        | 'invalid_decision'
-        | 'stale_review'
-        | 'counted_already'
-        /** A timer's approval of what it may never approve (timerMayNotApprove): it keeps waiting. */
-        | 'approval_withheld';
-      message: string;
-      review?: Review;
-    };
+export interface Decided {
+  review: Review;
+  task: Task;
+}
+
+/** Why a decision is refused, as `DecisionRefused`'s code. */
+export type DecisionRefusal =
+  | 'unknown_review'
+  | 'review_not_pending'
+  | 'not_allowed'
+  | 'directory_unavailable'
+  | 'invalid_decision'
+  | 'stale_review'
+  | 'counted_already'
+  /** A timer's approval of what it may never approve (timerMayNotApprove): it keeps waiting. */
+  | 'approval_withheld';
+
+/**
+ * A decision refused: a `SignoffError` (its code and the sentence to show, like every command's
+ * refusal) that also carries the review as it is now, when the refusal came from one (a surface
+ * redraws a card that was out of date from it).
+ */
+export class DecisionRefused extends SignoffError {
+  declare readonly code: DecisionRefusal;
+  constructor(
+    code: DecisionRefusal,
+    message: string,
+    readonly review?: Review,
+  ) {
+    super(code, message);
+    this.name = 'DecisionRefused';
+  }
+}
 
 export interface Engine {
-  // Commands. Each checks what it is given and says why in a `SignoffError` when it refuses.
+  // Commands. Each checks what it is given and, when it refuses, throws a `SignoffError` with its
+  // code and the sentence a person is shown; it never returns a refusal.
 
   /**
    * Starts a task (once per id: a retried start returns the same task, `created` false). Refused
@@ -71,22 +90,18 @@ export interface Engine {
    * decisions: a resume goes ahead of every start waiting.
    */
   start(input: StartInput): Promise<{ task: Task; created: boolean }>;
-  /** Records a decision exactly once; a refusal says why (never throws for a refusal). */
-  decide(input: DecideInput): Promise<DecideResult>;
-  // cancel, redirect and retry check their actor: the requester or one of the task's reviewers
-  // (see authorize.ts), or the terminal's operator (`operator(id)`); anyone else is refused
-  // with a `SignoffError` 'not_allowed'.
-
-  /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
-  cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
   /**
-   * Gives a working task a new goal (seed 003): its run stops; the workflow starts over on the
-   * goal. `addressed: false` (a reply that did not address signoff) is refused with
-   * 'not_addressed' where the workflow's `redirect.how` is `addressed` (the default).
+   * Records a decision exactly once (and queues the run it resumes in the same transaction), or
+   * counts an approval towards a quorum. Refused with a `DecisionRefused` that says why; every
+   * refusal is in the audit trail.
    */
-  redirect(taskId: string, text: string, actor: Actor, options?: { addressed?: boolean }): Promise<Task>;
-  /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
-  retry(taskId: string, actor: Actor): Promise<Task>;
+  decide(input: DecideInput): Promise<Decided>;
+  // cancel, redirect and retry are the Controls' (below): each checks its actor, the requester or
+  // one of the task's reviewers (see authorize.ts), or the terminal's operator (`operator(id)`).
+  // Only the engine's own timers cancel as the system.
+  cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
+  redirect: Controls['redirect'];
+  retry: Controls['retry'];
 
   // Queries.
 
@@ -118,7 +133,7 @@ export interface Engine {
   /**
    * A page of the pending reviews the actor may decide, oldest first, with how many there are in
    * all and after this page (a Slack home tab, `/signoff list`). Groups the actor's right hinges
-   * on are asked of its surface (`actor.inGroup`).
+   * on are asked of the surface's directory.
    */
   reviewsFor(surface: Surface, actor: Actor, query?: WaitingQuery): Promise<WaitingPage>;
   /** The places (Slack channels) where reviews wait: a surface shows a person only those they may see. */
@@ -145,4 +160,64 @@ export interface Engine {
   releaseDueTimers(surface: Surface): Promise<number>;
   /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
   stop(): Promise<void>;
+}
+
+/**
+ * Runs tasks' graphs (runner.ts): the job handler behind "advance task T". Every method may be
+ * called again, from any process, at any time: what it does is derived from the database.
+ */
+export interface Runner {
+  /**
+   * Runs the task as far as it goes now, holding its run lease, so that no two processes ever run
+   * one graph thread at once. `done`: nothing more to run now; `busy`: another holder has the
+   * lease (the caller queues the task again, never waits); `more`: decisions still waiting after
+   * several rounds; `stopped`: this process is stopping (nothing of the step applied, the task
+   * left as it was for the next process). A run whose lease is lost applies nothing.
+   * `attempt`: which attempt of its job this is (a settling that keeps failing fails the task at
+   * the last one).
+   */
+  advance(taskId: string, attempt?: number): Promise<'done' | 'busy' | 'more' | 'stopped'>;
+  /**
+   * Stops the task's run in this process, if one is under way (its model call aborted; nothing of
+   * the step applied); with `below`, only a run of an older generation than that (a redirect).
+   */
+  abort(taskId: string, below?: number): void;
+  /**
+   * The process is stopping: the runs under way stop now and no run starts any more. Returns the
+   * tasks cut short: they stay working and go on from their last checkpoint in the next process
+   * that runs tasks.
+   */
+  stop(): string[];
+}
+
+/**
+ * Cancel, redirect and retry (controls.ts): the commands that steer a task as a whole. Each locks
+ * the task's row, checks its actor against the task's rules there (authorize.ts), changes the task
+ * in that one transaction with its audit entry and its run queued, and then stops its run wherever
+ * it runs. A refusal throws a `SignoffError` with its code and the sentence to show.
+ */
+export interface Controls {
+  /**
+   * Cancels a task that has not ended, and closes its pending reviews; returns it as it is now.
+   * `system`: the engine's own timer (no actor is checked; the audit says it was a rule).
+   * Refused: 'unknown_task', 'task_not_waiting' (ended already), 'not_allowed' or
+   * 'directory_unavailable'.
+   */
+  cancel(taskId: string, actor: Actor, options?: { reason?: string; system?: boolean }): Promise<Task>;
+  /**
+   * Gives a working task a new goal (seed 003): the step in flight stops (its model call aborted,
+   * in whichever process runs it) and the workflow starts over on the goal in a new generation's
+   * graph thread; the old goal is kept as abandoned, its thread as the history of it, its pending
+   * reviews closed; only older generations' runs are stopped. Refused:
+   * 'empty_task' (no goal, or too long), 'not_addressed' (checked before anything else, for words
+   * not meant for signoff where the workflow wants them addressed), 'unknown_task',
+   * 'task_not_working', 'not_allowed' or 'directory_unavailable'.
+   */
+  redirect(taskId: string, text: string, actor: Actor, options?: { addressed?: boolean }): Promise<Task>;
+  /**
+   * Runs a failed task again from its last checkpoint, and tries again the events its surface
+   * could not be reached for. Refused: 'unknown_task', 'task_not_waiting' (not failed),
+   * 'not_allowed' or 'directory_unavailable'.
+   */
+  retry(taskId: string, actor: Actor): Promise<Task>;
 }

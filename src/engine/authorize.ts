@@ -7,7 +7,16 @@ import {
 import type { Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import { reviewsOf } from './review-rows.js';
-import { type Action, type Actor, approves, type Review, type ReviewSettings, type Task } from './types.js';
+import {
+  type Action,
+  type Actor,
+  approves,
+  type GroupAnswers,
+  type GroupDirectory,
+  type Review,
+  type ReviewSettings,
+  type Task,
+} from './types.js';
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
@@ -67,27 +76,35 @@ export function groupsToAsk(settings: Rule, task: Task, actor: Actor): string[] 
   return groupsNamed(settings).filter((g) => !known.has(g));
 }
 
-/** The actor with `groups` asked of its surface, at once; one it could not answer for is noted as unknown. */
-export async function askGroups(actor: Actor, groups: string[]): Promise<Actor> {
-  const { inGroup } = actor;
-  if (!inGroup || !groups.length) return actor;
-  const answers = await Promise.allSettled(groups.map((g) => inGroup(g)));
+/**
+ * The actor with `groups` asked of the directory, at once; one it could not answer for is noted as
+ * unknown. Without a directory (a surface that has none, the terminal's) nothing is asked: the
+ * groups count as not theirs. Called with no row locked.
+ */
+export async function askGroups(
+  directory: GroupDirectory | undefined,
+  actor: Actor,
+  groups: string[],
+  task?: Task,
+): Promise<Actor> {
+  if (!directory || !groups.length) return actor;
+  const answers = await directory
+    .memberOf(actor, groups, task)
+    .catch((): GroupAnswers => ({ member: [], unanswered: groups }));
   return {
     ...actor,
-    groups: [...(actor.groups ?? []), ...groups.filter((_, i) => isTrue(answers[i]))],
-    unknownGroups: [
-      ...(actor.unknownGroups ?? []),
-      ...groups.filter((_, i) => answers[i]?.status === 'rejected'),
-    ],
+    groups: [...(actor.groups ?? []), ...groups.filter((g) => answers.member.includes(g))],
+    unknownGroups: [...(actor.unknownGroups ?? []), ...groups.filter((g) => answers.unanswered.includes(g))],
   };
 }
 
-const isTrue = (answer: PromiseSettledResult<boolean> | undefined) =>
-  answer?.status === 'fulfilled' && answer.value;
-
 /** The actor with the groups its right on one review hinges on asked. */
-export const withGroups = (settings: Rule, task: Task, actor: Actor): Promise<Actor> =>
-  askGroups(actor, groupsToAsk(settings, task, actor));
+export const withGroups = (
+  directory: GroupDirectory | undefined,
+  settings: Rule,
+  task: Task,
+  actor: Actor,
+): Promise<Actor> => askGroups(directory, actor, groupsToAsk(settings, task, actor), task);
 
 /** A refusal with its code: `directory_unavailable` when only an answer the surface could not give stands in the way. */
 export interface RightRefused {
@@ -131,11 +148,12 @@ function unansweredSentence(settings: Rule, actor: Actor): string {
  * words. For a surface that asks before it decides; the decision itself is checked again.
  */
 export async function choicesAt(
+  directory: GroupDirectory | undefined,
   review: Pick<Review, 'settings' | 'request' | 'approvals'>,
   task: Task,
   actor: Actor,
 ): Promise<{ actions: Action[]; refusal?: string }> {
-  const who = await withGroups(review.settings, task, actor);
+  const who = await withGroups(directory, review.settings, task, actor);
   const actions = review.request.actions.filter(
     (a) =>
       !rightRefused(review.settings, task, who, a) &&
@@ -157,25 +175,23 @@ async function controlRules(db: Queryable, config: WorkflowsConfig, task: Task):
 
 /**
  * The actor with the groups its right to steer hinges on asked (none when a rule takes them in
- * without one), and no way left to ask: called before a transaction, so that the check inside
- * it never waits on Slack with a row locked.
+ * without one): called before a transaction, so that the check inside it never waits on Slack
+ * with a row locked.
  */
 export async function withControlGroups(
+  directory: GroupDirectory | undefined,
   db: Queryable,
   config: WorkflowsConfig,
   task: Task,
   actor: Actor,
   what: ControlAction,
 ): Promise<Actor> {
-  const { inGroup, ...rest } = actor;
-  if (actor.operator || actor.id === task.requester || !inGroup) return rest;
-  if (whoMay(config, task, what) !== 'reviewers') return rest;
+  if (!directory || actor.operator || actor.id === task.requester) return actor;
+  if (whoMay(config, task, what) !== 'reviewers') return actor;
   const rules = await controlRules(db, config, task);
-  if (rules.some((rule) => !refusal(rule, task, rest, 'reject'))) return rest;
-  const { inGroup: _asked, ...asked } = await askGroups(actor, [
-    ...new Set(rules.flatMap((rule) => groupsToAsk(rule, task, rest))),
-  ]);
-  return asked;
+  if (rules.some((rule) => !refusal(rule, task, actor, 'reject'))) return actor;
+  const groups = [...new Set(rules.flatMap((rule) => groupsToAsk(rule, task, actor)))];
+  return askGroups(directory, actor, groups, task);
 }
 
 /** Who may do `what` to the task: the requester and reviewers, or what the workflow's `redirect.who` says. */

@@ -1,21 +1,29 @@
 /**
- * Cancel, redirect and retry: the commands that steer a task as a whole. Each checks its actor
- * (see authorize.ts) unless the actor is the operator at the terminal; user-group membership is
- * asked before any row is locked, so a slow Slack never holds a task's lock.
+ * Cancel, redirect and retry: the commands that steer a task as a whole (what each guarantees is
+ * written on `Controls`, in api.ts). Each checks its actor (see authorize.ts) unless the actor is
+ * the operator at the terminal; user-group membership is asked of the surface's directory before
+ * any row is locked, so a slow Slack never holds a task's lock.
  */
 import type pg from 'pg';
 import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import { ABORT_CHANNEL } from './abort-listener.js';
-import { MAX_TASK_LENGTH } from './api.js';
+import { type Controls, MAX_TASK_LENGTH, type Runner } from './api.js';
 import { assertMayControl, type ControlAction, withControlGroups } from './authorize.js';
 import type { Delivery } from './delivery.js';
 import type { JobQueue } from './queue.js';
 import { cancelPendingReviews } from './review-rows.js';
-import type { Runner } from './runner.js';
 import { audit, getTask, redirectTask, setStatus } from './task-rows.js';
-import { type Actor, type Clock, FINAL_STATUSES, type Task, threadOf } from './types.js';
+import {
+  type Actor,
+  type Clock,
+  FINAL_STATUSES,
+  type GroupDirectory,
+  type Surface,
+  type Task,
+  threadOf,
+} from './types.js';
 import { advanceQueue } from './work.js';
 
 export interface ControlDeps {
@@ -25,11 +33,14 @@ export interface ControlDeps {
   runner: Runner;
   config: WorkflowsConfig;
   clock: Clock;
+  /** Who is in which user group, by surface: asked before the task's row is locked. */
+  directories: Partial<Record<Surface, GroupDirectory>>;
   enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
 }
 
-export function createControls(deps: ControlDeps) {
+export function createControls(deps: ControlDeps): Controls {
   const { pool, queue, runner, delivery, enqueue } = deps;
+  const asksGroups = Object.values(deps.directories).some(Boolean);
 
   /**
    * Runs `change` on the task's locked row after checking the actor (`system`: the engine's own
@@ -42,14 +53,14 @@ export function createControls(deps: ControlDeps) {
     what: ControlAction | 'system',
     change: (db: Queryable, current: Task) => Promise<T>,
   ): Promise<T> {
-    // Only an actor whose groups a surface can ask for needs the task read first (no extra round
-    // trip otherwise: a cancel racing a run's end should lose as little time as possible).
-    const { inGroup, ...known } = actor;
-    let who: Actor = known;
-    if (what !== 'system' && inGroup) {
+    // Only where a surface has a directory to ask is the task read first (no extra round trip
+    // otherwise: a cancel racing a run's end should lose as little time as possible).
+    let who = actor;
+    if (what !== 'system' && !actor.operator && asksGroups) {
       const unlocked = await getTask(pool, taskId);
       if (!unlocked) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
-      who = await withControlGroups(pool, deps.config, unlocked, actor, what);
+      const directory = deps.directories[unlocked.surface];
+      who = await withControlGroups(directory, pool, deps.config, unlocked, actor, what);
     }
     return inTransaction(pool, async (db) => {
       const current = await getTask(db, taskId, true);
@@ -70,7 +81,6 @@ export function createControls(deps: ControlDeps) {
     void delivery.kick(task);
   }
 
-  /** Cancels a task and closes its pending reviews, stopping its run wherever it runs. */
   async function cancel(
     taskId: string,
     actor: Actor,
@@ -104,14 +114,6 @@ export function createControls(deps: ControlDeps) {
     return (await getTask(pool, taskId)) as Task;
   }
 
-  /**
-   * Gives a working task a new goal (seed 003): the step in flight is stopped (its model call
-   * aborted, in whichever process runs it), the old goal is kept as abandoned, and the workflow
-   * starts over on the new goal in a new graph thread; the old generation's thread is kept, as
-   * the history of what was abandoned. `addressed`: whether the words were meant for signoff (a
-   * reply that mentions it); where the workflow wants that, words that were not are refused with
-   * 'not_addressed', before anything else is checked, for the surface to let them be.
-   */
   async function redirect(
     taskId: string,
     text: string,
@@ -158,7 +160,6 @@ export function createControls(deps: ControlDeps) {
     return task;
   }
 
-  /** Runs a failed task again from its last checkpoint, and shows what its surface could not. */
   async function retry(taskId: string, actor: Actor): Promise<Task> {
     const task = await steer(taskId, actor, 'retry', async (db, current) => {
       if (current.status !== 'failed') {

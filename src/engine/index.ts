@@ -6,14 +6,17 @@
 
 // Commands in, queries out: the engine's API.
 export type {
+  Controls,
+  Decided,
   DecideInput,
-  DecideResult,
+  DecisionRefusal,
   Engine,
+  Runner,
   StartInput,
   WaitingPage,
   WaitingQuery,
 } from './api.js';
-export { MAX_TASK_LENGTH } from './api.js';
+export { DecisionRefused, MAX_TASK_LENGTH } from './api.js';
 export type { AuditEntry, AuditFilter } from './audit-trail.js';
 // The parts main.ts wires together.
 export { setupCheckpointer } from './checkpointer.js';
@@ -31,7 +34,7 @@ export type { Purger } from './retention.js';
 export { FORM, invalidEdit } from './review-form.js';
 export type { ReviewTimes } from './review-stats.js';
 export { median } from './review-stats.js';
-export { createRunner, type LoadedWorkflow, type Runner } from './runner.js';
+export { createRunner, type LoadedWorkflow } from './runner.js';
 export { approvalsNeeded, approversLeft, atDeadline, timerMayNotApprove } from './sign-off-rules.js';
 export { answeredWithWords, asDecided } from './standard-interrupts.js';
 // What tasks, reviews and events are (the review protocol is the workflows', re-exported here).

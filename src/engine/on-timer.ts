@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
-import type { DecideInput, DecideResult } from './api.js';
+import { type Decided, type DecideInput, DecisionRefused } from './api.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
@@ -24,7 +24,7 @@ export interface TimerHandlerDeps {
   clock: Clock;
   logger: Logger;
   /** A decision the engine makes itself, saying why (`automatic`): no actor is checked. */
-  decideAutomatically(input: DecideInput, why: string): Promise<DecideResult>;
+  decideAutomatically(input: DecideInput, why: string): Promise<Decided>;
   cancel(taskId: string, actor: Actor, options: { reason: string; system: true }): Promise<unknown>;
 }
 
@@ -71,16 +71,19 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       return;
     }
     if (action === 'remind' || !review.request.actions.includes(action)) return remind(true);
-    const result = await deps.decideAutomatically(
-      { reviewId: review.id, actor, action },
-      `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
-    );
-    // What a timer may never approve (a tool call; content nobody could see) keeps waiting for a
-    // person: the thread says why, as the audit does (the refusal is recorded).
-    if (!result.ok && result.code === 'approval_withheld') return remind(true, result.message);
-    // Otherwise refused only when a person decided in the meantime, which is as it should be.
-    if (!result.ok)
-      deps.logger.info({ review: review.id, code: result.code }, 'timeout found the review decided');
+    try {
+      await deps.decideAutomatically(
+        { reviewId: review.id, actor, action },
+        `${late}; this step ${action === 'approve' ? 'approves' : 'rejects'} on timeout`,
+      );
+    } catch (error) {
+      if (!(error instanceof DecisionRefused)) throw error;
+      // What a timer may never approve (a tool call; content nobody could see) keeps waiting for
+      // a person: the thread says why, as the audit does (the refusal is recorded).
+      if (error.code === 'approval_withheld') return remind(true, error.message);
+      // Otherwise refused only when a person decided in the meantime, which is as it should be.
+      deps.logger.info({ review: review.id, code: error.code }, 'timeout found the review decided');
+    }
   };
 
   /**

@@ -27,6 +27,7 @@ import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { describeFailure, failureLogLevel } from '../failures.js';
 import type { Logger } from '../logger.js';
+import type { Runner } from './api.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { createGraphRun } from './graph-run.js';
@@ -36,7 +37,8 @@ import type { JobQueue } from './queue.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
 import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
-import { pendingInterrupts, resumeValue } from './standard-interrupts.js';
+import { resumeValue } from './standard-answers.js';
+import { pendingInterrupts } from './standard-interrupts.js';
 import { getTask, setStatus } from './task-rows.js';
 import { type Clock, type Decision, FINAL_STATUSES, type Review, type Task, threadOf } from './types.js';
 
@@ -83,7 +85,7 @@ class RunStopped extends Error {
 
 export type { LoadedWorkflow } from './settling.js';
 
-export function createRunner(deps: RunnerDeps) {
+export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, leases, logger } = deps;
   const { settle, gaveUp } = createSettling(deps);
   const run = createGraphRun(deps);
@@ -275,18 +277,13 @@ export function createRunner(deps: RunnerDeps) {
 
   return {
     advance,
-    /** Stops the task's run here (cancel); with `below`, only a run of an older generation (redirect). */
-    abort: (taskId: string, below = Number.POSITIVE_INFINITY) => {
+    abort: (taskId, below = Number.POSITIVE_INFINITY) => {
       const run = inFlight.get(taskId);
       if (run && run.generation < below) run.controller.abort(new Error('cancelled'));
     },
-    /**
-     * The process is stopping (Ctrl-C): the runs under way stop now, their model calls aborted as
-     * a cancel aborts them, instead of holding the exit until their step ends; no run starts any
-     * more (a job fetched meanwhile is queued again). Returns the tasks cut short: they stay
-     * working and go on from their last checkpoint in the next process that runs tasks.
-     */
-    stop: (): string[] => {
+    // Ctrl-C: the runs' model calls are aborted as a cancel aborts them, instead of holding the
+    // exit until their step ends; a job fetched meanwhile is queued again.
+    stop: () => {
       stopping = true;
       const cut = [...inFlight.keys()];
       for (const run of inFlight.values()) run.controller.abort(new RunStopped('the process is stopping'));
@@ -294,5 +291,3 @@ export function createRunner(deps: RunnerDeps) {
     },
   };
 }
-
-export type Runner = ReturnType<typeof createRunner>;

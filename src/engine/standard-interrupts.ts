@@ -5,7 +5,8 @@
  * review of its tool calls: Approve (every call as asked), Edit (a form: each call's decision and,
  * where it may be edited, its arguments as JSON, checked against its `argsSchema`), Reject (every
  * call; the feedback is the message to the agent), and the Agent Inbox's Respond (words back).
- * Words never approve or edit a call, and no call is approved that nobody decided.
+ * Words never approve or edit a call, and no call is approved that nobody decided. This file
+ * reads the interrupts and checks decisions on them; standard-answers.ts answers them.
  */
 import type { StateSnapshot } from '@langchain/langgraph';
 import { z } from 'zod';
@@ -63,7 +64,7 @@ const inboxSchema = z
 type Origin = NonNullable<ReviewRequest['origin']>;
 
 /** The calls of a standard interrupt, and whether it also takes words back (Agent Inbox's respond). */
-function callsIn(
+export function callsIn(
   origin: Pick<Origin, 'format' | 'value'>,
 ): { calls: ToolCall[]; respond: boolean } | undefined {
   if (origin.format === 'hitl') {
@@ -145,7 +146,7 @@ export function invalidToolDecision(request: ReviewRequest, action: Decision['ac
 }
 
 /** The calls whose decision (by position) is not one their interrupt allows. */
-const notAllowed = (calls: ToolCall[], decisions: CallDecision[]) =>
+export const notAllowed = (calls: ToolCall[], decisions: CallDecision[]) =>
   calls.filter((c, i) => !c.allowed.includes(decisions[i]?.type ?? 'reject'));
 
 /** Why the Edit form's calls cannot be read, by field (empty for signoff's own requests). */
@@ -206,77 +207,6 @@ export function asDecided(request: ReviewRequest, decision: Decision | null): Re
 }
 
 const EDITED = '\n\n**Changed at review** (approving approves these values):';
-
-/** The decision, answered in the interrupt's own shape; signoff's own requests get the Decision. */
-export function resumeValue(request: ReviewRequest, decision: Decision): unknown {
-  const edit = request.edit;
-  if (!request.origin) {
-    // The rest of a quorum approved an edit: the workflow is answered with that edit.
-    return edit && decision.action === 'approve'
-      ? { ...decision, action: 'edit', values: edit.values, feedback: edit.feedback ?? decision.feedback }
-      : decision;
-  }
-  const found = callsIn(request.origin);
-  const calls = found?.calls ?? [];
-  if (request.origin.format === 'agent_inbox' && decision.action === 'revise' && found?.respond) {
-    return [{ type: 'response', args: decision.feedback ?? '' }];
-  }
-  const { decisions, message } = answered(calls, request, decision);
-  if (request.origin.format === 'hitl') {
-    return {
-      decisions: decisions.map((d, i) =>
-        d.type === 'edit'
-          ? { type: 'edit', editedAction: { name: calls[i]?.name, args: d.args } }
-          : d.type === 'reject'
-            ? { type: 'reject', ...(message ? { message } : {}) }
-            : { type: 'approve' },
-      ),
-    };
-  }
-  const d = decisions[0] ?? { type: 'reject' };
-  if (d.type === 'approve') return [{ type: 'accept', args: null }];
-  if (d.type === 'edit') return [{ type: 'edit', args: { action: calls[0]?.name, args: d.args } }];
-  return [{ type: 'ignore', args: null }];
-}
-
-const UNREADABLE = 'signoff could not read this decision as an approval, so nothing was approved.';
-const NOT_APPROVABLE = 'This call may not be approved as asked, and nobody edited it, so it was not run.';
-
-/** One decision per call, and the message for the rejected ones. Nothing unreadable approves. */
-function answered(
-  calls: ToolCall[],
-  request: ReviewRequest,
-  decision: Decision,
-): { decisions: CallDecision[]; message?: string } {
-  const none = (message?: string) => ({
-    decisions: calls.map((): CallDecision => ({ type: 'reject' })),
-    message,
-  });
-  switch (decision.action) {
-    case 'approve': {
-      // Refused when decided; an approval recorded before that rule (by an earlier version,
-      // which offered Approve when any call allowed it) still never approves a call that may not be.
-      const shown = shownDecisions(calls, request.edit);
-      const barred = new Set(notAllowed(calls, shown));
-      if (!barred.size) return { decisions: shown, message: request.edit?.feedback };
-      return {
-        decisions: shown.map((d, i) => (barred.has(calls[i] as ToolCall) ? { type: 'reject' } : d)),
-        message: NOT_APPROVABLE,
-      };
-    }
-    case 'edit': {
-      const read = readDecisions(calls, request, decision.values);
-      return 'decisions' in read
-        ? { decisions: read.decisions, message: decision.feedback }
-        : none(UNREADABLE);
-    }
-    case 'reject':
-      return none(decision.feedback);
-    case 'revise':
-      // Refused when decided (words take no tool call); a decision recorded before that rule.
-      return none(UNREADABLE);
-  }
-}
 
 /** The pending interrupts of a graph state: listed in `tasks`, not yet answered (`result` unset). */
 export function pendingInterrupts(state: StateSnapshot): { id: string; value: unknown }[] {

@@ -122,17 +122,38 @@ export interface Actor {
   /** Groups the surface could not answer for just now: a right through one is refused as unknown. */
   unknownGroups?: string[];
   /**
-   * Whether the actor is in the user group; rejects when the surface cannot say. Asked, never with
-   * a row locked, only when the actor's right hinges on a group (not for a named user, `requester`
-   * or `anyone`).
+   * Where the person acts from, in their surface's words (Slack: the workspace of their request);
+   * passed back to the surface's directory, which may look groups up there.
    */
-  inGroup?: (groupId: string) => Promise<boolean>;
+  workspace?: string;
   /**
    * From outside the workspace's organization (Slack Connect) or a guest: `true`; `'unknown'` when
    * the surface could not tell just now. Either may decide only where the checkpoint sets
    * `allowExternal`. Absent: a member (the terminal's user, too).
    */
   external?: true | 'unknown';
+}
+
+/**
+ * Who is in which user group, as a surface knows it (Slack's user groups): the port the engine
+ * asks when a person's right hinges on a group. Asked before any row is locked (never from inside
+ * a transaction), only for the groups that matter (not for a reviewer named by id, `requester` or
+ * `anyone`), and never about the engine's own timers or the terminal's operator.
+ */
+export interface GroupDirectory {
+  /**
+   * Which of `groups` the actor is in (`member`), and which the surface could not say just now
+   * (`unanswered`: a right through one of those is refused as 'directory_unavailable', with a
+   * sentence to try again); any other group they are not in. `task`: the task the question is
+   * about, when there is one (Slack looks its groups up in the task's workspace). A rejection
+   * counts as every group unanswered.
+   */
+  memberOf(actor: Actor, groups: readonly string[], task?: Task): Promise<GroupAnswers>;
+}
+
+export interface GroupAnswers {
+  member: string[];
+  unanswered: string[];
 }
 
 /** Who acts when nobody did: a timeout's default action. */

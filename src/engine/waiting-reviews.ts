@@ -13,7 +13,7 @@
 import type { Queryable } from '../db/queryable.js';
 import { askGroups } from './authorize.js';
 import { type ReviewTaskRow, reviewWithTask } from './review-rows.js';
-import type { Actor, Review, Surface, Task } from './types.js';
+import type { Actor, GroupDirectory, Review, Surface, Task } from './types.js';
 
 export interface WaitingQuery {
   /** Only tasks in these places (`origin.channel`: the channels the person is in); absent: anywhere. */
@@ -72,12 +72,13 @@ async function groupsToAsk(
 /** A page of the reviews `actor` may decide (see the file's comment). */
 export async function waitingFor(
   db: Queryable,
+  directory: GroupDirectory | undefined,
   surface: Surface,
   actor: Actor,
   q: WaitingQuery = {},
 ): Promise<WaitingPage> {
   // A group the surface could not answer for counts as not theirs, as it does at a click.
-  const who = await askGroups(actor, await groupsToAsk(db, surface, actor, q));
+  const who = directory ? await askGroups(directory, actor, await groupsToAsk(db, surface, actor, q)) : actor;
   const r = await db.query<{ total: number; more: number; items: ReviewTaskRow[] }>(
     `WITH mine AS MATERIALIZED (
        SELECT r.id, r.created_at FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id

@@ -7,9 +7,9 @@
 import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
 import type { AbortListener } from './abort-listener.js';
+import type { Runner } from './api.js';
 import { createTimerHandler, type TimerHandlerDeps } from './on-timer.js';
 import { type Purger, type RetentionSettings, startRetention } from './retention.js';
-import type { Runner } from './runner.js';
 import { type TimerJob, timerJobSchema, timerQueue } from './timers.js';
 import type { Surface, Task } from './types.js';
 

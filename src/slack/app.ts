@@ -13,7 +13,7 @@ import { createAudience } from './audience.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
-import { createDirectory } from './directory.js';
+import { createDirectory, type Directory } from './directory.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { createLimitedFetch } from './limited-fetch.js';
 import { registerListeners } from './listeners/index.js';
@@ -28,10 +28,10 @@ export interface SlackAppDeps extends StartDeps {
   metrics: MetricsRoute;
   /** Watches how reaching Slack goes until the app is connected (for /healthz). */
   connection?: Pick<SlackConnection, 'fetch'>;
-  /** The engine's clock: how long the directory keeps Slack's answers goes by it too. */
-  clock?: Clock;
   /** Slack's limits, kept with delivery (shared through Postgres): every listener call takes its slot. */
   limits: RateLimits;
+  /** Who a person is (the engine asks the same directory about user groups). */
+  directory: Directory;
 }
 
 /**
@@ -104,30 +104,63 @@ export function createSlackApp(deps: SlackAppDeps): App {
     deps.afterAck.arrived();
     await next();
   });
-  // Its own client: a person waits for these answers, so a failing call gives up within seconds
-  // (Bolt's client retries for about 30 minutes) and a 429 pauses no other call. Links that
-  // Slack does not give in time are left out of a list, not waited for.
-  const quick = new WebClient(slack.botToken, {
-    ...clientOptions,
-    logger: common.logger,
+  registerListeners(app, {
+    ...deps,
+    audience: createAudience({ client: app.client, logger: deps.logger }),
+    permalinks: createPermalinks({
+      client: quickClient(slack, deps.logger, limited),
+      pool: deps.pool,
+      logger: deps.logger,
+    }),
+  });
+  return app;
+}
+
+/**
+ * A client for answers a person waits for: a failing call gives up within seconds (Bolt's
+ * client retries for about 30 minutes) and a 429 pauses no other call. Links that Slack does not
+ * give in time are left out of a list, not waited for.
+ */
+function quickClient(
+  slack: SlackAppDeps['slack'],
+  logger: Logger,
+  fetch: typeof globalThis.fetch,
+): WebClient {
+  return new WebClient(slack.botToken, {
+    ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+    logger: boltLogger(logger),
     rejectRateLimitedCalls: true,
     retryConfig: DIRECTORY_RETRIES,
     timeout: 5000,
-    fetch: limited,
+    fetch,
   });
-  const directory = createDirectory({
-    client: quick,
+}
+
+/**
+ * Slack's directory (directory.ts), made once per process: the engine asks it about user groups
+ * (through slackGroups) and the listeners where a person stands. `clock`: the engine's; how long
+ * Slack's answers are kept goes by it too.
+ */
+export function createSlackDirectory(deps: {
+  slack: SlackAppDeps['slack'];
+  pool: StartDeps['pool'];
+  logger: Logger;
+  clock?: Clock;
+  /** Slack's limits, shared through Postgres: a group lookup takes its slot like every call. */
+  limits: RateLimits;
+  connection?: Pick<SlackConnection, 'fetch'>;
+}): Directory {
+  const limited = createLimitedFetch({
+    limits: deps.limits,
+    logger: deps.logger,
+    fetch: deps.connection?.fetch,
+  });
+  return createDirectory({
+    client: quickClient(deps.slack, deps.logger, limited),
     kept: createStandingStore(deps.pool),
     logger: deps.logger,
     now: () => (deps.clock ?? systemClock).now().getTime(),
   });
-  registerListeners(app, {
-    ...deps,
-    audience: createAudience({ client: app.client, logger: deps.logger }),
-    directory,
-    permalinks: createPermalinks({ client: quick, pool: deps.pool, logger: deps.logger }),
-  });
-  return app;
 }
 
 /** How long the app waits between asking Slack who the bot is, at most. */

@@ -6,12 +6,11 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Action, Actor, DecideResult, Review, Task } from '../engine/index.js';
-import { approvalsNeeded, contentHash } from '../engine/index.js';
+import type { Action, Actor, Decided, Review } from '../engine/index.js';
+import { approvalsNeeded, contentHash, DecisionRefused } from '../engine/index.js';
 import { plainActions, reviewCard } from './blocks/review-card.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import type { Directory } from './directory.js';
-import { workspaceOf } from './origin.js';
 import { cardText, findPost } from './posts.js';
 import { findReply, type HeardReply } from './replies.js';
 import { tellClicker } from './tell-clicker.js';
@@ -78,9 +77,9 @@ export function safeJson(text: string): unknown {
 }
 
 /**
- * The person acting in Slack as the engine checks them: their user groups asked (through the
- * directory) only if their right hinges on one, and whether they come from outside this
- * workspace's organization or are a guest (`team`: the `user.team_id` of their request). Not
+ * The person acting in Slack as the engine checks them: whether they come from outside this
+ * workspace's organization or are a guest (`team`: the `user.team_id` of their request, kept as
+ * their `workspace` for the user groups the engine asks Slack's directory about: groups.ts). Not
  * asked when `reviewers` (of every review they may act on here) names their user id: the team's
  * config vouches for them (authorize.ts), so a `users.info` outage stops no named reviewer.
  */
@@ -89,18 +88,13 @@ export async function slackActor(
   user: string,
   team?: string,
   reviewers?: readonly (readonly string[])[],
-  task?: () => Promise<Task | undefined>,
 ): Promise<Actor> {
-  // A user group is looked up in the workspace the task lives in (an org-wide install must say
-  // which), read only when a group is asked about; else the person's own workspace.
-  const inGroup = async (group: string) =>
-    directory.inGroup(user, group, (task && workspaceOf(await task())) ?? team);
+  const actor: Actor = team ? { id: user, workspace: team } : { id: user };
   const named = reviewers !== undefined && reviewers.length > 0 && reviewers.every((r) => r.includes(user));
-  if (named) return { id: user, inGroup };
+  if (named) return actor;
   const standing = await directory.standing(user, team);
   return {
-    id: user,
-    inGroup,
+    ...actor,
     ...(standing === 'member' ? {} : { external: standing === 'external' ? true : ('unknown' as const) }),
   };
 }
@@ -119,8 +113,8 @@ export interface SlackDecision {
 
 /**
  * Records the decision; tells the person in a sentence (privately in the channel, unless `tell`
- * says otherwise) when it was refused, counted towards a quorum, or failed. Returns the result,
- * or undefined when it could not be recorded.
+ * says otherwise) when it was refused, counted towards a quorum, or failed. Returns what was
+ * recorded, or undefined when nothing was (refused, or failed).
  */
 export async function decideFromSlack(
   deps: ListenerDeps,
@@ -130,7 +124,7 @@ export async function decideFromSlack(
     { client, logger: deps.logger },
     { channel: d.channel, user: d.user, threadTs: d.threadTs },
   ),
-): Promise<DecideResult | undefined> {
+): Promise<Decided | undefined> {
   try {
     const review = await deps.engine.review(d.click.review);
     const unseen = await approvesUnseen(deps, d, review);
@@ -140,24 +134,34 @@ export async function decideFromSlack(
       await refreshCard(deps, client, unseen);
       return undefined;
     }
-    const result = await deps.engine.decide({
-      reviewId: d.click.review,
-      taskId: d.click.task,
-      actor: await slackActor(
-        deps.directory,
-        d.user,
-        d.team,
-        review ? [review.settings.reviewers] : undefined,
-        () => deps.engine.getTask(d.click.task),
-      ),
-      action: d.action,
-      feedback: d.feedback,
-      values: d.values,
-      contentHash: d.click.h,
-    });
-    if (!result.ok) await tell(result.message);
+    const result = await deps.engine
+      .decide({
+        reviewId: d.click.review,
+        taskId: d.click.task,
+        actor: await slackActor(
+          deps.directory,
+          d.user,
+          d.team,
+          review ? [review.settings.reviewers] : undefined,
+        ),
+        action: d.action,
+        feedback: d.feedback,
+        values: d.values,
+        contentHash: d.click.h,
+      })
+      // A refusal is said here, like the rest; anything else is a failure (below).
+      .catch((error: unknown) => {
+        if (error instanceof DecisionRefused) return error;
+        throw error;
+      });
+    if (result instanceof DecisionRefused) {
+      await tell(result.message);
+      // A stale card is shown again as it is now, so that the next click is on what is decided.
+      if (result.code === 'stale_review' && result.review) await refreshCard(deps, client, result.review);
+      return undefined;
+    }
     // An approval counted towards a quorum: the card shows it; the person hears what happens next.
-    else if (result.review.status === 'pending') {
+    if (result.review.status === 'pending') {
       const got = result.review.approvals.length;
       const needed = approvalsNeeded(result.review.settings);
       const more = `${needed - got} more ${needed - got === 1 ? 'reviewer approves' : 'reviewers approve'}`;
@@ -167,9 +171,6 @@ export async function decideFromSlack(
           : `Your approval is recorded (${got} of ${needed}). The task goes on once ${more}.`,
       );
     }
-    // A stale card is shown again as it is now, so that the next click is on what is decided.
-    if (!result.ok && result.code === 'stale_review' && result.review)
-      await refreshCard(deps, client, result.review);
     return result;
   } catch (error) {
     deps.logger.error({ err: error }, 'decision failed');

@@ -49,7 +49,6 @@ export async function replyAtReview(
     r.user,
     r.team,
     pending.map((p) => p.settings.reviewers),
-    async () => r.task,
   );
   if (pending.length > 1) {
     const mayDecide = async () => {

@@ -7,7 +7,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { parseWorkflowConfig } from '../../src/config/workflows.js';
-import type { Clock, DeliveredEvent, Review, Task } from '../../src/engine/types.js';
+import type { Clock, DeliveredEvent, GroupDirectory, Review, Surface, Task } from '../../src/engine/types.js';
 import { DeliveryError } from '../../src/errors.js';
 import type { ModelFor } from '../../src/llm/models.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
@@ -29,6 +29,8 @@ export interface HarnessOptions {
   delivered?: DeliveredEvent[];
   /** Events the surface refuses for good, as Slack refuses a card it cannot take (invalid_blocks). */
   refuse?: (event: DeliveredEvent) => boolean;
+  /** Who is in which user group, by surface (test/helpers/directory.ts); none by default. */
+  directories?: Partial<Record<Surface, GroupDirectory>>;
 }
 
 /** A clock the test moves: starts at the real time, moves only when told. */
@@ -84,6 +86,7 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     modelFor: options.modelFor,
     clock: options.clock,
+    directories: options.directories,
     sinks: {
       cli: async (event) => {
         if (options.refuse?.(event)) throw new DeliveryError('refused', 'invalid_blocks');

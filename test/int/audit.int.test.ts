@@ -50,15 +50,15 @@ describe('audit trail', () => {
     const first = await t.h.nextReview(task.id);
     const decide = (reviewId: string, id: string, action: 'approve' | 'revise', extra = {}) =>
       t.h.engine.decide({ reviewId, actor: { id }, action, ...extra });
-    expect((await decide(first.id, 'U0EVE', 'approve')).ok).toBe(false); // not a reviewer
-    expect((await decide(first.id, 'U0ALICE', 'approve', { contentHash: 'not-what-it-shows' })).ok).toBe(
-      false,
-    );
-    expect((await decide(first.id, 'U0BOB', 'revise', { feedback: INJECTION })).ok).toBe(true);
+    await expect(decide(first.id, 'U0EVE', 'approve')).rejects.toMatchObject({ code: 'not_allowed' });
+    await expect(
+      decide(first.id, 'U0ALICE', 'approve', { contentHash: 'not-what-it-shows' }),
+    ).rejects.toMatchObject({ code: 'stale_review' });
+    await decide(first.id, 'U0BOB', 'revise', { feedback: INJECTION });
     const second = await t.h.nextReview(task.id, first.id);
-    expect((await decide(second.id, 'U0ALICE', 'approve')).ok).toBe(true);
-    expect((await decide(second.id, 'U0ALICE', 'approve')).ok).toBe(false); // counted already
-    expect((await decide(second.id, 'U0BOB', 'approve')).ok).toBe(true);
+    await decide(second.id, 'U0ALICE', 'approve');
+    await expect(decide(second.id, 'U0ALICE', 'approve')).rejects.toMatchObject({ code: 'counted_already' });
+    await decide(second.id, 'U0BOB', 'approve');
     await t.h.waitFor(task.id, (x) => x.status === 'done');
 
     const { n, lines } = await exported([task.id]);

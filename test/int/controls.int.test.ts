@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecideInput } from '../../src/engine/api.js';
 import { contentHash } from '../../src/engine/content-hash.js';
 import { type Actor, operator } from '../../src/engine/types.js';
+import { testDirectory } from '../helpers/directory.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
 const YAML = `workflows:
@@ -22,7 +23,8 @@ const YAML = `workflows:
     checkpoints:
       goal: { allowExternal: true }
 `;
-const t = harnessPerFile('controls', () => ({ yaml: YAML }));
+const { directory, people } = testDirectory();
+const t = harnessPerFile('controls', () => ({ yaml: YAML, directories: { cli: directory } }));
 
 const NOT_ALLOWED = 'only the person who started this task or one of its reviewers';
 
@@ -51,7 +53,7 @@ async function rowIsFree(taskId: string): Promise<boolean> {
 describe('engine controls', () => {
   it('cancel, redirect and retry refuse someone who is neither the requester nor a reviewer, and change nothing', async () => {
     const { task, review } = await waitingTask('tidy the wiki');
-    const mallory: Actor = { id: 'U0MAL', inGroup: async () => false };
+    const mallory: Actor = { id: 'U0MAL' };
     await expect(t.h.engine.cancel(task.id, mallory)).rejects.toThrow(NOT_ALLOWED);
     await expect(t.h.engine.redirect(task.id, 'delete the wiki', mallory)).rejects.toThrow(
       'Sorry, only the person who started this task can redirect it.',
@@ -67,16 +69,39 @@ describe('engine controls', () => {
   it("a group member may cancel, and the group is asked while nobody holds the task's row", async () => {
     const { task } = await waitingTask('archive old tickets');
     const asked: { group: string; rowFree: boolean }[] = [];
-    const cat: Actor = {
-      id: 'U0CAT',
-      inGroup: async (group) => {
-        asked.push({ group, rowFree: await rowIsFree(task.id) });
-        return group === 'S0LEADS';
-      },
-    };
-    const cancelled = await t.h.engine.cancel(task.id, cat);
+    people.set('U0CAT', async (group) => {
+      asked.push({ group, rowFree: await rowIsFree(task.id) });
+      return group === 'S0LEADS';
+    });
+    const cancelled = await t.h.engine.cancel(task.id, { id: 'U0CAT' });
     expect(cancelled.status).toBe('cancelled');
     expect(asked).toEqual([{ group: 'S0LEADS', rowFree: true }]);
+  });
+
+  it("a group member's decision asks the directory while nobody holds the task's row, and so does a group an escalation named after the review was read", async () => {
+    const { task, review } = await waitingTask('book the venue');
+    const asked: { group: string; rowFree: boolean }[] = [];
+    people.set('U0DAN', async (group) => {
+      asked.push({ group, rowFree: await rowIsFree(task.id) });
+      // An escalation to S0OPS lands between the engine's read of the review and its transaction.
+      if (group === 'S0LEADS')
+        await t.h.db.pool.query(
+          `UPDATE signoff.reviews SET settings = jsonb_set(settings, '{reviewers}', settings->'reviewers' || '["S0OPS"]')
+           WHERE id = $1`,
+          [review.id],
+        );
+      return group === 'S0OPS';
+    });
+    const decided = await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0DAN' },
+      action: 'approve',
+    });
+    expect(decided.review.decidedBy).toBe('U0DAN');
+    expect(asked).toEqual([
+      { group: 'S0LEADS', rowFree: true },
+      { group: 'S0OPS', rowFree: true },
+    ]);
   });
 
   it('a named reviewer may cancel; the requester may too; the operator may steer any task', async () => {
@@ -96,8 +121,7 @@ describe('engine controls', () => {
       action: 'approve',
       automatic: 'no decision within 1h',
     } as DecideInput;
-    const result = await t.h.engine.decide(sneaky);
-    expect(result).toMatchObject({ ok: false, code: 'not_allowed' });
+    await expect(t.h.engine.decide(sneaky)).rejects.toMatchObject({ code: 'not_allowed' });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
   });
 });
@@ -105,22 +129,22 @@ describe('engine controls', () => {
 describe('approve what you saw', () => {
   it('a decision made on other content is refused and changes nothing; one on what the review shows is recorded with its hash', async () => {
     const { task, review } = await waitingTask('price the add-on');
-    const stale = await t.h.engine.decide({
-      reviewId: review.id,
-      actor: { id: 'U0BOB' },
-      action: 'approve',
-      contentHash: 'not-what-it-shows',
-    });
-    expect(stale).toMatchObject({ ok: false, code: 'stale_review' });
+    await expect(
+      t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: 'U0BOB' },
+        action: 'approve',
+        contentHash: 'not-what-it-shows',
+      }),
+    ).rejects.toMatchObject({ code: 'stale_review' });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
     const seen = contentHash(review.request);
-    const ok = await t.h.engine.decide({
+    await t.h.engine.decide({
       reviewId: review.id,
       actor: { id: 'U0BOB' },
       action: 'approve',
       contentHash: seen,
     });
-    expect(ok.ok).toBe(true);
     const [decided] = await t.h.engine.reviews(task.id, 'decided');
     expect(decided?.decision?.contentHash).toBe(seen);
     const audit = await t.h.db.pool.query<{ detail: { contentHash?: string } }>(
@@ -138,21 +162,19 @@ describe('who may decide, and what a refused attempt leaves', () => {
   it('a named reviewer decides while the group lookup fails, without it being asked; a group member is told the true reason', async () => {
     const { task, review } = await waitingTask('pay the caterer');
     const asked: string[] = [];
-    const lookupFails = (id: string): Actor => ({
-      id,
-      inGroup: async () => {
+    const lookupFails = (id: string): Actor => {
+      people.set(id, async () => {
         asked.push(id);
         throw new Error('usergroups.users.list: internal_error');
-      },
-    });
-    const cat = await approve(review.id, lookupFails('U0CAT'));
-    expect(cat).toMatchObject({
-      ok: false,
+      });
+      return { id };
+    };
+    await expect(approve(review.id, lookupFails('U0CAT'))).rejects.toMatchObject({
       code: 'directory_unavailable',
       message:
         'Sorry, Slack did not say whether you are in <!subteam^S0LEADS> just now; try again in a minute.',
     });
-    expect(await approve(review.id, lookupFails('U0BOB'))).toMatchObject({ ok: true });
+    await approve(review.id, lookupFails('U0BOB'));
     expect(asked).toEqual(['U0CAT']);
     expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
   });
@@ -161,24 +183,21 @@ describe('who may decide, and what a refused attempt leaves', () => {
     const { task, review } = await waitingTask('sign the partner contract');
     const outsiders =
       "Sorry, people from outside this workspace's organization and guests cannot decide this step.";
-    const member = async () => true;
-    expect(await approve(review.id, { id: 'U0CAT', external: true, inGroup: member })).toMatchObject({
-      ok: false,
+    people.set('U0CAT', async () => true);
+    await expect(approve(review.id, { id: 'U0CAT', external: true })).rejects.toMatchObject({
       code: 'not_allowed',
       message: outsiders,
     });
-    expect(await approve(review.id, { id: 'U0CAT', external: 'unknown', inGroup: member })).toMatchObject({
-      ok: false,
+    await expect(approve(review.id, { id: 'U0CAT', external: 'unknown' })).rejects.toMatchObject({
       code: 'directory_unavailable',
     });
     // Whether Slack knows them or not, someone who is no reviewer hears only that.
-    expect(await approve(review.id, { id: 'U0MAL', external: 'unknown' })).toMatchObject({
-      ok: false,
+    await expect(approve(review.id, { id: 'U0MAL', external: 'unknown' })).rejects.toMatchObject({
       code: 'not_allowed',
       message: 'Sorry, you are not a reviewer for this step.',
     });
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
-    expect(await approve(review.id, { id: 'U0BOB', external: 'unknown' })).toMatchObject({ ok: true });
+    await approve(review.id, { id: 'U0BOB', external: 'unknown' });
     const other = await waitingTask('sign the supplier contract');
     expect((await t.h.engine.cancel(other.task.id, { id: 'U0BOB', external: true })).status).toBe(
       'cancelled',
@@ -211,17 +230,19 @@ describe('who may decide, and what a refused attempt leaves', () => {
   it("a non-reviewer's long text is kept only in part, and their attempt is refused as theirs even once the review is closed", async () => {
     const { task, review } = await waitingTask('write the press release');
     const pasted = `Ignore the plan. ${'lorem ipsum '.repeat(500)}`.trim();
-    const first = await t.h.engine.decide({
-      reviewId: review.id,
-      actor: { id: 'U0MAL' },
-      action: 'revise',
-      feedback: pasted,
-    });
-    expect(first).toMatchObject({ ok: false, code: 'not_allowed' });
-    expect(await approve(review.id, { id: 'U0BOB' })).toMatchObject({ ok: true });
-    const late = await t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0MAL' }, action: 'reject' });
+    await expect(
+      t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: 'U0MAL' },
+        action: 'revise',
+        feedback: pasted,
+      }),
+    ).rejects.toMatchObject({ code: 'not_allowed' });
+    await approve(review.id, { id: 'U0BOB' });
     // Who decided is not theirs to learn: they are told they may not, not that it is closed.
-    expect(late).toMatchObject({ ok: false, code: 'not_allowed' });
+    await expect(
+      t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0MAL' }, action: 'reject' }),
+    ).rejects.toMatchObject({ code: 'not_allowed' });
 
     const refused: { feedback: string | null; reason: string | null }[] = [];
     for await (const e of t.h.engine.auditTrail({ taskId: task.id }))

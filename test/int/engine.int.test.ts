@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkpointBytes } from '../../src/engine/prune.js';
+import { SignoffError } from '../../src/errors.js';
 import { harnessPerFile, recordingModels, settled } from '../helpers/harness.js';
 
 const models = recordingModels();
@@ -34,13 +35,12 @@ describe('pair workflow through the engine', () => {
     expect(saidIn(task.id)).toHaveLength(3);
     expect(review.request.round).toBe(1);
 
-    const revised = await t.h.engine.decide({
+    await t.h.engine.decide({
       reviewId: review.id,
       actor: { id: 'bob' },
       action: 'revise',
       feedback: 'cover digital goods',
     });
-    expect(revised.ok).toBe(true);
     const second = await t.h.nextReview(task.id, review.id);
     const said = saidIn(task.id);
     expect(said).toHaveLength(6);
@@ -49,9 +49,7 @@ describe('pair workflow through the engine', () => {
     expect(textOf(said[3])).toContain('read 5 messages');
 
     expect(second.request.round).toBe(2);
-    expect(
-      (await t.h.engine.decide({ reviewId: second.id, actor: { id: 'bob' }, action: 'approve' })).ok,
-    ).toBe(true);
+    await t.h.engine.decide({ reviewId: second.id, actor: { id: 'bob' }, action: 'approve' });
     const done = await t.h.waitFor(task.id, (t) => t.status !== 'working' && t.status !== 'waiting');
     expect(done.status).toBe('done');
     await t.h.shown(task.id);
@@ -71,37 +69,32 @@ describe('pair workflow through the engine', () => {
       feedback: 'shorter',
     });
     await t.h.nextReview(task.id, first.id);
-    const again = await t.h.engine.decide({ reviewId: first.id, actor: { id: 'ann' }, action: 'approve' });
-    expect(again).toMatchObject({ ok: false, code: 'review_not_pending' });
-    expect(again.ok ? '' : again.message).toContain('already decided (revise) by ann');
+    await expect(
+      t.h.engine.decide({ reviewId: first.id, actor: { id: 'ann' }, action: 'approve' }),
+    ).rejects.toMatchObject({
+      code: 'review_not_pending',
+      message: expect.stringContaining('already decided (revise) by ann'),
+    });
   });
 
   it('refuses unknown reviews, reviews of another task, empty feedback and actions not offered', async () => {
     const task = await t.h.start('pair', 'plan the offsite');
     const review = await t.h.nextReview(task.id);
-    expect(
-      await t.h.engine.decide({ reviewId: 'nope', actor: { id: 'a' }, action: 'approve' }),
-    ).toMatchObject({
-      ok: false,
-      code: 'unknown_review',
-    });
-    expect(
-      await t.h.engine.decide({
+    // Refused as every command refuses: a SignoffError with its code and sentence.
+    const unknown = t.h.engine.decide({ reviewId: 'nope', actor: { id: 'a' }, action: 'approve' });
+    await expect(unknown).rejects.toBeInstanceOf(SignoffError);
+    await expect(unknown).rejects.toMatchObject({ code: 'unknown_review' });
+    await expect(
+      t.h.engine.decide({
         reviewId: review.id,
         taskId: 'cli-other',
         actor: { id: 'a' },
         action: 'approve',
       }),
-    ).toMatchObject({
-      ok: false,
-      code: 'unknown_review',
-    });
-    expect(
-      await t.h.engine.decide({ reviewId: review.id, actor: { id: 'a' }, action: 'revise', feedback: '   ' }),
-    ).toMatchObject({
-      ok: false,
-      code: 'invalid_decision',
-    });
+    ).rejects.toMatchObject({ code: 'unknown_review' });
+    await expect(
+      t.h.engine.decide({ reviewId: review.id, actor: { id: 'a' }, action: 'revise', feedback: '   ' }),
+    ).rejects.toMatchObject({ code: 'invalid_decision' });
     expect((await t.h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([review.id]);
   });
 
@@ -122,7 +115,7 @@ describe('exactly-once decisions', () => {
     const task = await t.h.start('pair', 'summarise the board minutes');
     const review = await t.h.nextReview(task.id);
     const before = models.calls.length;
-    const results = await Promise.all(
+    const results = await Promise.allSettled(
       Array.from({ length: 50 }, (_, i) =>
         t.h.engine.decide({
           reviewId: review.id,
@@ -132,8 +125,10 @@ describe('exactly-once decisions', () => {
         }),
       ),
     );
-    expect(results.filter((r) => r.ok)).toHaveLength(1);
-    expect(results.filter((r) => !r.ok && r.code === 'review_not_pending')).toHaveLength(49);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(
+      results.filter((r) => r.status === 'rejected' && r.reason.code === 'review_not_pending'),
+    ).toHaveLength(49);
     await t.h.nextReview(task.id, review.id);
     expect(await t.h.engine.reviews(task.id, 'pending')).toHaveLength(1);
     // Exactly one more cycle ran: three model calls, one feedback in the history.

@@ -157,15 +157,18 @@ describe('a tool call is decided explicitly', () => {
   it('words never decide a tool call: the engine refuses a revise, and nothing runs', async () => {
     const { thread, taskId } = await start('mail', 'one');
     const [review] = await file.service.signoff.engine.reviews(taskId, 'pending');
-    const result = await file.service.signoff.engine.decide({
-      reviewId: review?.id as string,
-      taskId,
-      actor: { id: 'U0BOB' },
-      action: 'revise',
-      feedback: 'NO, wrong recipient, do not send this',
+    await expect(
+      file.service.signoff.engine.decide({
+        reviewId: review?.id as string,
+        taskId,
+        actor: { id: 'U0BOB' },
+        action: 'revise',
+        feedback: 'NO, wrong recipient, do not send this',
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid_decision',
+      message: expect.stringContaining('Approve, Edit or Reject'),
     });
-    expect(result).toMatchObject({ ok: false, code: 'invalid_decision' });
-    expect(result.ok ? '' : result.message).toContain('Approve, Edit or Reject');
     expect(await file.service.signoff.engine.reviews(taskId, 'pending')).toHaveLength(1);
     expect(resumed(thread)).toEqual([]);
   });

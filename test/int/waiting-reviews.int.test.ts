@@ -6,10 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { refusal } from '../../src/engine/authorize.js';
 import type { Actor, Task } from '../../src/engine/types.js';
+import { testDirectory } from '../helpers/directory.js';
 import { harnessPerFile } from '../helpers/harness.js';
 import { seedWaiting } from '../helpers/seed-reviews.js';
 
-const file = harnessPerFile('waiting_reviews', () => ({ work: false }));
+const { directory, people } = testDirectory();
+const file = harnessPerFile('waiting_reviews', () => ({ work: false, directories: { slack: directory } }));
 const pool = () => file.h.db.pool;
 
 /** Every page of what waits for `actor` in `places`, 20 at a time, as the Home tab's More reads them. */
@@ -48,7 +50,8 @@ describe('who a review waits on', () => {
     };
     for (const [inGroup, answer] of Object.entries(group))
       for (const external of [undefined, true, 'unknown'] as const) {
-        const actor: Actor = { id: 'U0BOB', inGroup: answer, ...(external ? { external } : {}) };
+        people.set('U0BOB', answer);
+        const actor: Actor = { id: 'U0BOB', ...(external ? { external } : {}) };
         const read = new Set(
           (await file.h.engine.reviewsFor('slack', actor, { places: ['C0RULE'], limit: 500 })).items.map(
             (i) => i.review.id,

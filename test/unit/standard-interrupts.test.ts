@@ -2,12 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/engine/content-hash.js';
 import { invalidEdit } from '../../src/engine/review-form.js';
 import { toReviewRequest } from '../../src/engine/review-request.js';
-import {
-  editMeans,
-  invalidToolDecision,
-  resumeValue,
-  withEdit,
-} from '../../src/engine/standard-interrupts.js';
+import { resumeValue } from '../../src/engine/standard-answers.js';
+import { editMeans, invalidToolDecision, withEdit } from '../../src/engine/standard-interrupts.js';
 import { type Decision, reviewRequestSchema } from '../../src/engine/types.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 

@@ -71,8 +71,7 @@ export function createQuestionAction(deps: ListenerDeps, choice: QuestionChoice)
           },
           tell,
         );
-        if (result?.ok && result.review.status !== 'pending')
-          await tell(questionAnswered(result.review, choice));
+        if (result && result.review.status !== 'pending') await tell(questionAnswered(result.review, choice));
       } catch (error) {
         deps.logger.error({ err: error }, 'question click failed');
         await tell(COULD_NOT_RECORD);

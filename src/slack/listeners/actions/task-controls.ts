@@ -26,13 +26,7 @@ export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') 
         // Found by the thread, whichever workspace the clicker is in (Grid, Slack Connect).
         const task = await taskInThread(deps.engine, root);
         if (!task) return void (await tell(NOT_A_TASK));
-        const actor = await slackActor(
-          deps.directory,
-          body.user.id,
-          body.user.team_id,
-          undefined,
-          async () => task,
-        );
+        const actor = await slackActor(deps.directory, body.user.id, body.user.team_id);
         // The root message and the cards are updated by the events this writes.
         if (what === 'cancel') await deps.engine.cancel(task.id, actor);
         else await deps.engine.retry(task.id, actor);

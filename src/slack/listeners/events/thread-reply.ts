@@ -90,7 +90,7 @@ export function createThreadReply(deps: ListenerDeps) {
         }
         const text = withFiles(reply.text, files);
         if (task.status === 'working') {
-          const actor = await slackActor(deps.directory, user, team, undefined, async () => task);
+          const actor = await slackActor(deps.directory, user, team);
           await deps.engine.redirect(task.id, text, actor, { addressed: reply.addressed });
           return;
         }

@@ -1,0 +1,222 @@
+/**
+ * Recording a decision: a person's (checked against the review's rules, with the user groups their
+ * right hinges on asked of their surface's directory before any row is locked) or a timer's
+ * (`automatic`). Exactly once: one conditional update in the transaction that queues the resume;
+ * an approval towards a quorum (N of M) counts once per person, and only on what the review shows.
+ * Every refusal is audited and thrown as a `DecisionRefused`.
+ */
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../db/queryable.js';
+import type { Logger } from '../logger.js';
+import { type Decided, type DecideInput, type DecisionRefusal, DecisionRefused } from './api.js';
+import { refusedText } from './audit-trail.js';
+import { askGroups, groupsToAsk, rightRefused } from './authorize.js';
+import { contentHash } from './content-hash.js';
+import { invalidDecision } from './decision-input.js';
+import type { Delivery } from './delivery.js';
+import { eventKey } from './event-keys.js';
+import { wasDelivered } from './event-store.js';
+import type { Metrics } from './metrics.js';
+import type { JobQueue } from './queue.js';
+import { getReviewWithTask, lockReviewWithTask } from './review-rows.js';
+import { countApproval, countEdit, decideReview } from './review-updates.js';
+import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
+import { editMeans } from './standard-interrupts.js';
+import { audit } from './task-rows.js';
+import {
+  type Actor,
+  approves,
+  type Clock,
+  type Decision,
+  type GroupDirectory,
+  type Review,
+  type Surface,
+  type Task,
+} from './types.js';
+import { advanceQueue } from './work.js';
+
+export interface DecisionDeps {
+  pool: pg.Pool;
+  queue: JobQueue;
+  delivery: Delivery;
+  clock: Clock;
+  logger: Logger;
+  /** Counts what this process decides (metrics.ts). */
+  metrics: Pick<Metrics, 'decided'>;
+  /** Who is in which user group, by surface: asked only before a transaction. */
+  directories: Partial<Record<Surface, GroupDirectory>>;
+  /** Queues the run a decision resumes, in the caller's transaction. */
+  enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
+}
+
+const STALE =
+  'This card is out of date: what it shows has changed since you saw it. Nothing was recorded; the current version is shown now.';
+
+type Refused = { refused: readonly [DecisionRefusal, string]; review?: Review };
+type Locked =
+  | Refused
+  | { review: Review; task: Task; counted?: true }
+  | { askGroups: { groups: string[]; task: Task } };
+
+export function createDecisions(deps: DecisionDeps) {
+  const { pool, queue, delivery, logger, enqueue } = deps;
+  /** Whether any surface has a directory: else no decision needs its review read before it. */
+  const asksGroups = Object.values(deps.directories).some(Boolean);
+
+  /** Records a decision; `automatic` (a timeout's default action, the engine's own) skips the actor's check. */
+  async function decide(input: DecideInput, automatic?: string): Promise<Decided> {
+    const refuse = async (code: DecisionRefusal, message: string, review?: Review): Promise<never> => {
+      await audit(pool, {
+        taskId: review?.taskId,
+        reviewId: input.reviewId,
+        actor: input.actor.id,
+        action: `refused:${input.action}`,
+        detail: { code, message, contentHash: input.contentHash, ...refusedText(input.feedback) },
+      }).catch((err) => logger.warn({ err }, 'audit failed'));
+      throw new DecisionRefused(code, message, review);
+    };
+    // Group membership is the surface's directory's to answer, and may be slow or fail: asked
+    // with no row locked, and only when the actor's right hinges on a group (the review is read
+    // first to know which), so that a failing lookup stops nobody else.
+    let actor = input.actor;
+    const asked = new Set<string>();
+    if (!automatic && asksGroups) {
+      const unlocked = await getReviewWithTask(pool, input.reviewId);
+      if (unlocked) {
+        const groups = groupsToAsk(unlocked.review.settings, unlocked.task, actor);
+        for (const g of groups) asked.add(g);
+        actor = await askGroups(deps.directories[unlocked.task.surface], actor, groups, unlocked.task);
+      }
+    }
+    // An escalation may name a group after the review was read: the transaction then returns it,
+    // unasked, and runs once more after the directory answered (asking nothing the second time).
+    for (let ask: ReadonlySet<string> | undefined = asked; ; ask = undefined) {
+      const who = actor;
+      const outcome = await inTransaction(pool, (db) => decideLocked(db, input, who, automatic, ask));
+      if ('askGroups' in outcome) {
+        const { groups, task } = outcome.askGroups;
+        actor = await askGroups(deps.directories[task.surface], actor, groups, task);
+        continue;
+      }
+      if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
+      if (!outcome.counted) {
+        deps.metrics.decided(outcome.task, outcome.review);
+        queue.wake(advanceQueue(outcome.task.surface));
+      }
+      // The card says at once who decided (or that an approval counted, while the graph waits
+      // for the rest of the quorum), whatever run holds the task.
+      void delivery.kick(outcome.task);
+      return { review: outcome.review, task: outcome.task };
+    }
+  }
+
+  /**
+   * The decision's transaction: the task's row locked, the actor checked, the decision recorded
+   * (or an approval counted) and the resume queued. `asked`: the groups asked already; when an
+   * escalation named one since, it comes back unasked. Without `asked`, nothing more is asked.
+   */
+  async function decideLocked(
+    db: Queryable,
+    input: DecideInput,
+    actor: Actor,
+    automatic: string | undefined,
+    asked?: ReadonlySet<string>,
+  ): Promise<Locked> {
+    // The task row first, then its review: the order cancel, redirect and a run's settling
+    // take them in, so a click and a cancel at the same moment never deadlock.
+    const found = await lockReviewWithTask(db, input.reviewId);
+    if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
+      return { refused: ['unknown_review', 'That review does not exist here.'] as const };
+    }
+    const { review, task } = found;
+    // Never asked while this row is locked: an escalation named a group since it was read.
+    const more =
+      !automatic && asked && deps.directories[task.surface]
+        ? groupsToAsk(review.settings, task, actor).filter((g) => !asked.has(g))
+        : [];
+    if (more.length) return { askGroups: { groups: more, task } };
+    // An Edit that leaves every call as shown is an approval; one that rejects them all, a
+    // reject: its right is that of what it amounts to (a requester who may not approve may
+    // still reject every call through the form).
+    const action = input.action === 'edit' ? editMeans(review.request, input.values ?? {}) : input.action;
+    // Rights first: whoever may not decide learns nothing more, and their attempt is recorded as that.
+    const denied = automatic ? undefined : rightRefused(review.settings, task, actor, action);
+    if (denied) return { refused: [denied.code, denied.message] as const, review };
+    if (review.status !== 'pending') return closed(review);
+    if (automatic && approves(action)) {
+      // A timer never approves a tool call, nor content whose card nobody could see.
+      const shown = await wasDelivered(db, task.id, eventKey.reviewRequested(review.id));
+      const why = timerMayNotApprove(review.request, shown);
+      if (why)
+        return { refused: ['approval_withheld', `Not approved automatically: ${why}.`] as const, review };
+    }
+    const invalid = invalidDecision(review, input);
+    if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
+    let seen = contentHash(review.request);
+    if (input.contentHash !== undefined && input.contentHash !== seen) {
+      return { refused: ['stale_review', STALE] as const, review };
+    }
+    const decision: Decision = {
+      action,
+      feedback: input.feedback?.trim() || undefined,
+      values: action === 'edit' || action === 'revise' ? (input.values ?? {}) : {},
+      by: input.actor.id,
+      at: deps.clock.now().toISOString(),
+      automatic,
+      contentHash: seen,
+    };
+    // N of M: a person's approval counts once; only the one that completes the quorum decides.
+    if (approves(action) && !automatic && approvalsNeeded(review.settings) > 1) {
+      // Read again now that the task is locked: an approval committed while this waited
+      // for the lock is not in the statement's view above, and every writer takes that lock.
+      const current = (await getReviewWithTask(db, review.id))?.review ?? review;
+      if (current.status !== 'pending') return closed(current);
+      // An edit committed meanwhile changed what is approved: this person did not see it.
+      seen = contentHash(current.request);
+      if (input.contentHash !== undefined && input.contentHash !== seen) {
+        return { refused: ['stale_review', STALE] as const, review: current };
+      }
+      decision.contentHash = seen;
+      if (action === 'edit') {
+        // Read against the review as it is now (a caller that sent no hash saw something).
+        const invalidNow = invalidDecision(current, input);
+        if (invalidNow) return { refused: ['invalid_decision', invalidNow] as const, review: current };
+        const edited = await countEdit(db, current, decision);
+        return { review: edited ?? current, task, counted: true };
+      }
+      const approval = { by: input.actor.id, at: decision.at, contentHash: seen };
+      const step = addApproval(current, approval);
+      if (step.kind === 'counted_already') {
+        const more = `It has ${step.count} of ${step.needed} approvals; the rest must come from other reviewers.`;
+        return {
+          refused: ['counted_already', `You have approved this already. ${more}`] as const,
+          review: current,
+        };
+      }
+      if (step.kind === 'counted') {
+        const counted = await countApproval(db, review.id, approval, step.needed);
+        return { review: counted ?? current, task, counted: true };
+      }
+      decision.approvals = step.approvals.map(({ by, at }) => ({ by, at }));
+    }
+    const decided = await decideReview(db, review.id, decision);
+    if (!decided) {
+      // Closed while this waited for the task's lock: read it again, as it is now.
+      const now = await getReviewWithTask(db, review.id);
+      return closed(now?.review ?? review);
+    }
+    await enqueue(db, task);
+    return { review: decided, task };
+  }
+
+  /** The refusal of a decision on a review that is no longer pending, saying who closed it. */
+  function closed(review: Review) {
+    const what =
+      review.status === 'decided'
+        ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
+        : 'It was cancelled.';
+    return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
+  }
+
+  return { decide };
+}

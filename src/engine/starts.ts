@@ -1,0 +1,116 @@
+/**
+ * Starting a task: which workflows a person may start (and where), the checks before anything is
+ * posted, and the start itself: the task, its first event, its audit entry and its run queued in
+ * one transaction, under the start limits.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
+import { inTransaction, type Queryable } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
+import { MAX_TASK_LENGTH, type StartInput } from './api.js';
+import type { Delivery } from './delivery.js';
+import { eventKey } from './event-keys.js';
+import { record } from './event-store.js';
+import type { JobQueue } from './queue.js';
+import type { LoadedWorkflow } from './runner.js';
+import { assertMayStart } from './start-limits.js';
+import { audit, getTask, insertTask } from './task-rows.js';
+import type { Task } from './types.js';
+import { advanceQueue, RUN_PRIORITY } from './work.js';
+
+export interface StartDeps {
+  pool: pg.Pool;
+  queue: JobQueue;
+  delivery: Delivery;
+  workflows: ReadonlyMap<string, LoadedWorkflow>;
+  config: WorkflowsConfig;
+  /** Queues a run of the task in the caller's transaction, at the priority given. */
+  enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>, priority: number): Promise<unknown>;
+}
+
+export function createStarts(deps: StartDeps) {
+  const { pool, queue, delivery, enqueue } = deps;
+
+  /** The workflows a person may start (in `channel`, when given). */
+  function available(channel?: string): { name: string; description: string }[] {
+    return [...deps.workflows.values()]
+      .filter(({ definition }) => {
+        const s = workflowSettings(deps.config, definition.name);
+        return s.enabled && (!channel || !s.channels || s.channels.includes(channel));
+      })
+      .map(({ definition }) => ({
+        name: definition.name,
+        description: workflowSettings(deps.config, definition.name).description ?? definition.description,
+      }));
+  }
+
+  /** Checks a start before anything is posted anywhere; returns the task text, trimmed. */
+  function validate(input: Pick<StartInput, 'workflow' | 'text' | 'channel'>): string {
+    const names = available(input.channel).map((w) => w.name);
+    if (!deps.workflows.has(input.workflow)) {
+      throw new SignoffError(
+        'unknown_workflow',
+        `There is no workflow "${input.workflow}". Try one of: ${names.join(', ')}.`,
+      );
+    }
+    if (!names.includes(input.workflow)) {
+      throw new SignoffError(
+        'workflow_disabled',
+        `The workflow "${input.workflow}" is switched off${input.channel ? ' in this channel' : ''}. Try one of: ${names.join(', ') || '(none)'}.`,
+      );
+    }
+    const text = input.text.trim();
+    if (!text) {
+      throw new SignoffError(
+        'empty_task',
+        `Describe the task after the workflow's name, e.g. "${input.workflow} summarise Q3 invoices".`,
+      );
+    }
+    if (text.length > MAX_TASK_LENGTH) {
+      throw new SignoffError(
+        'empty_task',
+        `The task is ${text.length} characters long; keep it under ${MAX_TASK_LENGTH}.`,
+      );
+    }
+    return text;
+  }
+
+  async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
+    const text = validate(input);
+    const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
+    const who = { surface: input.surface, requester: input.requester, channel: input.channel };
+    const result = await inTransaction(pool, async (db) => {
+      // A start repeated (Slack's retry, a sweep) finds its task, whatever the limits say now.
+      const existing = input.id ? await getTask(db, input.id) : undefined;
+      if (existing) return { task: existing, created: false };
+      await assertMayStart(db, deps.config.starts, who);
+      const inserted = await insertTask(db, {
+        id,
+        workflow: input.workflow,
+        surface: input.surface,
+        text,
+        requester: input.requester,
+        origin: input.origin ?? {},
+      });
+      if (inserted.created) {
+        await record(db, id, eventKey.started(), { type: 'task_started', task: inserted.task });
+        await audit(db, {
+          taskId: id,
+          actor: input.requester,
+          action: 'start',
+          detail: { workflow: input.workflow },
+        });
+        await enqueue(db, inserted.task, RUN_PRIORITY.start);
+      }
+      return inserted;
+    });
+    if (result.created) {
+      queue.wake(advanceQueue(input.surface));
+      void delivery.kick(result.task);
+    }
+    return result;
+  }
+
+  return { available, validate, start };
+}
