@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { runSignoff, startSignoff } from '../helpers/processes.js';
 
 const made: TestDatabase[] = [];
@@ -154,6 +155,27 @@ describe('a task in the terminal', () => {
     expect(header).toMatch(/^ID +WORKFLOW +STATUS +UPDATED +TASK$/);
     expect(row?.indexOf('waiting for review')).toBe(header?.indexOf('STATUS'));
     expect(row?.indexOf('name the release')).toBe(header?.indexOf('TASK'));
+  }, 120_000);
+});
+
+describe('a local model server', () => {
+  it('OPENAI_BASE_URL without OPENAI_API_KEY runs the agents on that server, not the offline model', async () => {
+    const env = await database('local_model');
+    const server = new FakeOpenAI();
+    await server.start();
+    try {
+      const r = await runSignoff(['run', 'pair', 'name the release'], {
+        ...env,
+        OPENAI_BASE_URL: server.url,
+        OPENAI_MODEL: 'llama3.2',
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('[offline model]');
+      expect(r.stdout).toContain('Here is a short answer');
+      expect(server.calls.map((c) => c.model)).toContain('llama3.2');
+    } finally {
+      await server.stop();
+    }
   }, 120_000);
 });
 
