@@ -148,6 +148,7 @@ export async function runTerminal(
           feed,
           { lines, out: shown, err, stopping: stopping.signal, follow: unfollowed.follow },
           app.documents,
+          { workflows: new Set(app.parts.keys()), configPath: config.configPath },
         );
     code = (await windUp(command, stopping.signal)) ?? 1;
   } finally {

@@ -88,6 +88,36 @@ describe('the config file', () => {
   });
 });
 
+describe('a task of a workflow declared in a config file', () => {
+  it('resumed without that file is refused before anything is decided, naming SIGNOFF_CONFIG; with it, it goes on', async () => {
+    const env = await database('resume_declared');
+    const file = configFile(
+      'workflows:\n  email:\n    stages:\n      - { id: draft, agents: [writer], review: draft_review }\n    agents:\n      writer: {}\n',
+    );
+    const started = await runSignoff(['run', 'email', 'write the launch email'], {
+      ...env,
+      SIGNOFF_CONFIG: file,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const id = /Task (cli-[0-9a-f]+)/.exec(started.stdout)?.[1] as string;
+
+    // Enter would approve: it must not be taken.
+    const without = await runSignoff(['resume', id], env, '\n');
+    expect(without.code).toBe(2);
+    expect(without.stderr).toBe(
+      `Task ${id} runs the workflow "email" from a config file, and this run loaded none (SIGNOFF_CONFIG is not set): nothing was decided. Set SIGNOFF_CONFIG to the file that declares "email" and run it again: SIGNOFF_CONFIG=<file> npx signoff resume ${id}\n`,
+    );
+    expect(without.stdout).not.toContain('→ approve');
+    const tasks = await runSignoff(['tasks'], env);
+    expect(tasks.stdout).toMatch(new RegExp(`${id} +email +waiting for review`));
+
+    const withIt = await runSignoff(['resume', id], { ...env, SIGNOFF_CONFIG: file }, '\n');
+    expect(withIt.code, withIt.stderr).toBe(0);
+    expect(withIt.stdout).toMatch(/→ approve by cli:\S+\n/);
+    expect(withIt.stdout).toContain(`task ${id}: done`);
+  }, 120_000);
+});
+
 describe('help', () => {
   it('starts nothing (a database that cannot be reached does not matter) and lists the workflows with their descriptions', async () => {
     const file = configFile('workflows:\n  pair:\n    description: Two heads, then yours.\n');
