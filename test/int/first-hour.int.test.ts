@@ -6,6 +6,7 @@
  * start say what failed, without a stack trace.
  */
 import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -255,6 +256,26 @@ describe('failures to start say what failed', () => {
     );
     expect(r.stderr).not.toContain('secret');
     expect(r.stderr).not.toMatch(NO_STACK);
+  });
+
+  it('a database address that hangs up: names the database (no password) and what to check', async () => {
+    // Something listens, but closes every connection at once: not PostgreSQL, or not for us.
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const r = await runSignoff(['tasks'], {
+        DATABASE_URL: `postgres://me:secret@127.0.0.1:${port}/signoff`,
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(
+        `the database at 127.0.0.1:${port}/signoff hung up without answering (connection terminated unexpectedly): is a PostgreSQL server listening there, and does it take this connection (sslmode, pg_hba.conf)? check DATABASE_URL`,
+      );
+      expect(r.stderr).not.toContain('secret');
+      expect(r.stderr).not.toMatch(NO_STACK);
+    } finally {
+      server.close();
+    }
   });
 
   it('a data folder that cannot be made', async () => {
