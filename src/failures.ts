@@ -43,6 +43,89 @@ export const FAILURE_SENTENCES: Record<FailureCode, string> = {
   internal: `This step failed on an unexpected error. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
 };
 
+/**
+ * Why a call got no answer, in plain words, by the socket's or the resolver's code. The cause names
+ * no host, so Slack's sentence says it too: "connection refused" or "no such host", passed on to
+ * whoever runs signoff, saves them a look at the logs. Only the terminal names the address.
+ */
+const NO_ANSWER: Record<string, { cause: string; fix: (at: string) => string }> = {
+  ECONNREFUSED: {
+    cause: 'connection refused: nothing listens there',
+    fix: (at) =>
+      `Retry once a model service runs at ${at}, or OPENAI_BASE_URL names the address where one does.`,
+  },
+  ENOTFOUND: {
+    cause: 'no such host: its host name is not known',
+    fix: () => 'Retry once the host name in OPENAI_BASE_URL is right (a typo?).',
+  },
+  EAI_AGAIN: {
+    cause: 'its host name could not be looked up',
+    fix: () => 'Retry once the network is back; if it keeps failing, check the host name in OPENAI_BASE_URL.',
+  },
+  ECONNRESET: {
+    cause: 'the connection was cut',
+    fix: (at) => `Retry; if it keeps failing, check that the model service at ${at} runs.`,
+  },
+  EHOSTUNREACH: {
+    cause: 'no route to its host',
+    fix: () => 'Retry once the network reaches it; if it keeps failing, check the host in OPENAI_BASE_URL.',
+  },
+};
+const SAME_CAUSE: Record<string, string> = {
+  EPIPE: 'ECONNRESET',
+  UND_ERR_SOCKET: 'ECONNRESET',
+  ENETUNREACH: 'EHOSTUNREACH',
+};
+const noAnswerCause = (errno: string | undefined) =>
+  errno ? NO_ANSWER[SAME_CAUSE[errno] ?? errno] : undefined;
+
+/** What the terminal's sentences say in place of an address they were not given. */
+const ATTHE_ADDRESS = 'the address in OPENAI_BASE_URL';
+
+/** The team's sentence for a call that got no answer, with its cause when known. */
+function unreachableSentence(errno: string | undefined): string {
+  const known = noAnswerCause(errno);
+  return known
+    ? `The model service could not be reached (${known.cause}). Retry when it recovers; if it keeps failing, ${ASK_OPERATOR} OPENAI_BASE_URL.`
+    : FAILURE_SENTENCES.unreachable;
+}
+
+/** The keyboard's: the address, the cause and what to fix, then Retry. */
+function keyboardUnreachable(errno: string | undefined, at: string): string {
+  const known = noAnswerCause(errno);
+  return known
+    ? `The model service at ${at} could not be reached (${known.cause}). ${known.fix(at)}`
+    : `The model service at ${at} could not be reached. Retry once it runs there, or OPENAI_BASE_URL names the address where one does.`;
+}
+
+/** fetch's own words for a port it never calls (1, 9, 22, 25…), as they come in its `cause`. */
+const BAD_PORT = 'bad port';
+
+/** The team's sentence for an address fetch refuses, saying which part when fetch said so. */
+function badAddressSentence(refusal: string | undefined): string {
+  return refusal === BAD_PORT
+    ? `The model service's address cannot be used: its port is one web clients never call. Retry once it is fixed (${ASK_OPERATOR} OPENAI_BASE_URL).`
+    : FAILURE_SENTENCES.bad_address;
+}
+
+function keyboardBadAddress(refusal: string | undefined, at: string): string {
+  return refusal === BAD_PORT
+    ? `The model service's address ${at} cannot be used: web clients never call that port (fetch refuses it). Retry once OPENAI_BASE_URL is the service's address, with its own port.`
+    : `The model service's address ${at} cannot be used: its scheme is not http or https, or it is not a URL. Retry once OPENAI_BASE_URL is the service's http(s) address.`;
+}
+
+/** Every team sentence about the model's address, and the terminal's, given the address. */
+const ADDRESS_SENTENCES: [string, (at: string) => string][] = [
+  ...[undefined, ...Object.keys(NO_ANSWER)].map((errno): [string, (at: string) => string] => [
+    unreachableSentence(errno),
+    (at) => keyboardUnreachable(errno, at),
+  ]),
+  ...[undefined, BAD_PORT].map((refusal): [string, (at: string) => string] => [
+    badAddressSentence(refusal),
+    (at) => keyboardBadAddress(refusal, at),
+  ]),
+];
+
 /** Where the terminal's log is: the data folder's file (cli/log-file.ts), which it names on the screen. */
 const IN_THE_LOG = 'the details are in signoff.log in the data folder';
 
@@ -59,10 +142,8 @@ export const FAILURE_SENTENCES_AT_THE_KEYBOARD: Record<FailureCode, string> = {
   model_not_found:
     "The model service does not offer the configured model. Retry once OPENAI_MODEL (or the agent's `model` in the config file) names a model it offers.",
   bad_request: `The model service refused the request as invalid. Retry; if it fails again, ${IN_THE_LOG}.`,
-  unreachable:
-    "The model service could not be reached. Retry when it recovers; if it keeps failing, check that a model service answers at OPENAI_BASE_URL (OpenAI's own when it is not set).",
-  bad_address:
-    "The model service's address cannot be used: its port is one web clients never call, its scheme is not http or https, or it is not a URL. Retry once OPENAI_BASE_URL is the service's http(s) address.",
+  unreachable: keyboardUnreachable(undefined, ATTHE_ADDRESS),
+  bad_address: keyboardBadAddress(undefined, ATTHE_ADDRESS),
   untrusted:
     "The model service's certificate is not trusted. Retry once it is fixed: check OPENAI_BASE_URL, or for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate's file.",
   unsaved: `signoff could not save what this step ended with (a review to ask for, or the task's end), so the task stopped here. Retry; if it fails again, ${IN_THE_LOG}.`,
@@ -72,15 +153,37 @@ export const FAILURE_SENTENCES_AT_THE_KEYBOARD: Record<FailureCode, string> = {
 /**
  * `text` (a task's status reason, a review's body) with each sentence addressed to whoever runs
  * signoff said to the person at the keyboard instead. The sentences are stored as Slack shows
- * them; the terminal phrases them for its reader as it prints them.
+ * them; the terminal phrases them for its reader as it prints them. `modelAddress` (host:port,
+ * from the terminal's own OPENAI_BASE_URL) names the model service where a sentence is about its
+ * address; the sentences already said without it are named again with it.
  */
-export function atTheKeyboard(text: string): string {
+export function atTheKeyboard(text: string, modelAddress?: string): string {
   let said = text;
   for (const code of FAILURE_CODES) {
     const own = FAILURE_SENTENCES_AT_THE_KEYBOARD[code];
     if (own !== FAILURE_SENTENCES[code]) said = said.replaceAll(FAILURE_SENTENCES[code], own);
   }
+  for (const [team, own] of ADDRESS_SENTENCES) {
+    said = said.replaceAll(team, own(ATTHE_ADDRESS));
+    if (modelAddress) said = said.replaceAll(own(ATTHE_ADDRESS), own(modelAddress));
+  }
   return said;
+}
+
+/**
+ * The model service's address as the terminal names it: host and port only, never the URL's
+ * user, password, path or query (a key may sit in any of them). OpenAI's own when no base URL is
+ * set; undefined for the offline model, which has none.
+ */
+export function modelAddress(model: { apiKey?: string; baseUrl?: string }): string | undefined {
+  if (!model.apiKey) return undefined;
+  if (!model.baseUrl) return 'api.openai.com:443';
+  try {
+    const url = new URL(model.baseUrl);
+    return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return undefined;
+  }
 }
 
 const CONNECTION_CODES = new Set([
@@ -158,6 +261,9 @@ export function describeFailure(error: unknown): { code: FailureCode; sentence: 
   let fallback: FailureCode = 'internal';
   for (const e of chain(error)) {
     const code = codeOf(e);
+    if (code === 'unreachable') return { code, sentence: unreachableSentence(String(e.code)) };
+    if (code === 'bad_address')
+      return { code, sentence: badAddressSentence(String(e.message).toLowerCase()) };
     if (code) return { code, sentence: FAILURE_SENTENCES[code] };
     if (noAnswer(e)) fallback = 'unreachable';
   }

@@ -234,7 +234,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   // A team that forgot the key must not get canned answers in its channels without a word.
   if (!config.model.apiKey) {
     logger.warn(
-      'no OPENAI_API_KEY: agents answer with the offline scripted model (marked [offline model]); set OPENAI_API_KEY for a real model',
+      'no OPENAI_API_KEY or OPENAI_BASE_URL: agents answer with the offline scripted model (marked [offline model]); set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server, for a real model',
     );
   }
   // Delivery's own client. It keeps to Slack's limits per method (and per channel for posts),

@@ -65,6 +65,16 @@ function safeUser(): string {
   }
 }
 
+/**
+ * What this process loaded: the workflows it can run (built-in, declared, modules) and the config
+ * file they came from. A task of a workflow declared in a file this run did not load cannot run
+ * here: a command that would continue it says so before anything is decided.
+ */
+export interface Loaded {
+  workflows: ReadonlySet<string>;
+  configPath?: string;
+}
+
 /** Runs one command against an engine whose workers run in this process; returns the exit code. */
 export async function runCommand(
   argv: string[],
@@ -72,8 +82,16 @@ export async function runCommand(
   feed: ReturnType<typeof createFeed>,
   io: CliIo,
   documents?: Pick<Documents, 'addFolder'>,
+  loaded?: Loaded,
 ): Promise<number> {
   const [command, ...rest] = argv;
+  /** The task `rest[0]` names, if this run can go on with it. */
+  const runnable = async () => {
+    const task = await existing(engine, rest[0], command as string);
+    if (loaded && !loaded.workflows.has(task.workflow))
+      throw new SignoffError('unknown_workflow', notLoaded(task, command as string, loaded.configPath));
+    return task;
+  };
   const actor = terminalActor();
   const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping };
   try {
@@ -86,7 +104,7 @@ export async function runCommand(
         return await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
       }
       case 'resume': {
-        const task = await existing(engine, rest[0], command);
+        const task = await runnable();
         if (task.status !== 'waiting' && task.status !== 'working') {
           io.err.write(`Task ${task.id} is ${statusWords(task.status)}; there is nothing to decide.\n`);
           return 1;
@@ -114,7 +132,7 @@ export async function runCommand(
         return 0;
       }
       case 'retry': {
-        const task = await existing(engine, rest[0], command);
+        const task = await runnable();
         await engine.retry(task.id, operator(actor));
         return followed(await runSession(session, task.id));
       }
@@ -144,7 +162,7 @@ export async function runCommand(
         return 0;
       }
       case 'redirect': {
-        const task = await existing(engine, rest[0], command);
+        const task = await runnable();
         await engine.redirect(task.id, rest.slice(1).join(' '), operator(actor));
         io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
         return followed(await runSession(session, task.id));
@@ -222,6 +240,17 @@ async function existing(engine: Engine, id: string | undefined, command: string)
   const task = await engine.getTask(id);
   if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: ${CLI} tasks`);
   return task;
+}
+
+/**
+ * Why `command` cannot go on with `task` here: its workflow came from a config file (or a module
+ * named there) that this run did not load, and which file that was is not kept with the task.
+ */
+function notLoaded(task: Task, command: string, configPath: string | undefined): string {
+  const loadedFile = configPath
+    ? `this run loaded ${configPath}, which does not have it`
+    : 'this run loaded none (SIGNOFF_CONFIG is not set)';
+  return `Task ${task.id} runs the workflow "${task.workflow}" from a config file, and ${loadedFile}: nothing was decided. Set SIGNOFF_CONFIG to the file that declares "${task.workflow}" and run it again: SIGNOFF_CONFIG=<file> ${CLI} ${command} ${task.id}`;
 }
 
 /** The tasks table; with none, how to start one (`start`: at the prompt, what to type there). */

@@ -152,7 +152,11 @@ export async function runScenario(
     asked: async () => 0,
     close: () => undefined,
   };
-  const ended = await runSession({ engine, lines, out, actor: deps.actor, feed: deps.feed }, task.id);
+  // The scenario's database is dropped after the run: no hint points to the task.
+  const ended = await runSession(
+    { engine, lines, out, actor: deps.actor, feed: deps.feed, kept: false },
+    task.id,
+  );
   const transcript = deps.transcript();
   const { expect } = scenario;
   const difference =

@@ -19,6 +19,11 @@ export interface SessionDeps {
   feed: Feed;
   /** Aborted when the process stops (Ctrl-C): a session waiting on a working task ends then. */
   stopping?: AbortSignal;
+  /**
+   * False when the task ends with the process (a scenario's database is dropped after its run):
+   * no hint then names a command to continue a task that will not exist.
+   */
+  kept?: boolean;
 }
 
 /** Drives one task in the terminal; returns its status when the session ends. */
@@ -29,8 +34,14 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     // Stopping while it works (Ctrl-C): its step is cut short here and goes on later. The last
     // line on stdout still says where the task stands, as every session's does, for a script.
     if (task.status === 'working')
-      return finish(out, task, `stopped here; it goes on from its last step with: ${CLI} resume ${taskId}`);
-    if (task.status !== 'waiting') return finish(out, task);
+      return finish(
+        deps,
+        task,
+        deps.kept === false
+          ? 'stopped here'
+          : `stopped here; it goes on from its last step with: ${CLI} resume ${taskId}`,
+      );
+    if (task.status !== 'waiting') return finish(deps, task);
     const pending = await engine.reviews(taskId, 'pending');
     // A review may be decided elsewhere (another terminal) between the list and the answer.
     const review = pending[0];
@@ -41,9 +52,9 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     // N of M: this person's approval is in; the rest is other reviewers' to give, not this prompt's.
     if (review.approvals.some((a) => a.by === deps.actor)) {
       out.write(
-        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers. Continue later with: ${CLI} resume ${taskId}\n`,
+        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers.${deps.kept === false ? '' : ` Continue later with: ${CLI} resume ${taskId}`}\n`,
       );
-      return finish(out, task);
+      return finish(deps, task);
     }
     out.write(`${deps.feed.review(taskId, review)}\n`);
     // Only a line typed once this review is on screen answers it. While the prompt waits, what
@@ -100,11 +111,12 @@ async function inputEnded(deps: SessionDeps, taskId: string): Promise<Task> {
   if (!task) throw new Error(`task ${taskId} vanished`);
   await deps.feed.pump(taskId);
   const resume = `${CLI} resume ${taskId}`;
+  if (deps.kept === false) return finish(deps, task);
   if (task.status === 'waiting')
     deps.out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${resume}\n`);
   else if (task.status === 'working')
     deps.out.write(`\nTask ${taskId} was decided elsewhere and is working. Follow it with: ${resume}\n`);
-  return finish(deps.out, task);
+  return finish(deps, task);
 }
 
 /** Waits while the task is working (its run goes on in this process's workers), or until the process stops. */
@@ -146,10 +158,11 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
 }
 
 /** The session's last line: `task <id>: <status> (<why>)`; `why` when the task says nothing itself. */
-function finish(out: Output, task: Task, why?: string): Task {
+function finish(deps: Pick<SessionDeps, 'out' | 'kept'>, task: Task, why?: string): Task {
   const said = task.statusReason ? printable(task.statusReason) : why;
   const reason = said ? ` (${said})` : '';
-  const hint = task.status === 'failed' ? `; try again with: ${CLI} retry ${task.id}` : '';
-  out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
+  const hint =
+    task.status === 'failed' && deps.kept !== false ? `; try again with: ${CLI} retry ${task.id}` : '';
+  deps.out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
   return task;
 }

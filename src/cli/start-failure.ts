@@ -52,7 +52,7 @@ export function startFailureInWords(
   for (const e of chain(error)) {
     const file = e.path && e.code ? fileProblem(e, database.dataDir) : undefined;
     if (file) return file;
-    if (database.url && e.code) {
+    if (database.url && (e.code || e.message)) {
       const db = databaseProblem(e, database.url);
       if (db) return db;
     }
@@ -95,6 +95,10 @@ function databaseProblem(e: CodedError, url: string): string | undefined {
   const where = `the database at ${target.hostname}:${target.port || 5432}`;
   const network = NETWORK_REASONS[e.code as string];
   if (network) return `${where} did not answer (${network}): is it running? check DATABASE_URL`;
+  // node-postgres's words (no code) for a server that closed the connection before or instead of
+  // answering: something else listens there, or a server that refuses this client (TLS, pg_hba).
+  if (!e.code && /^Connection terminated/.test(e.message ?? ''))
+    return `${where}/${decodeURIComponent(target.pathname.slice(1))} hung up without answering (connection terminated unexpectedly): is a PostgreSQL server listening there, and does it take this connection (sslmode, pg_hba.conf)? check DATABASE_URL`;
   // Postgres's own refusals (SQLSTATE): the login, or the database named in the URL.
   if (e.code === '28P01' || e.code === '28000')
     return `${where} refused the login of "${decodeURIComponent(target.username)}" (${e.message}): check the user and password in DATABASE_URL`;

@@ -7,6 +7,7 @@
  */
 import { relative } from 'node:path';
 import type { Config } from '../config/config.js';
+import { atTheKeyboard, modelAddress } from '../failures.js';
 import { createModelFor } from '../llm/models.js';
 import { openSignoff } from '../main.js';
 import { runCommand, runsTasks, terminalActor } from './commands.js';
@@ -39,7 +40,10 @@ export async function runTerminal(
   onEnd: (end: EndEarly) => void,
 ): Promise<number> {
   let config = given;
-  const { err } = io;
+  // The failures' sentences name the model service's address to the person at the keyboard, who
+  // set it (Slack's, stored, do not: a team's members need not see an internal host).
+  const address = modelAddress(config.model);
+  const err: Output = { write: (text) => io.err.write(atTheKeyboard(text, address)) };
   // Logs go to the data folder's signoff.log: JSON lines never cut into what the screen shows.
   const log = terminalLog(config.database.dataDir, config.logLevel);
   const { logger } = log;
@@ -82,7 +86,7 @@ export async function runTerminal(
   const shown = {
     write: (text: string) => {
       if (test) printed.push(text);
-      screen.write(text);
+      screen.write(atTheKeyboard(text, address));
     },
     status: screen.status,
   };
@@ -144,6 +148,7 @@ export async function runTerminal(
           feed,
           { lines, out: shown, err, stopping: stopping.signal, follow: unfollowed.follow },
           app.documents,
+          { workflows: new Set(app.parts.keys()), configPath: config.configPath },
         );
     code = (await windUp(command, stopping.signal)) ?? 1;
   } finally {

@@ -22,6 +22,16 @@ const intFrom = (name: string, min: number, def: number) =>
     .min(min, `${name} must be at least ${min}`)
     .default(def);
 
+/**
+ * An http(s) URL, its sentence echoing what was given. `localhost:11434` parses as a URL whose
+ * scheme is `localhost:`, so the scheme is checked too: the client would refuse it at the first call.
+ */
+const webUrl = (name: string, example: string) =>
+  optionalString.refine(
+    (v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)),
+    { error: (issue) => `${name} must be a URL such as ${example}, not "${String(issue.input)}"` },
+  );
+
 const envSchema = z.object({
   SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
     message: 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-',
@@ -30,13 +40,13 @@ const envSchema = z.object({
   SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
     message: 'SLACK_APP_TOKEN must be an app-level token starting with xapp-',
   }),
-  SLACK_API_URL: optionalString.pipe(z.url('SLACK_API_URL must be a URL').optional()),
+  SLACK_API_URL: webUrl('SLACK_API_URL', 'https://slack.com/api/'),
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
     message: 'DATABASE_URL must be a postgres:// URL',
   }),
   SIGNOFF_DATA_DIR: optionalString,
   OPENAI_API_KEY: optionalString,
-  OPENAI_BASE_URL: optionalString.pipe(z.url('OPENAI_BASE_URL must be a URL').optional()),
+  OPENAI_BASE_URL: webUrl('OPENAI_BASE_URL', 'http://127.0.0.1:11434/v1'),
   OPENAI_MODEL: optionalString,
   OPENAI_MAX_RETRIES: intFrom('OPENAI_MAX_RETRIES', 0, 4),
   OPENAI_TIMEOUT_SECONDS: intFrom('OPENAI_TIMEOUT_SECONDS', 1, 120),
@@ -69,6 +79,14 @@ const envSchema = z.object({
  */
 export const MODEL_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The key sent to an `OPENAI_BASE_URL` given without `OPENAI_API_KEY`. A local server (Ollama,
+ * llama.cpp, LM Studio, vLLM without `--api-key`) takes no key, but the OpenAI client will not
+ * call without one: the same placeholder Ollama's own examples send. A base URL is a choice of
+ * server; answering it with the offline model instead would be a surprise.
+ */
+export const NO_KEY_PLACEHOLDER = 'no-key';
+
 /** Every variable signoff reads (`.env.example` lists each; a unit test holds them equal). */
 export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
 
@@ -91,6 +109,10 @@ export interface Config {
   };
   database: { url?: string; dataDir: string };
   /** `maxRetries`: how often the client retries a failed call (timeouts, 429, 5xx, unreadable answers). */
+  /**
+   * `apiKey` unset means the offline scripted model; an `OPENAI_BASE_URL` without a key gets
+   * NO_KEY_PLACEHOLDER, so a local server is used as it is.
+   */
   model: {
     apiKey?: string;
     baseUrl?: string;
@@ -166,7 +188,7 @@ export function loadConfig(given: Env = process.env, cwd = process.cwd()): Confi
     slack,
     database: { url: e.DATABASE_URL, dataDir: resolve(cwd, e.SIGNOFF_DATA_DIR ?? '.data') },
     model: {
-      apiKey: e.OPENAI_API_KEY,
+      apiKey: e.OPENAI_API_KEY ?? (e.OPENAI_BASE_URL ? NO_KEY_PLACEHOLDER : undefined),
       baseUrl: e.OPENAI_BASE_URL,
       name: e.OPENAI_MODEL ?? 'gpt-4o-mini',
       maxRetries: e.OPENAI_MAX_RETRIES,

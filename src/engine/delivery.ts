@@ -79,6 +79,9 @@ export function createDelivery(deps: {
   const sweeps: NodeJS.Timeout[] = [];
   // Tasks with a `soon` kick waiting, and what delivers them when the wait is over.
   const soon = new Map<string, { timer: NodeJS.Timeout; fire: () => void }>();
+  // Kicks under way (a control's is not awaited): stop waits for them, or one that queues its
+  // delivery would query the pool after it closed.
+  const kicks = new Set<Promise<void>>();
 
   const later = (task: Pick<Task, 'id' | 'surface'>, at: Date) =>
     queue.send(deliveryQueue(task.surface), { taskId: task.id }, { singletonKey: task.id, startAfter: at });
@@ -251,13 +254,18 @@ export function createDelivery(deps: {
       soon.delete(task.id);
     }
     const here = task.surface ? working.has(task.surface) : working.size > 0;
-    try {
-      // A process that does not deliver this surface (a web replica): a worker's job does it.
-      if (!here && task.surface) await later({ id: task.id, surface: task.surface }, new Date());
-      else await deliver(task.id);
-    } catch (err) {
-      logger.warn({ task: task.id, err }, 'delivery stopped; a job or the sweep takes it up again');
-    }
+    const kicked = (async () => {
+      try {
+        // A process that does not deliver this surface (a web replica): a worker's job does it.
+        if (!here && task.surface) await later({ id: task.id, surface: task.surface }, new Date());
+        else await deliver(task.id);
+      } catch (err) {
+        logger.warn({ task: task.id, err }, 'delivery stopped; a job or the sweep takes it up again');
+      }
+    })();
+    kicks.add(kicked);
+    await kicked;
+    kicks.delete(kicked);
   }
 
   return {
@@ -288,7 +296,7 @@ export function createDelivery(deps: {
       closing = true;
       // Rounds under way finish (and let their leases go) before the pool closes; a round that
       // hangs is left to its lease's expiry.
-      const rounds = Promise.allSettled([...loops.values()].map((l) => l.done));
+      const rounds = Promise.allSettled([...loops.values()].map((l) => l.done).concat([...kicks]));
       await Promise.race([rounds, new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
     },
   };

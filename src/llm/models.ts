@@ -1,6 +1,6 @@
 /**
- * Chooses the chat model for each agent: an OpenAI-compatible server when a key is given,
- * otherwise the scripted offline model. Workflows receive `ModelFor` and never read config.
+ * Chooses the chat model for each agent: an OpenAI-compatible server when a key is given (config
+ * gives a base URL set without one a placeholder), otherwise the scripted offline model. Workflows receive `ModelFor` and never read config.
  */
 import type { Callbacks } from '@langchain/core/callbacks/manager';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';

@@ -210,7 +210,14 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): ScriptedChatModel {
-    const bound = new ScriptedChatModel({ agent: this.agent, delayMs: this.delayMs, script: this.script });
+    // The callbacks go along: they are how the terminal knows who is thinking (cli/thinking.ts),
+    // and a structured answer (`withStructuredOutput`) is a call of the bound model.
+    const bound = new ScriptedChatModel({
+      agent: this.agent,
+      delayMs: this.delayMs,
+      script: this.script,
+      callbacks: this.callbacks,
+    });
     bound.tools = tools.map((t) => {
       const tool = t as {
         name?: string;

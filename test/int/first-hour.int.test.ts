@@ -6,11 +6,13 @@
  * start say what failed, without a stack trace.
  */
 import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { runSignoff, startSignoff } from '../helpers/processes.js';
 
 const made: TestDatabase[] = [];
@@ -87,6 +89,36 @@ describe('the config file', () => {
   });
 });
 
+describe('a task of a workflow declared in a config file', () => {
+  it('resumed without that file is refused before anything is decided, naming SIGNOFF_CONFIG; with it, it goes on', async () => {
+    const env = await database('resume_declared');
+    const file = configFile(
+      'workflows:\n  email:\n    stages:\n      - { id: draft, agents: [writer], review: draft_review }\n    agents:\n      writer: {}\n',
+    );
+    const started = await runSignoff(['run', 'email', 'write the launch email'], {
+      ...env,
+      SIGNOFF_CONFIG: file,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const id = /Task (cli-[0-9a-f]+)/.exec(started.stdout)?.[1] as string;
+
+    // Enter would approve: it must not be taken.
+    const without = await runSignoff(['resume', id], env, '\n');
+    expect(without.code).toBe(2);
+    expect(without.stderr).toBe(
+      `Task ${id} runs the workflow "email" from a config file, and this run loaded none (SIGNOFF_CONFIG is not set): nothing was decided. Set SIGNOFF_CONFIG to the file that declares "email" and run it again: SIGNOFF_CONFIG=<file> npx signoff resume ${id}\n`,
+    );
+    expect(without.stdout).not.toContain('→ approve');
+    const tasks = await runSignoff(['tasks'], env);
+    expect(tasks.stdout).toMatch(new RegExp(`${id} +email +waiting for review`));
+
+    const withIt = await runSignoff(['resume', id], { ...env, SIGNOFF_CONFIG: file }, '\n');
+    expect(withIt.code, withIt.stderr).toBe(0);
+    expect(withIt.stdout).toMatch(/→ approve by cli:\S+\n/);
+    expect(withIt.stdout).toContain(`task ${id}: done`);
+  }, 120_000);
+});
+
 describe('help', () => {
   it('starts nothing (a database that cannot be reached does not matter) and lists the workflows with their descriptions', async () => {
     const file = configFile('workflows:\n  pair:\n    description: Two heads, then yours.\n');
@@ -157,6 +189,27 @@ describe('a task in the terminal', () => {
   }, 120_000);
 });
 
+describe('a local model server', () => {
+  it('OPENAI_BASE_URL without OPENAI_API_KEY runs the agents on that server, not the offline model', async () => {
+    const env = await database('local_model');
+    const server = new FakeOpenAI();
+    await server.start();
+    try {
+      const r = await runSignoff(['run', 'pair', 'name the release'], {
+        ...env,
+        OPENAI_BASE_URL: server.url,
+        OPENAI_MODEL: 'llama3.2',
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('[offline model]');
+      expect(r.stdout).toContain('Here is a short answer');
+      expect(server.calls.map((c) => c.model)).toContain('llama3.2');
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
+
 describe('hints say what to do next', () => {
   it('a command without its task id names that command in its example', async () => {
     const env = await database('hint_ids');
@@ -203,6 +256,26 @@ describe('failures to start say what failed', () => {
     );
     expect(r.stderr).not.toContain('secret');
     expect(r.stderr).not.toMatch(NO_STACK);
+  });
+
+  it('a database address that hangs up: names the database (no password) and what to check', async () => {
+    // Something listens, but closes every connection at once: not PostgreSQL, or not for us.
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const r = await runSignoff(['tasks'], {
+        DATABASE_URL: `postgres://me:secret@127.0.0.1:${port}/signoff`,
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(
+        `the database at 127.0.0.1:${port}/signoff hung up without answering (connection terminated unexpectedly): is a PostgreSQL server listening there, and does it take this connection (sslmode, pg_hba.conf)? check DATABASE_URL`,
+      );
+      expect(r.stderr).not.toContain('secret');
+      expect(r.stderr).not.toMatch(NO_STACK);
+    } finally {
+      server.close();
+    }
   });
 
   it('a data folder that cannot be made', async () => {

@@ -7,7 +7,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/failures.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { harnessPerFile, settled } from '../helpers/harness.js';
 import { unusedPort } from '../helpers/ports.js';
@@ -22,8 +21,9 @@ const t = harnessPerFile('model_unreachable', () => ({
   },
 }));
 
+/** What a team's members see: the cause in plain words, never the address (an internal host, maybe). */
 const SENTENCE =
-  'The model service could not be reached. Retry when it recovers; if it keeps failing, ask whoever runs signoff to check OPENAI_BASE_URL.';
+  'The model service could not be reached (connection refused: nothing listens there). Retry when it recovers; if it keeps failing, ask whoever runs signoff to check OPENAI_BASE_URL.';
 
 describe('a model that cannot be reached', () => {
   it('fails a pair task with the sentence, and Retry runs it again', async () => {
@@ -52,8 +52,11 @@ describe('a model that cannot be reached, in the terminal', () => {
       OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
       OPENAI_MAX_RETRIES: '0',
     });
-    // Said to the person at the keyboard, who runs signoff: what to check, not whom to ask.
-    expect(run.stdout).toContain(FAILURE_SENTENCES_AT_THE_KEYBOARD.unreachable);
+    // Said to the person at the keyboard, who runs signoff: the address they set, the cause, and
+    // what to fix before Retry; not whom to ask.
+    expect(run.stdout).toContain(
+      `The model service at 127.0.0.1:${port} could not be reached (connection refused: nothing listens there). Retry once a model service runs at 127.0.0.1:${port}, or OPENAI_BASE_URL names the address where one does.`,
+    );
     expect(run.stdout).not.toContain('whoever runs signoff');
     expect(run.stdout).toContain('Review: The planner failed. Retry?');
     expect(run.stderr).not.toMatch(/"level"|stack|APIConnectionError/);
@@ -76,11 +79,14 @@ describe('a model address fetch refuses, in the terminal', () => {
         OPENAI_MAX_RETRIES: '0',
       };
       const run = await runSignoff(['run', 'pair', 'draft the launch email'], env);
-      const sentence =
-        /\[failed: (The model service's address cannot be used: [^\]]*OPENAI_BASE_URL[^\]]*)\]/.exec(
-          run.stdout,
-        )?.[1];
+      const sentence = /\[failed: (The model service's address [^\]]*OPENAI_BASE_URL[^\]]*)\]/.exec(
+        run.stdout,
+      )?.[1];
       expect(sentence, run.stdout).toBeDefined();
+      // The address and which part of it is wrong, not a three-way guess.
+      expect(run.stdout).toContain(
+        "[failed: The model service's address 127.0.0.1:9 cannot be used: web clients never call that port (fetch refuses it). Retry once OPENAI_BASE_URL is the service's address, with its own port.]",
+      );
       expect(run.stdout).not.toContain('unexpected error');
       expect(run.stdout + run.stderr).not.toMatch(/"level"|\n\s+at |bad port|TypeError/);
       const log = readFileSync(join(data, 'signoff.log'), 'utf8');

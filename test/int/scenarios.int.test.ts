@@ -111,6 +111,9 @@ describe('signoff test', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toBe(
       'scenario "short.yml": FAILED: the review "review" asked a 2nd time, but the file answers it 1 time: add an answer under reviews.review',
     );
+    // The task was in the scenario's own database, dropped after the run: nothing points to it.
+    expect(r.stdout).toContain('task cli-');
+    expect(r.stdout).not.toMatch(/npx signoff (resume|retry)/);
   });
 
   it('contains reads in order: a text met before the feedback does not count for after it', async () => {

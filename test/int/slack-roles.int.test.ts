@@ -75,7 +75,9 @@ it('Slack on the offline model warns at start-up, in one line; with a key it doe
   await start({});
   const offline = lines.filter((l) => l.includes('offline scripted model'));
   expect(offline).toHaveLength(1);
-  expect(JSON.parse(offline[0] as string).msg).toMatch(/^no OPENAI_API_KEY: .*set OPENAI_API_KEY/);
+  expect(JSON.parse(offline[0] as string).msg).toMatch(
+    /^no OPENAI_API_KEY or OPENAI_BASE_URL: .*set OPENAI_API_KEY/,
+  );
   lines.length = 0;
   await start({ OPENAI_API_KEY: 'sk-test-key' });
   expect(lines.filter((l) => l.includes('offline scripted model'))).toEqual([]);

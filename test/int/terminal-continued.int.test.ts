@@ -5,7 +5,6 @@
  * waiting for review) with the command that shows it, on stderr; stdout stays the session's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAILURE_SENTENCES_AT_THE_KEYBOARD } from '../../src/failures.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { unusedPort } from '../helpers/ports.js';
 import { type Running, startSignoff } from '../helpers/processes.js';
@@ -46,17 +45,18 @@ describe('a task left working, continued by a later command', () => {
   it('that fails with other model settings: the command says it continues it, and that it failed, with the sentence and what to run', async () => {
     const id = await leftWorking('draft the launch email');
     // The prompt, with a model at a closed port: the task left working fails here.
+    const port = await unusedPort();
     const prompt = started(
       startSignoff([], {
         ...env,
         OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: `http://127.0.0.1:${await unusedPort()}/v1`,
+        OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
       }),
     );
     await prompt.waitFor(new RegExp(`Task ${id} \\(continued here\\): failed`), 60_000, 'stderr');
     expect(prompt.stderr()).toBe(
       announced(id, 'draft the launch email') +
-        `\nTask ${id} (continued here): failed (${FAILURE_SENTENCES_AT_THE_KEYBOARD.unreachable}). See it with: npx signoff events ${id}; try again with: npx signoff retry ${id}\n`,
+        `\nTask ${id} (continued here): failed (The model service at 127.0.0.1:${port} could not be reached (connection refused: nothing listens there). Retry once a model service runs at 127.0.0.1:${port}, or OPENAI_BASE_URL names the address where one does.). See it with: npx signoff events ${id}; try again with: npx signoff retry ${id}\n`,
     );
     // Nothing of it on stdout: that is the prompt's.
     expect(prompt.stdout()).not.toContain(id);

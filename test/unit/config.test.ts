@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, NO_KEY_PLACEHOLDER } from '../../src/config/config.js';
 import { checkpointSettings, parseWorkflowConfig } from '../../src/config/workflows.js';
 import { BUILT_IN_NAMES } from '../../src/workflows/catalog.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/index.js';
@@ -47,6 +47,23 @@ describe('loadConfig', () => {
       'PORT must be at most 65535',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
       'SLACK_BOT_TOKEN is missing: Slack needs the bot token (xoxb-…) as well',
+    ]);
+  });
+
+  it('an OPENAI_BASE_URL without OPENAI_API_KEY uses that server (with a placeholder key), not the offline model', () => {
+    const local = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).model;
+    expect(local.baseUrl).toBe('http://127.0.0.1:11434/v1');
+    expect(local.apiKey).toBe(NO_KEY_PLACEHOLDER);
+    // A key given is the key sent.
+    expect(loadConfig({ OPENAI_BASE_URL: 'http://h/v1', OPENAI_API_KEY: 'sk-1' }).model.apiKey).toBe('sk-1');
+  });
+
+  it('a URL that is not one is echoed in its sentence', () => {
+    expect(problems({ OPENAI_BASE_URL: 'localhost:11434' })).toEqual([
+      'OPENAI_BASE_URL must be a URL such as http://127.0.0.1:11434/v1, not "localhost:11434"',
+    ]);
+    expect(problems({ SLACK_API_URL: 'slack' })).toEqual([
+      'SLACK_API_URL must be a URL such as https://slack.com/api/, not "slack"',
     ]);
   });
 

@@ -7,6 +7,7 @@ import {
   FAILURE_CODES,
   FAILURE_SENTENCES,
   FAILURE_SENTENCES_AT_THE_KEYBOARD,
+  modelAddress,
 } from '../../src/failures.js';
 import { AnswerTooLargeError, ModelDeadlineError } from '../../src/llm/bounded-fetch.js';
 
@@ -93,6 +94,50 @@ describe('a model service fetch cannot call', () => {
       expect([failure.code, failure.sentence]).toEqual([code, expect.stringContaining('OPENAI_BASE_URL')]);
       expect(failure.sentence).not.toContain('llm.internal');
     }
+  });
+});
+
+describe('a model service that gives no answer', () => {
+  const refused = fetchFailed(withFields('connect ECONNREFUSED 10.0.3.7:8', { code: 'ECONNREFUSED' }));
+  const noHost = fetchFailed(withFields('getaddrinfo ENOTFOUND llm.internal', { code: 'ENOTFOUND' }));
+  const badPort = fetchFailed(new Error('bad port'));
+
+  it("the team's sentence says the cause in plain words, never the address", () => {
+    expect(describeFailure(refused).sentence).toBe(
+      'The model service could not be reached (connection refused: nothing listens there). Retry when it recovers; if it keeps failing, ask whoever runs signoff to check OPENAI_BASE_URL.',
+    );
+    expect(describeFailure(noHost).sentence).toContain('(no such host: its host name is not known)');
+    expect(describeFailure(badPort).sentence).toContain('its port is one web clients never call');
+    for (const error of [refused, noHost, badPort])
+      expect(describeFailure(error).sentence).not.toMatch(/10\.0\.3\.7|llm\.internal/);
+  });
+
+  it('the keyboard names the address it was given, the cause, and what to fix before Retry', () => {
+    expect(atTheKeyboard(describeFailure(refused).sentence, 'localhost:11434')).toBe(
+      'The model service at localhost:11434 could not be reached (connection refused: nothing listens there). Retry once a model service runs at localhost:11434, or OPENAI_BASE_URL names the address where one does.',
+    );
+    const typo = atTheKeyboard(describeFailure(noHost).sentence, 'llm.internl:443');
+    expect(typo).toBe(
+      'The model service at llm.internl:443 could not be reached (no such host: its host name is not known). Retry once the host name in OPENAI_BASE_URL is right (a typo?).',
+    );
+    expect(atTheKeyboard(describeFailure(badPort).sentence, '127.0.0.1:9')).toMatch(
+      /^The model service's address 127\.0\.0\.1:9 cannot be used: web clients never call that port/,
+    );
+    // Said without the address first (a card's body), named when the terminal prints it.
+    const once = atTheKeyboard(describeFailure(refused).sentence);
+    expect(once).toContain('at the address in OPENAI_BASE_URL');
+    expect(atTheKeyboard(once, '127.0.0.1:1234')).toBe(
+      atTheKeyboard(describeFailure(refused).sentence, '127.0.0.1:1234'),
+    );
+  });
+
+  it('the address is host and port only: no user, password, path or query', () => {
+    expect(modelAddress({ apiKey: 'k', baseUrl: 'https://me:secret@llm.corp/v1?key=abc' })).toBe(
+      'llm.corp:443',
+    );
+    expect(modelAddress({ apiKey: 'k', baseUrl: 'http://127.0.0.1:11434/v1' })).toBe('127.0.0.1:11434');
+    expect(modelAddress({ apiKey: 'k' })).toBe('api.openai.com:443');
+    expect(modelAddress({})).toBeUndefined();
   });
 });
 

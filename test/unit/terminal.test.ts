@@ -3,7 +3,10 @@
  * pipe), times in local time and relative, the tasks table, a review without what was just
  * printed, and "… is thinking" on a TTY only.
  */
+import { HumanMessage } from '@langchain/core/messages';
+import { RunnableLambda } from '@langchain/core/runnables';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { ANSI_STYLE, PLAIN_STYLE, renderMarkdown } from '../../src/cli/markdown.js';
 import { createFeed, formatReview, type Show } from '../../src/cli/printer.js';
 import { statusLine } from '../../src/cli/status-line.js';
@@ -13,6 +16,7 @@ import { ABOVE, unseen } from '../../src/cli/unseen.js';
 import { localTime, relativeTime, when } from '../../src/cli/when.js';
 import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { askStructured } from '../../src/llm/structured.js';
 
 const NOW = new Date('2026-11-26T11:35:29.469Z');
 
@@ -187,6 +191,24 @@ describe('who is thinking', () => {
     const call = model.invoke('hello', { metadata: { thread_id: 'cli-1#2' } });
     await vi.waitFor(() => expect(thinking.of('cli-1')).toBe('Writer'));
     expect(thinking.of('cli-2')).toBeUndefined();
+    await call;
+    await vi.waitFor(() => expect(thinking.of('cli-1')).toBeUndefined());
+  });
+
+  it("is known from a structured answer's call too (goal-plan's Evaluator and Planner, a verdict)", async () => {
+    const thinking = createThinking();
+    const model = new ScriptedChatModel({
+      agent: 'Evaluator',
+      delayMs: 300,
+      callbacks: thinking.callbacks('Evaluator'),
+    });
+    // In a graph node: the graph's config (its thread in the metadata) reaches the model call
+    // through the async context, as LangGraph passes it.
+    const node = RunnableLambda.from(() =>
+      askStructured(model, z.object({ goalSpec: z.string() }), [new HumanMessage('Task: x')]),
+    );
+    const call = node.invoke(null, { metadata: { thread_id: 'cli-1' } });
+    await vi.waitFor(() => expect(thinking.of('cli-1')).toBe('Evaluator'));
     await call;
     await vi.waitFor(() => expect(thinking.of('cli-1')).toBeUndefined());
   });
