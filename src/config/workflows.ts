@@ -8,6 +8,7 @@ import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES } from '../workflows/catalog.js';
 import { checkStages, stageSchema } from '../workflows/declared/stages.js';
 import { TOOL_CALL_KIND } from '../workflows/shared/protocol.js';
 import { durationSeconds } from './duration.js';
+import { unknownName } from './names.js';
 import { parseYamlFile } from './yaml-file.js';
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
@@ -310,7 +311,7 @@ const fileSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['workflows', name],
-          message: `there is no workflow "${name}"; the workflows are ${valid.join(', ')} (a new one needs stages or a module)`,
+          message: `${unknownName(name, valid, 'workflow')} (a new one needs stages or a module)`,
         });
       }
     },
@@ -336,7 +337,7 @@ function checkBuiltInCheckpoints(name: string, w: Record<string, unknown>, ctx: 
     ctx.addIssue({
       code: 'custom',
       path: ['workflows', name, 'checkpoints', checkpoint],
-      message: `${name} has no checkpoint "${checkpoint}"; its checkpoints are ${known.join(', ')}`,
+      message: unknownName(checkpoint, known, 'checkpoint', { of: name }),
     });
   }
 }
