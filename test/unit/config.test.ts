@@ -1,10 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, NO_KEY_PLACEHOLDER } from '../../src/config/config.js';
-import { checkpointSettings, parseWorkflowConfig } from '../../src/config/workflows.js';
-import { BUILT_IN_NAMES } from '../../src/workflows/catalog.js';
+import { checkpointSettings, parseWorkflowConfig, workflowSettings } from '../../src/config/workflows.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { BUILT_IN_NAMES, builtInAgents } from '../../src/workflows/catalog.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/index.js';
 
 const problems = (env: Record<string, string>) => {
@@ -245,6 +247,45 @@ describe('the workflow config file', () => {
     ).toThrow(
       'team.yml:2:3 workflows.help: "help" is a command (help, list, tasks are): give the workflow another name',
     );
+  });
+
+  it("refuses a built-in workflow's agent that does not exist, naming the close one and the agents it has", () => {
+    const yaml = [
+      'workflows:',
+      '  pair:',
+      '    agents:',
+      '      agent1: { name: Author }',
+      '      Agent2: { name: Reviewer }',
+      '  specialist:',
+      '    specialists: [tax]',
+      '    agents:',
+      '      tax: {}',
+      '      invoice: {}',
+    ].join('\n');
+    expect(errorLines(yaml)).toEqual([
+      'team.yml:5:7 workflows.pair.agents.Agent2: pair has no agent "Agent2" (did you mean agent2?); its agents are agent1, agent2',
+      'team.yml:10:7 workflows.specialist.agents.invoice: specialist has no agent "invoice"; its agents are planner, tax',
+    ]);
+  });
+
+  it('names the built-in agents as their graphs read them from the config file', () => {
+    for (const definition of BUILT_IN_WORKFLOWS) {
+      const read = new Set<string>();
+      const settings = workflowSettings(parseWorkflowConfig('', 'x.yml'), definition.name);
+      const agents = new Proxy(settings.agents, {
+        get: (target, key) => {
+          if (typeof key === 'string') read.add(key);
+          return Reflect.get(target, key);
+        },
+      });
+      definition.build({
+        modelFor: ({ name }) => new ScriptedChatModel({ agent: name }),
+        settings: { ...settings, agents },
+        checkpointer: new MemorySaver(),
+        documents: { search: async () => [], count: async () => 0 },
+      });
+      expect([...read].sort()).toEqual([...(builtInAgents(definition.name) ?? [])].sort());
+    }
   });
 
   it('names its built-in workflows as their definitions do', () => {
