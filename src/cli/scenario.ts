@@ -18,6 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { unknownName } from '../config/names.js';
 import { objectOr } from '../config/workflows.js';
 import { parseYamlFile } from '../config/yaml-file.js';
 import { SignoffError } from '../errors.js';
@@ -92,7 +93,7 @@ const castCheck = (cast: Cast) => (scenario: Scenario, ctx: z.RefinementCtx) => 
       ctx.addIssue({
         code: 'custom',
         path: [key, name],
-        message: `${cast.workflow} has no ${what} "${name}"; its ${what}s are ${valid.join(', ') || '(none)'}`,
+        message: unknownName(name, valid, what, { of: cast.workflow }),
       });
     }
   };

@@ -4,10 +4,11 @@
  * Errors name the file, the line, the field's path and what was expected.
  */
 import { z } from 'zod';
-import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES } from '../workflows/catalog.js';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES, builtInAgents } from '../workflows/catalog.js';
 import { checkStages, stageSchema } from '../workflows/declared/stages.js';
 import { TOOL_CALL_KIND } from '../workflows/shared/protocol.js';
 import { durationSeconds } from './duration.js';
+import { unknownName } from './names.js';
 import { parseYamlFile } from './yaml-file.js';
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
@@ -304,13 +305,13 @@ const fileSchema = z
           continue;
         }
         if (valid.includes(name)) {
-          checkBuiltInCheckpoints(name, objectOr(workflows[name]), ctx);
+          checkBuiltInNames(name, objectOr(workflows[name]), ctx);
           continue;
         }
         ctx.addIssue({
           code: 'custom',
           path: ['workflows', name],
-          message: `there is no workflow "${name}"; the workflows are ${valid.join(', ')} (a new one needs stages or a module)`,
+          message: `${unknownName(name, valid, 'workflow')} (a new one needs stages or a module)`,
         });
       }
     },
@@ -323,21 +324,30 @@ export const objectOr = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /**
- * A built-in workflow's checkpoints are known: a name that is not one of them (`reveiw:`) would
- * configure nothing, silently. A declared workflow's are checked against its stages; your own
- * graph's are its own to name. Reads the file as written (it may hold other mistakes too).
+ * A built-in workflow's checkpoints and agents are known: a name that is not one of them
+ * (`reveiw:`, `writter:`) would configure nothing, silently. A declared workflow's are checked
+ * against its stages; your own graph's are its own to name. Reads the file as written (it may
+ * hold other mistakes too).
  */
-function checkBuiltInCheckpoints(name: string, w: Record<string, unknown>, ctx: z.RefinementCtx) {
+function checkBuiltInNames(name: string, w: Record<string, unknown>, ctx: z.RefinementCtx) {
   if (w.stages || w.module) return;
-  const known = BUILT_IN_CHECKPOINTS[name as keyof typeof BUILT_IN_CHECKPOINTS];
-  if (!known) return;
-  for (const checkpoint of Object.keys(objectOr(w.checkpoints))) {
-    if (known.includes(checkpoint)) continue;
-    ctx.addIssue({
-      code: 'custom',
-      path: ['workflows', name, 'checkpoints', checkpoint],
-      message: `${name} has no checkpoint "${checkpoint}"; its checkpoints are ${known.join(', ')}`,
-    });
+  const known = {
+    checkpoints: BUILT_IN_CHECKPOINTS[name as keyof typeof BUILT_IN_CHECKPOINTS],
+    agents: builtInAgents(name, w.specialists),
+  };
+  for (const [key, what] of [
+    ['checkpoints', 'checkpoint'],
+    ['agents', 'agent'],
+  ] as const) {
+    const valid = known[key];
+    if (!valid) continue;
+    for (const given of Object.keys(objectOr(w[key])).filter((n) => !valid.includes(n))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['workflows', name, key, given],
+        message: unknownName(given, valid, what, { of: name }),
+      });
+    }
   }
 }
 

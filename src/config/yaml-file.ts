@@ -5,6 +5,8 @@
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { SignoffError } from '../errors.js';
+import { didYouMean } from './names.js';
+import { keysAt, wordsAt } from './schema-names.js';
 
 export function parseYamlFile<T extends z.ZodType>(schema: T, text: string, file: string): z.infer<T> {
   const lineCounter = new LineCounter();
@@ -19,16 +21,41 @@ export function parseYamlFile<T extends z.ZodType>(schema: T, text: string, file
   const raw = doc.toJS() ?? {};
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => {
-    // An unknown key is reported at the key itself, not at the map that holds it.
-    const path = [
-      ...issue.path.map(String),
-      ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : []),
-    ];
-    const where = locate(doc, lineCounter, path);
-    return `${file}:${where} ${path.join('.') || '(top level)'}: ${issue.message}`;
+  const problems = result.error.issues.flatMap((issue) => {
+    const path = issue.path.map(String);
+    // An unknown key is reported at the key itself, each on its own line, not at the map that holds it.
+    if (issue.code === 'unrecognized_keys') {
+      const known = keysAt(schema, issue.path);
+      return issue.keys.map((key) => ({ path: [...path, key], message: unknownKey(key, known) }));
+    }
+    return [{ path, message: issue.message + misspeltWord(schema, issue, raw) }];
   });
+  // In the file's order, as someone fixing them reads it (zod reports by schema, then by refinement).
+  const lines = problems
+    .map(({ path, message }) => ({ path, message, at: locate(doc, lineCounter, path) }))
+    .sort((a, b) => a.at.line - b.at.line || a.at.col - b.at.col)
+    .map(
+      ({ path, message, at }) =>
+        `${file}:${at.line}:${at.col} ${path.join('.') || '(top level)'}: ${message}`,
+    );
   throw new SignoffError('config_invalid', lines.join('\n'));
+}
+
+/** `unknown key "promt" (did you mean prompt?)`, else the keys the map may have. */
+function unknownKey(key: string, known: string[]): string {
+  const guess = didYouMean(key, known);
+  if (guess || !known.length) return `unknown key "${key}"${guess}`;
+  return `unknown key "${key}"; the keys here are ${known.join(', ')}`;
+}
+
+/** ` (did you mean approve?)` for a word the schema has a close one for (`onTimeout: aprove`). */
+function misspeltWord(schema: z.ZodType, issue: z.core.$ZodIssue, raw: unknown): string {
+  if (issue.code !== 'invalid_value' && issue.code !== 'invalid_union') return '';
+  const value = issue.path.reduce<unknown>(
+    (v, key) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined),
+    raw,
+  );
+  return typeof value === 'string' ? didYouMean(value, wordsAt(schema, issue.path)) : '';
 }
 
 type Range = [number, number, number];
@@ -38,15 +65,16 @@ type Range = [number, number, number];
  * parent). A key's own position, not its value's: `reveiw:` followed by a list on the next lines
  * is reported on the line that says `reveiw`, where the typo is.
  */
-function locate(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: string[]): string {
+function locate(
+  doc: ReturnType<typeof parseDocument>,
+  counter: LineCounter,
+  path: string[],
+): { line: number; col: number } {
   for (let depth = path.length; depth >= 0; depth--) {
     const range = keyRange(doc, path.slice(0, depth)) ?? nodeRange(doc.getIn(path.slice(0, depth), true));
-    if (range) {
-      const pos = counter.linePos(range[0]);
-      return `${pos.line}:${pos.col}`;
-    }
+    if (range) return counter.linePos(range[0]);
   }
-  return '1:1';
+  return { line: 1, col: 1 };
 }
 
 /** The range of the last key of `path` in the map holding it (none for a list's item). */

@@ -26,6 +26,31 @@ export const BUILT_IN_CHECKPOINTS: Record<(typeof BUILT_IN_NAMES)[number], strin
   proposal: ['query_review', 'insight_review', 'final_review'],
 };
 
+/** The specialists the specialist workflow's planner routes to, unless `specialists` lists others. */
+export const DEFAULT_SPECIALISTS = ['invoice', 'closing', 'audit'];
+
+/**
+ * The agents each built-in makes (`agents.<key>` in the config file), checked like checkpoints:
+ * a misspelt `agent3:` or `Writer:` would configure nothing, silently. The specialist workflow's,
+ * besides its planner, are its `specialists` (as written in the file, which may be wrong too).
+ */
+export function builtInAgents(name: string, specialists?: unknown): string[] | undefined {
+  switch (name) {
+    case 'pair':
+      return ['agent1', 'agent2'];
+    case 'specialist': {
+      const listed = Array.isArray(specialists) ? specialists.filter((s) => typeof s === 'string') : [];
+      return ['planner', ...(listed.length ? listed : DEFAULT_SPECIALISTS)];
+    }
+    case 'goal-plan':
+      return ['evaluator', 'planner', 'executor'];
+    case 'proposal':
+      return ['query', 'librarian', 'synthesizer', 'writer', 'novelty', 'feasibility', 'chair'];
+    default:
+      return undefined;
+  }
+}
+
 /** A workflow the config file adds (a module, or stages): its description, else what it is. */
 export function ownWorkflowDescription(
   name: string,

@@ -6,7 +6,8 @@
  * module exports `input(task)`.
  */
 import { createHash } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
@@ -36,7 +37,11 @@ export async function loadCustomWorkflow(
   settings: WorkflowConfig,
   configPath: string | undefined,
 ): Promise<WorkflowDefinition> {
-  const file = resolve(configPath ? dirname(configPath) : process.cwd(), settings.module as string);
+  const folder = configPath ? dirname(configPath) : process.cwd();
+  const file = resolve(folder, settings.module as string);
+  if (!existsSync(file)) {
+    throw new SignoffError('config_invalid', `workflows.${name}.module: ${notFound(file, folder, settings)}`);
+  }
   let mod: CustomModule;
   try {
     mod = (await import(pathToFileURL(file).href)) as CustomModule;
@@ -44,9 +49,7 @@ export async function loadCustomWorkflow(
     throw new SignoffError(
       'config_invalid',
       `workflows.${name}.module: cannot load ${file}: ${(cause as Error).message}`,
-      {
-        cause,
-      },
+      { cause },
     );
   }
   const factory = mod.createGraph ?? mod.default;
@@ -73,6 +76,20 @@ export async function loadCustomWorkflow(
     durability: 'async',
     outcome: () => ({ status: 'done' }),
   };
+}
+
+/**
+ * A module that is not where the path leads. Paths are read from the config file's folder, not
+ * from where signoff was started: the usual slip is a path written from the project's folder for
+ * a config file kept elsewhere, so when the path leads to a file from there, the sentence says
+ * how to write it.
+ */
+function notFound(file: string, folder: string, settings: WorkflowConfig): string {
+  const said = `cannot load ${file}: there is no such file (module paths are relative to the config file's folder, ${folder})`;
+  const fromHere = resolve(process.cwd(), settings.module as string);
+  if (fromHere === file || !existsSync(fromHere)) return said;
+  const written = relative(folder, fromHere);
+  return `${said}; to load ${fromHere}, write module: ${written.startsWith('.') ? written : `./${written}`}`;
 }
 
 /**

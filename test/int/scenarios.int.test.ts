@@ -79,10 +79,10 @@ describe('signoff test', () => {
     const r = await runSignoff(['test', 'pair', '--scenario', file], { DATABASE_URL: db.url });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      `${file}:3:3 agents.Auther: pair has no agent "Auther"; its agents are Author, Reviewer`,
+      `${file}:3:3 agents.Auther: pair has no agent "Auther" (did you mean Author?); its agents are Author, Reviewer`,
     );
     expect(r.stderr).toContain(
-      `${file}:5:3 reviews.reveiw: pair has no checkpoint "reveiw"; its checkpoints are review`,
+      `${file}:5:3 reviews.reveiw: pair has no checkpoint "reveiw" (did you mean review?); its checkpoints are review`,
     );
     expect(r.stdout).not.toContain('scenario "typos.yml": ok');
   });
@@ -94,9 +94,9 @@ describe('signoff test', () => {
     );
     const r = await runSignoff(['test', 'pair', '--scenario', file], { DATABASE_URL: db.url });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n').sort()).toEqual([
-      `${file}:3:3 agents.Auther: pair has no agent "Auther"; its agents are Author, Reviewer`,
-      `${file}:6:3 reviews.reveiw: pair has no checkpoint "reveiw"; its checkpoints are review`,
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `${file}:3:3 agents.Auther: pair has no agent "Auther" (did you mean Author?); its agents are Author, Reviewer`,
+      `${file}:6:3 reviews.reveiw: pair has no checkpoint "reveiw" (did you mean review?); its checkpoints are review`,
       `${file}:7:7 reviews.reveiw.0: expected approve, reject or { revise: <the feedback> }`,
     ]);
   });

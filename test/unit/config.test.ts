@@ -1,15 +1,27 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, NO_KEY_PLACEHOLDER } from '../../src/config/config.js';
-import { checkpointSettings, parseWorkflowConfig } from '../../src/config/workflows.js';
-import { BUILT_IN_NAMES } from '../../src/workflows/catalog.js';
+import { checkpointSettings, parseWorkflowConfig, workflowSettings } from '../../src/config/workflows.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { BUILT_IN_NAMES, builtInAgents } from '../../src/workflows/catalog.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/index.js';
 
 const problems = (env: Record<string, string>) => {
   try {
     loadConfig(env, '/tmp');
+    return [];
+  } catch (error) {
+    return (error as Error).message.split('\n');
+  }
+};
+
+/** The error lines a config file gets, in the order they are given. */
+const errorLines = (yaml: string) => {
+  try {
+    parseWorkflowConfig(yaml, 'team.yml');
     return [];
   } catch (error) {
     return (error as Error).message.split('\n');
@@ -114,14 +126,16 @@ describe('the workflow config file', () => {
       expect(lines).toContain(
         'signoff.yml:7:9 workflows.pair.checkpoints.review.timeout: expected a duration such as 90s, 30m, 2h or 1d',
       );
-      expect(lines).toContain('signoff.yml:8:5 workflows.pair.colour: Unrecognized key: "colour"');
+      expect(lines).toContain(
+        'signoff.yml:8:5 workflows.pair.colour: unknown key "colour"; the keys here are enabled, description, channels, durability, review, maxIterations, maxRevisions, specialists, module, collection, agents, checkpoints, redirect, stages',
+      );
     }
   });
 
   it('a misspelt key whose value is on the lines below is reported at the key, not at its value', () => {
     const yaml = 'workflows:\n  pair:\n    checkpoint:\n      review:\n        timeout: 2h\n';
     expect(() => parseWorkflowConfig(yaml, 'signoff.yml')).toThrow(
-      'signoff.yml:3:5 workflows.pair.checkpoint: Unrecognized key: "checkpoint"',
+      'signoff.yml:3:5 workflows.pair.checkpoint: unknown key "checkpoint" (did you mean checkpoints?)',
     );
   });
 
@@ -197,7 +211,7 @@ describe('the workflow config file', () => {
   it("refuses a built-in workflow's checkpoint that does not exist (a typo would configure nothing), at its line", () => {
     const yaml = ['workflows:', '  pair:', '    checkpoints:', '      reveiw: { approvals: 2 }'].join('\n');
     expect(() => parseWorkflowConfig(yaml, 'team.yml')).toThrow(
-      /^team\.yml:4:\d+ workflows\.pair\.checkpoints\.reveiw: pair has no checkpoint "reveiw"; its checkpoints are review$/,
+      /^team\.yml:4:\d+ workflows\.pair\.checkpoints\.reveiw: pair has no checkpoint "reveiw" \(did you mean review\?\); its checkpoints are review$/,
     );
     const ok = parseWorkflowConfig(yaml.replace('reveiw', 'review'), 'team.yml');
     expect(checkpointSettings(ok, 'pair', 'review').approvals).toBe(2);
@@ -215,7 +229,7 @@ describe('the workflow config file', () => {
       '    module: ./graph.ts',
     ].join('\n');
     expect(() => parseWorkflowConfig(yaml, 'team.yml')).toThrow(
-      'team.yml:2:3 workflows.pairs: there is no workflow "pairs"; the workflows are pair, specialist, goal-plan, proposal, notes, mailer (a new one needs stages or a module)',
+      'team.yml:2:3 workflows.pairs: there is no workflow "pairs" (did you mean pair?); the workflows are pair, specialist, goal-plan, proposal, notes, mailer (a new one needs stages or a module)',
     );
     expect(Object.keys(parseWorkflowConfig(yaml.replace('pairs', 'pair'), 'team.yml').workflows)).toEqual([
       'pair',
@@ -235,8 +249,88 @@ describe('the workflow config file', () => {
     );
   });
 
+  it("refuses a built-in workflow's agent that does not exist, naming the close one and the agents it has", () => {
+    const yaml = [
+      'workflows:',
+      '  pair:',
+      '    agents:',
+      '      agent1: { name: Author }',
+      '      Agent2: { name: Reviewer }',
+      '  specialist:',
+      '    specialists: [tax]',
+      '    agents:',
+      '      tax: {}',
+      '      invoice: {}',
+    ].join('\n');
+    expect(errorLines(yaml)).toEqual([
+      'team.yml:5:7 workflows.pair.agents.Agent2: pair has no agent "Agent2" (did you mean agent2?); its agents are agent1, agent2',
+      'team.yml:10:7 workflows.specialist.agents.invoice: specialist has no agent "invoice"; its agents are planner, tax',
+    ]);
+  });
+
+  it('names the built-in agents as their graphs read them from the config file', () => {
+    for (const definition of BUILT_IN_WORKFLOWS) {
+      const read = new Set<string>();
+      const settings = workflowSettings(parseWorkflowConfig('', 'x.yml'), definition.name);
+      const agents = new Proxy(settings.agents, {
+        get: (target, key) => {
+          if (typeof key === 'string') read.add(key);
+          return Reflect.get(target, key);
+        },
+      });
+      definition.build({
+        modelFor: ({ name }) => new ScriptedChatModel({ agent: name }),
+        settings: { ...settings, agents },
+        checkpointer: new MemorySaver(),
+        documents: { search: async () => [], count: async () => 0 },
+      });
+      expect([...read].sort()).toEqual([...(builtInAgents(definition.name) ?? [])].sort());
+    }
+  });
+
   it('names its built-in workflows as their definitions do', () => {
     expect(BUILT_IN_NAMES).toEqual(BUILT_IN_WORKFLOWS.map((w) => w.name));
+  });
+
+  it('a misspelt key, option, workflow or checkpoint names the close one it meant (did you mean)', () => {
+    const yaml = [
+      'workflows:', // 1
+      '  pair:', // 2
+      '    agents:', // 3
+      '      agent1:', // 4
+      '        promt: be short', // 5
+      '    checkpoints:', // 6
+      '      review:', // 7
+      '        timout: 2h', // 8
+      '        onTimeout: aprove', // 9
+      '      reveiw: {}', // 10
+      '  propsal: { maxIterations: 2 }', // 11
+    ].join('\n');
+    expect(errorLines(yaml)).toEqual([
+      'team.yml:5:9 workflows.pair.agents.agent1.promt: unknown key "promt" (did you mean prompt?)',
+      'team.yml:8:9 workflows.pair.checkpoints.review.timout: unknown key "timout" (did you mean timeout?)',
+      'team.yml:9:9 workflows.pair.checkpoints.review.onTimeout: Invalid option: expected one of "approve"|"reject"|"cancel"|"remind"|"escalate" (did you mean approve?)',
+      'team.yml:10:7 workflows.pair.checkpoints.reveiw: pair has no checkpoint "reveiw" (did you mean review?); its checkpoints are review',
+      'team.yml:11:3 workflows.propsal: there is no workflow "propsal" (did you mean proposal?); the workflows are pair, specialist, goal-plan, proposal (a new one needs stages or a module)',
+    ]);
+  });
+
+  it("lists its errors in the order of the file's lines, whichever check found them", () => {
+    const yaml = [
+      'workflows:', // 1
+      '  pair:', // 2
+      '    colour: blue', // 3
+      '    maxIterations: lots', // 4
+      '    checkpoints:', // 5
+      '      review:', // 6
+      '        timout: 2h', // 7
+      '        approvals: none', // 8
+      '  pairs: {}', // 9
+      'starts:', // 10
+      '  perPerson: 0', // 11
+    ].join('\n');
+    const lines = errorLines(yaml).map((l) => Number(l.split(':')[1]));
+    expect(lines).toEqual([3, 4, 7, 8, 9, 11]);
   });
 
   it('reports YAML syntax errors with their position', () => {

@@ -24,6 +24,16 @@ function graphOf(yaml: string, name: string) {
   };
 }
 
+/** The error lines a config file gets, in order. */
+function errorsOf(yaml: string): string[] {
+  try {
+    parseWorkflowConfig(yaml, 'team.yml');
+    return [];
+  } catch (error) {
+    return (error as Error).message.split('\n');
+  }
+}
+
 describe('declared workflows', () => {
   it('the example builds the nodes and edges its stages say: in order, in parallel, reviews and where revise goes', () => {
     const { nodes, edges } = graphOf(readFileSync(EXAMPLE, 'utf8'), 'release-notes');
@@ -78,16 +88,54 @@ describe('declared workflows', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toContain(
-      'team.yml:7:26 workflows.notes.stages.0.agents.1: there is no agent "ghost" under agents',
+    expect(message.split('\n')).toEqual([
+      'team.yml:7:26 workflows.notes.stages.0.agents.1: there is no agent "ghost" under agents; the agents are writer',
+      'team.yml:8:9 workflows.notes.stages.0.onRevise: there is no stage "nowhere"; the stages are draft, again',
+      'team.yml:10:9 workflows.notes.stages.1: onRevise and maxRevisions need a review or a verdict to revise from',
+      "team.yml:14:7 workflows.notes.checkpoints.other_review: no stage has review: other_review; the stages' reviews are draft_review",
+    ]);
+  });
+
+  it('a misspelt agent says which one it probably meant and lists the agents there are', () => {
+    const yaml = `workflows:
+  notes:
+    agents: { writer: {}, editor: {} }
+    stages:
+      - id: draft
+        agents: [writter]
+      - id: check
+        parallel: [editor, writer]
+        verdict: editr
+        review: check
+`;
+    expect(errorsOf(yaml)).toEqual([
+      'team.yml:6:18 workflows.notes.stages.0.agents.0: there is no agent "writter" under agents (did you mean writer?); the agents are writer, editor',
+      'team.yml:9:9 workflows.notes.stages.1.verdict: there is no agent "editr" under agents (did you mean editor?); the agents are writer, editor',
+    ]);
+  });
+
+  it("a typo in a stage's review is reported at the review's own line, naming the checkpoint it meant", () => {
+    const yaml = `workflows:
+  notes:
+    agents: { writer: {} }
+    stages:
+      - id: draft
+        agents: [writer]
+        review: final_reveiw
+    checkpoints:
+      final_review: { reviewers: [anyone] }
+`;
+    expect(errorsOf(yaml)).toEqual([
+      "team.yml:7:9 workflows.notes.stages.0.review: review: final_reveiw has no settings under checkpoints, and checkpoints.final_review is no stage's review (did you mean final_review?)",
+    ]);
+    // A checkpoint misspelt beside a stage's review that has its own settings is the typo: reported there.
+    const misspeltCheckpoint = `${yaml}      final_reveiw: { reviewers: [anyone] }\n`.replace(
+      'review: final_reveiw',
+      'review: final_review',
     );
-    expect(message).toContain('team.yml:8:9 workflows.notes.stages.0.onRevise: there is no stage "nowhere"');
-    expect(message).toContain(
-      'workflows.notes.stages.1: onRevise and maxRevisions need a review or a verdict',
-    );
-    expect(message).toContain(
-      'team.yml:14:7 workflows.notes.checkpoints.other_review: no stage has review: other_review',
-    );
+    expect(errorsOf(misspeltCheckpoint)).toEqual([
+      "team.yml:10:7 workflows.notes.checkpoints.final_reveiw: no stage has review: final_reveiw (did you mean final_review?); the stages' reviews are final_review",
+    ]);
   });
 
   it('refuses a workflow with both a module and stages', () => {

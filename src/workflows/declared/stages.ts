@@ -5,6 +5,7 @@
  * revise goes back to `onRevise` (default: the same stage) with the feedback, reject ends it.
  */
 import { z } from 'zod';
+import { closest, didYouMean, unknownName } from '../../config/names.js';
 
 const id = z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a lowercase id (letters, digits, _)');
 
@@ -57,17 +58,18 @@ export function checkStages(
   const ids = w.stages.map((s) => s.id);
   const problem = (path: (string | number)[], message: string) =>
     ctx.addIssue({ code: 'custom', path: ['stages', ...path], message });
+  const agents = Object.keys(w.agents);
+  const noAgent = (name: string) => unknownName(name, agents, 'agent', { under: 'agents' });
   w.stages.forEach((s, i) => {
     if (ids.indexOf(s.id) !== i) problem([i, 'id'], `the stage id "${s.id}" is used twice`);
     for (const key of ['agents', 'parallel'] as const) {
       (s[key] ?? []).forEach((a, j) => {
-        if (!(a in w.agents)) problem([i, key, j], `there is no agent "${a}" under agents`);
+        if (!(a in w.agents)) problem([i, key, j], noAgent(a));
       });
     }
-    if (s.verdict && !(s.verdict in w.agents))
-      problem([i, 'verdict'], `there is no agent "${s.verdict}" under agents`);
+    if (s.verdict && !(s.verdict in w.agents)) problem([i, 'verdict'], noAgent(s.verdict));
     if (s.onRevise && !ids.includes(s.onRevise))
-      problem([i, 'onRevise'], `there is no stage "${s.onRevise}"`);
+      problem([i, 'onRevise'], unknownName(s.onRevise, ids, 'stage'));
     if ((s.onRevise || s.maxRevisions) && !s.review && !s.verdict)
       problem([i], 'onRevise and maxRevisions need a review or a verdict to revise from');
     if (s.verdict && !s.review && !s.maxRevisions)
@@ -76,9 +78,41 @@ export function checkStages(
         'a verdict without a review loops until it approves: give the stage maxRevisions',
       );
   });
-  const reviewed = new Set(w.stages.map((s) => s.review).filter(Boolean));
-  for (const name of Object.keys(w.checkpoints)) {
-    if (!reviewed.has(name))
-      ctx.addIssue({ code: 'custom', path: ['checkpoints', name], message: `no stage has review: ${name}` });
+  checkReviewNames(w.stages, Object.keys(w.checkpoints), problem, ctx);
+}
+
+/**
+ * Checkpoints configured for a review no stage has would configure nothing. When a stage's review
+ * has no settings and is close to such a checkpoint (`review: final_reveiw` beside
+ * `checkpoints.final_review`), the two are one typo: reported once, at the stage's review, where
+ * the checkpoint's name would send the reader to the wrong line.
+ */
+function checkReviewNames(
+  stages: Stage[],
+  checkpoints: string[],
+  problem: (path: (string | number)[], message: string) => void,
+  ctx: z.RefinementCtx,
+) {
+  const reviews = [...new Set(stages.map((s) => s.review).filter((r): r is string => !!r))];
+  const unreviewed = checkpoints.filter((c) => !reviews.includes(c));
+  const explained = new Set<string>();
+  stages.forEach((s, i) => {
+    if (!s.review || checkpoints.includes(s.review)) return;
+    const meant = closest(s.review, unreviewed);
+    if (!meant.length) return;
+    for (const m of meant) explained.add(m);
+    const names = meant.map((m) => `checkpoints.${m}`).join(' or ');
+    problem(
+      [i, 'review'],
+      `review: ${s.review} has no settings under checkpoints, and ${names} is no stage's review (did you mean ${meant.join(' or ')}?)`,
+    );
+  });
+  for (const name of unreviewed.filter((c) => !explained.has(c))) {
+    const list = reviews.length ? `; the stages' reviews are ${reviews.join(', ')}` : '';
+    ctx.addIssue({
+      code: 'custom',
+      path: ['checkpoints', name],
+      message: `no stage has review: ${name}${didYouMean(name, reviews)}${list}`,
+    });
   }
 }

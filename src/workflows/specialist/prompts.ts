@@ -1,8 +1,6 @@
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import type { HistoryEntry } from './specialist-state.js';
 
-export const DEFAULT_SPECIALISTS = ['invoice', 'closing', 'audit'];
-
 export const plannerPrompt = (specialists: string[]) =>
   'You are the Planner of a finance team. Read the task and route it to the one specialist best placed to do it: ' +
   `${specialists.join(', ')}.`;

@@ -9,14 +9,14 @@ import { END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain
 import { z } from 'zod';
 import { describeFailure, failureLogLevel } from '../../failures.js';
 import { askStructured } from '../../llm/structured.js';
-import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS } from '../catalog.js';
+import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS, DEFAULT_SPECIALISTS } from '../catalog.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
 import { reviewAsker } from '../shared/review.js';
 import { say } from '../shared/say.js';
 import type { WorkflowDefinition, WorkflowDeps } from '../shared/types.js';
-import { DEFAULT_SPECIALISTS, plannerPrompt, renderHistory, specialistPrompt, title } from './prompts.js';
+import { plannerPrompt, renderHistory, specialistPrompt, title } from './prompts.js';
 import { SpecialistState, type SpecialistStateType } from './specialist-state.js';
 
 type Node = 'planner' | 'specialist_agent' | 'review' | 'failed' | typeof END;
