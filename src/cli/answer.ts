@@ -1,14 +1,64 @@
 import type { Action, Review } from '../engine/index.js';
 
+/** Exactly these (case aside) approve; Enter too, except at a tool call. */
 const APPROVE = new Set(['', 'approve', 'a', 'accept', 'continue']);
 const REJECT = new Set(['reject', 'r']);
 /**
- * Words that read like a decision but are not one of the choices: taken as feedback they would
- * start another round, taken as a decision they would be a guess. The person is asked instead.
+ * Lines that read like an approval or a rejection but are not one of the choices: taken as
+ * feedback they would start another round, taken as a decision they would be a guess. The person
+ * is asked what they meant instead. Compared without case, trailing punctuation or extra spaces,
+ * so "Approve." and "approve!" are asked about too: only the plain word decides.
  */
-const LIKE_A_DECISION = new Set(['y', 'yes', 'yep', 'ok', 'okay', 'lgtm', 'sure', 'n', 'no', 'nope']);
+const LIKE_APPROVE = new Set([
+  'approve',
+  'approved',
+  'accept',
+  'accepted',
+  'y',
+  'yes',
+  'yep',
+  'yeah',
+  'ok',
+  'okay',
+  'k',
+  'kk',
+  'lgtm',
+  'sure',
+  'done',
+  'good',
+  'fine',
+  'great',
+  'perfect',
+  'looks good',
+  'looks fine',
+  'looks great',
+  'sounds good',
+  'all good',
+  'go',
+  'go ahead',
+  'ship it',
+  '👍',
+]);
+const LIKE_REJECT = new Set([
+  'reject',
+  'rejected',
+  'decline',
+  'declined',
+  'deny',
+  'denied',
+  'n',
+  'no',
+  'nope',
+  'nah',
+  '👎',
+]);
+const HELP = new Set(['help', '?']);
+const QUIT = new Set(['quit', 'exit', 'q']);
+const CANCEL = new Set(['cancel', 'stop']);
 /** `reject: <why>` rejects with its reason (for a tool call, the message the agent gets). */
-const REJECT_WITH = /^reject\s*:\s*(.+)$/is;
+const REJECT_WITH = /^reject\s*:\s*(.*)$/is;
+/** `revise: <feedback>` (or the review's own word for it: `refine: …`) is feedback, whatever it says. */
+const WITH_WORDS = /^([a-z][a-z ]*?)\s*:\s*(.*)$/is;
 
 /** A decision to send the engine. */
 export type Decided = { action: Action; feedback?: string; values?: Record<string, string> };
@@ -17,59 +67,100 @@ export type Answer =
   | Decided
   /** Edit through the review's form, asked field by field (several calls: a decision for each). */
   | { form: true }
+  /** Revise was chosen without its words: the next line is the feedback. */
+  | { feedback: true }
+  /** What can be typed at this review. */
+  | { help: true }
+  /** Leave the prompt as at end of input: the task keeps waiting. */
+  | { quit: true }
+  /** Cancel the task, once confirmed. */
+  | { cancel: true }
   | { error: string };
 
+/** A line as compared with the word sets: lower case, no trailing punctuation, single spaces. */
+const bare = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[.!?]+$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
 /**
- * One typed line → a decision: Enter/approve, reject (`reject: why` with its reason), or other text
- * = revise with it; a lone "yes", "ok" or "no" is asked about, never guessed at. At a review
- * of tool calls there are no words for the agent (unless it takes a response): a line of JSON is
- * the one call's edited arguments, "edit" asks the form field by field, and only the word
- * "approve" approves (Enter alone, or a "y", is too easily typed by accident to run a tool).
+ * One typed line → a decision: Enter/approve, reject (`reject: why` with its reason), feedback
+ * (`revise: …`, or any other text) = revise with it; a line that reads like an approval or a
+ * rejection without being the word ("approved", "Approve.", "lgtm", "no") is asked about, never
+ * guessed at. `help`, `quit` and `cancel` are the prompt's own. At a review of tool calls there are
+ * no words for the agent (unless it takes a response): a line of JSON is the one call's edited
+ * arguments, "edit" asks the form field by field, and only the word "approve" approves (Enter
+ * alone, or a "y", is too easily typed by accident to run a tool).
  */
 export function parseAnswer(line: string, review: Review): Answer {
   const text = line.trim();
   const word = text.toLowerCase();
-  const allowed = review.request.actions;
+  const plain = bare(text);
+  const r = review.request;
+  const allowed = r.actions;
   const pick = (action: Action, feedback?: string) =>
     allowed.includes(action)
       ? { action, feedback }
       : { error: `"${action}" is not possible here; choose: ${allowed.join(', ')}.` };
-  const toolCall = review.request.origin !== undefined;
+  const toolCall = r.origin !== undefined;
+  if (HELP.has(word)) return { help: true };
+  if (QUIT.has(plain)) return { quit: true };
+  if (CANCEL.has(plain)) return { cancel: true };
   if (toolCall && word !== 'approve' && APPROVE.has(word)) {
-    const ways = [
-      ...(allowed.includes('approve') ? ['"approve" to approve'] : []),
-      ...(allowed.includes('reject') ? ['"reject" to reject'] : []),
-    ];
     return {
-      error: `A tool call is approved by the word only: type ${ways.join(', or ') || 'one of the choices above'}.`,
+      error: `A tool call is approved by the word only: type ${choices(review, ['approve', 'reject']) || 'one of the choices above'}.`,
     };
   }
   if (APPROVE.has(word)) return pick('approve');
   if (REJECT.has(word)) return pick('reject');
-  const why = REJECT_WITH.exec(text)?.[1]?.trim();
-  if (why) return pick('reject', why);
-  if (LIKE_A_DECISION.has(word.replace(/[.!]+$/, ''))) {
-    const ways = [
-      ...(allowed.includes('approve')
-        ? [toolCall ? '"approve" to approve' : 'Enter or "approve" to approve']
-        : []),
-      ...(allowed.includes('reject') ? ['"reject" (or "reject: why") to reject'] : []),
-      ...(allowed.includes('revise') ? ['a sentence of feedback to revise'] : []),
-    ];
-    return { error: `"${text}" is not one of the choices: type ${ways.join(', ')}.` };
+  const rejectWith = REJECT_WITH.exec(text);
+  if (rejectWith) {
+    const why = rejectWith[1]?.trim();
+    if (why) return pick('reject', why);
+    return { error: 'Type the reason after "reject:", or "reject" alone to reject without one.' };
+  }
+  const label = (action: Action) => r.labels[action]?.toLowerCase();
+  const revise = allowed.includes('revise') ? ['revise', label('revise')] : [];
+  // `revise: <feedback>`: the words after the colon are the feedback, even one that reads like a choice.
+  const withWords = WITH_WORDS.exec(text);
+  if (withWords && revise.includes(bare(withWords[1] ?? ''))) {
+    const feedback = withWords[2]?.trim();
+    return feedback ? { action: 'revise', feedback } : { feedback: true };
   }
   // The action's name alone ("revise", or its label: "refine", "modify") chooses it: the words
-  // that should go with it are asked for, not that word sent as the feedback.
-  if (
-    allowed.includes('revise') &&
-    (word === 'revise' || word === review.request.labels.revise?.toLowerCase())
-  )
-    return { error: 'Type your feedback (what should change) and press Enter.' };
+  // that should go with it are asked for next, not that word sent as the feedback.
+  if (revise.includes(plain)) return { feedback: true };
+  // The card's own words for the other choices ("Search more", "Give up", "Continue") choose
+  // them too; at a tool call only the word "approve" approves, never a label.
+  // Typed as shown, without punctuation: "Reject." is asked about like "Approve." is.
+  const spaced = word.replace(/\s+/g, ' ');
+  if (allowed.includes('reject') && spaced === label('reject')) return { action: 'reject' };
+  if (allowed.includes('approve') && !toolCall && spaced === label('approve')) return { action: 'approve' };
+  if (LIKE_APPROVE.has(plain) || LIKE_REJECT.has(plain)) {
+    const meant: Action = LIKE_APPROVE.has(plain) ? 'approve' : 'reject';
+    const feedback = allowed.includes('revise') ? [`"revise: <feedback>" to ${verb(review, 'revise')}`] : [];
+    if (!allowed.includes(meant)) {
+      return { error: `"${text}" is not one of the choices: type ${choices(review)}.` };
+    }
+    const how = meant === 'approve' ? `"approve" to ${verb(review, 'approve')}` : rejectChoice(review);
+    return {
+      error: `Did you mean ${meant}? Type ${[how, ...feedback].join(', or ')}. ("help" lists every choice.)`,
+    };
+  }
   if (allowed.includes('edit')) {
-    const fields = review.request.fields;
+    const fields = r.fields;
     const only = fields.length === 1 && !fields[0]?.choices ? fields[0] : undefined;
-    if (word === 'edit') return { form: true };
-    if (only && text.startsWith('{')) return { action: 'edit', values: { [only.id]: text } };
+    if (word === 'edit' || plain === label('edit')) return { form: true };
+    if (only && text.startsWith('{')) {
+      // The arguments as shown, typed again, change nothing: that is no edit, and no approval.
+      if (sameJson(text, only.initial ?? ''))
+        return {
+          error: `Those are the arguments as shown; nothing changed. Type ${choices(review, ['approve', 'reject'])}.`,
+        };
+      return { action: 'edit', values: { [only.id]: text } };
+    }
     if (!allowed.includes('revise')) {
       return {
         error: only
@@ -79,4 +170,87 @@ export function parseAnswer(line: string, review: Review): Answer {
     }
   }
   return pick('revise', text);
+}
+
+/**
+ * The line typed after `revise` alone: the feedback, or nothing (an empty line, a choice's word)
+ * to go back to the review. Never a decision: "approve" typed here is not feedback and approves
+ * nothing either.
+ */
+export function parseFeedback(
+  line: string,
+  review: Review,
+): { action: 'revise'; feedback: string } | { again: true } | { back: string } {
+  const text = line.trim();
+  if (!text) return { back: 'No feedback typed; nothing was sent. Back to the review.' };
+  const answer = parseAnswer(text, review);
+  if ('action' in answer && answer.action === 'revise' && answer.feedback)
+    return { action: 'revise', feedback: answer.feedback };
+  if ('feedback' in answer && answer.feedback === true) return { again: true };
+  return {
+    back: `"${text}" reads as one of the review's choices, not as feedback; nothing was sent. Back to the review: type it there, or "revise: ${text}" to send it as feedback.`,
+  };
+}
+
+/** Whether two texts are the same JSON value (keys in the same order, as the form shows them). */
+export function sameJson(a: string, b: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  } catch {
+    return false;
+  }
+}
+
+/** The action as the card names it: "search more" for a proposal's reject. */
+export const verb = (review: Review, action: Action) =>
+  (review.request.labels[action] ?? action).toLowerCase();
+
+const rejectChoice = (review: Review) => `"reject" (or "reject: why") to ${verb(review, 'reject')}`;
+
+/** The ways to answer this review, as a sentence's list; `only` keeps some of them. */
+function choices(review: Review, only?: Action[]): string {
+  const r = review.request;
+  const toolCall = r.origin !== undefined;
+  const has = (a: Action) => r.actions.includes(a) && (!only || only.includes(a));
+  return [
+    ...(has('approve') ? [`${toolCall ? '' : 'Enter or '}"approve" to ${verb(review, 'approve')}`] : []),
+    ...(has('reject') ? [rejectChoice(review)] : []),
+    ...(has('revise') ? [`a sentence of feedback to ${verb(review, 'revise')}`] : []),
+    ...(has('edit') ? [`"edit" to ${verb(review, 'edit')}`] : []),
+  ].join(', or ');
+}
+
+/** Every line that can be typed at this review, one a line: what `help` prints there. */
+export function answerHelp(review: Review, resume: string): string {
+  const r = review.request;
+  const toolCall = r.origin !== undefined;
+  const has = (a: Action) => r.actions.includes(a);
+  const only = r.fields.length === 1 && !r.fields[0]?.choices;
+  const rows: [string, string][] = [
+    ...(has('approve')
+      ? [[toolCall ? 'approve' : 'Enter or approve', verb(review, 'approve')] as [string, string]]
+      : []),
+    ...(has('reject')
+      ? [
+          ['reject', verb(review, 'reject')] as [string, string],
+          ['reject: <why>', `${verb(review, 'reject')}, saying why`] as [string, string],
+        ]
+      : []),
+    ...(has('revise')
+      ? [
+          ['revise: <feedback>', `${verb(review, 'revise')} (a sentence works too)`] as [string, string],
+          ['revise', 'asks for the feedback on the next line'] as [string, string],
+        ]
+      : []),
+    ...(has('edit')
+      ? only
+        ? [['{…} (one line of JSON)', 'the edited arguments (that approves them)'] as [string, string]]
+        : [['edit', `${verb(review, 'edit')}, field by field`] as [string, string]]
+      : []),
+    ['quit', `leave this prompt; the task keeps waiting: ${resume}`],
+    ['cancel', 'cancel the task (asks first)'],
+    ['help', 'this list'],
+  ];
+  const width = Math.max(...rows.map(([typed]) => typed.length)) + 2;
+  return `At this review, type:\n${rows.map(([typed, does]) => `  ${typed.padEnd(width)}${does}`).join('\n')}\n`;
 }

@@ -97,10 +97,17 @@ export async function runCommand(
   try {
     switch (command) {
       case undefined:
-        return await interactive(engine, feed, io, actor);
+        return await interactive(engine, feed, io, actor, documents, loaded);
       case 'run': {
         const [workflow, ...words] = rest;
         if (!workflow) return fail(io, `Name a workflow: ${CLI} run <workflow> <task…> (${names(engine)}).`);
+        // The engine's hint is the prompt's and Slack's syntax; in the shell the command is said.
+        if (!words.join(' ').trim() && isWorkflow(engine, workflow)) {
+          return fail(
+            io,
+            `Describe the task after the workflow's name: ${CLI} run ${workflow.toLowerCase()} "summarise Q3 invoices"`,
+          );
+        }
         return await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
       }
       case 'resume': {
@@ -133,7 +140,18 @@ export async function runCommand(
       }
       case 'retry': {
         const task = await runnable();
+        // A task left working (Ctrl-C) or waiting goes on with resume, not retry: say that one.
+        if (task.status === 'working' || task.status === 'waiting') {
+          io.err.write(
+            `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${CLI} resume ${task.id}\n`,
+          );
+          return 1;
+        }
+        // What happened so far, then a mark: the old "[failed: …]" is not this attempt's. (Nothing
+        // runs a failed task meanwhile: what the retry's run says comes after the mark.)
+        if (task.status === 'failed') await feed.pump(task.id);
         await engine.retry(task.id, operator(actor));
+        io.out.write('— retrying from its last step —\n');
         return followed(await runSession(session, task.id));
       }
       case 'cancel': {
@@ -168,7 +186,7 @@ export async function runCommand(
         return followed(await runSession(session, task.id));
       }
       default:
-        return fail(io, `Unknown command "${command}".\n${USAGE}`);
+        return fail(io, `${unknownCommand(engine, command, rest)}\n${USAGE}`);
     }
   } catch (error) {
     if (isSignoffError(error)) {
@@ -187,7 +205,14 @@ async function startAndFollow(
   workflow: string,
   text: string,
 ): Promise<number> {
-  const { task } = await engine.start({ workflow, text, requester: actor, surface: 'cli' });
+  // Workflow names are lowercase (the config file allows no other), so "Pair" can only mean pair:
+  // taken as such rather than refused, as a shell's auto-capitalised first word would be.
+  const { task } = await engine.start({
+    workflow: workflow.toLowerCase(),
+    text,
+    requester: actor,
+    surface: 'cli',
+  });
   // At once, before its run can start: no I/O comes between the start and this line.
   io.follow?.(task.id);
   return followed(
@@ -195,30 +220,45 @@ async function startAndFollow(
   );
 }
 
+/** The shell's commands that also work at the prompt (`tasks` and `help` are the prompt's own). */
+const PROMPT_COMMANDS = new Set(['run', 'resume', 'retry', 'cancel', 'redirect', 'events', 'audit', 'docs']);
+
 async function interactive(
   engine: Engine,
   feed: ReturnType<typeof createFeed>,
   io: CliIo,
   actor: string,
+  documents?: Pick<Documents, 'addFolder'>,
+  loaded?: Loaded,
 ): Promise<number> {
   io.out.write(`signoff in the terminal (no Slack tokens set). Workflows:\n${describe(engine)}\n`);
   for (;;) {
+    // Stopped (Ctrl-C) during a task: its session's status line stays the last line, no new prompt.
+    if (io.stopping?.aborted) return 0;
     io.out.write(
       '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (empty line or end of input to quit)\n> ',
     );
-    const line = (await io.lines.next())?.trim();
+    // A command pasted as the shell takes it ("npx signoff resume cli-…") is that command.
+    const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/, '');
     if (!line) return 0;
-    const [workflow = '', ...words] = line.split(/\s+/);
+    const [first = '', ...words] = line.split(/\s+/);
+    const workflow = first.toLowerCase();
     // The prompt's own commands; no workflow can be named so (the config file's names are checked).
     if (workflow === 'help' && !words.length) {
       io.out.write(
-        `Workflows:\n${describe(engine)}\nAt a review: Enter approves ("approve" at a tool call), "reject" rejects, any other text is feedback.\n`,
+        `Workflows:\n${describe(engine)}\nAt a review: Enter or "approve" approves (only the word "approve" at a tool call), "reject" rejects, a sentence (or "revise: …") is feedback; "help" there lists every choice.\nThe commands (${[...PROMPT_COMMANDS].join(', ')}) work here as in the shell, e.g. resume cli-1a2b3c4d.\n`,
       );
       continue;
     }
-    if (workflow === 'tasks' && !words.length) {
+    if ((workflow === 'tasks' || workflow === 'list') && !words.length) {
       const example = `${engine.available()[0]?.name ?? 'pair'} write a product announcement`;
       await listTasks(engine, io.out, `Start one here: type "<workflow> <task>", e.g. ${example}`);
+      continue;
+    }
+    // `resume cli-…`, as the stopped task's hint says: run here as from the shell (a workflow of
+    // that name, if the config file has one, keeps it).
+    if (PROMPT_COMMANDS.has(workflow) && !isWorkflow(engine, workflow)) {
+      await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
       continue;
     }
     try {
@@ -269,6 +309,38 @@ const names = (engine: Engine) =>
     .map((w) => w.name)
     .join(', ');
 const describe = (engine: Engine) => workflowLines(engine.available());
+const isWorkflow = (engine: Engine, name: string) =>
+  engine.available().some((w) => w.name === name.toLowerCase());
+
+/** Other words for the commands, as other tools (and Slack's `/signoff list`) name them. */
+const SAME_AS: Record<string, string> = {
+  list: 'tasks',
+  ls: 'tasks',
+  status: 'tasks',
+  start: 'run',
+  new: 'run',
+  continue: 'resume',
+  stop: 'cancel',
+  rerun: 'retry',
+  log: 'events',
+};
+
+/** An unknown command, and the one meant when it can be told: `list` is `tasks`, `pair …` is `run pair …`. */
+function unknownCommand(engine: Engine, command: string, rest: string[]): string {
+  const said = `Unknown command "${command}".`;
+  const meant = SAME_AS[command.toLowerCase()];
+  if (meant) return `${said} Did you mean: ${CLI} ${meant}${rest.length ? ` ${rest.join(' ')}` : ''}`;
+  if (isWorkflow(engine, command)) {
+    const task = rest.join(' ') || 'summarise Q3 invoices';
+    return `${said} To start a task: ${CLI} run ${command.toLowerCase()} "${task}"`;
+  }
+  return said;
+}
+
+/** A line split as a shell would into words: quotes group ("…" or '…') and are removed. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+}
 
 function fail(io: CliIo, message: string): number {
   io.err.write(`${message}\n`);

@@ -1,30 +1,34 @@
 /**
  * A review's Edit form at the prompt, one field a line: a decision is typed (nothing is chosen for
  * the person), arguments are one line of JSON or Enter to keep them as shown. A message for the
- * calls rejected is asked last, when some are.
+ * calls rejected is asked last, when some are. A form with no decision to type (one call: its
+ * arguments only) that changes nothing decides nothing: sent, the engine would read it as an
+ * approval that nobody typed.
  */
 import type { ReviewField } from '../engine/index.js';
+import { sameJson } from './answer.js';
 import { answerTo, type LineSource } from './lines.js';
 import type { Output } from './printer.js';
 
-/** The form's values and note; undefined when the input ends first. */
+/** The form's values and note; `unchanged` when it decides nothing; undefined when the input ends first. */
 export async function fillForm(
   fields: ReviewField[],
   lines: LineSource,
   out: Output,
   /** The review's `feedback.maxLength`: the note's limit. */
   maxLength: number,
-): Promise<{ values: Record<string, string>; feedback?: string } | undefined> {
+): Promise<{ values: Record<string, string>; feedback?: string } | { unchanged: true } | undefined> {
   const values: Record<string, string> = {};
+  // Without a decision to type, Enter on the arguments is not "keep them": it is "nothing to do".
+  const decides = fields.some((f) => f.choices);
+  const keep = decides ? 'Enter keeps them as shown' : 'Enter changes nothing and goes back to the review';
   for (const f of fields) {
     for (;;) {
       const options = f.choices?.map((c) => `"${c.value}"`).join(' or ');
       const line = await answerTo(
         lines,
         out,
-        f.choices
-          ? `${f.label}: ${options}? `
-          : `${f.label}, as one line of JSON (Enter keeps them as shown): `,
+        f.choices ? `${f.label}: ${options}? ` : `${f.label}, as one line of JSON (${keep}): `,
       );
       if (line === undefined) return undefined;
       const text = line.trim();
@@ -40,6 +44,12 @@ export async function fillForm(
       out.write(`Type ${options}.\n`);
     }
   }
+  const changed = fields.some((f) => {
+    const typed = values[f.id] ?? '';
+    const shown = f.initial ?? '';
+    return !f.choices && typed !== oneLine(shown) && !sameJson(typed, shown);
+  });
+  if (!decides && !changed) return { unchanged: true };
   if (!Object.values(values).includes('reject')) return { values };
   for (;;) {
     const note = await answerTo(lines, out, 'A message for the calls you reject (Enter for none): ');

@@ -6,6 +6,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import {
+  type Action,
   approvalsNeeded,
   type DeliveredEvent,
   eventInWords,
@@ -42,6 +43,25 @@ const STATUS_WORDS: Record<Task['status'], string> = {
   failed: 'failed',
 };
 export const statusWords = (status: Task['status']) => STATUS_WORDS[status];
+
+/**
+ * A status with its reason, the reason's words not repeating the status's: "rejected at review",
+ * "cancelled by cli:ann", not "rejected (rejected at review)". `join` goes between the two otherwise.
+ */
+export function statusWithReason(
+  status: Task['status'],
+  reason: string | null | undefined,
+  join: [string, string],
+) {
+  const words = statusWords(status);
+  if (!reason) return words;
+  if (reason.toLowerCase().startsWith(`${words} `)) return `${words}${reason.slice(words.length)}`;
+  return `${words}${join[0]}${reason}${join[1]}`;
+}
+
+/** What a decision means on its card: the card's word for it ("search more"), or the action's. */
+const meaning = (request: Review['request'], action: Action) =>
+  (request.labels[action] ?? action).toLowerCase();
 
 /**
  * Terminal strings (OSC, DCS, SOS, PM, APC: a title, a hyperlink) with their text, up to their
@@ -123,12 +143,14 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
       return undefined; // the session prints the review when it asks for the answer
     case 'review_decided': {
       const d = event.review.decision;
-      if (d?.automatic) return `→ ${d.action} automatically, nobody decided (${d.automatic})`;
+      // Said with the card's own words: a proposal's reject is "search more", its typed query "use my query".
+      const said = d ? meaning(event.review.request, d.action) : undefined;
+      if (d?.automatic) return `→ ${said} automatically, nobody decided (${d.automatic})`;
       const how = d?.approvals
         ? ` (${d.approvals.length} approvals: ${d.approvals.map((a) => a.by).join(', ')})`
         : '';
       const edited = d?.action === 'edit' || (d?.action === 'approve' && event.review.request.edit);
-      return `→ ${edited ? 'approved with edits' : d?.action} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
+      return `→ ${edited ? 'approved with edits' : said} by ${d?.by}${how}${d?.feedback ? `: ${d.feedback}` : ''}`;
     }
     case 'review_progress':
       // An edit resets the count to its editor's approval: the review now shows the edited call.
@@ -148,7 +170,7 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
     case 'task_status':
       return event.status === 'working'
         ? undefined
-        : `[${statusWords(event.status)}${event.reason ? `: ${event.reason}` : ''}]`;
+        : `[${statusWithReason(event.status, event.reason, [': ', ''])}]`;
     case 'delivery_failed':
       return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: ${CLI} events)`;
   }
@@ -189,6 +211,8 @@ export function createFeed(deps: {
    * afresh when they speak again after a review was printed.
    */
   const said = new Map<string, { texts: string[]; reviewed: boolean }>();
+  /** The last status line (`[failed: …]`) printed for each task. */
+  const lastStatus = new Map<string, { status: Task['status']; reason?: string }>();
   const sink: Sink = async () => {
     for (const wake of waiters) wake();
   };
@@ -200,7 +224,12 @@ export function createFeed(deps: {
       const after = shown.get(taskId) ?? (skipHistory ? (events.at(-1)?.id ?? 0) : 0);
       for (const event of events.filter((e) => e.id > after)) {
         const line = formatEvent(event, deps.show);
-        if (line !== undefined) deps.out.write(`${line}\n`);
+        if (line !== undefined) {
+          deps.out.write(`${line}\n`);
+          const e = event.event;
+          if (e.type === 'task_status')
+            lastStatus.set(taskId, { status: e.status, reason: e.reason ?? undefined });
+        }
         if (event.event.type === 'agent_said') {
           const before = said.get(taskId);
           said.set(taskId, {
@@ -212,6 +241,11 @@ export function createFeed(deps: {
       shown.set(taskId, Math.max(after, events.at(-1)?.id ?? 0));
       const agent = deps.thinking?.(taskId);
       deps.out.status?.(agent ? `${agent} is thinking…` : undefined);
+    },
+    /** Whether the last status line printed for `taskId` said `status` for `reason`: no need to say it again. */
+    saidStatus: (taskId: string, status: Task['status'], reason: string | null | undefined) => {
+      const last = lastStatus.get(taskId);
+      return last?.status === status && (last.reason ?? null) === (reason ?? null);
     },
     /** The review of `taskId` as it is printed now: without what its agents just said. */
     review(taskId: string, review: Review): string {

@@ -4,12 +4,13 @@
  * waiting, durably, and the session says how to continue.
  */
 import type { Engine, Review, Task } from '../engine/index.js';
-import { contentHash, DecisionRefused } from '../engine/index.js';
-import { type Decided, parseAnswer } from './answer.js';
+import { contentHash, DecisionRefused, operator } from '../engine/index.js';
+import { isSignoffError } from '../errors.js';
+import { answerHelp, type Decided, parseAnswer, parseFeedback } from './answer.js';
 import { fillForm } from './form.js';
 import { CLI } from './help.js';
 import { answerTo, type LineSource } from './lines.js';
-import { approvalProgress, type Feed, type Output, printable, statusWords } from './printer.js';
+import { approvalProgress, type Feed, type Output, printable, statusWithReason } from './printer.js';
 
 export interface SessionDeps {
   engine: Engine;
@@ -29,6 +30,7 @@ export interface SessionDeps {
 /** Drives one task in the terminal; returns its status when the session ends. */
 export async function runSession(deps: SessionDeps, taskId: string): Promise<Task> {
   const { engine, out } = deps;
+  let quiet: { id: string; hash: string } | undefined;
   for (;;) {
     const task = await settled(deps, taskId);
     // Stopping while it works (Ctrl-C): its step is cut short here and goes on later. The last
@@ -56,7 +58,10 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       );
       return finish(deps, task);
     }
-    out.write(`${deps.feed.review(taskId, review)}\n`);
+    // After `help`, the same review is not printed again: the list would scroll away.
+    const hash = contentHash(review.request);
+    if (quiet?.id !== review.id || quiet.hash !== hash) out.write(`${deps.feed.review(taskId, review)}\n`);
+    quiet = undefined;
     // Only a line typed once this review is on screen answers it. While the prompt waits, what
     // happens to the review is shown (a reminder, a timer's decision, another terminal's), and a
     // review that no longer waits on this prompt gives it up: the card on screen is out of date.
@@ -79,10 +84,32 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       out.write(`${parsed.error}\n`);
       continue;
     }
+    if ('help' in parsed) {
+      out.write(answerHelp(review, `${CLI} resume ${taskId}`));
+      quiet = { id: review.id, hash };
+      continue;
+    }
+    if ('quit' in parsed) return await inputEnded(deps, taskId);
     let answer: Decided;
-    if ('form' in parsed) {
+    if ('cancel' in parsed) {
+      const ended = await cancelAsked(deps, taskId);
+      if (ended) return ended;
+      continue;
+    }
+    if ('feedback' in parsed && parsed.feedback === true) {
+      const given = await feedbackFor(deps, review);
+      if (given === 'ended') return await inputEnded(deps, taskId);
+      if (!given) continue;
+      answer = given;
+    } else if ('form' in parsed) {
       const form = await fillForm(review.request.fields, deps.lines, out, review.settings.feedback.maxLength);
       if (!form) return await inputEnded(deps, taskId);
+      if ('unchanged' in form) {
+        out.write(
+          `Nothing changed in the arguments, so nothing was decided. Back to the review${review.request.actions.includes('approve') ? ': type "approve" to approve them as shown' : ''}.\n`,
+        );
+        continue;
+      }
       answer = { action: 'edit', ...form };
     } else answer = parsed;
     try {
@@ -100,6 +127,49 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       out.write(`${error.message}\n`);
     }
   }
+}
+
+/**
+ * `revise` alone: the next line is the feedback. An empty line, or a line that is a choice rather
+ * than feedback, goes back to the review and decides nothing (never an approval by Enter).
+ * 'ended' at end of input.
+ */
+async function feedbackFor(deps: SessionDeps, review: Review): Promise<Decided | 'ended' | undefined> {
+  deps.out.write(
+    'Type your feedback (what should change) and press Enter; an empty line goes back to the review.\n',
+  );
+  for (;;) {
+    const line = await answerTo(deps.lines, deps.out, 'feedback> ');
+    if (line === undefined) return 'ended';
+    const read = parseFeedback(line, review);
+    if ('action' in read) return read;
+    if ('back' in read) {
+      deps.out.write(`${read.back}\n`);
+      return undefined;
+    }
+    deps.out.write('Type the feedback itself (what should change), or an empty line to go back.\n');
+  }
+}
+
+/** `cancel` at a review: asked once more, since it ends the task; the task when it ended. */
+async function cancelAsked(deps: SessionDeps, taskId: string): Promise<Task | undefined> {
+  const line = await answerTo(
+    deps.lines,
+    deps.out,
+    `Cancel task ${taskId}? It ends now and its review closes without a decision. Type "cancel" again to confirm (anything else goes back to the review): `,
+  );
+  if (line === undefined) return await inputEnded(deps, taskId);
+  if (!['cancel', 'yes'].includes(line.trim().toLowerCase())) {
+    deps.out.write('Not cancelled. Back to the review.\n');
+    return undefined;
+  }
+  try {
+    await deps.engine.cancel(taskId, operator(deps.actor));
+  } catch (error) {
+    if (!isSignoffError(error)) throw error;
+    deps.out.write(`${error.message}\n`);
+  }
+  return undefined;
 }
 
 /**
@@ -157,12 +227,15 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
   }
 }
 
-/** The session's last line: `task <id>: <status> (<why>)`; `why` when the task says nothing itself. */
-function finish(deps: Pick<SessionDeps, 'out' | 'kept'>, task: Task, why?: string): Task {
-  const said = task.statusReason ? printable(task.statusReason) : why;
-  const reason = said ? ` (${said})` : '';
+/**
+ * The session's last line: `task <id>: <status> (<why>)`; `why` when the task says nothing itself.
+ * A reason the line just above said (`[failed: …]`) is not said twice.
+ */
+function finish(deps: Pick<SessionDeps, 'out' | 'feed' | 'kept'>, task: Task, why?: string): Task {
+  const shown = task.statusReason && deps.feed.saidStatus(task.id, task.status, task.statusReason);
+  const said = task.statusReason ? (shown ? undefined : printable(task.statusReason)) : why;
   const hint =
     task.status === 'failed' && deps.kept !== false ? `; try again with: ${CLI} retry ${task.id}` : '';
-  deps.out.write(`task ${task.id}: ${statusWords(task.status)}${reason}${hint}\n`);
+  deps.out.write(`task ${task.id}: ${statusWithReason(task.status, said, [' (', ')'])}${hint}\n`);
   return task;
 }

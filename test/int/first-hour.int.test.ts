@@ -75,6 +75,18 @@ describe('documents for proposal', () => {
   }, 180_000);
 });
 
+describe("a proposal's reviews in the terminal", () => {
+  it('echo a decision in the words of the card: a typed query is "use my query", reject is "search more"', async () => {
+    const env = await database('proposal_words');
+    const r = await runSignoff(['run', 'proposal', 'home batteries'], env, 'battery degradation\nreject\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"reject" to search more');
+    expect(r.stdout).toMatch(/→ use my query by cli:\S+: battery degradation\n/);
+    expect(r.stdout).toMatch(/→ search more by cli:\S+\n/);
+    expect(r.stdout).not.toMatch(/→ (reject|revise) by/);
+  }, 120_000);
+});
+
 describe('the config file', () => {
   it('a workflow that does not exist is refused at start, with the valid names and its line', async () => {
     const env = await database('config_unknown');
@@ -240,10 +252,54 @@ describe('hints say what to do next', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"reject" is not possible here; choose: approve, revise.');
-    // "revise", and the goal review's own word for it ("Refine"), alike.
-    expect(r.stdout.split('Type your feedback (what should change) and press Enter.')).toHaveLength(3);
-    expect(r.stdout).toMatch(/→ revise by cli:\S+: keep it under a week\n/);
-    expect(r.stdout).not.toMatch(/→ revise by cli:\S+: revise\n/);
+    expect(
+      r.stdout.split(
+        'Type your feedback (what should change) and press Enter; an empty line goes back to the review.',
+      ),
+    ).toHaveLength(2);
+    // "Refine", the goal review's own word for revise, typed as the feedback: the feedback is asked for again.
+    expect(r.stdout).toContain('Type the feedback itself (what should change), or an empty line to go back.');
+    // Echoed in the card's words: the goal review's revise is "Refine".
+    expect(r.stdout).toMatch(/→ refine by cli:\S+: keep it under a week\n/);
+    expect(r.stdout).not.toMatch(/→ \S+ by cli:\S+: (revise|refine)\n/i);
+  }, 120_000);
+
+  it('a command by another name points to its own (list → tasks); a workflow named as a command points to run', async () => {
+    const env = await database('hint_commands');
+    const list = await runSignoff(['list'], env);
+    expect(list.code).toBe(2);
+    expect(list.stderr).toMatch(/^Unknown command "list". Did you mean: npx signoff tasks\n/);
+    const pair = await runSignoff(['pair', 'write', 'the', 'note'], env);
+    expect(pair.stderr).toMatch(
+      /^Unknown command "pair". To start a task: npx signoff run pair "write the note"\n/,
+    );
+  });
+
+  it('run with a workflow but no task shows the shell command with a task; "Pair" is pair', async () => {
+    const env = await database('hint_run');
+    const r = await runSignoff(['run', 'pair'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'Describe the task after the workflow\'s name: npx signoff run pair "summarise Q3 invoices"\n',
+    );
+    // Workflow names are lowercase by rule: "Pair" can only mean pair.
+    const upper = await runSignoff(['run', 'Pair', 'name the release'], env);
+    expect(upper.code, upper.stderr).toBe(0);
+    expect(upper.stdout).toMatch(/Task cli-[0-9a-f]+ \(pair\): name the release/);
+  }, 120_000);
+
+  it('at the interactive prompt, a command as the shell takes it runs there (resume cli-…, npx signoff resume cli-…)', async () => {
+    const env = await database('prompt_resume');
+    const first = await runSignoff(['run', 'pair', 'name the release'], env);
+    const id = /Task (cli-[0-9a-f]+)/.exec(first.stdout)?.[1] as string;
+    // The first leaves the review with "quit"; the second, pasted with its "npx signoff", approves it.
+    const r = await runSignoff([], env, `resume ${id}\nquit\nnpx signoff resume ${id}\n\n\n`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('There is no workflow');
+    expect(r.stdout.split("Review: Review the agents' work")).toHaveLength(3);
+    expect(r.stdout).toContain(`task ${id}: waiting for review\n`);
+    expect(r.stdout).toMatch(/→ approve by cli:\S+\n/);
+    expect(r.stdout).toContain(`task ${id}: done\n`);
   }, 120_000);
 });
 

@@ -175,7 +175,9 @@ describe('the terminal says what is wrong', () => {
     // Rendered for the terminal: the Markdown is gone, the words stay.
     expect(proposal.stdout).toContain('Search: "open-plan noise"');
     expect(proposal.stdout).toContain('Novelty reviewer');
-    expect(proposal.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done \(approved\)$/);
+    // The reason is said once, on its status line; the last line then says the status alone.
+    expect(proposal.stdout).toContain('\n[done: approved]\n');
+    expect(proposal.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
   });
 
   it('signoff docs add ingests a folder as a collection', async () => {

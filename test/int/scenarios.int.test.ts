@@ -128,7 +128,7 @@ describe('signoff test', () => {
         '  review: [{ revise: name the formats }, approve]',
         'expect:',
         '  status: done',
-        '  contains: ["revise by", "CSV and JSON"]',
+        '  contains: ["give feedback by", "CSV and JSON"]',
         '',
       ].join('\n'),
     );
@@ -145,14 +145,14 @@ describe('signoff test', () => {
         '  review: [{ revise: name the formats }, approve]',
         'expect:',
         '  status: done',
-        '  contains: ["revise by", "CSV and JSON"]',
+        '  contains: ["give feedback by", "CSV and JSON"]',
         '',
       ].join('\n'),
     );
     const failed = await runSignoff(['test', 'pair', '--scenario', strict], { DATABASE_URL: db.url });
     expect(failed.code).toBe(1);
     expect(failed.stdout.trim().split('\n').at(-1)).toBe(
-      'scenario "strict.yml": FAILED: expected "CSV and JSON" after "revise by" in the transcript',
+      'scenario "strict.yml": FAILED: expected "CSV and JSON" after "give feedback by" in the transcript',
     );
   }, 180_000);
 

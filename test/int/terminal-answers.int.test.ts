@@ -40,7 +40,7 @@ describe('at a terminal', () => {
       run.send('name the formats\n');
       await run.waitFor(/Review the agents' work \(cycle 2\)[\s\S]*typed before this was asked was ignored/);
       expect(run.stdout().match(IGNORED)).toHaveLength(2);
-      expect(run.stdout()).toMatch(/→ revise by \S+: name the formats/);
+      expect(run.stdout()).toMatch(/→ give feedback by \S+: name the formats/);
       expect(run.stdout()).not.toMatch(/→ approve/);
       run.send('approve');
       const ended = await run.exited;
@@ -63,10 +63,10 @@ describe('piped answers', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('└─ "approve" to approve,');
     const told =
-      'A tool call is approved by the word only: type "approve" to approve, or "reject" to reject.';
+      'A tool call is approved by the word only: type "approve" to approve, or "reject" (or "reject: why") to reject.';
     expect(r.stdout.split(told)).toHaveLength(2);
     // "y" reads like a decision but is none: asked about, never taken for one.
-    expect(r.stdout).toContain('"y" is not one of the choices: type "approve" to approve');
+    expect(r.stdout).toContain('Did you mean approve? Type "approve" to approve.');
     expect(r.stdout).toMatch(/→ approve by \S+/);
     expect(r.stdout).toContain(`RESUMED ${JSON.stringify({ decisions: [{ type: 'approve' }] })}`);
     expect(r.stdout).not.toContain('ignored');
@@ -85,6 +85,93 @@ describe('piped answers', () => {
       `RESUMED ${JSON.stringify({ decisions: [{ type: 'approve' }, { type: 'reject', message: 'no log line' }] })}`,
     );
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+  });
+});
+
+describe('no decision is inferred at the prompt', () => {
+  const env = () => ({ DATABASE_URL: db.url, SIGNOFF_CONFIG: config });
+  const last = (stdout: string) => stdout.trim().split('\n').at(-1);
+
+  it("a tool call's Edit form left unchanged (Enter on its arguments) goes back to the review and approves nothing", async () => {
+    const r = await runSignoff(['run', 'tools', 'one call'], env(), 'edit\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('(Enter changes nothing and goes back to the review)');
+    expect(r.stdout).toContain(
+      'Nothing changed in the arguments, so nothing was decided. Back to the review: type "approve" to approve them as shown.',
+    );
+    expect(r.stdout).not.toMatch(/→ (approve|approved)/);
+    expect(r.stdout).not.toContain('RESUMED');
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
+  });
+
+  it('a tool call\'s arguments typed again as shown are no edit: only "approve" then approves, and a real edit is an edit', async () => {
+    const shown = JSON.stringify({ to: 'team@example.com', subject: 'Launch', body: 'We ship today.' });
+    const edited = JSON.stringify({ to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' });
+    const r = await runSignoff(['run', 'tools', 'one call'], env(), `${shown}\nedit\n${edited}\n`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Those are the arguments as shown; nothing changed.');
+    expect(r.stdout).toContain('→ approved with edits by');
+    expect(r.stdout).toContain('"type":"edit"');
+    expect(last(r.stdout)).toMatch(/^task \S+: done$/);
+  });
+
+  it('after "revise" the next line is the feedback; an empty one goes back to the review and approves nothing', async () => {
+    const r = await runSignoff(['run', 'pair', 'name the launch'], env(), 'revise\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('No feedback typed; nothing was sent. Back to the review.');
+    expect(r.stdout).not.toMatch(/→ (approve|revise|give feedback)/);
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
+
+    const given = await runSignoff(['run', 'pair', 'name the launch'], env(), 'revise\nname the formats\n');
+    expect(given.stdout).toMatch(/→ give feedback by \S+: name the formats\n/);
+  });
+
+  it('words that read like a decision are asked about, not sent as feedback; help lists the choices; quit leaves the task waiting', async () => {
+    const words = [
+      'approved',
+      'Approve.',
+      'approve!',
+      'Reject.',
+      'rejected',
+      'reject:',
+      'done',
+      'looks good',
+      'k',
+    ];
+    const r = await runSignoff(
+      ['run', 'pair', 'name the launch'],
+      env(),
+      [...words, 'help', 'quit', 'approve', ''].join('\n'),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/→ /);
+    expect(
+      r.stdout.split(
+        'Did you mean approve? Type "approve" to approve, or "revise: <feedback>" to give feedback.',
+      ),
+    ).toHaveLength(7);
+    expect(r.stdout.split('Did you mean reject?')).toHaveLength(3);
+    expect(r.stdout).toContain('Type the reason after "reject:", or "reject" alone to reject without one.');
+    expect(r.stdout).toMatch(/At this review, type:\n {2}Enter or approve +approve\n/);
+    expect(r.stdout).toMatch(
+      /\n {2}quit +leave this prompt; the task keeps waiting: npx signoff resume cli-/,
+    );
+    const id = /Task (cli-[0-9a-f]+)/.exec(r.stdout)?.[1];
+    expect(r.stdout).toContain(
+      `Task ${id} is waiting for review. Continue later with: npx signoff resume ${id}`,
+    );
+    // "quit" left the prompt: the "approve" after it answered nothing.
+    expect(last(r.stdout)).toBe(`task ${id}: waiting for review`);
+  });
+
+  it('"cancel" at a review asks first, then cancels the task', async () => {
+    const r = await runSignoff(['run', 'pair', 'name the launch'], env(), 'cancel\nno\nstop\ncancel\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Not cancelled. Back to the review.');
+    expect(r.stdout.split('Type "cancel" again to confirm')).toHaveLength(3);
+    // The reason, said just above, is not said again on the last line.
+    expect(r.stdout).toMatch(/\[cancelled by cli:\S+\]\n/);
+    expect(r.stdout).toMatch(/\ntask \S+: cancelled\n$/);
   });
 });
 

@@ -73,6 +73,30 @@ describe('Ctrl-C', () => {
     expect(resumed.stderr).not.toContain('Continuing');
   }, 180_000);
 
+  it("at the interactive prompt while an agent thinks leaves the task's status as the last line on stdout, not the prompt; retry then points to resume", async () => {
+    const run = started(startSignoff([], { ...env, SIGNOFF_SCRIPTED_DELAY_MS: '30000' }));
+    await run.waitFor(/What should the agents do\?[^\n]*\n> $/);
+    run.send('pair draft the launch email');
+    const id = (await run.waitFor(/Task (cli-[0-9a-f]+) \(pair\)/))[1] as string;
+    // The first agent's call is under way once its worker took the task.
+    await sleep(2000);
+    run.signalGroup('SIGINT');
+    const end = await run.exited;
+    expect(end.code).toBe(130);
+    expect(end.stdout.split('What should the agents do?')).toHaveLength(2);
+    expect(end.stdout.trim().split('\n').at(-1)).toBe(
+      `task ${id}: working (stopped here; it goes on from its last step with: npx signoff resume ${id})`,
+    );
+
+    // Left working, it is resumed, not retried: retry says so.
+    const retried = await runSignoff(['retry', id], env);
+    expect(retried.code).toBe(1);
+    expect(retried.stderr.split('\n')[0]).toBe(
+      `Task ${id} is working, not failed: it goes on from its last step with: npx signoff resume ${id}`,
+    );
+    expect(retried.stderr).not.toContain('only a failed task can be retried');
+  }, 180_000);
+
   it("at a review another terminal decided meanwhile says the task's real status, not that it waits", async () => {
     const first = started(startSignoff(['run', 'pair', 'name the product'], env));
     const id = (await first.waitFor(/Task (cli-[0-9a-f]+) \(pair\)/))[1] as string;
@@ -99,14 +123,26 @@ describe('the exit code of a command that follows a task', () => {
     };
     const run = await runSignoff(['run', 'pair', 'draft the launch email'], broken);
     const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
-    expect(run.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${id}: failed `));
+    // The reason is said once, on the line above; the last line says the status and what to do.
+    const [, reason] = /\n\[failed: ([^\n]+)\]\n/.exec(run.stdout) ?? [];
+    expect(reason, run.stdout).toBeDefined();
+    expect(run.stdout.split(reason as string)).toHaveLength(2);
+    expect(run.stdout.trim().split('\n').at(-1)).toBe(
+      `task ${id}: failed; try again with: npx signoff retry ${id}`,
+    );
     expect(run.code).toBe(3);
     const retried = await runSignoff(['retry', id], broken);
-    expect(retried.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${id}: failed `));
+    // The old attempt's end, then a mark, then the new attempt's.
+    expect(retried.stdout).toMatch(/\[failed: [^\n]+\]\n— retrying from its last step —\n[\s\S]*\[failed: /);
+    expect(retried.stdout.trim().split('\n').at(-1)).toBe(
+      `task ${id}: failed; try again with: npx signoff retry ${id}`,
+    );
     expect(retried.code).toBe(3);
 
     const rejected = await runSignoff(['run', 'pair', 'name the release'], env, 'reject\n');
-    expect(rejected.stdout.trim().split('\n').at(-1)).toMatch(/: rejected( |$)/);
+    expect(rejected.stdout).toContain('\n[rejected at review]\n');
+    expect(rejected.stdout).not.toContain('rejected (rejected');
+    expect(rejected.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: rejected$/);
     expect(rejected.code).toBe(0);
   }, 120_000);
 });

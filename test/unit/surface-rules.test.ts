@@ -139,11 +139,12 @@ describe('terminal answers', () => {
   });
   it('at a tool call only the word "approve" approves: Enter alone or "y" says what to type, and the choices say so', () => {
     const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
-    const say = 'A tool call is approved by the word only: type "approve" to approve, or "reject" to reject.';
+    const say =
+      'A tool call is approved by the word only: type "approve" to approve, or "reject" (or "reject: why") to reject.';
     for (const typed of ['', '   ']) expect(parseAnswer(typed, one)).toEqual({ error: say });
-    for (const typed of ['y', 'LGTM', 'ok'])
+    for (const typed of ['y', 'LGTM', 'ok', 'Approve.'])
       expect(parseAnswer(typed, one)).toEqual({
-        error: `"${typed}" is not one of the choices: type "approve" to approve, "reject" (or "reject: why") to reject.`,
+        error: 'Did you mean approve? Type "approve" to approve. ("help" lists every choice.)',
       });
     expect(parseAnswer(' Approve ', one)).toEqual({ action: 'approve' });
     expect(parseAnswer('reject', one)).toEqual({ action: 'reject' });
@@ -155,7 +156,7 @@ describe('terminal answers', () => {
     const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
     for (const typed of ['yes', 'lgtm', 'OK.', 'no', 'n'])
       expect(parseAnswer(typed, review())).toMatchObject({
-        error: expect.stringMatching(/is not one of the choices/),
+        error: expect.stringMatching(/^Did you mean (approve|reject)\?/),
       });
     expect(parseAnswer('no, make it shorter', review())).toEqual({
       action: 'revise',

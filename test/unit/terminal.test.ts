@@ -7,16 +7,21 @@ import { HumanMessage } from '@langchain/core/messages';
 import { RunnableLambda } from '@langchain/core/runnables';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { answerHelp, parseAnswer, parseFeedback } from '../../src/cli/answer.js';
+import { fillForm } from '../../src/cli/form.js';
+import type { LineSource } from '../../src/cli/lines.js';
 import { ANSI_STYLE, PLAIN_STYLE, renderMarkdown } from '../../src/cli/markdown.js';
-import { createFeed, formatReview, type Show } from '../../src/cli/printer.js';
+import { createFeed, formatEvent, formatReview, type Show, statusWithReason } from '../../src/cli/printer.js';
 import { statusLine } from '../../src/cli/status-line.js';
 import { taskTable } from '../../src/cli/task-table.js';
 import { createThinking } from '../../src/cli/thinking.js';
 import { ABOVE, unseen } from '../../src/cli/unseen.js';
 import { localTime, relativeTime, when } from '../../src/cli/when.js';
+import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { askStructured } from '../../src/llm/structured.js';
+import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const NOW = new Date('2026-11-26T11:35:29.469Z');
 
@@ -245,5 +250,159 @@ describe('who is thinking', () => {
     agent = undefined;
     await feed.pump('t1');
     expect(out.text()).toBe('Writer is thinking…\r\x1b[2K\nWriter:\nDone.\n');
+  });
+});
+
+/** A review with these actions and labels (a proposal's insight review by default). */
+const asked = (
+  actions: Review['request']['actions'] = ['approve', 'revise', 'reject'],
+  labels: Review['request']['labels'] = {
+    approve: 'Continue',
+    revise: 'Refine the gap',
+    reject: 'Search more',
+  },
+) => {
+  const r = review('The gap');
+  return { ...r, request: { ...r.request, actions, labels } } as Review;
+};
+const toolCall = () => ({ ...review(''), request: toReviewRequest(REQUESTS.one) }) as Review;
+
+describe('an answer typed at a review', () => {
+  it('a line that reads like an approval or a rejection is asked about, never feedback nor a decision', () => {
+    const pair = asked(['approve', 'revise', 'reject'], { approve: 'Approve', revise: 'Give feedback' });
+    for (const typed of [
+      'approved',
+      'Approve.',
+      'approve!',
+      'done',
+      'looks good',
+      'Looks  good!',
+      'k',
+      'ok',
+      'yes',
+      'lgtm',
+    ])
+      expect([typed, parseAnswer(typed, pair)]).toEqual([
+        typed,
+        {
+          error:
+            'Did you mean approve? Type "approve" to approve, or "revise: <feedback>" to give feedback. ("help" lists every choice.)',
+        },
+      ]);
+    for (const typed of ['Reject.', 'rejected', 'no', 'nope'])
+      expect([typed, parseAnswer(typed, pair)]).toEqual([
+        typed,
+        {
+          error:
+            'Did you mean reject? Type "reject" (or "reject: why") to reject, or "revise: <feedback>" to give feedback. ("help" lists every choice.)',
+        },
+      ]);
+    expect(parseAnswer('reject:', pair)).toEqual({
+      error: 'Type the reason after "reject:", or "reject" alone to reject without one.',
+    });
+  });
+
+  it('feedback is a sentence, or anything after "revise:"; "revise" alone (or its label) asks for it', () => {
+    const pair = asked(['approve', 'revise', 'reject'], { approve: 'Approve', revise: 'Give feedback' });
+    expect(parseAnswer('name the formats', pair)).toEqual({ action: 'revise', feedback: 'name the formats' });
+    expect(parseAnswer('revise: approved', pair)).toEqual({ action: 'revise', feedback: 'approved' });
+    expect(parseAnswer('Give feedback: shorter', pair)).toEqual({ action: 'revise', feedback: 'shorter' });
+    for (const typed of ['revise', 'revise:', 'Give feedback', 'Revise.'])
+      expect(parseAnswer(typed, pair)).toEqual({ feedback: true });
+    expect(parseAnswer('approve', pair)).toEqual({ action: 'approve' });
+    expect(parseAnswer('', pair)).toEqual({ action: 'approve' });
+  });
+
+  it("help, quit and cancel are the prompt's own words, not feedback", () => {
+    const pair = asked();
+    expect(parseAnswer('help', pair)).toEqual({ help: true });
+    expect(parseAnswer('?', pair)).toEqual({ help: true });
+    for (const typed of ['quit', 'exit', 'Exit.']) expect(parseAnswer(typed, pair)).toEqual({ quit: true });
+    for (const typed of ['cancel', 'stop']) expect(parseAnswer(typed, pair)).toEqual({ cancel: true });
+  });
+
+  it('the card\'s own words choose: a proposal\'s "search more" is its reject, "continue" its approve', () => {
+    expect(parseAnswer('Search more', asked())).toEqual({ action: 'reject' });
+    expect(parseAnswer('continue', asked())).toEqual({ action: 'approve' });
+    expect(parseAnswer('refine the gap', asked())).toEqual({ feedback: true });
+    expect(parseAnswer('"approve" to continue', asked())).toEqual({
+      action: 'revise',
+      feedback: '"approve" to continue',
+    });
+  });
+
+  it('at a tool call, the arguments typed again as shown are no edit, and help lists what can be typed', () => {
+    const one = toolCall();
+    const shown = JSON.stringify({ to: 'team@example.com', subject: 'Launch', body: 'We ship today.' });
+    expect(parseAnswer(shown, one)).toEqual({
+      error:
+        'Those are the arguments as shown; nothing changed. Type "approve" to approve, or "reject" (or "reject: why") to reject.',
+    });
+    expect(parseAnswer(shown.replace('team@', 'ops@'), one)).toMatchObject({ action: 'edit' });
+    const help = answerHelp(one, 'npx signoff resume cli-1');
+    expect(help).toMatch(/^At this review, type:\n {2}approve +approve\n/);
+    expect(help).not.toContain('Enter');
+    expect(help).toContain('leave this prompt; the task keeps waiting: npx signoff resume cli-1');
+  });
+
+  it('the line after "revise" is feedback; empty, or a choice, goes back to the review', () => {
+    const pair = asked(['approve', 'revise', 'reject'], { revise: 'Give feedback' });
+    expect(parseFeedback('shorter please', pair)).toEqual({ action: 'revise', feedback: 'shorter please' });
+    expect(parseFeedback('  ', pair)).toEqual({
+      back: 'No feedback typed; nothing was sent. Back to the review.',
+    });
+    expect(parseFeedback('approve', pair)).toMatchObject({
+      back: expect.stringContaining('not as feedback'),
+    });
+    expect(parseFeedback('revise', pair)).toEqual({ again: true });
+  });
+});
+
+/** Lines given in advance, then end of input. */
+const script = (lines: string[]): LineSource => ({
+  next: async () => lines.shift(),
+  asked: async () => 0,
+  close: () => undefined,
+});
+
+describe("a tool call's Edit form at the prompt", () => {
+  it('with nothing to decide but the arguments, Enter changes nothing and decides nothing', async () => {
+    const fields = toReviewRequest(REQUESTS.one).fields;
+    const printed = collected();
+    expect(await fillForm(fields, script(['']), printed.out, 3000)).toEqual({ unchanged: true });
+    expect(printed.text()).toContain('(Enter changes nothing and goes back to the review)');
+    const edited = JSON.stringify({ to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' });
+    expect(await fillForm(fields, script([edited]), printed.out, 3000)).toEqual({
+      values: { args_0: edited },
+    });
+  });
+
+  it('with a decision typed for each call, Enter keeps the arguments of a call approved by its typed word', async () => {
+    const fields = toReviewRequest(REQUESTS.two).fields;
+    const form = await fillForm(fields, script(['approve', '', 'approve']), collected().out, 3000);
+    expect(form).toMatchObject({ values: { decision_0: 'approve', decision_1: 'approve' } });
+  });
+});
+
+describe('what the terminal echoes', () => {
+  const decided = (action: 'approve' | 'revise' | 'reject', feedback?: string) =>
+    ({
+      id: 1,
+      event: {
+        type: 'review_decided',
+        review: { ...asked(), decision: { action, by: 'cli:ann', feedback, at: NOW.toISOString() } },
+      },
+    }) as unknown as DeliveredEvent;
+
+  it("a decision in the card's words", () => {
+    expect(formatEvent(decided('reject'))).toBe('→ search more by cli:ann');
+    expect(formatEvent(decided('revise', 'storage'))).toBe('→ refine the gap by cli:ann: storage');
+    expect(formatEvent(decided('approve'))).toBe('→ continue by cli:ann');
+  });
+
+  it('a status whose reason starts with it, once', () => {
+    expect(statusWithReason('rejected', 'rejected at review', [' (', ')'])).toBe('rejected at review');
+    expect(statusWithReason('failed', 'the model', [': ', ''])).toBe('failed: the model');
+    expect(statusWithReason('done', null, [' (', ')'])).toBe('done');
   });
 });
