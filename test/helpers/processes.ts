@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -156,5 +157,20 @@ function running(child: ChildProcess): Running {
         stream?.on('data', check);
         child.once('close', onExit);
       }),
+  };
+}
+
+/**
+ * For a test file that leaves processes running: `started(r)` notes one, and once the file's tests
+ * are done every one still up is killed (with what it started), so that none outlives the file.
+ */
+export function killedAfterFile(): (r: Running) => Running {
+  const running: Running[] = [];
+  afterAll(() => {
+    for (const r of running) if (r.child.exitCode === null) r.signalGroup('SIGKILL');
+  });
+  return (r) => {
+    running.push(r);
+    return r;
   };
 }

@@ -7,23 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { unusedPort } from '../helpers/ports.js';
-import { type Running, startSignoff } from '../helpers/processes.js';
+import { killedAfterFile, startSignoff } from '../helpers/processes.js';
 
 let db: TestDatabase;
 let env: Record<string, string>;
-const running: Running[] = [];
 beforeAll(async () => {
   db = await createTestDatabase('terminal_continued');
   env = { DATABASE_URL: db.url };
 });
 afterAll(async () => {
-  for (const r of running) if (r.child.exitCode === null) r.signalGroup('SIGKILL');
   await db?.drop();
 });
-const started = (r: Running) => {
-  running.push(r);
-  return r;
-};
+const started = killedAfterFile();
 
 /** Starts a pair task whose agents think for a minute, and stops its command with Ctrl-C: the task stays working. */
 async function leftWorking(text: string): Promise<string> {

@@ -6,23 +6,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { type Running, runSignoff, runSignoffUnread, startSignoff } from '../helpers/processes.js';
+import { killedAfterFile, runSignoff, runSignoffUnread, startSignoff } from '../helpers/processes.js';
 
 let db: TestDatabase;
 let env: Record<string, string>;
-const running: Running[] = [];
 beforeAll(async () => {
   db = await createTestDatabase('terminal_ends');
   env = { DATABASE_URL: db.url };
 });
 afterAll(async () => {
-  for (const r of running) if (r.child.exitCode === null) r.signalGroup('SIGKILL');
   await db?.drop();
 });
-const started = (r: Running) => {
-  running.push(r);
-  return r;
-};
+const started = killedAfterFile();
 const NO_STACK = /\n\s+at |Unhandled|EPIPE/;
 
 describe('a reader that closes stdout early', () => {
