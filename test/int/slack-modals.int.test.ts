@@ -235,3 +235,47 @@ describe('an Edit form Slack does not take', () => {
     }
   });
 });
+
+describe('History Slack takes no update of', () => {
+  it.each([
+    [
+      'a 429 for 30 s',
+      () => slack.rateLimit('views.update', 30),
+      'Slack did not take the history just now. Close the window that reads “Reading the history…” and click *History* on the message again.',
+    ],
+    [
+      'a refusal of every update',
+      () => slack.refuse('views.update', () => true, 'invalid_blocks'),
+      "Slack would not show this task's history (it refused its content). Close the window that reads “Reading the history…”; the whole trail is in the terminal: `signoff audit slack-C0WORK-",
+    ],
+  ])(
+    'after %s, the person is told beside the modal that reads "Reading the history…", through the click’s response URL where Slack shows them no ephemeral',
+    async (_, fault, said) => {
+      const { thread } = await start('pair', 'sum up the survey');
+      // U0OUT reads C0WORK without having joined it: Slack shows them no ephemeral there.
+      const before = ephemeralsTo('U0OUT').length;
+      const updates = slack.callsOf('views.update').length;
+      // What an earlier 429 taught the client about views.update is forgotten: Slack is asked.
+      const forget = () =>
+        file.service.signoff.db.pool.query(
+          `DELETE FROM signoff.rate_limits WHERE key = 'slack:views.update'`,
+        );
+      await forget();
+      const undo = fault();
+      try {
+        const body = click('U0OUT', 'signoff_history', 'task', thread);
+        await postSigned(file.events, withResponseUrl(body, slack.responseUrl('C0WORK', thread, 'U0OUT')));
+        const told = await until('the sentence to U0OUT', () => ephemeralsTo('U0OUT')[before]);
+        expect(told).toContain(said);
+        expect(slack.ephemerals.filter((e) => e.user === 'U0OUT').at(-1)?.viaResponseUrl).toBe(true);
+        // The trail was sent and Slack took it not: nothing shows in the modal but "Reading…".
+        const tried = slack.callsOf('views.update').slice(updates);
+        expect(tried.length).toBeGreaterThan(0);
+        expect(tried.every((u) => u.failed)).toBe(true);
+      } finally {
+        undo();
+        await forget();
+      }
+    },
+  );
+});
