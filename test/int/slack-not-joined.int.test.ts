@@ -148,6 +148,18 @@ describe('a channel the bot has not joined', () => {
     );
   });
 
+  it('/signoff list whose response URL Slack no longer takes (spent) is answered in the channel instead', async () => {
+    const refusals = slack.refusals.length;
+    const url = slack.responseUrl('C0SLOW', '', 'U0DAN', 31 * 60_000);
+    await postSigned(file.events, commandBody('list', 'U0DAN', { channel_id: 'C0SLOW', response_url: url }));
+    const told = await until('the list to U0DAN', () =>
+      slack.ephemerals.find((e) => e.channel === 'C0SLOW' && e.user === 'U0DAN'),
+    );
+    expect(told.viaResponseUrl).toBeFalsy();
+    expect(told.text).not.toContain('/invite');
+    expect(slack.refusals.slice(refusals)).toEqual([{ method: 'response_url', error: 'expired_url' }]);
+  });
+
   it('/signoff list in a channel the bot is in says nothing about inviting it', async () => {
     const answers = await command('list', 'C0SLOW');
     const said = await until('the list', () => answers()[0]);
