@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { triggerId } from '../helpers/fake-slack-views.js';
+import { TRIGGER_LIFE_MS, triggerId } from '../helpers/fake-slack-views.js';
 import {
   appHomeOpened,
   click,
@@ -163,11 +163,23 @@ describe('a modal when Slack’s budget for it is spent', () => {
     await pool.query(`SELECT signoff.hold_slot('slack:views.open', 30000, 600, 5)`);
     try {
       const opens = slack.callsOf('views.open').length;
-      await press('U0BOB', card, thread, 'signoff_revise');
+      // The click's trigger is dated now (the fake takes it for 3 s).
+      const trigger = triggerId();
+      const clickedAt = Date.now();
+      await press('U0BOB', card, thread, 'signoff_revise', trigger);
       const said = await until('the sentence after Revise', () =>
         ephemeralsTo('U0BOB').find((t) => t.includes('Slack did not open the form in time')),
       );
       expect(said).toContain('Click *Revise* on the card again.');
+      // At once: Slack took the sentence while the click's trigger would still have opened a modal.
+      const told = slack.calls.find(
+        (c) =>
+          c.method === 'chat.postEphemeral' &&
+          c.args.user === 'U0BOB' &&
+          String(c.args.text).includes('Slack did not open the form in time') &&
+          !c.args.failed,
+      );
+      expect((told?.at ?? Number.POSITIVE_INFINITY) - clickedAt).toBeLessThan(TRIGGER_LIFE_MS);
       // Told without waiting for a trigger that would expire, and Slack never saw the call.
       expect(slack.callsOf('views.open')).toHaveLength(opens);
       expect(slack.limited.filter((l) => l.method === 'views.open')).toEqual([]);
