@@ -30,8 +30,10 @@ import { PUBLISHED_LIMITS, readBody, type SlackLimit, slackRefusal } from './sla
 export { homeRefusal } from './fake-slack-views.js';
 export { blocksRefusal, confirmRefusal, viewRefusal } from './slack-blocks.js';
 export {
-  BLOCK_TEXT_REFUSED_FROM,
+  BLOCK_OVERHEAD,
+  BLOCK_WEIGHT_REFUSED_FROM,
   blockText,
+  blockWeight,
   NO_LIMITS,
   PUBLISHED_LIMITS,
   type SlackLimit,
