@@ -38,12 +38,14 @@ export interface StandingStore {
 
 export interface Directory {
   /**
-   * Whether `user` is in the user group; rejects when Slack does not say. `team`: the workspace
-   * the group is looked up in (the one the review lives in). An app installed for a whole
-   * Enterprise organization must name one ("required if org token is used"); a workspace's
-   * install has Slack ignore it.
+   * Whether `user` is in the user group; rejects when Slack does not say. `teams`: the workspaces
+   * the group is looked up in, in turn (the review's, then the person's own). An app installed for
+   * a whole Enterprise organization must name one ("required if org token is used"), and a group
+   * lives in one workspace of the organization: where none of them has it, Slack has not said
+   * (it rejects), for the group may be in a workspace not asked. A workspace's install has Slack
+   * ignore the team: a group it does not know has nobody in it.
    */
-  inGroup(user: string, group: string, team?: string): Promise<boolean>;
+  inGroup(user: string, group: string, teams?: readonly (string | undefined)[]): Promise<boolean>;
   /** Where `user` stands; `team`: the `user.team_id` their request carried, when it did. */
   standing(user: string, team?: string): Promise<Standing>;
 }
@@ -87,18 +89,15 @@ export function createDirectory(deps: {
   const { client, logger } = deps;
   const options = { ttlMs: deps.ttlMs ?? DIRECTORY_TTL_MS, now: deps.now ?? Date.now };
 
-  // Keyed by workspace and group: `team|group`.
-  const members = ttlCache(async (key) => {
+  // Keyed by workspace and group: `team|group`. `null`: Slack says that workspace has no such
+  // group (deleted since the config named it, or, org-wide, another workspace's): an answer, kept.
+  const members = ttlCache(async (key): Promise<ReadonlySet<string> | null> => {
     const [team, group] = key.split('|') as [string, string];
     try {
       const args = { usergroup: group, ...(team ? { team_id: team } : {}) };
       return new Set((await client.usergroups.users.list(args)).users ?? []);
     } catch (error) {
-      // A group deleted since the config named it has nobody in it: an answer, kept as one.
-      if (slackError(error) === 'no_such_subteam') {
-        logger.warn({ group }, 'a user group named as reviewers does not exist in Slack');
-        return new Set<string>();
-      }
+      if (slackError(error) === 'no_such_subteam') return null;
       logger.warn({ err: error, group }, 'could not read a user group’s members');
       throw error;
     }
@@ -144,12 +143,26 @@ export function createDirectory(deps: {
   }, options);
 
   return {
-    inGroup: async (user, group, team) => {
+    inGroup: async (user, group, teams = []) => {
       // A workspace's install has one answer per group whatever the team (Slack ignores it), so
       // the Home tab and a click share it; org-wide, each workspace's (the app's own by default).
       const app = await appOf('self');
-      const where = app.is_enterprise_install ? (team ?? app.team_id) : '';
-      return (await members(`${where}|${group}`)).has(user);
+      if (!app.is_enterprise_install) {
+        const listed = await members(`|${group}`);
+        if (!listed) logger.warn({ group }, 'a user group named as reviewers does not exist in Slack');
+        return listed?.has(user) ?? false;
+      }
+      const named = [...new Set(teams.filter((t): t is string => Boolean(t)))];
+      const where = named.length ? named : [app.team_id];
+      for (const team of where) {
+        const listed = await members(`${team}|${group}`);
+        if (listed) return listed.has(user);
+      }
+      logger.warn(
+        { group, teams: where },
+        'a user group named as reviewers is in none of the workspaces asked',
+      );
+      throw new Error(`Slack has no user group ${group} in ${where.join(', ')}`);
     },
     standing: async (user, team) => {
       try {

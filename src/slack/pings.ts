@@ -32,9 +32,9 @@ export type PingReviewers = (
 /**
  * Slack's answers that say this one group or person cannot be reached, for good: a user group
  * deleted since the config named it (or none on the workspace's plan), someone deactivated, not
- * visible to the bot, a bot, or a DM the workspace does not allow. The others are skipped and
- * messaged; anything else (the rate limit, Slack having a problem) fails the ping, to be tried
- * again with the event.
+ * visible to the bot, a bot, another organization's person (Slack Connect), or a DM the workspace
+ * does not allow. The others are skipped and messaged; anything else (the rate limit, Slack having
+ * a problem) fails the ping, to be tried again with the event.
  */
 const GROUP_GONE = new Set(['no_such_subteam', 'plan_upgrade_required']);
 const PERSON_UNREACHABLE = new Set([
@@ -43,6 +43,8 @@ const PERSON_UNREACHABLE = new Set([
   'user_disabled',
   'cannot_dm_bot',
   'method_not_supported_for_channel_type',
+  // Another organization's person (Slack Connect): a bot cannot open a DM with them.
+  'invalid_user_combination',
   // A DM the workspace does not allow, as any channel that refuses the bot for good.
   ...Object.keys(CHANNEL_REFUSALS),
 ]);

@@ -52,12 +52,27 @@ export function usersInfo(
 /**
  * `conversations.open` with one person, as Slack answers a bot (its documented errors, and what
  * bots meet in practice): `user_not_found` for a malformed id or no such person, `user_disabled`
- * for a deactivated account, `cannot_dm_bot` for another bot; else their DM's id.
+ * for a deactivated account, `cannot_dm_bot` for another bot; `invalid_user_combination` for a
+ * person of another organization (Slack Connect): the method's reference says messaging people of
+ * several organizations needs those organizations in a channel together, and a bot cannot start a
+ * Connect DM (that takes the person's acceptance), so the fake refuses every one, the stricter
+ * reading; else their DM's id. `home`: the bot's workspace and Enterprise organization.
  */
-export function conversationsOpen(users: string, overrides: Partial<FakeUser> | null | undefined): object {
+export function conversationsOpen(
+  users: string,
+  overrides: Partial<FakeUser> | null | undefined,
+  home: { team: string; enterprise?: string },
+): object {
   if (!users) return { ok: false, error: 'users_list_not_supplied' };
   if (!/^[UW][A-Z0-9]{2,}$/.test(users) || overrides === null) return { ok: false, error: 'user_not_found' };
   if (overrides?.deleted) return { ok: false, error: 'user_disabled' };
   if (overrides?.is_bot) return { ok: false, error: 'cannot_dm_bot' };
+  const team = overrides?.team_id ?? home.team;
+  // In an Enterprise organization, a person of any of its workspaces is one of its own.
+  const sameOrg =
+    team === home.team ||
+    (home.enterprise !== undefined &&
+      (overrides?.enterprise_user?.enterprise_id ?? home.enterprise) === home.enterprise);
+  if (!sameOrg || overrides?.is_stranger) return { ok: false, error: 'invalid_user_combination' };
   return { ok: true, channel: { id: `D${users.replace(/^[UW]/, '')}` } };
 }

@@ -4,7 +4,8 @@
  * confirm dialog's parts plain_text, limits per block), msg_blocks_too_long, an edit's text past
  * chat.update's limit, not_authed, posts where the bot is not a member (and any look at a private
  * channel it is not in: channel_not_found), an edit or delete of a person's message, an
- * ephemeral to someone outside the channel, a DM to a deactivated person or a bot, an unknown user
+ * ephemeral to someone outside the channel, a DM to a deactivated person, a bot or another
+ * organization's person (Slack Connect), an unknown user
  * group (and, installed org-wide, one asked about without its workspace), a permalink of a message
  * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
  * URL used 5 times or older than 30 minutes (its clock moves on with `later`). Lists come in pages with
@@ -29,8 +30,10 @@ import { PUBLISHED_LIMITS, readBody, type SlackLimit, slackRefusal } from './sla
 export { homeRefusal } from './fake-slack-views.js';
 export { blocksRefusal, confirmRefusal, viewRefusal } from './slack-blocks.js';
 export {
-  BLOCK_TEXT_REFUSED_FROM,
+  BLOCK_OVERHEAD,
+  BLOCK_WEIGHT_REFUSED_FROM,
   blockText,
+  blockWeight,
   NO_LIMITS,
   PUBLISHED_LIMITS,
   type SlackLimit,
@@ -440,7 +443,10 @@ export class FakeSlack extends SlackFaults {
         };
       }
       case 'conversations.open':
-        return conversationsOpen(String(args.users ?? ''), this.users[String(args.users)]);
+        return conversationsOpen(String(args.users ?? ''), this.users[String(args.users)], {
+          team: BOT.team_id,
+          enterprise: this.enterprise,
+        });
       default:
         // As Slack answers a method it does not have: a call the fake does not model fails loudly
         // instead of passing as done.

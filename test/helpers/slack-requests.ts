@@ -196,6 +196,41 @@ export function reviseSubmission(
   });
 }
 
+/**
+ * Submitting the start modal (`/signoff` alone) with a workflow and a task, carrying the metadata
+ * it was opened with: the command's channel and response URL.
+ */
+export function startSubmission(
+  user: string,
+  meta: { channel: string; responseUrl?: string },
+  workflow: string,
+  task: string,
+) {
+  return payloadBody({
+    type: 'view_submission',
+    ...interaction(user),
+    view: {
+      id: `V${++views}`,
+      team_id: 'T0TEAM',
+      type: 'modal',
+      callback_id: 'signoff_start',
+      private_metadata: JSON.stringify(meta),
+      state: {
+        values: {
+          workflow: {
+            value: {
+              type: 'static_select',
+              selected_option: { text: { type: 'plain_text', text: workflow }, value: workflow },
+            },
+          },
+          task: { value: { type: 'plain_text_input', value: task } },
+        },
+      },
+      hash: 'h',
+    },
+  });
+}
+
 let eventIds = 0;
 /** An Events API delivery of `event` in team T0TEAM (a given `eventId` repeats one, as Slack's retries do). */
 export function eventCallback(event: Record<string, unknown>, eventId = `Ev${++eventIds}`) {

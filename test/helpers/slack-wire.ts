@@ -41,12 +41,21 @@ export function blockText(value: unknown): number {
 }
 
 /**
- * Slack refuses a message whose blocks carry too much text together (`msg_blocks_too_long`). It
- * does not publish the number and counts its block containers too: markdown blocks alone passed up
- * to 13,297 characters (bolt-js #2509), while a message of rich_text, section and header blocks was
- * refused at 11,341 counted as here (bolt-js #2867). The fake refuses from the lower figure.
+ * Slack refuses a message whose blocks carry too much together (`msg_blocks_too_long`). It does not
+ * publish the rule; what is known (bolt-js #2509, #2867): it counts the blocks' text and "a buffer
+ * for block containers" against about 12,000, so the more blocks, the less text: a few markdown
+ * blocks passed with 13,297 characters, adding a divider lowered that, and a message of rich_text,
+ * section, header and divider blocks (four at least) was refused at 11,341 characters counted as
+ * here. The fake charges each block `BLOCK_OVERHEAD` (about what a section block's container takes
+ * as JSON: `{"type":"section","text":{"type":"mrkdwn","text":""}}` is 52 characters) and refuses
+ * from the weight that refused message had with four blocks: never more lenient than what was
+ * seen refused, stricter than what was seen taken.
  */
-export const BLOCK_TEXT_REFUSED_FROM = 11_341;
+export const BLOCK_OVERHEAD = 50;
+export const BLOCK_WEIGHT_REFUSED_FROM = 11_341 + 4 * BLOCK_OVERHEAD;
+
+/** What Slack counts of a message's blocks against `msg_blocks_too_long`: their text and containers. */
+export const blockWeight = (blocks: unknown[]): number => blockText(blocks) + BLOCK_OVERHEAD * blocks.length;
 
 /**
  * `chat.update` refuses a long `text` with `msg_too_long` (its documented errors), where
@@ -66,7 +75,7 @@ export function slackRefusal(args: Record<string, unknown>, method = 'chat.postM
   const blocks = args.blocks ?? [];
   if (!Array.isArray(blocks) || blocks.length > 50) return 'invalid_blocks';
   if (blocksRefusal(blocks)) return 'invalid_blocks';
-  if (blockText(blocks) >= BLOCK_TEXT_REFUSED_FROM) return 'msg_blocks_too_long';
+  if (blockWeight(blocks) >= BLOCK_WEIGHT_REFUSED_FROM) return 'msg_blocks_too_long';
   if (!text && blocks.length === 0) return 'no_text';
   return undefined;
 }

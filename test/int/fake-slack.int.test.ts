@@ -103,6 +103,31 @@ describe('the fake Slack, as strict as Slack', () => {
     expect(await answer(client.usergroups.users.list({ usergroup: 'S0NONE' }))).toBe('no_such_subteam');
   });
 
+  it("conversations.open refuses another organization's person (Slack Connect), not another workspace's of the bot's own organization", async () => {
+    slack.users = {
+      U0ZED: { team_id: 'T0OTHER', is_stranger: true },
+      W0WES: { team_id: 'T0WEST' },
+      W0FOE: {
+        team_id: 'T0RIVAL',
+        enterprise_user: {
+          id: 'W0FOE',
+          enterprise_id: 'E0RIVAL',
+          enterprise_name: 'Rival',
+          teams: ['T0RIVAL'],
+        },
+      },
+    };
+    try {
+      expect(await answer(client.conversations.open({ users: 'U0ZED' }))).toBe('invalid_user_combination');
+      slack.enterprise = 'E0ORG';
+      expect(await answer(client.conversations.open({ users: 'W0WES' }))).toBe('ok');
+      expect(await answer(client.conversations.open({ users: 'W0FOE' }))).toBe('invalid_user_combination');
+    } finally {
+      slack.enterprise = undefined;
+      slack.users = {};
+    }
+  });
+
   it('an ephemeral to someone outside the channel is user_not_in_channel', async () => {
     expect(await answer(client.chat.postEphemeral({ channel: 'C0WORK', user: 'U0OUT', text: 'hi' }))).toBe(
       'user_not_in_channel',

@@ -28,7 +28,7 @@ const YAML = `workflows:
   pair:
     maxIterations: 1
     checkpoints:
-      review: { reviewers: [requester, U0ZED], allowSelfApproval: false, allowExternal: true }
+      review: { reviewers: [U0ZED, requester], allowSelfApproval: false, allowExternal: true, dmReviewers: true }
 `;
 
 const file = slackPerFile('slack_connect', {
@@ -97,5 +97,22 @@ describe('Slack Connect: the partner organization acts on a task started here', 
     expect(decided.decision?.feedback).toBe(
       'the logo is cut off, see the screenshot\n\n(Attached in Slack: 1 file. The agents cannot open files; only these words reach them.)',
     );
+  });
+
+  it('reviewers messaged directly: the partner, whom Slack lets no bot DM, is skipped and the rest are messaged', async () => {
+    const opens = slack.callsOf('conversations.open').length;
+    const { task } = await startHere('check the shared roadmap');
+    const [review] = await file.service.signoff.engine.reviews(task.id, 'pending');
+    // U0ZED comes first; Slack refuses their DM, and the requester is messaged all the same.
+    const key = `dm:${review?.id}:U0ANN`;
+    await until('the DM to U0ANN', () =>
+      slack.messages.find((m) => JSON.stringify(m.metadata ?? {}).includes(key)),
+    );
+    const refused = slack
+      .callsOf('conversations.open')
+      .slice(opens)
+      .filter((c) => c.users === 'U0ZED');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((c) => c.failed)).toBe(true);
   });
 });

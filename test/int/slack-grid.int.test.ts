@@ -133,6 +133,40 @@ describe('Enterprise Grid: one task, whichever workspace of the organization act
     expect(slack.refusals.filter((r) => r.method === 'usergroups.users.list')).toEqual([]);
   });
 
+  it("installed org-wide: a reviewer group of another workspace than the task's is looked up in the clicker's own; found in neither, the person is told Slack did not say, not that they are no reviewer", async () => {
+    slack.orgWide = true;
+    // Started from the east workspace; S0WREV lives in the west one (Slack: no_such_subteam in east).
+    const { thread, task } = await startFrom(EAST, ORG_WIDE, 'check the east rota');
+    const [card] = cardsIn(thread);
+    const value = buttons(card as never).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    const approveFrom = (from: Workspace) =>
+      postSigned(
+        file.events,
+        interactionFrom(
+          click('W0CAT', 'signoff_approve', value, tsOf(card as never), thread),
+          from,
+          ORG_WIDE,
+        ),
+      );
+
+    // Clicking from the east workspace, the group is in neither the task's nor the clicker's.
+    expect((await approveFrom(EAST)).status).toBe(200);
+    const told = await until('a sentence to W0CAT', () => ephemeralsTo('W0CAT')[0]);
+    expect(told).toContain('Slack did not say whether you are in <!subteam^S0WREV>');
+    expect(await file.service.signoff.engine.reviews(task.id, 'decided')).toEqual([]);
+
+    // From the west workspace, its own: the group is found there and the approval counts.
+    expect((await approveFrom(WEST)).status).toBe(200);
+    const decided = await until(
+      'the approval',
+      async () => (await file.service.signoff.engine.reviews(task.id, 'decided'))[0],
+    );
+    expect([decided.decidedBy, decided.decision?.action]).toEqual(['W0CAT', 'approve']);
+    expect(
+      ephemeralsTo('W0CAT').filter((t) => t.includes('not a reviewer') || t.startsWith('Sorry, only')),
+    ).toEqual([]);
+  });
+
   it('installed in one workspace: Retry from another workspace of the organization runs the failed task again', async () => {
     slack.orgWide = false;
     model.failNext(1);

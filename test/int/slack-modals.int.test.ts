@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { triggerId } from '../helpers/fake-slack-views.js';
+import { TRIGGER_LIFE_MS, triggerId } from '../helpers/fake-slack-views.js';
 import {
   appHomeOpened,
   click,
@@ -163,11 +163,23 @@ describe('a modal when Slack’s budget for it is spent', () => {
     await pool.query(`SELECT signoff.hold_slot('slack:views.open', 30000, 600, 5)`);
     try {
       const opens = slack.callsOf('views.open').length;
-      await press('U0BOB', card, thread, 'signoff_revise');
+      // The click's trigger is dated now (the fake takes it for 3 s).
+      const trigger = triggerId();
+      const clickedAt = Date.now();
+      await press('U0BOB', card, thread, 'signoff_revise', trigger);
       const said = await until('the sentence after Revise', () =>
         ephemeralsTo('U0BOB').find((t) => t.includes('Slack did not open the form in time')),
       );
       expect(said).toContain('Click *Revise* on the card again.');
+      // At once: Slack took the sentence while the click's trigger would still have opened a modal.
+      const told = slack.calls.find(
+        (c) =>
+          c.method === 'chat.postEphemeral' &&
+          c.args.user === 'U0BOB' &&
+          String(c.args.text).includes('Slack did not open the form in time') &&
+          !c.args.failed,
+      );
+      expect((told?.at ?? Number.POSITIVE_INFINITY) - clickedAt).toBeLessThan(TRIGGER_LIFE_MS);
       // Told without waiting for a trigger that would expire, and Slack never saw the call.
       expect(slack.callsOf('views.open')).toHaveLength(opens);
       expect(slack.limited.filter((l) => l.method === 'views.open')).toEqual([]);
@@ -234,4 +246,48 @@ describe('an Edit form Slack does not take', () => {
       undo();
     }
   });
+});
+
+describe('History Slack takes no update of', () => {
+  it.each([
+    [
+      'a 429 for 30 s',
+      () => slack.rateLimit('views.update', 30),
+      'Slack did not take the history just now. Close the window that reads “Reading the history…” and click *History* on the message again.',
+    ],
+    [
+      'a refusal of every update',
+      () => slack.refuse('views.update', () => true, 'invalid_blocks'),
+      "Slack would not show this task's history (it refused its content). Close the window that reads “Reading the history…”; the whole trail is in the terminal: `signoff audit slack-C0WORK-",
+    ],
+  ])(
+    'after %s, the person is told beside the modal that reads "Reading the history…", through the click’s response URL where Slack shows them no ephemeral',
+    async (_, fault, said) => {
+      const { thread } = await start('pair', 'sum up the survey');
+      // U0OUT reads C0WORK without having joined it: Slack shows them no ephemeral there.
+      const before = ephemeralsTo('U0OUT').length;
+      const updates = slack.callsOf('views.update').length;
+      // What an earlier 429 taught the client about views.update is forgotten: Slack is asked.
+      const forget = () =>
+        file.service.signoff.db.pool.query(
+          `DELETE FROM signoff.rate_limits WHERE key = 'slack:views.update'`,
+        );
+      await forget();
+      const undo = fault();
+      try {
+        const body = click('U0OUT', 'signoff_history', 'task', thread);
+        await postSigned(file.events, withResponseUrl(body, slack.responseUrl('C0WORK', thread, 'U0OUT')));
+        const told = await until('the sentence to U0OUT', () => ephemeralsTo('U0OUT')[before]);
+        expect(told).toContain(said);
+        expect(slack.ephemerals.filter((e) => e.user === 'U0OUT').at(-1)?.viaResponseUrl).toBe(true);
+        // The trail was sent and Slack took it not: nothing shows in the modal but "Reading…".
+        const tried = slack.callsOf('views.update').slice(updates);
+        expect(tried.length).toBeGreaterThan(0);
+        expect(tried.every((u) => u.failed)).toBe(true);
+      } finally {
+        undo();
+        await forget();
+      }
+    },
+  );
 });

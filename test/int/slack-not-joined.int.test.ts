@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { claimRequest } from '../../src/slack/posts.js';
-import { commandBody, postSigned } from '../helpers/slack-requests.js';
+import { commandBody, postSigned, startSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { until } from '../helpers/slack-thread.js';
 
-const ON = 'C0OUT, G0SECRET, C0ARCH, C0ADMINS, C0SLOW';
+const ON = 'C0OUT, G0SECRET, C0ARCH, C0ADMINS, C0SLOW, C0FORM';
 
 const file = slackPerFile('slack_not_joined', {
   // Every workflow is on in these channels only: C0NONE has none.
@@ -101,6 +101,64 @@ describe('a channel the bot has not joined', () => {
       expect(slack.refusals.filter((r) => r.method === 'chat.postEphemeral')).toEqual([]);
     },
   );
+
+  it.each([
+    ['a public channel', 'C0OUT'],
+    ['a private channel it cannot see', 'G0SECRET'],
+  ])(
+    'the start form sent from %s 31 minutes after /signoff (its response URL spent) says how to invite the bot in the form itself, and starts nothing',
+    async (_, channel) => {
+      const responses = slack.responses.length;
+      const refusals = slack.refusals.length;
+      // `/signoff` alone was typed 31 minutes ago: Slack takes no answer through its URL now.
+      const responseUrl = slack.responseUrl(channel, '', 'U0ANN', 31 * 60_000);
+      const sent = await postSigned(
+        file.events,
+        startSubmission('U0ANN', { channel, responseUrl }, 'pair', 'summarize the retro'),
+      );
+      expect(sent.status).toBe(200);
+      // The form stays open with the sentence under the task: an answer Slack shows at any age.
+      const answer = JSON.parse(sent.body || '{}');
+      expect(answer.response_action).toBe('errors');
+      expect(answer.errors.task).toContain('/invite @signoff');
+      expect(answer.errors.task).toContain('send this form again');
+      expect(await pendingStarts()).toBe(0);
+      expect(slack.responses.length).toBe(responses);
+      expect(slack.refusals.slice(refusals).filter((r) => r.method !== 'conversations.info')).toEqual([]);
+      expect(await file.service.signoff.engine.listTasks({ surface: 'slack', channel })).toEqual([]);
+    },
+  );
+
+  it('the start form sent from a channel the bot is in is taken (closed) and the task starts', async () => {
+    const sent = await postSigned(
+      file.events,
+      startSubmission(
+        'U0ANN',
+        { channel: 'C0FORM', responseUrl: slack.responseUrl('C0FORM', '') },
+        'pair',
+        'draft the memo',
+      ),
+    );
+    expect(sent.status).toBe(200);
+    expect(sent.body).toBe('');
+    await until('the task', async () =>
+      (await file.service.signoff.engine.listTasks({ surface: 'slack', channel: 'C0FORM' })).find(
+        (t) => t.text === 'draft the memo',
+      ),
+    );
+  });
+
+  it('/signoff list whose response URL Slack no longer takes (spent) is answered in the channel instead', async () => {
+    const refusals = slack.refusals.length;
+    const url = slack.responseUrl('C0SLOW', '', 'U0DAN', 31 * 60_000);
+    await postSigned(file.events, commandBody('list', 'U0DAN', { channel_id: 'C0SLOW', response_url: url }));
+    const told = await until('the list to U0DAN', () =>
+      slack.ephemerals.find((e) => e.channel === 'C0SLOW' && e.user === 'U0DAN'),
+    );
+    expect(told.viaResponseUrl).toBeFalsy();
+    expect(told.text).not.toContain('/invite');
+    expect(slack.refusals.slice(refusals)).toEqual([{ method: 'response_url', error: 'expired_url' }]);
+  });
 
   it('/signoff list in a channel the bot is in says nothing about inviting it', async () => {
     const answers = await command('list', 'C0SLOW');

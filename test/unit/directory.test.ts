@@ -67,6 +67,21 @@ describe('user groups', () => {
     const { d } = directory();
     expect(await d.inGroup('U0CAT', 'S0GONE')).toBe(false);
   });
+
+  it('org-wide: a group is looked up in each workspace named in turn; in none of them, Slack has not said (it rejects)', async () => {
+    slack.orgWide = true;
+    slack.groups = { S0WEST: ['W0CAT'] };
+    slack.groupTeams = { S0WEST: 'T0WEST' };
+    try {
+      const { d } = directory();
+      expect(await d.inGroup('W0CAT', 'S0WEST', ['T0EAST', 'T0WEST'])).toBe(true);
+      expect(await d.inGroup('W0DAN', 'S0WEST', ['T0EAST', undefined, 'T0WEST'])).toBe(false);
+      await expect(d.inGroup('W0CAT', 'S0WEST', ['T0EAST'])).rejects.toThrow(/no user group S0WEST/);
+    } finally {
+      slack.orgWide = false;
+      slack.groupTeams = {};
+    }
+  });
 });
 
 describe('standing', () => {

@@ -19,7 +19,8 @@ import {
   reviewCard,
   reviewTextMessages,
 } from '../../src/slack/blocks/review-card.js';
-import { slackRefusal, viewRefusal } from '../helpers/fake-slack.js';
+import { blockTextRoom, LIMITS } from '../../src/slack/blocks/text.js';
+import { blockWeight, slackRefusal, viewRefusal } from '../helpers/fake-slack.js';
 
 /** Text that escaping makes longest (`&` → `&amp;`), with a line break and an emoji in it. */
 const worst = (n: number) => '&<> 🚀\n'.repeat(Math.ceil(n / 7)).slice(0, n);
@@ -126,9 +127,37 @@ describe('every message signoff sends fits what Slack takes', () => {
     expect(updated(reviewCard(review(), 'U0ANN'))).toBeUndefined();
     expect(updated(reviewCard(review(), 'U0ANN', { code: 'msg_blocks_too_long' }))).toBeUndefined();
     expect(updated(decidedCard(decided(), 'U0ANN'))).toBeUndefined();
+    // Within signoff's own budget too, each block's container counted (a margin under Slack's).
+    for (const m of [
+      reviewCard(review(), 'U0ANN'),
+      decidedCard(decided(), 'U0ANN'),
+      ...reviewTextMessages(review()),
+    ])
+      expect(blockWeight(m.blocks)).toBeLessThanOrEqual(LIMITS.blockTextPerMessage);
     expect(
       updated(decidedCard(review(), 'U0ANN', { by: 'U0BOB', reason: worst(2000) }, { code: 'x' })),
     ).toBeUndefined();
+  });
+
+  it('text across many blocks: 45 blocks filled to blockTextRoom(45) are taken; filled to the flat 11,000 characters, Slack refuses them (msg_blocks_too_long)', () => {
+    const filled = (blocks: number, total: number) => {
+      const each = Math.floor(total / blocks);
+      return {
+        text: 'many blocks',
+        // Sections within their 3,000 characters; one or two blocks need markdown's room.
+        blocks: Array.from({ length: blocks }, () =>
+          each > LIMITS.sectionText
+            ? { type: 'markdown', text: 'x'.repeat(each) }
+            : { type: 'section', text: { type: 'mrkdwn', text: 'x'.repeat(each) } },
+        ),
+      };
+    };
+    expect(blockTextRoom(45)).toBeLessThan(LIMITS.blockTextPerMessage - 2000);
+    expect(posted(filled(45, blockTextRoom(45)))).toBeUndefined();
+    expect(posted(filled(45, LIMITS.blockTextPerMessage))).toBe('msg_blocks_too_long');
+    // A few blocks still take the whole budget; the product's budget keeps under Slack's at every count.
+    expect(posted(filled(3, blockTextRoom(3)))).toBeUndefined();
+    for (const n of [1, 5, 20, 45, 50]) expect(posted(filled(n, blockTextRoom(n)))).toBeUndefined();
   });
 
   it("a reply's private question about the longest reply", () => {

@@ -4,7 +4,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { Task, TaskStatus } from '../../engine/index.js';
-import { escapeMrkdwn, LIMITS, markdownParts, truncate } from './text.js';
+import { blockTextRoom, escapeMrkdwn, LIMITS, markdownParts, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -101,7 +101,9 @@ export function rootMessage(
 
 /** An agent's message as one or more Slack messages, each within every limit. */
 export function agentMessages(text: string): SlackMessage[] {
-  return markdownParts(text.trim() || '(no output)', LIMITS.markdownPerPayload).map((part) => ({
+  // One markdown block a message: within markdown's own limit and the message's, its container counted.
+  const max = Math.min(LIMITS.markdownPerPayload, blockTextRoom(1));
+  return markdownParts(text.trim() || '(no output)', max).map((part) => ({
     text: escapeMrkdwn(truncate(text.trim() || '(no output)', LIMITS.sectionText)),
     blocks: [{ type: 'markdown', text: part } as KnownBlock],
   }));

@@ -25,7 +25,15 @@ import {
 } from '../../engine/index.js';
 import { SIGNOFF_FAILED } from '../../errors.js';
 import type { SlackMessage } from './messages.js';
-import { escapeMrkdwn, LIMITS, markdownParts, markdownStart, neutralizePlain, truncate } from './text.js';
+import {
+  blockTextRoom,
+  escapeMrkdwn,
+  LIMITS,
+  markdownParts,
+  markdownStart,
+  neutralizePlain,
+  truncate,
+} from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -44,17 +52,18 @@ const DEFAULT_LABELS: Record<Action, string> = {
 };
 
 /**
- * A card's text budget (Slack counts all of a message's block text together): the content's room,
- * with the note saying where the rest is, and caps on everything else a card may carry. The
- * content's room is fixed, so that whether the full text goes to the thread never depends on how
- * long the reviewers' line or the feedback is: 7,000 + 150 + 2 × 600 + 2,500 stays within 11,000.
+ * A card's text budget (Slack counts all of a message's block text together, and its blocks): the
+ * content's room, with the note saying where the rest is, and caps on everything else a card may
+ * carry. The content's room is fixed, so that whether the full text goes to the thread never
+ * depends on how long the reviewers' line or the feedback is: a decided card's five blocks (header
+ * 150, content 7,000, two context lines of 600, the outcome) stay within blockTextRoom(5).
  */
 const CARD_BODY = 7000;
 const CARD_NOTE = 250;
 const CARD_CONTEXT = 600;
-const CARD_OUTCOME = 2500;
-/** Each thread post of a long review's full text: a heading line and one part of the text. */
-const TEXT_PART = LIMITS.blockTextPerMessage - 500;
+const CARD_OUTCOME = blockTextRoom(5) - (150 + CARD_BODY + 2 * CARD_CONTEXT);
+/** Each thread post of a long review's full text: a heading line and one part of the text (two blocks). */
+const TEXT_PART = blockTextRoom(2) - 500;
 
 /**
  * The content as written. Every post neutralizes it after cutting (markdownStart, markdownParts):

@@ -11,15 +11,22 @@ export const LIMITS = {
   /** All markdown blocks of one payload together (Slack: 12,000; it errs near that). */
   markdownPerPayload: 11_000,
   /**
-   * All text of one message's blocks together: Slack refuses more with `msg_blocks_too_long`, near
-   * 12,000 characters but counting its block containers too (bolt-js #2509, #2867).
+   * One message's blocks together, their text and `blockOverhead` for each block: Slack refuses
+   * more with `msg_blocks_too_long`, near 12,000 characters but counting its block containers too,
+   * so that more blocks take less text (bolt-js #2509, #2867). See blockTextRoom.
    */
   blockTextPerMessage: 11_000,
+  /** What a block's container counts for against blockTextPerMessage (a section's, as JSON). */
+  blockOverhead: 50,
   messageText: 40_000,
   buttonValue: 2000,
   plainTextInput: 3000,
   modalTitle: 24,
 } as const;
+
+/** The text a message of `blocks` blocks may carry across them, its containers counted. */
+export const blockTextRoom = (blocks: number): number =>
+  LIMITS.blockTextPerMessage - LIMITS.blockOverhead * blocks;
 
 const BROADCAST = /@(channel|here|everyone)\b/gi;
 

@@ -15,8 +15,7 @@ import { editLoading, reviseModal } from '../../blocks/modals.js';
 import type { ReviseMeta } from '../../blocks/revise-meta.js';
 import { type ButtonValue, buttonValueSchema, safeJson } from '../../decide.js';
 import { type ListenerDeps, notOpened } from '../../deps.js';
-import { slackErrorCode } from '../../final-errors.js';
-import { afterRateLimit } from '../../rate-limited.js';
+import { fillModal } from '../../fill-modal.js';
 import { tellClicker } from '../../tell-clicker.js';
 
 const REVISE_TEXT = 'Tell the agents what to change.';
@@ -108,31 +107,9 @@ async function fillEdit(
       'I could not read this call just now (the database did not answer). Close this and click Edit on the card again.',
     );
   }
-  // A short Retry-After is waited out: the person is looking at "Reading the call…".
-  const err = await afterRateLimit(() =>
-    client.views.update({ view_id: view.id, hash: view.hash, view: shown }),
-  ).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!err) return;
-  deps.logger.warn({ err }, 'could not show the Edit form');
-  // Left as it is, the modal would read "Reading the call…" for ever: it says what happened
-  // instead (with no hash: this replaces whatever the modal shows, whoever changed it last)…
-  const refused = slackErrorCode(err)?.startsWith('invalid_') ?? false;
-  const shownError = await client.views
-    .update({ view_id: view.id, view: editLoading(refused ? EDIT_REFUSED : EDIT_NOT_SHOWN) })
-    .then(
-      () => true,
-      (error: unknown) => {
-        deps.logger.warn({ err: error }, 'could not show why the Edit form is missing');
-        return false;
-      },
-    );
-  if (shownError) return;
-  // …or, when Slack takes no update of it either, a sentence to the person beside it.
-  await tellClicker(
-    { client, logger: deps.logger },
-    { channel: meta.channel, user, threadTs: meta.threadTs, responseUrl: meta.responseUrl },
-  )(refused ? EDIT_REFUSED_TOLD : EDIT_NOT_SHOWN_TOLD);
+  await fillModal({ client, logger: deps.logger }, view, shown, {
+    modal: (refused) => editLoading(refused ? EDIT_REFUSED : EDIT_NOT_SHOWN),
+    sentence: (refused) => (refused ? EDIT_REFUSED_TOLD : EDIT_NOT_SHOWN_TOLD),
+    place: { channel: meta.channel, user, threadTs: meta.threadTs, responseUrl: meta.responseUrl },
+  });
 }

@@ -54,11 +54,13 @@ export function createSignoffCommand(deps: ListenerDeps) {
           listOpenTasks(deps, command.channel_id, command.user_id),
           botIsOut(client, command.channel_id, deps.logger),
         ]);
-        await respondPrivately(
-          command.response_url,
-          out ? `${NOT_IN_CHANNEL}\n\n${list}` : list,
-          deps.logger,
-        );
+        // Where Slack takes no answer through the URL (spent, or failing), in the channel, as a start's.
+        const where = {
+          channel: command.channel_id,
+          user: command.user_id,
+          responseUrl: command.response_url,
+        };
+        await tell(deps, client, where, out ? `${NOT_IN_CHANNEL}\n\n${list}` : list);
       });
       return;
     }
