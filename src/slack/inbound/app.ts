@@ -4,18 +4,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { App } from '@slack/bolt';
-import { ErrorCode, WebClient } from '@slack/web-api';
+import { ErrorCode } from '@slack/web-api';
 import type { Config } from '../../config/config.js';
-import { type Clock, systemClock } from '../../engine/index.js';
 import { SignoffError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { createAudience } from '../shared/audience.js';
 import { boltLogger } from '../shared/bolt-logger.js';
-import { createDirectory, type Directory } from '../shared/directory.js';
+import type { Directory } from '../shared/directory.js';
 import { createLimitedFetch } from '../shared/limited-fetch.js';
 import { createPermalinks } from '../shared/permalinks.js';
+import { quickClient } from '../shared/quick-client.js';
 import type { RateLimits } from '../shared/rate-limits.js';
-import { createStandingStore } from '../shared/standing-store.js';
 import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
@@ -39,9 +38,6 @@ export interface SlackAppDeps extends StartDeps {
  * long, and is never retried (a person is told in a sentence instead).
  */
 const LISTENER_TIMEOUT_MS = 5000;
-
-/** One quick retry of a directory lookup that failed; then the person is told to try again. */
-const DIRECTORY_RETRIES = { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 200 };
 
 export function createSlackApp(deps: SlackAppDeps): App {
   const { slack } = deps;
@@ -114,53 +110,6 @@ export function createSlackApp(deps: SlackAppDeps): App {
     }),
   });
   return app;
-}
-
-/**
- * A client for answers a person waits for: a failing call gives up within seconds (Bolt's
- * client retries for about 30 minutes) and a 429 pauses no other call. Links that Slack does not
- * give in time are left out of a list, not waited for.
- */
-function quickClient(
-  slack: SlackAppDeps['slack'],
-  logger: Logger,
-  fetch: typeof globalThis.fetch,
-): WebClient {
-  return new WebClient(slack.botToken, {
-    ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
-    logger: boltLogger(logger),
-    rejectRateLimitedCalls: true,
-    retryConfig: DIRECTORY_RETRIES,
-    timeout: 5000,
-    fetch,
-  });
-}
-
-/**
- * Slack's directory (directory.ts), made once per process: the engine asks it about user groups
- * (through slackGroups) and the listeners where a person stands. `clock`: the engine's; how long
- * Slack's answers are kept goes by it too.
- */
-export function createSlackDirectory(deps: {
-  slack: SlackAppDeps['slack'];
-  pool: StartDeps['pool'];
-  logger: Logger;
-  clock?: Clock;
-  /** Slack's limits, shared through Postgres: a group lookup takes its slot like every call. */
-  limits: RateLimits;
-  connection?: Pick<SlackConnection, 'fetch'>;
-}): Directory {
-  const limited = createLimitedFetch({
-    limits: deps.limits,
-    logger: deps.logger,
-    fetch: deps.connection?.fetch,
-  });
-  return createDirectory({
-    client: quickClient(deps.slack, deps.logger, limited),
-    kept: createStandingStore(deps.pool),
-    logger: deps.logger,
-    now: () => (deps.clock ?? systemClock).now().getTime(),
-  });
 }
 
 /** How long the app waits between asking Slack who the bot is, at most. */

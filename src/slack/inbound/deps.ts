@@ -34,10 +34,6 @@ export const COULD_NOT_RECORD =
 export const COULD_NOT_READ =
   'Sorry, I could not look that up just now (the database did not answer). Please try again.';
 
-/** The bot was asked to start a task in a channel it is not in (Slack refuses its posts there). */
-export const NOT_IN_CHANNEL =
-  "I'm not in this channel yet, so I can't post the task here. Add me first: type `/invite @signoff` in this channel (or open the channel's details, Integrations, Add apps), then send your task again.";
-
 /** The task was taken but could not be started yet: it starts by itself, nobody needs to retry. */
 export const STARTS_LATER =
   'Your task is taken, but it could not be started just now (Slack or the database did not answer). It starts by itself as soon as it can; no need to send it again.';

@@ -14,14 +14,9 @@ import { isSignoffError } from '../../errors.js';
 import { rootMessage } from '../blocks/messages.js';
 import { startRefusal } from '../shared/final-errors.js';
 import { slackTaskId, taskInThread } from '../shared/origin.js';
-import {
-  claimRequest,
-  linkRequest,
-  postMetadata,
-  recordRoot,
-  takeUnfinishedStarts,
-} from '../shared/posts.js';
+import { postMetadata } from '../shared/posts.js';
 import { findRecentPost } from '../shared/recent-post.js';
+import { claimRequest, linkRequest, recordRoot, takeUnfinishedStarts } from './claims.js';
 import { NOT_STARTED, STARTS_LATER, type StartDeps } from './deps.js';
 import { afterRateLimit } from './rate-limited.js';
 import { respondPrivately } from './respond.js';

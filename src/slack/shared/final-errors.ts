@@ -5,7 +5,10 @@
  * not in.)
  */
 import { ErrorCode } from '@slack/web-api';
-import { NOT_IN_CHANNEL } from '../inbound/deps.js';
+
+/** The bot was asked to start a task in a channel it is not in (Slack refuses its posts there). */
+export const NOT_IN_CHANNEL =
+  "I'm not in this channel yet, so I can't post the task here. Add me first: type `/invite @signoff` in this channel (or open the channel's details, Integrations, Add apps), then send your task again.";
 
 /** The channel refuses the bot's posts: said to a person starting a task, and in a failed task. */
 interface ChannelRefusal {

@@ -6,7 +6,8 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../../errors.js';
 import { startModal } from '../../../blocks/modals.js';
-import { COULD_NOT_RECORD, type ListenerDeps, NOT_IN_CHANNEL, notOpened } from '../../deps.js';
+import { NOT_IN_CHANNEL } from '../../../shared/final-errors.js';
+import { COULD_NOT_RECORD, type ListenerDeps, notOpened } from '../../deps.js';
 import { botIsOut } from '../../membership.js';
 import { listOpenTasks } from '../../overview.js';
 import { respondPrivately } from '../../respond.js';

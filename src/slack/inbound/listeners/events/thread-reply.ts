@@ -14,7 +14,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../../errors.js';
 import { taskInThread } from '../../../shared/origin.js';
-import { claimRequest } from '../../../shared/posts.js';
+import { claimRequest } from '../../claims.js';
 import { slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { replyAtReview } from '../../reply-at-review.js';
