@@ -1,7 +1,8 @@
 /**
  * The house's walls, checked on the import graph by `npm run lint` (dependency-cruiser):
  * imports point down (surfaces → the engine's front door → workflows → llm), nothing goes in
- * circles, and a surface sees the engine only through src/engine/index.ts.
+ * circles, a surface sees the engine only through src/engine/index.ts, and Slack's two sides
+ * (requests in, posts out) meet only in what they share.
  */
 module.exports = {
   forbidden: [
@@ -39,6 +40,29 @@ module.exports = {
       comment: 'The model layer knows nothing above it.',
       from: { path: '^src/llm/' },
       to: { path: '^src/(engine|workflows|slack|cli)/|^src/main\\.ts$' },
+    },
+    {
+      name: 'slack-inbound-and-outbound-apart',
+      severity: 'error',
+      comment:
+        "Slack's requests (slack/inbound) and the engine's events posted to Slack (slack/outbound) meet only in slack/shared and slack/blocks.",
+      from: { path: '^src/slack/(inbound|outbound)/' },
+      to: { path: '^src/slack/(inbound|outbound)/', pathNot: '^src/slack/$1/' },
+    },
+    {
+      name: 'slack-shared-is-shared',
+      severity: 'error',
+      comment: 'What both sides of Slack use knows neither side, or it would be a path between them.',
+      from: { path: '^src/slack/(shared|blocks)/' },
+      to: { path: '^src/slack/(inbound|outbound)/' },
+    },
+    {
+      name: 'slack-front-door',
+      severity: 'error',
+      comment:
+        'Outside src/slack, Slack is its surface (surface.ts), the parts it gives the engine (engine-parts.ts) and its retention.',
+      from: { path: '^src/', pathNot: '^src/slack/' },
+      to: { path: '^src/slack/', pathNot: '^src/slack/(surface|engine-parts|retention)\\.ts$' },
     },
   ],
   options: {

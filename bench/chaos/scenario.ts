@@ -6,7 +6,7 @@
  * Faults run alongside the people, not between them: a kill can land mid-click.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { slackTaskId } from '../../src/slack/origin.js';
+import { slackTaskId } from '../../src/slack/shared/origin.js';
 import type { Cluster } from './cluster.js';
 import type { SlackDriver } from './driver.js';
 import type { Random } from './random.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { DeliveryError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { createRateLimits } from '../../src/slack/rate-limits.js';
+import { createRateLimits } from '../../src/slack/shared/rate-limits.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let testDb: TestDatabase;

@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { purgeOld } from '../../src/engine/retention.js';
-import { claimRequest, recordPost } from '../../src/slack/posts.js';
-import { findReply, recordReply } from '../../src/slack/replies.js';
+import { claimRequest } from '../../src/slack/inbound/claims.js';
+import { findReply, recordReply } from '../../src/slack/inbound/replies.js';
 import { purgeSlackBookkeeping } from '../../src/slack/retention.js';
-import { createStandingStore } from '../../src/slack/standing-store.js';
+import { recordPost } from '../../src/slack/shared/posts.js';
+import { createStandingStore } from '../../src/slack/shared/standing-store.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
 
 const clock = testClock();

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { underLease } from '../../src/engine/delivery-guard.js';
 import { DeliveryError, isSignoffError } from '../../src/errors.js';
-import { createDeliveryClient } from '../../src/slack/delivery-client.js';
-import type { RateLimits } from '../../src/slack/rate-limits.js';
+import { createDeliveryClient } from '../../src/slack/outbound/delivery-client.js';
+import type { RateLimits } from '../../src/slack/shared/rate-limits.js';
 import { BOT_USER, FakeSlack } from '../helpers/fake-slack.js';
 
 const slack = new FakeSlack();

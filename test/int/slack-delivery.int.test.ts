@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLeases } from '../../src/engine/leases.js';
 import { createLogger } from '../../src/logger.js';
-import { slackTaskId } from '../../src/slack/origin.js';
+import { slackTaskId } from '../../src/slack/shared/origin.js';
 import { databaseDown, writeFails } from '../helpers/database.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';

@@ -5,7 +5,7 @@
  * is told why.
  */
 import { describe, expect, it } from 'vitest';
-import { FILES_ALONE } from '../../src/slack/listeners/events/thread-reply.js';
+import { FILES_ALONE } from '../../src/slack/inbound/listeners/events/thread-reply.js';
 import { fileReply, uploaded } from '../helpers/slack-files.js';
 import { commandBody, ephemeralClick, postSigned } from '../helpers/slack-requests.js';
 import { scriptedWith, slackPerFile, thinkUnlessAborted } from '../helpers/slack-service.js';

@@ -4,7 +4,7 @@
  * works anywhere), told how to invite the bot, and nothing is left retrying.
  */
 import { describe, expect, it } from 'vitest';
-import { claimRequest } from '../../src/slack/posts.js';
+import { claimRequest } from '../../src/slack/inbound/claims.js';
 import { commandBody, postSigned, startSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { until } from '../helpers/slack-thread.js';

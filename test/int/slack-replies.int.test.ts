@@ -6,9 +6,9 @@
  * words as Slack delivered them; a tool call is never approved or edited by words.
  */
 import { describe, expect, it } from 'vitest';
-import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
-import { slackTaskId } from '../../src/slack/origin.js';
-import { plainCardKey, recordPost } from '../../src/slack/posts.js';
+import { COULD_NOT_RECORD } from '../../src/slack/inbound/deps.js';
+import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { plainCardKey, recordPost } from '../../src/slack/shared/posts.js';
 import { commandBody, ephemeralClick, postSigned, threadMessage } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';

@@ -6,7 +6,7 @@
  * is, a reviewer it answered for before still decides.
  */
 import { describe, expect, it } from 'vitest';
-import { COULD_NOT_RECORD } from '../../src/slack/deps.js';
+import { COULD_NOT_RECORD } from '../../src/slack/inbound/deps.js';
 import { testClock } from '../helpers/harness.js';
 import {
   appHomeOpened,

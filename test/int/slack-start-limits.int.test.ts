@@ -5,7 +5,7 @@
  * graph here, so every started task stays in the agents' hands (`working`), as behind a busy queue.
  */
 import { describe, expect, it } from 'vitest';
-import { claimRequest } from '../../src/slack/posts.js';
+import { claimRequest } from '../../src/slack/inbound/claims.js';
 import { commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';

@@ -6,8 +6,9 @@
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { rootMessage } from '../../src/slack/blocks/messages.js';
-import { slackTaskId } from '../../src/slack/origin.js';
-import { claimRequest, postMetadata, recordRoot } from '../../src/slack/posts.js';
+import { claimRequest, recordRoot } from '../../src/slack/inbound/claims.js';
+import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { postMetadata } from '../../src/slack/shared/posts.js';
 import { slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 

@@ -1,7 +1,7 @@
 /** The seed workflows' main paths end to end through Slack (signed requests, fake Web API). */
 
 import { describe, expect, it } from 'vitest';
-import { slackTaskId } from '../../src/slack/origin.js';
+import { slackTaskId } from '../../src/slack/shared/origin.js';
 import {
   click,
   commandBody,

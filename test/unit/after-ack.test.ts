@@ -1,6 +1,6 @@
 /** Work after an ack waits for a lull in Slack's requests, on a clock the test moves. */
 import { describe, expect, it } from 'vitest';
-import { createAfterAck } from '../../src/slack/after-ack.js';
+import { createAfterAck } from '../../src/slack/inbound/after-ack.js';
 import { virtualClock } from '../helpers/virtual-clock.js';
 
 const flush = () => new Promise((r) => setImmediate(r));

@@ -3,7 +3,7 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/engine/types.js';
 import { createLogger } from '../../src/logger.js';
-import { createAudience } from '../../src/slack/audience.js';
+import { createAudience } from '../../src/slack/shared/audience.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 
 const slack = new FakeSlack();

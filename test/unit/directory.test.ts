@@ -2,7 +2,7 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createDirectory, type Placed, type StandingStore } from '../../src/slack/directory.js';
+import { createDirectory, type Placed, type StandingStore } from '../../src/slack/shared/directory.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 
 const slack = new FakeSlack();

@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import { ErrorCode } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createHomeRefresh, type HomeDraw } from '../../src/slack/home-refresh.js';
+import { createHomeRefresh, type HomeDraw } from '../../src/slack/inbound/home-refresh.js';
 
 const client = {} as WebClient;
 const ratelimited = Object.assign(new Error('ratelimited'), {

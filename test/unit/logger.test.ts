@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { boltLogger } from '../../src/slack/bolt-logger.js';
+import { boltLogger } from '../../src/slack/shared/bolt-logger.js';
 
 function capture() {
   const lines: string[] = [];

@@ -117,7 +117,7 @@ describe('manifest.yml asks for what the code uses, and no more', () => {
   });
 
   it('every event subscribed has a listener (a mention in a thread is a message event: no app_mention)', () => {
-    const listeners = readFileSync(join(ROOT, 'src', 'slack', 'listeners', 'index.ts'), 'utf8');
+    const listeners = readFileSync(join(ROOT, 'src', 'slack', 'inbound', 'listeners', 'index.ts'), 'utf8');
     const handled = new Set([...listeners.matchAll(/app\.event\('([a-z_]+)'/g)].map((m) => m[1]));
     const unhandled = (manifest.settings.event_subscriptions.bot_events as string[]).filter(
       (e) => !handled.has(e.split('.')[0]),

@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/engine/metrics.js';
-import { startHealthServer } from '../../src/slack/health.js';
+import { startHealthServer } from '../../src/slack/inbound/health.js';
 
 // Port 1 on this machine: nothing listens, the connection is refused at once.
 let pool: pg.Pool;

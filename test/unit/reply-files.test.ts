@@ -1,6 +1,6 @@
 /** The line that names a reply's files for the agents (reply-files.ts), from what Slack sends. */
 import { describe, expect, it } from 'vitest';
-import { filesLine, filesOf, withFiles } from '../../src/slack/reply-files.js';
+import { filesLine, filesOf, withFiles } from '../../src/slack/inbound/reply-files.js';
 import { sharedFromElsewhere, uploaded } from '../helpers/slack-files.js';
 
 const TAIL = 'The agents cannot open files; only these words reach them.)';

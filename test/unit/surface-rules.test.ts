@@ -4,7 +4,7 @@ import { formatReview } from '../../src/cli/printer.js';
 import { groupsToAsk, refusal, rightRefused } from '../../src/engine/authorize.js';
 import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { Review, ReviewSettings, Task } from '../../src/engine/types.js';
-import { readReply } from '../../src/slack/listeners/events/thread-reply.js';
+import { readReply } from '../../src/slack/inbound/listeners/events/thread-reply.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const settings = (over: Partial<ReviewSettings> = {}): ReviewSettings => ({

@@ -5,7 +5,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { Review, Task, WaitingPage } from '../../engine/index.js';
-import { slackOriginSchema } from '../origin.js';
+import { slackOriginSchema } from '../shared/origin.js';
 import { STATUS } from './messages.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 

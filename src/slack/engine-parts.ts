@@ -1,0 +1,75 @@
+/**
+ * What Slack gives the engine: the sink that shows its events in Slack (outbound/sink.ts) and the
+ * directory it asks who is in which user group (shared/groups.ts). Both need the engine's database,
+ * so openSignoff makes them with it (`sinks`, `directories`); the directory made there is the one
+ * the listeners ask too (`directory`): one cache of Slack's answers, one budget of calls.
+ */
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/database.js';
+import { type Clock, type GroupDirectory, type Sink, systemClock } from '../engine/index.js';
+import type { Logger } from '../logger.js';
+import { createDeliveryClient } from './outbound/delivery-client.js';
+import { createSlackSink } from './outbound/sink.js';
+import { boltLogger } from './shared/bolt-logger.js';
+import { createDirectory, type Directory } from './shared/directory.js';
+import { slackGroups } from './shared/groups.js';
+import { createLimitedFetch } from './shared/limited-fetch.js';
+import { quickClient } from './shared/quick-client.js';
+import { createRateLimits } from './shared/rate-limits.js';
+import { createStandingStore } from './shared/standing-store.js';
+
+/**
+ * Two quick retries of a repeatable Web API call Slack did not answer (never of a post; see
+ * delivery-client.ts); beyond that the event's own backoff takes over.
+ */
+const DELIVERY_RETRIES = { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 };
+/** How long delivery waits for Slack's answer to one call. */
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+export interface SlackEngineParts {
+  sinks(db: Database): { slack: Sink };
+  directories(db: Database): { slack: GroupDirectory };
+  /** Slack's directory, made once per process (the first call's database). */
+  directory(db: Database): Directory;
+}
+
+/** `clock`: the engine's; how long Slack's answers about people are kept goes by it too. */
+export function slackEngineParts(
+  slack: NonNullable<Config['slack']>,
+  deps: { logger: Logger; clock?: Clock },
+): SlackEngineParts {
+  const { logger } = deps;
+  let directory: Directory | undefined;
+  const directoryOf = (db: Database): Directory => {
+    // A group lookup keeps to Slack's limits like every call (shared through Postgres).
+    directory ??= createDirectory({
+      client: quickClient(slack, logger, createLimitedFetch({ limits: createRateLimits(db.pool), logger })),
+      kept: createStandingStore(db.pool),
+      logger,
+      now: () => (deps.clock ?? systemClock).now().getTime(),
+    });
+    return directory;
+  };
+  return {
+    // Delivery's own client. It keeps to Slack's limits per method (and per channel for posts),
+    // shared with the other processes through Postgres; a 429 comes back to the engine, which
+    // reschedules that one event, instead of pausing every call this client makes; a failing call
+    // gives up within seconds (the default policy retries for about 30 minutes) and the event is
+    // retried with backoff; a post is never sent twice by the client (see delivery-client.ts).
+    sinks: (db) => {
+      const client = createDeliveryClient(
+        slack.botToken,
+        {
+          slackApiUrl: slack.apiUrl,
+          logger: boltLogger(logger),
+          retries: DELIVERY_RETRIES,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
+        },
+        createRateLimits(db.pool),
+      );
+      return { slack: createSlackSink({ client, pool: db.pool, logger }) };
+    },
+    directories: (db) => ({ slack: slackGroups(directoryOf(db)) }),
+    directory: directoryOf,
+  };
+}

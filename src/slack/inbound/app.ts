@@ -1,0 +1,154 @@
+/**
+ * The Bolt app: HTTP mode (everything POSTs to /slack/events on PORT, plus GET /healthz and /metrics) or
+ * Socket Mode. SLACK_API_URL reaches every Web API client the app makes.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { App } from '@slack/bolt';
+import { ErrorCode } from '@slack/web-api';
+import type { Config } from '../../config/config.js';
+import { SignoffError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { createAudience } from '../shared/audience.js';
+import { boltLogger } from '../shared/bolt-logger.js';
+import type { Directory } from '../shared/directory.js';
+import { createLimitedFetch } from '../shared/limited-fetch.js';
+import { createPermalinks } from '../shared/permalinks.js';
+import { quickClient } from '../shared/quick-client.js';
+import type { RateLimits } from '../shared/rate-limits.js';
+import type { SlackConnection } from './connection.js';
+import type { StartDeps } from './deps.js';
+import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
+import { registerListeners } from './listeners/index.js';
+
+export interface SlackAppDeps extends StartDeps {
+  slack: NonNullable<Config['slack']>;
+  /** True once the database, migrations and queue are ready and the database answers. */
+  healthy: Healthy;
+  metrics: MetricsRoute;
+  /** Watches how reaching Slack goes until the app is connected (for /healthz). */
+  connection?: Pick<SlackConnection, 'fetch'>;
+  /** Slack's limits, kept with delivery (shared through Postgres): every listener call takes its slot. */
+  limits: RateLimits;
+  /** Who a person is (the engine asks the same directory about user groups). */
+  directory: Directory;
+}
+
+/**
+ * Bolt's client, which every listener calls while a person waits: a call gives up after this
+ * long, and is never retried (a person is told in a sentence instead).
+ */
+const LISTENER_TIMEOUT_MS = 5000;
+
+export function createSlackApp(deps: SlackAppDeps): App {
+  const { slack } = deps;
+  const clientOptions = slack.apiUrl ? { slackApiUrl: slack.apiUrl } : undefined;
+  // Every client below (and each one Bolt makes for a listener) sends through this.
+  const limited = createLimitedFetch({
+    limits: deps.limits,
+    logger: deps.logger,
+    fetch: deps.connection?.fetch,
+  });
+  const common = {
+    token: slack.botToken,
+    logger: boltLogger(deps.logger),
+    // The Web API client's defaults suit no listener: no timeout, about 30 minutes of retries
+    // (a timed-out post re-sent: a second root message), and a 429 on any method pausing every
+    // call of the client, so that one busy Home tab made a Revise's views.open miss its 3 s
+    // trigger. Here a call gives up in seconds, is sent once, and a 429 fails that call alone.
+    clientOptions: {
+      ...clientOptions,
+      timeout: LISTENER_TIMEOUT_MS,
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      fetch: limited,
+    },
+    // Bolt asks Slack who the bot is (auth.test) when the app is made, once, and with the
+    // client above a failure would stay for good; initSlackApp asks until Slack answers.
+    deferInitialization: true,
+  };
+  const app =
+    slack.mode.kind === 'socket'
+      ? new App({
+          ...common,
+          appToken: slack.mode.appToken,
+          socketMode: true,
+          // Socket Mode's own client (apps.connections.open, which retries for hours as it should)
+          // reads these, with the watched fetch.
+          installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
+        })
+      : new App({
+          ...common,
+          signingSecret: slack.mode.signingSecret,
+          customRoutes: [
+            {
+              path: '/healthz',
+              method: ['GET'],
+              handler: (_req, res) => answerHealth(deps.healthy, res),
+            },
+            {
+              path: '/metrics',
+              method: ['GET'],
+              handler: (req, res) => answerMetrics(deps.metrics, req, res),
+            },
+          ],
+        });
+  // A burst of Slack's requests holds back work after acks (after-ack.ts). Only Slack's count:
+  // global middleware sees a request once the receiver has verified its signature (or it came
+  // over the app's socket), so probes, scrapes and unsigned POSTs on the same port never delay
+  // a decision.
+  app.use(async ({ next }) => {
+    deps.afterAck.arrived();
+    await next();
+  });
+  registerListeners(app, {
+    ...deps,
+    audience: createAudience({ client: app.client, logger: deps.logger }),
+    permalinks: createPermalinks({
+      client: quickClient(slack, deps.logger, limited),
+      pool: deps.pool,
+      logger: deps.logger,
+    }),
+  });
+  return app;
+}
+
+/** How long the app waits between asking Slack who the bot is, at most. */
+const INIT_MAX_WAIT_MS = 30_000;
+
+/**
+ * Makes the app ready to take requests: Bolt's auth.test, asked again (1 s, 2 s, … up to 30 s
+ * apart) until Slack answers, since Slack may be out of reach when the process starts. `waiting`
+ * runs once the first try has failed (something to answer /healthz meanwhile); what it returns
+ * is undone once the app is ready.
+ */
+export async function initSlackApp(
+  app: App,
+  o: { logger: Logger; waiting?: () => Promise<() => Promise<void>> },
+): Promise<void> {
+  let undo: (() => Promise<void>) | undefined;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await app.init();
+        return;
+      } catch (err) {
+        // Slack answered, and refused the token: asking again will not change that.
+        const refused =
+          (err as { code?: string; data?: { error?: string } }).code === ErrorCode.PlatformError;
+        if (refused) {
+          const code = (err as { data?: { error?: string } }).data?.error;
+          throw new SignoffError(
+            'config_invalid',
+            `Slack refused SLACK_BOT_TOKEN (${code}): check the bot token (xoxb-…) of this app's installation`,
+            { cause: err },
+          );
+        }
+        o.logger.warn({ err }, 'Slack did not say who the bot is (auth.test); asking again');
+        undo ??= await o.waiting?.();
+        await sleep(Math.min(1000 * 2 ** attempt, INIT_MAX_WAIT_MS));
+      }
+    }
+  } finally {
+    await undo?.();
+  }
+}

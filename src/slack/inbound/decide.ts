@@ -1,0 +1,211 @@
+/**
+ * Turning a click or a modal into a decision. The button value is attacker-controlled: it is
+ * parsed with zod, and the review it names must have its card in the very message clicked (or,
+ * for a reply's private question, the reply it names must be the clicker's, in that task).
+ * Refusals and failures become an ephemeral sentence; the card is left as it was.
+ */
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Action, Actor, Decided, Review } from '../../engine/index.js';
+import { approvalsNeeded, contentHash, DecisionRefused } from '../../engine/index.js';
+import { plainActions, reviewCard } from '../blocks/review-card.js';
+import type { Directory } from '../shared/directory.js';
+import { cardText, findPost } from '../shared/posts.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
+import { findReply, type HeardReply } from './replies.js';
+import { tellClicker } from './tell-clicker.js';
+
+export const buttonValueSchema = z.object({
+  review: z.string().min(1).max(100),
+  task: z.string().min(1).max(300),
+  /** The hash of the content the card showed (cards posted before it existed carry none). */
+  h: z.string().max(64).optional(),
+});
+export type ButtonValue = z.infer<typeof buttonValueSchema>;
+
+export const NOT_THIS_CARD = 'That button does not belong to a review here; nothing was changed.';
+
+/** Said when an approval comes from a card (or a question) that cannot show what it approves. */
+export const CANNOT_SHOW =
+  "Nothing was approved: this review's card cannot show all of its content, so it cannot be approved here (nobody would see what they approve). It can still be rejected, or sent back where the card offers that.";
+
+/** The review a click names, if it really is the card in the clicked message. */
+export async function clickedReview(
+  deps: ListenerDeps,
+  value: unknown,
+  where: { channel?: string; messageTs?: string },
+): Promise<ButtonValue | undefined> {
+  const parsed = buttonValueSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
+  if (!parsed.success) return undefined;
+  const card = await findPost(deps.pool, `card:${parsed.data.review}`);
+  if (!card || card.channel !== where.channel || card.ts !== where.messageTs) return undefined;
+  return parsed.data;
+}
+
+/** A button on a reply's private question: the card's value and the reply (its message ts). */
+export const questionValueSchema = buttonValueSchema.extend({ reply: z.string().min(1).max(40) });
+export type QuestionValue = z.infer<typeof questionValueSchema>;
+
+/**
+ * The review and reply a click on a private question names, if they hold together. The question
+ * is an ephemeral message (its ts is not the card's), so the check is not the card's: the reply
+ * must be one recorded in the clicked channel, by the person clicking, in the task named; and the
+ * review's card must be in that channel. The engine then refuses a review not of that task, and
+ * a hash that is not the review's content.
+ */
+export async function questionReview(
+  deps: ListenerDeps,
+  value: unknown,
+  where: { channel?: string; user: string },
+): Promise<{ click: QuestionValue; reply: HeardReply } | undefined> {
+  const parsed = questionValueSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
+  if (!parsed.success || !where.channel) return undefined;
+  const click = parsed.data;
+  const reply = await findReply(deps.pool, where.channel, click.reply);
+  if (!reply || reply.user !== where.user || reply.taskId !== click.task) return undefined;
+  const card = await findPost(deps.pool, `card:${click.review}`);
+  if (!card || card.channel !== where.channel) return undefined;
+  return { click, reply };
+}
+
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The person acting in Slack as the engine checks them: whether they come from outside this
+ * workspace's organization or are a guest (`team`: the `user.team_id` of their request, kept as
+ * their `workspace` for the user groups the engine asks Slack's directory about: groups.ts). Not
+ * asked when `reviewers` (of every review they may act on here) names their user id: the team's
+ * config vouches for them (authorize.ts), so a `users.info` outage stops no named reviewer.
+ */
+export async function slackActor(
+  directory: Directory,
+  user: string,
+  team?: string,
+  reviewers?: readonly (readonly string[])[],
+): Promise<Actor> {
+  const actor: Actor = team ? { id: user, workspace: team } : { id: user };
+  const named = reviewers !== undefined && reviewers.length > 0 && reviewers.every((r) => r.includes(user));
+  if (named) return actor;
+  const standing = await directory.standing(user, team);
+  return {
+    ...actor,
+    ...(standing === 'member' ? {} : { external: standing === 'external' ? true : ('unknown' as const) }),
+  };
+}
+
+export interface SlackDecision {
+  click: ButtonValue;
+  user: string;
+  channel: string;
+  action: Action;
+  feedback?: string;
+  values?: Record<string, string>;
+  threadTs?: string;
+  /** The `user.team_id` the request carried (another workspace's, for someone from Slack Connect). */
+  team?: string;
+}
+
+/**
+ * Records the decision; tells the person in a sentence (privately in the channel, unless `tell`
+ * says otherwise) when it was refused, counted towards a quorum, or failed. Returns what was
+ * recorded, or undefined when nothing was (refused, or failed).
+ */
+export async function decideFromSlack(
+  deps: ListenerDeps,
+  client: WebClient,
+  d: SlackDecision,
+  tell: (text: string) => Promise<unknown> = tellClicker(
+    { client, logger: deps.logger },
+    { channel: d.channel, user: d.user, threadTs: d.threadTs },
+  ),
+): Promise<Decided | undefined> {
+  try {
+    const review = await deps.engine.review(d.click.review);
+    const unseen = await approvesUnseen(deps, d, review);
+    if (unseen) {
+      await tell(CANNOT_SHOW);
+      // The card may still show buttons it should not (a redraw Slack refused): redrawn plain.
+      await refreshCard(deps, client, unseen);
+      return undefined;
+    }
+    const result = await deps.engine
+      .decide({
+        reviewId: d.click.review,
+        taskId: d.click.task,
+        actor: await slackActor(
+          deps.directory,
+          d.user,
+          d.team,
+          review ? [review.settings.reviewers] : undefined,
+        ),
+        action: d.action,
+        feedback: d.feedback,
+        values: d.values,
+        contentHash: d.click.h,
+      })
+      // A refusal is said here, like the rest; anything else is a failure (below).
+      .catch((error: unknown) => {
+        if (error instanceof DecisionRefused) return error;
+        throw error;
+      });
+    if (result instanceof DecisionRefused) {
+      await tell(result.message);
+      // A stale card is shown again as it is now, so that the next click is on what is decided.
+      if (result.code === 'stale_review' && result.review) await refreshCard(deps, client, result.review);
+      return undefined;
+    }
+    // An approval counted towards a quorum: the card shows it; the person hears what happens next.
+    if (result.review.status === 'pending') {
+      const got = result.review.approvals.length;
+      const needed = approvalsNeeded(result.review.settings);
+      const more = `${needed - got} more ${needed - got === 1 ? 'reviewer approves' : 'reviewers approve'}`;
+      await tell(
+        d.action === 'edit' && result.review.request.edit?.by === d.user
+          ? `Your edit is recorded as your approval (${got} of ${needed}). The card now shows the edited call; it goes ahead once ${more} it.`
+          : `Your approval is recorded (${got} of ${needed}). The task goes on once ${more}.`,
+      );
+    }
+    return result;
+  } catch (error) {
+    deps.logger.error({ err: error }, 'decision failed');
+    await tell(COULD_NOT_RECORD);
+    return undefined;
+  }
+}
+
+/**
+ * The review, when `d` would approve content its card cannot show (see cardText): checked at the click, so
+ * that a button drawn before the card went plain (a reply's private question, a form left open)
+ * approves nothing unseen either. A click on other content than the review's is left to the
+ * engine, which refuses it as out of date.
+ */
+async function approvesUnseen(
+  deps: ListenerDeps,
+  d: SlackDecision,
+  review: Review | undefined,
+): Promise<Review | undefined> {
+  if (!review || review.taskId !== d.click.task || plainActions(review.request).includes(d.action)) return;
+  if (d.click.h !== undefined && d.click.h !== contentHash(review.request)) return;
+  return (await cardText(deps.pool, review.id, review.request)).plain ? review : undefined;
+}
+
+/** Redraws a review's card from its current content (after a click it refused); a plain card stays plain. */
+async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
+  const card = await findPost(deps.pool, `card:${review.id}`);
+  const task = await deps.engine.getTask(review.taskId);
+  if (!card || !task) return;
+  const text = await cardText(deps.pool, review.id, review.request);
+  await client.chat
+    .update({
+      channel: card.channel,
+      ts: card.ts,
+      ...reviewCard(review, task.requester, text.plain ? {} : undefined, text.below),
+    })
+    .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));
+}

@@ -1,0 +1,93 @@
+/**
+ * `/signoff` — alone: a modal to pick a workflow and describe the task; `help`: the workflows;
+ * `list`: reviews waiting; `<workflow> <task…>`: start at once. Input is checked before the ack,
+ * so a mistake gets an ephemeral sentence and nothing is posted in the channel.
+ */
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { isSignoffError } from '../../../../errors.js';
+import { startModal } from '../../../blocks/modals.js';
+import { NOT_IN_CHANNEL } from '../../../shared/final-errors.js';
+import { COULD_NOT_RECORD, type ListenerDeps, notOpened } from '../../deps.js';
+import { botIsOut } from '../../membership.js';
+import { listOpenTasks } from '../../overview.js';
+import { respondPrivately } from '../../respond.js';
+import { startFromSlack, tell } from '../../start-task.js';
+
+const NO_WORKFLOWS_HERE =
+  'No workflow is turned on in this channel, so there is nothing to start here. Ask whoever runs signoff to turn one on for it (`channels:` in the config).';
+
+export function createSignoffCommand(deps: ListenerDeps) {
+  const help = (channel: string) =>
+    [
+      '*signoff* runs AI-agent workflows here and asks you to review their work.',
+      '`/signoff <workflow> <task>` starts one; `/signoff` alone opens a form; `/signoff list` shows the open ones.',
+      '',
+      ...deps.engine.available(channel).map((w) => `• *${w.name}* — ${w.description}`),
+    ].join('\n');
+
+  return async ({ command, ack, client, logger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+    const text = command.text.trim();
+    const [word = '', ...rest] = text.split(/\s+/);
+    if (!text) {
+      const workflows = deps.engine.available(command.channel_id);
+      // A form whose only choice is empty is refused by Slack: say why there is nothing to start.
+      if (workflows.length === 0) return ack({ response_type: 'ephemeral', text: NO_WORKFLOWS_HERE });
+      await ack();
+      await client.views
+        .open({
+          trigger_id: command.trigger_id,
+          view: startModal(workflows, command.channel_id, command.response_url),
+        })
+        .catch(async (err) => {
+          deps.logger.warn({ err }, 'Slack did not open the start form');
+          const again = 'Send `/signoff` again, or start at once: `/signoff <workflow> <task>`.';
+          await respondPrivately(command.response_url, notOpened('the form', again), deps.logger);
+        });
+      return;
+    }
+    if (word === 'help') return ack({ response_type: 'ephemeral', text: help(command.channel_id) });
+    if (word === 'list' && rest.length === 0) {
+      await ack();
+      await deps.afterAck.run(async () => {
+        // Through the response URL: it answers in a channel the bot has not joined too, where
+        // the person is first told how to invite it (as when starting there).
+        const [list, out] = await Promise.all([
+          listOpenTasks(deps, command.channel_id, command.user_id),
+          botIsOut(client, command.channel_id, deps.logger),
+        ]);
+        // Where Slack takes no answer through the URL (spent, or failing), in the channel, as a start's.
+        const where = {
+          channel: command.channel_id,
+          user: command.user_id,
+          responseUrl: command.response_url,
+        };
+        await tell(deps, client, where, out ? `${NOT_IN_CHANNEL}\n\n${list}` : list);
+      });
+      return;
+    }
+    let taskText: string;
+    try {
+      taskText = deps.engine.validate({ workflow: word, text: rest.join(' '), channel: command.channel_id });
+    } catch (error) {
+      if (!isSignoffError(error)) throw error;
+      return ack({ response_type: 'ephemeral', text: `${error.message}\nSee \`/signoff help\`.` });
+    }
+    await ack();
+    await deps.afterAck.run(async () => {
+      const start = {
+        team: command.team_id,
+        channel: command.channel_id,
+        user: command.user_id,
+        workflow: word,
+        text: taskText,
+        responseUrl: command.response_url,
+      };
+      try {
+        await startFromSlack(deps, client, { requestKey: `command:${command.trigger_id}`, ...start });
+      } catch (error) {
+        logger.error(error);
+        await tell(deps, client, start, COULD_NOT_RECORD);
+      }
+    });
+  };
+}

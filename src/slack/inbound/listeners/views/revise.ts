@@ -1,0 +1,90 @@
+/**
+ * The revise or edit modal's submission: empty feedback, or an Edit form that cannot be read, is
+ * refused inside the modal; otherwise decide. What happened is said to the person as a click's is
+ * (tell-clicker.ts): Slack sends a submission with no response URL, so the modal carries the one of
+ * the click that opened it (revise-meta.ts), which reaches someone Slack shows no ephemeral there.
+ */
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
+import { FORM, invalidEdit } from '../../../../engine/index.js';
+import { FIELD_BLOCK } from '../../../blocks/modals.js';
+import { readReviseMeta } from '../../../blocks/revise-meta.js';
+import { buttonValueSchema, clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';
+import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { tellClicker } from '../../tell-clicker.js';
+
+type State = SlackViewMiddlewareArgs['view']['state']['values'][string][string];
+/** A text input's value, or the value of the option chosen in a menu (nothing chosen: absent). */
+const answerOf = (v: State | undefined): string | undefined =>
+  v?.type === 'static_select' ? (v.selected_option?.value ?? undefined) : (v?.value ?? '');
+
+export function createReviseSubmission(deps: ListenerDeps) {
+  return async ({ ack, view, body, client }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
+    const feedback = (view.state.values.feedback?.value?.value ?? '').trim();
+    const values = Object.fromEntries(
+      Object.entries(view.state.values)
+        .filter(([block]) => block.startsWith(FIELD_BLOCK))
+        .flatMap(([block, v]) => {
+          const answer = answerOf(v.value);
+          return answer === undefined ? [] : [[block.slice(FIELD_BLOCK.length), answer]];
+        }),
+    ) as Record<string, string>;
+    const meta = readReviseMeta(view.private_metadata);
+    const action = meta?.action ?? 'revise';
+    if (action === 'edit') {
+      // The form is checked here, so that a mistake is shown in the form itself.
+      const named = meta ? buttonValueSchema.safeParse(meta.value) : undefined;
+      const review = named?.success
+        ? await deps.engine.review(named.data.review).catch(() => undefined)
+        : undefined;
+      const errors = review ? invalidEdit(review.request, values) : {};
+      if (Object.keys(errors).length) {
+        const fields = new Set(review?.request.fields.map((f) => f.id));
+        const blockOf = (id: string) => (id !== FORM && fields.has(id) ? `${FIELD_BLOCK}${id}` : 'feedback');
+        const shown: Record<string, string> = {};
+        for (const [id, e] of Object.entries(errors))
+          shown[blockOf(id)] = `${shown[blockOf(id)] ?? ''} ${e}`.trim();
+        await ack({ response_action: 'errors', errors: shown });
+        return;
+      }
+    } else if (!feedback) {
+      await ack({
+        response_action: 'errors',
+        errors: { feedback: 'Say what should change; the feedback is empty.' },
+      });
+      return;
+    }
+    await ack();
+    const channel = meta?.channel;
+    const tell = tellClicker(
+      { client, logger: deps.logger },
+      { channel, user: body.user.id, threadTs: meta?.threadTs, responseUrl: meta?.responseUrl },
+    );
+    await deps.afterAck.run(async () => {
+      try {
+        const click = meta
+          ? await clickedReview(deps, meta.value, { channel, messageTs: meta.messageTs })
+          : undefined;
+        if (!click || !channel) return void (await tell(NOT_THIS_CARD));
+        await decideFromSlack(
+          deps,
+          client,
+          {
+            click,
+            user: body.user.id,
+            channel,
+            action,
+            feedback,
+            values: action === 'edit' ? values : undefined,
+            threadTs: meta?.threadTs,
+            team: body.user.team_id,
+          },
+          tell,
+        );
+      } catch (error) {
+        // The database did not answer: the form is gone, so the person hears it and can send it again.
+        deps.logger.error({ err: error }, 'form submission failed');
+        await tell(COULD_NOT_RECORD);
+      }
+    });
+  };
+}

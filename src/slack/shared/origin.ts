@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { Engine, Task } from '../../engine/index.js';
+
+/**
+ * Where a Slack task lives: its root message is the thread. A channel's id is the same in every
+ * workspace that sees it (an Enterprise Grid organization's channels, a Slack Connect channel), so
+ * the channel and the root's ts name the thread wherever a payload comes from. `team`: the
+ * workspace the task was started from, as the payload said (kept for the record; never a key).
+ */
+export const slackOriginSchema = z.object({
+  team: z.string().optional(),
+  channel: z.string(),
+  ts: z.string(),
+});
+export type SlackOrigin = z.infer<typeof slackOriginSchema>;
+
+/** The workspace a Slack task was started from, if its origin says (where its user groups are looked up). */
+export const workspaceOf = (task: Task | undefined): string | undefined =>
+  slackOriginSchema.safeParse(task?.origin).data?.team;
+
+/** A thread in Slack: its channel and its root message's ts. */
+export type SlackThread = Pick<SlackOrigin, 'channel' | 'ts'>;
+
+/**
+ * The id a task started in this thread gets. It names no workspace: a command from one workspace
+ * and a click or reply from another (Grid, Slack Connect) name different teams.
+ */
+export const slackTaskId = (t: SlackThread) => `slack-${t.channel}-${t.ts}`;
+
+/**
+ * The task of a thread, found by the thread and not by an id rebuilt from the payload: tasks
+ * started before ids stopped naming a workspace (slack-<team>-<channel>-<ts>) are found too.
+ */
+export const taskInThread = (engine: Pick<Engine, 'taskAt'>, t: SlackThread): Promise<Task | undefined> =>
+  engine.taskAt('slack', { channel: t.channel, thread: t.ts });
+
+/**
+ * The root message a button was clicked on (from Slack's signed payload), if it says. Which team
+ * the payload names (`team` is the clicker's workspace, or null in an org-wide install) does not
+ * matter: the channel and the message name the thread.
+ */
+export function clickedMessage(body: {
+  channel?: { id: string };
+  container?: { channel_id?: string; message_ts?: string };
+  message?: { ts: string };
+}): SlackThread | undefined {
+  const channel = body.channel?.id ?? body.container?.channel_id;
+  const ts = body.message?.ts ?? body.container?.message_ts;
+  return channel && ts ? { channel, ts } : undefined;
+}
