@@ -20,6 +20,7 @@ import { registerListeners } from './listeners/index.js';
 import { createPermalinks } from './permalinks.js';
 import type { RateLimits } from './rate-limits.js';
 import { createStandingStore } from './standing-store.js';
+import { createUserChannels } from './user-channels.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
@@ -106,7 +107,11 @@ export function createSlackApp(deps: SlackAppDeps): App {
   });
   registerListeners(app, {
     ...deps,
-    audience: createAudience({ client: app.client, logger: deps.logger }),
+    audience: createAudience({
+      client: app.client,
+      logger: deps.logger,
+      userChannels: createUserChannels({ client: app.client, db: deps.pool }),
+    }),
     permalinks: createPermalinks({
       client: quickClient(slack, deps.logger, limited),
       pool: deps.pool,
