@@ -2,8 +2,9 @@
  * The App Home tab with many reviews waiting (issue 19, item 9): BENCH_PENDING (default 10,000)
  * pending reviews over 50 channels, seeded with INSERT … SELECT generate_series. A signed
  * app_home_opened goes to a web-role signoff (Bolt's HTTP receiver); the figure is the time from
- * sending it to the fake Slack (its own process) receiving views.publish. Prints the first open
- * (nothing cached: one conversations.members per channel, users.info, auth.test), warm opens,
+ * sending it to the fake Slack (its own process, keeping Slack's published limits) receiving
+ * views.publish. Prints the first open (nothing cached: one users.conversations for the person,
+ * users.info, auth.test, the page's links), warm opens,
  * a More click deep in the list, and the engine's page read alone. Target: under 1 s.
  * Run: npx tsx bench/home.ts   (BENCH_PENDING=2000 for a quicker run)
  */

@@ -49,7 +49,7 @@ const limitKey = (c: SlackCall) => {
   return limit?.perChannel ? `${c.method}:${String(c.args.channel)}` : c.method;
 };
 
-const bench = await startSlackBench('limits', logger, { FAKE_SLACK_LIMITS: 'published' });
+const bench = await startSlackBench('limits', logger);
 const { env, read } = bench;
 const url = bench.databaseUrl;
 const service = await startSlack(

@@ -32,6 +32,12 @@ export interface WaitingPage {
   total: number;
   /** How many come after this page. */
   more: number;
+  /**
+   * User groups named on reviews in scope that the surface could not say the person is in just
+   * now: reviews open to them through one of these are in neither the page nor the counts, so a
+   * surface says the list may be incomplete instead of showing a confident count.
+   */
+  uncheckedGroups: string[];
 }
 
 /**
@@ -50,10 +56,10 @@ const LISTED_AS_THEMSELVES = `(r.settings->'reviewers' ?| ARRAY['anyone', $4::te
   OR (r.settings->'reviewers' ? 'requester' AND t.requester = $4))`;
 
 /**
- * The user groups worth asking the surface about: those named where nothing else lists the
- * person (authorize.ts's `groupsToAsk`, over every review in scope at once).
+ * The user groups a right could come through: those named where nothing else lists the person
+ * (authorize.ts's `groupsToAsk`, over every review in scope at once).
  */
-async function groupsToAsk(
+async function groupsNamed(
   db: Queryable,
   surface: Surface,
   actor: Actor,
@@ -65,8 +71,7 @@ async function groupsToAsk(
      WHERE ${IN_SCOPE} AND g LIKE 'S%' AND NOT ${LISTED_AS_THEMSELVES}`,
     [surface, q.places ?? null, q.tasks ?? null, actor.id, Boolean(actor.external)],
   );
-  const known = new Set([...(actor.groups ?? []), ...(actor.unknownGroups ?? [])]);
-  return r.rows.map((row) => row.g).filter((g) => !known.has(g));
+  return r.rows.map((row) => row.g);
 }
 
 /** A page of the reviews `actor` may decide (see the file's comment). */
@@ -77,8 +82,18 @@ export async function waitingFor(
   actor: Actor,
   q: WaitingQuery = {},
 ): Promise<WaitingPage> {
-  // A group the surface could not answer for counts as not theirs, as it does at a click.
-  const who = directory ? await askGroups(directory, actor, await groupsToAsk(db, surface, actor, q)) : actor;
+  // A group the surface could not answer for counts as not theirs, as it does at a click; the
+  // page says which, so that nobody takes its count for all there is.
+  const named = directory ? await groupsNamed(db, surface, actor, q) : [];
+  const known = new Set([...(actor.groups ?? []), ...(actor.unknownGroups ?? [])]);
+  const who = directory
+    ? await askGroups(
+        directory,
+        actor,
+        named.filter((g) => !known.has(g)),
+      )
+    : actor;
+  const unknown = new Set(who.unknownGroups ?? []);
   const r = await db.query<{ total: number; more: number; items: ReviewTaskRow[] }>(
     `WITH mine AS MATERIALIZED (
        SELECT r.id, r.created_at FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
@@ -113,6 +128,7 @@ export async function waitingFor(
     items: row.items.map(reviewWithTask),
     total: row.total,
     more: row.more,
+    uncheckedGroups: named.filter((g) => unknown.has(g)),
   };
 }
 

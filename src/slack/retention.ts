@@ -1,8 +1,8 @@
 /**
  * What the Slack surface kept to post a task once (its posts' keys and ts, the requests that
  * started it, the replies it asked about), deleted with the task's other leftovers by retention
- * (engine/retention.ts); and, by age, what Slack last said of where people belong and links to
- * messages.
+ * (engine/retention.ts); and, by age, what Slack last said of where people belong (their standing,
+ * the channels they are in) and links to messages.
  */
 import type { Queryable } from '../db/queryable.js';
 import type { Purger } from '../engine/index.js';
@@ -26,10 +26,12 @@ export const purgeSlackBookkeeping: Purger = async (db: Queryable, { ids, review
           r AS (DELETE FROM signoff.slack_replies WHERE task_id = ANY($1) OR created_at < $3 RETURNING 1),
           -- Slack's last word on where someone belongs stands for a day at most (directory.ts).
           s AS (DELETE FROM signoff.slack_standing WHERE answered_at < $3 RETURNING 1),
+          -- The channels someone is in are trusted for a minute (user-channels.ts).
+          u AS (DELETE FROM signoff.slack_user_channels WHERE answered_at < $3 RETURNING 1),
           -- A link still needed after the cutoff (an open task's) is asked of Slack again.
           l AS (DELETE FROM signoff.slack_permalinks WHERE created_at < $3 RETURNING 1)
      SELECT (SELECT count(*) FROM p) + (SELECT count(*) FROM q) + (SELECT count(*) FROM r)
-          + (SELECT count(*) FROM s) + (SELECT count(*) FROM l) AS n`,
+          + (SELECT count(*) FROM s) + (SELECT count(*) FROM l) + (SELECT count(*) FROM u) AS n`,
     [ids, reviewIds, cutoff],
   );
   return Number(r.rows[0]?.n ?? 0);

@@ -9,7 +9,8 @@
  * group (and, installed org-wide, one asked about without its workspace), a permalink of a message
  * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
  * URL used 5 times or older than 30 minutes (its clock moves on with `later`). Lists come in pages with
- * opaque cursors (fake-slack-pages.ts). It keeps Slack's published rate limits (429 with
+ * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels, private ones
+ * only where the bot is too (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
  * Retry-After past a method's tier, or a channel's posts), and answers 429 when told to; its faults
  * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
  * it hands out (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:
@@ -18,6 +19,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { usersConversations } from './fake-slack-channels.js';
 import { SlackFaults } from './fake-slack-faults.js';
 import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
 import { type FakeEphemeral, FakeResponseUrls } from './fake-slack-responses.js';
@@ -103,6 +105,11 @@ export class FakeSlack extends SlackFaults {
   people: string[] = ['U0ANN', 'U0BOB', 'U0CAT', 'U0DAN', 'U0EVE'];
   /** Channels with their own members (a private channel): `conversations.members` answers these. */
   members: Record<string, string[]> = {};
+  /**
+   * Channels the workspace has besides those named elsewhere here (in `members`, `notJoined`,
+   * `closed`, or holding a message): what `users.conversations` lists, with those.
+   */
+  channels: string[] = [];
   /**
    * Channels the bot has not joined: Slack refuses its posts, ephemerals, updates and reads there
    * (`not_in_channel`; `channel_not_found` for a private channel, which the bot cannot see).
@@ -423,6 +430,19 @@ export class FakeSlack extends SlackFaults {
           permalink: m.thread_ts ? `${base}?thread_ts=${m.thread_ts}&cid=${m.channel}` : base,
         };
       }
+      case 'users.conversations':
+        return usersConversations(
+          {
+            bot: BOT.user_id,
+            channels: this.knownChannels(),
+            membersOf: (c) => this.members[c] ?? this.people,
+            botIn: (c) => !this.notJoined[c],
+            isPrivate: (c) => c.startsWith('G') || this.notJoined[c] === 'private',
+            known: (u) => this.users[u] !== null,
+            orgWide: this.orgWide,
+          },
+          args,
+        );
       case 'conversations.info': {
         // As Slack: a private channel the bot is not in does not exist for it; a public one does.
         const id = String(args.channel);
@@ -452,6 +472,19 @@ export class FakeSlack extends SlackFaults {
         // instead of passing as done.
         return { ok: false, error: 'unknown_method' };
     }
+  }
+
+  /** Every channel the workspace has, in the order they were first named. */
+  private knownChannels(): string[] {
+    return [
+      ...new Set([
+        ...this.channels,
+        ...Object.keys(this.members),
+        ...Object.keys(this.notJoined),
+        ...Object.keys(this.closed),
+        ...this.messages.map((m) => m.channel),
+      ]),
+    ].filter((c) => /^[CG]/.test(c));
   }
 
   /** A post to a response URL: Slack answers 404 for one it does not know or that is used up. */

@@ -104,6 +104,7 @@ export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
   'chat.delete': { perMinute: 50, burst: 4 },
   'conversations.history': { perMinute: 50, burst: 4 },
   'conversations.info': { perMinute: 50, burst: 4 },
+  'users.conversations': { perMinute: 50, burst: 4 },
   'chat.postEphemeral': { perMinute: 100, burst: 6 },
   'users.info': { perMinute: 100, burst: 6 },
   'views.open': { perMinute: 100, burst: 6 },

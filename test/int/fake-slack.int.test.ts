@@ -223,6 +223,52 @@ describe('the fake Slack, as strict as Slack', () => {
     // A workspace's token needs no team: one given is ignored.
     expect(await answer(client.usergroups.users.list({ usergroup: 'S0EAST' }))).toBe('ok');
   });
+
+  it("users.conversations lists a person's channels in pages of up to 999 with cursors; private ones only where the bot is too", async () => {
+    const many = Array.from({ length: 1200 }, (_, i) => `C2${String(i).padStart(5, '0')}`);
+    slack.channels = many;
+    slack.members.G0SHARED = ['U0EVE', 'U0BOT'];
+    slack.members.G0HIDDEN = ['U0EVE'];
+    slack.notJoined.G0HIDDEN = 'private';
+    slack.members.C0ELSE = ['U0ANN'];
+    slack.users = { U0NOBODY: null };
+    const types = 'public_channel,private_channel';
+    try {
+      // Public channels only, unless asked; 100 a page unless asked; at most 999.
+      const first = await client.users.conversations({ user: 'U0EVE' });
+      expect(first.channels?.every((c) => !c.is_private)).toBe(true);
+      expect(first.channels).toHaveLength(100);
+      const big = await client.users.conversations({ user: 'U0EVE', types, limit: 5000 });
+      expect(big.channels).toHaveLength(999);
+      expect(big.response_metadata?.next_cursor).not.toBe('');
+      const ids: string[] = [];
+      for await (const page of client.paginate('users.conversations', { user: 'U0EVE', types, limit: 999 }))
+        ids.push(...((page as { channels?: { id: string }[] }).channels ?? []).map((c) => c.id));
+      // Every public channel of the workspace's people, the private one the bot shares; not the
+      // one it is not in, nor a channel without them.
+      expect(ids).toEqual(expect.arrayContaining([...many, 'G0SHARED']));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).not.toContain('G0HIDDEN');
+      expect(ids).not.toContain('C0ELSE');
+      expect(
+        await answer(
+          client.users.conversations({ user: 'U0EVE', types, cursor: first.response_metadata?.next_cursor }),
+        ),
+      ).toBe('invalid_cursor');
+      expect(await answer(client.users.conversations({ user: 'U0NOBODY' }))).toBe('user_not_found');
+      expect(await answer(client.users.conversations({ user: 'U0EVE', types: 'channels' }))).toBe(
+        'invalid_types',
+      );
+      slack.orgWide = true;
+      expect(await answer(client.users.conversations({ user: 'U0EVE' }))).toBe('missing_argument');
+      expect(await answer(client.users.conversations({ user: 'U0EVE', team_id: 'T0TEAM' }))).toBe('ok');
+    } finally {
+      slack.orgWide = false;
+      slack.channels = [];
+      slack.users = {};
+      delete slack.notJoined.G0HIDDEN;
+    }
+  });
 });
 
 describe("the fake Slack keeps Slack's published rate limits by default", () => {
@@ -262,6 +308,14 @@ describe("the fake Slack keeps Slack's published rate limits by default", () => 
       expect(await status(c.usergroups.users.list({ usergroup: i % 2 ? 'S0A' : 'S0B' }))).toBe('ok');
     expect(await status(c.usergroups.users.list({ usergroup: 'S0A' }))).toMatch(/^429 [1-9]/);
     expect(limited.limited.map((l) => l.method)).toContain('usergroups.users.list');
+  });
+
+  it('Tier 3 (users.conversations) is spent after its burst, for the whole workspace', async () => {
+    const burst = PUBLISHED_LIMITS['users.conversations']?.burst ?? 0;
+    expect(PUBLISHED_LIMITS['users.conversations']?.perMinute).toBe(50);
+    for (let i = 0; i < burst; i += 1)
+      expect(await status(c.users.conversations({ user: i % 2 ? 'U0ANN' : 'U0BOB' }))).toBe('ok');
+    expect(await status(c.users.conversations({ user: 'U0CAT' }))).toMatch(/^429 [1-9]/);
   });
 });
 

@@ -53,6 +53,10 @@ describe('retention', () => {
     await t.h.db.pool.query(
       "INSERT INTO signoff.slack_permalinks (channel, ts, permalink) VALUES ('C0WORK', '1.0001', 'https://acme.slack.com/archives/C0WORK/p10001')",
     );
+    // The channels Slack said someone is in (kept a minute for their Home tab and list).
+    await t.h.db.pool.query(
+      "INSERT INTO signoff.slack_user_channels (user_id, channels, answered_at) VALUES ('U0OLD', '{C0WORK}', now())",
+    );
     const auditBefore = await count('SELECT count(*) AS n FROM signoff.audit WHERE task_id = $1', [done.id]);
     // What Slack said of where someone belongs: of use for a day, whatever task it came with.
     const standing = createStandingStore(t.h.db.pool);
@@ -76,6 +80,7 @@ describe('retention', () => {
     );
     expect(requests.rows.map((r) => r.key)).toEqual(['command:unfinished']);
     expect(await count('SELECT count(*) AS n FROM signoff.slack_permalinks', [])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM signoff.slack_user_channels', [])).toBe(0);
     // What people and auditors read stays.
     expect((await t.h.engine.getTask(done.id))?.status).toBe('done');
     expect((await t.h.engine.reviews(done.id)).map((r) => r.decision?.by)).toEqual(['bob']);

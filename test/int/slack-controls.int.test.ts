@@ -35,6 +35,9 @@ const file = slackPerFile('slack_controls', {
   },
   workspace: (slack) => {
     slack.groups = { S0LEADS: ['U0CAT'] };
+    // A private channel, with its members since before anyone opened a Home tab (signoff keeps
+    // what Slack said of someone's channels for a minute).
+    slack.members = { G0PRIV: ['U0BOT', 'U0ANN', 'U0CAT'] };
   },
 });
 const { slack } = file;
@@ -212,7 +215,6 @@ describe('Slack controls', () => {
   });
 
   it("a private channel's review reaches only its members: a reviewer outside it gets no DM, and their Home tab shows nothing of it", async () => {
-    slack.members = { G0PRIV: ['U0BOT', 'U0ANN', 'U0CAT'] };
     await postSigned(
       file.events,
       commandBody('pair draft the secret merger memo', 'U0ANN', { channel_id: 'G0PRIV' }),

@@ -70,6 +70,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'conversations.replies': ['channels:history', 'groups:history'],
   'usergroups.users.list': ['usergroups:read'],
   'users.info': ['users:read'],
+  // The channels a person is in (public, and private ones signoff shares): what their Home and list show.
+  'users.conversations': ['channels:read', 'groups:read'],
   'views.open': [],
   'views.publish': [],
   'views.update': [],
@@ -104,7 +106,12 @@ describe('manifest.yml asks for what the code uses, and no more', () => {
     expect([...called].filter((m) => !(m in METHOD_SCOPES))).toEqual([]);
     // The scan finds calls at all (a wrong pattern would pass the check above vacuously).
     expect([...called]).toEqual(
-      expect.arrayContaining(['chat.postMessage', 'usergroups.users.list', 'conversations.members']),
+      expect.arrayContaining([
+        'chat.postMessage',
+        'usergroups.users.list',
+        'conversations.members',
+        'users.conversations',
+      ]),
     );
   });
 

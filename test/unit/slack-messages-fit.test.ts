@@ -175,7 +175,7 @@ describe('every message signoff sends fits what Slack takes', () => {
       tasks.map((t) => [t.id, `https://acme.enterprise.slack.com/archives/C0WORK/p${'9'.repeat(16)}`]),
     );
     const items = tasks.map((t) => ({ review: review(), task: t }));
-    const forYou = { items, total: 10_000, more: 9_980 };
+    const forYou = { items, total: 10_000, more: 9_980, uncheckedGroups: [] };
     const pace = Array.from({ length: 30 }, (_, i) => ({
       workflow: `${'w'.repeat(60)}${i}`,
       waiting: 999,

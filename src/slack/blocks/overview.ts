@@ -70,6 +70,41 @@ const reviewLine = ({ review, task }: { review: Review; task: Task }, links: Thr
     .join(' · ');
 
 /**
+ * What Slack did not answer just now while a list was drawn: how many channels it could not say
+ * the person is in or not, the user groups it could not say they are in, and whether it could not
+ * say they are a member of the workspace. Reviews behind any of these are missing from the list
+ * and its count, so the list says so instead of a confident count.
+ */
+export interface Unchecked {
+  channels: number;
+  groups: string[];
+  standing: boolean;
+}
+
+const ALL_CHECKED: Unchecked = { channels: 0, groups: [], standing: false };
+
+const partial = (u: Unchecked) => u.channels > 0 || u.groups.length > 0 || u.standing;
+
+/** The sentence that says a list may be missing reviews, and what to do; none when all was checked. */
+export function uncheckedSentence(u: Unchecked): string | undefined {
+  if (!partial(u)) return undefined;
+  const what = [
+    u.channels
+      ? `some channels could not be checked just now (Slack did not answer for ${u.channels} of them)`
+      : undefined,
+    u.groups.length
+      ? `Slack did not say just now whether you are in ${u.groups.map((g) => `<!subteam^${g}>`).join(' or ')}`
+      : undefined,
+    u.standing ? 'Slack did not say just now whether you are a member of this workspace' : undefined,
+  ].filter(Boolean);
+  const said = what.join('; ');
+  return `:warning: ${said.charAt(0).toUpperCase()}${said.slice(1)}, so reviews waiting for you may be missing from this list and its count; open this again in a minute.`;
+}
+
+/** A count as far as it goes: "at least 9" when something could not be checked. */
+const counted = (n: number, u: Unchecked) => (partial(u) ? `at least ${n}` : String(n));
+
+/**
  * `/signoff list`: what waits for the person asking (in every channel they are in, the oldest
  * first, and how many more), and the channel's open tasks, marking those that wait for them.
  */
@@ -78,16 +113,19 @@ export function channelOverview(
   forYou: WaitingPage,
   waitingHere: ReadonlySet<string>,
   links: ThreadLinks,
+  unchecked: Unchecked = ALL_CHECKED,
 ): string {
+  const warning = uncheckedSentence(unchecked);
   const waiting = forYou.total
     ? [
-        `*Waiting for your review* (${forYou.total}, oldest first):`,
+        `*Waiting for your review* (${counted(forYou.total, unchecked)}, oldest first):`,
         ...forYou.items.map((r) => `• ${reviewLine(r, links)}`),
         ...(forYou.more
           ? [`…and ${forYou.more} more: signoff's Home tab (under Apps) pages through them all.`]
           : []),
       ]
-    : ['*Waiting for your review*: none.'];
+    : [warning ? '*Waiting for your review*: none found.' : '*Waiting for your review*: none.'];
+  if (warning) waiting.push(warning);
   const open = tasks.length
     ? [
         `*Open tasks in this channel* (${tasks.length}${tasks.length === OVERVIEW_LIMIT ? '+' : ''}):`,
@@ -103,13 +141,22 @@ export function channelOverview(
  * The Home tab's reviews: a page, where it stands among all of them, and the buttons to the next
  * page and back to the first. `after`: the review the page starts after (none: the first page).
  */
-function waitingSection(forYou: WaitingPage, after: string | undefined, links: ThreadLinks): KnownBlock[] {
+function waitingSection(
+  forYou: WaitingPage,
+  after: string | undefined,
+  links: ThreadLinks,
+  unchecked: Unchecked,
+): KnownBlock[] {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
+  const total = counted(forYou.total, unchecked);
   const header: KnownBlock = {
     type: 'header',
-    text: { type: 'plain_text', text: `Waiting for your review${forYou.total ? ` (${forYou.total})` : ''}` },
+    text: { type: 'plain_text', text: `Waiting for your review${forYou.total ? ` (${total})` : ''}` },
   };
-  if (!forYou.items.length && !after) return [header, section('Nothing is waiting for you.')];
+  const warning = uncheckedSentence(unchecked);
+  const head = warning ? [header, section(warning)] : [header];
+  if (!forYou.items.length && !after)
+    return warning ? head : [header, section('Nothing is waiting for you.')];
   const before = forYou.total - forYou.more - forYou.items.length;
   const last = forYou.items.at(-1)?.review.id;
   const buttons = [
@@ -128,12 +175,12 @@ function waitingSection(forYou: WaitingPage, after: string | undefined, links: T
       : []),
   ];
   const where = forYou.items.length
-    ? `${before + 1}–${before + forYou.items.length} of ${forYou.total}, oldest first${
+    ? `${before + 1}–${before + forYou.items.length} of ${total}, oldest first${
         forYou.more ? `, and ${forYou.more} more` : ''
       }.`
     : 'Nothing more is waiting for you.';
   return [
-    header,
+    ...head,
     ...forYou.items.map((r) => section(reviewLine(r, links))),
     { type: 'context', elements: [{ type: 'mrkdwn', text: where }] },
     ...(buttons.length ? [{ type: 'actions', block_id: 'home_pages', elements: buttons } as KnownBlock] : []),
@@ -167,7 +214,7 @@ const paceLine = (p: WorkflowPace) =>
 
 /**
  * The App Home tab; `after`: the review its page of reviews starts after (none: the first page);
- * `links`: the links to the tasks' threads Slack gave.
+ * `links`: the links to the tasks' threads Slack gave; `unchecked`: what Slack did not answer.
  */
 export function homeView(
   forYou: WaitingPage,
@@ -175,10 +222,11 @@ export function homeView(
   pace: WorkflowPace[],
   links: ThreadLinks,
   after?: string,
+  unchecked: Unchecked = ALL_CHECKED,
 ) {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
   const blocks: KnownBlock[] = [
-    ...waitingSection(forYou, after, links),
+    ...waitingSection(forYou, after, links, unchecked),
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: 'Your tasks' } },
     ...(mine.length

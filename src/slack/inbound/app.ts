@@ -15,6 +15,7 @@ import { createLimitedFetch } from '../shared/limited-fetch.js';
 import { createPermalinks } from '../shared/permalinks.js';
 import { quickClient } from '../shared/quick-client.js';
 import type { RateLimits } from '../shared/rate-limits.js';
+import { createUserChannels } from '../shared/user-channels.js';
 import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
@@ -102,7 +103,11 @@ export function createSlackApp(deps: SlackAppDeps): App {
   });
   registerListeners(app, {
     ...deps,
-    audience: createAudience({ client: app.client, logger: deps.logger }),
+    audience: createAudience({
+      client: app.client,
+      logger: deps.logger,
+      userChannels: createUserChannels({ client: app.client, db: deps.pool }),
+    }),
     permalinks: createPermalinks({
       client: quickClient(slack, deps.logger, limited),
       pool: deps.pool,

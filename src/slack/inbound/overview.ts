@@ -1,6 +1,7 @@
 /**
  * Answers `/signoff list` and fills the App Home tab from the engine's tasks and reviews: only
- * what lives in channels the person is in (see audience.ts).
+ * what lives in channels the person is in (see audience.ts). What Slack did not answer just now (a
+ * channel, a user group, whether the person is from outside) is said, never hidden behind a count.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Actor, Task, WaitingPage } from '../../engine/index.js';
@@ -11,8 +12,10 @@ import {
   LIST_REVIEWS,
   OVERVIEW_LIMIT,
   type ThreadLinks,
+  type Unchecked,
   type WorkflowPace,
 } from '../blocks/overview.js';
+import type { Among } from '../shared/audience.js';
 import { slackOriginSchema } from '../shared/origin.js';
 import { permalinkKey } from '../shared/permalinks.js';
 import { slackActor } from './decide.js';
@@ -36,36 +39,36 @@ async function threadLinks(deps: ListenerDeps, tasks: Task[]): Promise<ThreadLin
 }
 
 /**
- * The channels where reviews wait that `user` is in: the engine then reads, counts and pages
- * only those (one membership look-up a channel, kept for a while, not one a review).
+ * The channels where reviews wait that `user` is in (one question about the person, kept a
+ * while: audience.ts), and those Slack left unchecked; the engine then reads, counts and pages
+ * only the channels seen. `also`: more channels to check in the same question.
  */
-async function placesOf(deps: ListenerDeps, user: string): Promise<string[]> {
+async function placesOf(deps: ListenerDeps, user: string, also: string[] = []): Promise<Among> {
   const places = await deps.engine.reviewPlaces('slack');
-  const seen = await Promise.all(places.map((p) => deps.audience.seesChannel(user, p)));
-  return places.filter((_, i) => seen[i]);
+  return deps.audience.among(user, [...new Set([...places, ...also])]);
 }
 
-/** A page of what waits for `user`, in the channels they are in. */
-async function waitingFor(
-  deps: ListenerDeps,
-  user: string,
-  actor: Actor,
-  page: { limit: number; after?: string },
-): Promise<WaitingPage> {
-  return deps.engine.reviewsFor('slack', actor, { places: await placesOf(deps, user), ...page });
+/** What could not be checked for `actor`'s list: channels, user groups, their standing. */
+function uncheckedOf(actor: Actor, page: WaitingPage, channels: Iterable<string>): Unchecked {
+  return {
+    channels: new Set(channels).size,
+    groups: page.uncheckedGroups,
+    standing: actor.external === 'unknown',
+  };
 }
 
 /** What `/signoff list` answers: what waits for this person, and the channel's open tasks. */
 export async function listOpenTasks(deps: ListenerDeps, channel: string, user: string): Promise<string> {
   try {
-    const [tasks, actor] = await Promise.all([
+    const [tasks, actor, where] = await Promise.all([
       deps.engine.listTasks({ surface: 'slack', channel, statuses: OPEN, limit: OVERVIEW_LIMIT }),
       slackActor(deps.directory, user),
+      placesOf(deps, user, [channel]),
     ]);
     const [forYou, here] = await Promise.all([
-      waitingFor(deps, user, actor, { limit: LIST_REVIEWS }),
+      deps.engine.reviewsFor('slack', actor, { places: where.seen, limit: LIST_REVIEWS }),
       // Which of the open tasks shown wait for them, however far down their list those are.
-      (await deps.audience.seesChannel(user, channel))
+      where.seen.includes(channel)
         ? deps.engine.reviewsFor('slack', actor, {
             places: [channel],
             tasks: tasks.map((t) => t.id),
@@ -74,7 +77,13 @@ export async function listOpenTasks(deps: ListenerDeps, channel: string, user: s
         : undefined,
     ]);
     const links = await threadLinks(deps, [...forYou.items.map((i) => i.task), ...tasks]);
-    return channelOverview(tasks, forYou, new Set(here?.items.map((i) => i.task.id)), links);
+    return channelOverview(
+      tasks,
+      forYou,
+      new Set(here?.items.map((i) => i.task.id)),
+      links,
+      uncheckedOf(actor, forYou, where.unchecked),
+    );
   } catch (error) {
     deps.logger.error({ err: error }, 'list failed');
     return COULD_NOT_READ;
@@ -88,26 +97,32 @@ export const PACE_DAYS = 7;
  * Per workflow, over the channels `user` is in: what waits now and the median time to decision
  * over the last week (a private channel's reviews count only for its members).
  */
-async function workflowPace(deps: ListenerDeps, user: string, now: Date): Promise<WorkflowPace[]> {
+async function workflowPace(
+  deps: ListenerDeps,
+  user: string,
+  now: Date,
+): Promise<{ pace: WorkflowPace[]; unchecked: string[] }> {
   const since = new Date(now.getTime() - PACE_DAYS * 86_400_000);
   const rows = await deps.engine.reviewTimes('slack', since);
-  const seen = await Promise.all(
-    rows.map((r) => (r.place ? deps.audience.seesChannel(user, r.place) : false)),
-  );
+  const where = await deps.audience.among(user, [
+    ...new Set(rows.flatMap((r) => (r.place ? [r.place] : []))),
+  ]);
+  const seen = new Set(where.seen);
   const by = new Map<string, { waiting: number; seconds: number[] }>();
-  rows.forEach((r, i) => {
-    if (!seen[i]) return;
+  for (const r of rows) {
+    if (!r.place || !seen.has(r.place)) continue;
     const w = by.get(r.workflow) ?? { waiting: 0, seconds: [] };
     w.waiting += r.waiting;
     w.seconds.push(...r.decidedInSeconds);
     by.set(r.workflow, w);
-  });
-  return [...by].map(([workflow, w]) => ({
+  }
+  const pace = [...by].map(([workflow, w]) => ({
     workflow,
     waiting: w.waiting,
     decisions: w.seconds.length,
     medianSeconds: median(w.seconds),
   }));
+  return { pace, unchecked: where.unchecked };
 }
 
 /**
@@ -120,23 +135,41 @@ export async function publishHome(
   user: string,
   after?: string,
 ): Promise<void> {
-  const [forYou, mine, pace] = await Promise.all([
-    slackActor(deps.directory, user).then((actor) =>
-      waitingFor(deps, user, actor, { limit: OVERVIEW_LIMIT, after }),
-    ),
-    deps.engine.listTasks({ surface: 'slack', requester: user, limit: OVERVIEW_LIMIT }).then(async (tasks) =>
-      (
-        await deps.audience.visible(
-          user,
-          tasks.map((task) => ({ task })),
-        )
-      ).map((i) => i.task),
-    ),
+  const [waiting, mine, pace] = await Promise.all([
+    Promise.all([slackActor(deps.directory, user), placesOf(deps, user)]).then(async ([actor, where]) => {
+      const page = await deps.engine.reviewsFor('slack', actor, {
+        places: where.seen,
+        limit: OVERVIEW_LIMIT,
+        after,
+      });
+      return { actor, page, unchecked: where.unchecked };
+    }),
+    deps.engine
+      .listTasks({ surface: 'slack', requester: user, limit: OVERVIEW_LIMIT })
+      .then(async (tasks) => {
+        const where = await deps.audience.among(user, [
+          ...new Set(tasks.flatMap((t) => slackOriginSchema.safeParse(t.origin).data?.channel ?? [])),
+        ]);
+        const seen = new Set(where.seen);
+        const shown = tasks.filter((t) =>
+          seen.has(slackOriginSchema.safeParse(t.origin).data?.channel ?? ''),
+        );
+        return { tasks: shown, unchecked: where.unchecked };
+      }),
     workflowPace(deps, user, new Date()),
   ]);
+  const forYou = waiting.page;
   const links = await threadLinks(deps, [
     ...forYou.items.map((i) => i.task),
-    ...mine.slice(0, OVERVIEW_LIMIT),
+    ...mine.tasks.slice(0, OVERVIEW_LIMIT),
   ]);
-  await client.views.publish({ user_id: user, view: homeView(forYou, mine, pace, links, after) });
+  const unchecked = uncheckedOf(waiting.actor, forYou, [
+    ...waiting.unchecked,
+    ...mine.unchecked,
+    ...pace.unchecked,
+  ]);
+  await client.views.publish({
+    user_id: user,
+    view: homeView(forYou, mine.tasks, pace.pace, links, after, unchecked),
+  });
 }

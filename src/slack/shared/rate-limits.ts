@@ -38,6 +38,7 @@ export const SLACK_LIMITS: Record<string, Limit> = {
   'conversations.history': { perMinute: 50, burst: 3 },
   'conversations.info': { perMinute: 50, burst: 3 },
   'conversations.open': { perMinute: 50, burst: 3 },
+  'users.conversations': { perMinute: 50, burst: 3 },
   // Tier 4: 100+ a minute.
   'chat.getPermalink': { perMinute: 100, burst: 5 },
   'chat.postEphemeral': { perMinute: 100, burst: 5 },
