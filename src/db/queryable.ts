@@ -112,10 +112,18 @@ function fromHttpClient(e: Link, message: string): boolean {
   );
 }
 
-/** A socket error names where it failed to connect; one on an open connection names nothing. */
-function reached(e: Link, db: Endpoint): boolean {
+/** The calls a socket makes; a file's ENOENT (open, stat…) is no connection's. */
+const SOCKET_CALLS = new Set(['connect', 'read', 'write', 'writev', 'getaddrinfo']);
+
+/**
+ * A socket error names where it failed to connect; one on an open connection names nothing, and is
+ * the database's only when no other client's error carried it (`wrapped`: a link above it had the
+ * socket's code without being the socket's, as an HTTP library's error has for the reset it met).
+ */
+function reached(e: Link, db: Endpoint, wrapped: boolean): boolean {
+  if (!SOCKET_CALLS.has(String(e.syscall))) return false;
   if (typeof e.hostname === 'string') return e.hostname === db.host;
-  if (typeof e.address !== 'string') return true;
+  if (typeof e.address !== 'string') return !wrapped;
   if (db.socket) return e.address === db.socket;
   return e.port === db.port && (isIP(db.host) === 0 || e.address === db.host);
 }
@@ -129,6 +137,7 @@ function reached(e: Link, db: Endpoint): boolean {
 export function isConnectionError(error: unknown, pool: pg.Pool): boolean {
   const db = endpointOf(pool);
   let e = error as Link | undefined;
+  let wrapped = false;
   for (let depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
     const code = typeof e.code === 'string' ? e.code : '';
     const message = typeof e.message === 'string' ? e.message : '';
@@ -138,9 +147,11 @@ export function isConnectionError(error: unknown, pool: pg.Pool): boolean {
     if (/^Connection terminated|^Client has encountered a connection error/.test(message)) return true;
     if (fromHttpClient(e, message)) return false;
     if (SOCKET_CODES.has(code)) {
-      if (typeof e.syscall === 'string') return reached(e, db);
+      if (typeof e.syscall === 'string') return reached(e, db, wrapped);
       // Node's AggregateError when every address of a name refused (e.g. localhost's ::1 and 127.0.0.1).
-      if (Array.isArray(e.errors)) return e.errors.some((inner: Link) => reached(inner, db));
+      if (Array.isArray(e.errors)) return e.errors.some((inner: Link) => reached(inner, db, wrapped));
+      // A client's own error that carries the socket's code (an HTTP library's): what it wraps is its.
+      wrapped = true;
     }
     e = e.cause === e ? undefined : (e.cause as Link | undefined);
   }

@@ -3,6 +3,8 @@
  * service's (the step fails with a sentence). Each error here is made by the real client, against
  * a port nothing listens on.
  */
+import { readFile } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
 import { ChatOpenAI } from '@langchain/openai';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,5 +77,31 @@ describe('isConnectionError', () => {
     });
     expect(isConnectionError(constraint, database)).toBe(false);
     expect(isConnectionError(new Error('Connection terminated unexpectedly'), database)).toBe(true);
+  });
+  it("is not the database's when a step reads a file that is not there (ENOENT from open, not from a socket)", async () => {
+    const missing = await failureOf(readFile('/nonexistent/notes.md'));
+    expect((missing as { code?: string }).code).toBe('ENOENT');
+    expect(isConnectionError(missing, database)).toBe(false);
+    expect(isConnectionError(new Error('step failed', { cause: missing }), database)).toBe(false);
+  });
+
+  it("is not the database's when another service's connection is reset and its client's error carries the reset", async () => {
+    // A server that takes the request and resets the connection: the client's read meets ECONNRESET.
+    const server = createServer((req) => req.socket.resetAndDestroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const reset = await new Promise<unknown>((resolve) => {
+      request({ host: '127.0.0.1', port }, () => resolve(undefined))
+        .on('error', resolve)
+        .end();
+    });
+    server.close();
+    expect(reset).toMatchObject({ code: 'ECONNRESET', syscall: 'read' });
+    // As an HTTP library wraps it (its own error, with the code it met, the socket's as cause).
+    const wrapped = Object.assign(new Error('the notes service hung up'), {
+      code: 'ECONNRESET',
+      cause: reset,
+    });
+    expect(isConnectionError(wrapped, database)).toBe(false);
   });
 });
