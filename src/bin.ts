@@ -1,13 +1,14 @@
 /**
  * Entry point for `npm start` and `signoff …`: Slack when its tokens are set, the terminal
- * otherwise. Help answers before anything else is loaded or started (the rest is imported only
- * when needed); configuration errors are printed one per line and exit 2; a failure to start
+ * otherwise. Help, and a command whose words are wrong, answer before anything else is loaded or
+ * started (the rest is imported only when needed); configuration errors are printed one per line and exit 2; a failure to start
  * says what failed (cli/start-failure.ts).
  */
 
 import { configuredWorkflows, helpText, USAGE } from './cli/help.js';
 import type { ScenarioTest } from './cli/scenario-run.js';
 import { startFailureInWords } from './cli/start-failure.js';
+import { usageError } from './cli/usage.js';
 import { type Config, loadConfig } from './config/config.js';
 import { isSignoffError } from './errors.js';
 
@@ -78,9 +79,19 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   started = config;
+  const workflows = configuredWorkflows(config.workflows);
   if (help) {
-    out.write(helpText(configuredWorkflows(config.workflows)));
+    out.write(helpText(workflows));
     return 0;
+  }
+  // A command's words alone can be wrong: said before the database starts (initdb takes ~10 s).
+  const usage = usageError(
+    argv,
+    workflows.map((w) => w.name),
+  );
+  if (usage) {
+    err.write(`${usage}\n`);
+    return 2;
   }
   if (config.slack && argv.length === 0) {
     await announceFirstStart(config);

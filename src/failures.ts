@@ -79,8 +79,12 @@ const SAME_CAUSE: Record<string, string> = {
 const noAnswerCause = (errno: string | undefined) =>
   errno ? NO_ANSWER[SAME_CAUSE[errno] ?? errno] : undefined;
 
-/** What the terminal's sentences say in place of an address they were not given. */
-const ATTHE_ADDRESS = 'the address in OPENAI_BASE_URL';
+/**
+ * What the terminal's sentences say in place of an address they were not given: a sentence
+ * another process stored (a Slack worker, an earlier run with other settings) is about the
+ * address that process had, which need not be this terminal's.
+ */
+const ATTHE_ADDRESS = 'the address OPENAI_BASE_URL had where the task ran';
 
 /** The team's sentence for a call that got no answer, with its cause when known. */
 function unreachableSentence(errno: string | undefined): string {
@@ -109,9 +113,13 @@ function badAddressSentence(refusal: string | undefined): string {
 }
 
 function keyboardBadAddress(refusal: string | undefined, at: string): string {
+  const address =
+    at === ATTHE_ADDRESS
+      ? "The model service's address (OPENAI_BASE_URL where the task ran)"
+      : `The model service's address ${at}`;
   return refusal === BAD_PORT
-    ? `The model service's address ${at} cannot be used: web clients never call that port (fetch refuses it). Retry once OPENAI_BASE_URL is the service's address, with its own port.`
-    : `The model service's address ${at} cannot be used: its scheme is not http or https, or it is not a URL. Retry once OPENAI_BASE_URL is the service's http(s) address.`;
+    ? `${address} cannot be used: web clients never call that port (fetch refuses it). Retry once OPENAI_BASE_URL is the service's address, with its own port.`
+    : `${address} cannot be used: its scheme is not http or https, or it is not a URL. Retry once OPENAI_BASE_URL is the service's http(s) address.`;
 }
 
 /** Every team sentence about the model's address, and the terminal's, given the address. */
@@ -155,7 +163,8 @@ export const FAILURE_SENTENCES_AT_THE_KEYBOARD: Record<FailureCode, string> = {
  * signoff said to the person at the keyboard instead. The sentences are stored as Slack shows
  * them; the terminal phrases them for its reader as it prints them. `modelAddress` (host:port,
  * from the terminal's own OPENAI_BASE_URL) names the model service where a sentence is about its
- * address; the sentences already said without it are named again with it.
+ * address; the sentences already said without it are named again with it. Given only for a
+ * sentence a step run in this process ended with: another process's may name another address.
  */
 export function atTheKeyboard(text: string, modelAddress?: string): string {
   let said = text;

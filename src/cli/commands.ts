@@ -12,8 +12,8 @@
  *   signoff docs add <folder> [collection]  ingests text and Markdown files for searches
  *   signoff test <workflow> --scenario <file>  runs a scenario file offline, checks it (bin.ts)
  * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state). A command that
- * follows a task exits 3 when the task ends failed, so that a script can tell. `help` is answered
- * in bin.ts, before anything starts.
+ * follows a task exits 3 when the task ends failed, so that a script can tell. `help`, and words
+ * that are wrong on their own (usage.ts), are answered in bin.ts, before anything starts.
  */
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -23,11 +23,12 @@ import type { Engine } from '../engine/index.js';
 import { operator, type Task } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { exportAudit } from './audit.js';
-import { CLI, USAGE, workflowLines } from './help.js';
+import { CLI, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
+import { nameTheTask, usageError } from './usage.js';
 
 export interface CliIo {
   lines: LineSource;
@@ -94,20 +95,14 @@ export async function runCommand(
   };
   const actor = terminalActor();
   const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping };
+  const usage = usageError(argv, names(engine));
+  if (usage) return fail(io, usage);
   try {
     switch (command) {
       case undefined:
         return await interactive(engine, feed, io, actor, documents, loaded);
       case 'run': {
-        const [workflow, ...words] = rest;
-        if (!workflow) return fail(io, `Name a workflow: ${CLI} run <workflow> <task…> (${names(engine)}).`);
-        // The engine's hint is the prompt's and Slack's syntax; in the shell the command is said.
-        if (!words.join(' ').trim() && isWorkflow(engine, workflow)) {
-          return fail(
-            io,
-            `Describe the task after the workflow's name: ${CLI} run ${workflow.toLowerCase()} "summarise Q3 invoices"`,
-          );
-        }
+        const [workflow = '', ...words] = rest;
         return await startAndFollow(engine, feed, io, actor, workflow, words.join(' '));
       }
       case 'resume': {
@@ -186,7 +181,8 @@ export async function runCommand(
         return followed(await runSession(session, task.id));
       }
       default:
-        return fail(io, `${unknownCommand(engine, command, rest)}\n${USAGE}`);
+        // Every other command is refused by usageError above.
+        return 2;
     }
   } catch (error) {
     if (isSignoffError(error)) {
@@ -272,11 +268,7 @@ async function interactive(
 
 /** The task `id` names, for `command`, whose own name the hint repeats when the id is missing. */
 async function existing(engine: Engine, id: string | undefined, command: string) {
-  if (!id)
-    throw new SignoffError(
-      'unknown_task',
-      `Name the task, e.g. ${CLI} ${command} cli-1a2b3c4d${command === 'redirect' ? ' <goal…>' : ''} (see: ${CLI} tasks).`,
-    );
+  if (!id) throw new SignoffError('unknown_task', nameTheTask(command));
   const task = await engine.getTask(id);
   if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: ${CLI} tasks`);
   return task;
@@ -303,39 +295,10 @@ async function listTasks(
   out.write(tasks.length ? taskTable(tasks, new Date()) : `No tasks yet. ${start}\n`);
 }
 
-const names = (engine: Engine) =>
-  engine
-    .available()
-    .map((w) => w.name)
-    .join(', ');
+const names = (engine: Engine) => engine.available().map((w) => w.name);
 const describe = (engine: Engine) => workflowLines(engine.available());
 const isWorkflow = (engine: Engine, name: string) =>
   engine.available().some((w) => w.name === name.toLowerCase());
-
-/** Other words for the commands, as other tools (and Slack's `/signoff list`) name them. */
-const SAME_AS: Record<string, string> = {
-  list: 'tasks',
-  ls: 'tasks',
-  status: 'tasks',
-  start: 'run',
-  new: 'run',
-  continue: 'resume',
-  stop: 'cancel',
-  rerun: 'retry',
-  log: 'events',
-};
-
-/** An unknown command, and the one meant when it can be told: `list` is `tasks`, `pair …` is `run pair …`. */
-function unknownCommand(engine: Engine, command: string, rest: string[]): string {
-  const said = `Unknown command "${command}".`;
-  const meant = SAME_AS[command.toLowerCase()];
-  if (meant) return `${said} Did you mean: ${CLI} ${meant}${rest.length ? ` ${rest.join(' ')}` : ''}`;
-  if (isWorkflow(engine, command)) {
-    const task = rest.join(' ') || 'summarise Q3 invoices';
-    return `${said} To start a task: ${CLI} run ${command.toLowerCase()} "${task}"`;
-  }
-  return said;
-}
 
 /** A line split as a shell would into words: quotes group ("…" or '…') and are removed. */
 function shellWords(line: string): string[] {

@@ -203,7 +203,14 @@ export function createFeed(deps: {
   show?: Show;
   /** The agent thinking for a task in this process now, shown while it works (thinking.ts). */
   thinking?: (taskId: string) => string | undefined;
+  /**
+   * The model service's address for a task's failure sentences: only where this process ran
+   * the task (its OPENAI_BASE_URL is the one that failed), else none (terminal.ts).
+   */
+  modelAt?: (taskId: string) => string | undefined;
 }) {
+  /** `text` about `taskId` for the person at the keyboard, its address named where it is known. */
+  const inWords = (taskId: string, text: string) => atTheKeyboard(text, deps.modelAt?.(taskId));
   const waiters = new Set<() => void>();
   const shown = new Map<string, number>();
   /**
@@ -225,7 +232,7 @@ export function createFeed(deps: {
       for (const event of events.filter((e) => e.id > after)) {
         const line = formatEvent(event, deps.show);
         if (line !== undefined) {
-          deps.out.write(`${line}\n`);
+          deps.out.write(`${inWords(taskId, line)}\n`);
           const e = event.event;
           if (e.type === 'task_status')
             lastStatus.set(taskId, { status: e.status, reason: e.reason ?? undefined });
@@ -242,6 +249,7 @@ export function createFeed(deps: {
       const agent = deps.thinking?.(taskId);
       deps.out.status?.(agent ? `${agent} is thinking…` : undefined);
     },
+    inWords,
     /** Whether the last status line printed for `taskId` said `status` for `reason`: no need to say it again. */
     saidStatus: (taskId: string, status: Task['status'], reason: string | null | undefined) => {
       const last = lastStatus.get(taskId);
@@ -251,7 +259,7 @@ export function createFeed(deps: {
     review(taskId: string, review: Review): string {
       const before = said.get(taskId);
       if (before) before.reviewed = true;
-      return formatReview(review, deps.show, before?.texts);
+      return inWords(taskId, formatReview(review, deps.show, before?.texts));
     },
     /** Resolves when this process delivers an event, or after `ms`. */
     wait: (ms: number) =>

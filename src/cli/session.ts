@@ -233,7 +233,11 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
  */
 function finish(deps: Pick<SessionDeps, 'out' | 'feed' | 'kept'>, task: Task, why?: string): Task {
   const shown = task.statusReason && deps.feed.saidStatus(task.id, task.status, task.statusReason);
-  const said = task.statusReason ? (shown ? undefined : printable(task.statusReason)) : why;
+  const said = task.statusReason
+    ? shown
+      ? undefined
+      : deps.feed.inWords(task.id, printable(task.statusReason))
+    : why;
   const hint =
     task.status === 'failed' && deps.kept !== false ? `; try again with: ${CLI} retry ${task.id}` : '';
   deps.out.write(`task ${task.id}: ${statusWithReason(task.status, said, [' (', ')'])}${hint}\n`);

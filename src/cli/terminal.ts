@@ -41,9 +41,12 @@ export async function runTerminal(
 ): Promise<number> {
   let config = given;
   // The failures' sentences name the model service's address to the person at the keyboard, who
-  // set it (Slack's, stored, do not: a team's members need not see an internal host).
+  // set it (Slack's, stored, do not: a team's members need not see an internal host); only for the
+  // tasks run here: another process's (a Slack worker, an earlier run) may have had another.
   const address = modelAddress(config.model);
-  const err: Output = { write: (text) => io.err.write(atTheKeyboard(text, address)) };
+  const ranHere = new Set<string>();
+  const modelAt = (taskId: string) => (ranHere.has(taskId) ? address : undefined);
+  const err: Output = { write: (text) => io.err.write(atTheKeyboard(text)) };
   // Logs go to the data folder's signoff.log: JSON lines never cut into what the screen shows.
   const log = terminalLog(config.database.dataDir, config.logLevel);
   const { logger } = log;
@@ -60,7 +63,7 @@ export async function runTerminal(
   const unfollowed = createUnfollowed((text) => {
     screen.status();
     err.write(text);
-  });
+  }, address);
   // The task a command names is followed before any of its runs can start here.
   if (['resume', 'retry', 'redirect'].includes(argv[0] as string) && argv[1]) unfollowed.follow(argv[1]);
   const app = await openSignoff(config, {
@@ -72,7 +75,12 @@ export async function runTerminal(
       },
     },
     // A scenario's database is made for its one task: nothing else runs there.
-    onRun: test ? undefined : unfollowed.ran,
+    onRun: test
+      ? undefined
+      : (task) => {
+          ranHere.add(task.id);
+          unfollowed.ran(task);
+        },
     // A scenario runs on the offline model, its agents answering what the file says.
     modelFor: test
       ? scenarioModels(test.scenario)
@@ -86,7 +94,7 @@ export async function runTerminal(
   const shown = {
     write: (text: string) => {
       if (test) printed.push(text);
-      screen.write(atTheKeyboard(text, address));
+      screen.write(atTheKeyboard(text));
     },
     status: screen.status,
   };
@@ -95,6 +103,7 @@ export async function runTerminal(
     out: shown,
     show: { style: io.tty ? ANSI_STYLE : PLAIN_STYLE, now: () => new Date() },
     thinking: thinking.of,
+    modelAt,
   });
 
   // Once, whichever comes first: the end of the command, or an early end.

@@ -8,11 +8,13 @@
  * of the task this session follows.
  */
 import type { DeliveredEvent, Task } from '../engine/index.js';
+import { atTheKeyboard } from '../failures.js';
 import { excerpt } from '../text.js';
 import { CLI } from './help.js';
 import { printable, statusWords } from './printer.js';
 
-export function createUnfollowed(write: (text: string) => void) {
+/** `modelAddress`: this process's model service, where the tasks it announces ran and ended. */
+export function createUnfollowed(write: (text: string) => void, modelAddress?: string) {
   /** Tasks this session follows (their events are on its screen already). */
   const followed = new Set<string>();
   /** Tasks announced whose end is not shown yet. */
@@ -37,7 +39,7 @@ export function createUnfollowed(write: (text: string) => void) {
       if (event.type !== 'task_status' || event.status === 'working' || !announced.has(task.id)) return;
       // A later run here is announced again.
       announced.delete(task.id);
-      const reason = event.reason ? ` (${printable(event.reason)})` : '';
+      const reason = event.reason ? ` (${atTheKeyboard(printable(event.reason), modelAddress)})` : '';
       const next =
         event.status === 'waiting'
           ? `Answer it with: ${CLI} resume ${task.id}`

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { unusedPort } from '../helpers/ports.js';
 import { runSignoff, startSignoff } from '../helpers/processes.js';
 
 const made: TestDatabase[] = [];
@@ -274,6 +275,26 @@ describe('hints say what to do next', () => {
       /^Unknown command "pair". To start a task: npx signoff run pair "write the note"\n/,
     );
   });
+
+  it('wrong words are answered before the database starts: with none that answers, the usage line and exit 2', async () => {
+    const env = { DATABASE_URL: `postgres://nobody@127.0.0.1:${await unusedPort()}/none` };
+    const cases: [string[], string | RegExp][] = [
+      [['list'], /^Unknown command "list". Did you mean: npx signoff tasks\nusage:\n/],
+      [
+        ['run', 'pair'],
+        'Describe the task after the workflow\'s name: npx signoff run pair "summarise Q3 invoices"\n',
+      ],
+      [['run'], /^Name a workflow: npx signoff run <workflow> <task…> \(pair, [a-z-, ]+\)\.\n$/],
+      [['events'], 'Name the task, e.g. npx signoff events cli-1a2b3c4d (see: npx signoff tasks).\n'],
+      [['docs'], 'usage: npx signoff docs add <folder> [collection]\n'],
+    ];
+    for (const [args, said] of cases) {
+      const r = await runSignoff(args, env);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      if (typeof said === 'string') expect(r.stderr).toBe(said);
+      else expect(r.stderr).toMatch(said);
+    }
+  }, 120_000);
 
   it('run with a workflow but no task shows the shell command with a task; "Pair" is pair', async () => {
     const env = await database('hint_run');

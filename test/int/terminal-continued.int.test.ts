@@ -3,11 +3,12 @@
  * tasks, through the real CLI. That command does not follow it, and may run it with other model
  * settings than it started with: it says so as the run starts, and how the task ended (failed,
  * waiting for review) with the command that shows it, on stderr; stdout stays the session's own.
+ * Its failure names the address it ran with; read from a process with another, it names none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { unusedPort } from '../helpers/ports.js';
-import { killedAfterFile, startSignoff } from '../helpers/processes.js';
+import { killedAfterFile, runSignoff, startSignoff } from '../helpers/processes.js';
 
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -57,6 +58,19 @@ describe('a task left working, continued by a later command', () => {
     expect(prompt.stdout()).not.toContain(id);
     prompt.send('');
     expect((await prompt.exited).code).toBe(0);
+    // Read later where OPENAI_BASE_URL names another address: the sentence stored there does not
+    // name this one, which is not where the task failed.
+    const elsewhere = await unusedPort();
+    const events = await runSignoff(['events', id], {
+      ...env,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: `http://127.0.0.1:${elsewhere}/v1`,
+    });
+    expect(events.code, events.stderr).toBe(0);
+    expect(events.stdout).toContain(
+      'The model service at the address OPENAI_BASE_URL had where the task ran could not be reached (connection refused: nothing listens there).',
+    );
+    expect(events.stdout).not.toContain(`127.0.0.1:${elsewhere}`);
   }, 120_000);
 
   it("that stops at a review: says it waits and how to answer it, while stdout's last line is the followed task's", async () => {

@@ -125,7 +125,7 @@ describe('a model service that gives no answer', () => {
     );
     // Said without the address first (a card's body), named when the terminal prints it.
     const once = atTheKeyboard(describeFailure(refused).sentence);
-    expect(once).toContain('at the address in OPENAI_BASE_URL');
+    expect(once).toContain('at the address OPENAI_BASE_URL had where the task ran');
     expect(atTheKeyboard(once, '127.0.0.1:1234')).toBe(
       atTheKeyboard(describeFailure(refused).sentence, '127.0.0.1:1234'),
     );

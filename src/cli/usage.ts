@@ -1,0 +1,72 @@
+/**
+ * A command whose words alone are wrong (no task id, no workflow, an unknown command): said in one
+ * line from the words and the configured workflows' names, before anything starts. bin.ts asks
+ * here before the database opens (a fresh clone's first start is ~10 s of initdb, too long to
+ * wait for a usage line); runCommand asks too, for the prompt, which runs the same commands.
+ */
+import { CLI, USAGE } from './help.js';
+
+/** The commands runCommand knows; `help` and `test` are answered in bin.ts. */
+const COMMANDS = new Set([
+  'run',
+  'resume',
+  'tasks',
+  'events',
+  'audit',
+  'retry',
+  'cancel',
+  'docs',
+  'redirect',
+]);
+/** The commands that name a task first. */
+const ON_A_TASK = new Set(['resume', 'events', 'retry', 'cancel', 'redirect']);
+
+/** What is wrong with `argv`'s shape, in one line (or more: an unknown command adds the usage); undefined when nothing is. */
+export function usageError(argv: readonly string[], workflows: readonly string[]): string | undefined {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'test' || command === 'help') return undefined;
+  if (!COMMANDS.has(command)) return `${unknownCommand(workflows, command, rest)}\n${USAGE}`;
+  if (ON_A_TASK.has(command) && !rest[0]) return nameTheTask(command);
+  if (command === 'run') {
+    const [workflow, ...words] = rest;
+    if (!workflow) return `Name a workflow: ${CLI} run <workflow> <task…> (${workflows.join(', ')}).`;
+    // The engine's hint is the prompt's and Slack's syntax; in the shell the command is said.
+    if (!words.join(' ').trim() && isWorkflow(workflows, workflow))
+      return `Describe the task after the workflow's name: ${CLI} run ${workflow.toLowerCase()} "summarise Q3 invoices"`;
+  }
+  if (command === 'docs' && (rest[0] !== 'add' || !rest[1]))
+    return `usage: ${CLI} docs add <folder> [collection]`;
+  return undefined;
+}
+
+/** The hint for a command without its task id, with the command's own name in the example. */
+export const nameTheTask = (command: string) =>
+  `Name the task, e.g. ${CLI} ${command} cli-1a2b3c4d${command === 'redirect' ? ' <goal…>' : ''} (see: ${CLI} tasks).`;
+
+/** Workflow names are lowercase (the config file allows no other), so "Pair" can only mean pair. */
+const isWorkflow = (workflows: readonly string[], name: string) => workflows.includes(name.toLowerCase());
+
+/** Other words for the commands, as other tools (and Slack's `/signoff list`) name them. */
+const SAME_AS: Record<string, string> = {
+  list: 'tasks',
+  ls: 'tasks',
+  status: 'tasks',
+  start: 'run',
+  new: 'run',
+  continue: 'resume',
+  stop: 'cancel',
+  rerun: 'retry',
+  log: 'events',
+};
+
+/** An unknown command, and the one meant when it can be told: `list` is `tasks`, `pair …` is `run pair …`. */
+function unknownCommand(workflows: readonly string[], command: string, rest: string[]): string {
+  const said = `Unknown command "${command}".`;
+  const meant = SAME_AS[command.toLowerCase()];
+  if (meant) return `${said} Did you mean: ${CLI} ${meant}${rest.length ? ` ${rest.join(' ')}` : ''}`;
+  if (isWorkflow(workflows, command)) {
+    const task = rest.join(' ') || 'summarise Q3 invoices';
+    return `${said} To start a task: ${CLI} run ${command.toLowerCase()} "${task}"`;
+  }
+  return said;
+}
