@@ -7,6 +7,7 @@
  */
 import { relative } from 'node:path';
 import type { Config } from '../config/config.js';
+import type { Engine } from '../engine/index.js';
 import { atTheKeyboard, modelAddress } from '../failures.js';
 import { createModelFor } from '../llm/models.js';
 import { openSignoff } from '../main.js';
@@ -46,7 +47,12 @@ export async function runTerminal(
   const address = modelAddress(config.model);
   const ranHere = new Set<string>();
   const modelAt = (taskId: string) => (ranHere.has(taskId) ? address : undefined);
-  const err: Output = { write: (text) => io.err.write(atTheKeyboard(text)) };
+  // A command the screen suggests must find the same workflows: with a config file, it names it.
+  const withConfig = (text: string) =>
+    config.configPath && !test
+      ? text.replaceAll(`${CLI} `, `SIGNOFF_CONFIG=${shellWord(shortPath(config.configPath))} ${CLI} `)
+      : text;
+  const err: Output = { write: (text) => io.err.write(withConfig(atTheKeyboard(text))) };
   // Logs go to the data folder's signoff.log: JSON lines never cut into what the screen shows.
   const log = terminalLog(config.database.dataDir, config.logLevel);
   const { logger } = log;
@@ -94,7 +100,7 @@ export async function runTerminal(
   const shown = {
     write: (text: string) => {
       if (test) printed.push(text);
-      screen.write(atTheKeyboard(text));
+      screen.write(withConfig(atTheKeyboard(text)));
     },
     status: screen.status,
   };
@@ -137,7 +143,8 @@ export async function runTerminal(
   let code: number;
   try {
     // Only commands that follow a task run tasks: `tasks` or `audit` never start an agent.
-    if (test || runsTasks(argv)) await app.engine.work('cli', config.queue.workers);
+    if (test || (runsTasks(argv) && !(await retryRefused(argv, app.engine))))
+      await app.engine.work('cli', config.queue.workers);
     const command = test
       ? runScenarioTest(
           {
@@ -204,3 +211,23 @@ function keptIn(config: Config): string {
   const folder = relative(process.cwd(), config.database.dataDir);
   return `${folder && !folder.startsWith('..') ? folder : config.database.dataDir}/`;
 }
+
+/**
+ * A retry of a task that has not failed is refused (resume is the word for it): this process must
+ * not start workers that would run that very task meanwhile, or the refusal would do what it refuses.
+ */
+async function retryRefused(argv: readonly string[], engine: Engine): Promise<boolean> {
+  if (argv[0] !== 'retry' || !argv[1]) return false;
+  const status = (await engine.getTask(argv[1]))?.status;
+  return status === 'working' || status === 'waiting';
+}
+
+/** A path as a shell reads it back: quoted when it holds anything but plain path characters. */
+const shellWord = (path: string) =>
+  /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+
+/** Relative to here when it lies below; else as it is (a path up and out reads worse than whole). */
+const shortPath = (path: string) => {
+  const near = relative(process.cwd(), path);
+  return near && !near.startsWith('..') ? near : path;
+};

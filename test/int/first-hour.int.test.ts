@@ -114,6 +114,10 @@ describe('a task of a workflow declared in a config file', () => {
     });
     expect(started.code, started.stderr).toBe(0);
     const id = /Task (cli-[0-9a-f]+)/.exec(started.stdout)?.[1] as string;
+    // The command it suggests loads the same file, or it would be the one refused below.
+    expect(started.stdout).toContain(
+      `Continue later with: SIGNOFF_CONFIG=${file} npx signoff resume ${id}\n`,
+    );
 
     // Enter would approve: it must not be taken.
     const without = await runSignoff(['resume', id], env, '\n');

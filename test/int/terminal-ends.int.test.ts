@@ -4,6 +4,7 @@
  * terminal already decided (the task's real status), and the exit code of a task that failed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { killedAfterFile, runSignoff, runSignoffUnread, startSignoff } from '../helpers/processes.js';
@@ -90,6 +91,13 @@ describe('Ctrl-C', () => {
       `Task ${id} is working, not failed: it goes on from its last step with: npx signoff resume ${id}`,
     );
     expect(retried.stderr).not.toContain('only a failed task can be retried');
+    // Refused, it ran nothing: no worker took the task on (it would have said it cut it short).
+    expect(retried.stderr.trim().split('\n')).toHaveLength(1);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const { rows } = await client.query('SELECT status FROM signoff.tasks WHERE id = $1', [id]);
+    await client.end();
+    expect(rows[0]?.status).toBe('working');
   }, 180_000);
 
   it("at a review another terminal decided meanwhile says the task's real status, not that it waits", async () => {
