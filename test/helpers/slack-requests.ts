@@ -156,6 +156,41 @@ export function ephemeralClick(
   });
 }
 
+/** A form's answer as Slack sends it in `state.values`: text, or `{ selected }` for a menu. */
+const formInput = (value: string | { selected: string }) =>
+  typeof value === 'string'
+    ? { value: { type: 'plain_text_input', value } }
+    : {
+        value: {
+          type: 'static_select',
+          selected_option: { text: { type: 'plain_text', text: value.selected }, value: value.selected },
+        },
+      };
+
+/** Submitting a modal (`callbackId`) with its inputs by block id, carrying the metadata it was opened with. */
+function viewSubmission(
+  user: string,
+  callbackId: string,
+  privateMetadata: string,
+  values: Record<string, string | { selected: string }>,
+) {
+  return payloadBody({
+    type: 'view_submission',
+    ...interaction(user),
+    view: {
+      id: `V${++views}`,
+      team_id: 'T0TEAM',
+      type: 'modal',
+      callback_id: callbackId,
+      private_metadata: privateMetadata,
+      state: {
+        values: Object.fromEntries(Object.entries(values).map(([block, v]) => [block, formInput(v)])),
+      },
+      hash: 'h',
+    },
+  });
+}
+
 /**
  * Submitting the revise (or edit) modal with `feedback` and any form fields, by block id: text,
  * or `{ selected }` for a menu (left out: nothing chosen), carrying the metadata the modal was
@@ -167,33 +202,7 @@ export function reviseSubmission(
   feedback: string,
   fields: Record<string, string | { selected: string }> = {},
 ) {
-  const input = (value: string | { selected: string }) =>
-    typeof value === 'string'
-      ? { value: { type: 'plain_text_input', value } }
-      : {
-          value: {
-            type: 'static_select',
-            selected_option: { text: { type: 'plain_text', text: value.selected }, value: value.selected },
-          },
-        };
-  return payloadBody({
-    type: 'view_submission',
-    ...interaction(user),
-    view: {
-      id: `V${++views}`,
-      team_id: 'T0TEAM',
-      type: 'modal',
-      callback_id: 'signoff_revise',
-      private_metadata: privateMetadata,
-      state: {
-        values: {
-          feedback: input(feedback),
-          ...Object.fromEntries(Object.entries(fields).map(([block, v]) => [block, input(v)])),
-        },
-      },
-      hash: 'h',
-    },
-  });
+  return viewSubmission(user, 'signoff_revise', privateMetadata, { feedback, ...fields });
 }
 
 /**
@@ -206,28 +215,9 @@ export function startSubmission(
   workflow: string,
   task: string,
 ) {
-  return payloadBody({
-    type: 'view_submission',
-    ...interaction(user),
-    view: {
-      id: `V${++views}`,
-      team_id: 'T0TEAM',
-      type: 'modal',
-      callback_id: 'signoff_start',
-      private_metadata: JSON.stringify(meta),
-      state: {
-        values: {
-          workflow: {
-            value: {
-              type: 'static_select',
-              selected_option: { text: { type: 'plain_text', text: workflow }, value: workflow },
-            },
-          },
-          task: { value: { type: 'plain_text_input', value: task } },
-        },
-      },
-      hash: 'h',
-    },
+  return viewSubmission(user, 'signoff_start', JSON.stringify(meta), {
+    workflow: { selected: workflow },
+    task,
   });
 }
 
