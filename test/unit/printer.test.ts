@@ -86,7 +86,7 @@ describe('the task list', () => {
       text: 'draft\u001b]0;pwned\u0007 the memo\u001b[2J',
       statusReason: 'the model said\u001b[1A no',
     } as Task;
-    const engine = { listTasks: async () => [task] } as unknown as Engine;
+    const engine = { listTasks: async () => [task], available: () => [] } as unknown as Engine;
     let out = '';
     const write = (s: string) => {
       out += s;
