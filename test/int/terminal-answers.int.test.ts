@@ -154,11 +154,12 @@ describe('no decision is inferred at the prompt', () => {
     expect(r.stdout).toContain('Type the reason after "reject:", or "reject" alone to reject without one.');
     expect(r.stdout).toMatch(/At this review, type:\n {2}Enter or approve +approve\n/);
     expect(r.stdout).toMatch(
-      /\n {2}quit +leave this prompt; the task keeps waiting: npx signoff resume cli-/,
+      // This file's runs load a config file: the command names it, or that resume would be refused.
+      /\n {2}quit +leave this prompt; the task keeps waiting: SIGNOFF_CONFIG=\S+signoff\.yml npx signoff resume cli-/,
     );
     const id = /Task (cli-[0-9a-f]+)/.exec(r.stdout)?.[1];
     expect(r.stdout).toContain(
-      `Task ${id} is waiting for review. Continue later with: npx signoff resume ${id}`,
+      `Task ${id} is waiting for review. Continue later with: SIGNOFF_CONFIG=${config} npx signoff resume ${id}`,
     );
     // "quit" left the prompt: the "approve" after it answered nothing.
     expect(last(r.stdout)).toBe(`task ${id}: waiting for review`);
