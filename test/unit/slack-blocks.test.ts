@@ -8,12 +8,11 @@ import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
 import { questionChoices, replyQuestion } from '../../src/slack/blocks/reply-question.js';
 import {
   decidedCard,
-  escalatedMessage,
   notShownBecause,
-  reminderMessage,
   reviewCard,
   reviewTextMessages,
 } from '../../src/slack/blocks/review-card.js';
+import { escalatedMessage, reminderMessage } from '../../src/slack/blocks/review-pings.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 import { slackRefusal } from '../helpers/fake-slack.js';

@@ -12,13 +12,8 @@ import { agentMessages, redirectedMessage, rootMessage, STATUS } from '../../src
 import { reviseModal, startModal } from '../../src/slack/blocks/modals.js';
 import { channelOverview, homeView } from '../../src/slack/blocks/overview.js';
 import { replyQuestion } from '../../src/slack/blocks/reply-question.js';
-import {
-  decidedCard,
-  escalatedMessage,
-  reminderMessage,
-  reviewCard,
-  reviewTextMessages,
-} from '../../src/slack/blocks/review-card.js';
+import { decidedCard, reviewCard, reviewTextMessages } from '../../src/slack/blocks/review-card.js';
+import { escalatedMessage, reminderMessage } from '../../src/slack/blocks/review-pings.js';
 import { blockTextRoom, LIMITS } from '../../src/slack/blocks/text.js';
 import { blockWeight, slackRefusal, viewRefusal } from '../helpers/fake-slack.js';
 

@@ -5,7 +5,7 @@
 import type { types } from '@slack/bolt';
 import type { AuditEntry } from '../../engine/index.js';
 import { SYSTEM_ACTOR, type Task } from '../../engine/index.js';
-import { mentions, slackDate } from './review-card.js';
+import { mentions, slackDate } from './people.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 /** Lines per section, and the most lines shown (a modal holds 100 blocks). */

@@ -25,6 +25,7 @@ import {
 } from '../../engine/index.js';
 import { SIGNOFF_FAILED } from '../../errors.js';
 import type { SlackMessage } from './messages.js';
+import { mentions, notified, slackDate } from './people.js';
 import {
   blockTextRoom,
   escapeMrkdwn,
@@ -94,21 +95,6 @@ const contextLine = (text: string): KnownBlock => ({
 export const buttonValue = (review: Pick<Review, 'id' | 'taskId' | 'request'>) =>
   JSON.stringify({ review: review.id, task: review.taskId, h: contentHash(review.request) });
 
-/** `<!date^…>` shows the time in each reader's own time zone. */
-export const slackDate = (iso: string) => {
-  const seconds = Math.floor(new Date(iso).getTime() / 1000);
-  return `<!date^${seconds}^{date_short_pretty} at {time}|${iso}>`;
-};
-
-/** The people to mention besides the reviewers: notify (the requester by default), less those already named. */
-function notified(review: Review, requester: string): string {
-  const named = new Set(review.settings.reviewers.map((r) => (r === 'requester' ? requester : r)));
-  const extra = (review.settings.notify ?? ['requester'])
-    .map((n) => (n === 'requester' ? requester : n))
-    .filter((n, i, all) => !named.has(n) && all.indexOf(n) === i);
-  return extra.length ? mentions(extra, requester) : '';
-}
-
 /** Reviewers and whom else the card tells, as mentions (each person once). */
 const reviewersLine = (review: Review, requester: string) => {
   const also = notified(review, requester);
@@ -117,19 +103,6 @@ const reviewersLine = (review: Review, requester: string) => {
 
 /** The people who approved, as mentions. */
 const approvers = (list: { by: string }[], separator = ', ') => list.map((a) => `<@${a.by}>`).join(separator);
-
-export function mentions(reviewers: string[], requester: string): string {
-  const names = reviewers.map((r) =>
-    r === 'anyone'
-      ? 'anyone in this channel'
-      : r === 'requester'
-        ? `<@${requester}>`
-        : r.startsWith('S')
-          ? `<!subteam^${r}>`
-          : `<@${r}>`,
-  );
-  return names.join(', ');
-}
 
 /** Which edit the content is, when several were posted below a card: " (edit 2)". */
 const edition = (r: ReviewRequest) => (r.edit ? ` (edit ${r.edit.n})` : '');
@@ -361,49 +334,5 @@ export function decidedCard(
       ...head({ ...review, request: asDecided(review.request, d) }, requester, plain, textBelow),
       { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, CARD_OUTCOME) } },
     ],
-  };
-}
-
-/** A reminder in the thread: the reviewers pinged again, and the deadline (or that it passed). */
-export function reminderMessage(
-  review: Review,
-  requester: string,
-  overdue: boolean,
-  withheld?: string,
-): SlackMessage {
-  const title = escapeMrkdwn(truncate(review.request.title, 200));
-  const also = notified(review, requester);
-  // Whoever approved already has nothing left to do here.
-  const approved = new Set((review.approvals ?? []).map((a) => a.by));
-  const waitingFor = review.settings.reviewers.filter(
-    (r) => !approved.has(r) && !(r === 'requester' && approved.has(requester)),
-  );
-  const who = `${mentions(waitingFor.length ? waitingFor : review.settings.reviewers, requester)}${also ? ` (${also})` : ''}`;
-  // Why the deadline did not approve it as its checkpoint says (a tool call; content nobody saw).
-  const kept = withheld ? ` ${escapeMrkdwn(truncate(withheld, 300))}` : '';
-  const text = overdue
-    ? `:alarm_clock: ${who}: *${title}* is past its deadline and still waiting for a decision.${kept}`
-    : `:alarm_clock: Reminder for ${who}: *${title}* is waiting for a decision${review.dueAt ? `, due ${slackDate(review.dueAt)}` : ''}.`;
-  return {
-    text: escapeMrkdwn(`Reminder: ${truncate(review.request.title, 200)} is waiting for a decision`),
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
-  };
-}
-
-/** The thread's ping when the deadline escalates: why, who is asked now, and who must be invited first. */
-export function escalatedMessage(
-  e: { review: Review; to: string[]; reason: string },
-  requester: string,
-  outside: string[] = [],
-): SlackMessage {
-  const title = escapeMrkdwn(truncate(e.review.request.title, 200));
-  const due = e.review.dueAt ? ` It is now due ${slackDate(e.review.dueAt)}.` : '';
-  const invite = outside.length
-    ? `\n:warning: ${mentions(outside, requester)} ${outside.length === 1 ? 'is' : 'are'} not in this channel and cannot see the card: invite ${outside.length === 1 ? 'them' : 'each'} with \`/invite\`.`
-    : '';
-  const text = `:arrow_double_up: ${escapeMrkdwn(e.reason)}, so *${title}* is escalated to ${mentions(e.to, requester)}: please review the card above.${due}${invite}`;
-  return {
-    text: escapeMrkdwn(`Escalated: ${truncate(e.review.request.title, 200)}`),
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
   };
 }

@@ -28,13 +28,12 @@ import type { Logger } from '../../logger.js';
 import { agentMessages, redirectedMessage, rootMessage } from '../blocks/messages.js';
 import {
   decidedCard,
-  escalatedMessage,
   notShownBecause,
   type PlainCard,
-  reminderMessage,
   reviewCard,
   reviewTextMessages,
 } from '../blocks/review-card.js';
+import { escalatedMessage, reminderMessage } from '../blocks/review-pings.js';
 import { LIMITS, truncate } from '../blocks/text.js';
 import { createAudience } from '../shared/audience.js';
 import { CHANNEL_REFUSALS } from '../shared/final-errors.js';
