@@ -9,8 +9,8 @@
  * group (and, installed org-wide, one asked about without its workspace), a permalink of a message
  * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
  * URL used 5 times or older than 30 minutes (its clock moves on with `later`). Lists come in pages with
- * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels, private ones
- * only where the bot is too (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
+ * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels where the bot
+ * is too, public or private (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
  * Retry-After past a method's tier, or a channel's posts), and answers 429 when told to; its faults
  * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
  * it hands out (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:

@@ -224,12 +224,15 @@ describe('the fake Slack, as strict as Slack', () => {
     expect(await answer(client.usergroups.users.list({ usergroup: 'S0EAST' }))).toBe('ok');
   });
 
-  it("users.conversations lists a person's channels in pages of up to 999 with cursors; private ones only where the bot is too", async () => {
+  it("users.conversations lists a person's channels in pages of up to 999 with cursors, only those the bot is in too, public or private", async () => {
     const many = Array.from({ length: 1200 }, (_, i) => `C2${String(i).padStart(5, '0')}`);
     slack.channels = many;
     slack.members.G0SHARED = ['U0EVE', 'U0BOT'];
     slack.members.G0HIDDEN = ['U0EVE'];
     slack.notJoined.G0HIDDEN = 'private';
+    // A public channel she is in and the bot is not: a bot token's answer leaves it out.
+    slack.members.C0NOBOT = ['U0EVE'];
+    slack.notJoined.C0NOBOT = 'public';
     slack.members.C0ELSE = ['U0ANN'];
     slack.users = { U0NOBODY: null };
     const types = 'public_channel,private_channel';
@@ -249,6 +252,7 @@ describe('the fake Slack, as strict as Slack', () => {
       expect(ids).toEqual(expect.arrayContaining([...many, 'G0SHARED']));
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).not.toContain('G0HIDDEN');
+      expect(ids).not.toContain('C0NOBOT');
       expect(ids).not.toContain('C0ELSE');
       expect(
         await answer(
@@ -267,6 +271,7 @@ describe('the fake Slack, as strict as Slack', () => {
       slack.channels = [];
       slack.users = {};
       delete slack.notJoined.G0HIDDEN;
+      delete slack.notJoined.C0NOBOT;
     }
   });
 });
