@@ -94,6 +94,13 @@ describe('the fake Slack, as strict as Slack', () => {
     ).toBe('invalid_cursor');
   });
 
+  it('conversations.members answers at most 999 a page ("a limit value under 1000"), whatever is asked', async () => {
+    slack.members.C0HUGE = Array.from({ length: 1500 }, (_, i) => `U2${String(i).padStart(4, '0')}`);
+    const first = await client.conversations.members({ channel: 'C0HUGE', limit: 1000 });
+    expect(first.members).toHaveLength(999);
+    expect(first.response_metadata?.next_cursor).not.toBe('');
+  });
+
   it('conversations.open refuses a deactivated person, a bot and someone unknown; usergroups.users.list an unknown group', async () => {
     slack.users = { U0GONE: { deleted: true }, U0ROBOT: { is_bot: true }, U0NOBODY: null };
     expect(await answer(client.conversations.open({ users: 'U0GONE' }))).toBe('user_disabled');
