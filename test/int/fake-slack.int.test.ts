@@ -329,6 +329,17 @@ describe("the fake Slack keeps Slack's published rate limits by default", () => 
       expect(await status(c.users.conversations({ user: i % 2 ? 'U0ANN' : 'U0BOB' }))).toBe('ok');
     expect(await status(c.users.conversations({ user: 'U0CAT' }))).toMatch(/^429 [1-9]/);
   });
+
+  it("Socket Mode's handshake (apps.connections.open, Tier 3) is spent after its burst too", async () => {
+    const app = new WebClient('xapp-test', {
+      slackApiUrl: limited.url,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+    const burst = PUBLISHED_LIMITS['apps.connections.open']?.burst ?? 0;
+    for (let i = 0; i < burst; i += 1) expect(await status(app.apps.connections.open())).toBe('ok');
+    expect(await status(app.apps.connections.open())).toMatch(/^429 [1-9]/);
+  });
 });
 
 describe("the fake Slack's response URLs, as Slack keeps them", () => {
