@@ -1,10 +1,12 @@
 /**
  * `users.conversations` as Slack answers a bot token (docs.slack.dev, "users.conversations"): the
- * conversations `user` is in (the bot itself when no `user` is given), of the `types` asked
- * (`public_channel` by default), in pages of `limit` (100 by default, at most 999) with opaque
- * cursors. Non-public channels are restricted to those the caller shares: a private channel the
- * bot is not in is never listed, whoever is in it. `user_not_found` for a malformed or unknown id;
- * an org-wide token must name the workspace (`team_id`, "required if org token is used").
+ * conversations the bot is party to, of the `types` asked (`public_channel` by default), in pages
+ * of `limit` (100 by default, at most 999) with opaque cursors. With a `user`, "filters to
+ * conversations your bot shares with that user" (the method's "Token support"): a channel, public
+ * or private, the bot is not in is never listed, whoever is in it (the page's general words, that
+ * other users' public channels can be browsed, are the more lenient reading; the fake takes the
+ * stricter). `user_not_found` for a malformed or unknown id; an org-wide token must name the
+ * workspace (`team_id`, "required if org token is used").
  */
 import { type PageRule, pageOf } from './fake-slack-pages.js';
 
@@ -40,10 +42,9 @@ export function usersConversations(state: ChannelsState, args: Record<string, un
   if (!types.length || types.some((t) => !TYPES.has(t))) return { ok: false, error: 'invalid_types' };
   const listed = state.channels.filter((c) => {
     const kind = state.isPrivate(c) ? 'private_channel' : 'public_channel';
-    if (!types.includes(kind)) return false;
-    // A private channel: only where the bot shares membership (the bot's token is the caller).
-    if (kind === 'private_channel' && !state.botIn(c)) return false;
-    return user === state.bot ? state.botIn(c) : state.membersOf(c).includes(user);
+    // Only where the bot is (the bot's token is the caller), and `user` too.
+    if (!types.includes(kind) || !state.botIn(c)) return false;
+    return user === state.bot || state.membersOf(c).includes(user);
   });
   const page = pageOf(
     listed,

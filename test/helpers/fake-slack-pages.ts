@@ -13,8 +13,8 @@ export interface PageRule {
   maxLimit: number;
 }
 
-/** conversations.members: 100 by default, up to 1,000. */
-export const MEMBERS_PAGES: PageRule = { defaultLimit: 100, maxLimit: 1000 };
+/** conversations.members: 100 by default, up to 999 (its page: "a limit value under 1000"). */
+export const MEMBERS_PAGES: PageRule = { defaultLimit: 100, maxLimit: 999 };
 /** conversations.history: 100 by default, up to 999. */
 export const HISTORY_PAGES: PageRule = { defaultLimit: 100, maxLimit: 999 };
 /** conversations.replies: 1,000 by default, up to 1,000. */

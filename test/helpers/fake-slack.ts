@@ -9,8 +9,8 @@
  * group (and, installed org-wide, one asked about without its workspace), a permalink of a message
  * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
  * URL used 5 times or older than 30 minutes (its clock moves on with `later`). Lists come in pages with
- * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels, private ones
- * only where the bot is too (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
+ * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels where the bot
+ * is too, public or private (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
  * Retry-After past a method's tier, or a channel's posts), and answers 429 when told to; its faults
  * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
  * it hands out (`responseUrl`), which replace the message clicked. It also speaks Socket Mode:
@@ -213,21 +213,16 @@ export class FakeSlack extends SlackFaults {
       // Socket Mode's handshake takes the app-level token; everything else the bot token.
       if (method === 'apps.connections.open') {
         if (!token.startsWith('Bearer xapp-')) return reply(200, { ok: false, error: 'invalid_auth' });
+        // Limited as any method (Tier 3): a client reconnecting in a loop meets 429s.
+        const wait = this.overLimit(method, args);
+        if (wait > 0) return this.limitedReply(method, args, wait, reply);
         this.calls.push({ method, args, at: Date.now() });
         return reply(200, { ok: true, url: this.url.replace(/^http/, 'ws').replace(/api\/$/, 'link') });
       }
       if (!token.startsWith('Bearer xoxb-')) return reply(200, { ok: false, error: 'not_authed' });
       await this.whileHeld(method, args);
       const wait = this.overLimit(method, args);
-      if (wait > 0) {
-        this.limited.push({ method, channel: args.channel as string | undefined, at: Date.now() });
-        this.calls.push({ method, args: { ...args, failed: true, limited: true }, at: Date.now() });
-        return reply(
-          429,
-          { ok: false, error: 'ratelimited' },
-          { 'retry-after': String(Math.ceil(wait / 1000)) },
-        );
-      }
+      if (wait > 0) return this.limitedReply(method, args, wait, reply);
       const fault = this.faultFor(method, args);
       if (fault) {
         if (fault.limited)
@@ -250,6 +245,18 @@ export class FakeSlack extends SlackFaults {
     });
     this.socket.attach(this.server);
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
+  }
+
+  /** A call over its limit: recorded, and answered 429 with the seconds until it would be within. */
+  private limitedReply(
+    method: string,
+    args: Record<string, unknown>,
+    wait: number,
+    reply: (status: number, body: object, headers?: Record<string, string>) => void,
+  ): void {
+    this.limited.push({ method, channel: args.channel as string | undefined, at: Date.now() });
+    this.calls.push({ method, args: { ...args, failed: true, limited: true }, at: Date.now() });
+    reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(Math.ceil(wait / 1000)) });
   }
 
   /** 0 when the call is within its limit (and counts it), else milliseconds until it would be. */

@@ -111,6 +111,8 @@ export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
   'views.push': { perMinute: 100, burst: 6 },
   'views.update': { perMinute: 100, burst: 6 },
   'views.publish': { perMinute: 100, burst: 6 },
+  // Socket Mode's handshake (app-level token): Tier 3 on its method's page.
+  'apps.connections.open': { perMinute: 50, burst: 4 },
 };
 
 /**

@@ -94,6 +94,13 @@ describe('the fake Slack, as strict as Slack', () => {
     ).toBe('invalid_cursor');
   });
 
+  it('conversations.members answers at most 999 a page ("a limit value under 1000"), whatever is asked', async () => {
+    slack.members.C0HUGE = Array.from({ length: 1500 }, (_, i) => `U2${String(i).padStart(4, '0')}`);
+    const first = await client.conversations.members({ channel: 'C0HUGE', limit: 1000 });
+    expect(first.members).toHaveLength(999);
+    expect(first.response_metadata?.next_cursor).not.toBe('');
+  });
+
   it('conversations.open refuses a deactivated person, a bot and someone unknown; usergroups.users.list an unknown group', async () => {
     slack.users = { U0GONE: { deleted: true }, U0ROBOT: { is_bot: true }, U0NOBODY: null };
     expect(await answer(client.conversations.open({ users: 'U0GONE' }))).toBe('user_disabled');
@@ -224,12 +231,15 @@ describe('the fake Slack, as strict as Slack', () => {
     expect(await answer(client.usergroups.users.list({ usergroup: 'S0EAST' }))).toBe('ok');
   });
 
-  it("users.conversations lists a person's channels in pages of up to 999 with cursors; private ones only where the bot is too", async () => {
+  it("users.conversations lists a person's channels in pages of up to 999 with cursors, only those the bot is in too, public or private", async () => {
     const many = Array.from({ length: 1200 }, (_, i) => `C2${String(i).padStart(5, '0')}`);
     slack.channels = many;
     slack.members.G0SHARED = ['U0EVE', 'U0BOT'];
     slack.members.G0HIDDEN = ['U0EVE'];
     slack.notJoined.G0HIDDEN = 'private';
+    // A public channel she is in and the bot is not: a bot token's answer leaves it out.
+    slack.members.C0NOBOT = ['U0EVE'];
+    slack.notJoined.C0NOBOT = 'public';
     slack.members.C0ELSE = ['U0ANN'];
     slack.users = { U0NOBODY: null };
     const types = 'public_channel,private_channel';
@@ -249,6 +259,7 @@ describe('the fake Slack, as strict as Slack', () => {
       expect(ids).toEqual(expect.arrayContaining([...many, 'G0SHARED']));
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids).not.toContain('G0HIDDEN');
+      expect(ids).not.toContain('C0NOBOT');
       expect(ids).not.toContain('C0ELSE');
       expect(
         await answer(
@@ -267,6 +278,7 @@ describe('the fake Slack, as strict as Slack', () => {
       slack.channels = [];
       slack.users = {};
       delete slack.notJoined.G0HIDDEN;
+      delete slack.notJoined.C0NOBOT;
     }
   });
 });
@@ -316,6 +328,17 @@ describe("the fake Slack keeps Slack's published rate limits by default", () => 
     for (let i = 0; i < burst; i += 1)
       expect(await status(c.users.conversations({ user: i % 2 ? 'U0ANN' : 'U0BOB' }))).toBe('ok');
     expect(await status(c.users.conversations({ user: 'U0CAT' }))).toMatch(/^429 [1-9]/);
+  });
+
+  it("Socket Mode's handshake (apps.connections.open, Tier 3) is spent after its burst too", async () => {
+    const app = new WebClient('xapp-test', {
+      slackApiUrl: limited.url,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+    const burst = PUBLISHED_LIMITS['apps.connections.open']?.burst ?? 0;
+    for (let i = 0; i < burst; i += 1) expect(await status(app.apps.connections.open())).toBe('ok');
+    expect(await status(app.apps.connections.open())).toMatch(/^429 [1-9]/);
   });
 });
 

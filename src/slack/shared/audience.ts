@@ -2,7 +2,7 @@
  * Who may see a task: the members of its channel. The Home tab, `/signoff list` and reviewers'
  * DMs show a review only to them, so a private channel's work never shows up elsewhere. Which of
  * many channels a person is in comes from one question about them (user-channels.ts); a channel's
- * members from Slack (`conversations.members`, every page, 1,000 at a time), kept for a short
+ * members from Slack (`conversations.members`, every page, 999 at a time), kept for a short
  * while: a list of twenty reviews in two channels asks twice, not twenty times. When Slack cannot
  * say, the answer is no (nothing is shown rather than too much), and `among` says which channels
  * were left unchecked, so that a list can say it may be missing some; the failure is logged.
@@ -38,8 +38,8 @@ export interface Among {
   unchecked: string[];
 }
 
-/** Slack's most per page of conversations.members. */
-const MEMBERS_PAGE = 1000;
+/** Slack's most per page of conversations.members ("a limit value under 1000"). */
+const MEMBERS_PAGE = 999;
 
 export function createAudience(deps: {
   client: WebClient;

@@ -1,7 +1,7 @@
 /**
  * The channels a person is in, asked of Slack once per person (`users.conversations` with their
- * id and the bot's token: the public channels they are in, and the private ones the bot shares
- * with them, which is everywhere a card can be), every page of up to 999. Slack's answer is kept
+ * id and the bot's token: the channels, public or private, that the bot shares with them, which
+ * is everywhere a card can be), every page of up to 999. Slack's answer is kept
  * a minute in Postgres, for every process: the Home tab, its pages and `/signoff list` read it
  * without asking again. Asking channel by channel (conversations.members, Tier 4) spent a call per
  * channel with a waiting review: with fifty such channels most went unanswered on a first open,
