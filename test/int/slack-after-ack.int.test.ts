@@ -4,7 +4,7 @@
  * time the work reads is a clock the test moves (after-ack.ts), so nothing here depends on timing.
  */
 import { describe, expect, it } from 'vitest';
-import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, startSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 import { virtualClock } from '../helpers/virtual-clock.js';
@@ -75,6 +75,21 @@ describe('work after an ack', () => {
     expect(clock.sleeping()).toBe(2);
     await clock.advance(10);
     expect(clock.sleeping()).toBe(0);
+    await file.service.settled();
+  });
+
+  it('the start form’s start is work after the ack like the command’s: held back while Slack’s requests arrive', async () => {
+    await clock.advance(5000); // nothing left waiting from before
+    await file.service.settled();
+    const sent = await postSigned(
+      file.events,
+      startSubmission('U0ANN', { channel: 'C0AFTER' }, 'pair', 'plan the offsite from the form'),
+    );
+    expect(sent.status).toBe(200);
+    await heldBack();
+    expect(rootOf('plan the offsite from the form')).toBeUndefined();
+    await clock.advance(20);
+    await until('root', () => rootOf('plan the offsite from the form'));
     await file.service.settled();
   });
 });

@@ -13,7 +13,7 @@ import type { Directory } from '../shared/directory.js';
 import { cardText, findPost } from '../shared/posts.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { findReply, type HeardReply } from './replies.js';
-import { tellClicker } from './tell-clicker.js';
+import { type ClickPlace, tellClicker } from './tell-clicker.js';
 
 export const buttonValueSchema = z.object({
   review: z.string().min(1).max(100),
@@ -208,4 +208,34 @@ async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review
       ...reviewCard(review, task.requester, text.plain ? {} : undefined, text.below),
     })
     .catch((err) => deps.logger.warn({ err }, 'could not redraw a stale card'));
+}
+
+/** A click on a card's button, or the form such a click opened, as its listener got it after the ack. */
+export interface CardClick extends Omit<SlackDecision, 'click' | 'channel' | 'user' | 'threadTs'> {
+  /** The button's value as Slack sent it (attacker-controlled: checked by clickedReview). */
+  value: unknown;
+  /** Where the click came from and who clicked; `messageTs` is the clicked message (the card it must be). */
+  place: ClickPlace & { messageTs?: string };
+}
+
+/**
+ * Decides a click on a card (Approve, Reject, or a Revise/Edit form sent back), off the ack's path
+ * (after-ack.ts): a button that is not the card in the clicked message changes nothing, and
+ * whatever happens is said to the person (tell-clicker.ts).
+ */
+export function decideClick(deps: ListenerDeps, client: WebClient, c: CardClick): Promise<void> {
+  const { value, place, ...decision } = c;
+  const tell = tellClicker({ client, logger: deps.logger }, place);
+  return deps.afterAck.run(async () => {
+    try {
+      const click = await clickedReview(deps, value, place);
+      if (!click || !place.channel) return void (await tell(NOT_THIS_CARD));
+      const { channel, user, threadTs } = place;
+      await decideFromSlack(deps, client, { ...decision, click, channel, user, threadTs }, tell);
+    } catch (error) {
+      // The database did not answer: the card stays as it was, and the click (or form) can be sent again.
+      deps.logger.error({ err: error }, 'click failed');
+      await tell(COULD_NOT_RECORD);
+    }
+  });
 }

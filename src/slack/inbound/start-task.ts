@@ -17,7 +17,7 @@ import { slackTaskId, taskInThread } from '../shared/origin.js';
 import { postMetadata } from '../shared/posts.js';
 import { findRecentPost } from '../shared/recent-post.js';
 import { claimRequest, linkRequest, recordRoot, takeUnfinishedStarts } from './claims.js';
-import { NOT_STARTED, STARTS_LATER, type StartDeps } from './deps.js';
+import { COULD_NOT_RECORD, NOT_STARTED, STARTS_LATER, type StartDeps } from './deps.js';
 import { afterRateLimit } from './rate-limited.js';
 import { respondPrivately } from './respond.js';
 import { tellClicker } from './tell-clicker.js';
@@ -81,6 +81,21 @@ export async function startFromSlack(deps: StartDeps, client: WebClient, s: Slac
     deps.logger.warn({ request: requestKey, err }, 'start not finished; a sweep finishes it');
     await tell(deps, client, start, STARTS_LATER);
   }
+}
+
+/**
+ * A start asked for by a person (the command, the start form), once acked: work after the ack
+ * (after-ack.ts), and a claim that could not be made is said to them (they should send it again).
+ */
+export function startAfterAck(deps: StartDeps, client: WebClient, s: SlackStart): Promise<void> {
+  return deps.afterAck.run(async () => {
+    try {
+      await startFromSlack(deps, client, s);
+    } catch (error) {
+      deps.logger.error({ err: error, request: s.requestKey }, 'start not claimed');
+      await tell(deps, client, s, COULD_NOT_RECORD);
+    }
+  });
 }
 
 /**

@@ -7,11 +7,11 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
 import { isSignoffError } from '../../../../errors.js';
 import { startModal } from '../../../blocks/modals.js';
 import { NOT_IN_CHANNEL } from '../../../shared/final-errors.js';
-import { COULD_NOT_RECORD, type ListenerDeps, notOpened } from '../../deps.js';
+import { type ListenerDeps, notOpened } from '../../deps.js';
 import { botIsOut } from '../../membership.js';
 import { listOpenTasks } from '../../overview.js';
 import { respondPrivately } from '../../respond.js';
-import { startFromSlack, tell } from '../../start-task.js';
+import { startAfterAck, tell } from '../../start-task.js';
 
 const NO_WORKFLOWS_HERE =
   'No workflow is turned on in this channel, so there is nothing to start here. Ask whoever runs signoff to turn one on for it (`channels:` in the config).';
@@ -25,7 +25,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
       ...deps.engine.available(channel).map((w) => `• *${w.name}* — ${w.description}`),
     ].join('\n');
 
-  return async ({ command, ack, client, logger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
+  return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     const text = command.text.trim();
     const [word = '', ...rest] = text.split(/\s+/);
     if (!text) {
@@ -73,21 +73,14 @@ export function createSignoffCommand(deps: ListenerDeps) {
       return ack({ response_type: 'ephemeral', text: `${error.message}\nSee \`/signoff help\`.` });
     }
     await ack();
-    await deps.afterAck.run(async () => {
-      const start = {
-        team: command.team_id,
-        channel: command.channel_id,
-        user: command.user_id,
-        workflow: word,
-        text: taskText,
-        responseUrl: command.response_url,
-      };
-      try {
-        await startFromSlack(deps, client, { requestKey: `command:${command.trigger_id}`, ...start });
-      } catch (error) {
-        logger.error(error);
-        await tell(deps, client, start, COULD_NOT_RECORD);
-      }
+    await startAfterAck(deps, client, {
+      requestKey: `command:${command.trigger_id}`,
+      team: command.team_id,
+      channel: command.channel_id,
+      user: command.user_id,
+      workflow: word,
+      text: taskText,
+      responseUrl: command.response_url,
     });
   };
 }

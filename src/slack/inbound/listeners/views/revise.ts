@@ -8,9 +8,8 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { FORM, invalidEdit } from '../../../../engine/index.js';
 import { FIELD_BLOCK } from '../../../blocks/modals.js';
 import { readReviseMeta } from '../../../blocks/revise-meta.js';
-import { buttonValueSchema, clickedReview, decideFromSlack, NOT_THIS_CARD } from '../../decide.js';
-import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
-import { tellClicker } from '../../tell-clicker.js';
+import { buttonValueSchema, decideClick } from '../../decide.js';
+import type { ListenerDeps } from '../../deps.js';
 
 type State = SlackViewMiddlewareArgs['view']['state']['values'][string][string];
 /** A text input's value, or the value of the option chosen in a menu (nothing chosen: absent). */
@@ -54,37 +53,19 @@ export function createReviseSubmission(deps: ListenerDeps) {
       return;
     }
     await ack();
-    const channel = meta?.channel;
-    const tell = tellClicker(
-      { client, logger: deps.logger },
-      { channel, user: body.user.id, threadTs: meta?.threadTs, responseUrl: meta?.responseUrl },
-    );
-    await deps.afterAck.run(async () => {
-      try {
-        const click = meta
-          ? await clickedReview(deps, meta.value, { channel, messageTs: meta.messageTs })
-          : undefined;
-        if (!click || !channel) return void (await tell(NOT_THIS_CARD));
-        await decideFromSlack(
-          deps,
-          client,
-          {
-            click,
-            user: body.user.id,
-            channel,
-            action,
-            feedback,
-            values: action === 'edit' ? values : undefined,
-            threadTs: meta?.threadTs,
-            team: body.user.team_id,
-          },
-          tell,
-        );
-      } catch (error) {
-        // The database did not answer: the form is gone, so the person hears it and can send it again.
-        deps.logger.error({ err: error }, 'form submission failed');
-        await tell(COULD_NOT_RECORD);
-      }
+    await decideClick(deps, client, {
+      value: meta?.value,
+      place: {
+        channel: meta?.channel,
+        messageTs: meta?.messageTs,
+        threadTs: meta?.threadTs,
+        user: body.user.id,
+        responseUrl: meta?.responseUrl,
+      },
+      action,
+      feedback,
+      values: action === 'edit' ? values : undefined,
+      team: body.user.team_id,
     });
   };
 }

@@ -9,9 +9,9 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { isSignoffError } from '../../../../errors.js';
 import { safeJson } from '../../decide.js';
-import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import type { ListenerDeps } from '../../deps.js';
 import { botIsOut } from '../../membership.js';
-import { startFromSlack, tell } from '../../start-task.js';
+import { startAfterAck } from '../../start-task.js';
 
 /** Said under the form's task when the bot is not in the channel; the form stays open, as filled. */
 export const FORM_NOT_IN_CHANNEL =
@@ -26,7 +26,7 @@ const MEMBERSHIP_WAIT_MS = 1500;
 const metaSchema = z.object({ channel: z.string().min(1), responseUrl: z.string().url().optional() });
 
 export function createStartSubmission(deps: ListenerDeps) {
-  return async ({ ack, view, body, client, logger }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
+  return async ({ ack, view, body, client }: SlackViewMiddlewareArgs & AllMiddlewareArgs) => {
     const meta = metaSchema.safeParse(safeJson(view.private_metadata));
     const workflow = view.state.values.workflow?.value?.selected_option?.value ?? '';
     const text = view.state.values.task?.value?.value ?? '';
@@ -55,19 +55,14 @@ export function createStartSubmission(deps: ListenerDeps) {
       return;
     }
     await ack();
-    const start = {
+    await startAfterAck(deps, client, {
+      requestKey: `view:${view.id}`,
       team: body.team?.id ?? view.team_id,
       channel: meta.data.channel,
       user: body.user.id,
       workflow,
       text: taskText,
       responseUrl: meta.data.responseUrl,
-    };
-    try {
-      await startFromSlack(deps, client, { requestKey: `view:${view.id}`, ...start });
-    } catch (error) {
-      logger.error(error);
-      await tell(deps, client, start, COULD_NOT_RECORD);
-    }
+    });
   };
 }
