@@ -1,6 +1,7 @@
 /** Work after an ack waits for a lull in Slack's requests, on a clock the test moves. */
 import { describe, expect, it } from 'vitest';
 import { createAfterAck } from '../../src/slack/inbound/after-ack.js';
+import { waitAside } from '../../src/slack/shared/limiter.js';
 import { virtualClock } from '../helpers/virtual-clock.js';
 
 const flush = () => new Promise((r) => setImmediate(r));
@@ -74,5 +75,42 @@ describe('work after an ack', () => {
     await flush();
     expect([most, finished, idle]).toEqual([2, 6, true]);
     await afterAck.idle(); // nothing left: resolves at once
+  });
+  it("gives its slot to the next piece while it only waits (a Slack call's turn), and takes one back before going on", async () => {
+    const clock = virtualClock();
+    const afterAck = createAfterAck({ size: 1, quietMs: 1, maxWaitMs: 100 }, clock);
+    const order: string[] = [];
+    let running = 0;
+    let most = 0;
+    const piece = (name: string, waitMs: number) =>
+      afterAck.run(async () => {
+        running += 1;
+        most = Math.max(most, running);
+        order.push(`${name} starts`);
+        running -= 1;
+        // Two calls sent together, each waiting for its turn: one hand-over for both.
+        await Promise.all([waitAside(() => clock.sleep(waitMs)), waitAside(() => clock.sleep(waitMs / 2))]);
+        running += 1;
+        most = Math.max(most, running);
+        order.push(`${name} goes on`);
+        await clock.sleep(5);
+        running -= 1;
+      });
+    let done = false;
+    const all = Promise.all([piece('root in a busy channel', 1000), piece('a click elsewhere', 0)]).then(
+      () => {
+        done = true;
+      },
+    );
+    for (let i = 0; i < 300 && !done; i++) await clock.advance(10);
+    await all;
+    expect(order).toEqual([
+      'root in a busy channel starts',
+      'a click elsewhere starts',
+      'a click elsewhere goes on',
+      'root in a busy channel goes on',
+    ]);
+    // Never more than `size` at work: the waiting piece took its slot back before going on.
+    expect(most).toBe(1);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '@slack/web-api';
+import { waitAside } from '../shared/limiter.js';
 
 /** How long Slack said to wait, when `error` is its 429 (a call it did not carry out); else undefined. */
 export function rateLimitWaitMs(error: unknown): number | undefined {
@@ -23,7 +24,8 @@ export async function afterRateLimit<T>(call: () => Promise<T>, maxWaitMs = 5000
       const waitMs = rateLimitWaitMs(error);
       if (waitMs === undefined || waited + waitMs > maxWaitMs) throw error;
       waited += waitMs;
-      await sleep(waitMs);
+      // Only waiting: work after an ack lets another piece use its slot meanwhile.
+      await waitAside(() => sleep(waitMs));
     }
   }
 }

@@ -11,8 +11,10 @@
  * waits). A 429 Slack still sends holds its limit, for every process, as long as Slack said
  * (delivery-client.ts makes every call of delivery's client go through these).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { DeliveryError } from '../../errors.js';
+import { waitAside } from './limiter.js';
 
 export interface Limit {
   /** Calls a minute, as Slack publishes them. */
@@ -82,7 +84,8 @@ export function createRateLimits(pool: pg.Pool, limits: Record<string, Limit> = 
       if (wait > waitInPlaceMs) {
         throw new DeliveryError('limited', 'ratelimited', { retryAfterMs: Math.ceil(wait) });
       }
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // Only waiting: work after an ack lets another piece use its slot meanwhile.
+      if (wait > 0) await waitAside(() => sleep(wait));
     },
     async hold(method, channel, waitMs) {
       const limit = limits[method] ?? { perMinute: 60, burst: 1 };
