@@ -8,7 +8,7 @@
 import { relative } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Engine } from '../engine/index.js';
-import { atTheKeyboard, modelAddress } from '../failures.js';
+import { modelAddress } from '../failures.js';
 import { createModelFor } from '../llm/models.js';
 import { openSignoff } from '../main.js';
 import { runCommand, runsTasks, terminalActor } from './commands.js';
@@ -52,7 +52,7 @@ export async function runTerminal(
     config.configPath && !test
       ? text.replaceAll(`${CLI} `, `SIGNOFF_CONFIG=${shellWord(shortPath(config.configPath))} ${CLI} `)
       : text;
-  const err: Output = { write: (text) => io.err.write(withConfig(atTheKeyboard(text))) };
+  const err: Output = { write: (text) => io.err.write(withConfig(text)) };
   // Logs go to the data folder's signoff.log: JSON lines never cut into what the screen shows.
   const log = terminalLog(config.database.dataDir, config.logLevel);
   const { logger } = log;
@@ -100,7 +100,7 @@ export async function runTerminal(
   const shown = {
     write: (text: string) => {
       if (test) printed.push(text);
-      screen.write(withConfig(atTheKeyboard(text)));
+      screen.write(withConfig(text));
     },
     status: screen.status,
   };
