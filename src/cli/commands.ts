@@ -38,6 +38,8 @@ export interface CliIo {
   stopping?: AbortSignal;
   /** Says which tasks this session follows: the others that run here are announced (unfollowed.ts). */
   follow?: (taskId: string) => void;
+  /** The command as hints name it (help.ts's commandWith); `npx signoff` when not given. */
+  cli?: string;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function runCommand(
     return task;
   };
   const actor = terminalActor();
-  const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping };
+  const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping, cli: io.cli };
   const usage = usageError(argv, names(engine));
   if (usage) return fail(io, usage);
   try {
@@ -138,7 +140,7 @@ export async function runCommand(
         // A task left working (Ctrl-C) or waiting goes on with resume, not retry: say that one.
         if (task.status === 'working' || task.status === 'waiting') {
           io.err.write(
-            `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${CLI} resume ${task.id}\n`,
+            `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${io.cli ?? CLI} resume ${task.id}\n`,
           );
           return 1;
         }
@@ -212,7 +214,10 @@ async function startAndFollow(
   // At once, before its run can start: no I/O comes between the start and this line.
   io.follow?.(task.id);
   return followed(
-    await runSession({ engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping }, task.id),
+    await runSession(
+      { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping, cli: io.cli },
+      task.id,
+    ),
   );
 }
 
