@@ -1,8 +1,12 @@
 import type { Action, Review } from '../engine/index.js';
 
-/** Exactly these (case aside) approve; Enter too, except at a tool call. */
-const APPROVE = new Set(['', 'approve', 'a', 'accept', 'continue']);
-const REJECT = new Set(['reject', 'r']);
+/**
+ * Exactly these (case aside) approve, as the card and `help` show them: Enter too, except at a tool
+ * call. A shortcut shown nowhere ("a", "accept") is asked about; the card's own word for an action
+ * ("Continue", "Accept goal") chooses it below.
+ */
+const APPROVE = new Set(['', 'approve']);
+const REJECT = new Set(['reject']);
 /**
  * Lines that read like an approval or a rejection but are not one of the choices: taken as
  * feedback they would start another round, taken as a decision they would be a guess. The person
@@ -10,10 +14,12 @@ const REJECT = new Set(['reject', 'r']);
  * so "Approve." and "approve!" are asked about too: only the plain word decides.
  */
 const LIKE_APPROVE = new Set([
+  'a',
   'approve',
   'approved',
   'accept',
   'accepted',
+  'continue',
   'y',
   'yes',
   'yep',
@@ -40,6 +46,7 @@ const LIKE_APPROVE = new Set([
   '👍',
 ]);
 const LIKE_REJECT = new Set([
+  'r',
   'reject',
   'rejected',
   'decline',

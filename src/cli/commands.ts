@@ -28,7 +28,7 @@ import type { LineSource } from './lines.js';
 import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
-import { nameTheTask, usageError } from './usage.js';
+import { COMMANDS, isWorkflow, nameTheTask, usageError } from './usage.js';
 
 export interface CliIo {
   lines: LineSource;
@@ -38,6 +38,8 @@ export interface CliIo {
   stopping?: AbortSignal;
   /** Says which tasks this session follows: the others that run here are announced (unfollowed.ts). */
   follow?: (taskId: string) => void;
+  /** The command as hints name it (help.ts's commandWith); `npx signoff` when not given. */
+  cli?: string;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function runCommand(
     return task;
   };
   const actor = terminalActor();
-  const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping };
+  const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping, cli: io.cli };
   const usage = usageError(argv, names(engine));
   if (usage) return fail(io, usage);
   try {
@@ -138,7 +140,7 @@ export async function runCommand(
         // A task left working (Ctrl-C) or waiting goes on with resume, not retry: say that one.
         if (task.status === 'working' || task.status === 'waiting') {
           io.err.write(
-            `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${CLI} resume ${task.id}\n`,
+            `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${io.cli ?? CLI} resume ${task.id}\n`,
           );
           return 1;
         }
@@ -155,10 +157,9 @@ export async function runCommand(
         return 0;
       }
       case 'docs': {
-        const [sub, folder, collection] = rest;
-        if (sub !== 'add' || !folder || !documents) {
-          return fail(io, `usage: ${CLI} docs add <folder> [collection]`);
-        }
+        // The words (`add <folder>`) were checked by usageError above.
+        const [, folder = '', collection] = rest;
+        if (!documents) return fail(io, `usage: ${CLI} docs add <folder> [collection]`);
         if (!existsSync(folder)) return fail(io, `There is no folder "${folder}".`);
         if (!statSync(folder).isDirectory()) {
           return fail(
@@ -212,12 +213,15 @@ async function startAndFollow(
   // At once, before its run can start: no I/O comes between the start and this line.
   io.follow?.(task.id);
   return followed(
-    await runSession({ engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping }, task.id),
+    await runSession(
+      { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping, cli: io.cli },
+      task.id,
+    ),
   );
 }
 
 /** The shell's commands that also work at the prompt (`tasks` and `help` are the prompt's own). */
-const PROMPT_COMMANDS = new Set(['run', 'resume', 'retry', 'cancel', 'redirect', 'events', 'audit', 'docs']);
+const PROMPT_COMMANDS = new Set([...COMMANDS].filter((c) => c !== 'tasks'));
 
 async function interactive(
   engine: Engine,
@@ -253,7 +257,7 @@ async function interactive(
     }
     // `resume cli-…`, as the stopped task's hint says: run here as from the shell (a workflow of
     // that name, if the config file has one, keeps it).
-    if (PROMPT_COMMANDS.has(workflow) && !isWorkflow(engine, workflow)) {
+    if (PROMPT_COMMANDS.has(workflow) && !isWorkflow(names(engine), workflow)) {
       await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
       continue;
     }
@@ -297,8 +301,6 @@ async function listTasks(
 
 const names = (engine: Engine) => engine.available().map((w) => w.name);
 const describe = (engine: Engine) => workflowLines(engine.available());
-const isWorkflow = (engine: Engine, name: string) =>
-  engine.available().some((w) => w.name === name.toLowerCase());
 
 /** A line split as a shell would into words: quotes group ("…" or '…') and are removed. */
 function shellWords(line: string): string[] {

@@ -2,11 +2,29 @@
  * What `signoff help` prints, and how every hint names the command. Light on purpose: help
  * answers before anything else is loaded or started (no database, no model, no Slack).
  */
+import { relative } from 'node:path';
 import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { BUILT_IN_DESCRIPTIONS, ownWorkflowDescription } from '../workflows/catalog.js';
 
 /** The command as the README types it in a checkout; every hint the terminal prints uses it. */
 export const CLI = 'npx signoff';
+
+/**
+ * The command as a hint that continues a task names it: with a config file, the file too, since a
+ * task of a workflow declared there is refused by a run that did not load it.
+ */
+export const commandWith = (configPath: string | undefined): string =>
+  configPath ? `SIGNOFF_CONFIG=${shellWord(shortPath(configPath))} ${CLI}` : CLI;
+
+/** A path as a shell reads it back: quoted when it holds anything but plain path characters. */
+const shellWord = (path: string) =>
+  /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+
+/** Relative to here when it lies below; else as it is (a path up and out reads worse than whole). */
+const shortPath = (path: string) => {
+  const near = relative(process.cwd(), path);
+  return near && !near.startsWith('..') ? near : path;
+};
 
 export const USAGE = `usage:
   ${CLI} run <workflow> <task…>   start a task and review it here

@@ -25,6 +25,8 @@ export interface SessionDeps {
    * no hint then names a command to continue a task that will not exist.
    */
   kept?: boolean;
+  /** The command as hints name it (help.ts's commandWith); `npx signoff` when not given. */
+  cli?: string;
 }
 
 /** Drives one task in the terminal; returns its status when the session ends. */
@@ -41,7 +43,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
         task,
         deps.kept === false
           ? 'stopped here'
-          : `stopped here; it goes on from its last step with: ${CLI} resume ${taskId}`,
+          : `stopped here; it goes on from its last step with: ${command(deps)} resume ${taskId}`,
       );
     if (task.status !== 'waiting') return finish(deps, task);
     const pending = await engine.reviews(taskId, 'pending');
@@ -54,7 +56,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
     // N of M: this person's approval is in; the rest is other reviewers' to give, not this prompt's.
     if (review.approvals.some((a) => a.by === deps.actor)) {
       out.write(
-        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers.${deps.kept === false ? '' : ` Continue later with: ${CLI} resume ${taskId}`}\n`,
+        `Your approval is recorded (${approvalProgress(review)}); the review waits for other reviewers.${deps.kept === false ? '' : ` Continue later with: ${command(deps)} resume ${taskId}`}\n`,
       );
       return finish(deps, task);
     }
@@ -85,7 +87,7 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       continue;
     }
     if ('help' in parsed) {
-      out.write(answerHelp(review, `${CLI} resume ${taskId}`));
+      out.write(answerHelp(review, `${command(deps)} resume ${taskId}`));
       quiet = { id: review.id, hash };
       continue;
     }
@@ -180,7 +182,7 @@ async function inputEnded(deps: SessionDeps, taskId: string): Promise<Task> {
   const task = await deps.engine.getTask(taskId);
   if (!task) throw new Error(`task ${taskId} vanished`);
   await deps.feed.pump(taskId);
-  const resume = `${CLI} resume ${taskId}`;
+  const resume = `${command(deps)} resume ${taskId}`;
   if (deps.kept === false) return finish(deps, task);
   if (task.status === 'waiting')
     deps.out.write(`\nTask ${taskId} is waiting for review. Continue later with: ${resume}\n`);
@@ -231,7 +233,7 @@ async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
  * The session's last line: `task <id>: <status> (<why>)`; `why` when the task says nothing itself.
  * A reason the line just above said (`[failed: …]`) is not said twice.
  */
-function finish(deps: Pick<SessionDeps, 'out' | 'feed' | 'kept'>, task: Task, why?: string): Task {
+function finish(deps: Pick<SessionDeps, 'out' | 'feed' | 'kept' | 'cli'>, task: Task, why?: string): Task {
   const shown = task.statusReason && deps.feed.saidStatus(task.id, task.status, task.statusReason);
   const said = task.statusReason
     ? shown
@@ -239,7 +241,11 @@ function finish(deps: Pick<SessionDeps, 'out' | 'feed' | 'kept'>, task: Task, wh
       : deps.feed.inWords(task.id, printable(task.statusReason))
     : why;
   const hint =
-    task.status === 'failed' && deps.kept !== false ? `; try again with: ${CLI} retry ${task.id}` : '';
+    task.status === 'failed' && deps.kept !== false
+      ? `; try again with: ${command(deps)} retry ${task.id}`
+      : '';
   deps.out.write(`task ${task.id}: ${statusWithReason(task.status, said, [' (', ')'])}${hint}\n`);
   return task;
 }
+
+const command = (deps: Pick<SessionDeps, 'cli'>) => deps.cli ?? CLI;

@@ -8,11 +8,11 @@
 import { relative } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Engine } from '../engine/index.js';
-import { atTheKeyboard, modelAddress } from '../failures.js';
+import { modelAddress } from '../failures.js';
 import { createModelFor } from '../llm/models.js';
 import { openSignoff } from '../main.js';
 import { runCommand, runsTasks, terminalActor } from './commands.js';
-import { CLI } from './help.js';
+import { CLI, commandWith } from './help.js';
 import { linesFrom } from './lines.js';
 import { terminalLog } from './log-file.js';
 import { ANSI_STYLE, PLAIN_STYLE } from './markdown.js';
@@ -47,12 +47,10 @@ export async function runTerminal(
   const address = modelAddress(config.model);
   const ranHere = new Set<string>();
   const modelAt = (taskId: string) => (ranHere.has(taskId) ? address : undefined);
-  // A command the screen suggests must find the same workflows: with a config file, it names it.
-  const withConfig = (text: string) =>
-    config.configPath && !test
-      ? text.replaceAll(`${CLI} `, `SIGNOFF_CONFIG=${shellWord(shortPath(config.configPath))} ${CLI} `)
-      : text;
-  const err: Output = { write: (text) => io.err.write(withConfig(atTheKeyboard(text))) };
+  // A command the screen suggests must find the same workflows: with a config file, it names it
+  // (a scenario's task ends with its run: no hint names a command to continue it).
+  const cli = test ? CLI : commandWith(config.configPath);
+  const { err } = io;
   // Logs go to the data folder's signoff.log: JSON lines never cut into what the screen shows.
   const log = terminalLog(config.database.dataDir, config.logLevel);
   const { logger } = log;
@@ -66,10 +64,14 @@ export async function runTerminal(
   let feed: Feed | undefined;
   const screen = statusLine(io.out, io.tty);
   // Notices on stderr; a "… is thinking" line on the screen goes first, or they would end it.
-  const unfollowed = createUnfollowed((text) => {
-    screen.status();
-    err.write(text);
-  }, address);
+  const unfollowed = createUnfollowed(
+    (text) => {
+      screen.status();
+      err.write(text);
+    },
+    address,
+    cli,
+  );
   // The task a command names is followed before any of its runs can start here.
   if (['resume', 'retry', 'redirect'].includes(argv[0] as string) && argv[1]) unfollowed.follow(argv[1]);
   const app = await openSignoff(config, {
@@ -100,7 +102,7 @@ export async function runTerminal(
   const shown = {
     write: (text: string) => {
       if (test) printed.push(text);
-      screen.write(withConfig(atTheKeyboard(text)));
+      screen.write(text);
     },
     status: screen.status,
   };
@@ -162,7 +164,7 @@ export async function runTerminal(
           argv,
           app.engine,
           feed,
-          { lines, out: shown, err, stopping: stopping.signal, follow: unfollowed.follow },
+          { lines, out: shown, err, stopping: stopping.signal, follow: unfollowed.follow, cli },
           app.documents,
           { workflows: new Set(app.parts.keys()), configPath: config.configPath },
         );
@@ -172,10 +174,10 @@ export async function runTerminal(
     // A "… is thinking" line left on the screen would say a stopped step still runs.
     screen.status();
     if (endedWith)
-      err.write(`\nStopped. Tasks and reviews are kept in ${keptIn(config)}; \`${CLI} tasks\` lists them.\n`);
+      err.write(`\nStopped. Tasks and reviews are kept in ${keptIn(config)}; \`${cli} tasks\` lists them.\n`);
     for (const id of cut)
       err.write(
-        `${id} was working: it goes on from its last step with \`${CLI} resume ${id}\` (or in the next \`${CLI}\` or \`${CLI} run\`).\n`,
+        `${id} was working: it goes on from its last step with \`${cli} resume ${id}\` (or in the next \`${cli}\` or \`${cli} run\`).\n`,
       );
     // The screen said what happened in sentences; the details are in the file, which is said.
     if (log.warnings()) err.write(`Warnings were logged; see ${log.file}\n`);
@@ -221,13 +223,3 @@ async function retryRefused(argv: readonly string[], engine: Engine): Promise<bo
   const status = (await engine.getTask(argv[1]))?.status;
   return status === 'working' || status === 'waiting';
 }
-
-/** A path as a shell reads it back: quoted when it holds anything but plain path characters. */
-const shellWord = (path: string) =>
-  /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
-
-/** Relative to here when it lies below; else as it is (a path up and out reads worse than whole). */
-const shortPath = (path: string) => {
-  const near = relative(process.cwd(), path);
-  return near && !near.startsWith('..') ? near : path;
-};

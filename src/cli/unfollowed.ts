@@ -13,8 +13,11 @@ import { excerpt } from '../text.js';
 import { CLI } from './help.js';
 import { printable, statusWords } from './printer.js';
 
-/** `modelAddress`: this process's model service, where the tasks it announces ran and ended. */
-export function createUnfollowed(write: (text: string) => void, modelAddress?: string) {
+/**
+ * `modelAddress`: this process's model service, where the tasks it announces ran and ended; `cli`:
+ * the command as its hints name it (help.ts's commandWith).
+ */
+export function createUnfollowed(write: (text: string) => void, modelAddress?: string, cli = CLI) {
   /** Tasks this session follows (their events are on its screen already). */
   const followed = new Set<string>();
   /** Tasks announced whose end is not shown yet. */
@@ -30,7 +33,7 @@ export function createUnfollowed(write: (text: string) => void, modelAddress?: s
       if (followed.has(task.id) || announced.has(task.id)) return;
       announced.add(task.id);
       write(
-        `\nContinuing task ${task.id} here (${task.workflow}: ${printable(excerpt(task.text, 60))}): this terminal does not follow it, so only how it ends is shown. Follow it with: ${CLI} resume ${task.id}\n`,
+        `\nContinuing task ${task.id} here (${task.workflow}: ${printable(excerpt(task.text, 60))}): this terminal does not follow it, so only how it ends is shown. Follow it with: ${cli} resume ${task.id}\n`,
       );
     },
     /** An event delivered in this process: an announced task's status is how it ended. */
@@ -42,10 +45,10 @@ export function createUnfollowed(write: (text: string) => void, modelAddress?: s
       const reason = event.reason ? ` (${atTheKeyboard(printable(event.reason), modelAddress)})` : '';
       const next =
         event.status === 'waiting'
-          ? `Answer it with: ${CLI} resume ${task.id}`
+          ? `Answer it with: ${cli} resume ${task.id}`
           : event.status === 'failed'
-            ? `See it with: ${CLI} events ${task.id}; try again with: ${CLI} retry ${task.id}`
-            : `See what happened with: ${CLI} events ${task.id}`;
+            ? `See it with: ${cli} events ${task.id}; try again with: ${cli} retry ${task.id}`
+            : `See what happened with: ${cli} events ${task.id}`;
       write(`\nTask ${task.id} (continued here): ${statusWords(event.status)}${reason}. ${next}\n`);
     },
   };

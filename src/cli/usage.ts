@@ -7,7 +7,7 @@
 import { CLI, USAGE } from './help.js';
 
 /** The commands runCommand knows; `help` and `test` are answered in bin.ts. */
-const COMMANDS = new Set([
+export const COMMANDS: ReadonlySet<string> = new Set([
   'run',
   'resume',
   'tasks',
@@ -44,7 +44,8 @@ export const nameTheTask = (command: string) =>
   `Name the task, e.g. ${CLI} ${command} cli-1a2b3c4d${command === 'redirect' ? ' <goal…>' : ''} (see: ${CLI} tasks).`;
 
 /** Workflow names are lowercase (the config file allows no other), so "Pair" can only mean pair. */
-const isWorkflow = (workflows: readonly string[], name: string) => workflows.includes(name.toLowerCase());
+export const isWorkflow = (workflows: readonly string[], name: string) =>
+  workflows.includes(name.toLowerCase());
 
 /** Other words for the commands, as other tools (and Slack's `/signoff list`) name them. */
 const SAME_AS: Record<string, string> = {

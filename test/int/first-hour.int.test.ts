@@ -128,6 +128,14 @@ describe('a task of a workflow declared in a config file', () => {
     expect(without.stdout).not.toContain('→ approve');
     const tasks = await runSignoff(['tasks'], env);
     expect(tasks.stdout).toMatch(new RegExp(`${id} +email +waiting for review`));
+    // Another file loaded: the refusal names the command once, with the file to set, and no
+    // agent's or hint's "npx signoff" is rewritten to name the wrong file.
+    const other = configFile('workflows:\n  pair:\n    maxIterations: 2\n');
+    const wrong = await runSignoff(['resume', id], { ...env, SIGNOFF_CONFIG: other }, '\n');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe(
+      `Task ${id} runs the workflow "email" from a config file, and this run loaded ${other}, which does not have it: nothing was decided. Set SIGNOFF_CONFIG to the file that declares "email" and run it again: SIGNOFF_CONFIG=<file> npx signoff resume ${id}\n`,
+    );
 
     const withIt = await runSignoff(['resume', id], { ...env, SIGNOFF_CONFIG: file }, '\n');
     expect(withIt.code, withIt.stderr).toBe(0);

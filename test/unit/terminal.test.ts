@@ -302,6 +302,27 @@ describe('an answer typed at a review', () => {
     });
   });
 
+  it('a shortcut the card does not show ("a", "r", "accept", "continue" where its words are others) decides nothing: it is asked about', () => {
+    const pair = asked(['approve', 'revise', 'reject'], { approve: 'Approve', revise: 'Give feedback' });
+    for (const typed of ['a', 'A', 'accept', 'continue'])
+      expect([typed, parseAnswer(typed, pair)]).toEqual([
+        typed,
+        {
+          error:
+            'Did you mean approve? Type "approve" to approve, or "revise: <feedback>" to give feedback. ("help" lists every choice.)',
+        },
+      ]);
+    expect(parseAnswer('r', pair)).toEqual({
+      error:
+        'Did you mean reject? Type "reject" (or "reject: why") to reject, or "revise: <feedback>" to give feedback. ("help" lists every choice.)',
+    });
+    // The card's own word still chooses: goal-plan's "Accept goal", a proposal's "Continue".
+    expect(parseAnswer('accept goal', asked(['approve', 'revise'], { approve: 'Accept goal' }))).toEqual({
+      action: 'approve',
+    });
+    expect(parseAnswer('continue', asked())).toEqual({ action: 'approve' });
+  });
+
   it('feedback is a sentence, or anything after "revise:"; "revise" alone (or its label) asks for it', () => {
     const pair = asked(['approve', 'revise', 'reject'], { approve: 'Approve', revise: 'Give feedback' });
     expect(parseAnswer('name the formats', pair)).toEqual({ action: 'revise', feedback: 'name the formats' });
