@@ -89,16 +89,6 @@ export const unappliedDecisionsJson = (taskId: string) =>
   `coalesce((SELECT jsonb_agg(to_jsonb(r) ORDER BY r.decided_at) FROM signoff.reviews r
    WHERE r.task_id = ${taskId} AND r.status = 'decided' AND r.applied_at IS NULL), '[]')`;
 
-/** Decisions recorded but not yet consumed by the graph. */
-export async function unappliedDecisions(db: Queryable, taskId: string): Promise<Review[]> {
-  const r = await db.query(
-    `SELECT * FROM signoff.reviews
-     WHERE task_id = $1 AND status = 'decided' AND applied_at IS NULL ORDER BY decided_at`,
-    [taskId],
-  );
-  return r.rows.map(reviewFromRow);
-}
-
 export async function markApplied(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query('UPDATE signoff.reviews SET applied_at = now() WHERE id = ANY($1) AND applied_at IS NULL', [
