@@ -160,7 +160,9 @@ export async function choicesAt(
       !(a === 'approve' && review.approvals.some((given) => given.by === actor.id)),
   );
   if (actions.length) return { actions };
-  const why = rightRefused(review.settings, task, who, 'reject');
+  // The refusal of an action the review offers, not of one it may not offer: at an approve-only
+  // review a requester who may not approve their own work is told that (a reject would be theirs).
+  const why = review.request.actions.map((a) => rightRefused(review.settings, task, who, a)).find(Boolean);
   return { actions, refusal: why?.message ?? 'Sorry, you have approved this already.' };
 }
 

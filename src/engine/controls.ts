@@ -12,6 +12,7 @@ import { ABORT_CHANNEL } from './abort-listener.js';
 import { type Controls, MAX_TASK_LENGTH, type Runner } from './api.js';
 import { assertMayControl, type ControlAction, withControlGroups } from './authorize.js';
 import type { Delivery } from './delivery.js';
+import { releaseUnreachable } from './delivery-failures.js';
 import type { JobQueue } from './queue.js';
 import { cancelPendingReviews } from './review-rows.js';
 import { audit, getTask, redirectTask, setStatus } from './task-rows.js';
@@ -170,11 +171,7 @@ export function createControls(deps: ControlDeps): Controls {
       }
       await setStatus(db, taskId, 'working', null);
       // Events held back because the thread could not be reached are tried again with the task.
-      await db.query(
-        `UPDATE signoff.events SET failed_at = NULL, attempts = 0, next_attempt_at = NULL
-         WHERE task_id = $1 AND failed_at IS NOT NULL AND last_error LIKE 'unreachable:%'`,
-        [taskId],
-      );
+      await releaseUnreachable(db, taskId);
       await audit(db, { taskId, actor: actor.id, action: 'retry' });
       await enqueue(db, current);
       return current;

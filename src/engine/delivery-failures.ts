@@ -4,6 +4,7 @@
  * fallback once refused for good, or, when the task's place is gone, the task failed.
  */
 import type pg from 'pg';
+import type { Queryable } from '../db/queryable.js';
 import { DeliveryError, SIGNOFF_FAILED } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { eventKey } from './event-keys.js';
@@ -20,6 +21,21 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 export const backoffMs = (attempts: number) =>
   Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
 
+/** What marks an event held back because its task's thread could not be reached (`unreachable`). */
+const UNREACHABLE = 'unreachable:';
+
+/**
+ * The events held back because the task's thread could not be reached, due again (a retry of the
+ * task, in its transaction); events refused for good stay failed.
+ */
+export async function releaseUnreachable(db: Queryable, taskId: string): Promise<void> {
+  await db.query(
+    `UPDATE signoff.events SET failed_at = NULL, attempts = 0, next_attempt_at = NULL
+     WHERE task_id = $1 AND failed_at IS NOT NULL AND starts_with(last_error, $2)`,
+    [taskId, UNREACHABLE],
+  );
+}
+
 export function createFailedAttempts(deps: { pool: pg.Pool; logger: Logger }) {
   const { pool, logger } = deps;
 
@@ -31,7 +47,7 @@ export function createFailedAttempts(deps: { pool: pg.Pool; logger: Logger }) {
     await pool.query(
       `UPDATE signoff.events SET failed_at = now(), last_error = $2
        WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL`,
-      [task.id, `unreachable: ${failure.code}`],
+      [task.id, `${UNREACHABLE} ${failure.code}`],
     );
   }
 

@@ -7,7 +7,7 @@ import { atomically, type Queryable } from '../db/queryable.js';
 import { eventKey } from './event-keys.js';
 import { record, recordAll } from './event-store.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
-import type { Review, ReviewRequest, ReviewSettings, Task } from './types.js';
+import { FINAL_STATUSES, type Review, type ReviewRequest, type ReviewSettings, type Task } from './types.js';
 
 /**
  * Opens a review for a pending interrupt, with its `review_requested` event; nothing when it
@@ -21,9 +21,9 @@ export function insertReview(
     const inserted = await db.query(
       `INSERT INTO signoff.reviews (id, task_id, checkpoint, request, settings, due_at)
        SELECT $1, $2, $3, $4, $5, $6 FROM signoff.tasks
-       WHERE id = $2 AND status NOT IN ('done', 'rejected', 'stopped', 'cancelled')
+       WHERE id = $2 AND status <> ALL($7::text[])
        ON CONFLICT (id) DO NOTHING RETURNING *`,
-      [r.id, r.taskId, r.request.kind, r.request, r.settings, r.dueAt],
+      [r.id, r.taskId, r.request.kind, r.request, r.settings, r.dueAt, FINAL_STATUSES],
     );
     if (!inserted.rows[0]) return undefined;
     const review = reviewFromRow(inserted.rows[0]);
@@ -88,16 +88,6 @@ export async function reviewsOf(db: Queryable, taskId: string, status?: Review['
 export const unappliedDecisionsJson = (taskId: string) =>
   `coalesce((SELECT jsonb_agg(to_jsonb(r) ORDER BY r.decided_at) FROM signoff.reviews r
    WHERE r.task_id = ${taskId} AND r.status = 'decided' AND r.applied_at IS NULL), '[]')`;
-
-/** Decisions recorded but not yet consumed by the graph. */
-export async function unappliedDecisions(db: Queryable, taskId: string): Promise<Review[]> {
-  const r = await db.query(
-    `SELECT * FROM signoff.reviews
-     WHERE task_id = $1 AND status = 'decided' AND applied_at IS NULL ORDER BY decided_at`,
-    [taskId],
-  );
-  return r.rows.map(reviewFromRow);
-}
 
 export async function markApplied(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;

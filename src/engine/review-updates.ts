@@ -12,7 +12,7 @@ import { record, recordAll } from './event-store.js';
 import { reviewFromRow } from './rows.js';
 import { approvalsNeeded } from './sign-off-rules.js';
 import { withEdit } from './standard-interrupts.js';
-import { type Approval, type Decision, type Review, type ReviewRequest, SYSTEM_ACTOR } from './types.js';
+import { type Approval, type Decision, type Review, SYSTEM_ACTOR } from './types.js';
 
 /**
  * The exactly-once step: only a pending review becomes decided; a second caller gets nothing.
@@ -104,35 +104,21 @@ export function countApproval(
 }
 
 /**
- * An Edit (decision `d`) counted towards a quorum: the review now asks for the edited call (its
- * card redraws with a new content hash), and the editor's approval of it is the only one counted.
+ * An Edit (decision `d`) counted towards a quorum: the review asks for the edited call from now on
+ * (its n-th edit; its card redraws with a new content hash), and the editor's approval of it is
+ * the only one counted (approvals of what it showed before were not approvals of this). Only from
+ * the edit before: a retried call changes nothing.
  */
 export function countEdit(db: Queryable, current: Review, d: Decision): Promise<Review | undefined> {
-  const edit = {
+  const n = (current.request.edit?.n ?? 0) + 1;
+  const request = withEdit(current.request, {
     by: d.by,
     at: d.at,
-    n: (current.request.edit?.n ?? 0) + 1,
+    n,
     values: d.values,
     feedback: d.feedback,
-  };
-  const request = withEdit(current.request, edit);
-  const approval = { by: d.by, at: d.at, contentHash: contentHash(request) };
-  return editReview(db, current.id, { request, approval, needed: approvalsNeeded(current.settings) });
-}
-
-/**
- * An Edit counted towards a quorum: the review asks for the edited call from now on (`request`,
- * whose `edit` is its n-th), the editor's approval of it is the only one counted (approvals of
- * what it showed before were not approvals of this), and the card redraws. Only from the edit
- * before: a retried call changes nothing.
- */
-function editReview(
-  db: Queryable,
-  reviewId: string,
-  e: { request: ReviewRequest; approval: Approval; needed: number },
-): Promise<Review | undefined> {
-  const edit = e.request.edit;
-  const n = edit?.n ?? 1;
+  });
+  const approval: Approval = { by: d.by, at: d.at, contentHash: contentHash(request) };
   return atomically(db, async (db) => {
     const r = await db.query(
       `WITH edited AS (
@@ -147,22 +133,23 @@ function editReview(
          FROM edited)
        SELECT * FROM edited`,
       [
-        reviewId,
-        e.request,
-        e.approval,
-        e.approval.by,
+        current.id,
+        request,
+        approval,
+        d.by,
         n,
-        e.approval.contentHash,
-        e.needed,
-        edit?.feedback ?? null,
-        JSON.stringify(edit?.values ?? {}),
+        approval.contentHash,
+        approvalsNeeded(current.settings),
+        // As the review now keeps them (a tool call's, one explicit decision per call).
+        request.edit?.feedback ?? null,
+        JSON.stringify(request.edit?.values ?? {}),
       ],
     );
     if (!r.rows[0]) return undefined;
     const review = reviewFromRow(r.rows[0]);
     await record(db, review.taskId, eventKey.edited(review.id, n), {
       type: 'review_progress',
-      by: e.approval.by,
+      by: d.by,
       review,
     });
     return review;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAnswer } from '../../src/cli/answer.js';
 import { formatReview } from '../../src/cli/printer.js';
-import { groupsToAsk, refusal, rightRefused } from '../../src/engine/authorize.js';
+import { choicesAt, groupsToAsk, refusal, rightRefused } from '../../src/engine/authorize.js';
 import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { Review, ReviewSettings, Task } from '../../src/engine/types.js';
 import { readReply } from '../../src/slack/inbound/listeners/events/thread-reply.js';
@@ -92,6 +92,30 @@ describe('rights that hinge on what Slack says', () => {
     expect(
       rightRefused(settings({ allowExternal: true }), task, { id: 'U_X', external: 'unknown' }, 'reject'),
     ).toBeUndefined();
+  });
+});
+
+describe('what a person is offered at a review', () => {
+  it('a requester at an approve-only review is told they may not approve their own work, not that they approved it', async () => {
+    const approveOnly = {
+      ...review(['approve']),
+      settings: settings({ allowSelfApproval: false }),
+    } as Review;
+    expect(await choicesAt(undefined, approveOnly, task, { id: 'U_ANN' })).toEqual({
+      actions: [],
+      refusal: 'Sorry, you started this task, so someone else has to approve it.',
+    });
+  });
+  it('someone whose approval already counts towards a quorum is told so', async () => {
+    const given = {
+      ...review(['approve']),
+      settings: settings({ approvals: 2 }),
+      approvals: [{ by: 'U_BOB', at: '2026-01-01T00:00:00.000Z', contentHash: 'h' }],
+    } as Review;
+    expect(await choicesAt(undefined, given, task, { id: 'U_BOB' })).toEqual({
+      actions: [],
+      refusal: 'Sorry, you have approved this already.',
+    });
   });
 });
 
