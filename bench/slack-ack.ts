@@ -115,7 +115,7 @@ try {
     for (;;) {
       const { rows } = await service.signoff.db.pool.query<{ n: number }>(
         `SELECT (SELECT count(*) FROM signoff.tasks WHERE status = 'working')
-              + (SELECT count(*) FROM pgboss.job WHERE name LIKE 'signoff-advance-%' AND state IN ('created', 'retry', 'active'))::int AS n`,
+              + (SELECT count(*) FROM signoff.jobs WHERE key LIKE 'run:%')::int AS n`,
       );
       if (Number(rows[0]?.n) === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 200));

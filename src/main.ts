@@ -13,15 +13,14 @@ import {
   type Clock,
   createDelivery,
   createEngine,
-  createLeases,
   createMetrics,
-  createQueue,
   createRunner,
+  createRuntime,
   type GroupDirectory,
-  type JobQueue,
   type LoadedWorkflow,
   type Metrics,
   type Runner,
+  type Runtime,
   type Sink,
   type Surface,
   setupCheckpointer,
@@ -45,7 +44,7 @@ export interface Signoff {
   documents: Documents;
   engine: Engine;
   runner: Runner;
-  queue: JobQueue;
+  runtime: Runtime;
   checkpointer: PostgresSaver;
   /** Prometheus metrics (GET /metrics where the process serves HTTP). */
   metrics: Metrics;
@@ -94,16 +93,14 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     }));
   try {
     const checkpointer = await setupCheckpointer(db.pool);
-    const queue = createQueue({ pool: db.pool, logger, expireSeconds: config.queue.expireSeconds });
-    await queue.start();
-    const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
-    const leases = createLeases({
+    const runtime = createRuntime({
       pool: db.pool,
       heartbeats: db.heartbeats,
       ttlSeconds: config.queue.leaseSeconds,
       logger,
     });
-    const delivery = createDelivery({ pool: db.pool, queue, leases, sinks, logger });
+    const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
+    const delivery = createDelivery({ pool: db.pool, runtime, sinks, logger });
     const modelFor = options.modelFor ?? createModelFor(config.model);
     const documents = createDocuments(db.pool);
     const workflows = new Map<string, LoadedWorkflow>();
@@ -137,16 +134,15 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const clock = options.clock ?? systemClock;
     const runner = createRunner({
       pool: db.pool,
-      queue,
+      runtime,
       delivery,
-      leases,
       workflows,
       config: config.workflows,
       clock,
       logger,
       onRun: options.onRun,
     });
-    const metrics = createMetrics(db.pool);
+    const metrics = createMetrics(db.pool, runtime);
     const directories =
       typeof options.directories === 'function' ? options.directories(db) : (options.directories ?? {});
     const engine = createEngine({
@@ -154,9 +150,8 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       directories,
       // Slack's bookkeeping tables exist whatever the surface (one schema), so they are always purged.
       retention: { ...config.retention, purgers: [purgeSlackBookkeeping] },
-      leaseTtlMs: leases.ttlMs,
       pool: db.pool,
-      queue,
+      runtime,
       delivery,
       runner,
       workflows,
@@ -170,13 +165,13 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       documents,
       engine,
       runner,
-      queue,
+      runtime,
       checkpointer,
       metrics,
       parts,
       close: async () => {
         await engine.stop();
-        await queue.stop();
+        await runtime.stop();
         if (!options.database) await db.close();
       },
     };

@@ -7,6 +7,7 @@ import { SignoffError } from '../errors.js';
 import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
 import type { ReviewTimes } from './review-stats.js';
+import type { After, Claim } from './runtime/index.js';
 import type { TaskFilter } from './task-rows.js';
 import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
 import type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
@@ -168,15 +169,12 @@ export interface Engine {
  */
 export interface Runner {
   /**
-   * Runs the task as far as it goes now, holding its run lease, so that no two processes ever run
-   * one graph thread at once. `done`: nothing more to run now; `busy`: another holder has the
-   * lease (the caller queues the task again, never waits); `more`: decisions still waiting after
-   * several rounds; `stopped`: this process is stopping (nothing of the step applied, the task
-   * left as it was for the next process). A run whose lease is lost applies nothing.
-   * `attempt`: which attempt of its job this is (a settling that keeps failing fails the task at
-   * the last one).
+   * The handler of a task's run job: runs the task as far as it goes now, under the job's lease
+   * (the runtime gives one holder per task, so no two processes ever run one graph thread at
+   * once). A run whose lease is lost applies nothing; one cut short by this process stopping
+   * asks to run again, from its last checkpoint, in whichever process runs tasks next.
    */
-  advance(taskId: string, attempt?: number): Promise<'done' | 'busy' | 'more' | 'stopped'>;
+  advance(claim: Claim): Promise<After>;
   /**
    * Stops the task's run in this process, if one is under way (its model call aborted; nothing of
    * the step applied); with `below`, only a run of an older generation than that (a redirect).

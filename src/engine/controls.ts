@@ -13,8 +13,9 @@ import { type Controls, MAX_TASK_LENGTH, type Runner } from './api.js';
 import { assertMayControl, type ControlAction, withControlGroups } from './authorize.js';
 import type { Delivery } from './delivery.js';
 import { releaseUnreachable } from './delivery-failures.js';
-import type { JobQueue } from './queue.js';
+import { advanceQueue } from './job-names.js';
 import { cancelPendingReviews } from './review-rows.js';
+import type { Runtime } from './runtime/index.js';
 import { audit, getTask, redirectTask, setStatus } from './task-rows.js';
 import {
   type Actor,
@@ -25,11 +26,10 @@ import {
   type Task,
   threadOf,
 } from './types.js';
-import { advanceQueue } from './work.js';
 
 export interface ControlDeps {
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   delivery: Delivery;
   runner: Runner;
   config: WorkflowsConfig;
@@ -40,7 +40,7 @@ export interface ControlDeps {
 }
 
 export function createControls(deps: ControlDeps): Controls {
-  const { pool, queue, runner, delivery, enqueue } = deps;
+  const { pool, runtime, runner, delivery, enqueue } = deps;
   const asksGroups = Object.values(deps.directories).some(Boolean);
 
   /**
@@ -78,7 +78,7 @@ export function createControls(deps: ControlDeps): Controls {
    */
   function after(task: Task, stopRun: boolean | { below: number }): void {
     if (stopRun) runner.abort(task.id, stopRun === true ? undefined : stopRun.below);
-    queue.wake(advanceQueue(task.surface));
+    runtime.wake(advanceQueue(task.surface));
     void delivery.kick(task);
   }
 

@@ -16,10 +16,11 @@ import { invalidDecision } from './decision-input.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { wasDelivered } from './event-store.js';
+import { advanceQueue } from './job-names.js';
 import type { Metrics } from './metrics.js';
-import type { JobQueue } from './queue.js';
 import { getReviewWithTask, lockReviewWithTask } from './review-rows.js';
 import { countApproval, countEdit, decideReview } from './review-updates.js';
+import type { Runtime } from './runtime/index.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
 import { editMeans } from './standard-interrupts.js';
 import { audit } from './task-rows.js';
@@ -33,11 +34,10 @@ import {
   type Surface,
   type Task,
 } from './types.js';
-import { advanceQueue } from './work.js';
 
 export interface DecisionDeps {
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   delivery: Delivery;
   clock: Clock;
   logger: Logger;
@@ -59,7 +59,7 @@ type Locked =
   | { askGroups: { groups: string[]; task: Task } };
 
 export function createDecisions(deps: DecisionDeps) {
-  const { pool, queue, delivery, logger, enqueue } = deps;
+  const { pool, runtime, delivery, logger, enqueue } = deps;
   /** Whether any surface has a directory: else no decision needs its review read before it. */
   const asksGroups = Object.values(deps.directories).some(Boolean);
 
@@ -101,7 +101,7 @@ export function createDecisions(deps: DecisionDeps) {
       if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
       if (!outcome.counted) {
         deps.metrics.decided(outcome.task, outcome.review);
-        queue.wake(advanceQueue(outcome.task.surface));
+        runtime.wake(advanceQueue(outcome.task.surface));
       }
       // The card says at once who decided (or that an approval counted, while the graph waits
       // for the rest of the quorum), whatever run holds the task.

@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { SignoffError } from '../errors.js';
-import type { Lease } from './leases.js';
+import type { Lease } from './runtime/index.js';
 
 const current = new AsyncLocalStorage<Pick<Lease, 'held' | 'key'>>();
 

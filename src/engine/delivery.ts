@@ -9,7 +9,7 @@
  * thread, which also carries the task's end, so "Done" comes after the last words). A status
  * update waiting for Slack's limit on updates never holds back a card or an agent's words.
  *
- * One deliverer per task at a time (the `deliver:<task>` lease). Each event counts its attempts:
+ * One deliverer per task at a time (the runtime's `deliver:<task>` job). Each event counts its attempts:
  * - the surface's rate limit saying "not yet" is not an attempt: the event goes out when the
  *   limit allows, and the later events of its lane wait behind it;
  * - temporary failures (outages, timeouts, and signoff's own errors on the way, which people only
@@ -20,9 +20,8 @@
  * - a task whose thread cannot be reached any more (the bot removed from the channel) fails with
  *   the surface's sentence, and its events wait; a retry of the task delivers them again.
  *
- * Events are delivered where they were recorded when that process delivers for the surface (no
- * queue round trip on the common path), else by a job; a periodic sweep picks up anything a
- * crash left behind.
+ * A kick asks for the job once the events' transaction committed; a periodic sweep picks up what
+ * a crash between the two left behind.
  */
 import type pg from 'pg';
 import { DeliveryError, isSignoffError } from '../errors.js';
@@ -30,29 +29,24 @@ import type { Logger } from '../logger.js';
 import { createFailedAttempts } from './delivery-failures.js';
 import { underLease } from './delivery-guard.js';
 import { type EventRow, toEvent } from './event-store.js';
-import type { Leases } from './leases.js';
-import type { JobQueue } from './queue.js';
+import { deliveryJob, deliveryQueue, taskJobSchema } from './job-names.js';
 import { taskFromRow } from './rows.js';
+import type { After, Claim, Runtime } from './runtime/index.js';
 import type { Sink, Surface, Task } from './types.js';
 
 export interface Delivery {
   /**
-   * Asks for a task's events to go out, after the transaction that recorded them committed: at
-   * once in this process when it delivers them, else by a job. Never throws. `soon`: what a run
-   * records as it goes (its words, "working") may wait a moment for what it says next, so that a
-   * run of quick steps is delivered in one round rather than one per step; a kick without it
-   * (the run's end, a decision) delivers everything at once.
+   * Asks for a task's events to go out, after the transaction that recorded them committed.
+   * Never throws. `soon`: what a run records as it goes (its words, "working") may wait a moment
+   * for what it says next, so that a run of quick steps is delivered in one round rather than
+   * one per step; a kick without it (the run's end, a decision) asks at once.
    */
   kick(task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>, options?: { soon?: boolean }): Promise<void>;
-  /** Delivers a task's due events now; resolves when none is left or the next has to wait. */
-  deliver(taskId: string): Promise<void>;
-  /** Delivers this surface's events in this process from now on (its jobs, kicks, a sweep). */
+  /** Delivers this surface's events in this process from now on (its jobs and a sweep). */
   work(surface: Surface, concurrency: number): Promise<void>;
-  /** Stops the sweep and new rounds; waits (a little) for rounds under way. */
+  /** Stops the sweep; what waits for a moment is asked for now. */
   stop(): Promise<void>;
 }
-
-export const deliveryQueue = (surface: Surface) => `signoff-deliver-${surface}`;
 
 /** Events read per round; a round ends with them marked, then the next round reads on. */
 const BATCH = 50;
@@ -60,90 +54,52 @@ const BATCH = 50;
 /** How long a `soon` kick may wait for the next one: unnoticed in a thread, many rounds saved. */
 const SOON_MS = 100;
 
-/** How long shutting down waits for delivery rounds under way. */
-const STOP_WAIT_MS = 10_000;
-
 export function createDelivery(deps: {
   pool: pg.Pool;
-  queue: JobQueue;
-  leases: Leases;
+  runtime: Runtime;
   sinks: Partial<Record<Surface, Sink>>;
   logger: Logger;
 }): Delivery {
-  const { pool, queue, leases, sinks, logger } = deps;
+  const { pool, runtime, sinks, logger } = deps;
   const failed = createFailedAttempts({ pool, logger });
-  const working = new Set<Surface>();
-  // One delivery loop per task in this process; a kick during one asks it to go round again.
-  const loops = new Map<string, { again: boolean; done: Promise<void> }>();
-  let closing = false;
   const sweeps: NodeJS.Timeout[] = [];
-  // Tasks with a `soon` kick waiting, and what delivers them when the wait is over.
+  // Tasks with a `soon` kick waiting, and what asks for their delivery when the wait is over.
   const soon = new Map<string, { timer: NodeJS.Timeout; fire: () => void }>();
-  // Kicks under way (a control's is not awaited): stop waits for them, or one that queues its
+  // Kicks under way (a control's is not awaited): stop waits for them, or one that asks for its
   // delivery would query the pool after it closed.
   const kicks = new Set<Promise<void>>();
 
-  const later = (task: Pick<Task, 'id' | 'surface'>, at: Date) =>
-    queue.send(deliveryQueue(task.surface), { taskId: task.id }, { singletonKey: task.id, startAfter: at });
-
-  /** One round under the task's delivery lease. Returns whether to go round again at once. */
-  async function round(taskId: string): Promise<boolean> {
-    // The lease taken, the task read and its due events claimed (each attempt counted before it
-    // is made), in one statement.
-    const { lease, row } = await leases.acquireWith<{ task: unknown; events: EventRow[] }>(
-      `deliver:${taskId}`,
-      // A status event a later one replaces is not shown (it counts as delivered); in each lane
-      // an event waiting for its retry holds back the events after it.
-      (param) => {
-        const task = param(taskId);
-        return `, latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = ${task} AND type = 'task_status'),
+  /** One round under the task's delivery lease: what is due goes out, in lane order. */
+  async function round(claim: Claim, sink: Sink): Promise<After> {
+    const { taskId } = taskJobSchema.parse(claim.data);
+    const { lease } = claim;
+    // The task read and its due events claimed (each attempt counted before it is made), in one
+    // statement. A status event a later one replaces is not shown (it counts as delivered); in
+    // each lane an event waiting for its retry holds back the events after it.
+    const r = await pool.query<{ task: unknown; events: EventRow[] }>(
+      `WITH latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = $1 AND type = 'task_status'),
        open AS (
          SELECT id, lane, next_attempt_at FROM signoff.events
-         WHERE task_id = ${task} AND delivered_at IS NULL AND failed_at IS NULL),
+         WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL),
        superseded AS (
          UPDATE signoff.events SET delivered_at = now()
-         WHERE EXISTS (SELECT 1 FROM lease)
-           AND id IN (SELECT id FROM open WHERE lane = 'status' AND id < (SELECT id FROM latest))),
+         WHERE id IN (SELECT id FROM open WHERE lane = 'status' AND id < (SELECT id FROM latest))),
        current AS (
          SELECT * FROM open WHERE NOT (lane = 'status' AND id < (SELECT id FROM latest))),
        blocked AS (SELECT lane, min(id) AS id FROM current WHERE next_attempt_at > now() GROUP BY lane),
        due AS (
          UPDATE signoff.events SET attempts = attempts + 1
-         WHERE EXISTS (SELECT 1 FROM lease)
-           AND id IN (SELECT c.id FROM current c LEFT JOIN blocked b ON b.lane = c.lane
-                      WHERE b.id IS NULL OR c.id < b.id ORDER BY c.id LIMIT ${param(BATCH)})
+         WHERE id IN (SELECT c.id FROM current c LEFT JOIN blocked b ON b.lane = c.lane
+                      WHERE b.id IS NULL OR c.id < b.id ORDER BY c.id LIMIT $2)
          RETURNING id, task_id, key, lane, payload, attempts)
-       SELECT EXISTS (SELECT 1 FROM lease) AS leased,
-              (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = ${task}) AS task,
-              coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`;
-      },
+       SELECT (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $1) AS task,
+              coalesce((SELECT jsonb_agg(due ORDER BY id) FROM due), '[]') AS events`,
+      [taskId, BATCH],
     );
+    const row = r.rows[0];
     const task = row?.task ? taskFromRow(row.task) : undefined;
-    if (!task) {
-      await lease?.release();
-      return false;
-    }
-    if (!lease) {
-      // The holder looks for new events as it lets go, so this is only for a holder that dies:
-      // try again once its lease runs out (its process may have had a shorter one than ours).
-      const held = await pool.query<{ until: Date }>(
-        `SELECT least(expires_at, now() + $2 * interval '1 millisecond') AS until FROM signoff.leases WHERE key = $1`,
-        [`deliver:${taskId}`, leases.ttlMs],
-      );
-      await later(task, held.rows[0]?.until ?? new Date());
-      return false;
-    }
+    if (!task) return undefined;
     const events = (row?.events ?? []).map((e) => ({ ...toEvent(e), lane: e.lane }));
-    const sink = sinks[task.surface];
-    if (!sink) {
-      // Not this process's surface (a job reached the wrong process): let a process that has it deliver.
-      await lease.releaseWith(
-        (param) =>
-          `, untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY(${param(events.map((e) => e.id))}::bigint[]))
-           SELECT 1`,
-      );
-      return false;
-    }
     const done: number[] = [];
     // Events whose attempt was made and failed (their count stands).
     const attempted: number[] = [];
@@ -174,54 +130,32 @@ export function createDelivery(deps: {
         }
       }
     } finally {
-      // Marks what went out, uncounts the attempts this round did not make, lets go, and looks at
-      // what is next in each lane, in one statement: an event recorded while this round held the
-      // lease (whose kick found it taken) is seen here.
+      // Marks what went out, uncounts the attempts this round did not make, and looks at what is
+      // next in each lane, in one statement. (An event recorded meanwhile asked for the job
+      // again: it runs once more after this round.)
       const tried = new Set([...done, ...attempted]);
-      heads = await lease.releaseWith((param) => {
-        const delivered = param(done);
-        const untried = param(events.filter((e) => !tried.has(e.id)).map((e) => e.id));
-        return `, marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY(${delivered}::bigint[])),
-         untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY(${untried}::bigint[]))
+      const untried = events.filter((e) => !tried.has(e.id)).map((e) => e.id);
+      const next = await pool.query<{ due: boolean; at: Date | null }>(
+        `WITH marked AS (UPDATE signoff.events SET delivered_at = now(), last_error = NULL WHERE id = ANY($2::bigint[])),
+         untried AS (UPDATE signoff.events SET attempts = attempts - 1 WHERE id = ANY($3::bigint[]))
          SELECT DISTINCT ON (lane) next_attempt_at IS NULL OR next_attempt_at <= now() AS due, next_attempt_at AS at
          FROM signoff.events
-         WHERE task_id = ${param(taskId)} AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL(${delivered}::bigint[])
-         ORDER BY lane, id`;
-      });
+         WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL AND id <> ALL($2::bigint[])
+         ORDER BY lane, id`,
+        [taskId, done, untried],
+      );
+      heads = next.rows;
     }
-    if (heads.some((h) => h.due) && !lease.signal.aborted) return true;
-    const next = heads
+    if (lease.signal.aborted) return undefined;
+    if (heads.some((h) => h.due)) return { againInMs: 0 };
+    const at = heads
       .map((h) => h.at)
-      .filter((at): at is Date => at !== null)
+      .filter((a): a is Date => a !== null)
       .sort((a, b) => a.getTime() - b.getTime())[0];
-    if (next) await later(task, next);
-    return false;
+    return at ? { againAt: at } : undefined;
   }
 
-  async function deliver(taskId: string): Promise<void> {
-    const loop = loops.get(taskId);
-    if (loop) {
-      loop.again = true;
-      return loop.done;
-    }
-    // Shutting down: what is left goes out from the next process (its sweep).
-    if (closing) return;
-    const self = { again: true, done: Promise.resolve() };
-    loops.set(taskId, self);
-    self.done = (async () => {
-      try {
-        while (self.again && !closing) {
-          self.again = false;
-          if (await round(taskId)) self.again = true;
-        }
-      } finally {
-        loops.delete(taskId);
-      }
-    })();
-    return self.done;
-  }
-
-  /** Queues a delivery for every task of the surface with events due (bounded by the job workers). */
+  /** Asks for delivery of every task of the surface with events due (what a crash left behind). */
   async function sweep(surface: Surface): Promise<void> {
     const r = await pool.query<{ task_id: string }>(
       `SELECT DISTINCT e.task_id FROM signoff.events e JOIN signoff.tasks t ON t.id = e.task_id
@@ -229,7 +163,18 @@ export function createDelivery(deps: {
          AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) LIMIT 500`,
       [surface],
     );
-    for (const { task_id } of r.rows) await later({ id: task_id, surface }, new Date());
+    for (const { task_id } of r.rows) await runtime.schedule(pool, deliveryJob({ id: task_id, surface }));
+    if (r.rows.length) runtime.wake(deliveryQueue(surface));
+  }
+
+  async function ask(task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>): Promise<void> {
+    const surface =
+      task.surface ??
+      (await pool.query<{ surface: Surface }>('SELECT surface FROM signoff.tasks WHERE id = $1', [task.id]))
+        .rows[0]?.surface;
+    if (!surface) return;
+    await runtime.schedule(pool, deliveryJob({ id: task.id, surface }));
+    runtime.wake(deliveryQueue(surface));
   }
 
   async function kick(
@@ -248,21 +193,14 @@ export function createDelivery(deps: {
       soon.set(task.id, { timer, fire });
       return;
     }
-    // This kick delivers what the waiting one would have.
+    // This kick asks for what the waiting one would have.
     if (waiting) {
       clearTimeout(waiting.timer);
       soon.delete(task.id);
     }
-    const here = task.surface ? working.has(task.surface) : working.size > 0;
-    const kicked = (async () => {
-      try {
-        // A process that does not deliver this surface (a web replica): a worker's job does it.
-        if (!here && task.surface) await later({ id: task.id, surface: task.surface }, new Date());
-        else await deliver(task.id);
-      } catch (err) {
-        logger.warn({ task: task.id, err }, 'delivery stopped; a job or the sweep takes it up again');
-      }
-    })();
+    const kicked = ask(task).catch((err: Error) =>
+      logger.warn({ task: task.id, err }, 'could not ask for delivery; the sweep asks again'),
+    );
     kicks.add(kicked);
     await kicked;
     kicks.delete(kicked);
@@ -270,34 +208,27 @@ export function createDelivery(deps: {
 
   return {
     kick,
-    deliver,
     work: async (surface, concurrency) => {
-      await queue.declare(deliveryQueue(surface));
-      await queue.work<{ taskId: string }>(deliveryQueue(surface), concurrency, ({ taskId }) =>
-        deliver(taskId),
-      );
-      working.add(surface);
+      const sink = sinks[surface];
+      if (!sink) throw new Error(`this process has no way to deliver to the surface ${surface}`);
+      runtime.work(deliveryQueue(surface), concurrency, (claim) => round(claim, sink));
       await sweep(surface);
       const timer = setInterval(
         () => void sweep(surface).catch((err) => logger.warn({ err }, 'delivery sweep failed')),
-        // As often as a lease lives: what a dead deliverer held back goes out soon after its lease ends.
-        leases.ttlMs,
+        // As often as a lease lives: what a crash left undelivered goes out soon after.
+        runtime.ttlMs,
       );
       timer.unref();
       sweeps.push(timer);
     },
     stop: async () => {
       for (const timer of sweeps.splice(0)) clearInterval(timer);
-      // What waits for a moment goes out now, before rounds stop starting.
+      // What waits for a moment is asked for now.
       for (const { timer, fire } of [...soon.values()]) {
         clearTimeout(timer);
         fire();
       }
-      closing = true;
-      // Rounds under way finish (and let their leases go) before the pool closes; a round that
-      // hangs is left to its lease's expiry.
-      const rounds = Promise.allSettled([...loops.values()].map((l) => l.done).concat([...kicks]));
-      await Promise.race([rounds, new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+      await Promise.allSettled([...kicks]);
     },
   };
 }

@@ -16,25 +16,24 @@ import { createControls } from './controls.js';
 import { createDecisions } from './decisions.js';
 import type { Delivery } from './delivery.js';
 import { type EventRecord, eventRecords, eventsOf } from './event-store.js';
+import { RUN_PRIORITY, runJob } from './job-names.js';
 import type { Metrics } from './metrics.js';
-import type { JobQueue } from './queue.js';
 import type { Purger, RetentionSettings } from './retention.js';
 import { getReviewWithTask, reviewsOf } from './review-rows.js';
 import { reviewTimes } from './review-stats.js';
 import type { LoadedWorkflow } from './runner.js';
+import type { Runtime } from './runtime/index.js';
 import { startRefusal } from './start-limits.js';
 import { createStarts } from './starts.js';
 import { getTask, listTasks, type TaskFilter, taskAt } from './task-rows.js';
-import { releaseDueTimers, timerQueue } from './timers.js';
+import { timerQueue } from './timers.js';
 import type { Clock, DeliveredEvent, GroupDirectory, Review, Surface, Task } from './types.js';
 import { waitingFor, waitingPlaces } from './waiting-reviews.js';
-import { advanceQueue, RUN_PRIORITY, startWorkers } from './work.js';
+import { startWorkers } from './work.js';
 
 export interface EngineDeps {
-  /** How long a task's run lease lives without a heartbeat. */
-  leaseTtlMs: number;
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   delivery: Delivery;
   runner: Runner;
   workflows: ReadonlyMap<string, LoadedWorkflow>;
@@ -54,8 +53,7 @@ export interface EngineDeps {
 
 /** Creates the engine; call `work(surface)` in processes that should run graphs. */
 export function createEngine(deps: EngineDeps): Engine {
-  const { pool, queue, runner, delivery, logger } = deps;
-  const stops: (() => void)[] = [];
+  const { pool, runtime, runner, delivery, logger } = deps;
   // A payload `task#N` (a redirect to generation N) stops only older generations' runs: the
   // new goal's run may already have started by the time the notification arrives.
   const abortListener = createAbortListener({
@@ -72,7 +70,7 @@ export function createEngine(deps: EngineDeps): Engine {
     db: Queryable,
     task: Pick<Task, 'id' | 'surface'>,
     priority: number = RUN_PRIORITY.resume,
-  ) => queue.send(advanceQueue(task.surface), { taskId: task.id }, { db, singletonKey: task.id, priority });
+  ) => runtime.schedule(db, runJob(task, priority));
   const controls = createControls({ ...deps, enqueue });
   const { available, validate, start } = createStarts({ ...deps, enqueue });
   const { decide } = createDecisions({ ...deps, enqueue });
@@ -95,8 +93,6 @@ export function createEngine(deps: EngineDeps): Engine {
           decideAutomatically: (input, why) => decide(input, why),
           cancel: controls.cancel,
           enqueue,
-          leaseTtlMs: deps.leaseTtlMs,
-          onStop: (stop) => stops.push(stop),
         },
         surface,
         concurrency,
@@ -104,8 +100,8 @@ export function createEngine(deps: EngineDeps): Engine {
       ),
     /** Runs the timers due by the engine's clock now (after the clock was moved). */
     releaseDueTimers: async (surface: Surface) => {
-      const released = await releaseDueTimers(pool, surface, deps.clock.now());
-      queue.wake(timerQueue(surface));
+      const released = await runtime.runDue(timerQueue(surface), deps.clock.now());
+      runtime.wake(timerQueue(surface));
       return released;
     },
     getTask: (id: string) => getTask(pool, id),
@@ -124,7 +120,6 @@ export function createEngine(deps: EngineDeps): Engine {
     reviewTimes: (surface, since) => reviewTimes(pool, surface, since),
     /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
     stop: async () => {
-      for (const stop of stops.splice(0)) stop();
       await delivery.stop();
       await abortListener.stop();
     },

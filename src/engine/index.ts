@@ -27,14 +27,13 @@ export { createDelivery } from './delivery.js';
 export { assertDeliveryHeld } from './delivery-guard.js';
 export { createEngine } from './engine.js';
 export type { EventRecord } from './event-store.js';
-export { createLeases } from './leases.js';
 export { createMetrics, type Metrics } from './metrics.js';
-export { createQueue, type JobQueue } from './queue.js';
 export type { Purger } from './retention.js';
 export { FORM, invalidEdit } from './review-form.js';
 export type { ReviewTimes } from './review-stats.js';
 export { median } from './review-stats.js';
 export { createRunner, type LoadedWorkflow } from './runner.js';
+export { createRuntime, type Runtime } from './runtime/index.js';
 export { approvalsNeeded, approversLeft, atDeadline, timerMayNotApprove } from './sign-off-rules.js';
 export { answeredWithWords, asDecided } from './standard-interrupts.js';
 // What tasks, reviews and events are (the review protocol is the workflows', re-exported here).

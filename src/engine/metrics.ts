@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Runtime } from './runtime/index.js';
 import type { Review, Task } from './types.js';
 
 export interface Metrics {
@@ -25,7 +26,7 @@ const DECISION_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 1
 /** How long one read of the database serves scrapes. */
 const CACHE_MS = 5000;
 
-export function createMetrics(pool: pg.Pool, cacheMs = CACHE_MS): Metrics {
+export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>, cacheMs = CACHE_MS): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'signoff_' });
 
@@ -88,10 +89,7 @@ export function createMetrics(pool: pg.Pool, cacheMs = CACHE_MS): Metrics {
       pool.query<{ workflow: string; status: string; n: number }>(
         'SELECT workflow, status, count(*)::int AS n FROM signoff.tasks GROUP BY 1, 2',
       ),
-      pool.query<{ name: string; state: string; n: number }>(
-        `SELECT name, state::text, count(*)::int AS n FROM pgboss.job
-         WHERE state IN ('created', 'retry', 'active') GROUP BY 1, 2`,
-      ),
+      runtime.depth(),
       pool.query<{ type: string; failed: boolean; n: number }>(
         `SELECT type, failed_at IS NOT NULL AS failed, count(*)::int AS n FROM signoff.events
          WHERE delivered_at IS NULL GROUP BY 1, 2`,
@@ -100,7 +98,7 @@ export function createMetrics(pool: pg.Pool, cacheMs = CACHE_MS): Metrics {
     for (const g of [pending, tasks, queue, failed]) g.reset();
     for (const r of p.rows) pending.set({ workflow: r.workflow, checkpoint: r.checkpoint }, r.n);
     for (const r of t.rows) tasks.set({ workflow: r.workflow, status: r.status }, r.n);
-    for (const r of q.rows) queue.set({ queue: r.name, state: r.state }, r.n);
+    for (const r of q) queue.set({ queue: r.queue, state: r.state }, r.jobs);
     undelivered.set(e.rows.filter((r) => !r.failed).reduce((sum, r) => sum + r.n, 0));
     for (const r of e.rows.filter((x) => x.failed)) failed.set({ type: r.type }, r.n);
   }

@@ -9,17 +9,17 @@ import { type Decided, type DecideInput, DecisionRefused } from './api.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
-import type { JobQueue } from './queue.js';
 import { getReviewWithTask } from './review-rows.js';
 import { escalateReview } from './review-updates.js';
+import type { Runtime } from './runtime/index.js';
 import { atDeadline, type DeadlineStep, escalatedReviewers, stepsTaken } from './sign-off-rules.js';
 import { getTask } from './task-rows.js';
-import { formatDuration, isDue, type TimerJob, timerKey, timerQueue, timerTime } from './timers.js';
+import { formatDuration, isDue, type TimerJob, timerJob, timerTime } from './timers.js';
 import { type Actor, type Clock, type Review, SYSTEM_ACTOR, type Task } from './types.js';
 
 export interface TimerHandlerDeps {
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   delivery: Delivery;
   clock: Clock;
   logger: Logger;
@@ -40,10 +40,10 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       // counted from the database's now, the clock the queue runs it by, and is at least a
       // second: a job must never come straight back, over and over.
       const left = Math.max(1000, Date.parse(job.fireAt) - time.now.getTime());
-      await deps.queue.send(timerQueue(task.surface), job, {
-        startAfter: new Date(time.database.getTime() + left),
-        singletonKey: timerKey(job),
-      });
+      await deps.runtime.schedule(
+        deps.pool,
+        timerJob(task.surface, job, new Date(time.database.getTime() + left)),
+      );
       return;
     }
     const remind = async (overdue: boolean, withheld?: string) => {
@@ -114,11 +114,7 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       });
       if (!done) return undefined;
       const next: TimerJob = { ...job, kind: 'deadline', n: step.step, fireAt: dueAt.toISOString() };
-      await deps.queue.send(timerQueue(task.surface), next, {
-        db,
-        startAfter: dueAt,
-        singletonKey: timerKey(next),
-      });
+      await deps.runtime.schedule(db, timerJob(task.surface, next));
       return done;
     });
     if (escalated) await deps.delivery.kick(task);

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import { CHECKPOINT_SCHEMA } from './prune.js';
-import type { JobQueue } from './queue.js';
+import type { Runtime } from './runtime/index.js';
 import { type Clock, FINAL_STATUSES } from './types.js';
 
 export interface RetentionSettings {
@@ -105,24 +105,22 @@ export async function purgeOld(
  */
 export async function startRetention(deps: {
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   settings: RetentionSettings;
   clock: Clock;
   logger: Logger;
   purgers: Purger[];
 }): Promise<void> {
-  const { queue } = deps;
-  const next = (afterMs: number) =>
-    queue.send(
-      RETENTION_QUEUE,
-      {},
-      { singletonKey: 'retention', startAfter: new Date(Date.now() + afterMs) },
-    );
-  await queue.declare(RETENTION_QUEUE);
-  await queue.work(RETENTION_QUEUE, 1, async () => {
+  const { runtime } = deps;
+  runtime.work(RETENTION_QUEUE, 1, async () => {
     const purged = await purgeOld(deps.pool, deps.settings, deps.clock, deps.purgers);
     deps.logger.info({ ...purged, days: deps.settings.days }, 'retention: old finished tasks purged');
-    await next(DAY_MS);
+    return { againInMs: DAY_MS };
   });
-  await next(60_000);
+  // A minute after start, unless a run is due sooner (one job for every process: one key).
+  await runtime.schedule(deps.pool, {
+    queue: RETENTION_QUEUE,
+    key: 'retention',
+    at: new Date(Date.now() + 60_000),
+  });
 }

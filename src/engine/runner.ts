@@ -31,11 +31,11 @@ import type { Runner } from './api.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { createGraphRun } from './graph-run.js';
-import type { Lease, Leases } from './leases.js';
+import { taskJobSchema } from './job-names.js';
 import { pruneCheckpoints } from './prune.js';
-import type { JobQueue } from './queue.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
+import type { After, Claim, Lease, Runtime } from './runtime/index.js';
 import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
 import { resumeValue } from './standard-answers.js';
 import { pendingInterrupts } from './standard-interrupts.js';
@@ -56,9 +56,8 @@ const RECURSION_LIMIT = 1000;
 
 export interface RunnerDeps {
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   delivery: Delivery;
-  leases: Leases;
   workflows: ReadonlyMap<string, LoadedWorkflow>;
   config: WorkflowsConfig;
   clock: Clock;
@@ -70,9 +69,6 @@ export interface RunnerDeps {
    */
   onRun?: (task: Task) => void;
 }
-
-/** Rounds one job runs back to back (decisions that arrived during a run) before it queues again. */
-const MAX_ROUNDS = 5;
 
 /**
  * A run cut short because its process is stopping (Ctrl-C in a terminal): not the task's failure.
@@ -86,7 +82,7 @@ class RunStopped extends Error {
 export type { LoadedWorkflow } from './settling.js';
 
 export function createRunner(deps: RunnerDeps): Runner {
-  const { pool, delivery, leases, logger } = deps;
+  const { pool, delivery, logger } = deps;
   const { settle, gaveUp } = createSettling(deps);
   const run = createGraphRun(deps);
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
@@ -94,50 +90,32 @@ export function createRunner(deps: RunnerDeps): Runner {
   let stopping = false;
 
   /**
-   * Runs the task under its lease. 'busy' when another holder has it: the caller queues the task
-   * again shortly (never waits, so a busy task pins no worker). 'more' when decisions are still
-   * waiting after several rounds. `attempt`: which attempt of its job this is (a settling that
-   * keeps failing fails the task at the last one).
+   * One run of the task under its job's lease (runtime/): the task and its decisions not yet
+   * applied are read once the lease is held, so they include everything its last holder wrote.
+   * Decisions recorded while this runs ask for the job again: it runs once more after this.
    */
-  async function advance(taskId: string, attempt = 1): Promise<'done' | 'busy' | 'more' | 'stopped'> {
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      if (stopping) return 'stopped';
-      // The lease, the task and its decisions not yet applied, in one statement.
-      const { lease, row } = await leases.acquireWith<{ task: unknown; decided: unknown[] }>(
-        `run:${taskId}`,
-        (param) => {
-          const task = param(taskId);
-          return `SELECT EXISTS (SELECT 1 FROM lease) AS leased,
-                  (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = ${task}) AS task,
-                  ${unappliedDecisionsJson(task)} AS decided`;
-        },
-      );
-      if (!lease) return row?.task ? 'busy' : 'done';
-      let more: { more: boolean }[] = [];
-      try {
-        const task = row?.task ? taskFromRow(row.task) : undefined;
-        const decided = (row?.decided ?? []).map(reviewFromRow);
-        if (!task) return 'done';
-        if (!FINAL_STATUSES.includes(task.status) && task.status !== 'failed')
-          await step(task, decided, lease, attempt);
-      } catch (error) {
-        if (error instanceof RunStopped) return 'stopped';
-        if (!isSignoffError(error, 'lease_lost')) throw error;
-        // Nothing of this run was applied; the task is tried again once the lease is free, and
-        // whoever runs it then decides from the database what is left.
-        logger.warn({ task: taskId }, 'run stopped: its lease was lost; nothing of it was applied');
-        return 'busy';
-      } finally {
-        // Decisions recorded while this run went on (a parallel branch's) are run now, not later.
-        more = await lease.releaseWith<{ more: boolean }>(
-          (param) => `SELECT EXISTS (SELECT 1 FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
-                          WHERE r.task_id = ${param(taskId)} AND r.status = 'decided' AND r.applied_at IS NULL
-                            AND t.status IN ('working', 'waiting')) AS more`,
-        );
-      }
-      if (!more[0]?.more) return 'done';
+  async function advance(claim: Claim): Promise<After> {
+    const { taskId } = taskJobSchema.parse(claim.data);
+    const { lease } = claim;
+    if (stopping) return { againInMs: 0 };
+    const r = await pool.query<{ task: unknown; decided: unknown[] }>(
+      `SELECT (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $1) AS task, ${unappliedDecisionsJson('$1')} AS decided`,
+      [taskId],
+    );
+    const row = r.rows[0];
+    const task = row?.task ? taskFromRow(row.task) : undefined;
+    if (!task || FINAL_STATUSES.includes(task.status) || task.status === 'failed') return undefined;
+    try {
+      await step(task, (row?.decided ?? []).map(reviewFromRow), lease, claim.attempt);
+    } catch (error) {
+      // Stopped with the process: the next process that runs tasks takes it from its checkpoint.
+      if (error instanceof RunStopped) return { againInMs: 0 };
+      if (!isSignoffError(error, 'lease_lost')) throw error;
+      // Nothing of this run was applied; whoever holds the job now decides from the database
+      // what is left.
+      logger.warn({ task: taskId }, 'run stopped: its lease was lost; nothing of it was applied');
     }
-    return 'more';
+    return undefined;
   }
 
   async function step(task: Task, decided: Review[], lease: Lease, attempt: number): Promise<void> {

@@ -14,12 +14,11 @@ import { isSignoffError } from '../errors.js';
 import { FAILURE_SENTENCES } from '../failures.js';
 import type { Logger } from '../logger.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
-import type { Lease } from './leases.js';
 import { honestOutcome } from './outcome.js';
-import type { JobQueue } from './queue.js';
 import { toReviewRequest } from './review-request.js';
 import { insertReview, reviewsOf } from './review-rows.js';
 import { reviewSettings } from './review-settings.js';
+import type { Lease, Runtime } from './runtime/index.js';
 import { setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
 import type { Clock, Task } from './types.js';
@@ -41,7 +40,7 @@ export const SETTLE_ATTEMPTS = 3;
 
 export interface SettlingDeps {
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   config: WorkflowsConfig;
   clock: Clock;
   logger: Logger;
@@ -71,7 +70,7 @@ export function createSettling(deps: SettlingDeps) {
         settings,
         dueAt,
       });
-      if (review) await scheduleTimers(deps.queue, db, task.surface, review);
+      if (review) await scheduleTimers(deps.runtime, db, task.surface, review);
     }
     // A review still pending from before this run (a parallel branch) keeps the task waiting too.
     if (result.interrupts.length || (await reviewsOf(db, task.id, 'pending')).length) {

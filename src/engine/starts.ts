@@ -12,16 +12,16 @@ import { MAX_TASK_LENGTH, type StartInput } from './api.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
-import type { JobQueue } from './queue.js';
+import { advanceQueue, RUN_PRIORITY } from './job-names.js';
 import type { LoadedWorkflow } from './runner.js';
+import type { Runtime } from './runtime/index.js';
 import { assertMayStart } from './start-limits.js';
 import { audit, getTask, insertTask } from './task-rows.js';
 import type { Task } from './types.js';
-import { advanceQueue, RUN_PRIORITY } from './work.js';
 
 export interface StartDeps {
   pool: pg.Pool;
-  queue: JobQueue;
+  runtime: Runtime;
   delivery: Delivery;
   workflows: ReadonlyMap<string, LoadedWorkflow>;
   config: WorkflowsConfig;
@@ -30,7 +30,7 @@ export interface StartDeps {
 }
 
 export function createStarts(deps: StartDeps) {
-  const { pool, queue, delivery, enqueue } = deps;
+  const { pool, runtime, delivery, enqueue } = deps;
 
   /** The workflows a person may start (in `channel`, when given). */
   function available(channel?: string): { name: string; description: string }[] {
@@ -106,7 +106,7 @@ export function createStarts(deps: StartDeps) {
       return inserted;
     });
     if (result.created) {
-      queue.wake(advanceQueue(input.surface));
+      runtime.wake(advanceQueue(input.surface));
       void delivery.kick(result.task);
     }
     return result;

@@ -5,15 +5,14 @@
  * A timer never approves a tool call, nor content whose card could not be shown: that review
  * gets the overdue reminder, saying why, and keeps waiting for a person.
  *
- * Each timer is a delayed job in the queue, sent in the transaction that opens the review, so it
- * survives restarts. When it runs it does nothing unless the review is still pending: a review
+ * Each timer is a job of the runtime's, due at its time and scheduled in the transaction that
+ * opens the review, so it survives restarts. When it runs it does nothing unless the review is still pending: a review
  * decided before its deadline is never touched. Time is the database's clock (the queue's), or
  * the engine's when that is later; a job that runs before its time waits again.
  */
-import type pg from 'pg';
 import { z } from 'zod';
 import type { Queryable } from '../db/queryable.js';
-import type { JobQueue } from './queue.js';
+import type { JobSpec, Runtime } from './runtime/index.js';
 import type { Clock, Review, Surface } from './types.js';
 
 export const timerQueue = (surface: Surface) => `signoff-timer-${surface}`;
@@ -27,8 +26,16 @@ export const timerJobSchema = z.object({
 });
 export type TimerJob = z.infer<typeof timerJobSchema>;
 
-/** One key per timer: a timer waits in the queue at most once. */
-export const timerKey = (job: TimerJob) => `${job.reviewId}:${job.kind}:${job.n}`;
+/** One key per timer: a timer waits at most once. */
+export const timerKey = (job: TimerJob) => `timer:${job.reviewId}:${job.kind}:${job.n}`;
+
+/** The timer as a job, due at `at` (its time, unless it runs early and waits again). */
+export const timerJob = (surface: Surface, job: TimerJob, at = new Date(job.fireAt)): JobSpec => ({
+  queue: timerQueue(surface),
+  key: timerKey(job),
+  data: job,
+  at,
+});
 
 /** The timers of a review just opened: its reminders, then its deadline. */
 export function timersOf(review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'settings'>): TimerJob[] {
@@ -52,39 +59,19 @@ export function timersOf(review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'setti
   ];
 }
 
-/** Sends a review's timers inside the caller's transaction (the one that opens the review). */
+/** Schedules a review's timers inside the caller's transaction (the one that opens the review). */
 export async function scheduleTimers(
-  queue: JobQueue,
+  runtime: Pick<Runtime, 'schedule'>,
   db: Queryable,
   surface: Surface,
   review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'settings'>,
 ): Promise<void> {
-  for (const job of timersOf(review)) {
-    await queue.send(timerQueue(surface), job, {
-      db,
-      startAfter: new Date(job.fireAt),
-      singletonKey: timerKey(job),
-    });
-  }
+  for (const job of timersOf(review)) await runtime.schedule(db, timerJob(surface, job));
 }
 
 /**
- * Makes the timers due by `now` runnable at once. With the system clock that changes nothing;
- * when the engine's clock is moved (tests, or an operator fast-forwarding a stuck review), the
- * queue learns what time it is.
- */
-export async function releaseDueTimers(pool: pg.Pool, surface: Surface, now: Date): Promise<number> {
-  const r = await pool.query(
-    `UPDATE pgboss.job SET start_after = now()
-     WHERE name = $1 AND state IN ('created', 'retry') AND (data->>'fireAt')::timestamptz <= $2`,
-    [timerQueue(surface), now],
-  );
-  return r.rowCount ?? 0;
-}
-
-/**
- * What time it is for timers. The queue runs a delayed job by the database's clock, which every
- * process shares; the engine's clock counts too when it is later (a test, or an operator, moved
+ * What time it is for timers. The runtime runs a job when it is due by the database's clock,
+ * which every process shares; the engine's clock counts too when it is later (a test, or an operator, moved
  * it on and released the timers). A worker whose own clock is behind the database's thus never
  * calls a job the queue ran on time early (it would send it back, and get it back, until its
  * clock caught up).

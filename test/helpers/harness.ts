@@ -1,5 +1,5 @@
 /**
- * A signoff on a test database: the real engine, queue and checkpointer; only the model may be
+ * A signoff on a test database: the real engine, runtime and checkpointer; only the model may be
  * replaced. Events are collected as a surface would receive them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +7,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll } from 'vitest';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { parseWorkflowConfig } from '../../src/config/workflows.js';
+import { advanceQueue, runJob } from '../../src/engine/job-names.js';
 import type { Clock, DeliveredEvent, GroupDirectory, Review, Surface, Task } from '../../src/engine/types.js';
 import { DeliveryError } from '../../src/errors.js';
 import type { ModelFor } from '../../src/llm/models.js';
@@ -56,6 +57,11 @@ export interface Harness extends Signoff {
   nextReview(taskId: string, previousId?: string): Promise<Review>;
   /** Waits until everything the task recorded so far has been shown (delivery is its own path). */
   shown(taskId: string): Promise<void>;
+  /**
+   * Asks for a run of the task `times` times at once (as several processes would after one
+   * event), and waits until no run of it is asked for or under way.
+   */
+  runAndSettle(task: Pick<Task, 'id' | 'surface'>, times?: number): Promise<void>;
 }
 
 /**
@@ -119,6 +125,17 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
         );
         if (left.rows[0].n === 0) return;
         if (Date.now() > deadline) throw new Error(`task ${taskId} has ${left.rows[0].n} events not shown`);
+        await sleep(20);
+      }
+    },
+    runAndSettle: async (task, times = 1) => {
+      await Promise.all(Array.from({ length: times }, () => app.runtime.schedule(app.db.pool, runJob(task))));
+      app.runtime.wake(advanceQueue(task.surface));
+      const deadline = Date.now() + 20_000;
+      while (
+        (await app.db.pool.query('SELECT 1 FROM signoff.jobs WHERE key = $1', [`run:${task.id}`])).rowCount
+      ) {
+        if (Date.now() > deadline) throw new Error(`the run of task ${task.id} did not settle`);
         await sleep(20);
       }
     },

@@ -18,9 +18,10 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { LEASE_KEY, setupCheckpointer } from '../../src/engine/checkpointer.js';
-import { createLeases, type Lease, type Leases } from '../../src/engine/leases.js';
 import { CHECKPOINT_SCHEMA } from '../../src/engine/prune.js';
+import type { Lease } from '../../src/engine/runtime/index.js';
 import { createLogger } from '../../src/logger.js';
+import { claimKey } from '../helpers/claim.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // The suite calls describe/it/expect as globals (Jest style); this project keeps vitest's globals
@@ -30,18 +31,17 @@ const { validate } = await import('@langchain/langgraph-checkpoint-validation');
 
 let testDb: TestDatabase;
 let db: Database;
-let leases: Leases;
 /** The run leases held by the checkpointer in use, by lease key. */
-const held = new Map<string, Lease>();
+const held = new Map<string, Lease & { stop(): void; release(): Promise<void> }>();
 
 /** The lease a task's run holds while it writes the graph thread `threadId` (see the fence). */
 const runKey = (threadId: string) => `run:${threadId.replace(/#\d+$/, '')}`;
 
-async function leaseFor(threadId: string): Promise<Lease> {
+async function leaseFor(threadId: string): Promise<Lease & { release(): Promise<void> }> {
   const key = runKey(threadId);
   const known = held.get(key);
   if (known) return known;
-  const lease = await leases.acquire(key);
+  const lease = await claimKey(db.pool, key, { ttlSeconds: 30, heartbeats: db.heartbeats });
   if (!lease) throw new Error(`the run lease ${key} is taken`);
   held.set(key, lease);
   return lease;
@@ -78,12 +78,6 @@ validate({
   async beforeAll() {
     testDb = await createTestDatabase('checkpointer_conformance');
     db = await openDatabase({ url: testDb.url, dataDir: '', logger: createLogger('silent'), poolSize: 4 });
-    leases = createLeases({
-      pool: db.pool,
-      heartbeats: db.heartbeats,
-      ttlSeconds: 30,
-      logger: createLogger('silent'),
-    });
     // LangGraph's tables and the fence, before the first checkpointer empties them.
     await setupCheckpointer(db.pool);
   },
@@ -100,7 +94,8 @@ validate({
     return asRunning(await setupCheckpointer(db.pool));
   },
   async destroyCheckpointer() {
-    await Promise.all([...held.values()].map((lease) => lease.release()));
+    for (const lease of held.values()) lease.stop();
+    await db.pool.query('DELETE FROM signoff.jobs');
     held.clear();
   },
 });
@@ -111,7 +106,7 @@ describe('the checkpointer the suite ran against', () => {
     const config = { configurable: { thread_id: 'fenced-thread', checkpoint_ns: '' } };
     const metadata = { source: 'input' as const, step: -1, parents: {} };
     await saver.put(config, emptyCheckpoint(), metadata, {});
-    await db.pool.query("UPDATE signoff.leases SET holder = 'another process' WHERE key = $1", [
+    await db.pool.query("UPDATE signoff.jobs SET holder = 'another process' WHERE key = $1", [
       runKey('fenced-thread'),
     ]);
     await expect(saver.put(config, emptyCheckpoint(), metadata, {})).rejects.toThrow(/checkpoint refused/);

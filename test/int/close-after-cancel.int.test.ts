@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDelivery, createLeases, type JobQueue } from '../../src/engine/index.js';
+import { createDelivery, type Runtime } from '../../src/engine/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -21,18 +21,16 @@ describe('stopping delivery', () => {
     const logger = createLogger('warn', { write: (line: string) => void lines.push(line) });
     const pool = new pg.Pool({ connectionString: db.url });
     const sent: string[] = [];
-    // A queue whose send takes a few round trips (pg-boss looks the queue up, may create it,
-    // then inserts the job), the last after the others.
-    const queue = {
-      send: async (name: string) => {
+    // A runtime whose schedule takes a moment and then queries the pool.
+    const runtime = {
+      schedule: async (_db: unknown, job: { queue: string }) => {
         await sleep(100);
         await pool.query('SELECT 1');
-        sent.push(name);
-        return null;
+        sent.push(job.queue);
       },
-    } as unknown as JobQueue;
-    const leases = createLeases({ pool, ttlSeconds: 30, logger });
-    const delivery = createDelivery({ pool, queue, leases, sinks: {}, logger });
+      wake: () => undefined,
+    } as unknown as Runtime;
+    const delivery = createDelivery({ pool, runtime, sinks: {}, logger });
 
     void delivery.kick({ id: 'cli-1', surface: 'cli' });
     await delivery.stop();

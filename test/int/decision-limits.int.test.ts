@@ -7,7 +7,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decideReview } from '../../src/engine/review-updates.js';
-import { advanceQueue } from '../../src/engine/work.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
 const t = harnessPerFile('decision_limits', () => ({
@@ -105,8 +104,7 @@ describe('an answer the workflow cannot read', () => {
       at: new Date().toISOString(),
     });
     expect(decided?.status).toBe('decided');
-    await t.h.queue.send(advanceQueue('cli'), { taskId: task.id }, { singletonKey: task.id });
-    t.h.queue.wake(advanceQueue('cli'));
+    await t.h.runAndSettle(task);
     expect((await t.h.waitFor(task.id, (x) => x.status !== 'working')).status).toBe('waiting');
     const again = await t.h.nextReview(task.id, review.id);
     expect(again.request.title).toBe(review.request.title);

@@ -145,11 +145,11 @@ describe('exactly-once decisions', () => {
     });
   });
 
-  it('two advances of one task at once run the graph once (the per-task lock)', async () => {
+  it("two asks for one task's run at once run the graph once (one holder per job key)", async () => {
     const task = await t.h.start('pair', 'compare two vendors');
     const review = await t.h.nextReview(task.id);
-    // Record the decision without a job, then run two advances side by side, as two workers
-    // (or two replicas) would after a duplicated job.
+    // Record the decision without a job, then ask for its run twice at once, as two processes
+    // would after a duplicated kick.
     await t.h.db.pool.query(
       `UPDATE signoff.reviews SET status = 'decided', decision = $2, decided_by = 'ann', decided_at = now() WHERE id = $1`,
       [
@@ -158,7 +158,7 @@ describe('exactly-once decisions', () => {
       ],
     );
     const before = models.calls.length;
-    await Promise.all([t.h.runner.advance(task.id), t.h.runner.advance(task.id)]);
+    await t.h.runAndSettle(task, 2);
     expect(models.calls.length - before).toBe(3);
     expect(await t.h.engine.reviews(task.id, 'pending')).toHaveLength(1);
     // Once the next review is shown, the words before it in the thread have been too.
@@ -180,7 +180,7 @@ describe('exactly-once decisions', () => {
     await t.h.db.pool.query('UPDATE signoff.reviews SET applied_at = NULL WHERE id = $1', [first.id]);
     const said = saidIn(task.id).length;
     const calls = models.calls.length;
-    await t.h.runner.advance(task.id);
+    await t.h.runAndSettle(task);
     expect(models.calls.length).toBe(calls);
     expect(saidIn(task.id)).toHaveLength(said);
     expect((await t.h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([second.id]);

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { underLease } from '../../src/engine/delivery-guard.js';
-import { createLeases } from '../../src/engine/leases.js';
 import { isSignoffError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { createDeliveryClient } from '../../src/slack/outbound/delivery-client.js';
 import { createRateLimits } from '../../src/slack/shared/rate-limits.js';
+import { claimKey } from '../helpers/claim.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeSlack } from '../helpers/fake-slack.js';
 import { until } from '../helpers/slack-thread.js';
@@ -28,17 +28,15 @@ afterAll(async () => {
 });
 
 /** Leases of one second, renewed on the heartbeat connections. */
-const shortLeases = () =>
-  createLeases({ pool: db.pool, heartbeats: db.heartbeats, ttlSeconds: 1, logger: createLogger('silent') });
+const shortLease = (key: string) => claimKey(db.pool, key, { ttlSeconds: 1, heartbeats: db.heartbeats });
 
 it('a lease is renewed while every connection of the main pool is taken', async () => {
-  const leases = shortLeases();
-  const lease = await leases.acquire('run:busy-task');
+  const lease = await shortLease('run:busy-task');
   expect(lease?.holder).toBeTypeOf('string');
   const expiry = async () =>
     (
       await db.heartbeats.query<{ at: Date }>(
-        "SELECT expires_at AS at FROM signoff.leases WHERE key = 'run:busy-task'",
+        "SELECT expires_at AS at FROM signoff.jobs WHERE key = 'run:busy-task'",
       )
     ).rows[0]?.at.getTime() ?? 0;
   const first = await expiry();
@@ -58,8 +56,7 @@ it('a deliverer frozen past its lease posts nothing when it wakes', async () => 
   const slack = new FakeSlack();
   await slack.start();
   try {
-    const leases = shortLeases();
-    const lease = await leases.acquire('deliver:frozen-task');
+    const lease = await shortLease('deliver:frozen-task');
     if (!lease) throw new Error('no lease');
     const client = createDeliveryClient(
       'xoxb-test',

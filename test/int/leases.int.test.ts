@@ -5,6 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { advanceQueue, runJob } from '../../src/engine/job-names.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { type Harness, openHarness } from '../helpers/harness.js';
 import { scriptedWith, thinkUnlessAborted } from '../helpers/slack-service.js';
@@ -59,8 +60,10 @@ describe('run leases', () => {
       await killConnections();
       // The other engine is told to run the same task while the first is still at it (its pool
       // may hand out a killed connection first).
-      const nudge = () =>
-        other.queue.send('signoff-advance-cli', { taskId: task.id }, { singletonKey: task.id });
+      const nudge = async () => {
+        await other.runtime.schedule(other.db.pool, runJob(task));
+        other.runtime.wake(advanceQueue('cli'));
+      };
       for (let i = 0; i < 20; i++)
         if (
           await nudge().then(
@@ -70,13 +73,11 @@ describe('run leases', () => {
         )
           break;
       await h.nextReview(task.id);
-      // Both engines have had every chance to run it again: no run of it is queued or running,
-      // and nobody holds its run lease.
+      // Both engines have had every chance to run it again: no run of it is asked for or
+      // under way.
       await until('nothing left to run the task', async () => {
         const left = await h.db.pool.query<{ n: number }>(
-          `SELECT (SELECT count(*) FROM pgboss.job WHERE name = 'signoff-advance-cli' AND singleton_key = $1
-                     AND state IN ('created', 'retry', 'active'))
-                + (SELECT count(*) FROM signoff.leases WHERE key = 'run:' || $1 AND expires_at > now()) AS n`,
+          `SELECT count(*) AS n FROM signoff.jobs WHERE key = 'run:' || $1`,
           [task.id],
         );
         return Number(left.rows[0]?.n) === 0 ? true : undefined;
@@ -114,8 +115,8 @@ describe('run leases', () => {
       // The lease is taken away while the model answers (as if this process had stalled past
       // it): the step finishes, but its checkpoint may not land.
       const r = await h.db.pool.query<{ holder: string; step: number }>(
-        `UPDATE signoff.leases l SET holder = 'thief', expires_at = now() + interval '1 second'
-         FROM (SELECT key, holder FROM signoff.leases WHERE key LIKE 'run:%' FOR UPDATE) old
+        `UPDATE signoff.jobs l SET holder = 'thief', expires_at = now() + interval '1 second'
+         FROM (SELECT key, holder FROM signoff.jobs WHERE key LIKE 'run:%' AND holder IS NOT NULL FOR UPDATE) old
          WHERE l.key = old.key
          RETURNING old.holder, (SELECT max(step) FROM public.checkpoint_log c WHERE 'run:' || c.thread_id = old.key) AS step`,
       );

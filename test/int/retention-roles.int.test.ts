@@ -22,10 +22,13 @@ const count = async (sql: string, args: unknown[] = []) =>
   Number((await pool.query<{ n: string }>(sql, args)).rows[0]?.n);
 const checkpoints = () =>
   count('SELECT count(*) AS n FROM langgraph.checkpoints WHERE thread_id = $1', [taskId]);
+/** The retention job: due now, due in a day (the next run scheduled), or held by a worker. */
 const retentionJobs = async () =>
   (
     await pool.query<{ state: string }>(
-      `SELECT state FROM pgboss.job WHERE name = $1 AND singleton_key = 'retention' ORDER BY created_on`,
+      `SELECT CASE WHEN holder IS NOT NULL THEN 'held' WHEN due_at <= now() THEN 'due'
+                   WHEN due_at > now() + interval '23 hours' THEN 'tomorrow' ELSE 'later' END AS state
+       FROM signoff.jobs WHERE queue = $1 AND key = 'retention'`,
       [RETENTION_QUEUE],
     )
   ).rows.map((j) => j.state);
@@ -43,20 +46,18 @@ beforeAll(async () => {
     await h.engine.decide({ reviewId: review.id, actor: { id: 'bob' }, action: 'approve' });
     await h.waitFor(task.id, (t) => t.status === 'done');
     await h.shown(task.id);
-    // The daily run a server scheduled (sent once: a server may have done it already).
-    await h.queue.send(
-      RETENTION_QUEUE,
-      {},
-      { singletonKey: 'retention', startAfter: new Date(Date.now() + 3600_000) },
-    );
+    // The daily run a server scheduled.
+    await h.runtime.schedule(h.db.pool, {
+      queue: RETENTION_QUEUE,
+      key: 'retention',
+      at: new Date(Date.now() + 3600_000),
+    });
   } finally {
     await h.close();
   }
   await pool.query(`UPDATE signoff.tasks SET updated_at = now() - interval '3 days' WHERE id = $1`, [taskId]);
   // And it is due now.
-  await pool.query(`UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND state = 'created'`, [
-    RETENTION_QUEUE,
-  ]);
+  await pool.query(`UPDATE signoff.jobs SET due_at = now() WHERE queue = $1`, [RETENTION_QUEUE]);
 });
 afterAll(async () => {
   await pool?.end();
@@ -71,7 +72,7 @@ describe('retention runs in server roles only', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"action":"approve"');
     expect(await checkpoints()).toBeGreaterThan(0);
-    expect(await retentionJobs()).toEqual(['created']);
+    expect(await retentionJobs()).toEqual(['due']);
   });
 
   it('a worker purges with its own settings', async () => {
@@ -86,7 +87,7 @@ describe('retention runs in server roles only', () => {
       );
       await until('its run done, the next one scheduled', async () => {
         const jobs = await retentionJobs();
-        return jobs.includes('completed') && jobs.includes('created') ? true : undefined;
+        return jobs.length === 1 && jobs[0] === 'tomorrow' ? true : undefined;
       });
       // The task and its decision stay.
       expect(await count('SELECT count(*) AS n FROM signoff.reviews WHERE task_id = $1', [taskId])).toBe(1);

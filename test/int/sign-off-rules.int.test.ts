@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { timerQueue } from '../../src/engine/timers.js';
+import { timerJob } from '../../src/engine/timers.js';
 import type { DeliveredEvent } from '../../src/engine/types.js';
 import type { GoalPlanStateType } from '../../src/workflows/goal-plan/goal-plan-state.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
@@ -165,18 +165,18 @@ describe('escalation and honest timeouts', () => {
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
 
     // The first deadline's job run again (a retry after a crash) is stale: nothing escalates twice.
-    const stale = await t.h.queue.send(timerQueue('cli'), {
+    const stale = timerJob('cli', {
       reviewId: review.id,
       taskId: task.id,
       kind: 'deadline',
       n: 0,
       fireAt: new Date(clock.now().getTime() - 1000).toISOString(),
     });
+    await t.h.runtime.schedule(t.h.db.pool, { ...stale, at: new Date() });
+    t.h.runtime.wake(stale.queue);
     await until('the stale deadline ran', async () => {
-      const r = await t.h.db.pool.query("SELECT 1 FROM pgboss.job WHERE id = $1 AND state = 'completed'", [
-        stale,
-      ]);
-      return r.rowCount ? true : undefined;
+      const r = await t.h.db.pool.query('SELECT 1 FROM signoff.jobs WHERE key = $1', [stale.key]);
+      return r.rowCount ? undefined : true;
     });
     expect(await eventsOf(task.id, 'review_escalated')).toHaveLength(1);
 

@@ -4,9 +4,8 @@
  * task. Through Bolt's HTTP receiver, a real engine and Postgres, and the fake Slack Web API.
  */
 import { describe, expect, it } from 'vitest';
-import { createLeases } from '../../src/engine/leases.js';
-import { createLogger } from '../../src/logger.js';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { claimKey } from '../helpers/claim.js';
 import { databaseDown, writeFails } from '../helpers/database.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
@@ -218,13 +217,8 @@ describe('Slack delivery', () => {
     const { thread, taskId } = await start('check the invoice totals');
     const card = await until('the card', () => cardsIn(thread)[0]);
     // Another run (a parallel branch, say) holds the task.
-    const leases = createLeases({
-      pool: file.service.signoff.db.pool,
-      ttlSeconds: 30,
-      logger: createLogger('silent'),
-    });
     const run = await until("the run lease, once the task's own run let go", () =>
-      leases.acquire(`run:${taskId}`),
+      claimKey(file.service.signoff.db.pool, `run:${taskId}`, { ttlSeconds: 30 }),
     );
     try {
       await approve(thread, card);
@@ -250,12 +244,9 @@ describe('Slack delivery', () => {
     );
     const before = rootUpdates().length;
     // Another deliverer holds the task's events back while it goes working, then done.
-    const leases = createLeases({
-      pool: file.service.signoff.db.pool,
-      ttlSeconds: 30,
-      logger: createLogger('silent'),
-    });
-    const delivering = await until('the delivery lease', () => leases.acquire(`deliver:${taskId}`));
+    const delivering = await until('the delivery lease', () =>
+      claimKey(file.service.signoff.db.pool, `deliver:${taskId}`, { ttlSeconds: 30 }),
+    );
     await approve(thread, card);
     await done(taskId);
     await delivering.release();

@@ -27,13 +27,14 @@ it('a web process queues the run; a worker process runs it; the click on the web
     const states = async () =>
       (
         await jobs.query<{ state: string }>(
-          `SELECT state FROM pgboss.job WHERE name = 'signoff-advance-slack'`,
+          `SELECT CASE WHEN holder IS NULL THEN 'waiting' ELSE 'held' END AS state FROM signoff.jobs
+           WHERE queue = 'signoff-advance-slack'`,
         )
       ).rows.map((r) => r.state);
     await until('the queued run', async () => ((await states()).length ? true : undefined), 5000);
     await new Promise((r) => setTimeout(r, 500));
     // Nobody took the run: the web process does not run graphs.
-    expect(await states()).toEqual(['created']);
+    expect(await states()).toEqual(['waiting']);
     expect(cardsIn(thread)).toEqual([]);
 
     const worker = await startRole('worker');
