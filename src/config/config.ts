@@ -62,7 +62,6 @@ const envSchema = z.object({
   SIGNOFF_ROLE: z
     .enum(['all', 'web', 'worker'], { error: 'SIGNOFF_ROLE must be all, web or worker' })
     .default('all'),
-  SIGNOFF_JOB_EXPIRE_SECONDS: intFrom('SIGNOFF_JOB_EXPIRE_SECONDS', 1, 900),
   SIGNOFF_LEASE_SECONDS: intFrom('SIGNOFF_LEASE_SECONDS', 2, 30),
   SIGNOFF_SCRIPTED_DELAY_MS: intFrom('SIGNOFF_SCRIPTED_DELAY_MS', 0, 0),
   SIGNOFF_RETENTION_DAYS: intFrom('SIGNOFF_RETENTION_DAYS', 1, 30),
@@ -144,7 +143,7 @@ export interface Config {
    * `leaseSeconds`: how long a task's run or delivery stays claimed without a heartbeat: the time
    * a crashed process holds a task up, and how soon a holder that lost its database stops.
    */
-  queue: { workers: number; expireSeconds: number; leaseSeconds: number };
+  queue: { workers: number; leaseSeconds: number };
   /** How long finished tasks keep their checkpoints and events (days); the audit log's (0 = always). */
   retention: { days: number; auditDays: number };
   /** When set, GET /metrics answers only `Authorization: Bearer <token>` (its port may face Slack's internet). */
@@ -202,7 +201,6 @@ export function loadConfig(given: Env = process.env, cwd = process.cwd()): Confi
     role: e.SIGNOFF_ROLE,
     queue: {
       workers: e.SIGNOFF_WORKERS,
-      expireSeconds: e.SIGNOFF_JOB_EXPIRE_SECONDS,
       leaseSeconds: e.SIGNOFF_LEASE_SECONDS,
     },
     retention: { days: e.SIGNOFF_RETENTION_DAYS, auditDays: e.SIGNOFF_AUDIT_RETENTION_DAYS },

@@ -63,7 +63,7 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>, ca
   });
   const queue = new Gauge({
     name: 'signoff_queue_jobs',
-    help: 'Queue depth: jobs waiting or running, by queue and state',
+    help: 'Jobs by queue and state: waiting (due), delayed (due later), active (held by a worker)',
     labelNames: ['queue', 'state'] as const,
     registers: [registry],
   });

@@ -117,10 +117,11 @@ export async function startRetention(deps: {
     deps.logger.info({ ...purged, days: deps.settings.days }, 'retention: old finished tasks purged');
     return { againInMs: DAY_MS };
   });
-  // A minute after start, unless a run is due sooner (one job for every process: one key).
+  // A minute after start, unless a run is scheduled already (one job for every process: one key).
   await runtime.schedule(deps.pool, {
     queue: RETENTION_QUEUE,
     key: 'retention',
     at: new Date(Date.now() + 60_000),
+    keep: true,
   });
 }

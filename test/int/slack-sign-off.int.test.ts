@@ -169,7 +169,7 @@ describe('sign-off rules in Slack', () => {
     expect(value('signoff_tasks{workflow="release-notes",status="rejected"}')).toBe(1);
     expect(value('signoff_tasks{workflow="release-notes",status="waiting"}')).toBe(1);
     expect(value('signoff_event_delivery_failures{type="agent_said"}')).toBeGreaterThanOrEqual(1);
-    expect(text).toMatch(/^signoff_queue_jobs\{queue="[^"]+",state="(created|retry|active)"\} \d+$/m);
+    expect(text).toMatch(/^signoff_queue_jobs\{queue="[^"]+",state="(waiting|delayed|active)"\} \d+$/m);
     expect(text).toContain('signoff_process_cpu_seconds_total');
   });
 

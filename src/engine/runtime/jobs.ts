@@ -14,6 +14,8 @@ export interface JobSpec {
   at?: Date;
   /** Higher first among the jobs due in its queue (default 0); a job keeps the highest asked. */
   priority?: number;
+  /** Leave the job as it is when it is already there (waiting or running): a standing schedule. */
+  keep?: boolean;
 }
 
 export interface ClaimedRow {
@@ -31,8 +33,9 @@ export async function schedule(db: Queryable, job: JobSpec): Promise<void> {
      ON CONFLICT (key) DO UPDATE SET
        due_at = least(coalesce(jobs.due_at, 'infinity'), excluded.due_at),
        priority = greatest(jobs.priority, excluded.priority),
-       data = excluded.data, queue = excluded.queue`,
-    [job.key, job.queue, JSON.stringify(job.data ?? {}), job.at ?? null, job.priority ?? 0],
+       data = excluded.data, queue = excluded.queue
+     WHERE NOT $6`,
+    [job.key, job.queue, JSON.stringify(job.data ?? {}), job.at ?? null, job.priority ?? 0, job.keep ?? false],
   );
 }
 
