@@ -38,7 +38,7 @@ export interface Claim {
 /**
  * What a handler says of its job when it returns: nothing (finished; it runs again only if asked
  * meanwhile), or when to run it again (`againAt`, or `againInMs` from now). A handler that
- * throws has its job tried again with backoff, up to `MAX_ATTEMPTS` claims.
+ * throws has its job tried again with backoff (at most five minutes apart).
  */
 export type After = undefined | { againAt: Date } | { againInMs: number };
 
@@ -60,7 +60,7 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-/** Claims of a job that throws before it is dropped (logged as an error). */
+/** Attempts after which a job that keeps throwing is logged as an error (it is still tried again). */
 export const MAX_ATTEMPTS = 9;
 /** How long stopping waits for the jobs under way. */
 const STOP_WAIT_MS = 10_000;
@@ -107,12 +107,14 @@ export function createRuntime(deps: {
         : undefined;
       outcome = { finished: true, againInMs: again };
     } catch (err) {
-      const last = row.attempt >= MAX_ATTEMPTS;
-      logger[last ? 'error' : 'warn'](
+      // Never dropped: a job stands for work nobody else will ask for again (a run left working,
+      // events left undelivered). Past MAX_ATTEMPTS it is an error worth a person's look.
+      const many = row.attempt >= MAX_ATTEMPTS;
+      logger[many ? 'error' : 'warn'](
         { err, job: row.key, attempt: row.attempt },
-        last ? 'job failed for good' : 'job failed; it will be tried again',
+        'job failed; it will be tried again',
       );
-      outcome = last ? { finished: true } : { finished: false, againInMs: backoffMs(row.attempt) };
+      outcome = { finished: false, againInMs: backoffMs(row.attempt) };
     } finally {
       lease.stop();
     }

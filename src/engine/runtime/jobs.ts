@@ -35,7 +35,14 @@ export async function schedule(db: Queryable, job: JobSpec): Promise<void> {
        priority = greatest(jobs.priority, excluded.priority),
        data = excluded.data, queue = excluded.queue
      WHERE NOT $6`,
-    [job.key, job.queue, JSON.stringify(job.data ?? {}), job.at ?? null, job.priority ?? 0, job.keep ?? false],
+    [
+      job.key,
+      job.queue,
+      JSON.stringify(job.data ?? {}),
+      job.at ?? null,
+      job.priority ?? 0,
+      job.keep ?? false,
+    ],
   );
 }
 
