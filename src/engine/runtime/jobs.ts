@@ -74,15 +74,23 @@ export async function claim(
 }
 
 /**
- * Lets a claim go: `again` (ms from now) asks for another run, no later than any ask made
- * meanwhile; `finished` starts the attempts over. A job nobody asks for any more is deleted.
- * Returns when it is due next (undefined: not asked, or the lease was not ours any more).
+ * Lets a claim go: `againInMs` asks for another run, no later than any ask made meanwhile;
+ * `finished` starts the attempts over. A job nobody asks for any more is deleted. Returns when it
+ * is due next (undefined: not asked, or the lease was not ours any more).
  */
 export async function release(
   pool: pg.Pool,
   claimed: Pick<ClaimedRow, 'key' | 'holder'>,
   outcome: { againInMs?: number; finished: boolean },
 ): Promise<Date | undefined> {
+  // The common end in one statement: finished, and nobody asked again meanwhile.
+  if (outcome.finished && outcome.againInMs === undefined) {
+    const gone = await pool.query(
+      'DELETE FROM signoff.jobs WHERE key = $1 AND holder = $2 AND due_at IS NULL',
+      [claimed.key, claimed.holder],
+    );
+    if (gone.rowCount) return undefined;
+  }
   const r = await pool.query<{ due_at: Date | null }>(
     `UPDATE signoff.jobs SET holder = NULL, expires_at = NULL,
        due_at = CASE WHEN $3::float8 IS NULL THEN due_at
@@ -92,12 +100,7 @@ export async function release(
      RETURNING due_at`,
     [claimed.key, claimed.holder, outcome.againInMs ?? null, outcome.finished],
   );
-  const row = r.rows[0];
-  if (row && row.due_at === null)
-    await pool.query('DELETE FROM signoff.jobs WHERE key = $1 AND holder IS NULL AND due_at IS NULL', [
-      claimed.key,
-    ]);
-  return row?.due_at ?? undefined;
+  return r.rows[0]?.due_at ?? undefined;
 }
 
 /** Jobs of `queue` due by `now` (a clock moved on: tests, or an operator) become due at once. */
