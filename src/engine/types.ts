@@ -14,9 +14,11 @@
  *   again.
  * - generation: how many times a task was redirected; each generation runs in a graph thread of
  *   its own (`threadOf`), so a redirected task starts over while the old thread stays as history.
- * - lease: the right, held by one process at a time, to run a task's graph (`run:<task>`) or to
- *   deliver its events (`deliver:<task>`); renewed by heartbeat, and checked (fenced) inside every
- *   transaction that writes what its holder did (leases.ts).
+ * - job: work the runtime runs (runtime/): a task's run (`run:<task>`), its delivery
+ *   (`deliver:<task>`), a review timer, retention. One row per key: asking again never makes two.
+ * - lease: the right, held by one process at a time, to run a job: a task's graph or its
+ *   deliveries; renewed by heartbeat, and checked (fenced) inside every transaction that writes
+ *   what its holder did (runtime/lease.ts).
  * - lane: the order a task's events are delivered in: its status while it runs goes in the
  *   `status` lane (only the latest matters), everything else in the `thread` lane; each lane goes
  *   out in id order and neither holds back the other (migration 008).
