@@ -170,8 +170,10 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       metrics,
       parts,
       close: async () => {
-        await engine.stop();
+        // No new job is claimed (a run stopped by Ctrl-C asks to run again: not here), the jobs
+        // under way finish, then the rest stops.
         await runtime.stop();
+        await engine.stop();
         if (!options.database) await db.close();
       },
     };
