@@ -21,23 +21,37 @@ CREATE TABLE signoff.jobs (
 CREATE INDEX jobs_due ON signoff.jobs (queue, priority DESC, due_at) WHERE holder IS NULL AND due_at IS NOT NULL;
 CREATE INDEX jobs_held ON signoff.jobs (queue, expires_at) WHERE holder IS NOT NULL;
 
--- Review timers and retention waiting in pg-boss (versions before this one) move over, so that
--- no reminder or deadline is lost on upgrade; task runs and deliveries are queued again at start
--- from the tasks and events themselves.
+-- What waited in pg-boss (versions before this one) moves over, so that an upgrade loses no
+-- reminder, deadline, resume or delivery: review timers under their keys (src/engine/timers.ts,
+-- timerKey), task runs (with their priority) and deliveries under the task's key
+-- (src/engine/job-names.ts). A job that was running (its process stopped for the upgrade) is due
+-- at once. Every process of the old version must be stopped first: this drops pg-boss's schema.
 DO $$
 BEGIN
   IF to_regclass('pgboss.job') IS NOT NULL THEN
-    INSERT INTO signoff.jobs (key, queue, data, due_at)
-    SELECT 'timer:' || (data->>'reviewId') || ':' || (data->>'kind') || ':' || (data->>'n'), name, data, start_after
-    FROM pgboss.job
-    WHERE name LIKE 'signoff-timer-%' AND state IN ('created', 'retry')
+    INSERT INTO signoff.jobs (key, queue, data, due_at, priority)
+    SELECT DISTINCT ON (key) key, name, data, due_at, priority
+    FROM (
+      SELECT CASE
+               WHEN name LIKE 'signoff-timer-%'
+                 THEN 'timer:' || (data->>'reviewId') || ':' || (data->>'kind') || ':' || (data->>'n')
+               WHEN name LIKE 'signoff-advance-%' THEN 'run:' || (data->>'taskId')
+               ELSE 'deliver:' || (data->>'taskId')
+             END AS key,
+             name, data, CASE WHEN state = 'active' THEN now() ELSE start_after END AS due_at, priority
+      FROM pgboss.job
+      WHERE state IN ('created', 'retry', 'active')
+        AND (name LIKE 'signoff-timer-%' OR name LIKE 'signoff-advance-%' OR name LIKE 'signoff-deliver-%')
+    ) old
+    ORDER BY key, due_at
     ON CONFLICT (key) DO NOTHING;
   END IF;
 END
 $$;
 DROP SCHEMA IF EXISTS pgboss CASCADE;
 
--- The checkpoint fence (migration 010) now reads the run job's lease.
+-- The checkpoint fence (migration 010) now reads the run job's lease: 'run:' || task id is the
+-- run job's key (src/engine/job-names.ts, runKey), the two must match.
 CREATE OR REPLACE FUNCTION signoff.fence_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   lease_holder text := NEW.metadata->>'signoff_lease';

@@ -170,8 +170,10 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       metrics,
       parts,
       close: async () => {
-        // No new job is claimed (a run stopped by Ctrl-C asks to run again: not here), the jobs
-        // under way finish, then the rest stops.
+        // Runs under way stop at once, applying nothing, and ask to run again: the next process
+        // takes them from their last checkpoint, now rather than once their leases run out. No
+        // job is claimed any more, the jobs under way finish, then the rest stops.
+        runner.stop();
         await runtime.stop();
         await engine.stop();
         if (!options.database) await db.close();

@@ -6,6 +6,7 @@
 import { SignoffError } from '../errors.js';
 import type { AuditEntry, AuditFilter } from './audit-trail.js';
 import type { EventRecord } from './event-store.js';
+import type { TaskJob } from './job-names.js';
 import type { ReviewTimes } from './review-stats.js';
 import type { After, Claim } from './runtime/index.js';
 import type { TaskFilter } from './task-rows.js';
@@ -174,7 +175,7 @@ export interface Runner {
    * once). A run whose lease is lost applies nothing; one cut short by this process stopping
    * asks to run again, from its last checkpoint, in whichever process runs tasks next.
    */
-  advance(claim: Claim): Promise<After>;
+  advance(claim: Claim<TaskJob>): Promise<After>;
   /**
    * Stops the task's run in this process, if one is under way (its model call aborted; nothing of
    * the step applied); with `below`, only a run of an older generation than that (a redirect).

@@ -29,7 +29,7 @@ import type { Logger } from '../logger.js';
 import { createFailedAttempts } from './delivery-failures.js';
 import { underLease } from './delivery-guard.js';
 import { type EventRow, toEvent } from './event-store.js';
-import { deliveryJob, deliveryQueue, taskJobSchema } from './job-names.js';
+import { deliveryJob, deliveryQueue, type TaskJob, taskJobSchema } from './job-names.js';
 import { taskFromRow } from './rows.js';
 import type { After, Claim, Runtime } from './runtime/index.js';
 import type { Sink, Surface, Task } from './types.js';
@@ -70,8 +70,8 @@ export function createDelivery(deps: {
   const kicks = new Set<Promise<void>>();
 
   /** One round under the task's delivery lease: what is due goes out, in lane order. */
-  async function round(claim: Claim, sink: Sink): Promise<After> {
-    const { taskId } = taskJobSchema.parse(claim.data);
+  async function round(claim: Claim<TaskJob>, sink: Sink): Promise<After> {
+    const { taskId } = claim.data;
     const { lease } = claim;
     // The task read and its due events claimed (each attempt counted before it is made), in one
     // statement. A status event a later one replaces is not shown (it counts as delivered); in
@@ -211,7 +211,9 @@ export function createDelivery(deps: {
     work: async (surface, concurrency) => {
       const sink = sinks[surface];
       if (!sink) throw new Error(`this process has no way to deliver to the surface ${surface}`);
-      runtime.work(deliveryQueue(surface), concurrency, (claim) => round(claim, sink));
+      runtime.work(deliveryQueue(surface), { concurrency, data: taskJobSchema }, (claim) =>
+        round(claim, sink),
+      );
       await sweep(surface);
       const timer = setInterval(
         () => void sweep(surface).catch((err) => logger.warn({ err }, 'delivery sweep failed')),

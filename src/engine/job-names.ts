@@ -18,12 +18,21 @@ export const deliveryQueue = (surface: Surface) => `signoff-deliver-${surface}`;
 export const RUN_PRIORITY = { start: 0, resume: 10 } as const;
 
 export const taskJobSchema = z.object({ taskId: z.string() });
+export type TaskJob = z.infer<typeof taskJobSchema>;
 
 type TaskRef = Pick<Task, 'id' | 'surface'>;
 
+/**
+ * A task's run job: its key is also what the checkpoint fence (migration 023's trigger) looks up
+ * from a checkpoint's thread; the two must match.
+ */
+export const runKey = (taskId: string) => `run:${taskId}`;
+/** `runKey` in SQL, of the task id expression `id`. */
+export const RUN_KEY_SQL = (id: string) => `'run:' || ${id}`;
+
 export const runJob = (task: TaskRef, priority: number = RUN_PRIORITY.resume): JobSpec => ({
   queue: advanceQueue(task.surface),
-  key: `run:${task.id}`,
+  key: runKey(task.id),
   data: { taskId: task.id },
   priority,
 });

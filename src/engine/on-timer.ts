@@ -11,7 +11,7 @@ import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
 import { getReviewWithTask } from './review-rows.js';
 import { escalateReview } from './review-updates.js';
-import type { Runtime } from './runtime/index.js';
+import type { After, Runtime } from './runtime/index.js';
 import { atDeadline, type DeadlineStep, escalatedReviewers, stepsTaken } from './sign-off-rules.js';
 import { getTask } from './task-rows.js';
 import { formatDuration, isDue, type TimerJob, timerJob, timerTime } from './timers.js';
@@ -29,23 +29,23 @@ export interface TimerHandlerDeps {
 }
 
 export function createTimerHandler(deps: TimerHandlerDeps) {
-  return async function onTimer(job: TimerJob): Promise<void> {
+  return async function onTimer(job: TimerJob): Promise<After> {
     const found = await getReviewWithTask(deps.pool, job.reviewId);
-    if (found?.review.status !== 'pending') return;
-    const { review, task } = found;
+    if (found?.review.status !== 'pending') return undefined;
     const time = await timerTime(deps.pool, deps.clock);
-    if (!isDue(job, time.now)) {
-      // Run early (released by hand): wait again, under its own key (a keyless job would share
-      // one key with every other early timer, and all but one would be dropped). The wait is
-      // counted from the database's now, the clock the queue runs it by, and is at least a
-      // second: a job must never come straight back, over and over.
-      const left = Math.max(1000, Date.parse(job.fireAt) - time.now.getTime());
-      await deps.runtime.schedule(
-        deps.pool,
-        timerJob(task.surface, job, new Date(time.database.getTime() + left)),
-      );
-      return;
-    }
+    // Run early (released by hand): it waits again, counted from the database's now (the clock
+    // the runtime runs it by), and at least a second: a job must never come straight back.
+    if (!isDue(job, time.now))
+      return {
+        againAt: new Date(
+          time.database.getTime() + Math.max(1000, Date.parse(job.fireAt) - time.now.getTime()),
+        ),
+      };
+    await fire(job, found.review, found.task);
+    return undefined;
+  };
+
+  async function fire(job: TimerJob, review: Review, task: Task): Promise<void> {
     const remind = async (overdue: boolean, withheld?: string) => {
       const key = overdue ? eventKey.overdue(review.id) : eventKey.reminder(review.id, job.n);
       await record(deps.pool, task.id, key, {
@@ -84,7 +84,7 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
       // Otherwise refused only when a person decided in the meantime, which is as it should be.
       deps.logger.info({ review: review.id, code: error.code }, 'timeout found the review decided');
     }
-  };
+  }
 
   /**
    * An escalation step: new reviewers, a new deadline (its timer sent in the same transaction, so

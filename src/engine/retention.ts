@@ -7,6 +7,7 @@
  * terminal command never takes it: see Engine.work).
  */
 import type pg from 'pg';
+import { z } from 'zod';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import { CHECKPOINT_SCHEMA } from './prune.js';
@@ -112,7 +113,8 @@ export async function startRetention(deps: {
   purgers: Purger[];
 }): Promise<void> {
   const { runtime } = deps;
-  runtime.work(RETENTION_QUEUE, 1, async () => {
+  // Due once a day: looked for every half minute, not every half second.
+  runtime.work(RETENTION_QUEUE, { concurrency: 1, data: z.unknown(), pollingSeconds: 30 }, async () => {
     const purged = await purgeOld(deps.pool, deps.settings, deps.clock, deps.purgers);
     deps.logger.info({ ...purged, days: deps.settings.days }, 'retention: old finished tasks purged');
     return { againInMs: DAY_MS };

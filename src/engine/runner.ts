@@ -1,10 +1,9 @@
 /**
- * Advancing a task: the job handler behind "advance task T". It holds the task's run lease while
- * it runs, so two workers (or two replicas) never run one graph thread at once: LangGraph itself
- * would run a doubly resumed node twice and fork the history. A task whose lease is taken is not
- * waited for (the caller tries again shortly); a run whose lease is lost is aborted and applies
- * nothing (its results are written behind the lease's fence). Everything it does is derived from
- * the database, so running it again after a crash, or for nothing, is harmless:
+ * Advancing a task: the handler of its run job. The runtime gives the job one holder at a time,
+ * so two workers (or two replicas) never run one graph thread at once: LangGraph itself would run
+ * a doubly resumed node twice and fork the history. A run whose lease is lost is aborted and
+ * applies nothing (its results are written behind the lease's fence). Everything it does is
+ * derived from the database, so running it again after a crash, or for nothing, is harmless:
  *
  * 1. pick the input: the task's start, the decisions not yet applied (resumed by interrupt id),
  *    or nothing but a retry of a step that failed or was cut off by a crash;
@@ -13,7 +12,7 @@
  *    into reviews, or finish the task;
  * 5. ask for the new events to be delivered (delivery is its own path: see delivery.ts).
  *
- * Letting the lease go also asks whether decisions arrived meanwhile; if so it runs again at once.
+ * A decision recorded while it runs asks for the job again: it runs once more after this one.
  */
 import {
   Command,
@@ -31,7 +30,7 @@ import type { Runner } from './api.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { createGraphRun } from './graph-run.js';
-import { taskJobSchema } from './job-names.js';
+import type { TaskJob } from './job-names.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
@@ -72,8 +71,8 @@ export interface RunnerDeps {
 
 /**
  * A run cut short because its process is stopping (Ctrl-C in a terminal): not the task's failure.
- * Nothing of the step is applied; the task stays as it was, its job queued again (work.ts), and
- * the next process that runs tasks takes it from its last checkpoint.
+ * Nothing of the step is applied; the task stays as it was, its job asks to run again at once,
+ * and the next process that runs tasks takes it from its last checkpoint.
  */
 class RunStopped extends Error {
   override name = 'RunStopped';
@@ -94,8 +93,8 @@ export function createRunner(deps: RunnerDeps): Runner {
    * applied are read once the lease is held, so they include everything its last holder wrote.
    * Decisions recorded while this runs ask for the job again: it runs once more after this.
    */
-  async function advance(claim: Claim): Promise<After> {
-    const { taskId } = taskJobSchema.parse(claim.data);
+  async function advance(claim: Claim<TaskJob>): Promise<After> {
+    const { taskId } = claim.data;
     const { lease } = claim;
     if (stopping) return { againInMs: 0 };
     const r = await pool.query<{ task: unknown; decided: unknown[] }>(
@@ -176,7 +175,8 @@ export function createRunner(deps: RunnerDeps): Runner {
         const { code, sentence: reason } = describeFailure(error);
         log[failureLogLevel(code)]({ err: error, failure: code }, 'workflow step failed');
         await inTransaction(pool, async (db) => {
-          await lease.fence(db, task.id);
+          await getTask(db, task.id, true);
+          await lease.fence(db);
           await setStatus(db, task.id, 'failed', reason);
         });
         void delivery.kick(task);
@@ -235,7 +235,8 @@ export function createRunner(deps: RunnerDeps): Runner {
       // Everything the run decided lands together, and only while the lease is held.
       await inTransaction(pool, async (db) => {
         // The task row first, as in every command that changes a task and its reviews (no deadlock).
-        const current = await lease.fence(db, task.id);
+        const current = await getTask(db, task.id, true);
+        await lease.fence(db);
         await markApplied(
           db,
           toApply.map((r) => r.id),
@@ -260,7 +261,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       if (run && run.generation < below) run.controller.abort(new Error('cancelled'));
     },
     // Ctrl-C: the runs' model calls are aborted as a cancel aborts them, instead of holding the
-    // exit until their step ends; a job fetched meanwhile is queued again.
+    // exit until their step ends; a job claimed meanwhile is handed back.
     stop: () => {
       stopping = true;
       const cut = [...inFlight.keys()];

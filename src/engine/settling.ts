@@ -19,7 +19,7 @@ import { toReviewRequest } from './review-request.js';
 import { insertReview, reviewsOf } from './review-rows.js';
 import { reviewSettings } from './review-settings.js';
 import type { Lease, Runtime } from './runtime/index.js';
-import { setStatus } from './task-rows.js';
+import { getTask, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
 import type { Clock, Task } from './types.js';
 
@@ -96,7 +96,8 @@ export function createSettling(deps: SettlingDeps) {
     }
     logger.error(log, 'settling the run failed on every attempt; the task fails');
     await inTransaction(pool, async (db) => {
-      await lease.fence(db, task.id);
+      await getTask(db, task.id, true);
+      await lease.fence(db);
       await setStatus(db, task.id, 'failed', FAILURE_SENTENCES.unsaved);
     });
     return true;

@@ -6,9 +6,9 @@
  * gets the overdue reminder, saying why, and keeps waiting for a person.
  *
  * Each timer is a job of the runtime's, due at its time and scheduled in the transaction that
- * opens the review, so it survives restarts. When it runs it does nothing unless the review is still pending: a review
- * decided before its deadline is never touched. Time is the database's clock (the queue's), or
- * the engine's when that is later; a job that runs before its time waits again.
+ * opens the review, so it survives restarts. When it runs it does nothing unless the review is
+ * still pending: a review decided before its deadline is never touched. Time is the database's
+ * clock (the runtime's), or the engine's when that is later; a job run before its time waits again.
  */
 import { z } from 'zod';
 import type { Queryable } from '../db/queryable.js';
@@ -71,10 +71,10 @@ export async function scheduleTimers(
 
 /**
  * What time it is for timers. The runtime runs a job when it is due by the database's clock,
- * which every process shares; the engine's clock counts too when it is later (a test, or an operator, moved
- * it on and released the timers). A worker whose own clock is behind the database's thus never
- * calls a job the queue ran on time early (it would send it back, and get it back, until its
- * clock caught up).
+ * which every process shares; the engine's clock counts too when it is later (a test, or an
+ * operator, moved it on and released the timers). A worker whose own clock is behind the
+ * database's thus never calls a job the runtime ran on time early (it would send it back, and get
+ * it back, until its clock caught up).
  */
 export async function timerTime(db: Queryable, clock: Clock): Promise<{ now: Date; database: Date }> {
   const r = await db.query<{ now: Date }>('SELECT now() AS now');

@@ -6,7 +6,7 @@
 import type { Queryable } from '../db/queryable.js';
 import type { AbortListener } from './abort-listener.js';
 import type { Runner } from './api.js';
-import { advanceQueue } from './job-names.js';
+import { advanceQueue, RUN_KEY_SQL, taskJobSchema } from './job-names.js';
 import { createTimerHandler, type TimerHandlerDeps } from './on-timer.js';
 import { type Purger, type RetentionSettings, startRetention } from './retention.js';
 import { timerJobSchema, timerQueue } from './timers.js';
@@ -31,23 +31,22 @@ export async function startWorkers(
   options: { retention?: boolean } = {},
 ): Promise<void> {
   const { pool, runtime, runner } = deps;
-  runtime.work(advanceQueue(surface), concurrency, runner.advance);
+  runtime.work(advanceQueue(surface), { concurrency, data: taskJobSchema }, runner.advance);
   await deps.abortListener.start();
   await deps.delivery.work(surface, concurrency);
   const onTimer = createTimerHandler(deps);
-  runtime.work(timerQueue(surface), TIMER_WORKERS, async (claim) => {
-    await onTimer(timerJobSchema.parse(claim.data));
-    return undefined;
-  });
+  runtime.work(timerQueue(surface), { concurrency: TIMER_WORKERS, data: timerJobSchema }, (claim) =>
+    onTimer(claim.data),
+  );
   if (options.retention) {
     const { purgers, ...settings } = deps.retention;
     await startRetention({ ...deps, settings, purgers });
   }
-  // A task left working with no run asked for (an older version's queue, a row lost by hand)
-  // continues now; one whose run is asked for or held is not run twice (one job per task).
+  // A task left working with no run asked for (a job row deleted by hand) continues now; one
+  // whose run is asked for or held is not run twice (one job per task).
   const unfinished = await pool.query<{ id: string }>(
     `SELECT id FROM signoff.tasks t WHERE surface = $1 AND status = 'working'
-       AND NOT EXISTS (SELECT 1 FROM signoff.jobs j WHERE j.key = 'run:' || t.id)`,
+       AND NOT EXISTS (SELECT 1 FROM signoff.jobs j WHERE j.key = ${RUN_KEY_SQL('t.id')})`,
     [surface],
   );
   for (const { id } of unfinished.rows) await deps.enqueue(pool, { id, surface });

@@ -73,18 +73,25 @@ export async function claim(
   return r.rows;
 }
 
+/** When a job runs again: `at` (the database's time, or this process's), or `inMs` from now. */
+export interface Again {
+  at?: Date;
+  inMs?: number;
+}
+
 /**
- * Lets a claim go: `againInMs` asks for another run, no later than any ask made meanwhile;
+ * Lets a claim go: `again` asks for another run, no later than any ask made meanwhile;
  * `finished` starts the attempts over. A job nobody asks for any more is deleted. Returns when it
  * is due next (undefined: not asked, or the lease was not ours any more).
  */
 export async function release(
   pool: pg.Pool,
   claimed: Pick<ClaimedRow, 'key' | 'holder'>,
-  outcome: { againInMs?: number; finished: boolean },
+  outcome: { again?: Again; finished: boolean },
 ): Promise<Date | undefined> {
+  const { again, finished } = outcome;
   // The common end in one statement: finished, and nobody asked again meanwhile.
-  if (outcome.finished && outcome.againInMs === undefined) {
+  if (finished && !again) {
     const gone = await pool.query(
       'DELETE FROM signoff.jobs WHERE key = $1 AND holder = $2 AND due_at IS NULL',
       [claimed.key, claimed.holder],
@@ -93,14 +100,22 @@ export async function release(
   }
   const r = await pool.query<{ due_at: Date | null }>(
     `UPDATE signoff.jobs SET holder = NULL, expires_at = NULL,
-       due_at = CASE WHEN $3::float8 IS NULL THEN due_at
-                     ELSE least(coalesce(due_at, 'infinity'), now() + $3 * interval '1 millisecond') END,
-       attempt = CASE WHEN $4 THEN 0 ELSE attempt END
+       due_at = least(due_at, coalesce($3::timestamptz, now() + $4 * interval '1 millisecond')),
+       attempt = CASE WHEN $5 THEN 0 ELSE attempt END
      WHERE key = $1 AND holder = $2
      RETURNING due_at`,
-    [claimed.key, claimed.holder, outcome.againInMs ?? null, outcome.finished],
+    [claimed.key, claimed.holder, again?.at ?? null, again?.inMs ?? null, finished],
   );
   return r.rows[0]?.due_at ?? undefined;
+}
+
+/** Hands claims back untouched (the process began stopping as it claimed them): due at once, the attempt uncounted. */
+export async function giveBack(pool: pg.Pool, claimed: Pick<ClaimedRow, 'key' | 'holder'>[]): Promise<void> {
+  await pool.query(
+    `UPDATE signoff.jobs j SET holder = NULL, expires_at = NULL, due_at = now(), attempt = j.attempt - 1
+     FROM unnest($1::text[], $2::text[]) AS g(key, holder) WHERE j.key = g.key AND j.holder = g.holder`,
+    [claimed.map((c) => c.key), claimed.map((c) => c.holder)],
+  );
 }
 
 /** Jobs of `queue` due by `now` (a clock moved on: tests, or an operator) become due at once. */
@@ -113,10 +128,12 @@ export async function runDue(pool: pg.Pool, queue: string, now: Date): Promise<n
   return r.rowCount ?? 0;
 }
 
-/** Jobs per queue: waiting (due), delayed (due later) and active (held). */
+/** Jobs per queue: waiting (due), delayed (due later), active (held) and expired (its holder gone). */
 export async function depth(pool: pg.Pool): Promise<{ queue: string; state: string; jobs: number }[]> {
   const r = await pool.query<{ queue: string; state: string; jobs: number }>(
-    `SELECT queue, CASE WHEN holder IS NOT NULL THEN 'active' WHEN due_at <= now() THEN 'waiting' ELSE 'delayed' END AS state,
+    `SELECT queue,
+            CASE WHEN expires_at < now() THEN 'expired' WHEN holder IS NOT NULL THEN 'active'
+                 WHEN due_at <= now() THEN 'waiting' ELSE 'delayed' END AS state,
             count(*)::int AS jobs
      FROM signoff.jobs WHERE holder IS NOT NULL OR due_at IS NOT NULL GROUP BY 1, 2`,
   );

@@ -10,8 +10,6 @@ import type pg from 'pg';
 import type { Queryable } from '../../db/queryable.js';
 import { SignoffError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { taskFromRow } from '../rows.js';
-import type { Task } from '../types.js';
 
 export interface Lease {
   readonly key: string;
@@ -27,11 +25,12 @@ export interface Lease {
    */
   held(): boolean;
   /**
-   * Inside the caller's transaction: locks and returns the task `taskId` (the first lock any
-   * change of a task and its reviews takes), then throws `lease_lost` unless the lease is still
-   * held (and keeps it until commit).
+   * Inside the caller's transaction: throws `lease_lost` unless the lease is still held, and keeps
+   * it until commit (FOR SHARE: no claim takes the job over meanwhile). Lock what the job is
+   * about (its task) first: a decision locks the task and then asks for the job, and the two
+   * must not take their locks in opposite orders.
    */
-  fence(db: Queryable, taskId: string): Promise<Task | undefined>;
+  fence(db: Queryable): Promise<void>;
 }
 
 /** Renewals per lifetime; a holder stops when none succeeded for `STOP_AFTER` of it. */
@@ -93,23 +92,15 @@ export function holdLease(deps: {
       if (Date.now() >= deadlineAt) lose('not renewed in time');
       return !controller.signal.aborted;
     },
-    fence: async (db, taskId) => {
-      // The task first, then the job (FOR SHARE: no claim takes it over until commit): the order
-      // in which a decision locks the task and then schedules the job, so the two never deadlock.
-      const task = await db.query<{ task: unknown }>(
-        'SELECT to_jsonb(t) AS task FROM signoff.tasks t WHERE id = $1 FOR UPDATE',
-        [taskId],
-      );
+    fence: async (db) => {
       const held = await db.query(
-        `SELECT 1 FROM signoff.jobs WHERE key = $1 AND holder = $2 AND expires_at > now() FOR SHARE`,
+        'SELECT 1 FROM signoff.jobs WHERE key = $1 AND holder = $2 AND expires_at > now() FOR SHARE',
         [key, holder],
       );
       if (!held.rowCount || controller.signal.aborted) {
         lose('found expired or taken');
         throw new SignoffError('lease_lost', `lease ${key} is no longer held`);
       }
-      const row = task.rows[0];
-      return row ? taskFromRow(row.task) : undefined;
     },
     stop: () => {
       stopped = true;

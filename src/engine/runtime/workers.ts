@@ -1,0 +1,161 @@
+/**
+ * A queue's workers in one process: a loop that claims due jobs while it has room, runs each
+ * under its lease, and lets it go with what the handler said. It looks again at once when a job
+ * ends or someone in this process asks (`wake`), else every poll.
+ */
+import type pg from 'pg';
+import type { z } from 'zod';
+import type { Logger } from '../../logger.js';
+import * as jobs from './jobs.js';
+import { holdLease, type Lease } from './lease.js';
+
+/** A job as its handler gets it. */
+export interface Claim<T> {
+  readonly key: string;
+  readonly data: T;
+  /** 1 the first time; each claim since the job last finished counts (a crash too). */
+  readonly attempt: number;
+  readonly priority: number;
+  readonly lease: Lease;
+}
+
+/**
+ * What a handler says of its job when it returns: nothing (finished; it runs again only if asked
+ * meanwhile), or when to run it again (`againAt`, a time of the database's or this process's; or
+ * `againInMs` from now). A handler that throws has its job tried again with backoff.
+ */
+export type After = undefined | { againAt: Date } | { againInMs: number };
+
+export interface WorkOptions<T> {
+  concurrency: number;
+  /** The shape of the jobs' data: a job whose data does not fit is logged and dropped. */
+  data: z.ZodType<T>;
+  /** Seconds between looks when nothing in this process said there is a job (default: the runtime's). */
+  pollingSeconds?: number;
+}
+
+/** Attempts after which a job that keeps throwing is logged as an error (it is still tried again). */
+export const MAX_ATTEMPTS = 9;
+
+/** Backoff after a failed attempt: 1 s, 2 s, 4 s … up to five minutes. */
+const backoffMs = (attempt: number) => Math.min(2 ** (attempt - 1), 300) * 1000;
+
+export interface WorkerDeps {
+  pool: pg.Pool;
+  heartbeats: pg.Pool;
+  processId: string;
+  ttlMs: number;
+  pollMs: number;
+  logger: Logger;
+  /** Whether this process is stopping: no job is started any more. */
+  stopping(): boolean;
+}
+
+/** Runs one claimed job under its lease and lets it go. */
+async function runOne<T>(
+  deps: WorkerDeps,
+  row: jobs.ClaimedRow,
+  sentAt: number,
+  options: WorkOptions<T>,
+  handler: (claim: Claim<T>) => Promise<After>,
+): Promise<Date | undefined> {
+  const { logger } = deps;
+  const data = options.data.safeParse(row.data);
+  let outcome: { again?: jobs.Again; finished: boolean } = { finished: true };
+  if (!data.success) {
+    // Nothing would ever read it: running it again cannot help.
+    logger.error({ job: row.key, issues: data.error.issues }, 'a job whose data cannot be read is dropped');
+  } else {
+    // The lease's own clock starts when the claim was sent: a process that stalled after the
+    // claim must not count that time as held.
+    const lease = holdLease({ ...deps, key: row.key, holder: row.holder, sentAt });
+    try {
+      const after = await handler({ ...row, data: data.data, lease });
+      const again = after && ('againAt' in after ? { at: after.againAt } : { inMs: after.againInMs });
+      outcome = { finished: true, again };
+    } catch (err) {
+      // Never dropped: a job stands for work nobody else will ask for again (a run left working,
+      // events left undelivered). Past MAX_ATTEMPTS it is an error worth a person's look.
+      const many = row.attempt >= MAX_ATTEMPTS;
+      logger[many ? 'error' : 'warn'](
+        { err, job: row.key, attempt: row.attempt },
+        'job failed; it will be tried again',
+      );
+      outcome = { finished: false, again: { inMs: backoffMs(row.attempt) } };
+    } finally {
+      lease.stop();
+    }
+  }
+  try {
+    return await jobs.release(deps.pool, row, outcome);
+  } catch (err) {
+    // The lease runs out by itself; the job is then taken again.
+    logger.warn({ err, job: row.key }, 'could not let a job go; it is taken again once its lease ends');
+    return undefined;
+  }
+}
+
+/** Starts the loop of `queue`; returns how to wake it and what it is doing. */
+export function startWorkers<T>(
+  deps: WorkerDeps,
+  queue: string,
+  options: WorkOptions<T>,
+  handler: (claim: Claim<T>) => Promise<After>,
+): { wake(): void; loop: Promise<void>; running: Set<Promise<unknown>> } {
+  const { pool, logger } = deps;
+  const running = new Set<Promise<unknown>>();
+  const pollMs = (options.pollingSeconds ?? deps.pollMs / 1000) * 1000;
+  let poked = false;
+  let wait: (() => void) | undefined;
+  const wake = () => {
+    poked = true;
+    wait?.();
+  };
+  const loop = async () => {
+    while (!deps.stopping()) {
+      poked = false;
+      const free = options.concurrency - running.size;
+      let claimed: jobs.ClaimedRow[] = [];
+      const sentAt = Date.now();
+      if (free > 0) {
+        try {
+          claimed = await jobs.claim(pool, queue, free, deps.processId, deps.ttlMs);
+        } catch (err) {
+          logger.warn({ err, queue }, 'could not look for jobs; looking again shortly');
+        }
+      }
+      if (claimed.length && deps.stopping()) {
+        // Claimed as the process began stopping: back to the queue for the next process, now.
+        await jobs
+          .giveBack(pool, claimed)
+          .catch((err: Error) =>
+            logger.warn(
+              { err, queue },
+              'could not hand jobs back; they are taken again once their leases end',
+            ),
+          );
+        return;
+      }
+      for (const row of claimed) {
+        const done: Promise<unknown> = runOne(deps, row, sentAt, options, handler).then((next) => {
+          running.delete(done);
+          // Looks again: a slot is free, and the job may be due again already.
+          wake();
+          return next;
+        });
+        running.add(done);
+      }
+      // A full batch: there may be more waiting, so look again at once (when a slot is free).
+      if ((claimed.length && claimed.length === free) || poked) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wait = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wait = undefined;
+    }
+  };
+  return { wake, loop: loop(), running };
+}
