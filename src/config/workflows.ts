@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES, builtInAgents } from '../workflows/catalog.js';
 import { checkStages, stageSchema } from '../workflows/declared/stages.js';
-import { TOOL_CALL_KIND } from '../workflows/shared/protocol.js';
+import { TOOL_CALL_KIND } from '../workflows/protocol/requests.js';
 import { durationSeconds } from './duration.js';
 import { unknownName } from './names.js';
 import { parseYamlFile } from './yaml-file.js';

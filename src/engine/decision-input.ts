@@ -2,9 +2,10 @@
  * What a decision may say on a review, whoever sends it: an action the review offers (never words
  * for a tool call), words within the checkpoint's limits, an edit the review's form takes.
  */
+
+import { invalidEdit } from '../workflows/protocol/review-form.js';
+import { invalidToolDecision } from '../workflows/protocol/standard-interrupts.js';
 import type { DecideInput } from './api.js';
-import { invalidEdit } from './review-form.js';
-import { invalidToolDecision } from './standard-interrupts.js';
 import type { Review } from './types.js';
 
 /** Why `input` cannot decide `review`, in a sentence for the person; undefined when it can. */

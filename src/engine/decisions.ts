@@ -8,10 +8,11 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
+import { contentHash } from '../workflows/protocol/content-hash.js';
+import { editMeans } from '../workflows/protocol/standard-interrupts.js';
 import { type Decided, type DecideInput, type DecisionRefusal, DecisionRefused } from './api.js';
 import { refusedText } from './audit-trail.js';
 import { askGroups, groupsToAsk, rightRefused } from './authorize.js';
-import { contentHash } from './content-hash.js';
 import { invalidDecision } from './decision-input.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
@@ -22,7 +23,6 @@ import { getReviewWithTask, lockReviewWithTask } from './review-rows.js';
 import { countApproval, countEdit, decideReview } from './review-updates.js';
 import type { Runtime } from './runtime/index.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
-import { editMeans } from './standard-interrupts.js';
 import { audit } from './task-rows.js';
 import {
   type Actor,

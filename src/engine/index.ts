@@ -4,6 +4,10 @@
  * so), so what lies behind this list can be rearranged without touching a surface.
  */
 
+// What a review asks and how it may be answered, for surfaces that draw and read its form.
+export { contentHash } from '../workflows/protocol/content-hash.js';
+export { FORM, invalidEdit } from '../workflows/protocol/review-form.js';
+export { answeredWithWords, asDecided } from '../workflows/protocol/standard-interrupts.js';
 // Commands in, queries out: the engine's API.
 export type {
   Controls,
@@ -20,8 +24,6 @@ export { DecisionRefused, MAX_TASK_LENGTH } from './api.js';
 export type { AuditEntry, AuditFilter } from './audit-trail.js';
 // The parts main.ts wires together.
 export { setupCheckpointer } from './checkpointer.js';
-// What a review asks and how it may be answered, for surfaces that draw and read its form.
-export { contentHash } from './content-hash.js';
 export { createDelivery } from './delivery.js';
 // A Slack post is sent only while its run still holds the task (the client checks before each call).
 export { assertDeliveryHeld } from './delivery-guard.js';
@@ -29,12 +31,10 @@ export { createEngine } from './engine.js';
 export type { EventRecord } from './event-store.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export type { Purger } from './retention.js';
-export { FORM, invalidEdit } from './review-form.js';
 export type { ReviewTimes } from './review-stats.js';
 export { median } from './review-stats.js';
 export { createRunner, type LoadedWorkflow } from './runner.js';
 export { createRuntime, type Runtime } from './runtime/index.js';
 export { approvalsNeeded, approversLeft, atDeadline, timerMayNotApprove } from './sign-off-rules.js';
-export { answeredWithWords, asDecided } from './standard-interrupts.js';
 // What tasks, reviews and events are (the review protocol is the workflows', re-exported here).
 export * from './types.js';

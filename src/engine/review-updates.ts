@@ -6,12 +6,12 @@
  * nothing twice.
  */
 import { atomically, type Queryable } from '../db/queryable.js';
-import { contentHash } from './content-hash.js';
+import { contentHash } from '../workflows/protocol/content-hash.js';
+import { withEdit } from '../workflows/protocol/standard-interrupts.js';
 import { eventKey } from './event-keys.js';
 import { record, recordAll } from './event-store.js';
 import { reviewFromRow } from './rows.js';
 import { approvalsNeeded } from './sign-off-rules.js';
-import { withEdit } from './standard-interrupts.js';
 import { type Approval, type Decision, type Review, SYSTEM_ACTOR } from './types.js';
 
 /**

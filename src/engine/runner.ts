@@ -26,6 +26,8 @@ import { inTransaction, isConnectionError } from '../db/queryable.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { describeFailure, failureLogLevel } from '../failures.js';
 import type { Logger } from '../logger.js';
+import { resumeValue } from '../workflows/protocol/standard-answers.js';
+import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js';
 import type { Runner } from './api.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
@@ -36,8 +38,6 @@ import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
 import type { After, Claim, Lease, Runtime } from './runtime/index.js';
 import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
-import { resumeValue } from './standard-answers.js';
-import { pendingInterrupts } from './standard-interrupts.js';
 import { getTask, setStatus } from './task-rows.js';
 import { type Clock, type Decision, FINAL_STATUSES, type Review, type Task, threadOf } from './types.js';
 

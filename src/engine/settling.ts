@@ -13,9 +13,9 @@ import { inTransaction, isConnectionError, type Queryable } from '../db/queryabl
 import { isSignoffError } from '../errors.js';
 import { FAILURE_SENTENCES } from '../failures.js';
 import type { Logger } from '../logger.js';
+import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { honestOutcome } from './outcome.js';
-import { toReviewRequest } from './review-request.js';
 import { insertReview, reviewsOf } from './review-rows.js';
 import { reviewSettings } from './review-settings.js';
 import type { Lease, Runtime } from './runtime/index.js';

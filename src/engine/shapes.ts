@@ -6,7 +6,7 @@
  * it is read, saying what does not fit.
  */
 import { z } from 'zod';
-import { decisionSchema, reviewRequestSchema } from '../workflows/shared/protocol.js';
+import { decisionSchema, reviewRequestSchema } from '../workflows/protocol/requests.js';
 
 export const TASK_STATUSES = [
   'working',

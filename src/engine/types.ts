@@ -78,7 +78,7 @@ export {
   reviewFieldSchema,
   reviewRequestSchema,
   TOOL_CALL_KIND,
-} from '../workflows/shared/protocol.js';
+} from '../workflows/protocol/requests.js';
 
 export type Task = z.infer<typeof taskSchema>;
 export type AbandonedGoal = z.infer<typeof abandonedGoalSchema>;

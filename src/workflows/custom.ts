@@ -2,7 +2,7 @@
  * Bring your own graph: a workflow in the config file may name a module exporting
  * `createGraph({ model, modelFor, checkpointer })` (or a default export of the same) that returns
  * a compiled LangGraph graph. Its interrupts may be signoff's review requests or the standard
- * shapes (see engine/standard-interrupts.ts). Its input is the task as a user message, unless the
+ * shapes (see workflows/protocol/standard-interrupts.ts). Its input is the task as a user message, unless the
  * module exports `input(task)`.
  */
 import { createHash } from 'node:crypto';

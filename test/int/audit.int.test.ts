@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportAudit } from '../../src/cli/audit.js';
 import { auditEntrySchema } from '../../src/engine/audit-trail.js';
-import { contentHash } from '../../src/engine/content-hash.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { harnessPerFile, testClock } from '../helpers/harness.js';
 import { runSignoff } from '../helpers/processes.js';
 

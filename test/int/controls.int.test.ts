@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DecideInput } from '../../src/engine/api.js';
-import { contentHash } from '../../src/engine/content-hash.js';
 import { type Actor, operator } from '../../src/engine/types.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { testDirectory } from '../helpers/directory.js';
 import { harnessPerFile } from '../helpers/harness.js';
 

@@ -15,7 +15,7 @@ import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { createDocuments } from '../../src/docs/documents.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/index.js';
-import type { Decision, ReviewRequest } from '../../src/workflows/shared/protocol.js';
+import type { Decision, ReviewRequest } from '../../src/workflows/protocol/requests.js';
 import type { WorkflowDefinition } from '../../src/workflows/shared/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 

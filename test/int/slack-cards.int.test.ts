@@ -6,10 +6,10 @@
  * sentence and Retry, never "working" for ever.
  */
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/engine/content-hash.js';
 import { FAILURE_SENTENCES } from '../../src/failures.js';
 import { neutralizeMarkdown } from '../../src/slack/blocks/text.js';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { LONG_BODY, OVERSIZED_BODY, OVERSIZED_TITLE, TOOL_CALL_ARGS } from '../fixtures/asks.js';
 import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';

@@ -7,7 +7,7 @@
  * changes them. The graph says what it was resumed with ("RESUMED {…}"), so each test sees it.
  */
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/engine/content-hash.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { click, commandBody, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';

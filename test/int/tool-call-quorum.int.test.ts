@@ -4,7 +4,7 @@
  * review now shows; the quorum's approval runs the edited call; the audit says who edited.
  */
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/engine/content-hash.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
 const t = harnessPerFile('tool_call_quorum', () => ({

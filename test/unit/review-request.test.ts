@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toReviewRequest } from '../../src/engine/review-request.js';
 import { reviewRequestSchema } from '../../src/engine/types.js';
 import { reviseModal } from '../../src/slack/blocks/modals.js';
+import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 
 const circular: Record<string, unknown> = { a: 1 };
 circular.self = circular;

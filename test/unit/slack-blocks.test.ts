@@ -1,7 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/engine/content-hash.js';
-import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { Review } from '../../src/engine/types.js';
 import { SIGNOFF_FAILED } from '../../src/errors.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
@@ -14,6 +12,8 @@ import {
 } from '../../src/slack/blocks/review-card.js';
 import { escalatedMessage, reminderMessage } from '../../src/slack/blocks/review-pings.js';
 import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
+import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 import { slackRefusal } from '../helpers/fake-slack.js';
 

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/engine/content-hash.js';
-import { invalidEdit } from '../../src/engine/review-form.js';
-import { toReviewRequest } from '../../src/engine/review-request.js';
-import { resumeValue } from '../../src/engine/standard-answers.js';
-import { editMeans, invalidToolDecision, withEdit } from '../../src/engine/standard-interrupts.js';
 import { type Decision, reviewRequestSchema } from '../../src/engine/types.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
+import { invalidEdit } from '../../src/workflows/protocol/review-form.js';
+import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
+import { resumeValue } from '../../src/workflows/protocol/standard-answers.js';
+import {
+  editMeans,
+  invalidToolDecision,
+  withEdit,
+} from '../../src/workflows/protocol/standard-interrupts.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const decision = (action: Decision['action'], more: Partial<Decision> = {}): Decision => ({

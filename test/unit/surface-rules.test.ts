@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseAnswer } from '../../src/cli/answer.js';
 import { formatReview } from '../../src/cli/printer.js';
 import { choicesAt, groupsToAsk, refusal, rightRefused } from '../../src/engine/authorize.js';
-import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { Review, ReviewSettings, Task } from '../../src/engine/types.js';
 import { readReply } from '../../src/slack/inbound/listeners/events/thread-reply.js';
+import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const settings = (over: Partial<ReviewSettings> = {}): ReviewSettings => ({

@@ -17,10 +17,10 @@ import { taskTable } from '../../src/cli/task-table.js';
 import { createThinking } from '../../src/cli/thinking.js';
 import { ABOVE, unseen } from '../../src/cli/unseen.js';
 import { localTime, relativeTime, when } from '../../src/cli/when.js';
-import { toReviewRequest } from '../../src/engine/review-request.js';
 import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { askStructured } from '../../src/llm/structured.js';
+import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const NOW = new Date('2026-11-26T11:35:29.469Z');

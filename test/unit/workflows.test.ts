@@ -3,7 +3,6 @@ import { END } from '@langchain/langgraph';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toReviewRequest } from '../../src/engine/review-request.js';
 import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
 import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
 import {
@@ -14,6 +13,7 @@ import {
 import { nextAfterReview, nextAfterTurn } from '../../src/workflows/pair/pair-graph.js';
 import { afterChair, afterInsight } from '../../src/workflows/proposal/proposal-graph.js';
 import { dedupeQueries } from '../../src/workflows/proposal/proposal-state.js';
+import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 import { renderHistory } from '../../src/workflows/specialist/prompts.js';
 import {
   afterFailure,

@@ -1,5 +1,10 @@
 import { interrupt } from '@langchain/langgraph';
-import { type Decision, decisionSchema, type ReviewRequestInput, reviewRequestSchema } from './protocol.js';
+import {
+  type Decision,
+  decisionSchema,
+  type ReviewRequestInput,
+  reviewRequestSchema,
+} from '../protocol/requests.js';
 import type { WorkflowDeps } from './types.js';
 
 /** A revise that says nothing: no words and no edited field. Never read as anything else. */

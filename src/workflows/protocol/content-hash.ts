@@ -8,7 +8,7 @@
  * with the decision, so an auditor can tell what was approved.
  */
 import { createHash } from 'node:crypto';
-import type { ReviewRequest } from './types.js';
+import type { ReviewRequest } from './requests.js';
 
 export function contentHash(request: ReviewRequest): string {
   const seen = {

@@ -1,12 +1,11 @@
 /**
- * A review of tool calls (engine/standard-interrupts.ts) as signoff shows and reads it: the
+ * A review of tool calls (standard-interrupts.ts) as signoff shows and reads it: the
  * buttons it offers, its body, the Edit form (per call: a decision, with no default, and the
  * arguments where they may be edited and fit a field), and the reading of a filled-in form into
  * one explicit decision per call. Nothing is filled in: a call without a decision, or with
  * arguments that do not parse or fit its schema, makes the form refused.
  */
 import { Ajv } from 'ajv';
-import { type CallDecision, type ToolCall, toolCallsBody, valuesCut } from './tool-call-body.js';
 import {
   type Action,
   FIELD_MAX,
@@ -15,7 +14,8 @@ import {
   type ReviewRequest,
   type ReviewRequestInput,
   TOOL_CALL_KIND,
-} from './types.js';
+} from './requests.js';
+import { type CallDecision, type ToolCall, toolCallsBody, valuesCut } from './tool-call-body.js';
 
 /** Calls decided one by one in a form, at most (two fields each, and Slack's modal has room). */
 const FORM_CALLS = 10;

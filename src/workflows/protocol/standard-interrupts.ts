@@ -10,6 +10,14 @@
  */
 import type { StateSnapshot } from '@langchain/langgraph';
 import { z } from 'zod';
+import {
+  type Decision,
+  FIELD_MAX,
+  type PendingEdit,
+  type ReviewRequest,
+  type ReviewRequestInput,
+  reviewRequestSchema,
+} from './requests.js';
 import type { CallDecision, ToolCall } from './tool-call-body.js';
 import {
   decisionValues,
@@ -18,14 +26,6 @@ import {
   shownDecisions,
   toolCallForm,
 } from './tool-call-form.js';
-import {
-  type Decision,
-  FIELD_MAX,
-  type PendingEdit,
-  type ReviewRequest,
-  type ReviewRequestInput,
-  reviewRequestSchema,
-} from './types.js';
 
 const hitlSchema = z.object({
   actionRequests: z

@@ -5,10 +5,10 @@
  * call that may not be approved as asked is rejected with a message that says so.
  */
 
+import type { Decision, ReviewRequest } from './requests.js';
 import { callsIn, notAllowed } from './standard-interrupts.js';
 import type { CallDecision, ToolCall } from './tool-call-body.js';
 import { readDecisions, shownDecisions } from './tool-call-form.js';
-import type { Decision, ReviewRequest } from './types.js';
 
 /** The decision, answered in the interrupt's own shape; signoff's own requests get the Decision. */
 export function resumeValue(request: ReviewRequest, decision: Decision): unknown {

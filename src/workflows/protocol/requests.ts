@@ -1,8 +1,10 @@
 /**
  * The review protocol between a workflow and whoever answers it: what a workflow passes to
  * `interrupt()` when it needs a person (a review request), and what it is resumed with (a
- * decision). Defined here, beside the workflows, so that they need nothing from the engine; the
- * engine and the surfaces import it from here.
+ * decision). Beside it in this folder: the same protocol in LangChain's standard shapes (tool
+ * calls: standard-interrupts.ts and its answers), how a request is read whatever its shape
+ * (review-request.ts), and how an Edit form is checked. Defined beside the workflows, so that
+ * they need nothing from the engine; the engine (and through it the surfaces) imports it.
  */
 import { z } from 'zod';
 

@@ -9,7 +9,7 @@
  * "(… N characters cut)", form fields that do not fit are left out with a note. Content that had
  * to be cut cannot be seen whole, so it cannot be approved: only sent back or rejected.
  */
-import { fromStandard } from './standard-interrupts.js';
+
 import {
   ACTIONS,
   approves,
@@ -17,7 +17,8 @@ import {
   type ReviewRequest,
   reviewFieldSchema,
   reviewRequestSchema,
-} from './types.js';
+} from './requests.js';
+import { fromStandard } from './standard-interrupts.js';
 
 const UNTITLED = 'The workflow asks for your review';
 const TITLE_MAX = 150;

@@ -3,8 +3,9 @@
  * that filled it. Checked by the engine before an edit is recorded, and by Slack's modal first so
  * that a mistake shows in the form itself. Errors are keyed by field id; `FORM` is the form's own.
  */
+
+import { FIELD_MAX, type ReviewRequest } from './requests.js';
 import { toolCallErrors } from './standard-interrupts.js';
-import { FIELD_MAX, type ReviewRequest } from './types.js';
 
 /** The key of an error that belongs to no one field. */
 export const FORM = 'form';
