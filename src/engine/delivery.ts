@@ -146,7 +146,6 @@ export function createDelivery(deps: {
       );
       heads = next.rows;
     }
-    if (lease.signal.aborted) return undefined;
     if (heads.some((h) => h.due)) return { againInMs: 0 };
     const at = heads
       .map((h) => h.at)

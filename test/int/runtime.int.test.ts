@@ -141,6 +141,25 @@ describe('the runtime', () => {
     expect(attempts).toEqual([2]);
   });
 
+  it('a job whose holder lost its lease (its heartbeat came late, nobody took it) runs again, not finished', async () => {
+    const runs: boolean[] = [];
+    runtime(1).work('late', { concurrency: 1, data: anyData }, async (claim) => {
+      if (runs.length === 0) {
+        // The process stalls past its lease: no timer, no heartbeat runs meanwhile.
+        const until = Date.now() + 1100;
+        while (Date.now() < until) {
+          // stalled
+        }
+      }
+      runs.push(claim.lease.held());
+      return undefined;
+    });
+    await jobs.schedule(db.pool, { queue: 'late', key: 'late:1' });
+    await until('run again', async () => (runs.length === 2 ? true : undefined), 5000);
+    expect(runs).toEqual([false, true]);
+    await until('the job let go', async () => ((await row('late:1')) ? undefined : true));
+  });
+
   it('a job that throws is tried again with backoff, its attempts counted; done, it is gone', async () => {
     const tries: { attempt: number; at: number }[] = [];
     runtime().work('flaky', { concurrency: 1, data: anyData }, async (claim) => {

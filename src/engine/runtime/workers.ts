@@ -72,7 +72,10 @@ async function runOne<T>(
     try {
       const after = await handler({ ...row, data: data.data, lease });
       const again = after && ('againAt' in after ? { at: after.againAt } : { inMs: after.againInMs });
-      outcome = { finished: true, again };
+      // A handler cut short by its lease's loss did not finish, whatever it returned: the job
+      // runs again (here, once its lease is free, when only a heartbeat came late; or wherever
+      // it was taken over, whose holder this release then leaves alone).
+      outcome = lease.signal.aborted ? { finished: false, again: { inMs: 0 } } : { finished: true, again };
     } catch (err) {
       // Never dropped: a job stands for work nobody else will ask for again (a run left working,
       // events left undelivered). Past MAX_ATTEMPTS it is an error worth a person's look.
