@@ -37,9 +37,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const embedded = options.url ? undefined : await startEmbeddedPostgres(options.dataDir, options.logger);
   const url = options.url ?? (embedded?.url as string);
   let closing = false;
-  const connect = (max: number) => {
+  const connect = (max: number, idleTimeoutMillis = 10_000) => {
     // keepAlive: a connection the network dropped without a word is noticed instead of hanging.
-    const pool = new pg.Pool({ connectionString: url, max, keepAlive: true });
+    const pool = new pg.Pool({ connectionString: url, max, keepAlive: true, idleTimeoutMillis });
     // An idle client losing its server must not crash the process; the next query reports it.
     // (Only code and message: a pg error carries its whole client object.)
     pool.on('error', (error: Error & { code?: string }) => {
@@ -61,8 +61,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
   const pool = connect(options.poolSize ?? 20);
   // Lease heartbeats never wait behind the work they guard: when every connection of the main
-  // pool is busy, a lease must still be renewed (or its run would stop for nothing).
-  const heartbeats = connect(2);
+  // pool is busy, a lease must still be renewed (or its run would stop for nothing). Kept open
+  // a minute: heartbeats come every ten seconds (a 30 s lease), pg's default would close and
+  // reopen a connection for nearly each one.
+  const heartbeats = connect(2, 60_000);
   try {
     const applied = await migrate(pool, readMigrations(MIGRATIONS_DIR));
     if (applied.length) options.logger.info({ applied }, 'migrations applied');

@@ -110,9 +110,11 @@ export function createRunner(deps: RunnerDeps): Runner {
       // Stopped with the process: the next process that runs tasks takes it from its checkpoint.
       if (error instanceof RunStopped) return { againInMs: 0 };
       if (!isSignoffError(error, 'lease_lost')) throw error;
-      // Nothing of this run was applied; whoever holds the job now decides from the database
+      // Nothing of this run was applied. It runs again (a checkpoint refused by the fence says so
+      // before the lease's signal knows); whoever holds the job then decides from the database
       // what is left.
       logger.warn({ task: taskId }, 'run stopped: its lease was lost; nothing of it was applied');
+      return { againInMs: 0 };
     }
     return undefined;
   }

@@ -3,6 +3,7 @@
  * task at a time: the runtime's lease), delivery of events, review timers, the listener that
  * stops runs cancelled or redirected elsewhere, and (in servers) retention.
  */
+import { z } from 'zod';
 import type { Queryable } from '../db/queryable.js';
 import type { AbortListener } from './abort-listener.js';
 import type { Runner } from './api.js';
@@ -42,13 +43,24 @@ export async function startWorkers(
     const { purgers, ...settings } = deps.retention;
     await startRetention({ ...deps, settings, purgers });
   }
-  // A task left working with no run asked for (a job row deleted by hand) continues now; one
-  // whose run is asked for or held is not run twice (one job per task).
-  const unfinished = await pool.query<{ id: string }>(
-    `SELECT id FROM signoff.tasks t WHERE surface = $1 AND status = 'working'
-       AND NOT EXISTS (SELECT 1 FROM signoff.jobs j WHERE j.key = ${RUN_KEY_SQL('t.id')})`,
-    [surface],
+  // A task left working with no run asked for continues: looked for now and then every lease
+  // length, by one process at a time (a job of its own). With the runtime's promises there is
+  // none; this is the net under them (a job row deleted by hand, a bug), as cheap as a look.
+  const sweep = `signoff-sweep-${surface}`;
+  runtime.work(
+    sweep,
+    { concurrency: 1, data: z.unknown(), pollingSeconds: runtime.ttlMs / 1000 },
+    async () => {
+      const lost = await pool.query<{ id: string }>(
+        `SELECT id FROM signoff.tasks t WHERE surface = $1 AND status = 'working'
+         AND NOT EXISTS (SELECT 1 FROM signoff.jobs j WHERE j.key = ${RUN_KEY_SQL('t.id')}) LIMIT 100`,
+        [surface],
+      );
+      for (const { id } of lost.rows) await deps.enqueue(pool, { id, surface });
+      if (lost.rows.length) runtime.wake(advanceQueue(surface));
+      return { againInMs: runtime.ttlMs };
+    },
   );
-  for (const { id } of unfinished.rows) await deps.enqueue(pool, { id, surface });
-  runtime.wake(advanceQueue(surface));
+  await runtime.schedule(pool, { queue: sweep, key: sweep, keep: true });
+  runtime.wake(sweep);
 }

@@ -176,4 +176,15 @@ describe('run leases', () => {
     }
     expect(outcomes.approvedFirst + outcomes.cancelledFirst).toBe(50);
   });
+
+  it('a task left working with no run job (its row deleted by hand) is run again by the sweep within a lease length or two', async () => {
+    const task = await h.start('pair', 'reconcile the vendor list');
+    await h.nextReview(task.id);
+    // As if its run had vanished: working, and nothing asked for or under way.
+    await h.db.pool.query("UPDATE signoff.tasks SET status = 'working' WHERE id = $1", [task.id]);
+    await h.db.pool.query('DELETE FROM signoff.jobs WHERE key = $1', [`run:${task.id}`]);
+    const started = Date.now();
+    await h.waitFor(task.id, (t) => t.status === 'waiting', 10_000);
+    expect(Date.now() - started).toBeLessThan(6000);
+  });
 });

@@ -85,16 +85,41 @@ async function runOne<T>(
         'job failed; it will be tried again',
       );
       outcome = { finished: false, again: { inMs: backoffMs(row.attempt) } };
+    }
+    // The heartbeat goes on until the job is let go: a release that fails for a moment is tried
+    // again, and meanwhile nobody waits for the lease to run out.
+    try {
+      return await releaseSoon(deps, row, outcome);
     } finally {
       lease.stop();
     }
   }
-  try {
-    return await jobs.release(deps.pool, row, outcome);
-  } catch (err) {
-    // The lease runs out by itself; the job is then taken again.
-    logger.warn({ err, job: row.key }, 'could not let a job go; it is taken again once its lease ends');
-    return undefined;
+  return releaseSoon(deps, row, outcome);
+}
+
+/** Waits between tries of a release that failed (a connection lost for a moment). */
+const RELEASE_RETRIES_MS = [100, 500, 2000];
+
+async function releaseSoon(
+  deps: WorkerDeps,
+  row: jobs.ClaimedRow,
+  outcome: { again?: jobs.Again; finished: boolean },
+): Promise<Date | undefined> {
+  for (let i = 0; ; i++) {
+    try {
+      return await jobs.release(deps.pool, row, outcome);
+    } catch (err) {
+      const wait = RELEASE_RETRIES_MS[i];
+      if (wait === undefined) {
+        // The lease runs out by itself; the job is then taken again.
+        deps.logger.warn(
+          { err, job: row.key },
+          'could not let a job go; it is taken again once its lease ends',
+        );
+        return undefined;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
 }
 
@@ -142,8 +167,11 @@ export function startWorkers<T>(
       for (const row of claimed) {
         const done: Promise<unknown> = runOne(deps, row, sentAt, options, handler).then((next) => {
           running.delete(done);
-          // Looks again: a slot is free, and the job may be due again already.
+          // Looks again: a slot is free, and the job may be due again already, or soon (a
+          // delivery waiting for its rate-limit slot): then at that moment, not the next poll.
           wake();
+          const left = next ? next.getTime() - Date.now() : Number.POSITIVE_INFINITY;
+          if (left > 0 && left < pollMs) setTimeout(wake, left).unref();
           return next;
         });
         running.add(done);
