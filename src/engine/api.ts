@@ -153,7 +153,8 @@ export interface Engine {
 
   /**
    * Makes this process run the surface's tasks (`concurrency` at once), deliver their events
-   * and fire their review timers; tasks cut short by a crash continue at once. `retention`: also
+   * and fire their review timers; a task whose process died goes on once that process's lease
+   * runs out (`SIGNOFF_LEASE_SECONDS`). `retention`: also
    * take the daily retention run, with this process's settings: servers only, never a terminal
    * command (an operator's laptop would purge a shared database by its own settings).
    */

@@ -20,7 +20,7 @@ import type pg from 'pg';
 import type { Queryable } from '../../db/queryable.js';
 import type { Logger } from '../../logger.js';
 import * as jobs from './jobs.js';
-import { type After, type Claim, startWorkers, type WorkOptions } from './workers.js';
+import { type After, type Claim, startQueueLoop, type WorkOptions } from './workers.js';
 
 export type { JobSpec } from './jobs.js';
 export type { Lease } from './lease.js';
@@ -55,24 +55,24 @@ export function createRuntime(deps: {
   logger: Logger;
 }): Runtime {
   let stopping = false;
-  const workerDeps = {
+  const loopDeps = {
     ...deps,
     processId: randomUUID().slice(0, 8),
     ttlMs: deps.ttlSeconds * 1000,
     pollMs: (deps.pollingSeconds ?? 0.5) * 1000,
     stopping: () => stopping,
   };
-  const queues = new Map<string, ReturnType<typeof startWorkers>>();
+  const queues = new Map<string, ReturnType<typeof startQueueLoop>>();
   let stopped: Promise<void> | undefined;
 
   return {
-    ttlMs: workerDeps.ttlMs,
+    ttlMs: loopDeps.ttlMs,
     schedule: jobs.schedule,
     wake: (queue) => queues.get(queue)?.wake(),
     work: (queue, options, handler) => {
       // One loop per queue and process: a second would be woken by nobody.
       if (queues.has(queue)) throw new Error(`the jobs of ${queue} are worked already in this process`);
-      queues.set(queue, startWorkers(workerDeps, queue, options, handler));
+      queues.set(queue, startQueueLoop(loopDeps, queue, options, handler));
     },
     runDue: (queue, now) => jobs.runDue(deps.pool, queue, now),
     depth: () => jobs.depth(deps.pool),

@@ -31,7 +31,7 @@ export async function schedule(db: Queryable, job: JobSpec): Promise<void> {
     `INSERT INTO signoff.jobs (key, queue, data, due_at, priority)
      VALUES ($1, $2, $3, coalesce($4, now()), $5)
      ON CONFLICT (key) DO UPDATE SET
-       due_at = least(coalesce(jobs.due_at, 'infinity'), excluded.due_at),
+       due_at = least(jobs.due_at, excluded.due_at), -- least() passes over a NULL
        priority = greatest(jobs.priority, excluded.priority),
        data = excluded.data, queue = excluded.queue
      WHERE NOT $6`,

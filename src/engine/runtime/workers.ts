@@ -40,7 +40,7 @@ export const MAX_ATTEMPTS = 9;
 /** Backoff after a failed attempt: 1 s, 2 s, 4 s … up to five minutes. */
 const backoffMs = (attempt: number) => Math.min(2 ** (attempt - 1), 300) * 1000;
 
-export interface WorkerDeps {
+export interface LoopDeps {
   pool: pg.Pool;
   heartbeats: pg.Pool;
   processId: string;
@@ -53,7 +53,7 @@ export interface WorkerDeps {
 
 /** Runs one claimed job under its lease and lets it go. */
 async function runOne<T>(
-  deps: WorkerDeps,
+  deps: LoopDeps,
   row: jobs.ClaimedRow,
   sentAt: number,
   options: WorkOptions<T>,
@@ -101,7 +101,7 @@ async function runOne<T>(
 const RELEASE_RETRIES_MS = [100, 500, 2000];
 
 async function releaseSoon(
-  deps: WorkerDeps,
+  deps: LoopDeps,
   row: jobs.ClaimedRow,
   outcome: { again?: jobs.Again; finished: boolean },
 ): Promise<Date | undefined> {
@@ -123,9 +123,9 @@ async function releaseSoon(
   }
 }
 
-/** Starts the loop of `queue`; returns how to wake it and what it is doing. */
-export function startWorkers<T>(
-  deps: WorkerDeps,
+/** Starts the loop of `queue` in this process; returns how to wake it and what it is doing. */
+export function startQueueLoop<T>(
+  deps: LoopDeps,
   queue: string,
   options: WorkOptions<T>,
   handler: (claim: Claim<T>) => Promise<After>,
