@@ -37,8 +37,40 @@ const reviewer = z
 
 /** What a reply in the thread does at a review (see `replies` below). */
 export const REPLY_MODES = ['ask', 'feedback', 'ignore'] as const;
+const ON_TIMEOUT = ['approve', 'reject', 'cancel', 'remind', 'escalate'] as const;
+const FINAL_ACTIONS = ['approve', 'reject', 'cancel', 'remind'] as const;
 
-export const checkpointSchema = z
+/**
+ * A checkpoint's rules resolved: what `checkpointSchema` makes of the file's words (durations in
+ * seconds, escalation as steps), and what a review keeps of them when it opens (the engine's
+ * review settings are this shape).
+ */
+export const checkpointSettingsSchema = z.object({
+  reviewers: z.array(z.string()),
+  allowSelfApproval: z.boolean(),
+  allowExternal: z.boolean(),
+  timeoutSeconds: z.number().optional(),
+  onTimeout: z.enum(ON_TIMEOUT),
+  /** With `onTimeout: escalate`: each step's reviewers added and wait, and what applies after the last. */
+  escalation: z
+    .object({
+      steps: z.array(z.object({ to: z.array(z.string()), afterSeconds: z.number() })),
+      finalAction: z.enum(FINAL_ACTIONS),
+    })
+    .optional(),
+  approvals: z.number().int().min(1),
+  /** Reminder pings, in seconds before the deadline; absent means one at half time. */
+  remindersBeforeSeconds: z.array(z.number()).optional(),
+  allowSkip: z.boolean(),
+  dmReviewers: z.boolean(),
+  notify: z.array(z.string()),
+  feedback: z.object({ minLength: z.number().int(), maxLength: z.number().int() }),
+  replies: z.enum(REPLY_MODES),
+});
+export type CheckpointSettings = z.infer<typeof checkpointSettingsSchema>;
+
+/** A checkpoint as the file says it; `checkpointSchema` resolves it. */
+const checkpointFileSchema = z
   .object({
     reviewers: z.array(reviewer).min(1).default(['anyone']),
     /** May the person who started the task approve its own work? */
@@ -56,7 +88,7 @@ export const checkpointSchema = z
      * once more and keep waiting, or escalate: add `escalateTo` as reviewers, ping them, and wait
      * `escalateAfter` more before `finalAction`.
      */
-    onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind', 'escalate']).default('remind'),
+    onTimeout: z.enum(ON_TIMEOUT).default('remind'),
     /** Users or user groups added as reviewers when the deadline escalates (one step). */
     escalateTo: z.array(userOrGroup).min(1).optional(),
     /** How long the escalated review waits before `finalAction` (default: the timeout again). */
@@ -68,7 +100,7 @@ export const checkpointSchema = z
       .max(5)
       .optional(),
     /** What applies once escalation, too, found nobody. */
-    finalAction: z.enum(['approve', 'reject', 'cancel', 'remind']).default('remind'),
+    finalAction: z.enum(FINAL_ACTIONS).default('remind'),
     /** How many different people must approve (N of M); any reject ends the review. */
     approvals: z.number().int().min(1).max(10).default(1),
     /** Reminder pings before the deadline (seconds each); default: one at half time. */
@@ -165,10 +197,36 @@ export const checkpointSchema = z
       });
     }
   });
-export type CheckpointConfig = z.infer<typeof checkpointSchema>;
+
+/** A checkpoint of the file, resolved (`CheckpointSettings`): read once, where the file is. */
+export const checkpointSchema = checkpointFileSchema.transform(
+  (c): CheckpointSettings => ({
+    reviewers: c.reviewers,
+    allowSelfApproval: c.allowSelfApproval,
+    allowExternal: c.allowExternal,
+    timeoutSeconds: c.timeout,
+    onTimeout: c.onTimeout,
+    ...(c.onTimeout === 'escalate' && {
+      escalation: {
+        steps: (c.escalation ?? [{ to: c.escalateTo ?? [], after: c.escalateAfter }]).map((step) => ({
+          to: step.to,
+          afterSeconds: step.after ?? c.timeout ?? 0,
+        })),
+        finalAction: c.finalAction,
+      },
+    }),
+    approvals: c.approvals,
+    remindersBeforeSeconds: c.reminders,
+    allowSkip: c.allowSkip,
+    dmReviewers: c.dmReviewers,
+    notify: c.notify,
+    feedback: c.feedback,
+    replies: c.replies,
+  }),
+);
 
 /** The key by which a checkpoint's deadline approves (`onTimeout` or `finalAction`), if it does. */
-function timerApproves(c: Pick<CheckpointConfig, 'onTimeout' | 'finalAction'>) {
+function timerApproves(c: { onTimeout: string; finalAction?: string }) {
   if (c.onTimeout === 'approve') return 'onTimeout';
   if (c.onTimeout === 'escalate' && c.finalAction === 'approve') return 'finalAction';
   return undefined;
@@ -179,9 +237,9 @@ function timerApproves(c: Pick<CheckpointConfig, 'onTimeout' | 'finalAction'>) {
  * run only when a person approves them: a deadline that would approve them is refused here, at
  * its line (the timer refuses it too, for a default that reaches them).
  */
-function checkToolCallTimer(w: { checkpoints: Record<string, CheckpointConfig> }, ctx: z.RefinementCtx) {
+function checkToolCallTimer(w: { checkpoints: Record<string, CheckpointSettings> }, ctx: z.RefinementCtx) {
   const c = w.checkpoints[TOOL_CALL_KIND];
-  const key = c && timerApproves(c);
+  const key = c && timerApproves({ onTimeout: c.onTimeout, finalAction: c.escalation?.finalAction });
   if (!key) return;
   ctx.addIssue({
     code: 'custom',
@@ -275,7 +333,11 @@ const COMMAND_WORDS = ['help', 'list', 'tasks'];
 
 const fileSchema = z
   .object({
-    defaults: z.object({ checkpoint: checkpointSchema.optional() }).strict().default({}),
+    /** The checkpoint every workflow's checkpoint is that it does not set itself. */
+    defaults: z
+      .object({ checkpoint: checkpointSchema.default(() => checkpointSchema.parse({})) })
+      .strict()
+      .default(() => ({ checkpoint: checkpointSchema.parse({}) })),
     starts: startsSchema.default({ perPerson: 10, perChannel: 30 }),
     workflows: z
       .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema)
@@ -351,21 +413,20 @@ function checkBuiltInNames(name: string, w: Record<string, unknown>, ctx: z.Refi
   }
 }
 
-/** Settings for one checkpoint: the workflow's own, else the file's default, else built-in defaults. */
+/** Settings for one checkpoint: the workflow's own, else the file's default (itself resolved, built-in defaults where the file is silent). */
 export function checkpointSettings(
   config: WorkflowsConfig,
   workflow: string,
   checkpoint: string,
-): CheckpointConfig {
-  return (
-    config.workflows[workflow]?.checkpoints[checkpoint] ??
-    config.defaults.checkpoint ??
-    checkpointSchema.parse({})
-  );
+): CheckpointSettings {
+  return config.workflows[workflow]?.checkpoints[checkpoint] ?? config.defaults.checkpoint;
 }
 
+/** A workflow the file does not name: every setting its default. */
+const UNNAMED_WORKFLOW = workflowSchema.parse({});
+
 export function workflowSettings(config: WorkflowsConfig, workflow: string): WorkflowConfig {
-  return config.workflows[workflow] ?? workflowSchema.parse({});
+  return config.workflows[workflow] ?? UNNAMED_WORKFLOW;
 }
 
 export function parseWorkflowConfig(text: string, file: string): WorkflowsConfig {

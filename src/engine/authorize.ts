@@ -1,9 +1,4 @@
-import {
-  checkpointSchema,
-  type RedirectWho,
-  type WorkflowsConfig,
-  workflowSettings,
-} from '../config/workflows.js';
+import { type RedirectWho, type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import type { Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import { reviewsOf } from './review-rows.js';
@@ -171,7 +166,7 @@ async function controlRules(db: Queryable, config: WorkflowsConfig, task: Task):
   const configured = Object.values(workflowSettings(config, task.workflow).checkpoints);
   return [
     ...(await reviewsOf(db, task.id, 'pending')).map((r) => r.settings),
-    ...(configured.length ? configured : [config.defaults.checkpoint ?? checkpointSchema.parse({})]),
+    ...(configured.length ? configured : [config.defaults.checkpoint]),
   ];
 }
 

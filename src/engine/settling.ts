@@ -8,7 +8,7 @@
  * attempts of its job the task fails instead, with a sentence and Retry, and the error is logged.
  */
 import type pg from 'pg';
-import type { WorkflowsConfig } from '../config/workflows.js';
+import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
 import { isSignoffError } from '../errors.js';
 import { FAILURE_SENTENCES } from '../failures.js';
@@ -17,7 +17,6 @@ import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { honestOutcome } from './outcome.js';
 import { insertReview, reviewsOf } from './review-rows.js';
-import { reviewSettings } from './review-settings.js';
 import type { Lease, Runtime } from './runtime/index.js';
 import { getTask, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
@@ -58,7 +57,7 @@ export function createSettling(deps: SettlingDeps) {
   ): Promise<void> {
     for (const interrupt of result.interrupts) {
       const request = toReviewRequest(interrupt.value);
-      const settings = reviewSettings(deps.config, task.workflow, request.kind);
+      const settings = checkpointSettings(deps.config, task.workflow, request.kind);
       const dueAt = settings.timeoutSeconds
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;

@@ -6,6 +6,7 @@
  * it is read, saying what does not fit.
  */
 import { z } from 'zod';
+import { checkpointSettingsSchema } from '../config/workflows.js';
 import { decisionSchema, reviewRequestSchema } from '../workflows/protocol/requests.js';
 
 export const TASK_STATUSES = [
@@ -41,40 +42,15 @@ export const taskSchema = z.object({
   updatedAt: z.string(),
 });
 
-const finalAction = z.enum(['approve', 'reject', 'cancel', 'remind']);
-
-/** A checkpoint's rules as a review keeps them from the config file when it opens. */
-export const reviewSettingsSchema = z.object({
-  reviewers: z.array(z.string()),
-  allowSelfApproval: z.boolean(),
-  /** May people from another organization and guests decide (absent on reviews opened before it: no)? */
-  allowExternal: z.boolean().optional(),
-  timeoutSeconds: z.number().optional(),
-  onTimeout: z.enum(['approve', 'reject', 'cancel', 'remind', 'escalate']),
-  /** With `onTimeout: escalate`: each step's reviewers added and wait, and what applies after the last. */
-  escalation: z
-    .object({
-      steps: z.array(z.object({ to: z.array(z.string()), afterSeconds: z.number() })),
-      finalAction,
-    })
-    .optional(),
-  /** How many escalation steps were taken (its reviewers then include theirs). */
-  escalated: z.number().int().optional(),
-  /** How many different people must approve (absent: one). */
-  approvals: z.number().int().min(1).optional(),
-  /** Reminder pings, in seconds before the deadline; absent means one at half time. */
-  remindersBeforeSeconds: z.array(z.number()).optional(),
-  allowSkip: z.boolean(),
-  dmReviewers: z.boolean(),
-  /** Mentioned besides the reviewers (absent on reviews opened before it existed: the requester). */
-  notify: z.array(z.string()).optional(),
-  feedback: z.object({ minLength: z.number().int(), maxLength: z.number().int() }),
-  /**
-   * What a reply in the thread means while the review waits (the checkpoint's `replies`); absent
-   * on reviews opened before it existed, which behave as `ask`.
-   */
-  replies: z.enum(['ask', 'feedback', 'ignore']).optional(),
-});
+/**
+ * A checkpoint's rules as a review keeps them from the config file when it opens (the resolved
+ * checkpoint's shape), and how many escalation steps were taken (its reviewers then include
+ * theirs). Reviews opened before a rule existed lack it and read as its old behaviour: no
+ * outsiders (`allowExternal`), one approval, the requester notified, replies that `ask`.
+ */
+export const reviewSettingsSchema = checkpointSettingsSchema
+  .partial({ allowExternal: true, approvals: true, notify: true, replies: true })
+  .extend({ escalated: z.number().int().optional() });
 
 /** One person's approval of a review that needs several (N of M). */
 export const approvalSchema = z.object({ by: z.string(), at: z.string(), contentHash: z.string() });

@@ -344,16 +344,16 @@ describe('the workflow config file', () => {
     );
     expect(checkpointSettings(c, 'pair', 'review')).toMatchObject({
       reviewers: ['requester', 'S0TEAM'],
-      timeout: 1800,
+      timeoutSeconds: 1800,
       onTimeout: 'approve',
     });
     expect(checkpointSettings(c, 'specialist', 'review')).toMatchObject({
       reviewers: ['anyone'],
-      timeout: 7200,
+      timeoutSeconds: 7200,
     });
     const builtIn = checkpointSettings(parseWorkflowConfig('', 'y'), 'pair', 'review');
     expect(builtIn.reviewers).toEqual(['anyone']);
-    expect(builtIn.timeout).toBeUndefined();
+    expect(builtIn.timeoutSeconds).toBeUndefined();
   });
 
   it('start limits default to 10 tasks in hand per person and 30 per channel, as the example file says; 0 is refused at its line', async () => {

@@ -1,7 +1,6 @@
 /** The sign-off rules as pure functions: what one more approval does, and what a deadline does. */
 import { describe, expect, it } from 'vitest';
-import { parseWorkflowConfig } from '../../src/config/workflows.js';
-import { reviewSettings } from '../../src/engine/review-settings.js';
+import { checkpointSettings, parseWorkflowConfig } from '../../src/config/workflows.js';
 import { addApproval, atDeadline, escalatedReviewers } from '../../src/engine/sign-off-rules.js';
 import type { ReviewSettings } from '../../src/engine/types.js';
 
@@ -85,14 +84,14 @@ describe('config', () => {
 
   it('reads one step (escalateTo, escalateAfter) or several (escalation), never both', () => {
     const one = parse('        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [S0LEADS]\n')();
-    expect(reviewSettings(one, 'pair', 'review').escalation).toEqual({
+    expect(checkpointSettings(one, 'pair', 'review').escalation).toEqual({
       steps: [{ to: ['S0LEADS'], afterSeconds: 7200 }],
       finalAction: 'remind',
     });
     const two = parse(
       '        timeout: 2h\n        onTimeout: escalate\n        escalation:\n          - { to: [S0LEADS], after: 1h }\n          - { to: [U0CTO] }\n        finalAction: reject\n',
     )();
-    expect(reviewSettings(two, 'pair', 'review').escalation).toEqual({
+    expect(checkpointSettings(two, 'pair', 'review').escalation).toEqual({
       steps: [
         { to: ['S0LEADS'], afterSeconds: 3600 },
         { to: ['U0CTO'], afterSeconds: 7200 },
