@@ -108,10 +108,20 @@ async function main(argv: string[]): Promise<number> {
     test = read;
   }
   await announceFirstStart(config);
-  const { runTerminal } = await import('./cli/terminal.js');
-  return await runTerminal(argv, config, { out, err, tty: process.stdout.isTTY === true }, test, (end) => {
-    outputClosed = () => end(0);
-  });
+  const [{ runTerminal }, { startTerminal }] = await Promise.all([
+    import('./cli/terminal.js'),
+    import('./main.js'),
+  ]);
+  return await runTerminal(
+    argv,
+    config,
+    { out, err, tty: process.stdout.isTTY === true },
+    test,
+    (end) => {
+      outputClosed = () => end(0);
+    },
+    startTerminal,
+  );
 }
 
 main(process.argv.slice(2)).then(

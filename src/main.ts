@@ -1,9 +1,12 @@
 /**
  * The only place things are wired together: the configuration, the engine (`openSignoff`:
- * database, checkpointer, queue, workflows) and the surfaces on it (`startSlack`). `openSignoff` is
- * used by the terminal, the tests and the benchmark alike.
+ * database, checkpointer, runtime, workflows) and a surface on it (`startSlack`, `startTerminal`):
+ * each surface gives the engine its parts (its sink, its directory) and then runs on it.
+ * `openSignoff` alone serves the tests and the benchmarks.
  */
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import type { ScenarioTest } from './cli/scenario-run.js';
+import { startTerminalSurface, type TerminalIo, terminalEngineParts } from './cli/surface.js';
 import type { Config } from './config/config.js';
 import { workflowSettings } from './config/workflows.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -36,7 +39,9 @@ import { ownWorkflowDescription } from './workflows/catalog.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { declaredWorkflow } from './workflows/declared/declared-graph.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
-import type { WorkflowDefinition } from './workflows/shared/types.js';
+import type { WorkflowDefinition, WorkflowParts } from './workflows/shared/types.js';
+
+export type { WorkflowParts };
 
 export interface Signoff {
   config: Config;
@@ -51,13 +56,6 @@ export interface Signoff {
   /** What each workflow is made of, by name: scenario files are checked against it. */
   parts: ReadonlyMap<string, WorkflowParts>;
   close(): Promise<void>;
-}
-
-export interface WorkflowParts {
-  /** The agents its graph asked a model for, by display name. */
-  agents: string[];
-  /** Its checkpoints; undefined for your own graph (its agents, too, may be more than these). */
-  checkpoints?: string[];
 }
 
 export interface OpenOptions {
@@ -226,4 +224,31 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     await signoff.close();
     throw error;
   }
+}
+
+export interface TerminalService {
+  signoff: Signoff;
+  /** The command (or the scenario) under way: its exit code. */
+  command: Promise<number>;
+}
+
+export interface TerminalOptions extends Pick<OpenOptions, 'logger' | 'database'> {
+  argv: readonly string[];
+  io: TerminalIo;
+  /** A scenario file's test (`signoff test`) instead of a command. */
+  test?: ScenarioTest;
+}
+
+/** Runs a command in the terminal: the engine, given the terminal's sink and models, and the terminal surface. */
+export async function startTerminal(config: Config, options: TerminalOptions): Promise<TerminalService> {
+  const { argv, io, test } = options;
+  const parts = terminalEngineParts(config, argv, io, test);
+  const signoff = await openSignoff(config, {
+    logger: options.logger,
+    database: options.database,
+    sinks: parts.sinks,
+    modelFor: parts.modelFor,
+    onRun: parts.onRun,
+  });
+  return { signoff, command: startTerminalSurface({ config, signoff, parts, argv, io, test }) };
 }

@@ -48,7 +48,7 @@ export interface CliIo {
  * their quick end would then cut short.
  */
 const FOLLOWING = new Set([undefined, 'run', 'resume', 'retry', 'redirect']);
-export const runsTasks = (argv: string[]) => FOLLOWING.has(argv[0]);
+export const runsTasks = (argv: readonly string[]) => FOLLOWING.has(argv[0]);
 
 /**
  * The exit code of a command that followed a task: 3 when the task failed (0 when it ended

@@ -12,7 +12,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../db/scratch.js';
 import type { Engine } from '../engine/index.js';
 import { isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { WorkflowParts } from '../main.js';
+import type { WorkflowParts } from '../workflows/shared/types.js';
 import { CLI } from './help.js';
 import type { LineSource } from './lines.js';
 import { type Feed, type Output, printable } from './printer.js';

@@ -56,3 +56,11 @@ export interface WorkflowDefinition {
   /** How a finished run ended, from its final state. */
   outcome(values: Record<string, unknown>): { status: 'done' | 'rejected' | 'stopped'; reason?: string };
 }
+
+/** What a workflow is made of, as its graph showed when it was built: scenario files are checked against it. */
+export interface WorkflowParts {
+  /** The agents its graph asked a model for, by display name. */
+  agents: string[];
+  /** Its checkpoints; undefined for your own graph (its agents, too, may be more than these). */
+  checkpoints?: string[];
+}
