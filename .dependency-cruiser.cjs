@@ -64,6 +64,22 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/slack/' },
       to: { path: '^src/slack/', pathNot: '^src/slack/(surface|engine-parts|retention)\\.ts$' },
     },
+    {
+      name: 'cli-front-door',
+      severity: 'error',
+      comment:
+        'Outside src/cli, the terminal is its surface (surface.ts); bin.ts, the entry point, also runs its process (terminal.ts) and its words before a start.',
+      from: { path: '^src/', pathNot: '^src/(cli/|bin\\.ts$)' },
+      to: { path: '^src/cli/', pathNot: '^src/cli/surface\\.ts$' },
+    },
+    {
+      name: 'surfaces-are-wired-not-wiring',
+      severity: 'error',
+      comment:
+        'main.ts wires a surface to the engine and its models: a surface is given what it needs, it never imports main.ts or makes a model.',
+      from: { path: '^src/(slack|cli)/' },
+      to: { path: '^src/main\\.ts$|^src/llm/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

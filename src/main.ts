@@ -5,8 +5,7 @@
  * `openSignoff` alone serves the tests and the benchmarks.
  */
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type { ScenarioTest } from './cli/scenario-run.js';
-import { startTerminalSurface, type TerminalIo, terminalEngineParts } from './cli/surface.js';
+import { type ScenarioTest, startTerminalSurface, type TerminalIo, terminalParts } from './cli/surface.js';
 import type { Config } from './config/config.js';
 import { workflowSettings } from './config/workflows.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -31,6 +30,7 @@ import {
   type Task,
 } from './engine/index.js';
 import { createModelFor, type ModelFor } from './llm/models.js';
+import { scenarioModels } from './llm/scenario-models.js';
 import type { Logger } from './logger.js';
 import { slackEngineParts } from './slack/engine-parts.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
@@ -40,8 +40,6 @@ import { loadCustomWorkflow } from './workflows/custom.js';
 import { declaredWorkflow } from './workflows/declared/declared-graph.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
 import type { WorkflowDefinition, WorkflowParts } from './workflows/shared/types.js';
-
-export type { WorkflowParts };
 
 export interface Signoff {
   config: Config;
@@ -230,6 +228,8 @@ export interface TerminalService {
   signoff: Signoff;
   /** The command (or the scenario) under way: its exit code. */
   command: Promise<number>;
+  /** The command's name as the screen suggests it (with the config file, when there is one). */
+  cli: string;
 }
 
 export interface TerminalOptions extends Pick<OpenOptions, 'logger' | 'database'> {
@@ -242,13 +242,20 @@ export interface TerminalOptions extends Pick<OpenOptions, 'logger' | 'database'
 /** Runs a command in the terminal: the engine, given the terminal's sink and models, and the terminal surface. */
 export async function startTerminal(config: Config, options: TerminalOptions): Promise<TerminalService> {
   const { argv, io, test } = options;
-  const parts = terminalEngineParts(config, argv, io, test);
+  const parts = terminalParts(config, argv, io, test);
   const signoff = await openSignoff(config, {
     logger: options.logger,
     database: options.database,
     sinks: parts.sinks,
-    modelFor: parts.modelFor,
+    // A scenario runs on the offline model, its agents answering what the file says.
+    modelFor: test
+      ? scenarioModels(test.scenario)
+      : createModelFor(config.model, { callbacks: parts.modelCallbacks }),
     onRun: parts.onRun,
   });
-  return { signoff, command: startTerminalSurface({ config, signoff, parts, argv, io, test }) };
+  return {
+    signoff,
+    command: startTerminalSurface({ config, signoff, parts, argv, io, test }),
+    cli: parts.cli,
+  };
 }

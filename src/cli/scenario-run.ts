@@ -19,8 +19,6 @@ import { type Feed, type Output, printable } from './printer.js';
 import { readScenario, type Scenario } from './scenario.js';
 import { runSession } from './session.js';
 
-export { scenarioModels } from './scenario.js';
-
 export interface ScenarioTest {
   workflow: string;
   file: string;

@@ -22,8 +22,6 @@ import { unknownName } from '../config/names.js';
 import { objectOr } from '../config/workflows.js';
 import { parseYamlFile } from '../config/yaml-file.js';
 import { SignoffError } from '../errors.js';
-import type { ModelFor } from '../llm/models.js';
-import { ScriptedChatModel, scriptOf } from '../llm/scripted.js';
 
 const answer = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
@@ -65,7 +63,7 @@ export const scenarioSchema = z
   .strict();
 export type Scenario = z.infer<typeof scenarioSchema>;
 
-/** The names a workflow's scenario may use (see main.ts's WorkflowParts). */
+/** The names a workflow's scenario may use (its WorkflowParts, workflows/shared/types.ts). */
 export interface Cast {
   workflow: string;
   agents: string[];
@@ -100,11 +98,3 @@ const castCheck = (cast: Cast) => (scenario: Scenario, ctx: z.RefinementCtx) => 
   unknown('agents', 'agent', cast.agents);
   unknown('reviews', 'checkpoint', cast.checkpoints);
 };
-
-/** The offline model, with the scenario's agents answering what it scripts for them. */
-export function scenarioModels(scenario: Pick<Scenario, 'agents'> = { agents: {} }): ModelFor {
-  const scripts = new Map(
-    Object.entries(scenario.agents).map(([agent, a]) => [agent, scriptOf(Array.isArray(a) ? a : [a])]),
-  );
-  return ({ name }) => new ScriptedChatModel({ agent: name, script: scripts.get(name) });
-}

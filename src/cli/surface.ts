@@ -1,23 +1,22 @@
 /**
  * The terminal surface of a running engine, the counterpart of the Slack one (slack/surface.ts):
- * what it gives the engine when it opens (`terminalEngineParts`: the sink that prints events, the
- * models whose thinking shows on the screen, which tasks ran here) and what runs on the engine
- * once open (`startTerminalSurface`: the feed, the workers, then the command or the scenario).
- * How the process starts and ends (logs, signals, the last words) is terminal.ts's.
+ * what it gives the engine when it opens (`terminalParts`: the sink that prints events, the
+ * callbacks that show a model thinking, which tasks ran here) and what runs on the engine once
+ * open (`startTerminalSurface`: the feed, the workers, then the command or the scenario). How the
+ * process starts and ends (logs, signals, the last words) is terminal.ts's.
  */
 import type { Config } from '../config/config.js';
 import type { Documents } from '../docs/documents.js';
 import type { Engine, Sink, Task } from '../engine/index.js';
 import { modelAddress } from '../failures.js';
-import { createModelFor, type ModelFor } from '../llm/models.js';
 import type { WorkflowParts } from '../workflows/shared/types.js';
 import { runCommand, runsTasks, terminalActor } from './commands.js';
 import { CLI, commandWith } from './help.js';
 import type { LineSource } from './lines.js';
 import { ANSI_STYLE, PLAIN_STYLE } from './markdown.js';
 import { createFeed, type Feed, type Output } from './printer.js';
-import { runScenarioTest, type ScenarioTest, scenarioModels } from './scenario-run.js';
-import { createThinking } from './thinking.js';
+import { runScenarioTest, type ScenarioTest } from './scenario-run.js';
+import { createThinking, type Thinking } from './thinking.js';
 import { createUnfollowed, type Unfollowed } from './unfollowed.js';
 
 export interface TerminalIo {
@@ -30,9 +29,13 @@ export interface TerminalIo {
   stopping: AbortSignal;
 }
 
-export interface TerminalEngineParts {
+export type { ScenarioTest };
+
+/** What the engine is given (sinks, the models' callbacks, onRun), and the state the surface then runs with. */
+export interface TerminalParts {
   sinks: { cli: Sink };
-  modelFor: ModelFor;
+  /** For the models' calls: they show "… is thinking" on the screen. */
+  modelCallbacks: Thinking['callbacks'];
   /** Told when a run of a task starts in this process. */
   onRun?: (task: Task) => void;
   /** The command's name as the screen suggests it (with the config file, when there is one). */
@@ -44,13 +47,13 @@ export interface TerminalEngineParts {
   shown: Required<Output>;
 }
 
-/** The terminal's parts of the engine, for `argv` (or the scenario `test`). */
-export function terminalEngineParts(
+/** The terminal's parts, for `argv` (or the scenario `test`). */
+export function terminalParts(
   config: Config,
   argv: readonly string[],
   io: TerminalIo,
   test?: ScenarioTest,
-): TerminalEngineParts {
+): TerminalParts {
   // The failures' sentences name the model service's address to the person at the keyboard, who
   // set it (Slack's, stored, do not: a team's members need not see an internal host); only for the
   // tasks run here: another process's (a Slack worker, an earlier run) may have had another.
@@ -89,10 +92,7 @@ export function terminalEngineParts(
         return (feed as Feed).sink(event, task);
       },
     },
-    // A scenario runs on the offline model, its agents answering what the file says.
-    modelFor: test
-      ? scenarioModels(test.scenario)
-      : createModelFor(config.model, { callbacks: thinking.callbacks }),
+    modelCallbacks: thinking.callbacks,
     // A scenario's database is made for its one task: nothing else runs there.
     onRun: test
       ? undefined
@@ -119,7 +119,7 @@ export interface TerminalSurfaceOptions {
   config: Config;
   /** The engine it serves, opened with the terminal's parts. */
   signoff: { engine: Engine; documents: Documents; parts: ReadonlyMap<string, WorkflowParts> };
-  parts: TerminalEngineParts;
+  parts: TerminalParts;
   argv: readonly string[];
   io: TerminalIo;
   test?: ScenarioTest;

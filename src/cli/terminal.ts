@@ -8,7 +8,6 @@
 import { relative } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logger.js';
-import { CLI, commandWith } from './help.js';
 import { linesFrom } from './lines.js';
 import { terminalLog } from './log-file.js';
 import type { Output } from './printer.js';
@@ -32,6 +31,8 @@ export type StartTerminal = (
 ) => Promise<{
   signoff: { runner: { stop(): string[] }; close(): Promise<void> };
   command: Promise<number>;
+  /** The command's name as the screen suggests it. */
+  cli: string;
 }>;
 
 /**
@@ -48,7 +49,6 @@ export async function runTerminal(
   start: StartTerminal,
 ): Promise<number> {
   let config = given;
-  const cli = test ? CLI : commandWith(config.configPath);
   const { err } = io;
   // Logs go to the data folder's signoff.log: JSON lines never cut into what the screen shows.
   const log = terminalLog(config.database.dataDir, config.logLevel);
@@ -62,7 +62,7 @@ export async function runTerminal(
   const screen = statusLine(io.out, io.tty);
   const stopping = new AbortController();
   const terminalIo: TerminalIo = { screen, err, tty: io.tty, lines, stopping: stopping.signal };
-  const { signoff, command } = await start(config, { logger, argv, io: terminalIo, test }).catch(
+  const { signoff, command, cli } = await start(config, { logger, argv, io: terminalIo, test }).catch(
     async (error) => {
       await scratch?.drop();
       throw error;

@@ -226,7 +226,10 @@ export const checkpointSchema = checkpointFileSchema.transform(
 );
 
 /** The key by which a checkpoint's deadline approves (`onTimeout` or `finalAction`), if it does. */
-function timerApproves(c: { onTimeout: string; finalAction?: string }) {
+function timerApproves(c: {
+  onTimeout: CheckpointSettings['onTimeout'];
+  finalAction?: (typeof FINAL_ACTIONS)[number];
+}) {
   if (c.onTimeout === 'approve') return 'onTimeout';
   if (c.onTimeout === 'escalate' && c.finalAction === 'approve') return 'finalAction';
   return undefined;
@@ -333,11 +336,14 @@ const COMMAND_WORDS = ['help', 'list', 'tasks'];
 
 const fileSchema = z
   .object({
-    /** The checkpoint every workflow's checkpoint is that it does not set itself. */
+    /**
+     * The checkpoint used wherever a workflow does not configure its own: replaced whole by a
+     * workflow's, not merged field by field. Absent, every field has its built-in default.
+     */
     defaults: z
-      .object({ checkpoint: checkpointSchema.default(() => checkpointSchema.parse({})) })
+      .object({ checkpoint: checkpointSchema.prefault({}) })
       .strict()
-      .default(() => ({ checkpoint: checkpointSchema.parse({}) })),
+      .prefault({}),
     starts: startsSchema.default({ perPerson: 10, perChannel: 30 }),
     workflows: z
       .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema)
@@ -413,7 +419,10 @@ function checkBuiltInNames(name: string, w: Record<string, unknown>, ctx: z.Refi
   }
 }
 
-/** Settings for one checkpoint: the workflow's own, else the file's default (itself resolved, built-in defaults where the file is silent). */
+/**
+ * Settings for one checkpoint: the workflow's own, else the file's default (resolved, built-in
+ * defaults where the file is silent).
+ */
 export function checkpointSettings(
   config: WorkflowsConfig,
   workflow: string,

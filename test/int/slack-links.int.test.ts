@@ -6,7 +6,8 @@
  * (`<url|label>`) in the list, the Home tab or a reviewer's DM.
  */
 import { describe, expect, it } from 'vitest';
-import { scenarioModels, scenarioSchema } from '../../src/cli/scenario.js';
+import { scenarioSchema } from '../../src/cli/scenario.js';
+import { scenarioModels } from '../../src/llm/scenario-models.js';
 import { appHomeOpened, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readScenario, type ScenarioDecision, scenarioModels } from '../../src/cli/scenario.js';
+import { readScenario, type ScenarioDecision } from '../../src/cli/scenario.js';
+import { scenarioModels } from '../../src/llm/scenario-models.js';
 import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
