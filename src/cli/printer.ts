@@ -249,6 +249,12 @@ export function createFeed(deps: {
       const agent = deps.thinking?.(taskId);
       deps.out.status?.(agent ? `${agent} is thinking…` : undefined);
     },
+    /** Whether the task has events not printed yet that would print a line (a reminder, say). */
+    async unseen(taskId: string): Promise<boolean> {
+      const after = shown.get(taskId) ?? 0;
+      const events = await deps.events(taskId);
+      return events.some((e) => e.id > after && formatEvent(e, deps.show) !== undefined);
+    },
     inWords,
     /** Whether the last status line printed for `taskId` said `status` for `reason`: no need to say it again. */
     saidStatus: (taskId: string, status: Task['status'], reason: string | null | undefined) => {

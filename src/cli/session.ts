@@ -74,7 +74,9 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       line = await answerTo(deps.lines, out, '> ', watch.signal);
     } catch (error) {
       if (!watch.signal.aborted || error !== watch.signal.reason) throw error;
-      out.write('\n');
+      // Lines printed above an unchanged review: the prompt again, without the card again.
+      if (error === NEW_LINES) quiet = { id: review.id, hash };
+      else out.write('\n');
       continue;
     } finally {
       watch.abort(STOPPED_WATCHING);
@@ -211,13 +213,18 @@ async function watchReview(deps: SessionDeps, taskId: string, review: Review, wa
       contentHash(now.request) === shown &&
       now.approvals.length === review.approvals.length &&
       now.dueAt === review.dueAt;
-    if (same) continue;
+    if (watch.signal.aborted) return;
+    // The same review, but something said about it (a reminder): shown now, then the prompt again.
+    if (same && !(await deps.feed.unseen(taskId))) continue;
     if (watch.signal.aborted) return;
     deps.out.write('\n');
     await deps.feed.pump(taskId);
-    watch.abort(new Error('the review changed'));
+    watch.abort(same ? NEW_LINES : new Error('the review changed'));
   }
 }
+
+/** Why a prompt was given up when its review did not change: lines about it were printed above it. */
+const NEW_LINES = new Error('the task has new lines');
 
 async function settled(deps: SessionDeps, taskId: string): Promise<Task> {
   for (;;) {

@@ -177,6 +177,32 @@ describe('no decision is inferred at the prompt', () => {
 });
 
 describe('a prompt that waits', () => {
+  it('shows a reminder when it fires, above the prompt, without printing the card again', async () => {
+    const timed = join(mkdtempSync(join(tmpdir(), 'terminal-answers-')), 'signoff.yml');
+    writeFileSync(
+      timed,
+      'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review: { timeout: 20s, onTimeout: reject }\n',
+    );
+    const run = startSignoff(['run', 'pair', 'somebody is reminded'], {
+      DATABASE_URL: db.url,
+      SIGNOFF_CONFIG: timed,
+    });
+    try {
+      await run.waitFor(/Review: /);
+      // Half time (10 s): the reminder is on screen while nobody typed, well before the deadline
+      // (before, it waited for the deadline's change of the review, 20 s), then the prompt again.
+      await run.waitFor(/⏰ Reminder[^\n]*\n> /, 15_000);
+      expect(run.stdout()).not.toContain('nobody decided');
+      expect(run.stdout().split('Review: '), run.stdout()).toHaveLength(2);
+      run.send('approve');
+      const end = await run.exited;
+      expect(end.code, end.stderr).toBe(0);
+      expect(end.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done/);
+    } finally {
+      run.child.kill();
+    }
+  });
+
   it('shows what the deadline decided while nobody typed, and gives up the card that no longer waits: the run ends without input', async () => {
     const timed = join(mkdtempSync(join(tmpdir(), 'terminal-answers-')), 'signoff.yml');
     writeFileSync(
