@@ -42,16 +42,15 @@ import { getTask, setStatus } from './task-rows.js';
 import { type Clock, type Decision, FINAL_STATUSES, type Review, type Task, threadOf } from './types.js';
 
 /** What settling needs, read from saved state when this advance ran nothing. */
-function fromState(state: StateSnapshot): RunResult {
-  return {
-    interrupts: pendingInterrupts(state),
-    // Not `next`: it leaves out tasks whose writes were saved (a step cut off before its checkpoint).
-    finished: state.tasks.length === 0,
-    values: state.values as Record<string, unknown>,
-  };
-}
+const fromState = (state: StateSnapshot): RunResult => ({
+  interrupts: pendingInterrupts(state),
+  // Not `next`: it leaves out tasks whose writes were saved (a step cut off before its checkpoint).
+  finished: state.tasks.length === 0,
+  values: state.values as Record<string, unknown>,
+});
 
-const RECURSION_LIMIT = 1000;
+/** Whether a task is over for its runs: a final status, or failed (until a retry). */
+const closed = (task: Task) => FINAL_STATUSES.includes(task.status) || task.status === 'failed';
 
 export interface RunnerDeps {
   pool: pg.Pool;
@@ -82,20 +81,18 @@ export type { LoadedWorkflow } from './settling.js';
 
 export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, logger } = deps;
-  const { settle, gaveUp } = createSettling(deps);
+  const { settle, gaveUp, fail } = createSettling(deps);
   const run = createGraphRun(deps);
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
 
   /**
-   * One run of the task under its job's lease (runtime/): the task and its decisions not yet
-   * applied are read once the lease is held, so they include everything its last holder wrote.
-   * Decisions recorded while this runs ask for the job again: it runs once more after this.
+   * The task and its decisions not yet applied are read once the lease is held, so they include
+   * everything its last holder wrote.
    */
   async function advance(claim: Claim<TaskJob>): Promise<After> {
     const { taskId } = claim.data;
-    const { lease } = claim;
     if (stopping) return { againInMs: 0 };
     const r = await pool.query<{ task: unknown; decided: unknown[] }>(
       `SELECT (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $1) AS task, ${unappliedDecisionsJson('$1')} AS decided`,
@@ -103,9 +100,9 @@ export function createRunner(deps: RunnerDeps): Runner {
     );
     const row = r.rows[0];
     const task = row?.task ? taskFromRow(row.task) : undefined;
-    if (!task || FINAL_STATUSES.includes(task.status) || task.status === 'failed') return undefined;
+    if (!task || closed(task)) return undefined;
     try {
-      await step(task, (row?.decided ?? []).map(reviewFromRow), lease, claim.attempt);
+      await step(task, (row?.decided ?? []).map(reviewFromRow), claim.lease, claim.attempt);
     } catch (error) {
       // Stopped with the process: the next process that runs tasks takes it from its checkpoint.
       if (error instanceof RunStopped) return { againInMs: 0 };
@@ -132,7 +129,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       configurable: { thread_id: threadOf(task), __pregel_strict_resume: true, [LEASE_KEY]: lease.holder },
       // LangGraph's default (25 steps per run) would fail a long cycle; runs pause at reviews,
       // so this only guards against a workflow that loops without ever asking anyone.
-      recursionLimit: RECURSION_LIMIT,
+      recursionLimit: 1000,
     };
     const resume = (reviews: Review[]) =>
       new Command({
@@ -176,11 +173,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         // People see a coded sentence; the provider's own words stay in the log.
         const { code, sentence: reason } = describeFailure(error);
         log[failureLogLevel(code)]({ err: error, failure: code }, 'workflow step failed');
-        await inTransaction(pool, async (db) => {
-          await getTask(db, task.id, true);
-          await lease.fence(db);
-          await setStatus(db, task.id, 'failed', reason);
-        });
+        await fail(task, lease, reason);
         void delivery.kick(task);
         return undefined;
       } finally {
@@ -190,7 +183,6 @@ export function createRunner(deps: RunnerDeps): Runner {
 
     let toApply = decided;
     let ran: RunResult | undefined;
-    let readState = decided.length === 0;
     if (decided.length) {
       // The common path: resume by interrupt id without reading the state first. Strict resume
       // refuses, before running anything, an id no longer pending: one consumed by a run that
@@ -200,18 +192,17 @@ export function createRunner(deps: RunnerDeps): Runner {
         if (!ran) return;
       } catch (error) {
         if (!isUnknownInterruptError(error)) throw error;
-        readState = true;
       }
     }
-    if (readState) {
+    if (!ran) {
       const before = await workflow.graph.getState(config);
       const pending = new Set(pendingInterrupts(before).map((i) => i.id));
+      toApply = decided.filter((r) => pending.has(r.id));
       // Nothing is resumed twice.
       await markApplied(
         pool,
         decided.filter((r) => !pending.has(r.id)).map((r) => r.id),
       );
-      toApply = decided.filter((r) => pending.has(r.id));
       let input: unknown;
       if (!before.createdAt) {
         input = workflow.definition.input({
@@ -243,12 +234,8 @@ export function createRunner(deps: RunnerDeps): Runner {
           db,
           toApply.map((r) => r.id),
         );
-        const stillOurs =
-          current &&
-          !FINAL_STATUSES.includes(current.status) &&
-          current.status !== 'failed' &&
-          current.generation === task.generation;
-        if (stillOurs) await settle(db, task, workflow, result);
+        if (current && !closed(current) && current.generation === task.generation)
+          await settle(db, task, workflow, result);
       });
     } catch (error) {
       if (!(await gaveUp(task, lease, error, attempt))) throw error;

@@ -35,26 +35,28 @@ export interface LoadedWorkflow {
 }
 
 /** Attempts of a run's job at settling before its task fails (the job's own retries count). */
-export const SETTLE_ATTEMPTS = 3;
+const SETTLE_ATTEMPTS = 3;
 
-export interface SettlingDeps {
+export function createSettling(deps: {
   pool: pg.Pool;
   runtime: Runtime;
   config: WorkflowsConfig;
   clock: Clock;
   logger: Logger;
-}
-
-export function createSettling(deps: SettlingDeps) {
+}) {
   const { pool, logger } = deps;
 
+  /** Fails the task behind the run's fence (the task row locked first, as everywhere). */
+  async function fail(task: Task, lease: Lease, reason: string): Promise<void> {
+    await inTransaction(pool, async (db) => {
+      await getTask(db, task.id, true);
+      await lease.fence(db);
+      await setStatus(db, task.id, 'failed', reason);
+    });
+  }
+
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
-  async function settle(
-    db: Queryable,
-    task: Task,
-    workflow: LoadedWorkflow,
-    result: RunResult,
-  ): Promise<void> {
+  async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
     for (const interrupt of result.interrupts) {
       const request = toReviewRequest(interrupt.value);
       const settings = checkpointSettings(deps.config, task.workflow, request.kind);
@@ -62,13 +64,7 @@ export function createSettling(deps: SettlingDeps) {
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;
       // The review with its review_requested event (one transaction: the run's), and its timers.
-      const review = await insertReview(db, {
-        id: interrupt.id,
-        taskId: task.id,
-        request,
-        settings,
-        dueAt,
-      });
+      const review = await insertReview(db, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
       if (review) await scheduleTimers(deps.runtime, db, task.surface, review);
     }
     // A review still pending from before this run (a parallel branch) keeps the task waiting too.
@@ -94,13 +90,9 @@ export function createSettling(deps: SettlingDeps) {
       return false;
     }
     logger.error(log, 'settling the run failed on every attempt; the task fails');
-    await inTransaction(pool, async (db) => {
-      await getTask(db, task.id, true);
-      await lease.fence(db);
-      await setStatus(db, task.id, 'failed', FAILURE_SENTENCES.unsaved);
-    });
+    await fail(task, lease, FAILURE_SENTENCES.unsaved);
     return true;
   }
 
-  return { settle, gaveUp };
+  return { settle, gaveUp, fail };
 }
