@@ -5,8 +5,7 @@
  * A run that outlived its lease without noticing fails at its next checkpoint instead of forking
  * the thread's history beside the new holder's. Reads strip the lease again: it is not the graph's.
  */
-import type { RunnableConfig } from '@langchain/core/runnables';
-import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph';
+import type { CheckpointMetadata } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
 import { inTransaction } from '../db/queryable.js';
@@ -21,12 +20,7 @@ export const isCheckpointRefused = (error: unknown) =>
   String((error as Error).message).includes('checkpoint refused');
 
 class FencedSaver extends PostgresSaver {
-  override put(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-    newVersions: Parameters<PostgresSaver['put']>[3],
-  ) {
+  override put(...[config, checkpoint, metadata, newVersions]: Parameters<PostgresSaver['put']>) {
     const holder = config.configurable?.[LEASE_KEY];
     // Metadata is stored as given (a JSON object): the lease is one more key in it.
     const fenced = holder ? ({ ...metadata, [LEASE_KEY]: holder } as CheckpointMetadata) : metadata;

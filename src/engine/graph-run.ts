@@ -18,19 +18,11 @@ const PRUNE_EVERY_STEPS = 20;
 
 /** An agent's message, ready to be recorded. */
 type Spoken = { key: string; event: EngineEvent; node: string };
-const spoken = (key: string, m: { agent: string; text: string }, node: string): Spoken => ({
-  key,
-  event: { type: 'agent_said', agent: m.agent, text: m.text },
-  node,
-});
 
 export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config: WorkflowsConfig }) {
   const { pool, delivery } = deps;
-  /**
-   * Runs the graph stepwise (a long run prunes as it goes and never holds a quadratic history)
-   * and keeps what settling needs: the interrupts pending at the end (a run re-emits those it
-   * leaves pending) and the final values.
-   */
+  // Settling needs the interrupts pending at the end (a run re-emits those it leaves pending)
+  // and the final values.
   return async function run(
     task: Task,
     workflow: LoadedWorkflow,
@@ -61,8 +53,14 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
       for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
         if (mode === 'custom') {
           const said = saidSchema.safeParse(chunk);
-          if (said.success)
-            thisStep.push(spoken(eventKey.said(task.generation, said.data.key), said.data, said.data.node));
+          if (said.success) {
+            const { key, agent, text, node } = said.data;
+            thisStep.push({
+              key: eventKey.said(task.generation, key),
+              event: { type: 'agent_said', agent, text },
+              node,
+            });
+          }
           continue;
         }
         // A node's update: it finished, and (with sync) its result is saved even if a sibling fails.

@@ -8,12 +8,9 @@
 import type { Queryable } from '../db/queryable.js';
 
 export const CHECKPOINT_SCHEMA = 'langgraph';
+const schema = CHECKPOINT_SCHEMA;
 
-export async function pruneCheckpoints(
-  db: Queryable,
-  threadId: string,
-  schema = CHECKPOINT_SCHEMA,
-): Promise<void> {
+export async function pruneCheckpoints(db: Queryable, threadId: string): Promise<void> {
   // One statement (one round trip). A checkpoint being written concurrently commits together
   // with its blobs and is newer than `latest`, so nothing it needs is visible here to delete.
   await db.query(
@@ -35,11 +32,7 @@ export async function pruneCheckpoints(
 }
 
 /** Bytes a thread occupies in the checkpointer's tables (for the benchmark and the tests). */
-export async function checkpointBytes(
-  db: Queryable,
-  threadId: string,
-  schema = CHECKPOINT_SCHEMA,
-): Promise<number> {
+export async function checkpointBytes(db: Queryable, threadId: string): Promise<number> {
   const r = await db.query<{ bytes: string }>(
     `SELECT (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM ${schema}.checkpoints c WHERE thread_id = $1)
           + (SELECT coalesce(sum(pg_column_size(b.*)), 0) FROM ${schema}.checkpoint_blobs b WHERE thread_id = $1)
