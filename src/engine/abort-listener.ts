@@ -17,6 +17,8 @@ export const ABORT_CHANNEL = 'signoff_abort';
 
 const PROBE_PREFIX = 'probe:';
 const MAX_BACKOFF_MS = 30_000;
+/** How long the start-up check waits for its own notification. */
+const PROBE_MS = 3000;
 
 export interface AbortListener {
   start(): Promise<void>;
@@ -27,8 +29,6 @@ export function createAbortListener(deps: {
   pool: pg.Pool;
   onAbort: (taskId: string) => void;
   logger: Logger;
-  /** How long the start-up check waits for its own notification. */
-  probeMs?: number;
 }): AbortListener {
   const { pool, logger } = deps;
   let client: pg.Client | undefined;
@@ -90,7 +90,7 @@ export function createAbortListener(deps: {
   async function heard(): Promise<boolean> {
     const payload = `${PROBE_PREFIX}${randomUUID()}`;
     const arrived = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), deps.probeMs ?? 3000);
+      const timer = setTimeout(() => resolve(false), PROBE_MS);
       probes.set(payload, () => {
         clearTimeout(timer);
         resolve(true);
@@ -106,11 +106,10 @@ export function createAbortListener(deps: {
     start: async () => {
       stopped = false;
       await connect();
-      if (!(await heard())) {
+      if (!(await heard()))
         logger.warn(
           'LISTEN/NOTIFY does not reach this worker (a transaction-mode pooler?): cancel and redirect stop a run only at its end. Connect workers directly or through a session-mode pool.',
         );
-      }
     },
     stop: async () => {
       stopped = true;

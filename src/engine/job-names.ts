@@ -23,16 +23,15 @@ export type TaskJob = z.infer<typeof taskJobSchema>;
 type TaskRef = Pick<Task, 'id' | 'surface'>;
 
 /**
- * A task's run job: its key is also what the checkpoint fence (migration 023's trigger) looks up
- * from a checkpoint's thread; the two must match.
+ * A task's run job, keyed `run:<task>`: also what the checkpoint fence (migration 023's trigger)
+ * looks up from a checkpoint's thread; the two must match. `RUN_KEY_SQL` is that key in SQL, of
+ * the task id expression `id`.
  */
-export const runKey = (taskId: string) => `run:${taskId}`;
-/** `runKey` in SQL, of the task id expression `id`. */
 export const RUN_KEY_SQL = (id: string) => `'run:' || ${id}`;
 
 export const runJob = (task: TaskRef, priority: number = RUN_PRIORITY.resume): JobSpec => ({
   queue: advanceQueue(task.surface),
-  key: runKey(task.id),
+  key: `run:${task.id}`,
   data: { taskId: task.id },
   priority,
 });
