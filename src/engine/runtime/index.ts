@@ -24,7 +24,7 @@ import { type After, type Claim, startQueueLoop, type WorkOptions } from './work
 
 export type { JobSpec } from './jobs.js';
 export type { Lease } from './lease.js';
-export { type After, type Claim, MAX_ATTEMPTS, type WorkOptions } from './workers.js';
+export type { After, Claim } from './workers.js';
 
 export interface Runtime {
   /** How long a lease lives without a heartbeat: how soon a dead holder's job is taken again. */
@@ -44,14 +44,14 @@ export interface Runtime {
 
 /** How long stopping waits for the jobs under way (their leases then run out elsewhere). */
 const STOP_WAIT_MS = 10_000;
+/** Between looks for due jobs when nothing in this process said there is one. */
+const POLL_MS = 500;
 
 export function createRuntime(deps: {
   pool: pg.Pool;
   /** Where heartbeats renew leases (a pool of their own, so busy work never delays them). */
   heartbeats: pg.Pool;
   ttlSeconds: number;
-  /** Seconds between looks for due jobs when nothing in this process said there is one. */
-  pollingSeconds?: number;
   logger: Logger;
 }): Runtime {
   let stopping = false;
@@ -59,7 +59,7 @@ export function createRuntime(deps: {
     ...deps,
     processId: randomUUID().slice(0, 8),
     ttlMs: deps.ttlSeconds * 1000,
-    pollMs: (deps.pollingSeconds ?? 0.5) * 1000,
+    pollMs: POLL_MS,
     stopping: () => stopping,
   };
   const queues = new Map<string, ReturnType<typeof startQueueLoop>>();

@@ -73,23 +73,25 @@ export async function claim(
   return r.rows;
 }
 
-/** When a job runs again: `at` (the database's time, or this process's), or `inMs` from now. */
-export interface Again {
-  at?: Date;
-  inMs?: number;
+/**
+ * How a claim ends: `again` asks for another run, at `at` (the database's time, or this
+ * process's) or `inMs` from now, no later than any ask made meanwhile; `finished` starts the
+ * attempts over.
+ */
+export interface Outcome {
+  again?: { at?: Date; inMs?: number };
+  finished: boolean;
 }
 
 /**
- * Lets a claim go: `again` asks for another run, no later than any ask made meanwhile;
- * `finished` starts the attempts over. A job nobody asks for any more is deleted. Returns when it
- * is due next (undefined: not asked, or the lease was not ours any more).
+ * Lets a claim go as `outcome` says. A job nobody asks for any more is deleted. Returns when it is
+ * due next (undefined: not asked, or the lease was not ours any more).
  */
 export async function release(
   pool: pg.Pool,
   claimed: Pick<ClaimedRow, 'key' | 'holder'>,
-  outcome: { again?: Again; finished: boolean },
+  { again, finished }: Outcome,
 ): Promise<Date | undefined> {
-  const { again, finished } = outcome;
   // The common end in one statement: finished, and nobody asked again meanwhile.
   if (finished && !again) {
     const gone = await pool.query(

@@ -43,7 +43,7 @@ export function holdLease(deps: {
   holder: string;
   sentAt: number;
   ttlMs: number;
-  /** Where the heartbeat renews the lease (a pool of its own, so busy work never delays it). */
+  /** Where the heartbeat renews the lease (runtime/index.ts). */
   heartbeats: pg.Pool;
   logger: Logger;
 }): Lease & { stop(): void } {

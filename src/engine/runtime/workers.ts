@@ -59,52 +59,46 @@ async function runOne<T>(
   options: WorkOptions<T>,
   handler: (claim: Claim<T>) => Promise<After>,
 ): Promise<Date | undefined> {
-  const { logger } = deps;
   const data = options.data.safeParse(row.data);
-  let outcome: { again?: jobs.Again; finished: boolean } = { finished: true };
   if (!data.success) {
     // Nothing would ever read it: running it again cannot help.
-    logger.error({ job: row.key, issues: data.error.issues }, 'a job whose data cannot be read is dropped');
-  } else {
-    // The lease's own clock starts when the claim was sent: a process that stalled after the
-    // claim must not count that time as held.
-    const lease = holdLease({ ...deps, key: row.key, holder: row.holder, sentAt });
-    try {
-      const after = await handler({ ...row, data: data.data, lease });
-      const again = after && ('againAt' in after ? { at: after.againAt } : { inMs: after.againInMs });
-      // A handler cut short by its lease's loss did not finish, whatever it returned: the job
-      // runs again (here, once its lease is free, when only a heartbeat came late; or wherever
-      // it was taken over, whose holder this release then leaves alone).
-      outcome = lease.signal.aborted ? { finished: false, again: { inMs: 0 } } : { finished: true, again };
-    } catch (err) {
-      // Never dropped: a job stands for work nobody else will ask for again (a run left working,
-      // events left undelivered). Past MAX_ATTEMPTS it is an error worth a person's look.
-      const many = row.attempt >= MAX_ATTEMPTS;
-      logger[many ? 'error' : 'warn'](
-        { err, job: row.key, attempt: row.attempt },
-        'job failed; it will be tried again',
-      );
-      outcome = { finished: false, again: { inMs: backoffMs(row.attempt) } };
-    }
-    // The heartbeat goes on until the job is let go: a release that fails for a moment is tried
-    // again, and meanwhile nobody waits for the lease to run out.
-    try {
-      return await releaseSoon(deps, row, outcome);
-    } finally {
-      lease.stop();
-    }
+    deps.logger.error(
+      { job: row.key, issues: data.error.issues },
+      'a job whose data cannot be read is dropped',
+    );
+    return releaseSoon(deps, row, { finished: true });
   }
-  return releaseSoon(deps, row, outcome);
+  // The lease's own clock starts when the claim was sent: a process that stalled after the
+  // claim must not count that time as held.
+  const lease = holdLease({ ...deps, key: row.key, holder: row.holder, sentAt });
+  let outcome: jobs.Outcome;
+  try {
+    const after = await handler({ ...row, data: data.data, lease });
+    const again = after && ('againAt' in after ? { at: after.againAt } : { inMs: after.againInMs });
+    // A handler cut short by its lease's loss did not finish, whatever it returned: the job
+    // runs again (here, once its lease is free, when only a heartbeat came late; or wherever
+    // it was taken over, whose holder this release then leaves alone).
+    outcome = lease.signal.aborted ? { finished: false, again: { inMs: 0 } } : { finished: true, again };
+  } catch (err) {
+    // Never dropped: a job stands for work nobody else will ask for again (a run left working,
+    // events left undelivered). Past MAX_ATTEMPTS it is an error worth a person's look.
+    const level = row.attempt >= MAX_ATTEMPTS ? 'error' : 'warn';
+    deps.logger[level]({ err, job: row.key, attempt: row.attempt }, 'job failed; it will be tried again');
+    outcome = { finished: false, again: { inMs: backoffMs(row.attempt) } };
+  }
+  // The heartbeat goes on until the job is let go: a release that fails for a moment is tried
+  // again, and meanwhile nobody waits for the lease to run out.
+  try {
+    return await releaseSoon(deps, row, outcome);
+  } finally {
+    lease.stop();
+  }
 }
 
 /** Waits between tries of a release that failed (a connection lost for a moment). */
 const RELEASE_RETRIES_MS = [100, 500, 2000];
 
-async function releaseSoon(
-  deps: LoopDeps,
-  row: jobs.ClaimedRow,
-  outcome: { again?: jobs.Again; finished: boolean },
-): Promise<Date | undefined> {
+async function releaseSoon(deps: LoopDeps, row: jobs.ClaimedRow, outcome: jobs.Outcome) {
   for (let i = 0; ; i++) {
     try {
       return await jobs.release(deps.pool, row, outcome);
@@ -172,7 +166,6 @@ export function startQueueLoop<T>(
           wake();
           const left = next ? next.getTime() - Date.now() : Number.POSITIVE_INFINITY;
           if (left > 0 && left < pollMs) setTimeout(wake, left).unref();
-          return next;
         });
         running.add(done);
       }
