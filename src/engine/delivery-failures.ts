@@ -1,7 +1,9 @@
 /**
- * What a failed delivery attempt means for the event and its task: tried again later (the
- * surface's rate limit), retried with backoff a bounded number of times, replaced by a short
- * fallback once refused for good, or, when the task's place is gone, the task failed.
+ * What a failed delivery attempt means for the event and its task: tried again when the surface's
+ * rate limit allows (not an attempt), retried with backoff a bounded number of times (both hold
+ * back the later events of its lane), replaced by a short fallback once refused for good (later
+ * events go on), or, when the task's thread is gone (the bot removed from the channel), the task
+ * failed with the surface's sentence and its events held until a retry of the task.
  */
 import type pg from 'pg';
 import type { Queryable } from '../db/queryable.js';
@@ -18,8 +20,7 @@ const REFUSED_ATTEMPTS = 3;
 const TEMPORARY_ATTEMPTS = 16;
 const MAX_BACKOFF_MS = 5 * 60_000;
 
-export const backoffMs = (attempts: number) =>
-  Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+const backoffMs = (attempts: number) => Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
 
 /** What marks an event held back because its task's thread could not be reached (`unreachable`). */
 const UNREACHABLE = 'unreachable:';
@@ -36,21 +37,7 @@ export async function releaseUnreachable(db: Queryable, taskId: string): Promise
   );
 }
 
-export function createFailedAttempts(deps: { pool: pg.Pool; logger: Logger }) {
-  const { pool, logger } = deps;
-
-  /** The task's thread is gone for this surface: the task fails, saying why; its events wait for a retry. */
-  async function unreachable(task: Task, failure: DeliveryError): Promise<void> {
-    const reason =
-      failure.reason ?? `its thread cannot be reached any more (${failure.code}); fix that, then retry`;
-    if (!FINAL_STATUSES.includes(task.status)) await setStatus(pool, task.id, 'failed', reason);
-    await pool.query(
-      `UPDATE signoff.events SET failed_at = now(), last_error = $2
-       WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL`,
-      [task.id, `${UNREACHABLE} ${failure.code}`],
-    );
-  }
-
+export function createFailedAttempts({ pool, logger }: { pool: pg.Pool; logger: Logger }) {
   /**
    * What a failed attempt means for the event and the task: 'later' (the surface's rate limit;
    * not an attempt) and 'retry' hold the event's lane back, 'skip' goes on past it,
@@ -64,13 +51,10 @@ export function createFailedAttempts(deps: { pool: pg.Pool; logger: Logger }) {
     // Anything but the surface's own answer failed in signoff (a database error, a payload that
     // would not parse): not the message refused, so tried again as an outage is (with backoff, a
     // bounded number of times); its text goes to the log, never into a fallback people read.
-    const failure =
-      error instanceof DeliveryError
-        ? error
-        : new DeliveryError('temporary', SIGNOFF_FAILED, { cause: error });
+    const ours = !(error instanceof DeliveryError);
+    const failure = ours ? new DeliveryError('temporary', SIGNOFF_FAILED, { cause: error }) : error;
     const log = { task: task.id, event: event.key, attempts: event.attempts, code: failure.code };
-    if (!(error instanceof DeliveryError))
-      logger.warn({ ...log, err: error }, 'showing an event failed in signoff');
+    if (ours) logger.warn({ ...log, err: error }, 'showing an event failed in signoff');
     if (failure.kind === 'limited') {
       // Not an attempt: the round uncounts it as it lets go.
       await pool.query(
@@ -81,7 +65,14 @@ export function createFailedAttempts(deps: { pool: pg.Pool; logger: Logger }) {
     }
     if (failure.kind === 'unreachable') {
       logger.warn({ ...log, err: error }, 'the task cannot be shown any more; it fails');
-      await unreachable(task, failure);
+      const reason =
+        failure.reason ?? `its thread cannot be reached any more (${failure.code}); fix that, then retry`;
+      if (!FINAL_STATUSES.includes(task.status)) await setStatus(pool, task.id, 'failed', reason);
+      await pool.query(
+        `UPDATE signoff.events SET failed_at = now(), last_error = $2
+         WHERE task_id = $1 AND delivered_at IS NULL AND failed_at IS NULL`,
+        [task.id, `${UNREACHABLE} ${failure.code}`],
+      );
       return 'unreachable';
     }
     const limit = failure.kind === 'temporary' ? TEMPORARY_ATTEMPTS : REFUSED_ATTEMPTS;

@@ -9,19 +9,11 @@
  * thread, which also carries the task's end, so "Done" comes after the last words). A status
  * update waiting for Slack's limit on updates never holds back a card or an agent's words.
  *
- * One deliverer per task at a time (the runtime's `deliver:<task>` job). Each event counts its attempts:
- * - the surface's rate limit saying "not yet" is not an attempt: the event goes out when the
- *   limit allows, and the later events of its lane wait behind it;
- * - temporary failures (outages, timeouts, and signoff's own errors on the way, which people only
- *   ever see as a sentence) are retried with backoff, the next attempt scheduled as a delayed
- *   job, and the later events of its lane wait behind it (order);
- * - an event the surface refuses for good is retried a few times, then marked failed, logged with
- *   the surface's error, and replaced by a short `delivery_failed` fallback; later events go on;
- * - a task whose thread cannot be reached any more (the bot removed from the channel) fails with
- *   the surface's sentence, and its events wait; a retry of the task delivers them again.
- *
- * A kick asks for the job once the events' transaction committed; a periodic sweep picks up what
- * a crash between the two left behind.
+ * One deliverer per task at a time (the runtime's `deliver:<task>` job). Each event counts its
+ * attempts; what a failed one means (wait for the rate limit, retry with backoff holding its lane,
+ * a fallback once refused for good, the task failed when its thread is gone) is
+ * delivery-failures.ts's. A kick asks for the job once the events' transaction committed; a
+ * periodic sweep picks up what a crash between the two left behind.
  */
 import type pg from 'pg';
 import { DeliveryError, isSignoffError } from '../errors.js';
@@ -34,6 +26,8 @@ import { taskFromRow } from './rows.js';
 import type { After, Claim, Runtime } from './runtime/index.js';
 import type { Sink, Surface, Task } from './types.js';
 
+type TaskRef = Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>;
+
 export interface Delivery {
   /**
    * Asks for a task's events to go out, after the transaction that recorded them committed.
@@ -41,7 +35,7 @@ export interface Delivery {
    * for what it says next, so that a run of quick steps is delivered in one round rather than
    * one per step; a kick without it (the run's end, a decision) asks at once.
    */
-  kick(task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>, options?: { soon?: boolean }): Promise<void>;
+  kick(task: TaskRef, options?: { soon?: boolean }): Promise<void>;
   /** Delivers this surface's events in this process from now on (its jobs and a sweep). */
   work(surface: Surface, concurrency: number): Promise<void>;
   /** Stops the sweep; what waits for a moment is asked for now. */
@@ -63,16 +57,14 @@ export function createDelivery(deps: {
   const { pool, runtime, sinks, logger } = deps;
   const failed = createFailedAttempts({ pool, logger });
   const sweeps: NodeJS.Timeout[] = [];
-  // Tasks with a `soon` kick waiting, and what asks for their delivery when the wait is over.
-  const soon = new Map<string, { timer: NodeJS.Timeout; fire: () => void }>();
+  // Tasks with a `soon` kick waiting: the timer makes it a kick that asks at once.
+  const soon = new Map<string, { timer: NodeJS.Timeout; task: TaskRef }>();
   // Kicks under way (a control's is not awaited): stop waits for them, or one that asks for its
   // delivery would query the pool after it closed.
   const kicks = new Set<Promise<void>>();
 
   /** One round under the task's delivery lease: what is due goes out, in lane order. */
-  async function round(claim: Claim<TaskJob>, sink: Sink): Promise<After> {
-    const { taskId } = claim.data;
-    const { lease } = claim;
+  async function round({ data: { taskId }, lease }: Claim<TaskJob>, sink: Sink): Promise<After> {
     // The task read and its due events claimed (each attempt counted before it is made), in one
     // statement. A status event a later one replaces is not shown (it counts as delivered); in
     // each lane an event waiting for its retry holds back the events after it.
@@ -147,11 +139,8 @@ export function createDelivery(deps: {
       heads = next.rows;
     }
     if (heads.some((h) => h.due)) return { againInMs: 0 };
-    const at = heads
-      .map((h) => h.at)
-      .filter((a): a is Date => a !== null)
-      .sort((a, b) => a.getTime() - b.getTime())[0];
-    return at ? { againAt: at } : undefined;
+    const at = Math.min(...heads.map((h) => h.at?.getTime() ?? Number.POSITIVE_INFINITY));
+    return Number.isFinite(at) ? { againAt: new Date(at) } : undefined;
   }
 
   /** Asks for delivery of every task of the surface with events due (what a crash left behind). */
@@ -166,7 +155,7 @@ export function createDelivery(deps: {
     if (r.rows.length) runtime.wake(deliveryQueue(surface));
   }
 
-  async function ask(task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>): Promise<void> {
+  async function ask(task: TaskRef): Promise<void> {
     const surface =
       task.surface ??
       (await pool.query<{ surface: Surface }>('SELECT surface FROM signoff.tasks WHERE id = $1', [task.id]))
@@ -176,20 +165,10 @@ export function createDelivery(deps: {
     runtime.wake(deliveryQueue(surface));
   }
 
-  async function kick(
-    task: Pick<Task, 'id'> & Partial<Pick<Task, 'surface'>>,
-    options?: { soon?: boolean },
-  ): Promise<void> {
+  async function kick(task: TaskRef, options?: { soon?: boolean }): Promise<void> {
     const waiting = soon.get(task.id);
     if (options?.soon) {
-      if (waiting) return;
-      const fire = () => {
-        soon.delete(task.id);
-        void kick(task);
-      };
-      const timer = setTimeout(fire, SOON_MS);
-      timer.unref();
-      soon.set(task.id, { timer, fire });
+      if (!waiting) soon.set(task.id, { timer: setTimeout(() => void kick(task), SOON_MS).unref(), task });
       return;
     }
     // This kick asks for what the waiting one would have.
@@ -214,21 +193,14 @@ export function createDelivery(deps: {
         round(claim, sink),
       );
       await sweep(surface);
-      const timer = setInterval(
-        () => void sweep(surface).catch((err) => logger.warn({ err }, 'delivery sweep failed')),
-        // As often as a lease lives: what a crash left undelivered goes out soon after.
-        runtime.ttlMs,
-      );
-      timer.unref();
-      sweeps.push(timer);
+      // As often as a lease lives: what a crash left undelivered goes out soon after.
+      const again = () => void sweep(surface).catch((err) => logger.warn({ err }, 'delivery sweep failed'));
+      sweeps.push(setInterval(again, runtime.ttlMs).unref());
     },
     stop: async () => {
       for (const timer of sweeps.splice(0)) clearInterval(timer);
       // What waits for a moment is asked for now.
-      for (const { timer, fire } of [...soon.values()]) {
-        clearTimeout(timer);
-        fire();
-      }
+      for (const { task } of [...soon.values()]) void kick(task);
       await Promise.allSettled([...kicks]);
     },
   };
