@@ -1,9 +1,7 @@
 /**
- * Advancing a task: the handler of its run job. The runtime gives the job one holder at a time,
- * so two workers (or two replicas) never run one graph thread at once: LangGraph itself would run
- * a doubly resumed node twice and fork the history. A run whose lease is lost is aborted and
- * applies nothing (its results are written behind the lease's fence). Everything it does is
- * derived from the database, so running it again after a crash, or for nothing, is harmless:
+ * Advancing a task: the handler of its run job (api.ts's Runner). One holder per job, because
+ * LangGraph itself would run a doubly resumed node twice and fork the history. Everything it does
+ * is derived from the database, so running it again after a crash, or for nothing, is harmless:
  *
  * 1. pick the input: the task's start, the decisions not yet applied (resumed by interrupt id),
  *    or nothing but a retry of a step that failed or was cut off by a crash;
@@ -104,7 +102,6 @@ export function createRunner(deps: RunnerDeps): Runner {
     try {
       await step(task, (row?.decided ?? []).map(reviewFromRow), claim.lease, claim.attempt);
     } catch (error) {
-      // Stopped with the process: the next process that runs tasks takes it from its checkpoint.
       if (error instanceof RunStopped) return { againInMs: 0 };
       if (!isSignoffError(error, 'lease_lost')) throw error;
       // Nothing of this run was applied. It runs again (a checkpoint refused by the fence says so
