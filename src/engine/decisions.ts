@@ -19,7 +19,7 @@ import { eventKey } from './event-keys.js';
 import { wasDelivered } from './event-store.js';
 import { advanceQueue } from './job-names.js';
 import type { Metrics } from './metrics.js';
-import { getReviewWithTask, lockReviewWithTask } from './review-rows.js';
+import { getReviewWithTask } from './review-rows.js';
 import { countApproval, countEdit, decideReview } from './review-updates.js';
 import type { Runtime } from './runtime/index.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
@@ -124,7 +124,7 @@ export function createDecisions(deps: DecisionDeps) {
   ): Promise<Locked> {
     // The task row first, then its review: the order cancel, redirect and a run's settling
     // take them in, so a click and a cancel at the same moment never deadlock.
-    const found = await lockReviewWithTask(db, input.reviewId);
+    const found = await getReviewWithTask(db, input.reviewId, true);
     if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
       return { refused: ['unknown_review', 'That review does not exist here.'] as const };
     }
