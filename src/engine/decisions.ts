@@ -1,9 +1,8 @@
 /**
- * Recording a decision: a person's (checked against the review's rules, with the user groups their
- * right hinges on asked of their surface's directory before any row is locked) or a timer's
- * (`automatic`). Exactly once: one conditional update in the transaction that queues the resume;
- * an approval towards a quorum (N of M) counts once per person, and only on what the review shows.
- * Every refusal is audited and thrown as a `DecisionRefused`.
+ * Recording a decision (what it guarantees is written on `Engine.decide`, in api.ts): a person's,
+ * checked against the review's rules with the user groups their right hinges on asked of their
+ * surface's directory before any row is locked, or a timer's (`automatic`). An approval towards a
+ * quorum (N of M) counts once per person, and only on what the review shows.
  */
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
@@ -41,7 +40,6 @@ export interface DecisionDeps {
   delivery: Delivery;
   clock: Clock;
   logger: Logger;
-  /** Counts what this process decides (metrics.ts). */
   metrics: Pick<Metrics, 'decided'>;
   /** Who is in which user group, by surface: asked only before a transaction. */
   directories: Partial<Record<Surface, GroupDirectory>>;
