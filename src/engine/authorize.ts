@@ -17,7 +17,13 @@ export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
 type Rule = Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval' | 'allowExternal'>;
 
-const OUTSIDERS = "people from outside this workspace's organization and guests cannot decide this step";
+/** Who outsiders are, and what they may not do. */
+const outsiders = (what: string) =>
+  `people from outside this workspace's organization and guests cannot ${what}`;
+
+/** The refusal of a person whose standing Slack did not say, saying why it matters. */
+const unsureMember = (why: string) =>
+  `Sorry, Slack did not say just now whether you are a member of this workspace (${why}); try again in a minute.`;
 
 /** Whether the checkpoint lists the actor: `anyone`, their id, `requester` (theirs), a group known to hold them. */
 function isListed(settings: Pick<ReviewSettings, 'reviewers'>, task: Task, actor: Actor): boolean {
@@ -39,25 +45,18 @@ const keptOut = (settings: Pick<Rule, 'reviewers' | 'allowExternal'>, actor: Act
   Boolean(actor.external) && !settings.allowExternal && !settings.reviewers.includes(actor.id);
 
 /**
- * Who may decide a review: anyone listed (a user id, a user group the actor is in, `requester`,
- * or `anyone`); the requester approving their own work only when the checkpoint allows it;
- * people from another organization and guests only when it sets `allowExternal` or names them by
- * id (when their surface could not tell, they count as such). Returns the reason for a refusal,
- * or undefined.
+ * Who may decide a review: anyone listed and not kept out (when their surface could not tell
+ * whether they are from outside, they count as such); the requester approving their own work only
+ * when the checkpoint allows it. Returns the reason for a refusal, or undefined.
  */
 export function refusal(settings: Rule, task: Task, actor: Actor, action: Action): string | undefined {
-  if (keptOut(settings, actor)) return OUTSIDERS;
-  const listed = isListed(settings, task, actor);
-  if (!listed) return 'you are not a reviewer for this step';
+  if (keptOut(settings, actor)) return outsiders('decide this step');
+  if (!isListed(settings, task, actor)) return 'you are not a reviewer for this step';
   if (approves(action) && !settings.allowSelfApproval && actor.id === task.requester) {
     return 'you started this task, so someone else has to approve it';
   }
   return undefined;
 }
-
-/** The user groups a checkpoint names among its reviewers. */
-export const groupsNamed = (settings: Pick<ReviewSettings, 'reviewers'>) =>
-  settings.reviewers.filter((r) => r.startsWith('S'));
 
 /**
  * The groups worth asking the actor's surface about: none when their right does not hinge on a
@@ -68,7 +67,8 @@ export function groupsToAsk(settings: Rule, task: Task, actor: Actor): string[] 
   if (isListed(settings, task, actor)) return [];
   if (actor.external === true && keptOut(settings, actor)) return [];
   const known = new Set([...(actor.groups ?? []), ...(actor.unknownGroups ?? [])]);
-  return groupsNamed(settings).filter((g) => !known.has(g));
+  // The user groups the checkpoint names among its reviewers.
+  return settings.reviewers.filter((r) => r.startsWith('S') && !known.has(r));
 }
 
 /**
@@ -93,31 +93,18 @@ export async function askGroups(
   };
 }
 
-/** The actor with the groups its right on one review hinges on asked. */
-export const withGroups = (
-  directory: GroupDirectory | undefined,
-  settings: Rule,
-  task: Task,
-  actor: Actor,
-): Promise<Actor> => askGroups(directory, actor, groupsToAsk(settings, task, actor), task);
-
-/** A refusal with its code: `directory_unavailable` when only an answer the surface could not give stands in the way. */
-export interface RightRefused {
-  code: 'not_allowed' | 'directory_unavailable';
-  message: string;
-}
-
 /**
  * Whether the actor may decide, and if not, the true reason: a person whose right hinges on a
  * group Slack did not answer for (or on whether they are from outside, when Slack did not say)
- * is told to try again, not that they have no right; everyone else gets `refusal`'s sentence.
+ * is told to try again (`directory_unavailable`), not that they have no right; everyone else gets
+ * `refusal`'s sentence.
  */
 export function rightRefused(
   settings: Rule,
   task: Task,
   actor: Actor,
   action: Action,
-): RightRefused | undefined {
+): { code: 'not_allowed' | 'directory_unavailable'; message: string } | undefined {
   if (!refusal(settings, task, actor, action)) return undefined;
   const hoped: Actor = {
     ...actor,
@@ -126,15 +113,13 @@ export function rightRefused(
   };
   const why = refusal(settings, task, hoped, action);
   if (why) return { code: 'not_allowed', message: `Sorry, ${why}.` };
-  return { code: 'directory_unavailable', message: unansweredSentence(settings, actor) };
-}
-
-function unansweredSentence(settings: Rule, actor: Actor): string {
   if (actor.external === 'unknown' && keptOut(settings, actor)) {
-    return 'Sorry, Slack did not say just now whether you are a member of this workspace (this step is not for guests or people from other organizations); try again in a minute.';
+    const message = unsureMember('this step is not for guests or people from other organizations');
+    return { code: 'directory_unavailable', message };
   }
   const groups = (actor.unknownGroups ?? []).filter((g) => settings.reviewers.includes(g));
-  return `Sorry, Slack did not say whether you are in ${groups.map((g) => `<!subteam^${g}>`).join(' or ')} just now; try again in a minute.`;
+  const message = `Sorry, Slack did not say whether you are in ${groups.map((g) => `<!subteam^${g}>`).join(' or ')} just now; try again in a minute.`;
+  return { code: 'directory_unavailable', message };
 }
 
 /**
@@ -148,16 +133,15 @@ export async function choicesAt(
   task: Task,
   actor: Actor,
 ): Promise<{ actions: Action[]; refusal?: string }> {
-  const who = await withGroups(directory, review.settings, task, actor);
+  const who = await askGroups(directory, actor, groupsToAsk(review.settings, task, actor), task);
+  const refused = (a: Action) => rightRefused(review.settings, task, who, a);
   const actions = review.request.actions.filter(
-    (a) =>
-      !rightRefused(review.settings, task, who, a) &&
-      !(a === 'approve' && review.approvals.some((given) => given.by === actor.id)),
+    (a) => !refused(a) && !(a === 'approve' && review.approvals.some((given) => given.by === actor.id)),
   );
   if (actions.length) return { actions };
   // The refusal of an action the review offers, not of one it may not offer: at an approve-only
   // review a requester who may not approve their own work is told that (a reject would be theirs).
-  const why = review.request.actions.map((a) => rightRefused(review.settings, task, who, a)).find(Boolean);
+  const why = review.request.actions.map(refused).find(Boolean);
   return { actions, refusal: why?.message ?? 'Sorry, you have approved this already.' };
 }
 
@@ -203,13 +187,12 @@ const ONLY: Record<Exclude<RedirectWho, 'anyone'>, string> = {
 };
 
 /**
- * Who may cancel, retry and redirect: the operator at the terminal always; else the requester
- * or whoever may reject a pending review or is named a reviewer by the workflow's checkpoints;
- * a redirect as the workflow's `redirect.who` says; a right through a reviewer's rule, or
- * `redirect.who: anyone`, holds for people from outside the organization and guests only where
- * a rule of the task lets them decide (`allowExternal`, or their id named). Throws otherwise
- * ('directory_unavailable' when only a group, or a standing, Slack did not answer for stands in
- * the way). Asks nothing of a surface: groups not already resolved count as not a member.
+ * Who may cancel, retry and redirect: the operator at the terminal always; else the requester or
+ * whoever may reject a pending review or is named a reviewer by the workflow's checkpoints (a
+ * redirect: as `redirect.who` says). That right, or `redirect.who: anyone`, holds for outsiders
+ * only where a rule of the task lets them decide. Throws otherwise ('directory_unavailable' when
+ * only what Slack did not answer stands in the way). Asks nothing of a surface: groups not already
+ * resolved count as not a member.
  */
 export async function assertMayControl(
   db: Queryable,
@@ -227,14 +210,9 @@ export async function assertMayControl(
     if (!actor.external) return;
     const rules = await controlRules(db, config, task);
     if (rules.some((rule) => !keptOut(rule, actor))) return;
-    const outsiders = `people from outside this workspace's organization and guests cannot ${what} this task`;
-    if (actor.external === 'unknown') {
-      throw new SignoffError(
-        'directory_unavailable',
-        `Sorry, Slack did not say just now whether you are a member of this workspace (${outsiders}); try again in a minute.`,
-      );
-    }
-    throw new SignoffError('not_allowed', `Sorry, ${outsiders}.`);
+    const why = outsiders(`${what} this task`);
+    if (actor.external === 'unknown') throw new SignoffError('directory_unavailable', unsureMember(why));
+    throw new SignoffError('not_allowed', `Sorry, ${why}.`);
   }
   if (who === 'reviewers') {
     const rules = await controlRules(db, config, task);

@@ -42,52 +42,46 @@ export interface ControlDeps {
 export function createControls(deps: ControlDeps): Controls {
   const { pool, runtime, runner, delivery, enqueue } = deps;
   const asksGroups = Object.values(deps.directories).some(Boolean);
+  const known = (task: Task | undefined, taskId: string): Task => {
+    if (!task) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+    return task;
+  };
 
   /**
    * Runs `change` on the task's locked row after checking the actor (`system`: the engine's own
-   * timers, which act on the checkpoint's settings, not as anyone). The actor's groups are
-   * resolved first, outside the transaction.
+   * timers, which act on the checkpoint's settings, not as anyone), the actor's groups resolved
+   * first, outside the transaction. Then stops a run here (`stopRun`: every run, or, for a redirect
+   * to a generation, only older ones: the new goal's run may have started already), wakes a worker
+   * and shows what changed.
    */
-  async function steer<T>(
+  async function steer(
     taskId: string,
     actor: Actor,
     what: ControlAction | 'system',
-    change: (db: Queryable, current: Task) => Promise<T>,
-  ): Promise<T> {
+    stopRun: boolean | 'older',
+    change: (db: Queryable, current: Task) => Promise<Task>,
+  ): Promise<Task> {
     // Only where a surface has a directory to ask is the task read first (no extra round trip
     // otherwise: a cancel racing a run's end should lose as little time as possible).
     let who = actor;
     if (what !== 'system' && !actor.operator && asksGroups) {
-      const unlocked = await getTask(pool, taskId);
-      if (!unlocked) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+      const unlocked = known(await getTask(pool, taskId), taskId);
       const directory = deps.directories[unlocked.surface];
       who = await withControlGroups(directory, pool, deps.config, unlocked, actor, what);
     }
-    return inTransaction(pool, async (db) => {
-      const current = await getTask(db, taskId, true);
-      if (!current) throw new SignoffError('unknown_task', `There is no task ${taskId}.`);
+    const task = await inTransaction(pool, async (db) => {
+      const current = known(await getTask(db, taskId, true), taskId);
       if (what !== 'system') await assertMayControl(db, deps.config, current, who, what);
       return change(db, current);
     });
-  }
-
-  /**
-   * What follows every control: stop a run here (`stopRun`: every run, or, for a redirect to a
-   * generation, only older ones: the new goal's run may have started already), wake a worker,
-   * show what changed.
-   */
-  function after(task: Task, stopRun: boolean | { below: number }): void {
-    if (stopRun) runner.abort(task.id, stopRun === true ? undefined : stopRun.below);
+    if (stopRun) runner.abort(task.id, stopRun === true ? undefined : task.generation);
     runtime.wake(advanceQueue(task.surface));
     void delivery.kick(task);
+    return task;
   }
 
-  async function cancel(
-    taskId: string,
-    actor: Actor,
-    options: { reason?: string; system?: boolean } = {},
-  ): Promise<Task> {
-    const task = await steer(taskId, actor, options.system ? 'system' : 'cancel', async (db, current) => {
+  const cancel: Controls['cancel'] = async (taskId, actor, options = {}) => {
+    await steer(taskId, actor, options.system ? 'system' : 'cancel', true, async (db, current) => {
       if (FINAL_STATUSES.includes(current.status)) {
         throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
       }
@@ -111,16 +105,10 @@ export function createControls(deps: ControlDeps): Controls {
       }
       return current;
     });
-    after(task, true);
     return (await getTask(pool, taskId)) as Task;
-  }
+  };
 
-  async function redirect(
-    taskId: string,
-    text: string,
-    actor: Actor,
-    options: { addressed?: boolean } = {},
-  ): Promise<Task> {
+  const redirect: Controls['redirect'] = async (taskId, text, actor, options = {}) => {
     const goal = text.trim();
     if (!goal) throw new SignoffError('empty_task', 'Say what the new goal is.');
     if (goal.length > MAX_TASK_LENGTH) {
@@ -139,7 +127,7 @@ export function createControls(deps: ControlDeps): Controls {
         );
       }
     }
-    const task = await steer(taskId, actor, 'redirect', async (db, current) => {
+    return steer(taskId, actor, 'redirect', 'older', async (db, current) => {
       if (current.status !== 'working') {
         throw new SignoffError(
           'task_not_working',
@@ -157,12 +145,10 @@ export function createControls(deps: ControlDeps): Controls {
       await enqueue(db, current);
       return moved;
     });
-    after(task, { below: task.generation });
-    return task;
-  }
+  };
 
-  async function retry(taskId: string, actor: Actor): Promise<Task> {
-    const task = await steer(taskId, actor, 'retry', async (db, current) => {
+  const retry: Controls['retry'] = async (taskId, actor) => {
+    await steer(taskId, actor, 'retry', false, async (db, current) => {
       if (current.status !== 'failed') {
         throw new SignoffError(
           'task_not_waiting',
@@ -176,9 +162,8 @@ export function createControls(deps: ControlDeps): Controls {
       await enqueue(db, current);
       return current;
     });
-    after(task, false);
     return (await getTask(pool, taskId)) as Task;
-  }
+  };
 
   return { cancel, redirect, retry };
 }

@@ -21,7 +21,9 @@ export function invalidDecision(review: Review, input: DecideInput): string | un
   // resumed (reviewAsker would refuse it and ask the same question again).
   const feedback = input.feedback?.trim() ?? '';
   const { minLength, maxLength } = review.settings.feedback;
-  if (feedback.length > maxLength) return tooLong(feedback.length, maxLength);
+  if (feedback.length > maxLength) {
+    return `Nothing was recorded: your message is ${count(feedback.length)} characters, and this review takes at most ${count(maxLength)}. Shorten it and try again.`;
+  }
   if (input.action === 'edit') {
     const errors = [...new Set(Object.values(invalidEdit(review.request, input.values ?? {})))];
     return errors.length ? errors.join(' ') : undefined;
@@ -32,7 +34,3 @@ export function invalidDecision(review: Review, input: DecideInput): string | un
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
-
-/** The refusal of words over a review's limit: what was sent, and what fits. */
-const tooLong = (length: number, max: number) =>
-  `Nothing was recorded: your message is ${count(length)} characters, and this review takes at most ${count(max)}. Shorten it and try again.`;

@@ -1,9 +1,8 @@
 /**
- * Recording a decision: a person's (checked against the review's rules, with the user groups their
- * right hinges on asked of their surface's directory before any row is locked) or a timer's
- * (`automatic`). Exactly once: one conditional update in the transaction that queues the resume;
- * an approval towards a quorum (N of M) counts once per person, and only on what the review shows.
- * Every refusal is audited and thrown as a `DecisionRefused`.
+ * Recording a decision (what it guarantees is written on `Engine.decide`, in api.ts): a person's,
+ * checked against the review's rules with the user groups their right hinges on asked of their
+ * surface's directory before any row is locked, or a timer's (`automatic`). An approval towards a
+ * quorum (N of M) counts once per person, and only on what the review shows.
  */
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../db/queryable.js';
@@ -19,7 +18,7 @@ import { eventKey } from './event-keys.js';
 import { wasDelivered } from './event-store.js';
 import { advanceQueue } from './job-names.js';
 import type { Metrics } from './metrics.js';
-import { getReviewWithTask, lockReviewWithTask } from './review-rows.js';
+import { getReviewWithTask } from './review-rows.js';
 import { countApproval, countEdit, decideReview } from './review-updates.js';
 import type { Runtime } from './runtime/index.js';
 import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
@@ -41,7 +40,6 @@ export interface DecisionDeps {
   delivery: Delivery;
   clock: Clock;
   logger: Logger;
-  /** Counts what this process decides (metrics.ts). */
   metrics: Pick<Metrics, 'decided'>;
   /** Who is in which user group, by surface: asked only before a transaction. */
   directories: Partial<Record<Surface, GroupDirectory>>;
@@ -52,11 +50,20 @@ export interface DecisionDeps {
 const STALE =
   'This card is out of date: what it shows has changed since you saw it. Nothing was recorded; the current version is shown now.';
 
-type Refused = { refused: readonly [DecisionRefusal, string]; review?: Review };
+type Refused = { refused: DecisionRefusal; message: string; review?: Review };
 type Locked =
   | Refused
   | { review: Review; task: Task; counted?: true }
   | { askGroups: { groups: string[]; task: Task } };
+
+/** The refusal of a decision on a review that is no longer pending, saying who closed it. */
+function closed(review: Review): Refused {
+  const what =
+    review.status === 'decided'
+      ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
+      : 'It was cancelled.';
+  return { refused: 'review_not_pending', message: `This review is closed. ${what}`, review };
+}
 
 export function createDecisions(deps: DecisionDeps) {
   const { pool, runtime, delivery, logger, enqueue } = deps;
@@ -65,28 +72,16 @@ export function createDecisions(deps: DecisionDeps) {
 
   /** Records a decision; `automatic` (a timeout's default action, the engine's own) skips the actor's check. */
   async function decide(input: DecideInput, automatic?: string): Promise<Decided> {
-    const refuse = async (code: DecisionRefusal, message: string, review?: Review): Promise<never> => {
-      await audit(pool, {
-        taskId: review?.taskId,
-        reviewId: input.reviewId,
-        actor: input.actor.id,
-        action: `refused:${input.action}`,
-        detail: { code, message, contentHash: input.contentHash, ...refusedText(input.feedback) },
-      }).catch((err) => logger.warn({ err }, 'audit failed'));
-      throw new DecisionRefused(code, message, review);
-    };
     // Group membership is the surface's directory's to answer, and may be slow or fail: asked
     // with no row locked, and only when the actor's right hinges on a group (the review is read
     // first to know which), so that a failing lookup stops nobody else.
     let actor = input.actor;
-    const asked = new Set<string>();
-    if (!automatic && asksGroups) {
-      const unlocked = await getReviewWithTask(pool, input.reviewId);
-      if (unlocked) {
-        const groups = groupsToAsk(unlocked.review.settings, unlocked.task, actor);
-        for (const g of groups) asked.add(g);
-        actor = await askGroups(deps.directories[unlocked.task.surface], actor, groups, unlocked.task);
-      }
+    let asked = new Set<string>();
+    const unlocked = !automatic && asksGroups ? await getReviewWithTask(pool, input.reviewId) : undefined;
+    if (unlocked) {
+      const groups = groupsToAsk(unlocked.review.settings, unlocked.task, actor);
+      asked = new Set(groups);
+      actor = await askGroups(deps.directories[unlocked.task.surface], actor, groups, unlocked.task);
     }
     // An escalation may name a group after the review was read: the transaction then returns it,
     // unasked, and runs once more after the directory answered (asking nothing the second time).
@@ -98,7 +93,17 @@ export function createDecisions(deps: DecisionDeps) {
         actor = await askGroups(deps.directories[task.surface], actor, groups, task);
         continue;
       }
-      if ('refused' in outcome) return refuse(outcome.refused[0], outcome.refused[1], outcome.review);
+      if ('refused' in outcome) {
+        const { refused: code, message, review } = outcome;
+        await audit(pool, {
+          taskId: review?.taskId,
+          reviewId: input.reviewId,
+          actor: input.actor.id,
+          action: `refused:${input.action}`,
+          detail: { code, message, contentHash: input.contentHash, ...refusedText(input.feedback) },
+        }).catch((err) => logger.warn({ err }, 'audit failed'));
+        throw new DecisionRefused(code, message, review);
+      }
       if (!outcome.counted) {
         deps.metrics.decided(outcome.task, outcome.review);
         runtime.wake(advanceQueue(outcome.task.surface));
@@ -124,9 +129,9 @@ export function createDecisions(deps: DecisionDeps) {
   ): Promise<Locked> {
     // The task row first, then its review: the order cancel, redirect and a run's settling
     // take them in, so a click and a cancel at the same moment never deadlock.
-    const found = await lockReviewWithTask(db, input.reviewId);
+    const found = await getReviewWithTask(db, input.reviewId, true);
     if (!found || (input.taskId !== undefined && found.review.taskId !== input.taskId)) {
-      return { refused: ['unknown_review', 'That review does not exist here.'] as const };
+      return { refused: 'unknown_review', message: 'That review does not exist here.' };
     }
     const { review, task } = found;
     // Never asked while this row is locked: an escalation named a group since it was read.
@@ -141,21 +146,20 @@ export function createDecisions(deps: DecisionDeps) {
     const action = input.action === 'edit' ? editMeans(review.request, input.values ?? {}) : input.action;
     // Rights first: whoever may not decide learns nothing more, and their attempt is recorded as that.
     const denied = automatic ? undefined : rightRefused(review.settings, task, actor, action);
-    if (denied) return { refused: [denied.code, denied.message] as const, review };
+    if (denied) return { refused: denied.code, message: denied.message, review };
     if (review.status !== 'pending') return closed(review);
     if (automatic && approves(action)) {
       // A timer never approves a tool call, nor content whose card nobody could see.
       const shown = await wasDelivered(db, task.id, eventKey.reviewRequested(review.id));
       const why = timerMayNotApprove(review.request, shown);
       if (why)
-        return { refused: ['approval_withheld', `Not approved automatically: ${why}.`] as const, review };
+        return { refused: 'approval_withheld', message: `Not approved automatically: ${why}.`, review };
     }
     const invalid = invalidDecision(review, input);
-    if (invalid) return { refused: ['invalid_decision', invalid] as const, review };
+    if (invalid) return { refused: 'invalid_decision', message: invalid, review };
+    const stale = (seen: string) => input.contentHash !== undefined && input.contentHash !== seen;
     let seen = contentHash(review.request);
-    if (input.contentHash !== undefined && input.contentHash !== seen) {
-      return { refused: ['stale_review', STALE] as const, review };
-    }
+    if (stale(seen)) return { refused: 'stale_review', message: STALE, review };
     const decision: Decision = {
       action,
       feedback: input.feedback?.trim() || undefined,
@@ -172,26 +176,19 @@ export function createDecisions(deps: DecisionDeps) {
       const current = (await getReviewWithTask(db, review.id))?.review ?? review;
       if (current.status !== 'pending') return closed(current);
       // An edit committed meanwhile changed what is approved: this person did not see it.
-      seen = contentHash(current.request);
-      if (input.contentHash !== undefined && input.contentHash !== seen) {
-        return { refused: ['stale_review', STALE] as const, review: current };
-      }
-      decision.contentHash = seen;
+      decision.contentHash = seen = contentHash(current.request);
+      if (stale(seen)) return { refused: 'stale_review', message: STALE, review: current };
       if (action === 'edit') {
         // Read against the review as it is now (a caller that sent no hash saw something).
         const invalidNow = invalidDecision(current, input);
-        if (invalidNow) return { refused: ['invalid_decision', invalidNow] as const, review: current };
-        const edited = await countEdit(db, current, decision);
-        return { review: edited ?? current, task, counted: true };
+        if (invalidNow) return { refused: 'invalid_decision', message: invalidNow, review: current };
+        return { review: (await countEdit(db, current, decision)) ?? current, task, counted: true };
       }
       const approval = { by: input.actor.id, at: decision.at, contentHash: seen };
       const step = addApproval(current, approval);
       if (step.kind === 'counted_already') {
-        const more = `It has ${step.count} of ${step.needed} approvals; the rest must come from other reviewers.`;
-        return {
-          refused: ['counted_already', `You have approved this already. ${more}`] as const,
-          review: current,
-        };
+        const message = `You have approved this already. It has ${step.count} of ${step.needed} approvals; the rest must come from other reviewers.`;
+        return { refused: 'counted_already', message, review: current };
       }
       if (step.kind === 'counted') {
         const counted = await countApproval(db, review.id, approval, step.needed);
@@ -200,22 +197,10 @@ export function createDecisions(deps: DecisionDeps) {
       decision.approvals = step.approvals.map(({ by, at }) => ({ by, at }));
     }
     const decided = await decideReview(db, review.id, decision);
-    if (!decided) {
-      // Closed while this waited for the task's lock: read it again, as it is now.
-      const now = await getReviewWithTask(db, review.id);
-      return closed(now?.review ?? review);
-    }
+    // Closed while this waited for the task's lock: read it again, as it is now.
+    if (!decided) return closed((await getReviewWithTask(db, review.id))?.review ?? review);
     await enqueue(db, task);
     return { review: decided, task };
-  }
-
-  /** The refusal of a decision on a review that is no longer pending, saying who closed it. */
-  function closed(review: Review) {
-    const what =
-      review.status === 'decided'
-        ? `It was already decided (${review.decision?.action}) by ${review.decidedBy}.`
-        : 'It was cancelled.';
-    return { refused: ['review_not_pending', `This review is closed. ${what}`] as const, review };
   }
 
   return { decide };

@@ -35,12 +35,10 @@ export function createTimerHandler(deps: TimerHandlerDeps) {
     const time = await timerTime(deps.pool, deps.clock);
     // Run early (released by hand): it waits again, counted from the database's now (the clock
     // the runtime runs it by), and at least a second: a job must never come straight back.
-    if (!isDue(job, time.now))
-      return {
-        againAt: new Date(
-          time.database.getTime() + Math.max(1000, Date.parse(job.fireAt) - time.now.getTime()),
-        ),
-      };
+    if (!isDue(job, time.now)) {
+      const wait = Math.max(1000, Date.parse(job.fireAt) - time.now.getTime());
+      return { againAt: new Date(time.database.getTime() + wait) };
+    }
     await fire(job, found.review, found.task);
     return undefined;
   };

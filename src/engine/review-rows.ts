@@ -36,30 +36,18 @@ export function insertReview(
 }
 
 /**
- * A review with its task, the task row locked (the first lock any change of a task and its
- * reviews takes), in one statement. The review is as of the statement's start: a change made
+ * A review with its task, in one round trip; `forUpdate`: the task row locked (the first lock any
+ * change of a task and its reviews takes). The review is as of the statement's start: a change made
  * while it waited for the lock is caught by the conditional update that follows (decideReview).
  */
-export async function lockReviewWithTask(
-  db: Queryable,
-  reviewId: string,
-): Promise<{ review: Review; task: Task } | undefined> {
-  const r = await db.query<ReviewTaskRow>(
-    `WITH t AS (SELECT * FROM signoff.tasks WHERE id = (SELECT task_id FROM signoff.reviews WHERE id = $1) FOR UPDATE)
-     SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN t ON t.id = r.task_id WHERE r.id = $1`,
-    [reviewId],
-  );
-  return r.rows[0] && reviewWithTask(r.rows[0]);
-}
-
-/** A review with its task, read in one round trip. */
 export async function getReviewWithTask(
   db: Queryable,
   id: string,
+  forUpdate = false,
 ): Promise<{ review: Review; task: Task } | undefined> {
   const r = await db.query<ReviewTaskRow>(
-    `SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
-     WHERE r.id = $1`,
+    `WITH t AS (SELECT * FROM signoff.tasks WHERE id = (SELECT task_id FROM signoff.reviews WHERE id = $1)${forUpdate ? ' FOR UPDATE' : ''})
+     SELECT to_jsonb(r) AS r, to_jsonb(t) AS t FROM signoff.reviews r JOIN t ON t.id = r.task_id WHERE r.id = $1`,
     [id],
   );
   return r.rows[0] && reviewWithTask(r.rows[0]);

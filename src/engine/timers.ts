@@ -37,36 +37,32 @@ export const timerJob = (surface: Surface, job: TimerJob, at = new Date(job.fire
   at,
 });
 
-/** The timers of a review just opened: its reminders, then its deadline. */
-export function timersOf(review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'settings'>): TimerJob[] {
-  const timeout = review.settings.timeoutSeconds;
-  if (!review.dueAt || !timeout) return [];
-  const due = Date.parse(review.dueAt);
-  const before = review.settings.remindersBeforeSeconds ?? [timeout / 2];
-  const reminders = [...new Set(before)]
-    .filter((s) => s > 0 && s < timeout)
-    .sort((a, b) => b - a)
-    .map((s, i) => ({ kind: 'remind' as const, n: i + 1, fireAt: new Date(due - s * 1000).toISOString() }));
-  return [
-    ...reminders.map((r) => ({ reviewId: review.id, taskId: review.taskId, ...r })),
-    {
-      reviewId: review.id,
-      taskId: review.taskId,
-      kind: 'deadline',
-      n: 0,
-      fireAt: new Date(due).toISOString(),
-    },
-  ];
-}
-
-/** Schedules a review's timers inside the caller's transaction (the one that opens the review). */
+/**
+ * Schedules a review's timers, its reminders then its deadline, inside the caller's transaction
+ * (the one that opens the review).
+ */
 export async function scheduleTimers(
   runtime: Pick<Runtime, 'schedule'>,
   db: Queryable,
   surface: Surface,
   review: Pick<Review, 'id' | 'taskId' | 'dueAt' | 'settings'>,
 ): Promise<void> {
-  for (const job of timersOf(review)) await runtime.schedule(db, timerJob(surface, job));
+  const timeout = review.settings.timeoutSeconds;
+  if (!review.dueAt || !timeout) return;
+  const due = Date.parse(review.dueAt);
+  const timer = (kind: TimerJob['kind'], n: number, beforeSeconds: number): TimerJob => ({
+    reviewId: review.id,
+    taskId: review.taskId,
+    kind,
+    n,
+    fireAt: new Date(due - beforeSeconds * 1000).toISOString(),
+  });
+  const reminders = [...new Set(review.settings.remindersBeforeSeconds ?? [timeout / 2])]
+    .filter((s) => s > 0 && s < timeout)
+    .sort((a, b) => b - a)
+    .map((s, i) => timer('remind', i + 1, s));
+  for (const job of [...reminders, timer('deadline', 0, 0)])
+    await runtime.schedule(db, timerJob(surface, job));
 }
 
 /**
@@ -77,10 +73,8 @@ export async function scheduleTimers(
  * it back, until its clock caught up).
  */
 export async function timerTime(db: Queryable, clock: Clock): Promise<{ now: Date; database: Date }> {
-  const r = await db.query<{ now: Date }>('SELECT now() AS now');
-  const database = r.rows[0]?.now ?? new Date();
-  const engine = clock.now();
-  return { now: new Date(Math.max(engine.getTime(), database.getTime())), database };
+  const database = (await db.query<{ now: Date }>('SELECT now() AS now')).rows[0]?.now ?? new Date();
+  return { now: new Date(Math.max(clock.now().getTime(), database.getTime())), database };
 }
 
 /** Whether the job's time has come at `now` (timerTime's). */
@@ -88,11 +82,7 @@ export const isDue = (job: TimerJob, now: Date) => now.getTime() >= Date.parse(j
 
 /** 7200 → "2h", 90 → "90s": how a timeout reads in a sentence. */
 export function formatDuration(seconds: number): string {
-  for (const [unit, size] of [
-    ['d', 86400],
-    ['h', 3600],
-    ['m', 60],
-  ] as const) {
+  for (const [unit, size] of Object.entries({ d: 86400, h: 3600, m: 60 })) {
     if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit}`;
   }
   return `${Math.round(seconds)}s`;
