@@ -74,6 +74,13 @@ export function createEngine(deps: EngineDeps): Engine {
   const controls = createControls({ ...deps, enqueue });
   const { available, validate, start } = createStarts({ ...deps, enqueue });
   const { decide } = createDecisions({ ...deps, enqueue });
+  const workerDeps = {
+    ...deps,
+    abortListener,
+    decideAutomatically: decide,
+    cancel: controls.cancel,
+    enqueue,
+  };
 
   return {
     available,
@@ -85,19 +92,7 @@ export function createEngine(deps: EngineDeps): Engine {
     cancel: (taskId, actor, options) => controls.cancel(taskId, actor, { reason: options?.reason }),
     redirect: controls.redirect,
     retry: controls.retry,
-    work: (surface, concurrency, options) =>
-      startWorkers(
-        {
-          ...deps,
-          abortListener,
-          decideAutomatically: (input, why) => decide(input, why),
-          cancel: controls.cancel,
-          enqueue,
-        },
-        surface,
-        concurrency,
-        options,
-      ),
+    work: (surface, concurrency, options) => startWorkers(workerDeps, surface, concurrency, options),
     releaseDueTimers: async (surface) => {
       const released = await runtime.runDue(timerQueue(surface), deps.clock.now());
       runtime.wake(timerQueue(surface));
