@@ -152,11 +152,11 @@ export interface Engine {
   // Running.
 
   /**
-   * Makes this process run the surface's tasks (`concurrency` at once), deliver their events
-   * and fire their review timers; a task whose process died goes on once that process's lease
-   * runs out (`SIGNOFF_LEASE_SECONDS`). `retention`: also
-   * take the daily retention run, with this process's settings: servers only, never a terminal
-   * command (an operator's laptop would purge a shared database by its own settings).
+   * Makes this process run the surface's tasks (`concurrency` at once), deliver their events and
+   * fire their review timers; a task whose process died goes on once that process's lease runs out
+   * (`SIGNOFF_LEASE_SECONDS`). `retention`: also take the daily retention run, with this process's
+   * settings: servers only, never a terminal command (an operator's laptop would purge a shared
+   * database by its own settings).
    */
   work(surface: Surface, concurrency: number, options?: { retention?: boolean }): Promise<void>;
   /** Runs the timers due by the engine's clock now (after the clock was moved). */

@@ -1,8 +1,6 @@
 /**
- * The engine (its API is `Engine`, in api.ts): start, decide, cancel, redirect, retry in; events
- * out, through the sinks given at creation. Slack and the terminal call the same functions. This
- * file wires the parts (starts.ts, decisions.ts, controls.ts, the workers in work.ts) and answers
- * the queries.
+ * The engine (its API is `Engine`, in api.ts): wires the parts (starts.ts, decisions.ts,
+ * controls.ts, the workers in work.ts) and answers the queries.
  */
 import type pg from 'pg';
 import type { WorkflowsConfig } from '../config/workflows.js';

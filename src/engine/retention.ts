@@ -94,10 +94,7 @@ export async function purgeOld(
   return total;
 }
 
-/**
- * Runs retention in this process's share of the queue: now (a minute after start) unless a run
- * is already scheduled, then every day after the last.
- */
+/** Runs retention in this process's share of the queue, every day after the last run. */
 export async function startRetention(deps: {
   pool: pg.Pool;
   runtime: Runtime;

@@ -70,9 +70,8 @@ export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise
 }
 
 /**
- * Moves the task to `status` and records a status event, when `STATUS_CHANGES` allows it (a
- * final status never changes) and something changes (the status or its reason). The one place a
- * task's status is set, besides the decision that reopens a waiting task. Returns whether it moved.
+ * Moves the task to `status` and records a status event, when `STATUS_CHANGES` allows it and
+ * something changes (the status or its reason). Returns whether it moved.
  */
 export function setStatus(
   db: Queryable,
@@ -111,10 +110,9 @@ export async function audit(
 }
 
 /**
- * Redirects a working task (seed 003): the message becomes its goal, the old goal joins the
- * abandoned ones, and the next generation of its graph thread starts from the workflow's
- * beginning; the old generation's thread is kept, as the history of what was abandoned (see
- * controls.ts). Announced and audited in the same transaction.
+ * Redirects a working task (seed 003, `Controls.redirect`): the message becomes its goal, the old
+ * goal joins the abandoned ones, and its generation goes up. Announced and audited in the same
+ * transaction.
  */
 export function redirectTask(
   db: Queryable,
