@@ -71,34 +71,23 @@ export function createStarts(deps: StartDeps) {
 
   const start: Engine['start'] = async (input) => {
     const text = validate(input);
-    const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
+    const { workflow, surface, requester, origin = {} } = input;
+    const id = input.id ?? `${surface}-${randomUUID().slice(0, 8)}`;
     const result = await inTransaction(pool, async (db) => {
       // A start repeated (Slack's retry, a sweep) finds its task, whatever the limits say now.
       const existing = input.id ? await getTask(db, input.id) : undefined;
       if (existing) return { task: existing, created: false };
       await assertMayStart(db, deps.config.starts, input);
-      const inserted = await insertTask(db, {
-        id,
-        workflow: input.workflow,
-        surface: input.surface,
-        text,
-        requester: input.requester,
-        origin: input.origin ?? {},
-      });
+      const inserted = await insertTask(db, { id, workflow, surface, text, requester, origin });
       if (inserted.created) {
         await record(db, id, eventKey.started(), { type: 'task_started', task: inserted.task });
-        await audit(db, {
-          taskId: id,
-          actor: input.requester,
-          action: 'start',
-          detail: { workflow: input.workflow },
-        });
+        await audit(db, { taskId: id, actor: requester, action: 'start', detail: { workflow } });
         await enqueue(db, inserted.task, RUN_PRIORITY.start);
       }
       return inserted;
     });
     if (result.created) {
-      runtime.wake(advanceQueue(input.surface));
+      runtime.wake(advanceQueue(surface));
       void delivery.kick(result.task);
     }
     return result;
