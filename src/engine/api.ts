@@ -98,9 +98,8 @@ export interface Engine {
    * refusal is in the audit trail.
    */
   decide(input: DecideInput): Promise<Decided>;
-  // cancel, redirect and retry are the Controls' (below): each checks its actor, the requester or
-  // one of the task's reviewers (see authorize.ts), or the terminal's operator (`operator(id)`).
-  // Only the engine's own timers cancel as the system.
+  // cancel, redirect and retry are the Controls' (below): the actor must be the requester, one of
+  // the task's reviewers (authorize.ts) or the terminal's operator; only timers cancel as the system.
   cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
   redirect: Controls['redirect'];
   retry: Controls['retry'];
