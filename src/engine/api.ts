@@ -98,9 +98,8 @@ export interface Engine {
    * refusal is in the audit trail.
    */
   decide(input: DecideInput): Promise<Decided>;
-  // cancel, redirect and retry are the Controls' (below): each checks its actor, the requester or
-  // one of the task's reviewers (see authorize.ts), or the terminal's operator (`operator(id)`).
-  // Only the engine's own timers cancel as the system.
+  // cancel, redirect and retry are the Controls' (below): the actor must be the requester, one of
+  // the task's reviewers (authorize.ts) or the terminal's operator; only timers cancel as the system.
   cancel(taskId: string, actor: Actor, options?: { reason?: string }): Promise<Task>;
   redirect: Controls['redirect'];
   retry: Controls['retry'];
@@ -152,11 +151,11 @@ export interface Engine {
   // Running.
 
   /**
-   * Makes this process run the surface's tasks (`concurrency` at once), deliver their events
-   * and fire their review timers; a task whose process died goes on once that process's lease
-   * runs out (`SIGNOFF_LEASE_SECONDS`). `retention`: also
-   * take the daily retention run, with this process's settings: servers only, never a terminal
-   * command (an operator's laptop would purge a shared database by its own settings).
+   * Makes this process run the surface's tasks (`concurrency` at once), deliver their events and
+   * fire their review timers; a task whose process died goes on once that process's lease runs out
+   * (`SIGNOFF_LEASE_SECONDS`). `retention`: also take the daily retention run, with this process's
+   * settings: servers only, never a terminal command (an operator's laptop would purge a shared
+   * database by its own settings).
    */
   work(surface: Surface, concurrency: number, options?: { retention?: boolean }): Promise<void>;
   /** Runs the timers due by the engine's clock now (after the clock was moved). */

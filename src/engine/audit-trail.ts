@@ -44,12 +44,12 @@ export interface AuditFilter {
   since?: Date;
 }
 
-/** How much of a refused attempt's text the audit keeps: enough to see what was tried. */
-export const REFUSED_TEXT_LIMIT = 500;
+const REFUSED_TEXT_LIMIT = 500;
 
 /**
  * What the audit keeps of the text of a refused attempt: anyone may type anything (a stranger's
- * pasted document), so no more than `REFUSED_TEXT_LIMIT` characters, with a note of the length.
+ * pasted document), so enough to see what was tried (`REFUSED_TEXT_LIMIT` characters), with a
+ * note of the length.
  */
 export function refusedText(feedback: string | undefined): { feedback?: string; feedbackLength?: number } {
   const text = feedback?.trim();

@@ -1,8 +1,6 @@
 /**
- * The engine (its API is `Engine`, in api.ts): start, decide, cancel, redirect, retry in; events
- * out, through the sinks given at creation. Slack and the terminal call the same functions. This
- * file wires the parts (starts.ts, decisions.ts, controls.ts, the workers in work.ts) and answers
- * the queries.
+ * The engine (its API is `Engine`, in api.ts): wires the parts (starts.ts, decisions.ts,
+ * controls.ts, the workers in work.ts) and answers the queries.
  */
 import type pg from 'pg';
 import type { WorkflowsConfig } from '../config/workflows.js';
@@ -15,7 +13,7 @@ import { choicesAt } from './authorize.js';
 import { createControls } from './controls.js';
 import { createDecisions } from './decisions.js';
 import type { Delivery } from './delivery.js';
-import { type EventRecord, eventRecords, eventsOf } from './event-store.js';
+import { eventRecords, eventsOf } from './event-store.js';
 import { RUN_PRIORITY, runJob } from './job-names.js';
 import type { Metrics } from './metrics.js';
 import type { Purger, RetentionSettings } from './retention.js';
@@ -25,9 +23,9 @@ import type { LoadedWorkflow } from './runner.js';
 import type { Runtime } from './runtime/index.js';
 import { startRefusal } from './start-limits.js';
 import { createStarts } from './starts.js';
-import { getTask, listTasks, type TaskFilter, taskAt } from './task-rows.js';
+import { getTask, listTasks, taskAt } from './task-rows.js';
 import { timerQueue } from './timers.js';
-import type { Clock, DeliveredEvent, GroupDirectory, Review, Surface, Task } from './types.js';
+import type { Clock, GroupDirectory, Surface, Task } from './types.js';
 import { waitingFor, waitingPlaces } from './waiting-reviews.js';
 import { startWorkers } from './work.js';
 
@@ -74,6 +72,13 @@ export function createEngine(deps: EngineDeps): Engine {
   const controls = createControls({ ...deps, enqueue });
   const { available, validate, start } = createStarts({ ...deps, enqueue });
   const { decide } = createDecisions({ ...deps, enqueue });
+  const workerDeps = {
+    ...deps,
+    abortListener,
+    decideAutomatically: decide,
+    cancel: controls.cancel,
+    enqueue,
+  };
 
   return {
     available,
@@ -85,40 +90,24 @@ export function createEngine(deps: EngineDeps): Engine {
     cancel: (taskId, actor, options) => controls.cancel(taskId, actor, { reason: options?.reason }),
     redirect: controls.redirect,
     retry: controls.retry,
-    work: (surface, concurrency, options) =>
-      startWorkers(
-        {
-          ...deps,
-          abortListener,
-          decideAutomatically: (input, why) => decide(input, why),
-          cancel: controls.cancel,
-          enqueue,
-        },
-        surface,
-        concurrency,
-        options,
-      ),
-    /** Runs the timers due by the engine's clock now (after the clock was moved). */
-    releaseDueTimers: async (surface: Surface) => {
+    work: (surface, concurrency, options) => startWorkers(workerDeps, surface, concurrency, options),
+    releaseDueTimers: async (surface) => {
       const released = await runtime.runDue(timerQueue(surface), deps.clock.now());
       runtime.wake(timerQueue(surface));
       return released;
     },
-    getTask: (id: string) => getTask(pool, id),
+    getTask: (id) => getTask(pool, id),
     taskAt: (surface, place) => taskAt(pool, surface, place),
-    /** One review, for a surface that must show its form before a decision (Slack's modal). */
-    review: async (id: string) => (await getReviewWithTask(pool, id))?.review,
-    listTasks: (opts?: TaskFilter) => listTasks(pool, opts),
+    review: async (id) => (await getReviewWithTask(pool, id))?.review,
+    listTasks: (filter) => listTasks(pool, filter),
     choicesFor: (review, task, actor) => choicesAt(deps.directories[task.surface], review, task, actor),
     reviewsFor: (surface, actor, query) => waitingFor(pool, deps.directories[surface], surface, actor, query),
     reviewPlaces: (surface) => waitingPlaces(pool, surface),
-    reviews: (taskId: string, status?: Review['status']) => reviewsOf(pool, taskId, status),
-    events: (taskId: string): Promise<DeliveredEvent[]> => eventsOf(pool, taskId),
-    /** Every event of the task with how its delivery went (`signoff events`). */
-    eventRecords: (taskId: string): Promise<EventRecord[]> => eventRecords(pool, taskId),
+    reviews: (taskId, status) => reviewsOf(pool, taskId, status),
+    events: (taskId) => eventsOf(pool, taskId),
+    eventRecords: (taskId) => eventRecords(pool, taskId),
     auditTrail: (filter) => auditTrail(pool, filter),
     reviewTimes: (surface, since) => reviewTimes(pool, surface, since),
-    /** Stops listening for aborts and sweeping for undelivered events (at shutdown). */
     stop: async () => {
       await delivery.stop();
       await abortListener.stop();

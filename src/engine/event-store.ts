@@ -7,14 +7,8 @@ import type { DeliveredEvent, EngineEvent } from './types.js';
  * it. The one way an event is written: built in TS, from the rows its change returned, and
  * recorded in the same transaction as that change.
  */
-export async function record(
-  db: Queryable,
-  taskId: string,
-  key: string,
-  event: EngineEvent,
-): Promise<DeliveredEvent | undefined> {
-  return (await recordAll(db, taskId, [{ key, event }]))[0];
-}
+export const record = async (db: Queryable, taskId: string, key: string, event: EngineEvent) =>
+  (await recordAll(db, taskId, [{ key, event }])).at(0);
 
 /** Records several events of a task, in order, each once per key (one statement); returns those it recorded. */
 export async function recordAll(
@@ -41,20 +35,6 @@ export async function recordAll(
       attempts: 0,
     }))
     .sort((a, b) => a.id - b.id);
-}
-
-/** A task's events in order: all of them, or those not yet delivered. */
-export async function eventsOf(
-  db: Queryable,
-  taskId: string,
-  which: 'all' | 'undelivered' = 'all',
-): Promise<DeliveredEvent[]> {
-  const r = await db.query<EventRow>(
-    `SELECT * FROM signoff.events
-     WHERE task_id = $1 AND ($2 OR (delivered_at IS NULL AND failed_at IS NULL)) ORDER BY id`,
-    [taskId, which === 'all'],
-  );
-  return r.rows.map(toEvent);
 }
 
 /** An event with how its delivery went, for `signoff events` and tests. */
@@ -84,15 +64,19 @@ export const toEvent = (row: EventRow): DeliveredEvent => ({
   attempts: row.attempts,
 });
 
+const eventRows = async (db: Queryable, taskId: string) =>
+  (await db.query<EventRow>('SELECT * FROM signoff.events WHERE task_id = $1 ORDER BY id', [taskId])).rows;
+
+/** A task's events, oldest first. */
+export const eventsOf = async (db: Queryable, taskId: string) => (await eventRows(db, taskId)).map(toEvent);
+
 /** Every event of a task with its delivery state, oldest first. */
-export async function eventRecords(db: Queryable, taskId: string): Promise<EventRecord[]> {
-  const r = await db.query<EventRow>('SELECT * FROM signoff.events WHERE task_id = $1 ORDER BY id', [taskId]);
-  return r.rows.map((row) => ({
+export const eventRecords = async (db: Queryable, taskId: string): Promise<EventRecord[]> =>
+  (await eventRows(db, taskId)).map((row) => ({
     ...toEvent(row),
     state: row.delivered_at ? 'delivered' : row.failed_at ? 'failed' : 'pending',
     lastError: row.last_error ?? null,
   }));
-}
 
 /** Whether the event `key` of a task went out to its surface (delivered, not failed nor waiting). */
 export async function wasDelivered(db: Queryable, taskId: string, key: string): Promise<boolean> {

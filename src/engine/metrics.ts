@@ -26,58 +26,49 @@ const DECISION_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 1
 /** How long one read of the database serves scrapes. */
 const CACHE_MS = 5000;
 
-export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>, cacheMs = CACHE_MS): Metrics {
+export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'signoff_' });
+  const registers = [registry];
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Gauge<L>({ name: `signoff_${name}`, help, labelNames, registers });
 
   const decisions = new Counter({
     name: 'signoff_decisions_total',
     help: 'Reviews decided in this process, by workflow, checkpoint, action and whether a timer decided',
     labelNames: ['workflow', 'checkpoint', 'action', 'automatic'] as const,
-    registers: [registry],
+    registers,
   });
   const timeToDecision = new Histogram({
     name: 'signoff_time_to_decision_seconds',
     help: 'From a review opening to a person deciding it, in this process (timer decisions are counted in signoff_decisions_total only)',
     labelNames: ['workflow', 'checkpoint'] as const,
     buckets: DECISION_BUCKETS,
-    registers: [registry],
+    registers,
   });
 
-  const databaseUp = new Gauge({
-    name: 'signoff_database_up',
-    help: 'Whether the last scrape could read the database (1) or not (0)',
-    registers: [registry],
-  });
-  const pending = new Gauge({
-    name: 'signoff_reviews_pending',
-    help: 'Reviews waiting for a decision now',
-    labelNames: ['workflow', 'checkpoint'] as const,
-    registers: [registry],
-  });
-  const tasks = new Gauge({
-    name: 'signoff_tasks',
-    help: 'Tasks by workflow and status (done, rejected, stopped, cancelled are final)',
-    labelNames: ['workflow', 'status'] as const,
-    registers: [registry],
-  });
-  const queue = new Gauge({
-    name: 'signoff_queue_jobs',
-    help: 'Jobs by queue and state: waiting (due), delayed (due later), active (held by a worker)',
-    labelNames: ['queue', 'state'] as const,
-    registers: [registry],
-  });
-  const undelivered = new Gauge({
-    name: 'signoff_events_undelivered',
-    help: 'Events not yet shown on their surface (waiting or retrying)',
-    registers: [registry],
-  });
-  const failed = new Gauge({
-    name: 'signoff_event_delivery_failures',
-    help: 'Events their surface refused for good (a fallback was shown), by event type',
-    labelNames: ['type'] as const,
-    registers: [registry],
-  });
+  const databaseUp = gauge('database_up', 'Whether the last scrape could read the database (1) or not (0)');
+  const pending = gauge('reviews_pending', 'Reviews waiting for a decision now', ['workflow', 'checkpoint']);
+  const tasks = gauge(
+    'tasks',
+    'Tasks by workflow and status (done, rejected, stopped, cancelled are final)',
+    ['workflow', 'status'],
+  );
+  const queue = gauge(
+    'queue_jobs',
+    'Jobs by queue and state: waiting (due), delayed (due later), active (held by a worker)',
+    ['queue', 'state'],
+  );
+  const undelivered = gauge(
+    'events_undelivered',
+    'Events not yet shown on their surface (waiting or retrying)',
+  );
+  const failed = gauge(
+    'event_delivery_failures',
+    'Events their surface refused for good (a fallback was shown), by event type',
+    ['type'],
+  );
+  const fromDatabase = [pending, tasks, queue, undelivered, failed];
 
   /** One read of what the database holds, set on the gauges (each reset: a label gone is gone). */
   async function readDatabase(): Promise<void> {
@@ -95,7 +86,7 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>, ca
          WHERE delivered_at IS NULL GROUP BY 1, 2`,
       ),
     ]);
-    for (const g of [pending, tasks, queue, failed]) g.reset();
+    for (const g of fromDatabase) g.reset();
     for (const r of p.rows) pending.set({ workflow: r.workflow, checkpoint: r.checkpoint }, r.n);
     for (const r of t.rows) tasks.set({ workflow: r.workflow, status: r.status }, r.n);
     for (const r of q) queue.set({ queue: r.queue, state: r.state }, r.jobs);
@@ -103,19 +94,19 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>, ca
     for (const r of e.rows.filter((x) => x.failed)) failed.set({ type: r.type }, r.n);
   }
 
-  // Scrapes within `cacheMs` of a read share it: however often /metrics is asked (several
+  // Scrapes within `CACHE_MS` of a read share it: however often /metrics is asked (several
   // Prometheus servers, or someone hammering the port), the database is read at most that often.
   let last: { at: number; read: Promise<void> } | undefined;
   const refresh = () => {
     const now = Date.now();
-    if (!last || now - last.at >= cacheMs) {
+    if (!last || now - last.at >= CACHE_MS) {
       last = {
         at: now,
         read: readDatabase().then(
           () => void databaseUp.set(1),
           () => {
             // What this process counted is still worth a scrape; the gauges say nothing stale.
-            for (const g of [pending, tasks, queue, failed, undelivered]) g.reset();
+            for (const g of fromDatabase) g.reset();
             databaseUp.set(0);
           },
         ),

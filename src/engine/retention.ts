@@ -12,7 +12,7 @@ import { inTransaction, type Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import { CHECKPOINT_SCHEMA } from './prune.js';
 import type { Runtime } from './runtime/index.js';
-import { type Clock, FINAL_STATUSES } from './types.js';
+import { type Clock, FINAL_STATUSES, threadOf } from './types.js';
 
 export interface RetentionSettings {
   /** Finished tasks older than this many days lose their checkpoints, events and bookkeeping. */
@@ -35,21 +35,15 @@ const DAY_MS = 86_400_000;
 /** Tasks per transaction: each batch holds its locks briefly. */
 const BATCH = 100;
 
-export interface Purged {
-  tasks: number;
-  rows: number;
-  audit: number;
-}
-
 /** Deletes what the retention settings say is old, by `clock`'s now. */
 export async function purgeOld(
   pool: pg.Pool,
   settings: RetentionSettings,
   clock: Clock,
   purgers: Purger[] = [],
-): Promise<Purged> {
+): Promise<{ tasks: number; rows: number; audit: number }> {
   const cutoff = new Date(clock.now().getTime() - settings.days * DAY_MS);
-  const total: Purged = { tasks: 0, rows: 0, audit: 0 };
+  const total = { tasks: 0, rows: 0, audit: 0 };
   for (;;) {
     const batch = await inTransaction(pool, async (db) => {
       const old = await db.query<{ id: string; generation: number }>(
@@ -66,9 +60,9 @@ export async function purgeOld(
         return { tasks: 0, rows };
       }
       const ids = old.rows.map((t) => t.id);
-      // Every generation's graph thread: the task's id, then id#1, id#2… (see threadOf).
+      // Every generation's graph thread.
       const threads = old.rows.flatMap((t) =>
-        Array.from({ length: t.generation + 1 }, (_, g) => (g === 0 ? t.id : `${t.id}#${g}`)),
+        Array.from({ length: t.generation + 1 }, (_, generation) => threadOf({ id: t.id, generation })),
       );
       const deleted = await db.query<{ n: string }>(
         `WITH c AS (DELETE FROM ${CHECKPOINT_SCHEMA}.checkpoints WHERE thread_id = ANY($1) RETURNING 1),
@@ -100,10 +94,7 @@ export async function purgeOld(
   return total;
 }
 
-/**
- * Runs retention in this process's share of the queue: now (a minute after start) unless a run
- * is already scheduled, then every day after the last.
- */
+/** Runs retention in this process's share of the queue, every day after the last run. */
 export async function startRetention(deps: {
   pool: pg.Pool;
   runtime: Runtime;

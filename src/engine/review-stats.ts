@@ -16,27 +16,18 @@ export interface ReviewTimes {
 }
 
 export async function reviewTimes(db: Queryable, surface: Surface, since: Date): Promise<ReviewTimes[]> {
-  const r = await db.query<{
-    workflow: string;
-    place: string | null;
-    waiting: number;
-    seconds: number[] | null;
-  }>(
+  const r = await db.query<ReviewTimes>(
     `SELECT t.workflow, t.origin->>'channel' AS place,
             count(*) FILTER (WHERE r.status = 'pending')::int AS waiting,
-            array_agg(extract(epoch FROM r.decided_at - r.created_at)::float8)
-              FILTER (WHERE r.status = 'decided' AND r.decided_at >= $2 AND r.decision->>'automatic' IS NULL) AS seconds
+            coalesce(array_agg(extract(epoch FROM r.decided_at - r.created_at)::float8)
+              FILTER (WHERE r.status = 'decided' AND r.decided_at >= $2 AND r.decision->>'automatic' IS NULL),
+              '{}') AS "decidedInSeconds"
      FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
      WHERE t.surface = $1 AND (r.status = 'pending' OR (r.status = 'decided' AND r.decided_at >= $2))
      GROUP BY 1, 2 ORDER BY 1, 2`,
     [surface, since],
   );
-  return r.rows.map((row) => ({
-    workflow: row.workflow,
-    place: row.place,
-    waiting: row.waiting,
-    decidedInSeconds: row.seconds ?? [],
-  }));
+  return r.rows;
 }
 
 /** The median of `values` (undefined for none). */

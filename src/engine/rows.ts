@@ -7,7 +7,6 @@
  */
 import type { z } from 'zod';
 import { reviewSchema, taskSchema } from './shapes.js';
-import type { Review, Task } from './types.js';
 
 /** A reader of one kind of row: `what` names it in errors, `timestamps` are its timestamp columns. */
 export function rowReader<S extends z.ZodType>(what: string, schema: S, timestamps: readonly string[]) {
@@ -34,14 +33,7 @@ export function rowReader<S extends z.ZodType>(what: string, schema: S, timestam
 }
 
 /** A `signoff.tasks` row (its `version` is the database's own and is not part of a task). */
-export const taskFromRow: (row: unknown) => Task = rowReader('task', taskSchema, [
-  'created_at',
-  'updated_at',
-]);
+export const taskFromRow = rowReader('task', taskSchema, ['created_at', 'updated_at']);
 
 /** A `signoff.reviews` row (its `applied_at` is the runner's own and is not part of a review). */
-export const reviewFromRow: (row: unknown) => Review = rowReader('review', reviewSchema, [
-  'decided_at',
-  'due_at',
-  'created_at',
-]);
+export const reviewFromRow = rowReader('review', reviewSchema, ['decided_at', 'due_at', 'created_at']);

@@ -1,9 +1,8 @@
 /**
  * The engine's shapes, each defined once, here: a task, a review (with the settings it keeps) and
  * every event a surface is told. The types in types.ts are inferred from these schemas, rows are
- * parsed with them when read (task-rows.ts, review-rows.ts), and events are built in TS from the
- * rows a statement returns: no second copy in SQL, and a row that does not fit is refused where
- * it is read, saying what does not fit.
+ * parsed with them when read (rows.ts), and events are built in TS from the rows a statement
+ * returns: no second copy in SQL.
  */
 import { z } from 'zod';
 import { checkpointSettingsSchema } from '../config/workflows.js';

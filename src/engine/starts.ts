@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
-import { MAX_TASK_LENGTH, type StartInput } from './api.js';
+import { type Engine, MAX_TASK_LENGTH } from './api.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
@@ -32,21 +32,14 @@ export interface StartDeps {
 export function createStarts(deps: StartDeps) {
   const { pool, runtime, delivery, enqueue } = deps;
 
-  /** The workflows a person may start (in `channel`, when given). */
-  function available(channel?: string): { name: string; description: string }[] {
-    return [...deps.workflows.values()]
-      .filter(({ definition }) => {
-        const s = workflowSettings(deps.config, definition.name);
-        return s.enabled && (!channel || !s.channels || s.channels.includes(channel));
-      })
-      .map(({ definition }) => ({
-        name: definition.name,
-        description: workflowSettings(deps.config, definition.name).description ?? definition.description,
-      }));
-  }
+  const available: Engine['available'] = (channel) =>
+    [...deps.workflows.values()].flatMap(({ definition: { name, description } }) => {
+      const s = workflowSettings(deps.config, name);
+      const here = s.enabled && (!channel || !s.channels || s.channels.includes(channel));
+      return here ? [{ name, description: s.description ?? description }] : [];
+    });
 
-  /** Checks a start before anything is posted anywhere; returns the task text, trimmed. */
-  function validate(input: Pick<StartInput, 'workflow' | 'text' | 'channel'>): string {
+  const validate: Engine['validate'] = (input) => {
     const names = available(input.channel).map((w) => w.name);
     if (!deps.workflows.has(input.workflow)) {
       throw new SignoffError(
@@ -74,43 +67,31 @@ export function createStarts(deps: StartDeps) {
       );
     }
     return text;
-  }
+  };
 
-  async function start(input: StartInput): Promise<{ task: Task; created: boolean }> {
+  const start: Engine['start'] = async (input) => {
     const text = validate(input);
-    const id = input.id ?? `${input.surface}-${randomUUID().slice(0, 8)}`;
-    const who = { surface: input.surface, requester: input.requester, channel: input.channel };
+    const { workflow, surface, requester, origin = {} } = input;
+    const id = input.id ?? `${surface}-${randomUUID().slice(0, 8)}`;
     const result = await inTransaction(pool, async (db) => {
       // A start repeated (Slack's retry, a sweep) finds its task, whatever the limits say now.
       const existing = input.id ? await getTask(db, input.id) : undefined;
       if (existing) return { task: existing, created: false };
-      await assertMayStart(db, deps.config.starts, who);
-      const inserted = await insertTask(db, {
-        id,
-        workflow: input.workflow,
-        surface: input.surface,
-        text,
-        requester: input.requester,
-        origin: input.origin ?? {},
-      });
+      await assertMayStart(db, deps.config.starts, input);
+      const inserted = await insertTask(db, { id, workflow, surface, text, requester, origin });
       if (inserted.created) {
         await record(db, id, eventKey.started(), { type: 'task_started', task: inserted.task });
-        await audit(db, {
-          taskId: id,
-          actor: input.requester,
-          action: 'start',
-          detail: { workflow: input.workflow },
-        });
+        await audit(db, { taskId: id, actor: requester, action: 'start', detail: { workflow } });
         await enqueue(db, inserted.task, RUN_PRIORITY.start);
       }
       return inserted;
     });
     if (result.created) {
-      runtime.wake(advanceQueue(input.surface));
+      runtime.wake(advanceQueue(surface));
       void delivery.kick(result.task);
     }
     return result;
-  }
+  };
 
   return { available, validate, start };
 }

@@ -9,25 +9,18 @@ import { record } from './event-store.js';
 import { taskFromRow } from './rows.js';
 import { type Surface, statusesBefore, type Task, type TaskStatus } from './types.js';
 
-export interface NewTask {
-  id: string;
-  workflow: string;
-  surface: Surface;
-  text: string;
-  requester: string;
-  origin: Record<string, unknown>;
-}
-
 /** Inserts the task unless one with that id exists; returns it and whether it is new. */
-export async function insertTask(db: Queryable, t: NewTask): Promise<{ task: Task; created: boolean }> {
+export async function insertTask(
+  db: Queryable,
+  t: Pick<Task, 'id' | 'workflow' | 'surface' | 'text' | 'requester' | 'origin'>,
+): Promise<{ task: Task; created: boolean }> {
   const inserted = await db.query(
     `INSERT INTO signoff.tasks (id, workflow, surface, text, requester, origin)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING *`,
     [t.id, t.workflow, t.surface, t.text, t.requester, t.origin],
   );
   if (inserted.rows[0]) return { task: taskFromRow(inserted.rows[0]), created: true };
-  const existing = await getTask(db, t.id);
-  return { task: existing as Task, created: false };
+  return { task: (await getTask(db, t.id)) as Task, created: false };
 }
 
 export async function getTask(db: Queryable, id: string, forUpdate = false): Promise<Task | undefined> {
@@ -64,27 +57,21 @@ export interface TaskFilter {
   limit?: number;
 }
 
-export async function listTasks(db: Queryable, opts: TaskFilter = {}): Promise<Task[]> {
+export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise<Task[]> {
+  const { surface, requester, statuses, channel, limit = 50 } = filter;
   const r = await db.query(
     `SELECT * FROM signoff.tasks
      WHERE ($1::text IS NULL OR surface = $1) AND ($2::text IS NULL OR requester = $2)
        AND ($3::text[] IS NULL OR status = ANY($3)) AND ($4::text IS NULL OR origin->>'channel' = $4)
      ORDER BY updated_at DESC LIMIT $5`,
-    [
-      opts.surface ?? null,
-      opts.requester ?? null,
-      opts.statuses ?? null,
-      opts.channel ?? null,
-      opts.limit ?? 50,
-    ],
+    [surface ?? null, requester ?? null, statuses ?? null, channel ?? null, limit],
   );
   return r.rows.map(taskFromRow);
 }
 
 /**
- * Moves the task to `status` and records a status event, when `STATUS_CHANGES` allows it (a
- * final status never changes) and something changes (the status or its reason). The one place a
- * task's status is set, besides the decision that reopens a waiting task. Returns whether it moved.
+ * Moves the task to `status` and records a status event, when `STATUS_CHANGES` allows it and
+ * something changes (the status or its reason). Returns whether it moved.
  */
 export function setStatus(
   db: Queryable,
@@ -123,10 +110,9 @@ export async function audit(
 }
 
 /**
- * Redirects a working task (seed 003): the message becomes its goal, the old goal joins the
- * abandoned ones, and the next generation of its graph thread starts from the workflow's
- * beginning; the old generation's thread is kept, as the history of what was abandoned (see
- * controls.ts). Announced and audited in the same transaction.
+ * Redirects a working task (seed 003, `Controls.redirect`): the message becomes its goal, the old
+ * goal joins the abandoned ones, and its generation goes up. Announced and audited in the same
+ * transaction.
  */
 export function redirectTask(
   db: Queryable,

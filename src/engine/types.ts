@@ -169,16 +169,11 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => new Date() };
 
+const IN_WORDS: Partial<Record<EngineEvent['type'], string>> = {
+  agent_said: 'An agent message',
+  review_requested: 'A review card',
+  review_reminder: 'A reminder',
+};
+
 /** What an event is, in words (a fallback says which thing could not be shown). */
-export function eventInWords(type: EngineEvent['type']): string {
-  switch (type) {
-    case 'agent_said':
-      return 'An agent message';
-    case 'review_requested':
-      return 'A review card';
-    case 'review_reminder':
-      return 'A reminder';
-    default:
-      return 'An update of this task';
-  }
-}
+export const eventInWords = (type: EngineEvent['type']) => IN_WORDS[type] ?? 'An update of this task';

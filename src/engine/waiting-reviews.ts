@@ -55,25 +55,6 @@ const IN_SCOPE = `r.status = 'pending' AND t.surface = $1
 const LISTED_AS_THEMSELVES = `(r.settings->'reviewers' ?| ARRAY['anyone', $4::text]
   OR (r.settings->'reviewers' ? 'requester' AND t.requester = $4))`;
 
-/**
- * The user groups a right could come through: those named where nothing else lists the person
- * (authorize.ts's `groupsToAsk`, over every review in scope at once).
- */
-async function groupsNamed(
-  db: Queryable,
-  surface: Surface,
-  actor: Actor,
-  q: WaitingQuery,
-): Promise<string[]> {
-  const r = await db.query<{ g: string }>(
-    `SELECT DISTINCT g FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id,
-       jsonb_array_elements_text(r.settings->'reviewers') AS g
-     WHERE ${IN_SCOPE} AND g LIKE 'S%' AND NOT ${LISTED_AS_THEMSELVES}`,
-    [surface, q.places ?? null, q.tasks ?? null, actor.id, Boolean(actor.external)],
-  );
-  return r.rows.map((row) => row.g);
-}
-
 /** A page of the reviews `actor` may decide (see the file's comment). */
 export async function waitingFor(
   db: Queryable,
@@ -82,17 +63,28 @@ export async function waitingFor(
   actor: Actor,
   q: WaitingQuery = {},
 ): Promise<WaitingPage> {
-  // A group the surface could not answer for counts as not theirs, as it does at a click; the
-  // page says which, so that nobody takes its count for all there is.
-  const named = directory ? await groupsNamed(db, surface, actor, q) : [];
-  const known = new Set([...(actor.groups ?? []), ...(actor.unknownGroups ?? [])]);
-  const who = directory
-    ? await askGroups(
-        directory,
-        actor,
-        named.filter((g) => !known.has(g)),
-      )
-    : actor;
+  const scope = [surface, q.places ?? null, q.tasks ?? null, actor.id, Boolean(actor.external)];
+  // The user groups a right could come through: those named where nothing else lists the person
+  // (authorize.ts's `groupsToAsk`, over every review in scope at once). A group the surface could
+  // not answer for counts as not theirs, as it does at a click; the page says which, so that
+  // nobody takes its count for all there is.
+  let named: string[] = [];
+  let who = actor;
+  if (directory) {
+    const r = await db.query<{ g: string }>(
+      `SELECT DISTINCT g FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id,
+         jsonb_array_elements_text(r.settings->'reviewers') AS g
+       WHERE ${IN_SCOPE} AND g LIKE 'S%' AND NOT ${LISTED_AS_THEMSELVES}`,
+      scope,
+    );
+    named = r.rows.map((row) => row.g);
+    const known = new Set([...(actor.groups ?? []), ...(actor.unknownGroups ?? [])]);
+    who = await askGroups(
+      directory,
+      actor,
+      named.filter((g) => !known.has(g)),
+    );
+  }
   const unknown = new Set(who.unknownGroups ?? []);
   const r = await db.query<{ total: number; more: number; items: ReviewTaskRow[] }>(
     `WITH mine AS MATERIALIZED (
@@ -112,22 +104,13 @@ export async function waitingFor(
                                        ORDER BY r.created_at, r.id)
                       FROM page p JOIN signoff.reviews r ON r.id = p.id JOIN signoff.tasks t ON t.id = r.task_id),
                      '[]') AS items`,
-    [
-      surface,
-      q.places ?? null,
-      q.tasks ?? null,
-      actor.id,
-      Boolean(actor.external),
-      who.groups ?? [],
-      q.after ?? null,
-      q.limit ?? 20,
-    ],
+    [...scope, who.groups ?? [], q.after ?? null, q.limit ?? 20],
   );
-  const row = r.rows[0] as { total: number; more: number; items: ReviewTaskRow[] };
+  const { total, more, items } = r.rows[0] as { total: number; more: number; items: ReviewTaskRow[] };
   return {
-    items: row.items.map(reviewWithTask),
-    total: row.total,
-    more: row.more,
+    items: items.map(reviewWithTask),
+    total,
+    more,
     uncheckedGroups: named.filter((g) => unknown.has(g)),
   };
 }
