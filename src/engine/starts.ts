@@ -71,7 +71,8 @@ export function createStarts(deps: StartDeps) {
 
   const start: Engine['start'] = async (input) => {
     const text = validate(input);
-    const { workflow, surface, requester, origin = {} } = input;
+    const { workflow, surface, requester } = input;
+    const origin = input.origin ?? {};
     const id = input.id ?? `${surface}-${randomUUID().slice(0, 8)}`;
     const result = await inTransaction(pool, async (db) => {
       // A start repeated (Slack's retry, a sweep) finds its task, whatever the limits say now.

@@ -58,7 +58,8 @@ export interface TaskFilter {
 }
 
 export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise<Task[]> {
-  const { surface, requester, statuses, channel, limit = 50 } = filter;
+  const { surface, requester, statuses, channel } = filter;
+  const limit = filter.limit ?? 50;
   const r = await db.query(
     `SELECT * FROM signoff.tasks
      WHERE ($1::text IS NULL OR surface = $1) AND ($2::text IS NULL OR requester = $2)

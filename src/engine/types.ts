@@ -176,4 +176,5 @@ const IN_WORDS: Partial<Record<EngineEvent['type'], string>> = {
 };
 
 /** What an event is, in words (a fallback says which thing could not be shown). */
-export const eventInWords = (type: EngineEvent['type']) => IN_WORDS[type] ?? 'An update of this task';
+export const eventInWords = (type: EngineEvent['type']) =>
+  (Object.hasOwn(IN_WORDS, type) && IN_WORDS[type]) || 'An update of this task';

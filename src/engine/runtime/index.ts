@@ -162,7 +162,7 @@ export function createRuntime(deps: {
     handler: (claim: Claim<T>) => Promise<After>,
   ): { wake(): void; loop: Promise<void>; running: Set<Promise<unknown>> } {
     const running = new Set<Promise<unknown>>();
-    const pollMs = options.pollingSeconds === undefined ? POLL_MS : options.pollingSeconds * 1000;
+    const pollMs = options.pollingSeconds ? options.pollingSeconds * 1000 : POLL_MS;
     let poked = false;
     let wait: (() => void) | undefined;
     const wake = () => {
