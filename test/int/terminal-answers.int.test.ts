@@ -177,16 +177,18 @@ describe('no decision is inferred at the prompt', () => {
 });
 
 describe('a prompt that waits', () => {
-  it('shows a reminder when it fires, above the prompt, without printing the card again', async () => {
+  /** `signoff run pair <task>` whose review rejects by itself after `timeout`; stdin stays open and silent. */
+  const timedRun = (timeout: string, task: string) => {
     const timed = join(mkdtempSync(join(tmpdir(), 'terminal-answers-')), 'signoff.yml');
     writeFileSync(
       timed,
-      'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review: { timeout: 20s, onTimeout: reject }\n',
+      `workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review: { timeout: ${timeout}, onTimeout: reject }\n`,
     );
-    const run = startSignoff(['run', 'pair', 'somebody is reminded'], {
-      DATABASE_URL: db.url,
-      SIGNOFF_CONFIG: timed,
-    });
+    return startSignoff(['run', 'pair', task], { DATABASE_URL: db.url, SIGNOFF_CONFIG: timed });
+  };
+
+  it('shows a reminder when it fires, above the prompt, without printing the card again', async () => {
+    const run = timedRun('20s', 'somebody is reminded');
     try {
       await run.waitFor(/Review: /);
       // Half time (10 s): the reminder is on screen while nobody typed, well before the deadline
@@ -204,16 +206,8 @@ describe('a prompt that waits', () => {
   });
 
   it('shows what the deadline decided while nobody typed, and gives up the card that no longer waits: the run ends without input', async () => {
-    const timed = join(mkdtempSync(join(tmpdir(), 'terminal-answers-')), 'signoff.yml');
-    writeFileSync(
-      timed,
-      'workflows:\n  pair:\n    maxIterations: 1\n    checkpoints:\n      review: { timeout: 3s, onTimeout: reject }\n',
-    );
-    // Stdin stays open and silent: before, the prompt waited on it for ever, the card on screen stale.
-    const run = startSignoff(['run', 'pair', 'nobody answers'], {
-      DATABASE_URL: db.url,
-      SIGNOFF_CONFIG: timed,
-    });
+    // Before, the prompt waited on its silent stdin for ever, the card on screen stale.
+    const run = timedRun('3s', 'nobody answers');
     try {
       await run.waitFor(/Review: /);
       await run.waitFor(/→ reject automatically, nobody decided/, 40_000);
