@@ -8,7 +8,9 @@
  * organization's person (Slack Connect), an unknown user
  * group (and, installed org-wide, one asked about without its workspace), a permalink of a message
  * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
- * URL used 5 times or older than 30 minutes (its clock moves on with `later`). Lists come in pages with
+ * URL used 5 times or older than 30 minutes (its clock moves on with `later`), a streamed message
+ * off its rules (fake-slack-streams.ts: recipients, one mode, sizes, chunks, sealed after 300 s, a
+ * person's Stop, no edit while it streams). Lists come in pages with
  * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels where the bot
  * is too, public or private (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
  * Retry-After past a method's tier, or a channel's posts), and answers 429 when told to; its faults
@@ -24,6 +26,7 @@ import { SlackFaults } from './fake-slack-faults.js';
 import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
 import { type FakeEphemeral, FakeResponseUrls } from './fake-slack-responses.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
+import { FakeStreams } from './fake-slack-streams.js';
 import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
 import { FakeViews, homeRefusal } from './fake-slack-views.js';
 import { viewRefusal } from './slack-blocks.js';
@@ -62,10 +65,20 @@ const IN_CHANNEL_METHODS = new Set([
   'chat.delete',
   'conversations.history',
   'conversations.replies',
+  'chat.startStream',
+  'chat.appendStream',
+  'chat.stopStream',
 ]);
 
 /** The methods that post in a channel (what an archived or admins-only channel refuses). */
-const POST_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update']);
+const POST_METHODS = new Set([
+  'chat.postMessage',
+  'chat.postEphemeral',
+  'chat.update',
+  'chat.startStream',
+  'chat.appendStream',
+  'chat.stopStream',
+]);
 
 export class FakeSlack extends SlackFaults {
   /** Every call over a limit, answered with a 429. */
@@ -141,6 +154,13 @@ export class FakeSlack extends SlackFaults {
   /** Slack's time now (ms since the epoch): this machine's, moved on by `later`. */
   readonly now = (): number => Date.now() + this.ahead;
   private answers = new FakeResponseUrls(this.refusals, this.now);
+  /** Streamed messages (fake-slack-streams.ts), each also a message of its thread. */
+  readonly streams = new FakeStreams(this.now, (channel, threadTs) => {
+    this.ts += 1;
+    const ts = `${this.ts}.000100`;
+    this.messages.push({ channel, ts, thread_ts: threadTs, text: '', user: BOT.user_id });
+    return ts;
+  });
   /** Ephemeral messages as their user sees them (a response_url with replace_original changes one). */
   readonly ephemerals: FakeEphemeral[] = this.answers.ephemerals;
   /** What was posted to response URLs, and for which message. */
@@ -329,15 +349,33 @@ export class FakeSlack extends SlackFaults {
         const top = this.messages.filter((m) => m.channel === args.channel && !m.thread_ts).reverse();
         return listMessages(top, args, `${method}:${args.channel}`, HISTORY_PAGES);
       }
+      case 'chat.startStream':
+      case 'chat.appendStream':
+      case 'chat.stopStream': {
+        const verb =
+          method === 'chat.startStream' ? 'start' : method === 'chat.appendStream' ? 'append' : 'stop';
+        const done = this.streams[verb](args);
+        if (!done.ok) {
+          this.refusals.push({ method, error: done.error });
+          return done;
+        }
+        // What the thread shows of it: its words so far.
+        const stream = this.streams.find(done.channel, done.ts);
+        const m = this.messages.find((x) => x.channel === done.channel && x.ts === done.ts);
+        if (m && stream) m.text = stream.text;
+        return done;
+      }
       case 'chat.update': {
         // Only a message it has; the edit is what conversations.history shows next.
         const m = this.messages.find((x) => x.channel === args.channel && x.ts === args.ts);
-        // A person's message is not the bot's to edit.
+        // A person's message is not the bot's to edit; a message still streaming is not edited.
         const refused = !m
           ? 'message_not_found'
           : m.user !== BOT.user_id
             ? 'cant_update_message'
-            : slackRefusal(args, method);
+            : this.streams.live(args.channel, args.ts)
+              ? 'streaming_state_conflict'
+              : slackRefusal(args, method);
         if (refused || !m) {
           this.refusals.push({ method, error: refused ?? 'message_not_found' });
           return { ok: false, error: refused };

@@ -99,6 +99,10 @@ export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
   'conversations.open': { perMinute: 50, burst: 4 },
   'chat.getPermalink': { perMinute: 100, burst: 6 },
   'usergroups.users.list': { perMinute: 20, burst: 3 },
+  // Streams: starting and stopping one are Tier 2 each, per workspace; appending is Tier 4.
+  'chat.startStream': { perMinute: 20, burst: 3 },
+  'chat.stopStream': { perMinute: 20, burst: 3 },
+  'chat.appendStream': { perMinute: 100, burst: 6 },
   'conversations.members': { perMinute: 100, burst: 6 },
   // The rest of what the product calls: Tier 3 (50) and Tier 4 (100) per its method's page.
   'chat.delete': { perMinute: 50, burst: 4 },

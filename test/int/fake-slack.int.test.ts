@@ -283,6 +283,126 @@ describe('the fake Slack, as strict as Slack', () => {
   });
 });
 
+describe("the fake Slack's streamed messages, as strict as Slack", () => {
+  const to = { recipient_user_id: 'U0ANN', recipient_team_id: 'T0TEAM' };
+  const started = async (channel = 'C0WORK') => {
+    const r = await client.chat.startStream({ channel, thread_ts: '1.000001', ...to });
+    return { channel, ts: r.ts as string };
+  };
+
+  it('a stream is a reply to a named person: without thread_ts or either recipient it is refused; its words show in the thread as they come', async () => {
+    const args = { channel: 'C0WORK', thread_ts: '1.000001', ...to };
+    expect(await answer(client.chat.startStream({ ...args, thread_ts: undefined } as never))).toBe(
+      'invalid_arguments',
+    );
+    expect(await answer(client.chat.startStream({ ...args, recipient_user_id: undefined }))).toBe(
+      'missing_recipient_user_id',
+    );
+    expect(await answer(client.chat.startStream({ ...args, recipient_team_id: undefined }))).toBe(
+      'missing_recipient_team_id',
+    );
+    const s = await started();
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: 'Hello ' }))).toBe('ok');
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: 'world' }))).toBe('ok');
+    expect(slack.messages.find((m) => m.ts === s.ts)).toMatchObject({
+      thread_ts: '1.000001',
+      text: 'Hello world',
+    });
+    expect(await answer(client.chat.stopStream(s))).toBe('ok');
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: '!' }))).toBe(
+      'message_not_in_streaming_state',
+    );
+  });
+
+  it('a stream goes on the way it began: markdown_text, then chunks, is a mismatch; both at once, or neither in an append, is refused', async () => {
+    const s = await started();
+    const chunk = { type: 'markdown_text' as const, text: 'x' };
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: 'a', chunks: [chunk] }))).toBe(
+      'cannot_provide_both_markdown_text_and_chunks',
+    );
+    expect(await answer(client.chat.appendStream(s as never))).toBe('markdown_text_or_chunks_required');
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: 'a' }))).toBe('ok');
+    expect(await answer(client.chat.appendStream({ ...s, chunks: [chunk] }))).toBe('streaming_mode_mismatch');
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: 'x'.repeat(12_001) }))).toBe(
+      'invalid_arguments',
+    );
+  });
+
+  it('chunks as Slack checks them: a task needs an id, a title and a known status, fields up to 256; its details add on, its status replaces', async () => {
+    const s = await started();
+    const task = (fields: Record<string, unknown>) =>
+      answer(client.chat.appendStream({ ...s, chunks: [{ type: 'task_update', ...fields } as never] }));
+    expect(await task({ id: 't1', title: 'Draft', status: 'done' })).toBe('invalid_chunks');
+    expect(await task({ id: 't1', status: 'pending' })).toBe('invalid_chunks');
+    expect(await task({ id: 't1', title: 'x'.repeat(257), status: 'pending' })).toBe('invalid_chunks');
+    expect(await task({ id: 't1', title: 'Draft', status: 'in_progress', details: 'Author ' })).toBe('ok');
+    expect(await task({ id: 't1', title: 'Draft', status: 'complete', details: 'wrote it' })).toBe('ok');
+    expect(
+      await answer(client.chat.appendStream({ ...s, chunks: [{ type: 'plan_update', title: 'Pair' }] })),
+    ).toBe('ok');
+    const stream = slack.streams.find(s.channel, s.ts);
+    expect(stream?.tasks.get('t1')).toEqual({
+      title: 'Draft',
+      status: 'complete',
+      details: 'Author wrote it',
+    });
+    expect(stream?.plan).toBe('Pair');
+    expect(await answer(client.chat.appendStream({ ...s, chunks: [{ type: 'nonsense' } as never] }))).toBe(
+      'invalid_chunks',
+    );
+  });
+
+  it('a message past 10,000 bytes is msg_too_long, and nothing of that call is added', async () => {
+    const s = await started();
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: 'é'.repeat(4_000) }))).toBe('ok');
+    expect(await answer(client.chat.appendStream({ ...s, markdown_text: 'é'.repeat(1_001) }))).toBe(
+      'msg_too_long',
+    );
+    expect(slack.streams.find(s.channel, s.ts)?.text).toHaveLength(4_000);
+  });
+
+  it("Slack seals a stream 300 s after it starts; a streaming message is not edited, a stopped one is; a person's Stop refuses the next append", async () => {
+    const own = new FakeSlack(NO_LIMITS);
+    await own.start();
+    try {
+      const c = new WebClient('xoxb-test', { slackApiUrl: own.url, retryConfig: { retries: 0 } });
+      const start = async () => ({
+        channel: 'C0WORK',
+        ts: (await c.chat.startStream({ channel: 'C0WORK', thread_ts: '1.000001', ...to })).ts as string,
+      });
+      const s = await start();
+      expect(await answer(c.chat.update({ ...s, text: 'edited' }))).toBe('streaming_state_conflict');
+      own.later(299_000);
+      expect(await answer(c.chat.appendStream({ ...s, markdown_text: 'still' }))).toBe('ok');
+      own.later(1_000);
+      expect(await answer(c.chat.appendStream({ ...s, markdown_text: 'late' }))).toBe(
+        'message_not_in_streaming_state',
+      );
+      expect(await answer(c.chat.stopStream(s))).toBe('message_not_in_streaming_state');
+      const t = await start();
+      own.streams.stoppedByUser(t.channel, t.ts);
+      expect(await answer(c.chat.appendStream({ ...t, markdown_text: 'more' }))).toBe('stopped_by_user');
+      const u = await start();
+      expect(await answer(c.chat.stopStream({ ...u, markdown_text: 'done' }))).toBe('ok');
+      expect(await answer(c.chat.update({ ...u, text: 'edited' }))).toBe('ok');
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it("the Web API client's chatStream() streams through it: its words buffered, then started, appended and stopped as chunks", async () => {
+    const stream = client.chatStream({ channel: 'C0WORK', thread_ts: '1.000001', ...to, buffer_size: 10 });
+    await stream.append({ markdown_text: 'Hello there, ' });
+    await stream.append({ markdown_text: 'how are you?' });
+    const stopped = await stream.stop({ markdown_text: ' Bye.' });
+    const ts = (stopped as { ts?: string }).ts as string;
+    expect(slack.streams.find('C0WORK', ts)).toMatchObject({
+      text: 'Hello there, how are you? Bye.',
+      state: 'stopped',
+    });
+  });
+});
+
 describe("the fake Slack keeps Slack's published rate limits by default", () => {
   const limited = new FakeSlack();
   let c: WebClient;
@@ -328,6 +448,24 @@ describe("the fake Slack keeps Slack's published rate limits by default", () => 
     for (let i = 0; i < burst; i += 1)
       expect(await status(c.users.conversations({ user: i % 2 ? 'U0ANN' : 'U0BOB' }))).toBe('ok');
     expect(await status(c.users.conversations({ user: 'U0CAT' }))).toMatch(/^429 [1-9]/);
+  });
+
+  it('streams: chat.startStream and chat.stopStream are Tier 2 each, for the whole workspace; chat.appendStream is Tier 4', async () => {
+    expect(PUBLISHED_LIMITS['chat.startStream']?.perMinute).toBe(20);
+    expect(PUBLISHED_LIMITS['chat.stopStream']?.perMinute).toBe(20);
+    expect(PUBLISHED_LIMITS['chat.appendStream']?.perMinute).toBe(100);
+    const start = (channel: string) =>
+      status(
+        c.chat.startStream({
+          channel,
+          thread_ts: '1.000001',
+          recipient_user_id: 'U0ANN',
+          recipient_team_id: 'T0TEAM',
+        }),
+      );
+    const burst = PUBLISHED_LIMITS['chat.startStream']?.burst ?? 0;
+    for (let i = 0; i < burst; i += 1) expect(await start(i % 2 ? 'C0ONE' : 'C0TWO')).toBe('ok');
+    expect(await start('C0THREE')).toMatch(/^429 [1-9]/);
   });
 
   it("Socket Mode's handshake (apps.connections.open, Tier 3) is spent after its burst too", async () => {
