@@ -6,6 +6,7 @@
  * - `tools` with a call of the named tool (or the first, unless the last message is a tool's
  *   result or `tool_choice` is 'none'), its arguments a minimal instance of its parameters;
  * - anything else with a short sentence.
+ * Streamed, a plain answer comes a word at a time, `tokenDelayMs` apart (as a model writes it).
  * Faults on demand, answered as OpenAI answers them (`{error: {message, type, code}}`): 400, 401
  * (with the masked key OpenAI quotes), 429 with Retry-After, 500, 503, and slow answers.
  */
@@ -35,6 +36,10 @@ export interface ModelFault {
   trickleMs?: number;
   /** Answers normally, its JSON padded with whitespace to this many bytes: a body too big to hold. */
   padToBytes?: number;
+  /** Streamed: this many words of the answer, then the connection drops (a server dying mid-answer). */
+  cutAfterTokens?: number;
+  /** Streamed: the words this far apart, for this call (else the server's `tokenDelayMs`). */
+  tokenDelayMs?: number;
 }
 
 export interface ModelCall {
@@ -45,6 +50,8 @@ export interface ModelCall {
   hungUp?: boolean;
   /** What was answered: 'content', 'json', 'tool', 'trickle', or the error status. */
   answered: string | number;
+  /** Streamed: how many pieces of its content were sent. */
+  tokensSent?: number;
 }
 
 export interface FakeOpenAIOptions {
@@ -52,6 +59,8 @@ export interface FakeOpenAIOptions {
   random?: () => number;
   /** The text of a plain answer; by default a short sentence naming the call. */
   reply?: (request: ChatRequest, n: number) => string;
+  /** Streamed answers come a word at a time, this far apart (0: all at once, the default). */
+  tokenDelayMs?: number;
 }
 
 export interface ChatRequest {
@@ -163,8 +172,11 @@ export class FakeOpenAI {
   private server: Server | undefined;
   private readonly random: () => number;
   private readonly reply: (request: ChatRequest, n: number) => string;
+  /** Streamed words this far apart, unless a fault says otherwise. */
+  tokenDelayMs: number;
 
   constructor(options: FakeOpenAIOptions = {}) {
+    this.tokenDelayMs = options.tokenDelayMs ?? 0;
     this.random = options.random ?? Math.random;
     this.reply = options.reply ?? ((_, n) => `Here is a short answer (call ${n}).`);
   }
@@ -311,7 +323,30 @@ export class FakeOpenAI {
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices, ...extra })}\n\n`,
       );
     chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
-    if (content) chunk([{ index: 0, delta: { content }, finish_reason: null }]);
+    const delay = fault?.tokenDelayMs ?? this.tokenDelayMs;
+    // A plain answer a word at a time (all of it at once when no delay is asked for); a structured
+    // one as one piece, as its JSON is not shown as it comes.
+    const pieces = !content
+      ? []
+      : delay > 0 || fault?.cutAfterTokens !== undefined
+        ? words(content)
+        : [content];
+    call.tokensSent = 0;
+    for (const piece of pieces) {
+      if (fault?.cutAfterTokens !== undefined && call.tokensSent >= fault.cutAfterTokens) {
+        // Dies mid-answer, once what it sent is on the wire: no finish, no [DONE], the connection gone.
+        await new Promise<void>((resolve) => res.write('', () => resolve()));
+        res.destroy();
+        return;
+      }
+      if (call.tokensSent > 0 && delay > 0) await this.wait(delay, res);
+      if (res.destroyed) {
+        call.hungUp = true;
+        return;
+      }
+      chunk([{ index: 0, delta: { content: piece }, finish_reason: null }]);
+      call.tokensSent += 1;
+    }
     if (toolCalls)
       chunk([
         {
@@ -376,3 +411,6 @@ export class FakeOpenAI {
     });
   }
 }
+
+/** A text in the pieces a model streams it in: each word with the space after it. */
+const words = (text: string): string[] => text.match(/\S+\s*|\s+/g) ?? [];
