@@ -10,7 +10,7 @@ import type { Action, Actor, Decided, Review } from '../../engine/index.js';
 import { approvalsNeeded, contentHash, DecisionRefused } from '../../engine/index.js';
 import { plainActions, reviewCard } from '../blocks/review-card.js';
 import type { Directory } from '../shared/directory.js';
-import { cardText, findPost } from '../shared/posts.js';
+import { cardKey, cardText, findPost } from '../shared/posts.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { findReply, type HeardReply } from './replies.js';
 import { type ClickPlace, tellClicker } from './tell-clicker.js';
@@ -37,7 +37,7 @@ export async function clickedReview(
 ): Promise<ButtonValue | undefined> {
   const parsed = buttonValueSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
   if (!parsed.success) return undefined;
-  const card = await findPost(deps.pool, `card:${parsed.data.review}`);
+  const card = await findPost(deps.pool, cardKey(parsed.data.review));
   if (!card || card.channel !== where.channel || card.ts !== where.messageTs) return undefined;
   return parsed.data;
 }
@@ -63,7 +63,7 @@ export async function questionReview(
   const click = parsed.data;
   const reply = await findReply(deps.pool, where.channel, click.reply);
   if (!reply || reply.user !== where.user || reply.taskId !== click.task) return undefined;
-  const card = await findPost(deps.pool, `card:${click.review}`);
+  const card = await findPost(deps.pool, cardKey(click.review));
   if (!card || card.channel !== where.channel) return undefined;
   return { click, reply };
 }
@@ -197,7 +197,7 @@ async function approvesUnseen(
 
 /** Redraws a review's card from its current content (after a click it refused); a plain card stays plain. */
 async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
-  const card = await findPost(deps.pool, `card:${review.id}`);
+  const card = await findPost(deps.pool, cardKey(review.id));
   const task = await deps.engine.getTask(review.taskId);
   if (!card || !task) return;
   const text = await cardText(deps.pool, review.id, review.request);

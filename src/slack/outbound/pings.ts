@@ -13,7 +13,7 @@ import type { Audience } from '../shared/audience.js';
 import { CHANNEL_REFUSALS } from '../shared/final-errors.js';
 import { workspaceOf } from '../shared/origin.js';
 import { createPermalinks } from '../shared/permalinks.js';
-import { findPost, postMetadata, recordPost } from '../shared/posts.js';
+import { cardKey, findPost, postMetadata, recordPost } from '../shared/posts.js';
 import { findRecentPost } from '../shared/recent-post.js';
 
 /**
@@ -101,7 +101,7 @@ export function createReviewerPings(deps: {
   };
 
   return async (task, review, why, retried = false, only) => {
-    const card = await findPost(pool, `card:${review.id}`);
+    const card = await findPost(pool, cardKey(review.id));
     if (!card) return;
     // Slack not giving the link is a temporary failure: the ping is tried again with the event.
     const permalink = await permalinks.of(card);

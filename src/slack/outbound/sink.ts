@@ -39,6 +39,7 @@ import { createAudience } from '../shared/audience.js';
 import { CHANNEL_REFUSALS } from '../shared/final-errors.js';
 import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import {
+  cardKey,
   cardText,
   findPost,
   plainCardKey,
@@ -241,13 +242,13 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     draw: (plain: PlainCard | undefined, textBelow: boolean) => { text: string; blocks: unknown[] },
     shown: ReviewRequest = review.request,
   ) => {
-    if (!(await findPost(pool, `card:${review.id}`))) return;
+    if (!(await findPost(pool, cardKey(review.id)))) return;
     let text = await cardText(pool, review.id, shown);
     if (text.missing) {
       await postText(review, shown, origin, retried, true);
       text = await cardText(pool, review.id, shown);
     }
-    await update(`card:${review.id}`, draw(text.plain ? {} : undefined, text.below));
+    await update(cardKey(review.id), draw(text.plain ? {} : undefined, text.below));
   };
 
   /**
@@ -278,7 +279,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
       case 'review_requested': {
         // Content longer than a card goes whole into the thread first: the card says it is above.
         await postText(e.review, e.review.request, origin, retried);
-        await postOnce(`card:${e.review.id}`, origin, reviewCard(e.review, task.requester), retried);
+        await postOnce(cardKey(e.review.id), origin, reviewCard(e.review, task.requester), retried);
         if (e.review.settings.dmReviewers) await ping(task, e.review, 'request', retried);
         return;
       }
@@ -342,11 +343,11 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
           // refused): the card goes plain for that content, and stays plain for it.
           const key = plainContentKey(e.review.id, contentHash(e.review.request));
           await recordPost(pool, key, origin.channel, origin.ts);
-          await update(`card:${e.review.id}`, reviewCard(e.review, task.requester, { code: e.code }));
+          await update(cardKey(e.review.id), reviewCard(e.review, task.requester, { code: e.code }));
         } else if (e.review) {
           await recordPost(pool, plainCardKey(e.review.id), origin.channel, origin.ts);
           await postOnce(
-            `card:${e.review.id}`,
+            cardKey(e.review.id),
             origin,
             reviewCard(e.review, task.requester, { code: e.code }),
             retried,

@@ -26,6 +26,8 @@ export const postedAs = (messages: MessageWithMetadata[] | undefined, key: strin
  * Recorded (with the thread's root) when a review's card went out plain, without its content:
  * every redraw of that card stays plain.
  */
+/** The key of a review's card: each of its posts' keys begins with it. */
+export const cardKey = (reviewId: string) => `card:${reviewId}`;
 export const plainCardKey = (reviewId: string) => `plain-card:${reviewId}`;
 
 /**
@@ -39,9 +41,9 @@ export const plainContentKey = (reviewId: string, hash: string) => `plain-card:$
  * content's hash, so that content an edit changed is posted again and never mistaken for the old.
  */
 export const reviewTextKey = (reviewId: string, hash: string, part: number) =>
-  `card:${reviewId}:text:${hash}:${part}`;
+  `${cardKey(reviewId)}:text:${hash}:${part}`;
 /** As they were keyed before an edit could change a card's content: the content as first asked. */
-const firstTextKey = (reviewId: string) => `card:${reviewId}:text:0`;
+const firstTextKey = (reviewId: string) => `${cardKey(reviewId)}:text:0`;
 
 /** How a card can show the content it is drawn with (see cardText). */
 export interface CardText {
@@ -74,7 +76,7 @@ export async function cardText(db: Queryable, reviewId: string, request: ReviewR
   const plain = [plainCardKey(reviewId), plainContentKey(reviewId, hash)];
   const r = await db.query<{ key: string; ts: string }>(
     'SELECT key, ts FROM signoff.slack_posts WHERE key = ANY($1)',
-    [[...plain, ...parts, firstTextKey(reviewId), `card:${reviewId}`]],
+    [[...plain, ...parts, firstTextKey(reviewId), cardKey(reviewId)]],
   );
   const ts = new Map(r.rows.map((row) => [row.key, row.ts]));
   if (plain.some((key) => ts.has(key))) return { plain: true, missing: false, below: false };
@@ -87,7 +89,7 @@ export async function cardText(db: Queryable, reviewId: string, request: ReviewR
       ? undefined
       : ts.get(firstTextKey(reviewId));
   if (!posted) return { plain: true, missing: true, below: false };
-  const card = ts.get(`card:${reviewId}`);
+  const card = ts.get(cardKey(reviewId));
   return { plain: false, missing: false, below: card !== undefined && later(posted, card) };
 }
 
