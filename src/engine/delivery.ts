@@ -102,6 +102,11 @@ export function createDelivery(deps: {
       for (const event of events) {
         if (!lease.held()) break;
         if (held.has(event.lane)) continue;
+        if (event.unreadable)
+          logger.error(
+            { task: taskId, event: event.key, why: event.unreadable },
+            'an event as stored does not read as one: a note that it could not be shown goes in its place',
+          );
         try {
           await underLease(lease, () => sink(event, task));
           done.push(event.id);

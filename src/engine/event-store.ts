@@ -1,5 +1,6 @@
 /** SQL for the events outbox: recorded once per (task, key), read in order, marked delivered. */
 import type { Queryable } from '../db/queryable.js';
+import { EVENT_TYPES, engineEventSchema } from './shapes.js';
 import type { DeliveredEvent, EngineEvent } from './types.js';
 
 /**
@@ -49,20 +50,33 @@ export interface EventRow {
   key: string;
   /** 'status' for a running task's status events, else 'thread': each lane goes out in id order. */
   lane: string;
-  payload: EngineEvent;
+  payload: unknown;
   attempts: number;
   last_error?: string | null;
   delivered_at?: Date | string | null;
   failed_at?: Date | string | null;
 }
 
-export const toEvent = (row: EventRow): DeliveredEvent => ({
-  id: Number(row.id),
-  taskId: row.task_id,
-  key: row.key,
-  event: row.payload,
-  attempts: row.attempts,
-});
+/** An event as read; `unreadable` says why its stored payload does not read as the event it names. */
+export type StoredEvent = DeliveredEvent & { unreadable?: string };
+
+/**
+ * An event row, its payload parsed. One that does not read as an event (written by another
+ * version, say) is read as its own fallback: `delivery_failed`, naming its key and its type where
+ * that is one, so a surface says something could not be shown and nobody is shown a guess.
+ */
+export function toEvent(row: EventRow): StoredEvent {
+  const read = { id: Number(row.id), taskId: row.task_id, key: row.key, attempts: row.attempts };
+  const parsed = engineEventSchema.safeParse(row.payload);
+  if (parsed.success) return { ...read, event: parsed.data };
+  const named = (row.payload as { type?: unknown } | null)?.type;
+  const failedType = EVENT_TYPES.find((t) => t === named) ?? 'task_status';
+  return {
+    ...read,
+    event: { type: 'delivery_failed', failedKey: row.key, failedType, code: 'unreadable_event' },
+    unreadable: parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; '),
+  };
+}
 
 const eventRows = async (db: Queryable, taskId: string) =>
   (await db.query<EventRow>('SELECT * FROM signoff.events WHERE task_id = $1 ORDER BY id', [taskId])).rows;
