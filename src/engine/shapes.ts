@@ -5,7 +5,7 @@
  * returns: no second copy in SQL.
  */
 import { z } from 'zod';
-import { checkpointSettingsSchema } from '../config/workflows.js';
+import { checkpointSettingsSchema } from '../config/checkpoint.js';
 import { decisionSchema, reviewRequestSchema } from '../workflows/protocol/requests.js';
 
 export const TASK_STATUSES = [

@@ -1,0 +1,231 @@
+/**
+ * A checkpoint of the workflow config file: who reviews it, its deadline and what the deadline
+ * does, reminders, escalation, approvals needed, what replies mean. `checkpointSchema` checks the
+ * file's words and resolves them into `CheckpointSettings`, the shape a review keeps.
+ */
+import { z } from 'zod';
+import { durationSeconds } from './duration.js';
+
+/** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
+const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'number') return v;
+  const seconds = durationSeconds(v);
+  if (seconds === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'expected a duration such as 90s, 30m, 2h or 1d' });
+    return z.NEVER;
+  }
+  return seconds;
+});
+
+/** A user id (U…/W…) or a user group id (S…). */
+const userOrGroup = z
+  .string()
+  .regex(/^([UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected a user id (U…) or a user group id (S…)');
+
+/** `requester`, `anyone` (anyone in the channel), a user id (U…/W…) or a user group id (S…). */
+const reviewer = z
+  .string()
+  .regex(
+    /^(requester|anyone|[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/,
+    'expected requester, anyone, a user id (U…) or a user group id (S…)',
+  );
+
+/** What a reply in the thread does at a review (see `replies` below). */
+export const REPLY_MODES = ['ask', 'feedback', 'ignore'] as const;
+const ON_TIMEOUT = ['approve', 'reject', 'cancel', 'remind', 'escalate'] as const;
+const FINAL_ACTIONS = ['approve', 'reject', 'cancel', 'remind'] as const;
+
+/**
+ * A checkpoint's rules resolved: what `checkpointSchema` makes of the file's words (durations in
+ * seconds, escalation as steps), and what a review keeps of them when it opens (the engine's
+ * review settings are this shape).
+ */
+export const checkpointSettingsSchema = z.object({
+  reviewers: z.array(z.string()),
+  allowSelfApproval: z.boolean(),
+  allowExternal: z.boolean(),
+  timeoutSeconds: z.number().optional(),
+  onTimeout: z.enum(ON_TIMEOUT),
+  /** With `onTimeout: escalate`: each step's reviewers added and wait, and what applies after the last. */
+  escalation: z
+    .object({
+      steps: z.array(z.object({ to: z.array(z.string()), afterSeconds: z.number() })),
+      finalAction: z.enum(FINAL_ACTIONS),
+    })
+    .optional(),
+  approvals: z.number().int().min(1),
+  /** Reminder pings, in seconds before the deadline; absent means one at half time. */
+  remindersBeforeSeconds: z.array(z.number()).optional(),
+  allowSkip: z.boolean(),
+  dmReviewers: z.boolean(),
+  notify: z.array(z.string()),
+  feedback: z.object({ minLength: z.number().int(), maxLength: z.number().int() }),
+  replies: z.enum(REPLY_MODES),
+});
+export type CheckpointSettings = z.infer<typeof checkpointSettingsSchema>;
+
+/** A checkpoint as the file says it; `checkpointSchema` resolves it. */
+const checkpointFileSchema = z
+  .object({
+    reviewers: z.array(reviewer).min(1).default(['anyone']),
+    /** May the person who started the task approve its own work? */
+    allowSelfApproval: z.boolean().default(true),
+    /**
+     * May people from another organization (Slack Connect) and the workspace's guests decide this
+     * step? Not by default, even where `anyone`, `requester` or a user group would take them in.
+     * A user id listed in `reviewers` is vouched for by this file: it decides whatever its
+     * surface says of it (see authorize.ts).
+     */
+    allowExternal: z.boolean().default(false),
+    timeout: duration.optional(),
+    /**
+     * What the deadline does: approve or reject (recorded as automatic), cancel the task, remind
+     * once more and keep waiting, or escalate: add `escalateTo` as reviewers, ping them, and wait
+     * `escalateAfter` more before `finalAction`.
+     */
+    onTimeout: z.enum(ON_TIMEOUT).default('remind'),
+    /** Users or user groups added as reviewers when the deadline escalates (one step). */
+    escalateTo: z.array(userOrGroup).min(1).optional(),
+    /** How long the escalated review waits before `finalAction` (default: the timeout again). */
+    escalateAfter: duration.optional(),
+    /** Several steps instead (each adds `to` and waits `after`), in order; then `finalAction`. */
+    escalation: z
+      .array(z.object({ to: z.array(userOrGroup).min(1), after: duration.optional() }).strict())
+      .min(1)
+      .max(5)
+      .optional(),
+    /** What applies once escalation, too, found nobody. */
+    finalAction: z.enum(FINAL_ACTIONS).default('remind'),
+    /** How many different people must approve (N of M); any reject ends the review. */
+    approvals: z.number().int().min(1).max(10).default(1),
+    /** Reminder pings before the deadline (seconds each); default: one at half time. */
+    reminders: z.array(duration).optional(),
+    /**
+     * May this step pass without a person (seed 004's allow_skip)? When false, a timeout can
+     * remind, reject or cancel, but never approve on nobody's behalf.
+     */
+    allowSkip: z.boolean().default(true),
+    /** Also message reviewers directly with a link to the thread. */
+    dmReviewers: z.boolean().default(false),
+    /**
+     * Who is mentioned on the card and in its reminders besides the reviewers it names, so that
+     * someone always hears the agents paused (with `reviewers: [anyone]` nobody is named).
+     */
+    notify: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(requester|[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/,
+            'expected requester, a user id (U…) or a user group id (S…)',
+          ),
+      )
+      .default(['requester']),
+    /**
+     * What a reply in the task's thread means while this review waits. `ask` (the default): a
+     * reply addressed to the bot (a mention or "revise:") is revise feedback; any other reply
+     * gets its author a private question (use it as feedback, approve, reject, or ignore it).
+     * `feedback`: every reply from someone who may revise is feedback. `ignore`: replies never
+     * decide; only the card does. A tool call is never approved or edited by words, whatever this says.
+     */
+    replies: z.enum(REPLY_MODES).default('ask'),
+    /** Limits on typed feedback (seed 004's validation). */
+    feedback: z
+      .object({
+        minLength: z.number().int().min(0).default(1),
+        maxLength: z.number().int().min(1).max(3000).default(3000),
+      })
+      .strict()
+      .default({ minLength: 1, maxLength: 3000 }),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const noSkip =
+      'allowSkip is false, so this step may not pass without a person: use remind, reject or cancel';
+    if (!c.allowSkip && c.onTimeout === 'approve') {
+      ctx.addIssue({ code: 'custom', path: ['onTimeout'], message: noSkip });
+    }
+    if (!c.allowSkip && c.onTimeout === 'escalate' && c.finalAction === 'approve') {
+      ctx.addIssue({ code: 'custom', path: ['finalAction'], message: noSkip });
+    }
+    if (c.onTimeout === 'escalate' && (!c.timeout || !(c.escalateTo || c.escalation))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['onTimeout'],
+        message: 'escalate needs a timeout and escalateTo (the users or groups to add as reviewers)',
+      });
+    }
+    if (c.onTimeout !== 'escalate' && (c.escalateTo || c.escalateAfter || c.escalation)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['onTimeout'],
+        message: `escalation is set but onTimeout is ${c.onTimeout}: set onTimeout: escalate, or remove the escalation`,
+      });
+    }
+    // A two-person rule that a timer could pass with fewer is no rule.
+    const approving = timerApproves(c);
+    if (c.approvals > 1 && approving) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [approving],
+        message: `${c.approvals} approvals are needed, so a timeout may remind, reject, cancel or escalate, never approve`,
+      });
+    }
+    if (c.escalation && (c.escalateTo || c.escalateAfter)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['escalation'],
+        message: 'use escalateTo and escalateAfter for one step, or escalation for several, not both',
+      });
+    }
+    // Only named people can be counted: `anyone`, groups and the requester may be many.
+    const open = c.reviewers.some(
+      (r) => r === 'anyone' || r.startsWith('S') || (r === 'requester' && c.allowSelfApproval),
+    );
+    const added = [...(c.escalateTo ?? []), ...(c.escalation ?? []).flatMap((e) => e.to)];
+    const people = new Set([...c.reviewers, ...added].filter((r) => /^[UW]/.test(r))).size;
+    if (!open && !added.some((r) => r.startsWith('S')) && c.approvals > people) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approvals'],
+        message: `${c.approvals} approvals are needed but only ${people} ${people === 1 ? 'person is' : 'people are'} named as reviewers`,
+      });
+    }
+  });
+
+/** A checkpoint of the file, resolved (`CheckpointSettings`): read once, where the file is. */
+export const checkpointSchema = checkpointFileSchema.transform(
+  (c): CheckpointSettings => ({
+    reviewers: c.reviewers,
+    allowSelfApproval: c.allowSelfApproval,
+    allowExternal: c.allowExternal,
+    timeoutSeconds: c.timeout,
+    onTimeout: c.onTimeout,
+    ...(c.onTimeout === 'escalate' && {
+      escalation: {
+        steps: (c.escalation ?? [{ to: c.escalateTo ?? [], after: c.escalateAfter }]).map((step) => ({
+          to: step.to,
+          afterSeconds: step.after ?? c.timeout ?? 0,
+        })),
+        finalAction: c.finalAction,
+      },
+    }),
+    approvals: c.approvals,
+    remindersBeforeSeconds: c.reminders,
+    allowSkip: c.allowSkip,
+    dmReviewers: c.dmReviewers,
+    notify: c.notify,
+    feedback: c.feedback,
+    replies: c.replies,
+  }),
+);
+
+/** The key by which a checkpoint's deadline approves (`onTimeout` or `finalAction`), if it does. */
+export function timerApproves(c: {
+  onTimeout: CheckpointSettings['onTimeout'];
+  finalAction?: (typeof FINAL_ACTIONS)[number];
+}) {
+  if (c.onTimeout === 'approve') return 'onTimeout';
+  if (c.onTimeout === 'escalate' && c.finalAction === 'approve') return 'finalAction';
+  return undefined;
+}
