@@ -12,8 +12,10 @@
  * - a stream is sealed 300 s after it started, appending or not (`message_not_in_streaming_state`;
  *   others measured about 306 s), and once stopped, by the app or by a person's Stop
  *   (`stopped_by_user` to an append);
- * - a message still streaming is not edited with chat.update (`streaming_state_conflict`).
+ * - a message still streaming is not edited with chat.update (`streaming_state_conflict`);
+ * - blocks (a `blocks` chunk, the stop's `blocks`) follow Block Kit's rules as a post's do.
  */
+import { blocksRefusal } from './slack-blocks.js';
 
 /** How long Slack keeps a stream open from its start. */
 export const STREAM_LIFETIME_MS = 300_000;
@@ -113,8 +115,11 @@ export class FakeStreams {
     if (!stream) return { ok: false, error: 'message_not_found' };
     const closed = this.open(stream);
     if (closed) return { ok: false, error: closed };
-    if (Array.isArray(args.blocks) && args.blocks.length > 50)
-      return { ok: false, error: 'msg_blocks_too_many' };
+    if (args.blocks !== undefined) {
+      if (!Array.isArray(args.blocks)) return { ok: false, error: 'invalid_blocks_format' };
+      if (args.blocks.length > 50) return { ok: false, error: 'msg_blocks_too_many' };
+      if (blocksRefusal(args.blocks)) return { ok: false, error: 'invalid_blocks' };
+    }
     const refused = this.add(stream, args, { optional: true });
     if (refused) return { ok: false, error: refused };
     if (Array.isArray(args.blocks)) stream.blocks = args.blocks;
@@ -193,6 +198,7 @@ function applyChunks(content: Content, chunks: unknown): string | undefined {
         break;
       case 'blocks':
         if (!Array.isArray(chunk.blocks) || chunk.blocks.length > 50) return 'invalid_chunks';
+        if (blocksRefusal(chunk.blocks)) return 'invalid_blocks';
         break;
       default:
         return 'invalid_chunks';

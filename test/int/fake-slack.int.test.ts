@@ -350,6 +350,15 @@ describe("the fake Slack's streamed messages, as strict as Slack", () => {
     expect(await answer(client.chat.appendStream({ ...s, chunks: [{ type: 'nonsense' } as never] }))).toBe(
       'invalid_chunks',
     );
+    // Blocks in a stream follow Block Kit's rules as a post's do: two blocks with one block_id are refused.
+    const twins = [1, 2].map(() => ({ type: 'divider', block_id: 'same' }));
+    expect(await answer(client.chat.postMessage({ channel: 'C0WORK', text: 'x', blocks: twins }))).toBe(
+      'invalid_blocks',
+    );
+    expect(
+      await answer(client.chat.appendStream({ ...s, chunks: [{ type: 'blocks', blocks: twins } as never] })),
+    ).toBe('invalid_blocks');
+    expect(await answer(client.chat.stopStream({ ...s, blocks: twins }))).toBe('invalid_blocks');
   });
 
   it('a message past 10,000 bytes is msg_too_long, and nothing of that call is added', async () => {
