@@ -267,16 +267,17 @@ export function createFeed(deps: {
       if (before) before.reviewed = true;
       return inWords(taskId, formatReview(review, deps.show, before?.texts));
     },
-    /** Resolves when this process delivers an event, or after `ms`. */
+    /** Resolves when this process delivers an event (true), or after `ms` (false). */
     wait: (ms: number) =>
-      new Promise<void>((resolve) => {
-        const done = () => {
+      new Promise<boolean>((resolve) => {
+        const done = (delivered: boolean) => {
           clearTimeout(timer);
-          waiters.delete(done);
-          resolve();
+          waiters.delete(wake);
+          resolve(delivered);
         };
-        const timer = setTimeout(done, ms);
-        waiters.add(done);
+        const wake = () => done(true);
+        const timer = setTimeout(() => done(false), ms);
+        waiters.add(wake);
       }),
   };
 }

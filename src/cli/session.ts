@@ -205,7 +205,7 @@ const WATCH_MS = 1000;
 async function watchReview(deps: SessionDeps, taskId: string, review: Review, watch: AbortController) {
   const shown = contentHash(review.request);
   while (!watch.signal.aborted) {
-    await deps.feed.wait(WATCH_MS);
+    const delivered = await deps.feed.wait(WATCH_MS);
     if (watch.signal.aborted) return;
     const now = (await deps.engine.reviews(taskId, 'pending')).find((r) => r.id === review.id);
     const same =
@@ -215,7 +215,8 @@ async function watchReview(deps: SessionDeps, taskId: string, review: Review, wa
       now.dueAt === review.dueAt;
     if (watch.signal.aborted) return;
     // The same review, but something said about it (a reminder): shown now, then the prompt again.
-    if (same && !(await deps.feed.unseen(taskId))) continue;
+    // Only read when something was delivered: a quiet prompt reads no events every second.
+    if (same && !(delivered && (await deps.feed.unseen(taskId)))) continue;
     if (watch.signal.aborted) return;
     deps.out.write('\n');
     await deps.feed.pump(taskId);
