@@ -12,6 +12,7 @@ import { type Database, openDatabase } from './db/database.js';
 import { createDocuments, type Documents } from './docs/documents.js';
 import type { Engine } from './engine/index.js';
 import {
+  AGENT_METADATA_KEY,
   type Clock,
   createDelivery,
   createEngine,
@@ -19,6 +20,7 @@ import {
   createRunner,
   createRuntime,
   type GroupDirectory,
+  type LiveView,
   type LoadedWorkflow,
   type Metrics,
   type Runner,
@@ -75,6 +77,8 @@ export interface OpenOptions {
   database?: Database;
   /** Told when a run of a task starts in this process (runner.ts). */
   onRun?: (task: Task) => void;
+  /** What each surface shows of a run while it goes (words as written); a function when it needs the database. */
+  lives?: Partial<Record<Surface, LiveView>> | ((db: Database) => Partial<Record<Surface, LiveView>>);
 }
 
 export async function openSignoff(config: Config, options: OpenOptions): Promise<Signoff> {
@@ -117,7 +121,10 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
         // Every agent's model is made when its graph is built: that names the agents.
         modelFor: (agent) => {
           agents.add(agent.name);
-          return modelFor(agent);
+          // Its calls say whose words they stream (live.ts), whichever model it is.
+          const model = modelFor(agent);
+          model.metadata = { ...model.metadata, [AGENT_METADATA_KEY]: agent.name };
+          return model;
         },
         settings,
         checkpointer,
@@ -137,6 +144,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       clock,
       logger,
       onRun: options.onRun,
+      lives: typeof options.lives === 'function' ? options.lives(db) : options.lives,
     });
     const metrics = createMetrics(db.pool, runtime);
     const directories =
@@ -200,6 +208,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   const signoff = await openSignoff(config, {
     ...options,
     sinks: slack.sinks,
+    lives: slack.lives,
     directories: slack.directories,
   });
   try {

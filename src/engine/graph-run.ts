@@ -9,6 +9,7 @@ import { saidSchema } from '../workflows/shared/say.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { recordAll } from './event-store.js';
+import { createWordStreams, type LiveRun, type RunEnd } from './live.js';
 import { pruneCheckpoints } from './prune.js';
 import type { LoadedWorkflow, RunResult } from './settling.js';
 import { type EngineEvent, type Task, threadOf } from './types.js';
@@ -28,6 +29,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
     workflow: LoadedWorkflow,
     input: unknown,
     config: LangGraphRunnableConfig,
+    live?: { view: LiveRun; id: string },
   ): Promise<RunResult> {
     const durability =
       workflowSettings(deps.config, task.workflow).durability ?? workflow.definition.durability;
@@ -40,24 +42,38 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
     let thisStep: Spoken[] = [];
     const finished: Spoken[] = [];
     const finishedNodes = new Set<string>();
+    // Words as the models write them go to the surface's live view (live.ts), if it has one.
+    const words = live && createWordStreams(live.view, live.id);
     const record = async (spoken: Spoken[], kick: boolean) => {
       await recordAll(pool, task.id, spoken);
+      const streamed = spoken.flatMap((s) => (s.event.type === 'agent_said' && s.event.streamed) || []);
+      if (streamed.length) live?.view.kept(streamed);
       if (kick && spoken.length) void delivery.kick(task, { soon: true });
     };
+    /** The streams still open close; a surface that fails at it fails nothing of the run. */
+    const close = (how: RunEnd) => live?.view.close(how).catch(() => undefined);
     try {
       const stream = await workflow.graph.stream(input, {
         ...config,
         durability,
-        streamMode: ['updates', 'values', 'custom'],
+        // `messages` makes the models stream (their `invoke` too), with the node that called them.
+        streamMode: (words
+          ? ['updates', 'values', 'custom', 'messages']
+          : ['updates', 'values', 'custom']) as ['updates', 'values', 'custom'],
       });
       for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+        if (mode === 'messages') {
+          words?.message(chunk);
+          continue;
+        }
         if (mode === 'custom') {
           const said = saidSchema.safeParse(chunk);
           if (said.success) {
-            const { key, agent, text, node } = said.data;
+            const { key, agent, text, node, ns } = said.data;
+            const streamed = words?.pair({ ns, node });
             thisStep.push({
               key: eventKey.said(task.generation, key),
-              event: { type: 'agent_said', agent, text },
+              event: { type: 'agent_said', agent, text, ...(streamed && { streamed }) },
               node,
             });
           }
@@ -74,6 +90,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
           else finished.push(...thisStep);
           thisStep = [];
           finishedNodes.clear();
+          words?.stepEnded();
         }
         if (mode === 'updates' && !pending && ++steps % PRUNE_EVERY_STEPS === 0)
           await pruneCheckpoints(pool, threadOf(task));
@@ -87,10 +104,12 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
         const kept = durability === 'sync' ? thisStep.filter((w) => finishedNodes.has(w.node)) : [];
         await record([...finished, ...kept], true);
       }
+      await close(config.signal?.aborted ? 'stopped' : 'failed');
       throw error;
     }
     // Settling the run delivers these with the review they lead up to.
     await record([...finished, ...thisStep], false);
+    await close('finished');
     return {
       interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
       finished: interrupts.size === 0,

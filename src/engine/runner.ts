@@ -12,6 +12,8 @@
  *
  * A decision recorded while it runs asks for the job again: it runs once more after this one.
  */
+
+import { randomUUID } from 'node:crypto';
 import {
   Command,
   isUnknownInterruptError,
@@ -31,13 +33,22 @@ import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
+import type { LiveView } from './live.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
 import type { After, Claim, Lease, Runtime } from './runtime/index.js';
 import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
 import { getTask, setStatus } from './task-rows.js';
-import { type Clock, type Decision, FINAL_STATUSES, type Review, type Task, threadOf } from './types.js';
+import {
+  type Clock,
+  type Decision,
+  FINAL_STATUSES,
+  type Review,
+  type Surface,
+  type Task,
+  threadOf,
+} from './types.js';
 
 /** What settling needs, read from saved state when this advance ran nothing. */
 const fromState = (state: StateSnapshot): RunResult => ({
@@ -64,6 +75,8 @@ export interface RunnerDeps {
    * command), so that none goes on, or fails, unseen.
    */
   onRun?: (task: Task) => void;
+  /** What each surface shows of a run while it goes (live.ts); a surface without one sees words once saved. */
+  lives?: Partial<Record<Surface, LiveView>>;
 }
 
 /**
@@ -154,7 +167,9 @@ export function createRunner(deps: RunnerDeps): Runner {
       if (stopping) controller.abort(new RunStopped('the process is stopping'));
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
-        return await run(task, workflow, input, { ...config, signal });
+        const id = randomUUID();
+        const view = deps.lives?.[task.surface]?.open(task, { id, held: () => lease.held() });
+        return await run(task, workflow, input, { ...config, signal }, view && { view, id });
       } catch (error) {
         if (lease.signal.aborted) throw lease.signal.reason;
         if (isCheckpointRefused(error))

@@ -99,7 +99,8 @@ export const EVENT_TYPES = [
 /** What surfaces are told, in order, once each. */
 export const engineEventSchema = z.discriminatedUnion('type', [
   event('task_started', { task: taskSchema }),
-  event('agent_said', { agent: z.string(), text: z.string() }),
+  /** `streamed`: the live stream (live.ts) that showed these words as they were written, if one did. */
+  event('agent_said', { agent: z.string(), text: z.string(), streamed: z.string().optional() }),
   event('review_requested', { review }),
   event('review_decided', { review }),
   /** One more approval counted; the review waits for the rest of its quorum. */

@@ -20,7 +20,10 @@ export async function askStructured<T extends z.ZodObject>(
 ): Promise<z.infer<T>> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const answer = await model.withStructuredOutput(schema).invoke(messages, { signal });
+      // Not streamed to people: its words are a tool call's arguments, not an agent's message.
+      const answer = await model
+        .withStructuredOutput(schema)
+        .invoke(messages, { signal, tags: ['nostream'] });
       return schema.parse(answer);
     } catch (error) {
       if (attempt >= ATTEMPTS || signal?.aborted || describeFailure(error).code !== 'bad_answer') throw error;

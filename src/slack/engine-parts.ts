@@ -4,12 +4,14 @@
  * so openSignoff makes them with it (`sinks`, `directories`); the directory made there is the one
  * the listeners ask too (`directory`): one cache of Slack's answers, one budget of calls.
  */
+import { WebClient } from '@slack/web-api';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
-import { type Clock, type GroupDirectory, type Sink, systemClock } from '../engine/index.js';
+import { type Clock, type GroupDirectory, type LiveView, type Sink, systemClock } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { createDeliveryClient } from './outbound/delivery-client.js';
 import { createSlackSink } from './outbound/sink.js';
+import { createSlackLive, type SlackLive } from './outbound/streams.js';
 import { boltLogger } from './shared/bolt-logger.js';
 import { createDirectory, type Directory } from './shared/directory.js';
 import { slackGroups } from './shared/groups.js';
@@ -28,6 +30,8 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 
 export interface SlackEngineParts {
   sinks(db: Database): { slack: Sink };
+  /** Agents' words streamed into the thread as they are written (outbound/streams.ts). */
+  lives(db: Database): { slack: LiveView };
   directories(db: Database): { slack: GroupDirectory };
   /** Slack's directory, made once per process (the first call's database). */
   directory(db: Database): Directory;
@@ -40,6 +44,25 @@ export function slackEngineParts(
 ): SlackEngineParts {
   const { logger } = deps;
   let directory: Directory | undefined;
+  let live: SlackLive | undefined;
+  // One per process: the sink hands a stream's message over from the runs this process streams.
+  const liveOf = (db: Database): SlackLive => {
+    live ??= createSlackLive({
+      // Its own calls keep to Slack's limits by taking their slots first (streams.ts), so its
+      // client neither waits for a 429 nor retries: a stream's words are never sent twice.
+      client: new WebClient(slack.botToken, {
+        ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+        logger: boltLogger(logger),
+        rejectRateLimitedCalls: true,
+        retryConfig: { retries: 0 },
+        timeout: DELIVERY_TIMEOUT_MS,
+      }),
+      pool: db.pool,
+      limits: createRateLimits(db.pool),
+      logger,
+    });
+    return live;
+  };
   const directoryOf = (db: Database): Directory => {
     // A group lookup keeps to Slack's limits like every call (shared through Postgres).
     directory ??= createDirectory({
@@ -67,8 +90,9 @@ export function slackEngineParts(
         },
         createRateLimits(db.pool),
       );
-      return { slack: createSlackSink({ client, pool: db.pool, logger }) };
+      return { slack: createSlackSink({ client, pool: db.pool, logger, live: liveOf(db) }) };
     },
+    lives: (db) => ({ slack: liveOf(db) }),
     directories: (db) => ({ slack: slackGroups(directoryOf(db)) }),
     directory: directoryOf,
   };

@@ -29,9 +29,12 @@ export const purgeSlackBookkeeping: Purger = async (db: Queryable, { ids, review
           -- The channels someone is in are trusted for a minute (user-channels.ts).
           u AS (DELETE FROM signoff.slack_user_channels WHERE answered_at < $3 RETURNING 1),
           -- A link still needed after the cutoff (an open task's) is asked of Slack again.
-          l AS (DELETE FROM signoff.slack_permalinks WHERE created_at < $3 RETURNING 1)
+          l AS (DELETE FROM signoff.slack_permalinks WHERE created_at < $3 RETURNING 1),
+          -- A task's streamed messages are its posts (their keys are the streams' ids).
+          t AS (DELETE FROM signoff.slack_streams WHERE task_id = ANY($1) RETURNING 1)
      SELECT (SELECT count(*) FROM p) + (SELECT count(*) FROM q) + (SELECT count(*) FROM r)
-          + (SELECT count(*) FROM s) + (SELECT count(*) FROM l) + (SELECT count(*) FROM u) AS n`,
+          + (SELECT count(*) FROM s) + (SELECT count(*) FROM l) + (SELECT count(*) FROM u)
+          + (SELECT count(*) FROM t) AS n`,
     [ids, reviewIds, cutoff],
   );
   return Number(r.rows[0]?.n ?? 0);

@@ -403,11 +403,16 @@ export class FakeOpenAI {
   /** Waits, or stops waiting when the client hangs up (an aborted request). */
   private wait(ms: number, res: ServerResponse): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      res.once('close', () => {
+      // Each wait's listener goes when it is over: a streamed answer waits once a word.
+      const hungUp = () => {
         clearTimeout(timer);
         resolve();
-      });
+      };
+      const timer = setTimeout(() => {
+        res.off('close', hungUp);
+        resolve();
+      }, ms);
+      res.once('close', hungUp);
     });
   }
 }

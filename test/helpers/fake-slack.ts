@@ -149,6 +149,12 @@ export class FakeSlack extends SlackFaults {
     metadata?: unknown;
     user?: string;
   }[] = [];
+  /** The ts each chat.postMessage call's message got, by the call's recorded arguments. */
+  private readonly postedAt = new WeakMap<object, string>();
+  /** The ts of the message a recorded chat.postMessage call made (undefined if it made none). */
+  tsOfPost(args: object): string | undefined {
+    return this.postedAt.get(args);
+  }
   /** How far Slack's clock is ahead of this machine's (`later`). */
   private ahead = 0;
   /** Slack's time now (ms since the epoch): this machine's, moved on by `later`. */
@@ -327,6 +333,7 @@ export class FakeSlack extends SlackFaults {
         }
         this.ts += 1;
         const ts = `${this.ts}.000100`;
+        this.postedAt.set(args, ts);
         this.messages.push({
           channel: String(args.channel),
           ts,

@@ -32,9 +32,11 @@ export function slackThreads(slack: FakeSlack) {
       posts().filter((p) => p.thread_ts === thread && p.blocks?.some((b) => b.type === 'actions')),
     rootOf: (text: string) => posts().find((p) => !p.thread_ts && p.text.includes(text)),
     /** The ts the fake gave a post: its index among postMessage answers. */
+    /** The ts Slack gave the post's message. */
     tsOf: (post: Post) => {
-      const ok = slack.calls.filter((c) => c.method === 'chat.postMessage' && !c.args.failed);
-      return `${1_700_000_000 + ok.findIndex((c) => c.args === (post as unknown)) + 1}.000100`;
+      const ts = slack.tsOfPost(post);
+      if (!ts) throw new Error(`no message was made by the post "${post.text}"`);
+      return ts;
     },
     buttons: (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [],
     /**

@@ -50,6 +50,7 @@ import {
   reviewTextKey,
 } from '../shared/posts.js';
 import { createReviewerPings } from './pings.js';
+import type { SlackLive } from './streams.js';
 
 /**
  * Slack had a problem, not the message; or the whole workspace's access did (a revoked or wrong
@@ -119,7 +120,13 @@ const isWebApiError = (error: unknown) =>
 
 const slackCode = (error: unknown) => (error as { data?: { error?: string } }).data?.error;
 
-export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger: Logger }): Sink {
+export function createSlackSink(deps: {
+  client: WebClient;
+  pool: pg.Pool;
+  logger: Logger;
+  /** The streams that showed agents' words as they were written (streams.ts). */
+  live?: Pick<SlackLive, 'handOver'>;
+}): Sink {
   const { client, pool, logger } = deps;
   const audience = createAudience({ client, logger });
   const pingReviewers = createReviewerPings({ client, pool, audience, logger });
@@ -210,6 +217,25 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     }
   };
 
+  /**
+   * The message that streamed an agent's words as they were written now shows the saved words
+   * (the first part of them), recorded as that part's post; false when there is no such message
+   * any more (not streamed, closed with a note, deleted): the part is posted.
+   */
+  const showStreamed = async (stream: string, key: string, part: { text: string; blocks: unknown[] }) => {
+    if (await findPost(pool, key)) return true;
+    const message = await deps.live?.handOver(stream);
+    if (!message) return false;
+    try {
+      await client.chat.update({ ...message, text: part.text, blocks: part.blocks as never });
+    } catch (error) {
+      if (slackCode(error) === 'message_not_found') return false;
+      throw error;
+    }
+    await recordPost(pool, key, message.channel, message.ts);
+    return true;
+  };
+
   const update = async (key: string, message: { text: string; blocks: unknown[] }) => {
     const post = await findPost(pool, key);
     if (!post) return;
@@ -267,9 +293,12 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         return; // the root message was posted when the command was answered
       case 'agent_said': {
         const parts = agentMessages(e.text);
+        const key = (i: number) => `${event.taskId}:${event.key}:${i}`;
+        const first = parts[0];
+        if (e.streamed && first) await showStreamed(e.streamed, key(0), first);
         for (const [i, part] of parts.entries()) {
           // Posting under the agent's name needs chat:write.customize (in the manifest).
-          await postOnce(`${event.taskId}:${event.key}:${i}`, origin, part, retried, {
+          await postOnce(key(i), origin, part, retried, {
             username: e.agent.slice(0, 80),
             icon_emoji: ':robot_face:',
           });

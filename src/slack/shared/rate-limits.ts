@@ -50,7 +50,11 @@ export const SLACK_LIMITS: Record<string, Limit> = {
   'views.push': { perMinute: 100, burst: 5 },
   'views.update': { perMinute: 100, burst: 5 },
   'views.publish': { perMinute: 100, burst: 5 },
+  // Streams (outbound/streams.ts): appends Tier 4; starts and stops Tier 2, each stream one of each.
+  'chat.appendStream': { perMinute: 100, burst: 6 },
   // Tier 2: 20+ a minute.
+  'chat.startStream': { perMinute: 20, burst: 3 },
+  'chat.stopStream': { perMinute: 20, burst: 3 },
   'usergroups.users.list': { perMinute: 20, burst: 2 },
 };
 

@@ -14,6 +14,8 @@ export const saidSchema = z.object({
   key: z.string(),
   /** The node that said it (its words count once the node has finished). */
   node: z.string(),
+  /** The graph task (node run) that said it: LangGraph's checkpoint namespace. */
+  ns: z.string().optional(),
   agent: z.string(),
   text: z.string(),
 });
@@ -28,6 +30,7 @@ export function say(
     type: 'signoff_said',
     key: `${meta.langgraph_step}:${meta.langgraph_node}:${message.part ?? 0}`,
     node: String(meta.langgraph_node),
+    ns: typeof meta.langgraph_checkpoint_ns === 'string' ? meta.langgraph_checkpoint_ns : undefined,
     agent: message.agent,
     text: message.text,
   };
