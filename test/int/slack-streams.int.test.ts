@@ -7,8 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { commandBody, postSigned } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
+import { shownIn } from '../helpers/slack-shown.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const TOKEN_MS = 40;
@@ -61,7 +62,55 @@ describe('words streamed as the model writes them', () => {
     const starts = slack.callsOf('chat.startStream').filter((c) => c.thread_ts === thread && !c.failed);
     expect(starts.map((c) => c.username).sort()).toEqual(['Author', 'Reviewer']);
     // No post in the thread repeats an agent's words.
-    const repeated = posts().filter((p) => p.thread_ts === thread && /Answer \d+:/.test(JSON.stringify(p)));
+    // (The review card quotes them, as it always has.)
+    const repeated = posts().filter(
+      (p) =>
+        p.thread_ts === thread &&
+        /Answer \d+:/.test(JSON.stringify(p)) &&
+        !p.blocks.some((b) => b.type === 'actions'),
+    );
     expect(repeated).toEqual([]);
+  });
+
+  /** The thread's first stream once it shows words, and the model call writing them. */
+  async function midStream(thread: string) {
+    const stream = await until('words streaming', () =>
+      slack.streams.streams.find((s) => s.threadTs === thread && s.text.includes('word2')),
+    );
+    const call = model.calls.at(-1);
+    return { stream, call };
+  }
+  const taskOf = async (thread: string) =>
+    (await file.service.signoff.engine.listTasks({ limit: 100 })).find(
+      (t) => (t.origin as { ts?: string }).ts === thread,
+    );
+
+  it('stops the stream and the model call when the task is cancelled mid-stream, its words replaced by a note', async () => {
+    const thread = await start('stream cancelled');
+    const { stream, call } = await midStream(thread);
+    await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', thread));
+    await until('stream stopped', () => (stream.state === 'stopped' ? stream : undefined));
+    await until('model call closed', () => (call?.hungUp ? call : undefined));
+    expect(call?.tokensSent).toBeLessThan(WORDS);
+    const shown = shownIn(slack, thread).find((m) => m.ts === stream.ts);
+    await until('note', () =>
+      shownIn(slack, thread).find((m) => m.ts === stream.ts && /Stopped before/.test(m.content)),
+    );
+    expect(shown).toBeDefined();
+    expect((await taskOf(thread))?.status).toBe('cancelled');
+  });
+
+  it('stops the stream when the task is redirected mid-stream, and the new goal streams anew', async () => {
+    const thread = await start('stream redirected');
+    const { stream } = await midStream(thread);
+    const task = await taskOf(thread);
+    await file.service.signoff.engine.redirect(task?.id as string, 'a new goal entirely', { id: 'U0ANN' });
+    await until('note', () =>
+      shownIn(slack, thread).find((m) => m.ts === stream.ts && /Stopped before/.test(m.content)),
+    );
+    await until('card', () => cardsIn(thread)[0]);
+    const said = shownIn(slack, thread).filter((m) => /Answer \d+:.* end\./.test(m.content));
+    // The new goal's two turns, each once; nothing of the stopped step.
+    expect(said.filter((m) => !m.content.includes('"type":"actions"'))).toHaveLength(2);
   });
 });

@@ -116,10 +116,14 @@ export function createSlackLive(deps: {
     const ready = closeLeftOpen(task).catch((err) =>
       logger.warn({ err, task: task.id }, 'could not close the streams an earlier run left open'),
     );
-    /** Runs `call` after the stream's calls before it; a failure is logged, never the run's. */
-    const then = (s: Stream, call: () => Promise<void>) => {
+    /**
+     * Runs `call` after the stream's calls before it; a failure is logged, never the run's. A run
+     * that lost the task writes no more words (`words`); it still closes its own streams, each by
+     * a claim that no other run can also win.
+     */
+    const then = (s: Stream, call: () => Promise<void>, words = false) => {
       s.chain = s.chain.then(async () => {
-        if (!run.held()) return;
+        if (words && !run.held()) return;
         await call().catch((err) => {
           logger.warn({ err, task: task.id, slack: slackCode(err) }, 'a streamed message failed');
           if (s.state === 'starting' || s.state === 'live') s.state = 'over';
@@ -129,60 +133,68 @@ export function createSlackLive(deps: {
     };
 
     const start = (s: Stream) =>
-      then(s, async () => {
-        await ready;
-        if (!origin?.team) return;
-        try {
-          // Not waited for: a call that finds no slot now is posted when saved, as before streaming.
-          await limits.take('chat.startStream', undefined, 0);
-        } catch {
-          s.state = 'off';
-          return;
-        }
-        await rows.begin(s.id, task.id, origin.channel);
-        const { now, later } = ripe(s.pending);
-        s.pending = later;
-        s.bytes = Buffer.byteLength(now);
-        const answer = await client.chat.startStream({
-          channel: origin.channel,
-          thread_ts: origin.ts,
-          recipient_user_id: task.requester,
-          recipient_team_id: origin.team,
-          ...(now && { markdown_text: defuse(now) }),
-          ...(s.agent && { username: s.agent.slice(0, 80), icon_emoji: ':robot_face:' }),
-        });
-        s.ts = answer.ts as string;
-        s.state = 'live';
-        await rows.started(s.id, s.ts);
-      });
+      then(
+        s,
+        async () => {
+          await ready;
+          if (!origin?.team) return;
+          try {
+            // Not waited for: a call that finds no slot now is posted when saved, as before streaming.
+            await limits.take('chat.startStream', undefined, 0);
+          } catch {
+            s.state = 'off';
+            return;
+          }
+          await rows.begin(s.id, task.id, origin.channel);
+          const { now, later } = ripe(s.pending);
+          s.pending = later;
+          s.bytes = Buffer.byteLength(now);
+          const answer = await client.chat.startStream({
+            channel: origin.channel,
+            thread_ts: origin.ts,
+            recipient_user_id: task.requester,
+            recipient_team_id: origin.team,
+            ...(now && { markdown_text: defuse(now) }),
+            ...(s.agent && { username: s.agent.slice(0, 80), icon_emoji: ':robot_face:' }),
+          });
+          s.ts = answer.ts as string;
+          s.state = 'live';
+          await rows.started(s.id, s.ts);
+        },
+        true,
+      );
 
     const flush = (s: Stream, all = false) =>
-      then(s, async () => {
-        s.timer = undefined;
-        if (s.state !== 'live' || !origin || !s.ts) return;
-        const { now, later } = ripe(s.pending, all);
-        if (!now) return;
-        if (s.bytes + Buffer.byteLength(now) > LIVE_BYTES) {
-          // Full: the rest shows when the step is saved (its words split as every post is).
-          s.state = 'over';
-          return;
-        }
-        try {
-          await limits.take('chat.appendStream', undefined, 0);
-        } catch {
-          // The workspace's appends are busy: these words go with the next flush.
-          if (!all) schedule(s);
-          return;
-        }
-        s.pending = later;
-        s.bytes += Buffer.byteLength(now);
-        try {
-          await client.chat.appendStream({ channel: origin.channel, ts: s.ts, markdown_text: defuse(now) });
-        } catch (error) {
-          if (!OVER.has(slackCode(error) ?? '')) throw error;
-          s.state = 'over';
-        }
-      });
+      then(
+        s,
+        async () => {
+          s.timer = undefined;
+          if (s.state !== 'live' || !origin || !s.ts) return;
+          const { now, later } = ripe(s.pending, all);
+          if (!now) return;
+          if (s.bytes + Buffer.byteLength(now) > LIVE_BYTES) {
+            // Full: the rest shows when the step is saved (its words split as every post is).
+            s.state = 'over';
+            return;
+          }
+          try {
+            await limits.take('chat.appendStream', undefined, 0);
+          } catch {
+            // The workspace's appends are busy: these words go with the next flush.
+            if (!all) schedule(s);
+            return;
+          }
+          s.pending = later;
+          s.bytes += Buffer.byteLength(now);
+          try {
+            await client.chat.appendStream({ channel: origin.channel, ts: s.ts, markdown_text: defuse(now) });
+          } catch (error) {
+            if (!OVER.has(slackCode(error) ?? '')) throw error;
+            s.state = 'over';
+          }
+        },
+        true,
+      );
 
     const schedule = (s: Stream) => {
       s.timer ??= setTimeout(() => void flush(s), FLUSH_MS);
