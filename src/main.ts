@@ -256,6 +256,7 @@ export async function startTerminal(config: Config, options: TerminalOptions): P
     logger: options.logger,
     database: options.database,
     sinks: parts.sinks,
+    lives: parts.lives,
     // A scenario runs on the offline model, its agents answering what the file says.
     modelFor: test
       ? scenarioModels(test.scenario)

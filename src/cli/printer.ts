@@ -208,6 +208,8 @@ export function createFeed(deps: {
    * the task (its OPENAI_BASE_URL is the one that failed), else none (terminal.ts).
    */
   modelAt?: (taskId: string) => string | undefined;
+  /** Whether a stream printed these saved words as they were written (live-words.ts): not printed again. */
+  streamed?: (stream: string, text: string) => boolean;
 }) {
   /** `text` about `taskId` for the person at the keyboard, its address named where it is known. */
   const inWords = (taskId: string, text: string) => atTheKeyboard(text, deps.modelAt?.(taskId));
@@ -230,7 +232,10 @@ export function createFeed(deps: {
       const events = await deps.events(taskId);
       const after = shown.get(taskId) ?? (skipHistory ? (events.at(-1)?.id ?? 0) : 0);
       for (const event of events.filter((e) => e.id > after)) {
-        const line = formatEvent(event, deps.show);
+        const e0 = event.event;
+        const printedLive =
+          e0.type === 'agent_said' && !!e0.streamed && !!deps.streamed?.(e0.streamed, e0.text);
+        const line = printedLive ? undefined : formatEvent(event, deps.show);
         if (line !== undefined) {
           deps.out.write(`${inWords(taskId, line)}\n`);
           const e = event.event;

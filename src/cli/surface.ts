@@ -7,12 +7,13 @@
  */
 import type { Config } from '../config/config.js';
 import type { Documents } from '../docs/documents.js';
-import type { Engine, Sink, Task } from '../engine/index.js';
+import type { Engine, LiveView, Sink, Task } from '../engine/index.js';
 import { modelAddress } from '../failures.js';
 import type { WorkflowParts } from '../workflows/shared/types.js';
 import { runCommand, runsTasks, terminalActor } from './commands.js';
 import { CLI, commandWith } from './help.js';
 import type { LineSource } from './lines.js';
+import { createTerminalLive } from './live-words.js';
 import { ANSI_STYLE, PLAIN_STYLE } from './markdown.js';
 import { createFeed, type Feed, type Output } from './printer.js';
 import { runScenarioTest, type ScenarioTest } from './scenario-run.js';
@@ -34,6 +35,8 @@ export type { ScenarioTest };
 /** What the engine is given (sinks, the models' callbacks, onRun), and the state the surface then runs with. */
 export interface TerminalParts {
   sinks: { cli: Sink };
+  /** Agents' words printed as they are written (live-words.ts). */
+  lives: { cli: LiveView };
   /** For the models' calls: they show "… is thinking" on the screen. */
   modelCallbacks: Thinking['callbacks'];
   /** Told when a run of a task starts in this process. */
@@ -77,13 +80,18 @@ export function terminalParts(
   if (['resume', 'retry', 'redirect'].includes(argv[0] as string) && argv[1]) unfollowed.follow(argv[1]);
   const printed: string[] = [];
   // What the terminal shows, kept too: a scenario's expectations read it.
-  const shown = {
-    write: (text: string) => {
-      if (test) printed.push(text);
-      screen.write(text);
+  const style = io.tty ? ANSI_STYLE : PLAIN_STYLE;
+  const live = createTerminalLive(
+    {
+      write: (text: string) => {
+        if (test) printed.push(text);
+        screen.write(text);
+      },
+      status: screen.status,
     },
-    status: screen.status,
-  };
+    style,
+  );
+  const shown = live.screen;
   let feed: Feed | undefined;
   return {
     sinks: {
@@ -92,6 +100,7 @@ export function terminalParts(
         return (feed as Feed).sink(event, task);
       },
     },
+    lives: { cli: live.view },
     modelCallbacks: thinking.callbacks,
     // A scenario's database is made for its one task: nothing else runs there.
     onRun: test
@@ -108,7 +117,8 @@ export function terminalParts(
       (feed ??= createFeed({
         events: engine.events,
         out: shown,
-        show: { style: io.tty ? ANSI_STYLE : PLAIN_STYLE, now: () => new Date() },
+        show: { style, now: () => new Date() },
+        streamed: live.printedAs,
         thinking: thinking.of,
         modelAt: (taskId) => (ranHere.has(taskId) ? address : undefined),
       })),
