@@ -50,6 +50,7 @@ import {
   reviewTextKey,
 } from '../shared/posts.js';
 import { createReviewerPings } from './pings.js';
+import { createThinking } from './thinking.js';
 
 /**
  * Slack had a problem, not the message; or the whole workspace's access did (a revoked or wrong
@@ -123,6 +124,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
   const { client, pool, logger } = deps;
   const audience = createAudience({ client, logger });
   const pingReviewers = createReviewerPings({ client, pool, audience, logger });
+  const thinking = createThinking({ client, logger });
   /**
    * The people an escalation names who are not in the task's channel: they cannot see the card
    * (nor get a DM about a channel they are not in), so the thread says to invite them. Empty when
@@ -264,7 +266,9 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
     const retried = event.attempts > 1;
     switch (e.type) {
       case 'task_started':
-        return; // the root message was posted when the command was answered
+        // The root message was posted when the command was answered; a task started in the
+        // Messages tab is working from here without a status event: its thread shows it.
+        return thinking(origin, task);
       case 'agent_said': {
         const parts = agentMessages(e.text);
         for (const [i, part] of parts.entries()) {
@@ -333,6 +337,7 @@ export function createSlackSink(deps: { client: WebClient; pool: pg.Pool; logger
         return;
       case 'task_status':
         await updateRoot(origin, task);
+        await thinking(origin, task);
         return;
       case 'delivery_failed': {
         // A card Slack would not take comes back plain, without its content: it can still be sent

@@ -50,6 +50,9 @@ export const SLACK_LIMITS: Record<string, Limit> = {
   'views.push': { perMinute: 100, burst: 5 },
   'views.update': { perMinute: 100, burst: 5 },
   'views.publish': { perMinute: 100, burst: 5 },
+  'assistant.threads.setSuggestedPrompts': { perMinute: 100, burst: 5 },
+  // "Special rate limits apply" (not published): kept as Tier 4.
+  'assistant.threads.setStatus': { perMinute: 100, burst: 5 },
   // Tier 2: 20+ a minute.
   'usergroups.users.list': { perMinute: 20, burst: 2 },
 };
