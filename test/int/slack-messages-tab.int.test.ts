@@ -133,6 +133,26 @@ describe('the Messages tab', () => {
     expect(slack.agentView.statusOf(DM, root.ts)).toBe('');
   });
 
+  it('a thinking status Slack refuses is only logged: the task still reaches its card, once', async () => {
+    gate = Promise.resolve();
+    const stop = slack.refuse('assistant.threads.setStatus', () => true, 'internal_error');
+    try {
+      const task = 'rename the ledger columns';
+      await write(`pair: ${task}`);
+      const root = await rootFor(task);
+      await until('the card', () => cardsIn(root.ts)[0], 20_000);
+      await file.service.settled();
+      expect(slack.refusals.filter((r) => r.method === 'assistant.threads.setStatus').length).toBeGreaterThan(
+        0,
+      );
+      expect(cardsIn(root.ts)).toHaveLength(1);
+      const events = await file.service.signoff.engine.events(slackTaskId({ channel: DM, ts: root.ts }));
+      expect(events.filter((e) => e.event.type === 'delivery_failed')).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+
   it('a reply in a DM task’s thread goes where replies in task threads go: "revise:" at the card sends it back', async () => {
     gate = Promise.resolve();
     const task = 'list three names for the ledger service';
