@@ -10,7 +10,8 @@
  * it does not have, a trigger_id spent or older than 3 s, a modal Block Kit refuses, a response
  * URL used 5 times or older than 30 minutes (its clock moves on with `later`), a streamed message
  * off its rules (fake-slack-streams.ts: recipients, one mode, sizes, chunks, sealed after 300 s, a
- * person's Stop, no edit while it streams). Lists come in pages with
+ * person's Stop, no edit while it streams), the Messages tab's suggested prompts and a thread's
+ * thinking status off theirs (fake-slack-assistant.ts). Lists come in pages with
  * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels where the bot
  * is too, public or private (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
  * Retry-After past a method's tier, or a channel's posts), and answers 429 when told to; its faults
@@ -21,6 +22,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeAgentView } from './fake-slack-assistant.js';
 import { usersConversations } from './fake-slack-channels.js';
 import { SlackFaults } from './fake-slack-faults.js';
 import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
@@ -165,8 +167,14 @@ export class FakeSlack extends SlackFaults {
     this.ts += 1;
     const ts = `${this.ts}.000100`;
     this.messages.push({ channel, ts, thread_ts: threadTs, text: '', user: BOT.user_id });
+    this.agentView.posted(channel, threadTs);
     return ts;
   });
+  /** The Messages tab's prompts and threads' thinking status (fake-slack-assistant.ts). */
+  readonly agentView = new FakeAgentView(
+    (channel) => this.hasChannel(channel),
+    (channel, ts) => this.messages.some((m) => m.channel === channel && m.ts === ts),
+  );
   /** Ephemeral messages as their user sees them (a response_url with replace_original changes one). */
   readonly ephemerals: FakeEphemeral[] = this.answers.ephemerals;
   /** What was posted to response URLs, and for which message. */
@@ -188,6 +196,33 @@ export class FakeSlack extends SlackFaults {
    */
   later(ms: number): void {
     this.ahead += ms;
+  }
+
+  /**
+   * `user` writes `text` in `channel` (in the thread `threadTs`): kept as Slack keeps a person's
+   * message, and its ts returned (what the event Slack sends about it carries).
+   */
+  said(channel: string, user: string, text: string, threadTs?: string): string {
+    this.ts += 1;
+    const ts = `${this.ts}.000100`;
+    this.messages.push({ channel, ts, thread_ts: threadTs, text, user });
+    return ts;
+  }
+
+  /**
+   * Whether Slack has `channel` for the bot: any public or private channel it is in (or a public
+   * one it is not), and a DM of one of the workspace's people (D + their id after U) or one
+   * holding messages.
+   */
+  private hasChannel(channel: string): boolean {
+    if (this.notJoined[channel] === 'private') return false;
+    if (/^[CG]/.test(channel)) return true;
+    const person = `U${channel.slice(1)}`;
+    return (
+      /^D/.test(channel) &&
+      ((this.people.includes(person) && this.users[person] !== null) ||
+        this.messages.some((m) => m.channel === channel))
+    );
   }
 
   /** Resolves once a Socket Mode client is connected (and has been sent `hello`). */
@@ -342,6 +377,7 @@ export class FakeSlack extends SlackFaults {
           metadata: args.metadata,
           user: BOT.user_id,
         });
+        this.agentView.posted(String(args.channel), args.thread_ts as string | undefined);
         return { ok: true, channel: args.channel, ts, message: { text: args.text } };
       }
       case 'conversations.replies': {
@@ -513,6 +549,15 @@ export class FakeSlack extends SlackFaults {
             is_member: !outside,
           },
         };
+      }
+      case 'assistant.threads.setSuggestedPrompts':
+      case 'assistant.threads.setStatus': {
+        const done =
+          method === 'assistant.threads.setStatus'
+            ? this.agentView.setStatus(args)
+            : this.agentView.setSuggestedPrompts(args);
+        if (!done.ok) this.refusals.push({ method, error: String(done.error) });
+        return done;
       }
       case 'conversations.open':
         return conversationsOpen(String(args.users ?? ''), this.users[String(args.users)], {

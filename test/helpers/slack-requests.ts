@@ -266,6 +266,47 @@ export const appHomeOpened = (user: string) =>
     event_ts: `${Date.now() / 1000}`,
   });
 
+/** `user` opening the app's Messages tab (its agent view): their DM with the app is `channel`. */
+export const messagesTabOpened = (user: string, channel: string) =>
+  eventCallback({
+    type: 'app_home_opened',
+    user,
+    channel,
+    tab: 'messages',
+    event_ts: `${Date.now() / 1000}`,
+  });
+
+/**
+ * `user`'s message `ts` (as the fake Slack kept it: `FakeSlack.said`) in their DM with the app,
+ * `channel`, as Slack sends it (message.im); in the thread `threadTs` when given.
+ */
+export const directMessage = (
+  user: string,
+  text: string,
+  at: { channel: string; ts: string; threadTs?: string },
+) =>
+  eventCallback({
+    type: 'message',
+    channel: at.channel,
+    channel_type: 'im',
+    user,
+    text,
+    ts: at.ts,
+    event_ts: at.ts,
+    ...(at.threadTs ? { thread_ts: at.threadTs } : {}),
+  });
+
+/** A Stop on the thinking status of `user`'s thread `threadTs` in `channel` (their DM with the app). */
+export const agentSessionStopped = (user: string, channel: string, threadTs: string) =>
+  eventCallback({
+    type: 'agent_session_stopped',
+    channel,
+    user,
+    thread_ts: threadTs,
+    streaming_message_ts: [],
+    event_ts: `${Date.now() / 1000}`,
+  });
+
 /** The same interaction carrying `responseUrl` (one a FakeSlack handed out, to see what it says). */
 export function withResponseUrl(body: string, responseUrl: string): string {
   const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}');

@@ -115,6 +115,10 @@ export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
   'views.push': { perMinute: 100, burst: 6 },
   'views.update': { perMinute: 100, burst: 6 },
   'views.publish': { perMinute: 100, burst: 6 },
+  // The Messages tab: prompts are Tier 4; the thinking status has "special rate limits" (not
+  // published), kept here as Tier 4.
+  'assistant.threads.setSuggestedPrompts': { perMinute: 100, burst: 6 },
+  'assistant.threads.setStatus': { perMinute: 100, burst: 6 },
   // Socket Mode's handshake (app-level token): Tier 3 on its method's page.
   'apps.connections.open': { perMinute: 50, burst: 4 },
 };

@@ -30,12 +30,25 @@ describe('manifest.yml', () => {
     expect(ajv.compile(schema)(orgWide)).toBe(true);
   });
 
+  it('opens as an agent in its Messages tab, which people may write in (Slack allows four prompts, 300 characters of description)', () => {
+    expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    expect(manifest.features.app_home.messages_tab_read_only_enabled).toBe(false);
+    expect(manifest.features.agent_view.agent_description.length).toBeLessThanOrEqual(300);
+    expect(manifest.features.agent_view.suggested_prompts.length).toBeLessThanOrEqual(4);
+  });
+
   it('has what the app uses: /signoff, interactivity, the events, Socket Mode, the scopes', () => {
     expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual(['/signoff']);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(true);
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(
-      expect.arrayContaining(['message.channels', 'message.groups', 'app_home_opened']),
+      expect.arrayContaining([
+        'message.channels',
+        'message.groups',
+        'message.im',
+        'app_home_opened',
+        'agent_session_stopped',
+      ]),
     );
     expect(manifest.oauth_config.scopes.bot).toEqual(
       expect.arrayContaining(['commands', 'chat:write', 'chat:write.customize', 'im:write', 'im:history']),
@@ -55,6 +68,10 @@ function sources(dir: string): string[] {
  * "Scopes"; the conversations.* methods per kind of conversation: the kinds signoff reads).
  */
 const METHOD_SCOPES: Record<string, string[]> = {
+  // The Messages tab: its suggested prompts, and a DM task's thinking status (which takes
+  // chat:write, or assistant:write for now; Slack is moving it to chat:write alone).
+  'assistant.threads.setSuggestedPrompts': ['assistant:write'],
+  'assistant.threads.setStatus': ['chat:write'],
   'auth.test': [],
   'chat.delete': ['chat:write'],
   'chat.getPermalink': [],
@@ -83,6 +100,7 @@ const FEATURE_SCOPES: Record<string, string> = {
   'chat:write.customize': 'agents post under their own names (username, icon_emoji)',
   'channels:history': 'message.channels events: replies in task threads',
   'groups:history': 'message.groups events: replies in private channels',
+  'im:history': 'message.im events: tasks started in the Messages tab, and replies in their threads',
 };
 
 /** The Web API methods the code calls, as `family.method`. */

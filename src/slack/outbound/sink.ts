@@ -51,6 +51,7 @@ import {
 } from '../shared/posts.js';
 import { createReviewerPings } from './pings.js';
 import type { SlackLive } from './streams.js';
+import { createThinking } from './thinking.js';
 
 /**
  * Slack had a problem, not the message; or the whole workspace's access did (a revoked or wrong
@@ -130,6 +131,7 @@ export function createSlackSink(deps: {
   const { client, pool, logger } = deps;
   const audience = createAudience({ client, logger });
   const pingReviewers = createReviewerPings({ client, pool, audience, logger });
+  const thinking = createThinking({ client, logger });
   /**
    * The people an escalation names who are not in the task's channel: they cannot see the card
    * (nor get a DM about a channel they are not in), so the thread says to invite them. Empty when
@@ -290,7 +292,9 @@ export function createSlackSink(deps: {
     const retried = event.attempts > 1;
     switch (e.type) {
       case 'task_started':
-        return; // the root message was posted when the command was answered
+        // The root message was posted when the command was answered; a task started in the
+        // Messages tab is working from here without a status event: its thread shows it.
+        return thinking(origin, task);
       case 'agent_said': {
         const parts = agentMessages(e.text);
         const key = (i: number) => `${event.taskId}:${event.key}:${i}`;
@@ -362,6 +366,7 @@ export function createSlackSink(deps: {
         return;
       case 'task_status':
         await updateRoot(origin, task);
+        await thinking(origin, task);
         return;
       case 'delivery_failed': {
         // A card Slack would not take comes back plain, without its content: it can still be sent

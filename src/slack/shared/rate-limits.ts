@@ -52,6 +52,9 @@ export const SLACK_LIMITS: Record<string, Limit> = {
   'views.publish': { perMinute: 100, burst: 5 },
   // Streams (outbound/streams.ts): appends Tier 4; starts and stops Tier 2, each stream one of each.
   'chat.appendStream': { perMinute: 100, burst: 6 },
+  'assistant.threads.setSuggestedPrompts': { perMinute: 100, burst: 5 },
+  // "Special rate limits apply" (not published): kept as Tier 4.
+  'assistant.threads.setStatus': { perMinute: 100, burst: 5 },
   // Tier 2: 20+ a minute.
   'chat.startStream': { perMinute: 20, burst: 3 },
   'chat.stopStream': { perMinute: 20, burst: 3 },

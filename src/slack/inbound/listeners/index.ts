@@ -15,7 +15,9 @@ import { createQuestionAction } from './actions/reply-question.js';
 import { createReviseAction } from './actions/revise.js';
 import { createTaskControl } from './actions/task-controls.js';
 import { createSignoffCommand } from './commands/signoff.js';
+import { createAgentStopped } from './events/agent-stopped.js';
 import { createAppHome } from './events/app-home.js';
+import { createDirectMessage } from './events/direct-message.js';
 import { createThreadReply } from './events/thread-reply.js';
 import { createReviseSubmission } from './views/revise.js';
 import { createStartSubmission } from './views/start.js';
@@ -43,5 +45,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
   app.event('message', createThreadReply(deps));
+  app.event('message', createDirectMessage(deps));
   app.event('app_home_opened', createAppHome(deps, home));
+  app.event('agent_session_stopped', createAgentStopped(deps));
 }

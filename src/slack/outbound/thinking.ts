@@ -1,0 +1,54 @@
+/**
+ * The thinking status of a task started in the app's Messages tab (a DM with the app): while its
+ * agents work, the thread shows "signoff is working on it…" with rotating loading messages
+ * (`assistant.threads.setStatus`); when the task waits for a review or ends, the status is cleared
+ * (an empty status, as Slack's reference says). Slack clears it by itself too, two minutes after
+ * it was set without a message, or when the app posts in the thread.
+ *
+ * It is a courtesy: a status Slack does not take (its rate limit, a thread gone, Slack down) is
+ * logged and left, never a reason to deliver the event again nor to fail it (only a lost delivery
+ * lease stops the delivery, as it does at any call).
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Task } from '../../engine/index.js';
+import { isSignoffError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { SlackOrigin } from '../shared/origin.js';
+
+/** What Slack shows after the app's name while agents work ("signoff is working on it…"). */
+export const WORKING_STATUS = 'is working on it…';
+
+/** What Slack rotates through meanwhile (at most 10, its limit). */
+export const LOADING_MESSAGES = [
+  'The agents are working on your task…',
+  'A review card comes here when they need you…',
+];
+
+/** A direct message with the app (the Messages tab): Slack's ids of DMs start with D. */
+export const isDirectMessage = (channel: string) => channel.startsWith('D');
+
+/**
+ * Shows the task's thread as thinking while the task is `working`, and clears it otherwise. Only
+ * a task whose thread is in a DM with the app: a channel's threads show the root's status line.
+ */
+export function createThinking(deps: { client: WebClient; logger: Logger }) {
+  return async (origin: SlackOrigin, task: Pick<Task, 'id' | 'status'>): Promise<void> => {
+    if (!isDirectMessage(origin.channel)) return;
+    const working = task.status === 'working';
+    try {
+      await deps.client.assistant.threads.setStatus({
+        channel_id: origin.channel,
+        thread_ts: origin.ts,
+        status: working ? WORKING_STATUS : '',
+        ...(working ? { loading_messages: LOADING_MESSAGES } : {}),
+      });
+    } catch (error) {
+      // A deliverer that lost its lease stops there, as for any other call.
+      if (isSignoffError(error, 'lease_lost')) throw error;
+      deps.logger.warn(
+        { err: error, task: task.id, slack: (error as { data?: { error?: string } }).data?.error },
+        'could not show the thread’s thinking status; the task goes on without it',
+      );
+    }
+  };
+}

@@ -1,0 +1,288 @@
+/**
+ * Tasks from the app's Messages tab (Slack's agent view), end to end through Bolt's HTTP receiver
+ * and the fake Slack: opening the tab sets the workflows as its suggested prompts; a message
+ * naming a workflow and a task starts it in that DM (root, agents, card, Approve, done) with a
+ * thinking status while the agents work; any other message gets a sentence, never silence.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { LOADING_MESSAGES, WORKING_STATUS } from '../../src/slack/outbound/thinking.js';
+import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { BOT_USER } from '../helpers/fake-slack.js';
+import {
+  agentSessionStopped,
+  click,
+  directMessage,
+  messagesTabOpened,
+  postSigned,
+} from '../helpers/slack-requests.js';
+import { scriptedWith, slackPerFile } from '../helpers/slack-service.js';
+import { slackThreads, until } from '../helpers/slack-thread.js';
+
+const DM = 'D0ANN';
+
+/** Agents on a task saying HOLD wait for `release()` (or their call's abort: a cancel). */
+let release: () => void = () => {};
+const held = () =>
+  new Promise<void>((resolve) => {
+    release = resolve;
+  });
+let gate = held();
+
+const file = slackPerFile('slack_messages_tab', {
+  // specialist is kept to one channel: not a workflow anyone may start in a DM.
+  yaml: 'workflows:\n  pair:\n    maxIterations: 1\n  specialist:\n    channels: [C0WORK]\n',
+  options: {
+    modelFor: scriptedWith(async (_agent, input, options) => {
+      if (!JSON.stringify(input.map((m) => m.content)).includes('HOLD')) return;
+      await new Promise<void>((resolve, reject) => {
+        void gate.then(resolve);
+        options?.signal?.addEventListener('abort', () => reject(options.signal?.reason));
+      });
+    }),
+  },
+});
+const { slack } = file;
+const { cardsIn, posts, buttons } = slackThreads(slack);
+
+/** Ann writes `text` at the top of her DM with the app, as Slack keeps it and sends it. */
+async function write(text: string, threadTs?: string) {
+  const ts = slack.said(DM, 'U0ANN', text, threadTs);
+  const res = await postSigned(file.events, directMessage('U0ANN', text, { channel: DM, ts, threadTs }), {
+    json: true,
+  });
+  expect(res.status).toBe(200);
+  return ts;
+}
+
+/** The root the bot posted in the DM for the task `text`. */
+const rootFor = (text: string) =>
+  until(`the root of "${text}"`, () =>
+    slack.messages.find(
+      (m) => m.channel === DM && !m.thread_ts && m.user === BOT_USER && m.text?.includes(text),
+    ),
+  );
+
+/** The statuses set on a thread, in order. */
+const statusesOf = (thread: string) =>
+  slack
+    .callsOf('assistant.threads.setStatus')
+    .filter((c) => c.channel_id === DM && c.thread_ts === thread && !c.failed)
+    .map((c) => String(c.status));
+
+/** The bot's answers in the thread of a person's message. */
+const answersTo = (ts: string) => posts().filter((p) => p.channel === DM && p.thread_ts === ts);
+
+const available = () =>
+  file.service.signoff.engine
+    .available(DM)
+    .map((w) => w.name)
+    .sort();
+
+describe('the Messages tab', () => {
+  it('opening it sets the workflows the person may start there as its prompts (no thread: the tab’s)', async () => {
+    expect(available()).not.toContain('specialist');
+    await postSigned(file.events, messagesTabOpened('U0ANN', DM), { json: true });
+    const shown = await until('the prompts', () => slack.agentView.prompts.get(DM));
+    expect(shown.title).toBe('Start a task');
+    expect(shown.prompts.map((p) => p.message).sort()).toEqual(available());
+    expect(slack.callsOf('assistant.threads.setSuggestedPrompts').every((c) => !('thread_ts' in c))).toBe(
+      true,
+    );
+  });
+
+  it('a message naming a workflow and a task starts it in the DM: thinking while the agents work, cleared at the card, Approve ends it', async () => {
+    gate = held();
+    const task = 'write a haiku about ledgers HOLD';
+    await write(`pair: ${task}`);
+    const root = await rootFor(task);
+    // The agents are held: the thread shows them working, with the loading messages.
+    await until('the thinking status', () => (slack.agentView.statusOf(DM, root.ts) ? true : undefined));
+    expect(statusesOf(root.ts)).toEqual([WORKING_STATUS]);
+    const setting = slack.callsOf('assistant.threads.setStatus').find((c) => c.thread_ts === root.ts);
+    expect(setting?.loading_messages).toEqual(LOADING_MESSAGES);
+    release();
+    const card = await until('the review card in the DM thread', () => cardsIn(root.ts)[0], 20_000);
+    expect(card.channel).toBe(DM);
+    // Waiting for the review: cleared by signoff (not only by Slack on the card's post).
+    await until('the status cleared', () => (statusesOf(root.ts).at(-1) === '' ? true : undefined));
+    const taskId = slackTaskId({ channel: DM, ts: root.ts });
+    expect((await file.service.signoff.engine.getTask(taskId))?.status).toBe('waiting');
+
+    const cardTs = slack.messages.find(
+      (m) =>
+        m.channel === DM &&
+        JSON.stringify(m.metadata) === JSON.stringify((card as { metadata?: unknown }).metadata),
+    )?.ts as string;
+    const approve = buttons(card).find((b) => b.action_id === 'signoff_approve');
+    const res = await postSigned(
+      file.events,
+      click('U0ANN', 'signoff_approve', approve?.value ?? '', cardTs, root.ts, DM),
+    );
+    expect(res.status).toBe(200);
+    await until('the task done', async () =>
+      (await file.service.signoff.engine.getTask(taskId))?.status === 'done' ? true : undefined,
+    );
+    // Ended: the root says so (a status update may wait its turn in chat.update's limit), and the
+    // thinking status is cleared with it.
+    await until('the root says done', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === root.ts && String(u.text).includes('Done')),
+    );
+    await until('the status cleared at the end', () =>
+      statusesOf(root.ts).at(-1) === '' ? true : undefined,
+    );
+    expect(slack.agentView.statusOf(DM, root.ts)).toBe('');
+  });
+
+  it('a thinking status Slack refuses is only logged: the task still reaches its card, once', async () => {
+    gate = Promise.resolve();
+    const stop = slack.refuse('assistant.threads.setStatus', () => true, 'internal_error');
+    try {
+      const task = 'rename the ledger columns';
+      await write(`pair: ${task}`);
+      const root = await rootFor(task);
+      await until('the card', () => cardsIn(root.ts)[0], 20_000);
+      await file.service.settled();
+      expect(slack.refusals.filter((r) => r.method === 'assistant.threads.setStatus').length).toBeGreaterThan(
+        0,
+      );
+      expect(cardsIn(root.ts)).toHaveLength(1);
+      const events = await file.service.signoff.engine.events(slackTaskId({ channel: DM, ts: root.ts }));
+      expect(events.filter((e) => e.event.type === 'delivery_failed')).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('a reply in a DM task’s thread goes where replies in task threads go: "revise:" at the card sends it back', async () => {
+    gate = Promise.resolve();
+    const task = 'list three names for the ledger service';
+    await write(`pair ${task}`);
+    const root = await rootFor(task);
+    await until('the first card', () => cardsIn(root.ts)[0], 20_000);
+    await write('revise: shorter names, please', root.ts);
+    await until('a second card after the revise', () => cardsIn(root.ts)[1], 20_000);
+    const reviews = await file.service.signoff.engine.reviews(slackTaskId({ channel: DM, ts: root.ts }));
+    expect(reviews[0]?.decision).toMatchObject({ action: 'revise' });
+  });
+
+  it('a Stop on the thinking status cancels the task', async () => {
+    gate = held();
+    const task = 'tidy the vendor list HOLD';
+    await write(`pair: ${task}`);
+    const root = await rootFor(task);
+    await until('the thinking status', () => (slack.agentView.statusOf(DM, root.ts) ? true : undefined));
+    await postSigned(file.events, agentSessionStopped('U0ANN', DM, root.ts), { json: true });
+    const taskId = slackTaskId({ channel: DM, ts: root.ts });
+    await until('the task cancelled', async () =>
+      (await file.service.signoff.engine.getTask(taskId))?.status === 'cancelled' ? true : undefined,
+    );
+    await until('the status cleared', () => (statusesOf(root.ts).at(-1) === '' ? true : undefined));
+    expect(slack.agentView.statusOf(DM, root.ts)).toBe('');
+    release();
+  });
+
+  it('a message that names no workflow is answered with how to start one and which workflows there are', async () => {
+    const ts = await write('hello, what can you do?');
+    const [answer] = await until('the answer', () => (answersTo(ts).length ? answersTo(ts) : undefined));
+    expect(answer?.text).toContain('To start a task, write the workflow and what the agents should do');
+    for (const name of available()) expect(answer?.text).toContain(`*${name}*`);
+    expect(answer?.text).not.toContain('specialist');
+    await file.service.settled();
+    expect(answersTo(ts)).toHaveLength(1);
+    expect(
+      slack.messages.filter(
+        (m) => m.channel === DM && !m.thread_ts && m.user === BOT_USER && m.text?.includes('hello'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a workflow that does not exist, or one kept to other channels, is answered with a sentence saying which there are', async () => {
+    const ts = await write('deploy: the new website');
+    const [answer] = await until('the answer', () => (answersTo(ts).length ? answersTo(ts) : undefined));
+    expect(answer?.text).toBe(
+      `There is no workflow "deploy". Try one of: ${file.service.signoff.engine
+        .available(DM)
+        .map((w) => w.name)
+        .join(', ')}.`,
+    );
+    const off = await write('specialist: reconcile the March invoices');
+    const [refused] = await until('the answer', () => (answersTo(off).length ? answersTo(off) : undefined));
+    expect(refused?.text).toContain('The workflow "specialist" is switched off');
+    const bare = await write('pair');
+    const [ask] = await until('the answer', () => (answersTo(bare).length ? answersTo(bare) : undefined));
+    expect(ask?.text).toContain("Describe the task after the workflow's name");
+  });
+});
+
+describe('the fake Slack’s agent view keeps to Slack’s reference', () => {
+  const call = async (method: string, body: object) => {
+    const res = await fetch(`${slack.url}${method}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer xoxb-test', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as { ok: boolean; error?: string };
+  };
+  const prompt = { title: 'pair', message: 'pair' };
+
+  // Each test's calls come a minute apart: the fake keeps Slack's Tier 4 limit on these methods too.
+  beforeEach(() => slack.later(60_000));
+
+  it('refuses prompts without a channel, without prompts, past four, or without a title and a message; drops a thread’s silently', async () => {
+    const method = 'assistant.threads.setSuggestedPrompts';
+    expect(await call(method, { prompts: [prompt] })).toEqual({ ok: false, error: 'invalid_arguments' });
+    expect(await call(method, { channel_id: 'D0BOB' })).toEqual({ ok: false, error: 'invalid_arguments' });
+    const five = Array.from({ length: 5 }, () => prompt);
+    expect(await call(method, { channel_id: 'D0BOB', prompts: five })).toEqual({
+      ok: false,
+      error: 'invalid_arguments',
+    });
+    expect(await call(method, { channel_id: 'D0BOB', prompts: [{ title: 'pair' }] })).toMatchObject({
+      ok: false,
+    });
+    expect(await call(method, { channel_id: 'D0NOBODY', prompts: [prompt] })).toEqual({
+      ok: false,
+      error: 'channel_not_found',
+    });
+    slack.later(60_000);
+    expect(await call(method, { channel_id: 'D0BOB', thread_ts: '1.000100', prompts: [prompt] })).toEqual({
+      ok: true,
+    });
+    expect(slack.agentView.prompts.get('D0BOB')).toBeUndefined();
+    expect(await call(method, { channel_id: 'D0BOB', prompts: [prompt] })).toEqual({ ok: true });
+    expect(slack.agentView.prompts.get('D0BOB')?.prompts).toEqual([prompt]);
+  });
+
+  it('refuses a status without its thread, in a thread the channel does not have, or with more than ten loading messages', async () => {
+    const method = 'assistant.threads.setStatus';
+    const ts = slack.said('D0BOB', 'U0BOB', 'hello');
+    expect(await call(method, { channel_id: 'D0BOB', status: 'is working' })).toEqual({
+      ok: false,
+      error: 'invalid_arguments',
+    });
+    expect(await call(method, { channel_id: 'D0BOB', thread_ts: '9.000100', status: 'is working' })).toEqual({
+      ok: false,
+      error: 'invalid_thread_ts',
+    });
+    expect(await call(method, { channel_id: 'D0NOBODY', thread_ts: ts, status: 'is working' })).toEqual({
+      ok: false,
+      error: 'channel_not_found',
+    });
+    const eleven = Array.from({ length: 11 }, (_, i) => `step ${i}`);
+    expect(
+      await call(method, {
+        channel_id: 'D0BOB',
+        thread_ts: ts,
+        status: 'is working',
+        loading_messages: eleven,
+      }),
+    ).toEqual({ ok: false, error: 'invalid_arguments' });
+    expect(await call(method, { channel_id: 'D0BOB', thread_ts: ts, status: 'is working' })).toEqual({
+      ok: true,
+    });
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('is working');
+    // Slack clears it when the app posts in the thread.
+    await call('chat.postMessage', { channel: 'D0BOB', thread_ts: ts, text: 'done' });
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('');
+  });
+});
