@@ -38,8 +38,7 @@ describe('the terminal, on a model that streams', () => {
     const end = await run.exited;
     expect(end.code, end.stderr).toBe(0);
     // Each answer once, whole, under its agent's name: as written, and not again when saved.
-    for (const n of [1, 2, 3])
-      expect(end.stdout.split(`Answer ${n}: word0`).length - 1, end.stdout).toBe(1);
+    for (const n of [1, 2, 3]) expect(end.stdout.split(`Answer ${n}: word0`).length - 1, end.stdout).toBe(1);
     expect(end.stdout).toMatch(/Author:\nAnswer 1: word0 .* word36 end\./);
   }, 90_000);
 });
