@@ -1,10 +1,13 @@
 /**
  * Delivery under Slack's rate limits: 200 tasks started over 20 channels at 10 a second, against a
  * fake Slack that enforces the published limits (posts about one a second per channel with short
- * bursts, chat.update 50 a minute). Prints how long until every task's first review card was up
- * and until every call was made, each divided by the time Slack's limits allow for those calls
- * (its floor, simulated from the calls actually made and when their tasks started), and the
- * Slack calls per task by method.
+ * bursts, chat.update 50 a minute, streams' starts and stops 20 a minute), the agents answering
+ * through the real ChatOpenAI client from the fake model server, a word every TOKEN_MS. Prints
+ * how long until every task's first review card was up and until every call was made, each
+ * divided by the time Slack's limits allow for those calls (its floor, simulated from the calls
+ * actually made and when their tasks started), the Slack calls per task by method, how many
+ * agents' messages were streamed and how many posted (the streams' budget spent), and the time
+ * from a model's first word to that word in Slack: streamed, and posted once saved.
  * Run: npm run bench:slack-limits
  */
 import { spawn } from 'node:child_process';
@@ -13,15 +16,24 @@ import { loadConfig } from '../src/config/config.js';
 import { parseWorkflowConfig } from '../src/config/workflows.js';
 import { createLogger } from '../src/logger.js';
 import { startSlack } from '../src/main.js';
+import { FakeOpenAI } from '../test/helpers/fake-openai.js';
 import { PUBLISHED_LIMITS, type SlackCall, type SlackLimit } from '../test/helpers/fake-slack.js';
 import { commandBody, postSigned } from '../test/helpers/slack-requests.js';
 import { startSlackBench, TSX } from './slack-setup.js';
-import { NO_START_LIMITS } from './stats.js';
+import { NO_START_LIMITS, quantile } from './stats.js';
 
 const TASKS = 200;
 const CHANNELS = 20;
 const PER_SECOND = 10;
+/** The fake model writes a word this often: an answer of ANSWER_WORDS takes about half a second. */
+const TOKEN_MS = 25;
+const ANSWER_WORDS = 20;
 const logger = createLogger('silent');
+const model = new FakeOpenAI({
+  tokenDelayMs: TOKEN_MS,
+  reply: (_, n) => `Answer ${n}: ${Array.from({ length: ANSWER_WORDS }, (_, i) => `word${i}`).join(' ')}.`,
+});
+await model.start();
 
 interface Message {
   channel: string;
@@ -50,7 +62,8 @@ const limitKey = (c: SlackCall) => {
 };
 
 const bench = await startSlackBench('limits', logger);
-const { env, read } = bench;
+const { read } = bench;
+const env = { ...bench.env, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: model.url };
 const url = bench.databaseUrl;
 const service = await startSlack(
   {
@@ -146,6 +159,35 @@ try {
   console.log(
     `  first cards: ${firstCard.size} of ${TASKS}; 429s from Slack: ${[...limited].map(([m, n]) => `${m} ${n}`).join(', ') || 'none'}`,
   );
+  // From each model call's first word to that word in Slack: the stream that showed it as it was
+  // written, or the post of the saved message when no stream was free.
+  const answerOf = (text: string) => /Answer (\d+):/.exec(text)?.[1];
+  const streamedAt = new Map<string, number>();
+  const postedAt = new Map<string, number>();
+  for (const c of made) {
+    const n =
+      c.method === 'chat.startStream' || c.method === 'chat.appendStream'
+        ? answerOf(String(c.args.markdown_text ?? ''))
+        : c.method === 'chat.postMessage' && !isCard(c)
+          ? answerOf(`${c.args.text ?? ''}`)
+          : undefined;
+    const at = c.method === 'chat.postMessage' ? postedAt : streamedAt;
+    if (n && !at.has(n)) at.set(n, c.at ?? 0);
+  }
+  const sinceFirstWord = (at: Map<string, number>) =>
+    [...at].flatMap(([n, t]) => {
+      const first = model.calls[Number(n) - 1]?.firstTokenAt;
+      return first ? [t - first] : [];
+    });
+  const streamed = sinceFirstWord(streamedAt);
+  const posted = sinceFirstWord(postedAt);
+  const ms = (xs: number[]) => (xs.length ? `${quantile(xs, 0.5).toFixed(0)} ms` : 'n/a');
+  console.log(
+    `  agents' messages: ${streamed.length} streamed, ${posted.length} posted when saved (the streams' Tier 2 budget spent)`,
+  );
+  console.log(
+    `  a model's first word in Slack, median: streamed ${ms(streamed)} (target < 1000 ms); posted once saved ${ms(posted)}`,
+  );
   console.log(
     `  Slack calls per task: ${[...perTask]
       .sort((a, b) => b[1] - a[1])
@@ -156,5 +198,6 @@ try {
   worker.kill('SIGTERM');
   await service.stop();
   await bench.stop();
+  await model.stop();
 }
 process.exit(0);

@@ -256,9 +256,15 @@ function codeOf(e: Record<string, unknown>): FailureCode | undefined {
   if (code && CERTIFICATE.test(code)) return 'untrusted';
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
   if (code && CONNECTION_CODES.has(code)) return 'unreachable';
-  // zod's errors (ZodError, zod 4's core $ZodError) carry their issues; LangChain's parser its own name.
-  // An answer over the size cap (bounded-fetch.ts) cannot be used either.
-  if (Array.isArray(e.issues) || name === 'OutputParserException' || name === 'AnswerTooLargeError')
+  // zod's errors (ZodError, zod 4's core $ZodError) carry their issues; LangChain's parser its own
+  // name, or only its code (a streamed answer's parser throws it named plain `Error`). An answer
+  // over the size cap (bounded-fetch.ts) cannot be used either.
+  if (
+    Array.isArray(e.issues) ||
+    name === 'OutputParserException' ||
+    lcCode === 'OUTPUT_PARSING_FAILURE' ||
+    name === 'AnswerTooLargeError'
+  )
     return 'bad_answer';
   // node-postgres errors carry Postgres's severity and five-character SQLSTATE.
   if (typeof e.severity === 'string' && code && /^[0-9A-Z]{5}$/.test(code)) return 'database';

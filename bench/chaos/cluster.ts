@@ -123,7 +123,8 @@ export class Cluster {
     this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'signoff-chaos-'));
     // As root, Postgres runs as another user, who must be able to enter this folder.
     chmodSync(this.dir, 0o755);
-    this.model = new FakeOpenAI({ random: options.random });
+    // A word every few milliseconds: models stream (issue 22), and a kill can land mid-stream.
+    this.model = new FakeOpenAI({ random: options.random, tokenDelayMs: 25 });
   }
 
   async start(): Promise<void> {

@@ -11,7 +11,7 @@ import {
   postSigned,
   reviseSubmission,
 } from '../../test/helpers/slack-requests.js';
-import type { SlackPost } from './slack-process.js';
+import type { SlackPost, ThreadReply } from './slack-process.js';
 
 /** A click on a button of message `messageTs` in `channel` (test/helpers' `click` is fixed to one channel). */
 function clickBody(
@@ -88,6 +88,12 @@ export class SlackDriver {
   async textOf(channel: string, ts: string): Promise<string | undefined> {
     const res = await fetch(`${this.control}/text?channel=${channel}&ts=${ts}`);
     return ((await res.json()) as { text?: string }).text;
+  }
+
+  /** A thread's replies as they read now. */
+  async thread(channel: string, ts: string): Promise<ThreadReply[]> {
+    const res = await fetch(`${this.control}/thread?channel=${channel}&ts=${ts}`);
+    return (await res.json()) as ThreadReply[];
   }
 
   private async send(body: string, json = false): Promise<boolean> {

@@ -11,6 +11,11 @@
  *   waits on reviews whose cards (or their fallbacks) are in its thread;
  * - root_without_task: a command's root message is out but no task stands behind it, and the
  *   message does not say so (it reads "Working" for ever);
+ * - words_twice: no model answer (the fake model's `(call N)`) reads in two replies of a thread,
+ *   review cards and the full texts beside them aside (they quote the agents' words): a stream
+ *   shows its words once, as they are written and then as saved, or a note instead;
+ * - unsaved_words / stream_left_open: no streamed message still streams once quiet, and none
+ *   shows words that no saved message holds (it shows the saved words, a note, or is gone);
  * - crash / alarming_output: no process exited unless the checker killed it, and none printed
  *   an unhandled rejection or an uncaught exception.
  */
@@ -203,6 +208,53 @@ export async function checkRun(
         });
   }
 
+  out.push(...(await checkWords(pool, driver, tasks)));
   for (const i of incidents) out.push({ kind: i.what, detail: `${i.process}: ${i.detail}` });
+  return out;
+}
+
+/** Whose words each call of the fake model wrote: `(call N)` ends each of its plain answers. */
+const CALL = /\(call (\d+)\)/g;
+/** What a stream that stands for nothing reads instead of its words (slack/outbound/streams.ts). */
+const NOTE = /before these words were (finished|saved)/;
+
+async function checkWords(pool: pg.Pool, driver: SlackDriver, tasks: RunTask[]): Promise<Violation[]> {
+  const out: Violation[] = [];
+  for (const t of tasks) {
+    if (!t.rootTs) continue;
+    const replies = await driver.thread(t.channel, t.rootTs);
+    const seen = new Map<string, number>();
+    for (const r of replies) {
+      if (r.key?.startsWith('card:')) continue;
+      for (const call of new Set([...r.content.matchAll(CALL)].map((m) => m[1] as string)))
+        seen.set(call, (seen.get(call) ?? 0) + 1);
+    }
+    for (const [call, n] of seen)
+      if (n > 1)
+        out.push({
+          kind: 'words_twice',
+          task: t.taskId,
+          detail: `the model's call ${call} reads in ${n} replies`,
+        });
+    const streams = replies.filter((r) => r.stream);
+    if (!streams.length) continue;
+    const rows = await pool.query<{ ts: string; state: string }>(
+      'SELECT ts, state FROM signoff.slack_streams WHERE ts = ANY($1)',
+      [streams.map((s) => s.ts)],
+    );
+    const state = new Map(rows.rows.map((r) => [r.ts, r.state]));
+    for (const s of streams) {
+      if (s.stream === 'streaming')
+        out.push({ kind: 'stream_left_open', task: t.taskId, detail: `stream ${s.ts} still streams` });
+      // Words that were never saved stay only as a note; the saved ones read as the saved message.
+      const saved = ['kept', 'final'].includes(state.get(s.ts) ?? '');
+      if (!saved && s.content.trim() && !NOTE.test(s.content))
+        out.push({
+          kind: 'unsaved_words',
+          task: t.taskId,
+          detail: `stream ${s.ts} (${state.get(s.ts) ?? 'no row'}) reads: ${s.content.slice(0, 120)}`,
+        });
+    }
+  }
   return out;
 }

@@ -10,6 +10,8 @@
  * - POST /heal                                                     lifts every refusal
  * - GET  /posts?since=N   messages Slack kept, from the N-th on, with their post key and buttons
  * - GET  /text?channel=C&ts=T   a message's text (and blocks, once updated) as it reads now
+ * - GET  /thread?channel=C&ts=T each reply of a thread as it reads now (a stream's words, an
+ *   update's text and blocks), with its post key and whether it is a stream (and still streams)
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +27,19 @@ export interface SlackPost {
   key?: string;
   username?: string;
   buttons: { action_id: string; value: string }[];
+  /** A streamed message (chat.startStream), not a post. */
+  stream?: boolean;
+}
+
+/** A reply of a thread as a person reads it now. */
+export interface ThreadReply {
+  ts: string;
+  key?: string;
+  /** Its words: a post's text and blocks, a stream's words so far, or what the last update made of either. */
+  content: string;
+  /** Changed by chat.update since it was posted or streamed. */
+  updated: boolean;
+  stream?: 'streaming' | 'stopped';
 }
 
 export interface RefuseRule {
@@ -44,10 +59,12 @@ await slack.start();
 const posts: SlackPost[] = [];
 /** Each updated message (`channel:ts`) as its last accepted update left it: text and blocks. */
 const updated = new Map<string, string>();
+/** Each post in a thread as it was posted: text and blocks. */
+const posted = new Map<string, string>();
 let seenCalls = 0;
-let seenMessages = 0;
+let seenStreams = 0;
 
-/** Turns the fake's calls into posts: each accepted chat.postMessage is the next kept message. */
+/** Turns the fake's calls into posts: each accepted chat.postMessage, and each stream started. */
 function catchUp(): void {
   for (; seenCalls < slack.calls.length; seenCalls++) {
     const call = slack.calls[seenCalls] as SlackCall;
@@ -56,9 +73,14 @@ function catchUp(): void {
     if (call.method === 'chat.update')
       updated.set(`${args.channel}:${args.ts}`, `${args.text ?? ''} ${JSON.stringify(args.blocks ?? [])}`);
     if (call.method !== 'chat.postMessage') continue;
-    const message = slack.messages[seenMessages];
-    if (!message) break; // answered after this read; taken next time
-    seenMessages++;
+    const ts = slack.tsOfPost(args);
+    const message = slack.messages.find((m) => m.ts === ts && m.channel === args.channel);
+    if (!message) continue;
+    if (message.thread_ts)
+      posted.set(
+        `${message.channel}:${message.ts}`,
+        `${args.text ?? ''} ${JSON.stringify(args.blocks ?? [])}`,
+      );
     const blocks = (args.blocks ?? []) as {
       type: string;
       elements?: { action_id?: string; value?: string }[];
@@ -76,6 +98,18 @@ function catchUp(): void {
         .flatMap((b) => b.elements ?? [])
         .filter((e) => e.action_id)
         .map((e) => ({ action_id: String(e.action_id), value: String(e.value ?? '') })),
+    });
+  }
+  for (; seenStreams < slack.streams.streams.length; seenStreams++) {
+    const stream = slack.streams.streams[seenStreams];
+    if (!stream) break;
+    posts.push({
+      channel: stream.channel,
+      ts: stream.ts,
+      thread_ts: stream.threadTs,
+      text: '',
+      buttons: [],
+      stream: true,
     });
   }
   // What was turned into posts is not needed again: a long run would otherwise keep every call.
@@ -108,6 +142,27 @@ const control = createServer(async (req, res) => {
       catchUp();
       const key = `${url.searchParams.get('channel')}:${url.searchParams.get('ts')}`;
       return reply({ text: updated.get(key) ?? posts.find((p) => `${p.channel}:${p.ts}` === key)?.text });
+    }
+    if (req.method === 'GET' && url.pathname === '/thread') {
+      catchUp();
+      const channel = url.searchParams.get('channel');
+      const thread = url.searchParams.get('ts');
+      // Deleted messages are gone from the fake's messages: only what is still there is read.
+      const replies: ThreadReply[] = slack.messages
+        .filter((m) => m.channel === channel && m.thread_ts === thread && m.ts !== thread)
+        .map((m) => {
+          const post = posts.find((p) => p.channel === m.channel && p.ts === m.ts);
+          const stream = slack.streams.find(m.channel, m.ts);
+          const update = updated.get(`${m.channel}:${m.ts}`);
+          return {
+            ts: m.ts,
+            key: post?.key,
+            content: update ?? (stream ? stream.text : (posted.get(`${m.channel}:${m.ts}`) ?? '')),
+            updated: update !== undefined,
+            ...(stream && { stream: stream.state === 'streaming' ? 'streaming' : 'stopped' }),
+          };
+        });
+      return reply(replies);
     }
     if (req.method === 'POST' && url.pathname === '/fail') {
       const f = await body(req);

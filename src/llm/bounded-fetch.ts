@@ -41,19 +41,25 @@ export function boundedFetch(
     }
     let read = 0;
     const capped = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          read += chunk.byteLength;
-          if (read > limits.maxBytes) {
+      new TransformStream<Uint8Array, Uint8Array>(
+        {
+          transform(chunk, controller) {
+            read += chunk.byteLength;
+            if (read > limits.maxBytes) {
+              clearTimeout(timer);
+              throw new AnswerTooLargeError(`the model's answer passed ${limits.maxBytes} bytes`);
+            }
+            controller.enqueue(chunk);
+          },
+          flush() {
             clearTimeout(timer);
-            throw new AnswerTooLargeError(`the model's answer passed ${limits.maxBytes} bytes`);
-          }
-          controller.enqueue(chunk);
+          },
         },
-        flush() {
-          clearTimeout(timer);
-        },
-      }),
+        undefined,
+        // Read ahead of the reader, up to the cap: a streamed answer's parser takes its events one
+        // at a time, and an answer past the cap is seen as soon as it arrives, not once parsed.
+        new ByteLengthQueuingStrategy({ highWaterMark: limits.maxBytes }),
+      ),
     );
     return new Response(capped, {
       status: response.status,

@@ -4,8 +4,9 @@
  * alone, a step could wait (maxRetries + 1) × timeout. Every call of the model (invoke, tools,
  * structured output) goes through `generate`, so the deadline is set there.
  */
-import type { BaseMessageLike } from '@langchain/core/messages';
-import type { LLMResult } from '@langchain/core/outputs';
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import type { AIMessageChunk, BaseMessage, BaseMessageLike } from '@langchain/core/messages';
+import type { ChatGenerationChunk, LLMResult } from '@langchain/core/outputs';
 import { ChatOpenAI, type ChatOpenAIFields } from '@langchain/openai';
 import { ModelDeadlineError } from './bounded-fetch.js';
 
@@ -58,4 +59,38 @@ export class DeadlinedChatOpenAI extends ChatOpenAI {
       clearTimeout(timer);
     }
   }
+
+  /**
+   * A streamed call (LangGraph's `messages` mode makes every call stream, for the words shown as
+   * they are written) is retried by the client only while it opens: a server that answers 200
+   * and then fails before any word (trickles past the deadline, sends too much, dies) would fail
+   * the step at its first attempt. Here an attempt that ends before its first word is tried again
+   * under the policy of every failed call (backoff, onFailedAttempt, maxRetries); once a word is
+   * out, a failure is the step's (a person may have seen it).
+   */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const attempt = { ...options, maxRetries: 0 } as this['ParsedCallOptions'];
+    const opened = await this.caller.call(async () => {
+      const chunks = super._streamResponseChunks(messages, attempt, runManager)[Symbol.asyncIterator]();
+      const before: ChatGenerationChunk[] = [];
+      for (;;) {
+        const next = await chunks.next();
+        if (next.done) return { chunks, before, done: true };
+        before.push(next.value);
+        if (speaks(next.value)) return { chunks, before, done: false };
+      }
+    });
+    yield* opened.before;
+    if (opened.done) return;
+    for (let next = await opened.chunks.next(); !next.done; next = await opened.chunks.next())
+      yield next.value;
+  }
 }
+
+/** Whether a streamed piece carries the answer: words, or a tool call's. */
+const speaks = (chunk: ChatGenerationChunk) =>
+  chunk.text.length > 0 || ((chunk.message as AIMessageChunk).tool_call_chunks?.length ?? 0) > 0;

@@ -52,6 +52,8 @@ export interface ModelCall {
   answered: string | number;
   /** Streamed: how many pieces of its content were sent. */
   tokensSent?: number;
+  /** Streamed: when its first piece of content was sent (ms since the epoch). */
+  firstTokenAt?: number;
 }
 
 export interface FakeOpenAIOptions {
@@ -318,6 +320,11 @@ export class FakeOpenAI {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (fault?.padToBytes) {
+      // Comment lines before the first event: still a valid event stream, just too much of it.
+      const line = Buffer.from(`:${' '.repeat((64 << 10) - 3)}\n\n`);
+      for (let left = fault.padToBytes; left > 0 && !res.destroyed; left -= line.length) res.write(line);
+    }
     const chunk = (choices: object[], extra: object = {}) =>
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices, ...extra })}\n\n`,
@@ -345,6 +352,7 @@ export class FakeOpenAI {
         return;
       }
       chunk([{ index: 0, delta: { content: piece }, finish_reason: null }]);
+      call.firstTokenAt ??= Date.now();
       call.tokensSent += 1;
     }
     if (toolCalls)

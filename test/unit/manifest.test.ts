@@ -78,6 +78,10 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'chat.postEphemeral': ['chat:write'],
   'chat.postMessage': ['chat:write'],
   'chat.update': ['chat:write'],
+  // Agents' words streamed as they are written (a message of its own, under the agent's name).
+  'chat.startStream': ['chat:write'],
+  'chat.appendStream': ['chat:write'],
+  'chat.stopStream': ['chat:write'],
   // Task channels (public, private) to find a root or a post; a reviewer's DM to find a ping.
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'conversations.members': ['channels:read', 'groups:read'],
