@@ -9,7 +9,9 @@ import { saidSchema } from '../workflows/shared/say.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { recordAll } from './event-store.js';
+import type { ProgressTracker } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
+import type { Lease } from './runtime/index.js';
 import type { LoadedWorkflow, RunResult } from './settling.js';
 import { type EngineEvent, type Task, threadOf } from './types.js';
 
@@ -19,7 +21,12 @@ const PRUNE_EVERY_STEPS = 20;
 /** An agent's message, ready to be recorded. */
 type Spoken = { key: string; event: EngineEvent; node: string };
 
-export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config: WorkflowsConfig }) {
+export function createGraphRun(deps: {
+  pool: pg.Pool;
+  delivery: Delivery;
+  config: WorkflowsConfig;
+  progress: ProgressTracker;
+}) {
   const { pool, delivery } = deps;
   // Settling needs the interrupts pending at the end (a run re-emits those it leaves pending)
   // and the final values.
@@ -28,6 +35,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
     workflow: LoadedWorkflow,
     input: unknown,
     config: LangGraphRunnableConfig,
+    lease: Lease,
   ): Promise<RunResult> {
     const durability =
       workflowSettings(deps.config, task.workflow).durability ?? workflow.definition.durability;
@@ -44,13 +52,19 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
       await recordAll(pool, task.id, spoken);
       if (kick && spoken.length) void delivery.kick(task, { soon: true });
     };
+    const plan = deps.progress.follow(task, workflow.graph, lease);
     try {
       const stream = await workflow.graph.stream(input, {
         ...config,
         durability,
-        streamMode: ['updates', 'values', 'custom'],
+        streamMode: ['updates', 'values', 'custom', 'tasks'],
       });
       for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+        // A node started or finished: the task's plan moves (progress.ts).
+        if (mode === 'tasks') {
+          plan.see(chunk);
+          continue;
+        }
         if (mode === 'custom') {
           const said = saidSchema.safeParse(chunk);
           if (said.success) {
@@ -79,6 +93,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
           await pruneCheckpoints(pool, threadOf(task));
       }
     } catch (error) {
+      await plan.end({ failed: true, aborted: config.signal?.aborted });
       // LangGraph saves the finished steps as a run fails; the failing step's words were never
       // saved and are not shown. A run stopped on purpose (cancel, redirect) shows nothing more.
       if (!config.signal?.aborted) {
@@ -89,6 +104,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
       }
       throw error;
     }
+    await plan.end({});
     // Settling the run delivers these with the review they lead up to.
     await record([...finished, ...thisStep], false);
     return {

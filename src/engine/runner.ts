@@ -31,6 +31,7 @@ import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
+import { createProgress } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
@@ -80,7 +81,7 @@ export type { LoadedWorkflow } from './settling.js';
 export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, logger } = deps;
   const { settle, gaveUp, fail } = createSettling(deps);
-  const run = createGraphRun(deps);
+  const run = createGraphRun({ ...deps, progress: createProgress(deps) });
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
@@ -154,7 +155,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       if (stopping) controller.abort(new RunStopped('the process is stopping'));
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
-        return await run(task, workflow, input, { ...config, signal });
+        return await run(task, workflow, input, { ...config, signal }, lease);
       } catch (error) {
         if (lease.signal.aborted) throw lease.signal.reason;
         if (isCheckpointRefused(error))

@@ -33,6 +33,7 @@ const task = (over: Partial<Task> = {}): Task => ({
   statusReason: null,
   generation: 0,
   abandonedGoals: [],
+  progress: null,
   createdAt: '2026-11-22T10:00:00.000Z',
   updatedAt: '2026-11-22T10:00:00.000Z',
   ...over,
