@@ -168,9 +168,9 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
     case 'review_closed':
       return `→ review closed without a decision: ${event.reason} (by ${event.by})`;
     case 'task_status':
-      return event.status === 'working'
-        ? undefined
-        : `[${statusWithReason(event.status, event.reason, [': ', ''])}]`;
+      // A working task says only which of its steps just started (its plan moved).
+      if (event.status === 'working') return event.step ? show.style.dim(`▸ ${event.step}…`) : undefined;
+      return `[${statusWithReason(event.status, event.reason, [': ', ''])}]`;
     case 'delivery_failed':
       return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: ${CLI} events)`;
   }

@@ -14,9 +14,10 @@ import { assertMayControl, type ControlAction, withControlGroups } from './autho
 import type { Delivery } from './delivery.js';
 import { releaseUnreachable } from './delivery-failures.js';
 import { advanceQueue } from './job-names.js';
+import { stopSteps } from './progress.js';
 import { cancelPendingReviews } from './review-rows.js';
 import type { Runtime } from './runtime/index.js';
-import { audit, getTask, redirectTask, setStatus } from './task-rows.js';
+import { audit, getTask, redirectTask, replaceProgress, setStatus } from './task-rows.js';
 import {
   type Actor,
   type Clock,
@@ -86,6 +87,13 @@ export function createControls(deps: ControlDeps): Controls {
         throw new SignoffError('task_not_waiting', `This task has already ended (${current.status}).`);
       }
       if (await setStatus(db, taskId, 'cancelled', options.reason ?? `cancelled by ${actor.id}`)) {
+        // The step the agents were on says who stopped it (a rule's cancel stops it as no one).
+        if (current.progress)
+          await replaceProgress(
+            db,
+            taskId,
+            stopSteps(current.progress, options.system ? undefined : actor.id),
+          );
         await cancelPendingReviews(db, taskId, {
           by: actor.id,
           reason: options.reason ?? 'the task was cancelled',

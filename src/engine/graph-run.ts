@@ -10,7 +10,9 @@ import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
 import { recordAll } from './event-store.js';
 import { createWordStreams, type LiveRun, type RunEnd } from './live.js';
+import type { ProgressTracker } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
+import type { Lease } from './runtime/index.js';
 import type { LoadedWorkflow, RunResult } from './settling.js';
 import { type EngineEvent, type Task, threadOf } from './types.js';
 
@@ -20,7 +22,12 @@ const PRUNE_EVERY_STEPS = 20;
 /** An agent's message, ready to be recorded. */
 type Spoken = { key: string; event: EngineEvent; node: string };
 
-export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config: WorkflowsConfig }) {
+export function createGraphRun(deps: {
+  pool: pg.Pool;
+  delivery: Delivery;
+  config: WorkflowsConfig;
+  progress: ProgressTracker;
+}) {
   const { pool, delivery } = deps;
   // Settling needs the interrupts pending at the end (a run re-emits those it leaves pending)
   // and the final values.
@@ -29,6 +36,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
     workflow: LoadedWorkflow,
     input: unknown,
     config: LangGraphRunnableConfig,
+    lease: Lease,
     live?: { view: LiveRun; id: string },
   ): Promise<RunResult> {
     const durability =
@@ -52,18 +60,25 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
     };
     /** The streams still open close; a surface that fails at it fails nothing of the run. */
     const close = (how: RunEnd) => live?.view.close(how).catch(() => undefined);
+    const plan = deps.progress.follow(task, workflow.graph, lease);
     try {
       const stream = await workflow.graph.stream(input, {
         ...config,
         durability,
-        // `messages` makes the models stream (their `invoke` too), with the node that called them.
+        // `messages` makes the models stream (their `invoke` too), with the node that called them;
+        // `tasks` says when a node starts and ends.
         streamMode: (words
-          ? ['updates', 'values', 'custom', 'messages']
-          : ['updates', 'values', 'custom']) as ['updates', 'values', 'custom'],
+          ? ['updates', 'values', 'custom', 'tasks', 'messages']
+          : ['updates', 'values', 'custom', 'tasks']) as ['updates', 'values', 'custom', 'tasks'],
       });
       for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
         if (mode === 'messages') {
           words?.message(chunk);
+          continue;
+        }
+        // A node started or finished: the task's plan moves (progress.ts).
+        if (mode === 'tasks') {
+          plan.see(chunk);
           continue;
         }
         if (mode === 'custom') {
@@ -96,6 +111,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
           await pruneCheckpoints(pool, threadOf(task));
       }
     } catch (error) {
+      await plan.end({ failed: true, aborted: config.signal?.aborted });
       // LangGraph saves the finished steps as a run fails; the failing step's words were never
       // saved and are not shown. A run stopped on purpose (cancel, redirect) shows nothing more.
       if (!config.signal?.aborted) {
@@ -107,6 +123,7 @@ export function createGraphRun(deps: { pool: pg.Pool; delivery: Delivery; config
       await close(config.signal?.aborted ? 'stopped' : 'failed');
       throw error;
     }
+    await plan.end({});
     // Settling the run delivers these with the review they lead up to.
     await record([...finished, ...thisStep], false);
     await close('finished');

@@ -34,6 +34,7 @@ import type { Delivery } from './delivery.js';
 import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
 import type { LiveView } from './live.js';
+import { createProgress } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
@@ -93,7 +94,7 @@ export type { LoadedWorkflow } from './settling.js';
 export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, logger } = deps;
   const { settle, gaveUp, fail } = createSettling(deps);
-  const run = createGraphRun(deps);
+  const run = createGraphRun({ ...deps, progress: createProgress(deps) });
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
@@ -169,7 +170,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
         const id = randomUUID();
         const view = deps.lives?.[task.surface]?.open(task, { id, held: () => lease.held() });
-        return await run(task, workflow, input, { ...config, signal }, view && { view, id });
+        return await run(task, workflow, input, { ...config, signal }, lease, view && { view, id });
       } catch (error) {
         if (lease.signal.aborted) throw lease.signal.reason;
         if (isCheckpointRefused(error))

@@ -24,6 +24,31 @@ export type Surface = (typeof SURFACES)[number];
 
 export const abandonedGoalSchema = z.object({ text: z.string(), by: z.string(), at: z.string() });
 
+/** Where a step of a task's plan is (the values of Slack's task cards). */
+export const STEP_STATUSES = ['pending', 'in_progress', 'complete', 'error'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/**
+ * A task's plan (progress.ts): its workflow's steps, the graph's nodes in the graph's order, and
+ * where each is. `generation`: the task's generation it belongs to (a redirect starts a new plan).
+ */
+export const progressSchema = z.object({
+  generation: z.number().int().min(0),
+  steps: z.array(
+    z.object({
+      /** The graph's node. */
+      node: z.string(),
+      /** The node's name in words ("write_draft": "Write draft"). */
+      title: z.string(),
+      status: z.enum(STEP_STATUSES),
+      /** The step asked for a review and waits for it (it runs again with the answer). */
+      waiting: z.boolean().optional(),
+      /** Who stopped the task while this step ran (its cancel's actor). */
+      stoppedBy: z.string().optional(),
+    }),
+  ),
+});
+
 /** Dates are ISO strings: tasks and reviews travel inside events as JSON. */
 export const taskSchema = z.object({
   id: z.string(),
@@ -37,6 +62,8 @@ export const taskSchema = z.object({
   /** How many times the task was redirected; each generation is its own graph thread. */
   generation: z.number().int().min(0),
   abandonedGoals: z.array(abandonedGoalSchema),
+  /** Its plan as its runs last wrote it; null before its first run (or from before plans). */
+  progress: progressSchema.nullable().default(null),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -121,7 +148,15 @@ export const engineEventSchema = z.discriminatedUnion('type', [
   event('task_redirected', { text: z.string(), by: z.string(), abandoned: z.string() }),
   /** A review closed without a decision (its task was cancelled): who closed it and why. */
   event('review_closed', { review, by: z.string(), reason: z.string() }),
-  event('task_status', { status: z.enum(TASK_STATUSES), reason: z.string().nullable() }),
+  /**
+   * `step`: a working task's plan moved and these steps (in words) just started; the plan itself
+   * is the task's (`progress`), read when the status is shown.
+   */
+  event('task_status', {
+    status: z.enum(TASK_STATUSES),
+    reason: z.string().nullable(),
+    step: z.string().optional(),
+  }),
   /** An event the surface refused for good (its key, type and the surface's error code): shown as a short fallback. */
   event('delivery_failed', {
     failedKey: z.string(),

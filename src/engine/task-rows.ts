@@ -7,7 +7,7 @@ import { atomically, type Queryable } from '../db/queryable.js';
 import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
 import { taskFromRow } from './rows.js';
-import { type Surface, statusesBefore, type Task, type TaskStatus } from './types.js';
+import { type Progress, type Surface, statusesBefore, type Task, type TaskStatus } from './types.js';
 
 /** Inserts the task unless one with that id exists; returns it and whether it is new. */
 export async function insertTask(
@@ -92,6 +92,42 @@ export function setStatus(
     await record(db, taskId, eventKey.status(moved.version), { type: 'task_status', status, reason });
     return true;
   });
+}
+
+/**
+ * A run's plan for its task, while the task works on that generation: stored, and shown through a
+ * status event (its own version; only the latest is delivered). `step`: the steps that just
+ * started, in words, for surfaces that say so. Returns whether it was written.
+ */
+export async function writeProgress(
+  db: Queryable,
+  taskId: string,
+  progress: Progress,
+  step?: string,
+): Promise<boolean> {
+  const r = await db.query<{ version: number; status_reason: string | null }>(
+    `UPDATE signoff.tasks SET progress = $2, version = version + 1
+     WHERE id = $1 AND status = 'working' AND generation = $3
+     RETURNING version, status_reason`,
+    [taskId, JSON.stringify(progress), progress.generation],
+  );
+  const moved = r.rows[0];
+  if (!moved) return false;
+  await record(db, taskId, eventKey.status(moved.version), {
+    type: 'task_status',
+    status: 'working',
+    reason: moved.status_reason,
+    ...(step ? { step } : {}),
+  });
+  return true;
+}
+
+/**
+ * The plan as a cancel leaves it: inside the cancel's transaction, so the status event that follows
+ * shows it (no event of its own).
+ */
+export async function replaceProgress(db: Queryable, taskId: string, progress: Progress): Promise<void> {
+  await db.query('UPDATE signoff.tasks SET progress = $2 WHERE id = $1', [taskId, JSON.stringify(progress)]);
 }
 
 export async function audit(

@@ -22,6 +22,8 @@
  * - lane: the order a task's events are delivered in: its status while it runs goes in the
  *   `status` lane (only the latest matters), everything else in the `thread` lane; each lane goes
  *   out in id order and neither holds back the other (migration 008).
+ * - plan (progress): a task's workflow's steps, its graph's nodes, each pending, in progress,
+ *   complete or error, moved by its runs (progress.ts); shown as it changes through the status lane.
  *
  * The shapes of a task, a review and each event are zod schemas (shapes.ts); the types here are
  * inferred from them.
@@ -31,13 +33,21 @@ import type {
   abandonedGoalSchema,
   approvalSchema,
   engineEventSchema,
+  progressSchema,
   reviewSchema,
   reviewSettingsSchema,
   taskSchema,
 } from './shapes.js';
 import { TASK_STATUSES, type TaskStatus } from './shapes.js';
 
-export { SURFACES, type Surface, TASK_STATUSES, type TaskStatus } from './shapes.js';
+export {
+  STEP_STATUSES,
+  type StepStatus,
+  SURFACES,
+  type Surface,
+  TASK_STATUSES,
+  type TaskStatus,
+} from './shapes.js';
 
 /** `stopped`: ended without approval because a limit was reached (the proposal's revisions). */
 export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'stopped', 'cancelled'];
@@ -82,6 +92,9 @@ export {
 
 export type Task = z.infer<typeof taskSchema>;
 export type AbandonedGoal = z.infer<typeof abandonedGoalSchema>;
+/** A task's plan: its workflow's steps and where each is (progress.ts). */
+export type Progress = z.infer<typeof progressSchema>;
+export type ProgressStep = Progress['steps'][number];
 
 /** The graph thread of a task's current generation (the first keeps the task's own id). */
 export const threadOf = (task: Pick<Task, 'id' | 'generation'>) =>

@@ -101,6 +101,8 @@ function speaking(graph: RunnableGraph, workflow: string): RunnableGraph {
   return {
     invoke: (input, config) => graph.invoke(input, config),
     getState: (config) => graph.getState(config),
+    // Its nodes are the task's steps, as ours are.
+    getGraph: graph.getGraph?.bind(graph),
     async stream(input, config) {
       const chunks = await graph.stream(input, config);
       return (async function* () {

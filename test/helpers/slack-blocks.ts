@@ -60,6 +60,41 @@ function elementRefusal(e: unknown): string | undefined {
   return undefined;
 }
 
+/** The statuses a task card may show ("Task card block": `status`). */
+const TASK_STATUSES = ['pending', 'in_progress', 'complete', 'error'];
+
+/**
+ * An agent's plain-text field (a plan's or task card's title, a task's id): present, and within
+ * the 256 characters cited for task fields (Slack's streaming chunks; the block pages give none).
+ */
+const taskFieldRefusal = (v: unknown, what: string) =>
+  typeof v === 'string' && v.length > 0 && v.length <= 256 ? undefined : `${what} must be 1-256 characters`;
+
+/**
+ * A task card ("Task card block"): `task_id` and `title` required, `status` one of four, `details`
+ * and `output` each one rich_text block, `sources` url elements.
+ */
+function taskCardRefusal(b: Obj): string | undefined {
+  const wrong =
+    taskFieldRefusal(b.task_id, 'task_card task_id') ?? taskFieldRefusal(b.title, 'task_card title');
+  if (wrong) return wrong;
+  if (b.status !== undefined && !TASK_STATUSES.includes(String(b.status))) return 'task_card status';
+  for (const part of ['details', 'output'] as const) {
+    const v = b[part];
+    if (v !== undefined && !(isObj(v) && v.type === 'rich_text' && Array.isArray(v.elements)))
+      return `task_card ${part} must be one rich_text block`;
+  }
+  if (b.sources !== undefined) {
+    const ok =
+      Array.isArray(b.sources) &&
+      b.sources.every(
+        (s) => isObj(s) && s.type === 'url' && typeof s.url === 'string' && typeof s.text === 'string',
+      );
+    if (!ok) return 'task_card sources must be url elements';
+  }
+  return undefined;
+}
+
 /** One block's own rules ("Blocks" reference, per block type). */
 function blockRefusal(b: unknown): string | undefined {
   if (!isObj(b) || typeof b.type !== 'string') return 'block without a type';
@@ -91,6 +126,21 @@ function blockRefusal(b: unknown): string | undefined {
     }
     case 'markdown':
       return typeof b.text === 'string' && b.text.length > 0 ? undefined : 'markdown needs text';
+    case 'task_card':
+      return taskCardRefusal(b);
+    case 'plan': {
+      // "Plan block": a title, and task cards (at most 50 are shown; more are refused here).
+      const wrong = taskFieldRefusal(b.title, 'plan title');
+      if (wrong) return wrong;
+      if (b.tasks === undefined) return undefined;
+      if (!Array.isArray(b.tasks) || b.tasks.length > 50) return 'plan tasks must be at most 50 task cards';
+      for (const t of b.tasks) {
+        if (!isObj(t) || t.type !== 'task_card') return 'plan tasks must be task_card blocks';
+        const card = taskCardRefusal(t);
+        if (card) return card;
+      }
+      return undefined;
+    }
     case 'input':
       if (!isPlain(b.label) || textOf(b.label).length > 2000) return 'input label';
       return elementRefusal(b.element);
@@ -107,6 +157,9 @@ function blockRefusal(b: unknown): string | undefined {
 export function blocksRefusal(blocks: unknown[]): string | undefined {
   const ids = new Set<string>();
   let markdown = 0;
+  // Slack's agent blocks: a plan, or task cards, not both in one message.
+  const types = new Set(blocks.map((b) => (isObj(b) ? b.type : undefined)));
+  if (types.has('plan') && types.has('task_card')) return 'a plan and task cards in one message';
   for (const b of blocks) {
     const wrong = blockRefusal(b);
     if (wrong) return wrong;

@@ -74,6 +74,35 @@ describe('the fake Slack, as strict as Slack', () => {
     ).toBe('ok');
   });
 
+  it('a plan as Slack checks it: a title, at most 50 task cards, each with an id, a title up to 256 and a known status; never beside task cards', async () => {
+    const card = (over: Record<string, unknown> = {}) => ({
+      type: 'task_card',
+      task_id: 'step_1',
+      title: 'Write draft',
+      status: 'in_progress',
+      ...over,
+    });
+    const post = (blocks: unknown[]) =>
+      answer(client.chat.postMessage({ channel: 'C0WORK', text: 't', blocks: blocks as never }));
+    const plan = (tasks: unknown[], title = 'Steps') => [{ type: 'plan', title, tasks }];
+    const details = { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [] }] };
+    expect(await post(plan([card(), card({ task_id: 'step_2', status: 'complete', details })]))).toBe('ok');
+    expect(await post(plan(Array.from({ length: 50 }, (_, i) => card({ task_id: `s${i}` }))))).toBe('ok');
+    expect(await post(plan(Array.from({ length: 51 }, (_, i) => card({ task_id: `s${i}` }))))).toBe(
+      'invalid_blocks',
+    );
+    expect(await post(plan([card({ status: 'completed' })]))).toBe('invalid_blocks');
+    expect(await post(plan([card({ title: 'x'.repeat(257) })]))).toBe('invalid_blocks');
+    expect(await post(plan([card({ title: 'x'.repeat(256) })]))).toBe('ok');
+    expect(await post(plan([card({ task_id: undefined })]))).toBe('invalid_blocks');
+    expect(await post(plan([card({ details: 'plain words' })]))).toBe('invalid_blocks');
+    expect(await post(plan([{ type: 'section', text: { type: 'mrkdwn', text: 'x' } }]))).toBe(
+      'invalid_blocks',
+    );
+    expect(await post(plan([card()], ''))).toBe('invalid_blocks');
+    expect(await post([...plan([card()]), card({ task_id: 'other' })])).toBe('invalid_blocks');
+  });
+
   it('lists come in pages of `limit` with opaque cursors; a cursor Slack did not hand out is invalid_cursor', async () => {
     slack.members.C0BIG = Array.from({ length: 250 }, (_, i) => `U1${String(i).padStart(4, '0')}`);
     const first = await client.conversations.members({ channel: 'C0BIG', limit: 100 });

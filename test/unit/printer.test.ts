@@ -76,6 +76,17 @@ describe('the terminal prints text, never control sequences', () => {
   });
 });
 
+describe("a working task's steps", () => {
+  it('each step that starts prints one short line (its name cleaned); a working status without one prints nothing', async () => {
+    const out = await printed([
+      { type: 'task_status', status: 'working', reason: null },
+      { type: 'task_status', status: 'working', reason: null, step: 'Gather facts' },
+      { type: 'task_status', status: 'working', reason: null, step: 'Write\u001b[2J draft' },
+    ]);
+    expect(out).toBe('▸ Gather facts…\n▸ Write draft…\n');
+  });
+});
+
 describe('the task list', () => {
   it("prints a task's text and a failure's reason without them", async () => {
     const task = {

@@ -33,6 +33,7 @@ const task = (over: Partial<Task> = {}): Task => ({
   statusReason: null,
   generation: 0,
   abandonedGoals: [],
+  progress: null,
   createdAt: '2026-11-22T10:00:00.000Z',
   updatedAt: '2026-11-22T10:00:00.000Z',
   ...over,
@@ -97,12 +98,37 @@ describe('every message signoff sends fits what Slack takes', () => {
     expect(updated(rootMessage(task(), 'failed', worst(2000), { controls: false }))).toBeUndefined();
   });
 
-  it('buttons that ask first (Cancel task, Reject) have confirm dialogs in plain_text within their lengths', () => {
+  it('buttons that ask first (Stop, Cancel task, Reject) have confirm dialogs in plain_text within their lengths', () => {
     const root = rootMessage(task(), 'working');
-    const confirms = JSON.stringify([root, reviewCard(review(), 'U0ANN')]).match(/"confirm":\{"title"/g);
-    expect(confirms).toHaveLength(2);
+    const waiting = rootMessage(task(), 'waiting');
+    const confirms = JSON.stringify([root, waiting, reviewCard(review(), 'U0ANN')]).match(
+      /"confirm":\{"title"/g,
+    );
+    expect(confirms).toHaveLength(3);
+    expect(JSON.stringify(root)).toContain('"text":"Stop"');
+    expect(JSON.stringify(waiting)).toContain('"text":"Cancel task"');
     expect(posted(root)).toBeUndefined();
+    expect(posted(waiting)).toBeUndefined();
     expect(posted(reviewCard(review(), 'U0ANN'))).toBeUndefined();
+  });
+
+  it('the root message with the fullest plan (sixty steps with the longest titles, one waiting, one stopped), in every status', () => {
+    const statuses = ['complete', 'in_progress', 'error', 'pending'] as const;
+    const progress: Task['progress'] = {
+      generation: 0,
+      steps: Array.from({ length: 60 }, (_, i) => ({
+        node: `n${i}`,
+        title: worst(400),
+        status: statuses[i % 4] ?? 'pending',
+        ...(i === 1 ? { waiting: true } : {}),
+        ...(i === 2 ? { stoppedBy: 'U0BOB' } : {}),
+      })),
+    };
+    for (const status of Object.keys(STATUS) as TaskStatus[]) {
+      const m = rootMessage(task({ progress }), status, worst(2000));
+      expect([status, posted(m), updated(m)]).toEqual([status, undefined, undefined]);
+      expect(JSON.stringify(m.blocks)).toContain('"type":"plan"');
+    }
   });
 
   it("an agent's longest answer, a redirect, a reminder and an escalation naming sixty people", () => {

@@ -1,9 +1,10 @@
 /**
- * Block Kit for what the bot posts in a task's thread: the root message (the task and its live
- * status) and agents' messages (split so that Slack never refuses them).
+ * Block Kit for what the bot posts in a task's thread: the root message (the task, its live
+ * status and plan) and agents' messages (split so that Slack never refuses them).
  */
 import type { types } from '@slack/bolt';
 import type { Task, TaskStatus } from '../../engine/index.js';
+import { planBlock } from './plan.js';
 import { blockTextRoom, escapeMrkdwn, LIMITS, markdownParts, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
@@ -34,20 +35,30 @@ export const TASK_ACTION_IDS = {
 } as const;
 
 function taskControls(status: TaskStatus): KnownBlock[] {
+  const plain = (text: string) => ({ type: 'plain_text' as const, text });
   const cancel = {
     type: 'button' as const,
     action_id: TASK_ACTION_IDS.cancel,
     value: 'task',
-    text: { type: 'plain_text' as const, text: 'Cancel task' },
+    text: plain('Cancel task'),
     // Every part of a confirm dialog is plain_text: Slack refuses mrkdwn there (invalid_blocks).
     confirm: {
-      title: { type: 'plain_text' as const, text: 'Cancel this task?' },
-      text: {
-        type: 'plain_text' as const,
-        text: 'The agents stop and open reviews close without a decision.',
-      },
-      confirm: { type: 'plain_text' as const, text: 'Cancel task' },
-      deny: { type: 'plain_text' as const, text: 'Keep it' },
+      title: plain('Cancel this task?'),
+      text: plain('The agents stop and open reviews close without a decision.'),
+      confirm: plain('Cancel task'),
+      deny: plain('Keep it'),
+      style: 'danger' as const,
+    },
+  };
+  // While agents work, the same cancel reads as what it does to them: it stops them.
+  const stop = {
+    ...cancel,
+    text: plain('Stop'),
+    confirm: {
+      title: plain('Stop this task?'),
+      text: plain('The agents stop now and the task ends; open reviews close without a decision.'),
+      confirm: plain('Stop'),
+      deny: plain('Keep working'),
       style: 'danger' as const,
     },
   };
@@ -65,19 +76,24 @@ function taskControls(status: TaskStatus): KnownBlock[] {
     value: 'task',
     text: { type: 'plain_text' as const, text: 'History' },
   };
-  if (status === 'working' || status === 'waiting') return [{ type: 'actions', elements: [cancel, history] }];
+  if (status === 'working') return [{ type: 'actions', elements: [stop, history] }];
+  if (status === 'waiting') return [{ type: 'actions', elements: [cancel, history] }];
   if (status === 'failed') return [{ type: 'actions', elements: [retry, cancel, history] }];
   return [{ type: 'actions', elements: [history] }];
 }
 
-/** The task's root message: who asked, the workflow, the task, and its status in words. */
+/**
+ * The task's root message: who asked, the workflow, the task, its status in words, and its plan
+ * once a run has written one (a finished task keeps its last).
+ */
 export function rootMessage(
-  task: Pick<Task, 'requester' | 'workflow' | 'text'>,
+  task: Pick<Task, 'requester' | 'workflow' | 'text'> & Partial<Pick<Task, 'progress'>>,
   status: TaskStatus,
   reason?: string | null,
   options: { controls?: boolean } = {},
 ): SlackMessage {
   const statusLine = `${STATUS[status]}${reason ? ` — ${escapeMrkdwn(truncate(reason, 300))}` : ''}`;
+  const plan = planBlock(task.progress, status);
   return {
     text: escapeMrkdwn(
       `${task.workflow}: ${truncate(task.text, 200)} (${STATUS[status].replace(/^:[a-z_]+: /, '')})`,
@@ -94,6 +110,7 @@ export function rootMessage(
         },
       },
       { type: 'context', elements: [{ type: 'mrkdwn', text: statusLine }] },
+      ...(plan ? [plan] : []),
       ...(options.controls === false ? [] : taskControls(status)),
     ],
   };

@@ -27,11 +27,13 @@ export interface RunnableGraph {
   stream(
     input: unknown,
     config: LangGraphRunnableConfig & {
-      streamMode: ['updates', 'values', 'custom'];
+      streamMode: ('updates' | 'values' | 'custom' | 'tasks')[];
       durability?: Durability;
     },
   ): Promise<AsyncIterable<unknown>>;
   getState(config: LangGraphRunnableConfig): Promise<StateSnapshot>;
+  /** The graph's shape: its nodes are a task's steps (engine/progress.ts). */
+  getGraph?(): { nodes: Record<string, { id: string }> };
 }
 
 export interface WorkflowDefinition {

@@ -1,0 +1,246 @@
+/**
+ * A working task's plan, derived rather than written per workflow: its steps are its graph's nodes
+ * in the graph's order (built-in, declared and your own graphs alike), and they move as the run's
+ * LangGraph stream (mode `tasks`) says a node started or finished. A node that asked for a review
+ * stays in progress, waiting (it runs again with the answer); a node that runs again goes back to
+ * in progress; a failed node is an error. A cancel marks the step it cut short as stopped by its
+ * actor (`stopSteps`, in the cancel's own transaction).
+ *
+ * The run writes its plan at most once per `everyMs` (the last state always, when the run ends),
+ * and only while it holds its lease and its task works on its generation: a plan never outlives
+ * its run's right to speak. Each write is a status event; delivery shows only the latest.
+ */
+import type pg from 'pg';
+import { z } from 'zod';
+import { inTransaction } from '../db/queryable.js';
+import { isSignoffError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { RunnableGraph } from '../workflows/shared/types.js';
+import type { Delivery } from './delivery.js';
+import type { Lease } from './runtime/index.js';
+import { writeProgress } from './task-rows.js';
+import type { Progress, ProgressStep, Task } from './types.js';
+
+/** LangGraph's own nodes, not steps of the work. */
+const INTERNAL_NODES = new Set(['__start__', '__end__']);
+
+/** A node's name as a person reads it: `write_draft`, `writeDraft` and `write-draft` read "Write draft". */
+export function stepTitle(node: string): string {
+  const words = node
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_\-.:]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words ? words[0]?.toUpperCase() + words.slice(1) : node;
+}
+
+/** The graph's nodes, in its order; none when the graph cannot say (steps are then added as they run). */
+function nodesOf(graph: RunnableGraph): string[] {
+  try {
+    const nodes = graph.getGraph?.().nodes ?? {};
+    return Object.values(nodes)
+      .map((n) => n.id)
+      .filter((id) => !INTERNAL_NODES.has(id));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The plan a run starts from: the task's own for this generation (a resumed or retried run goes
+ * on from where the last one left it), laid over the graph's nodes; else every step pending.
+ */
+export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes: string[]): Progress {
+  const kept = task.progress?.generation === task.generation ? task.progress.steps : [];
+  const byNode = new Map(kept.map((s) => [s.node, s]));
+  const steps: ProgressStep[] = nodes.map(
+    (node) => byNode.get(node) ?? { node, title: stepTitle(node), status: 'pending' },
+  );
+  // Steps the graph no longer lists but that ran: kept, after the others.
+  for (const s of kept) if (!nodes.includes(s.node)) steps.push(s);
+  return { generation: task.generation, steps };
+}
+
+/**
+ * The plan as a cancel leaves it: the steps that were running are errors, stopped by `by` (none
+ * for a rule's cancel, a timeout). A step waiting for its review is stopped too: it will not run again.
+ */
+export function stopSteps(progress: Progress, by?: string): Progress {
+  return {
+    ...progress,
+    steps: progress.steps.map((s) =>
+      s.status === 'in_progress'
+        ? { node: s.node, title: s.title, status: 'error', ...(by ? { stoppedBy: by } : {}) }
+        : s,
+    ),
+  };
+}
+
+/** A `tasks` chunk: a node's task starting (`triggers`) or its result (`result`, `error`, `interrupts`). */
+const taskChunkSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  triggers: z.array(z.string()).optional(),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+  interrupts: z.array(z.unknown()).optional(),
+});
+
+/** How a task's node ended, the worst of its parallel tasks (a Send runs one node many times). */
+type Outcome = 'complete' | 'waiting' | 'error';
+const WORSE: Outcome[] = ['complete', 'waiting', 'error'];
+
+/** What a run tells its plan. */
+export interface PlanOfRun {
+  /** A chunk of the run's `tasks` stream. */
+  see(chunk: unknown): void;
+  /**
+   * The run ended: with its result (`failed`: it threw; `aborted`: it was stopped on purpose or its
+   * lease was lost, and writes nothing more). Resolves once the last state is written.
+   */
+  end(how: { failed?: boolean; aborted?: boolean }): Promise<void>;
+}
+
+export interface ProgressTracker {
+  /** The plan of one run of `task`, written under `lease`. */
+  follow(task: Task, graph: RunnableGraph, lease: Lease): PlanOfRun;
+}
+
+/** At most one write a second per task: a plan redraws its root message, which Slack limits. */
+const EVERY_MS = 1000;
+
+export function createProgress(deps: {
+  pool: pg.Pool;
+  delivery: Delivery;
+  logger: Logger;
+  everyMs?: number;
+}): ProgressTracker {
+  const { pool, delivery, logger } = deps;
+  const everyMs = deps.everyMs ?? EVERY_MS;
+
+  return {
+    follow(task, graph, lease) {
+      let plan = startingPlan(task, nodesOf(graph));
+      /** Running tasks by LangGraph task id: their node. */
+      const running = new Map<string, string>();
+      /** The worst outcome so far of a node whose parallel tasks are not all done. */
+      const outcomes = new Map<string, Outcome>();
+      /** Nodes that started in this run. */
+      const startedHere = new Set<string>();
+      let dirty = false;
+      let lastWrite = 0;
+      let announced = '';
+      let timer: NodeJS.Timeout | undefined;
+      let writes: Promise<void> = Promise.resolve();
+
+      const setStep = (node: string, change: Partial<ProgressStep> & Pick<ProgressStep, 'status'>) => {
+        if (!plan.steps.some((s) => s.node === node) && !INTERNAL_NODES.has(node))
+          plan.steps.push({ node, title: stepTitle(node), status: 'pending' });
+        plan = {
+          ...plan,
+          steps: plan.steps.map((s) =>
+            s.node === node
+              ? {
+                  node: s.node,
+                  title: s.title,
+                  status: change.status,
+                  ...(change.waiting ? { waiting: true } : {}),
+                }
+              : s,
+          ),
+        };
+        dirty = true;
+      };
+
+      /** The steps now running (not waiting), in words: said once each time they change. */
+      const nowRunning = () =>
+        plan.steps
+          .filter((s) => s.status === 'in_progress' && !s.waiting)
+          .map((s) => s.title)
+          .join(', ');
+
+      const write = async (snapshot: Progress, step: string | undefined) => {
+        if (!lease.held()) return;
+        try {
+          const wrote = await inTransaction(pool, async (db) => {
+            // The task's row first (the update locks it), then the lease, as every fenced write.
+            if (!(await writeProgress(db, task.id, snapshot, step))) return false;
+            await lease.fence(db);
+            return true;
+          });
+          if (wrote) void delivery.kick(task, { soon: true });
+        } catch (err) {
+          // A plan is what people see of a run, never a reason for the run to fail.
+          if (!isSignoffError(err, 'lease_lost')) logger.warn({ err, task: task.id }, 'progress not written');
+        }
+      };
+
+      const flush = (announce: boolean) => {
+        timer = undefined;
+        if (!dirty) return;
+        dirty = false;
+        lastWrite = Date.now();
+        const running = nowRunning();
+        const step = announce && running && running !== announced ? running : undefined;
+        if (announce) announced = running;
+        const snapshot = plan;
+        writes = writes.then(() => write(snapshot, step));
+      };
+
+      const schedule = () => {
+        if (timer) return;
+        // The first change in a while goes at once (on the next turn, with the chunks of its moment).
+        timer = setTimeout(() => flush(true), Math.max(0, lastWrite + everyMs - Date.now()));
+        timer.unref();
+      };
+
+      return {
+        see(raw) {
+          const parsed = taskChunkSchema.safeParse(raw);
+          if (!parsed.success) return;
+          const chunk = parsed.data;
+          const isResult = 'result' in chunk || 'error' in chunk;
+          if (!isResult) {
+            const again = [...running.values()].includes(chunk.name);
+            running.set(chunk.id, chunk.name);
+            startedHere.add(chunk.name);
+            if (!again) {
+              outcomes.delete(chunk.name);
+              setStep(chunk.name, { status: 'in_progress' });
+            }
+          } else {
+            running.delete(chunk.id);
+            const outcome: Outcome = chunk.error
+              ? 'error'
+              : (chunk.interrupts?.length ?? 0) > 0
+                ? 'waiting'
+                : 'complete';
+            const before = outcomes.get(chunk.name) ?? 'complete';
+            const worst = WORSE[Math.max(WORSE.indexOf(before), WORSE.indexOf(outcome))] as Outcome;
+            outcomes.set(chunk.name, worst);
+            if (![...running.values()].includes(chunk.name)) {
+              outcomes.delete(chunk.name);
+              if (worst === 'waiting') setStep(chunk.name, { status: 'in_progress', waiting: true });
+              else setStep(chunk.name, { status: worst });
+            }
+          }
+          schedule();
+        },
+        async end({ failed, aborted }) {
+          clearTimeout(timer);
+          timer = undefined;
+          if (!aborted) {
+            // A step still shown running is over: it finished without a result in the stream (its
+            // writes were saved by an earlier run), or it failed with this run (one it started:
+            // a run refused before it began leaves the plan to the run that follows).
+            for (const s of plan.steps)
+              if (s.status === 'in_progress' && !s.waiting && (!failed || startedHere.has(s.node)))
+                setStep(s.node, { status: failed ? 'error' : 'complete' });
+            flush(false);
+          }
+          await writes;
+        },
+      };
+    },
+  };
+}

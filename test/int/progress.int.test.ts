@@ -1,0 +1,68 @@
+/**
+ * A working task's plan, derived from its graph and its run's stream: the graph's nodes in order,
+ * each moving pending → in progress → complete as the graph moves; a failed node is an error; a
+ * cancel marks the step it cut short as stopped by whoever cancelled.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../src/engine/types.js';
+import { holdSteps } from '../fixtures/steps-graph.js';
+import { harnessPerFile } from '../helpers/harness.js';
+
+const t = harnessPerFile('progress', () => ({
+  yaml: 'workflows:\n  steps:\n    module: ./test/fixtures/steps-graph.ts\n',
+}));
+
+const statuses = (task: Task) => task.progress?.steps.map((s) => s.status).join(' ') ?? '';
+
+/** Waits until the task's stored plan reads `expected` (its steps' statuses, in order). */
+const planReads = (taskId: string, expected: string) =>
+  t.h.waitFor(taskId, (task) => statuses(task) === expected, 10_000);
+
+describe("a task's plan", () => {
+  it("goes through the graph's steps in order, pending → in progress → complete, and ends all complete", async () => {
+    const steps = holdSteps('alpha');
+    const task = await t.h.start('steps', 'alpha write the memo');
+    await steps.started('gather_facts');
+    const first = await planReads(task.id, 'in_progress pending pending');
+    expect(first.progress?.steps.map((s) => s.title)).toEqual(['Gather facts', 'Write draft', 'Check draft']);
+    steps.release('gather_facts');
+    await planReads(task.id, 'complete in_progress pending');
+    steps.release('write_draft');
+    await planReads(task.id, 'complete complete in_progress');
+    steps.release('check_draft');
+    const done = await t.h.waitFor(task.id, (x) => x.status === 'done');
+    expect(statuses(done)).toBe('complete complete complete');
+    // Each step was announced as it started, in order (the terminal reads every event; delivery
+    // to a surface shows only the latest status).
+    const announced = (await t.h.engine.eventRecords(task.id))
+      .filter((e) => e.event.type === 'task_status')
+      .map((e) => (e.event as { step?: string }).step)
+      .filter(Boolean);
+    expect(announced).toEqual(['Gather facts', 'Write draft', 'Check draft']);
+  });
+
+  it('shows the step that failed as an error, the steps before it complete and those after it pending', async () => {
+    const task = await t.h.start('steps', 'beta broken draft');
+    const failed = await t.h.waitFor(task.id, (x) => x.status === 'failed');
+    expect(statuses(failed)).toBe('complete error pending');
+  });
+
+  it('a cancel marks the step it cut short as stopped by whoever cancelled, and the plan stays', async () => {
+    const steps = holdSteps('gamma');
+    const task = await t.h.start('steps', 'gamma plan the launch');
+    await steps.started('gather_facts');
+    steps.release('gather_facts');
+    await steps.started('write_draft');
+    await planReads(task.id, 'complete in_progress pending');
+    await t.h.engine.cancel(task.id, { id: 'ann' });
+    const cancelled = await t.h.waitFor(task.id, (x) => x.status === 'cancelled');
+    expect(cancelled.progress?.steps).toEqual([
+      { node: 'gather_facts', title: 'Gather facts', status: 'complete' },
+      { node: 'write_draft', title: 'Write draft', status: 'error', stoppedBy: 'ann' },
+      { node: 'check_draft', title: 'Check draft', status: 'pending' },
+    ]);
+    // The run stopped writes nothing more: its plan is the cancel's.
+    await t.h.shown(task.id);
+    expect((await t.h.engine.getTask(task.id))?.progress).toEqual(cancelled.progress);
+  });
+});
