@@ -11,6 +11,8 @@ import type { Output } from './printer.js';
 export function createTerminalLive(out: Required<Output>, style: Style) {
   /** What each stream printed, by id (kept to compare with the saved words). */
   const printed = new Map<string, string>();
+  /** Tasks whose words were printed as written: their agents' names say where they are. */
+  const speaking = new Set<string>();
   /** The stream whose words end the screen's last line, if one does. */
   let current: string | undefined;
   const endLine = () => {
@@ -19,7 +21,7 @@ export function createTerminalLive(out: Required<Output>, style: Style) {
   };
 
   const view: LiveView = {
-    open: () => {
+    open: (task) => {
       /** Each stream's first piece, held until a second one shows the model writes as it goes. */
       const first = new Map<string, { agent?: string; text: string }>();
       const print = (id: string, agent: string | undefined, text: string) => {
@@ -30,6 +32,7 @@ export function createTerminalLive(out: Required<Output>, style: Style) {
         }
         out.write(text);
         printed.set(id, (printed.get(id) ?? '') + text);
+        speaking.add(task.id);
       };
       const over = (ids: string[], note?: string) => {
         for (const id of ids) {
@@ -62,6 +65,11 @@ export function createTerminalLive(out: Required<Output>, style: Style) {
     view,
     /** Whether stream `id` printed these saved words as they were written: not printed again. */
     printedAs: (id: string, text: string) => printed.get(id)?.trim() === text.trim(),
+    /**
+     * Whether the task's agents' words were printed as written here: its steps' `▸` lines, which
+     * come later by the database, would only cut into them.
+     */
+    speaks: (taskId: string) => speaking.has(taskId),
     /** The screen: anything else written ends a line of streamed words first; no status line cuts one. */
     screen: {
       write: (text: string) => {

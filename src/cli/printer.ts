@@ -210,6 +210,8 @@ export function createFeed(deps: {
   modelAt?: (taskId: string) => string | undefined;
   /** Whether a stream printed these saved words as they were written (live-words.ts): not printed again. */
   streamed?: (stream: string, text: string) => boolean;
+  /** Whether the task's words print as written here (live-words.ts): its steps are not printed then. */
+  speaks?: (taskId: string) => boolean;
 }) {
   /** `text` about `taskId` for the person at the keyboard, its address named where it is known. */
   const inWords = (taskId: string, text: string) => atTheKeyboard(text, deps.modelAt?.(taskId));
@@ -234,7 +236,8 @@ export function createFeed(deps: {
       for (const event of events.filter((e) => e.id > after)) {
         const e0 = event.event;
         const printedLive =
-          e0.type === 'agent_said' && !!e0.streamed && !!deps.streamed?.(e0.streamed, e0.text);
+          (e0.type === 'agent_said' && !!e0.streamed && !!deps.streamed?.(e0.streamed, e0.text)) ||
+          (e0.type === 'task_status' && !!e0.step && !!deps.speaks?.(taskId));
         const line = printedLive ? undefined : formatEvent(event, deps.show);
         if (line !== undefined) {
           deps.out.write(`${inWords(taskId, line)}\n`);

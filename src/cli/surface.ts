@@ -119,6 +119,7 @@ export function terminalParts(
         out: shown,
         show: { style, now: () => new Date() },
         streamed: live.printedAs,
+        speaks: live.speaks,
         thinking: thinking.of,
         modelAt: (taskId) => (ranHere.has(taskId) ? address : undefined),
       })),

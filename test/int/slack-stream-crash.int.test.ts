@@ -7,6 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { unusedPort } from '../helpers/ports.js';
@@ -28,50 +29,79 @@ const file = slackPerFile('slack_stream_crash', { model, yaml: YAML, service: fa
 const { slack } = file;
 const { rootOf, tsOf, cardsIn } = slackThreads(slack);
 
+/**
+ * A real process runs the task until its first agent's words stream, and is killed (SIGKILL);
+ * `whileDown` then runs (what the dead process left, changed as a test needs); then a service of
+ * this test's takes the task on, once the dead one's lease runs out, and the task reaches its card.
+ */
+async function killedMidStream(task: string, whileDown: () => Promise<void> = async () => undefined) {
+  const port = await unusedPort();
+  const config = join(mkdtempSync(join(tmpdir(), 'signoff-stream-crash-')), 'signoff.yml');
+  writeFileSync(config, YAML);
+  const worker = await startScript('test/fixtures/slack-worker.ts', {
+    DATABASE_URL: file.db.url,
+    PORT: String(port),
+    SLACK_API_URL: slack.url,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: model.url,
+    SIGNOFF_CONFIG: config,
+    SIGNOFF_LEASE_SECONDS: '3',
+  });
+  await postSigned(`http://127.0.0.1:${port}/slack/events`, commandBody(`pair ${task}`));
+  const thread = tsOf(await until('root', () => rootOf(task)));
+  const dead = await until('words streaming', () =>
+    slack.streams.streams.find((s) => s.threadTs === thread && s.text.includes('word3')),
+  );
+  worker.kill('SIGKILL');
+  await new Promise((r) => worker.once('exit', r));
+  expect(dead.state).toBe('streaming');
+  await whileDown();
+  const second = await file.startService({ yaml: YAML, env: { SIGNOFF_LEASE_SECONDS: '3' } });
+  await until('card', () => cardsIn(thread)[0], 30_000);
+  const [saved] = await second.signoff.engine
+    .listTasks({ limit: 100 })
+    .then((tasks) => tasks.filter((t) => t.text === task));
+  const said = (await second.signoff.engine.events(saved?.id as string)).flatMap((e) =>
+    e.event.type === 'agent_said' ? [e.event.text] : [],
+  );
+  return { thread, dead, said };
+}
+
+/** The dead stream reads a note, and the saved answer reads once in the thread (its card quotes it). */
+function expectShownOnce(thread: string, deadTs: string, said: string[]) {
+  const shown = shownIn(slack, thread);
+  const dead = shown.find((m) => m.ts === deadTs);
+  expect(dead?.content).toMatch(/Interrupted before these words were saved/);
+  expect(dead?.content).not.toMatch(/word3/);
+  expect(said).toHaveLength(1);
+  const answer = /Answer (\d+):/.exec(said[0] as string)?.[1];
+  const replies = shown.filter((m) => !m.content.includes('"type":"actions"'));
+  expect(replies.filter((m) => m.content.includes(`Answer ${answer}:`))).toHaveLength(1);
+  expect(replies.filter((m) => /word39/.test(m.content))).toHaveLength(1);
+}
+
 describe('a worker killed mid-stream', () => {
   it('leaves a stream the next process closes with a note, and the saved words are shown once', async () => {
-    const port = await unusedPort();
-    const config = join(mkdtempSync(join(tmpdir(), 'signoff-stream-crash-')), 'signoff.yml');
-    writeFileSync(config, YAML);
-    const env = {
-      DATABASE_URL: file.db.url,
-      PORT: String(port),
-      SLACK_API_URL: slack.url,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: model.url,
-      SIGNOFF_CONFIG: config,
-      SIGNOFF_LEASE_SECONDS: '3',
-    };
-    const worker = await startScript('test/fixtures/slack-worker.ts', env);
-    await postSigned(`http://127.0.0.1:${port}/slack/events`, commandBody('pair write the crash note'));
-    const thread = tsOf(await until('root', () => rootOf('write the crash note')));
-    const dead = await until('words streaming', () =>
-      slack.streams.streams.find((s) => s.threadTs === thread && s.text.includes('word3')),
-    );
-    worker.kill('SIGKILL');
-    await new Promise((r) => worker.once('exit', r));
-    expect(dead.state).toBe('streaming');
+    const { thread, dead, said } = await killedMidStream('write the crash note');
+    expectShownOnce(thread, dead.ts, said);
+  }, 60_000);
 
-    const second = await file.startService({ yaml: YAML, env: { SIGNOFF_LEASE_SECONDS: '3' } });
-    await until('card', () => cardsIn(thread)[0], 30_000);
-
-    // The dead process's stream shows a note now, not its words.
-    const shown = shownIn(slack, thread);
-    const deadShows = shown.find((m) => m.ts === dead.ts);
-    expect(deadShows?.content).toMatch(/Interrupted before these words were saved/);
-    expect(deadShows?.content).not.toMatch(/word3/);
-    // The answer the task saved is shown exactly once in the thread (its review card quotes it).
-    const said = shown.filter((m) => !m.content.includes('"type":"actions"'));
-    const { engine } = second.signoff;
-    const [task] = await engine.listTasks({ limit: 5 });
-    const saved = (await engine.events(task?.id as string)).flatMap((e) =>
-      e.event.type === 'agent_said' ? [e.event.text] : [],
-    );
-    expect(saved).toHaveLength(1);
-    const answerNo = /Answer (\d+):/.exec(saved[0] as string)?.[1];
-    expect(said.filter((m) => m.content.includes(`Answer ${answerNo}:`))).toHaveLength(1);
-    expect(said.filter((m) => /word39/.test(m.content))).toHaveLength(1);
+  it('leaves a stream whose message it never recorded: the next process finds it in the thread and closes it with a note', async () => {
+    const { thread, dead, said } = await killedMidStream('write the unrecorded note', async () => {
+      // As if the process had died between Slack's answer to the start and recording it.
+      const db = new pg.Client({ connectionString: file.db.url });
+      await db.connect();
+      try {
+        const r = await db.query(
+          `UPDATE signoff.slack_streams SET ts = NULL, state = 'starting' WHERE state = 'live' RETURNING id`,
+        );
+        expect(r.rowCount).toBe(1);
+      } finally {
+        await db.end();
+      }
+    });
+    expectShownOnce(thread, dead.ts, said);
   }, 60_000);
 });

@@ -307,6 +307,8 @@ export function createSlackSink(deps: {
             icon_emoji: ':robot_face:',
           });
         }
+        // Slack clears a DM thread's thinking status when the app posts there: the agents still work.
+        if (task.status === 'working') await thinking(origin, task);
         return;
       }
       case 'review_requested': {

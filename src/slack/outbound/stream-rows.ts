@@ -44,6 +44,14 @@ export function streamRows(pool: pg.Pool) {
     set: async (id: string, state: StreamState) => {
       await pool.query('UPDATE signoff.slack_streams SET state = $2 WHERE id = $1', [id, state]);
     },
+    /** The messages of a task's streams that signoff knows. */
+    messagesOf: async (taskId: string): Promise<string[]> => {
+      const r = await pool.query<{ ts: string }>(
+        'SELECT ts FROM signoff.slack_streams WHERE task_id = $1 AND ts IS NOT NULL',
+        [taskId],
+      );
+      return r.rows.map((row) => row.ts);
+    },
     /** A task's streams that stand for nothing yet and are not being finished. */
     leftOpen: async (taskId: string): Promise<StreamRow[]> => {
       const r = await pool.query<StreamRow>(

@@ -15,7 +15,7 @@ import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { LiveRun, LiveView, RunEnd, Task } from '../../engine/index.js';
 import type { Logger } from '../../logger.js';
-import { slackOriginSchema } from '../shared/origin.js';
+import { type SlackThread, slackOriginSchema } from '../shared/origin.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { defuse, ripe } from './live-text.js';
 import { streamRows } from './stream-rows.js';
@@ -100,12 +100,56 @@ export function createSlackLive(deps: {
     await rows.set(id, 'closed');
   };
 
+  /** The bot's user id, asked of Slack once: a stream is one of the bot's messages. */
+  let me: Promise<string | undefined> | undefined;
+  const botUser = () =>
+    (me ??= client.auth.test().then(
+      (a) => a.user_id,
+      () => {
+        me = undefined;
+        return undefined;
+      },
+    ));
+
+  /**
+   * The thread's streamed messages signoff never learnt of (a run that died between Slack's answer
+   * to its start and recording it): the bot's replies without a post's metadata (every post
+   * carries its key; a stream cannot) that are no known stream's.
+   */
+  const unrecorded = async (thread: SlackThread, known: Set<string>): Promise<string[]> => {
+    const bot = await botUser();
+    const found: string[] = [];
+    let cursor: string | undefined;
+    do {
+      await limits.take('conversations.replies', thread.channel, STOP_WAIT_MS);
+      const page = await client.conversations.replies({
+        channel: thread.channel,
+        ts: thread.ts,
+        include_all_metadata: true,
+        limit: 200,
+        cursor,
+      });
+      for (const m of page.messages ?? [])
+        if (m.ts && m.ts !== thread.ts && m.user === bot && !m.metadata && !known.has(m.ts)) found.push(m.ts);
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return found;
+  };
+
   /** Streams an earlier run of the task left open (it died, or lost the task): closed with a note. */
-  const closeLeftOpen = async (task: Task) => {
-    for (const row of await rows.leftOpen(task.id)) {
+  const closeLeftOpen = async (task: Task, thread: SlackThread | undefined) => {
+    const left = await rows.leftOpen(task.id);
+    for (const row of left) {
       if (!(await rows.claim(row.id, ['starting', 'live', 'closing'], 'closing'))) continue;
-      await closeWithNote(row.id, row.channel, row.ts ?? undefined, NOTES.interrupted);
+      if (row.ts) await closeWithNote(row.id, row.channel, row.ts, NOTES.interrupted);
     }
+    const lost = left.filter((row) => !row.ts);
+    if (!lost.length || !thread) return;
+    // Asked but never recorded: the message may still be in the thread, streaming the dead
+    // run's words; every such one is closed the same way.
+    for (const ts of await unrecorded(thread, new Set(await rows.messagesOf(task.id))))
+      await closeWithNote(`${lost[0]?.id}`, thread.channel, ts, NOTES.interrupted);
+    for (const row of lost) await rows.set(row.id, 'closed');
   };
 
   const open = (task: Task, run: { id: string; held: () => boolean }): LiveRun => {
@@ -113,7 +157,7 @@ export function createSlackLive(deps: {
     // Slack streams only to a named person in a workspace it is told (required in channels).
     const streamable = !!origin?.team && /^[UW]/.test(task.requester);
     const mine = new Map<string, Stream>();
-    const ready = closeLeftOpen(task).catch((err) =>
+    const ready = closeLeftOpen(task, origin).catch((err) =>
       logger.warn({ err, task: task.id }, 'could not close the streams an earlier run left open'),
     );
     /**

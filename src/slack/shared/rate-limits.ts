@@ -61,6 +61,8 @@ export const SLACK_LIMITS: Record<string, Limit> = {
   'usergroups.users.list': { perMinute: 20, burst: 2 },
 };
 
+/** What a call waits beyond its slot's time (see `take`). */
+const SLOT_MARGIN_MS = 5;
 /** A slot free within this long is waited for in place; a later one sends the event round again. */
 const WAIT_IN_PLACE_MS = 1000;
 
@@ -91,8 +93,10 @@ export function createRateLimits(pool: pg.Pool, limits: Record<string, Limit> = 
       if (wait > waitInPlaceMs) {
         throw new DeliveryError('limited', 'ratelimited', { retryAfterMs: Math.ceil(wait) });
       }
-      // Only waiting: work after an ack lets another piece use its slot meanwhile.
-      if (wait > 0) await waitAside(() => sleep(wait));
+      // Only waiting: work after an ack lets another piece use its slot meanwhile. A timer may fire
+      // a hair early and clocks differ by a little: a call timed to its slot's very millisecond
+      // could reach Slack just before it, so it waits a few more.
+      if (wait > 0) await waitAside(() => sleep(Math.ceil(wait) + SLOT_MARGIN_MS));
     },
     async hold(method, channel, waitMs) {
       const limit = limits[method] ?? { perMinute: 60, burst: 1 };
