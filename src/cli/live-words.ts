@@ -6,7 +6,14 @@
  */
 import type { LiveView } from '../engine/index.js';
 import type { Style } from './markdown.js';
-import type { Output } from './printer.js';
+import { CONTROL, type Output } from './printer.js';
+
+/**
+ * A piece as the screen may show it: no control character at all (newline and tab aside). A
+ * sequence split across pieces cannot come together without its ESC, so each piece is cleaned on
+ * its own; the saved message, printed whole, is cleaned as every event is (printer.ts).
+ */
+const clean = (piece: string) => piece.replace(/\r\n?/g, '\n').replace(CONTROL, '');
 
 export function createTerminalLive(out: Required<Output>, style: Style) {
   /** What each stream printed, by id (kept to compare with the saved words). */
@@ -24,12 +31,13 @@ export function createTerminalLive(out: Required<Output>, style: Style) {
     open: (task) => {
       /** Each stream's first piece, held until a second one shows the model writes as it goes. */
       const first = new Map<string, { agent?: string; text: string }>();
-      const print = (id: string, agent: string | undefined, text: string) => {
+      const print = (id: string, agent: string | undefined, piece: string) => {
         if (current !== id) {
           endLine();
-          out.write(`\n${style.bold(`${agent ?? 'Agent'}:`)}\n`);
+          out.write(`\n${style.bold(`${clean(agent ?? 'Agent')}:`)}\n`);
           current = id;
         }
+        const text = clean(piece);
         out.write(text);
         printed.set(id, (printed.get(id) ?? '') + text);
         speaking.add(task.id);
@@ -64,7 +72,7 @@ export function createTerminalLive(out: Required<Output>, style: Style) {
   return {
     view,
     /** Whether stream `id` printed these saved words as they were written: not printed again. */
-    printedAs: (id: string, text: string) => printed.get(id)?.trim() === text.trim(),
+    printedAs: (id: string, text: string) => printed.get(id)?.trim() === clean(text).trim(),
     /**
      * Whether the task's agents' words were printed as written here: its steps' `▸` lines, which
      * come later by the database, would only cut into them.

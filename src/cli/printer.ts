@@ -72,7 +72,7 @@ const TERMINAL_STRING =
   /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)/g;
 /** What is left of C0 (but newline and tab), DEL and C1. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+export const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /**
  * Text as the terminal prints it: newlines and tabs stay, a carriage return is a newline, no

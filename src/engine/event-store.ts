@@ -38,6 +38,19 @@ export async function recordAll(
     .sort((a, b) => a.id - b.id);
 }
 
+/**
+ * The task's agents' messages waiting to be shown (not yet delivered, nor failed), in order: each
+ * the stream that showed it as written, or null.
+ */
+export async function saidNotShown(db: Queryable, taskId: string): Promise<(string | null)[]> {
+  const r = await db.query<{ streamed: string | null }>(
+    `SELECT payload->>'streamed' AS streamed FROM signoff.events WHERE task_id = $1 AND type = 'agent_said'
+     AND delivered_at IS NULL AND failed_at IS NULL ORDER BY id`,
+    [taskId],
+  );
+  return r.rows.map((row) => row.streamed);
+}
+
 /** An event with how its delivery went, for `signoff events` and tests. */
 export interface EventRecord extends DeliveredEvent {
   state: 'delivered' | 'failed' | 'pending';

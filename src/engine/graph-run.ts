@@ -53,9 +53,17 @@ export function createGraphRun(deps: {
     // Words as the models write them go to the surface's live view (live.ts), if it has one.
     const words = live && createWordStreams(live.view, live.id);
     const record = async (spoken: Spoken[], kick: boolean) => {
-      await recordAll(pool, task.id, spoken);
-      const streamed = spoken.flatMap((s) => (s.event.type === 'agent_said' && s.event.streamed) || []);
-      if (streamed.length) live?.view.kept(streamed);
+      const recorded = new Set((await recordAll(pool, task.id, spoken)).map((e) => e.key));
+      // A key saved before (said again by a step run twice) keeps its first words: this stream
+      // stands for nothing.
+      const streamed = (saved: boolean) =>
+        spoken.flatMap((s) =>
+          s.event.type === 'agent_said' && s.event.streamed && recorded.has(s.key) === saved
+            ? [s.event.streamed]
+            : [],
+        );
+      if (live && streamed(true).length) live.view.kept(streamed(true));
+      if (live && streamed(false).length) live.view.dropped(streamed(false));
       if (kick && spoken.length) void delivery.kick(task, { soon: true });
     };
     /** The streams still open close; a surface that fails at it fails nothing of the run. */
@@ -85,7 +93,7 @@ export function createGraphRun(deps: {
           const said = saidSchema.safeParse(chunk);
           if (said.success) {
             const { key, agent, text, node, ns } = said.data;
-            const streamed = words?.pair({ ns, node });
+            const streamed = words?.pair({ ns, node, agent });
             thisStep.push({
               key: eventKey.said(task.generation, key),
               event: { type: 'agent_said', agent, text, ...(streamed && { streamed }) },

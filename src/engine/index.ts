@@ -30,7 +30,7 @@ export { assertDeliveryHeld } from './delivery-guard.js';
 export { createEngine } from './engine.js';
 export type { EventRecord } from './event-store.js';
 // What a surface shows of a run while it goes: words as the models write them.
-export { AGENT_METADATA_KEY, type LiveRun, type LiveView, type RunEnd } from './live.js';
+export { AGENT_METADATA_KEY, type LiveRun, type LiveRunInfo, type LiveView, type RunEnd } from './live.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export type { Purger } from './retention.js';
 export type { ReviewTimes } from './review-stats.js';

@@ -18,9 +18,17 @@ export type RunEnd = 'finished' | 'stopped' | 'failed';
 export interface LiveView {
   /**
    * A run of `task` begins in this process. `id` is unique to this run; `held` says whether it
-   * still holds the task's lease (a run that lost it shows nothing more).
+   * still holds the task's lease (a run that lost it shows nothing more); `unshown`, the agents'
+   * messages saved and not shown yet, each by the stream that showed it as written (or null): a
+   * stream started while one of them is still to be posted would show above it.
    */
-  open(task: Task, run: { id: string; held: () => boolean }): LiveRun;
+  open(task: Task, run: LiveRunInfo): LiveRun;
+}
+
+export interface LiveRunInfo {
+  id: string;
+  held(): boolean;
+  unshown(): Promise<(string | null)[]>;
 }
 
 export interface LiveRun {
@@ -29,7 +37,10 @@ export interface LiveRun {
    * speaking agent's name, when the model carries it.
    */
   words(stream: string, agent: string | undefined, delta: string): void;
-  /** These streams showed words that are saved now: each `agent_said` event holding them names it. */
+  /**
+   * These streams showed words that are saved now: each `agent_said` event holding them names it.
+   * (A stream whose words were saved before, under the same key, is `dropped`.)
+   */
   kept(streams: string[]): void;
   /** These streams' step ended without saying their words: they stand for nothing. */
   dropped(streams: string[]): void;
@@ -45,6 +56,7 @@ interface Call {
   /** The graph task (node run) the call was made in: LangGraph's checkpoint namespace. */
   ns: string;
   node: string;
+  agent?: string;
   paired: boolean;
 }
 
@@ -66,16 +78,31 @@ export function createWordStreams(live: LiveRun, runId: string) {
       const key = `${ns}|${message.id ?? ''}`;
       let call = calls.get(key);
       if (!call) {
-        call = { id: `${runId}.${calls.size}`, ns, node: String(meta?.langgraph_node ?? ''), paired: false };
+        const agent = meta?.[AGENT_METADATA_KEY];
+        call = {
+          id: `${runId}.${calls.size}`,
+          ns,
+          node: String(meta?.langgraph_node ?? ''),
+          agent: typeof agent === 'string' ? agent : undefined,
+          paired: false,
+        };
         calls.set(key, call);
         step.push(call);
       }
-      const agent = meta?.[AGENT_METADATA_KEY];
-      live.words(call.id, typeof agent === 'string' ? agent : undefined, text);
+      live.words(call.id, call.agent, text);
     },
-    /** The stream that showed what this `say` says, if one did (`ns` absent: by node). */
-    pair(said: { ns?: string; node: string }): string | undefined {
-      const call = step.find((c) => !c.paired && (said.ns ? c.ns === said.ns : c.node === said.node));
+    /**
+     * The stream that showed what this `say` says, if one did (`ns` absent: by node). A call whose
+     * model names another agent is not its: a stream never shows one agent's words under
+     * another's name.
+     */
+    pair(said: { ns?: string; node: string; agent: string }): string | undefined {
+      const call = step.find(
+        (c) =>
+          !c.paired &&
+          (said.ns ? c.ns === said.ns : c.node === said.node) &&
+          (c.agent === undefined || c.agent === said.agent),
+      );
       if (!call) return undefined;
       call.paired = true;
       return call.id;

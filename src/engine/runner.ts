@@ -31,6 +31,7 @@ import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js'
 import type { Runner } from './api.js';
 import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
+import { saidNotShown } from './event-store.js';
 import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
 import type { LiveView } from './live.js';
@@ -169,7 +170,11 @@ export function createRunner(deps: RunnerDeps): Runner {
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
         const id = randomUUID();
-        const view = deps.lives?.[task.surface]?.open(task, { id, held: () => lease.held() });
+        const view = deps.lives?.[task.surface]?.open(task, {
+          id,
+          held: () => lease.held(),
+          unshown: () => saidNotShown(pool, task.id),
+        });
         return await run(task, workflow, input, { ...config, signal }, lease, view && { view, id });
       } catch (error) {
         if (lease.signal.aborted) throw lease.signal.reason;

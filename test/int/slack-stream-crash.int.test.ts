@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { unusedPort } from '../helpers/ports.js';
 import { startScript } from '../helpers/processes.js';
-import { commandBody, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { shownIn } from '../helpers/slack-shown.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
@@ -34,7 +34,11 @@ const { rootOf, tsOf, cardsIn } = slackThreads(slack);
  * `whileDown` then runs (what the dead process left, changed as a test needs); then a service of
  * this test's takes the task on, once the dead one's lease runs out, and the task reaches its card.
  */
-async function killedMidStream(task: string, whileDown: () => Promise<void> = async () => undefined) {
+async function killedMidStream(
+  task: string,
+  whileDown: () => Promise<void> = async () => undefined,
+  then: 'card' | 'nothing' = 'card',
+) {
   const port = await unusedPort();
   const config = join(mkdtempSync(join(tmpdir(), 'signoff-stream-crash-')), 'signoff.yml');
   writeFileSync(config, YAML);
@@ -59,6 +63,7 @@ async function killedMidStream(task: string, whileDown: () => Promise<void> = as
   expect(dead.state).toBe('streaming');
   await whileDown();
   const second = await file.startService({ yaml: YAML, env: { SIGNOFF_LEASE_SECONDS: '3' } });
+  if (then === 'nothing') return { thread, dead, said: [], second };
   await until('card', () => cardsIn(thread)[0], 30_000);
   const [saved] = await second.signoff.engine
     .listTasks({ limit: 100 })
@@ -66,7 +71,7 @@ async function killedMidStream(task: string, whileDown: () => Promise<void> = as
   const said = (await second.signoff.engine.events(saved?.id as string)).flatMap((e) =>
     e.event.type === 'agent_said' ? [e.event.text] : [],
   );
-  return { thread, dead, said };
+  return { thread, dead, said, second };
 }
 
 /** The dead stream reads a note, and the saved answer reads once in the thread (its card quotes it). */
@@ -103,5 +108,16 @@ describe('a worker killed mid-stream', () => {
       }
     });
     expectShownOnce(thread, dead.ts, said);
+  }, 60_000);
+
+  it('leaves a stream that is closed with a note when the task is cancelled before any process runs it again', async () => {
+    const { thread, dead, second } = await killedMidStream('write the cancelled note', undefined, 'nothing');
+    const events = `http://127.0.0.1:${second.port}/slack/events`;
+    await postSigned(events, click('U0ANN', 'signoff_cancel', 'task', thread));
+    const note = await until('note', () =>
+      shownIn(slack, thread).find((m) => m.ts === dead.ts && /Stopped before these words/.test(m.content)),
+    );
+    expect(note.content).not.toMatch(/word3/);
+    expect(dead.state).not.toBe('streaming');
   }, 60_000);
 });

@@ -10,10 +10,16 @@
 import { ZWSP } from '../blocks/links.js';
 
 const BROADCAST = /@(channel|here|everyone)\b/gi;
+/** Direction overrides, which could show an address reordered (posts drop them too: links.ts). */
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
 
-/** A streamed piece that can neither ping nor hide where a link goes, whatever comes next to it. */
+/**
+ * A streamed piece that can neither ping nor hide (or reorder) where a link goes, whatever comes
+ * next to it.
+ */
 export const defuse = (text: string): string =>
   text
+    .replace(BIDI, '')
     .replace(/<(?=\S)/g, `<${ZWSP}`)
     .replace(/\](?=[(:])/g, `]${ZWSP}`)
     .replace(BROADCAST, `@${ZWSP}$1`);

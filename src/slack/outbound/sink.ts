@@ -18,6 +18,7 @@ import {
   asDecided,
   contentHash,
   eventInWords,
+  FINAL_STATUSES,
   type Review,
   type ReviewRequest,
   type Sink,
@@ -126,7 +127,7 @@ export function createSlackSink(deps: {
   pool: pg.Pool;
   logger: Logger;
   /** The streams that showed agents' words as they were written (streams.ts). */
-  live?: Pick<SlackLive, 'handOver'>;
+  live?: Pick<SlackLive, 'handOver' | 'closeLeftOpen'>;
 }): Sink {
   const { client, pool, logger } = deps;
   const audience = createAudience({ client, logger });
@@ -224,9 +225,15 @@ export function createSlackSink(deps: {
    * (the first part of them), recorded as that part's post; false when there is no such message
    * any more (not streamed, closed with a note, deleted): the part is posted.
    */
-  const showStreamed = async (stream: string, key: string, part: { text: string; blocks: unknown[] }) => {
+  const showStreamed = async (
+    task: Task,
+    origin: SlackOrigin,
+    stream: string,
+    key: string,
+    part: { text: string; blocks: unknown[] },
+  ) => {
     if (await findPost(pool, key)) return true;
-    const message = await deps.live?.handOver(stream);
+    const message = await deps.live?.handOver(stream, task, origin);
     if (!message) return false;
     try {
       await client.chat.update({ ...message, text: part.text, blocks: part.blocks as never });
@@ -299,7 +306,7 @@ export function createSlackSink(deps: {
         const parts = agentMessages(e.text);
         const key = (i: number) => `${event.taskId}:${event.key}:${i}`;
         const first = parts[0];
-        if (e.streamed && first) await showStreamed(e.streamed, key(0), first);
+        if (e.streamed && first) await showStreamed(task, origin, e.streamed, key(0), first);
         for (const [i, part] of parts.entries()) {
           // Posting under the agent's name needs chat:write.customize (in the manifest).
           await postOnce(key(i), origin, part, retried, {
@@ -369,6 +376,8 @@ export function createSlackSink(deps: {
       case 'task_status':
         await updateRoot(origin, task);
         await thinking(origin, task);
+        // Over, and no run of it comes: what a run that died left streaming closes with a note.
+        if (FINAL_STATUSES.includes(task.status)) await deps.live?.closeLeftOpen(task, origin);
         return;
       case 'delivery_failed': {
         // A card Slack would not take comes back plain, without its content: it can still be sent

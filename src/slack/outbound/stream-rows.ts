@@ -1,7 +1,7 @@
 /**
  * The streamed messages' rows (migration 025): which message each stream is, and what it stands
- * for. A state changes only by `claim`, one conditional update, so that a run's end, the next run's
- * clean-up and the sink's hand-over never act on one stream twice.
+ * for. A state changes only by a conditional update (a claim), so that a run's end, the next run's
+ * clean-up and the sink's hand-over never act on one stream twice, whichever process each is in.
  */
 import type pg from 'pg';
 
@@ -15,51 +15,98 @@ export interface StreamRow {
   was: StreamState;
 }
 
-export function streamRows(pool: pg.Pool) {
+export interface StreamRows {
+  /**
+   * Recorded before Slack is asked, so that a run that dies while asking leaves a trace; false
+   * when the stream is spoken for already (its words were handed over as a post first).
+   */
+  begin(id: string, taskId: string, channel: string): Promise<boolean>;
+  /** Slack answered with the stream's message; false when the stream was handed over meanwhile. */
+  started(id: string, ts: string): Promise<boolean>;
+  /** Moves the stream from one of `from` to `to`; its row as it was, or undefined if it was in none. */
+  claim(id: string, from: StreamState[], to: StreamState): Promise<StreamRow | undefined>;
+  /**
+   * The sink takes stream `id` over for its saved words: its row as it was (now `final`), made
+   * `final` with no message when the stream was not started yet, so that it never starts.
+   */
+  handOver(id: string, taskId: string, channel: string): Promise<StreamRow | undefined>;
+  /** A message found in the thread that no row named: recorded closed, so it is closed once. */
+  closedMessage(id: string, taskId: string, channel: string, ts: string): Promise<void>;
+  set(id: string, state: StreamState): Promise<void>;
+  /** The messages of a task's streams that signoff knows. */
+  messagesOf(taskId: string): Promise<string[]>;
+  /** Of these streams, those whose message is in the thread and stands for its words (not closed). */
+  showing(ids: string[]): Promise<Set<string>>;
+  /** A task's streams that stand for nothing yet and are not being finished. */
+  leftOpen(taskId: string): Promise<StreamRow[]>;
+}
+
+const CLAIM = `WITH old AS (SELECT id, state FROM signoff.slack_streams WHERE id = $1 AND state = ANY($2) FOR UPDATE)
+  UPDATE signoff.slack_streams s SET state = $3 FROM old WHERE s.id = old.id
+  RETURNING s.id, s.channel, s.ts, old.state AS was`;
+
+export function streamRows(pool: pg.Pool): StreamRows {
+  const claim: StreamRows['claim'] = async (id, from, to) =>
+    (await pool.query<StreamRow>(CLAIM, [id, from, to])).rows[0];
   return {
-    /** Recorded before Slack is asked, so that a run that dies while asking leaves a trace. */
-    begin: async (id: string, taskId: string, channel: string) => {
+    begin: async (id, taskId, channel) =>
+      ((
+        await pool.query(
+          'INSERT INTO signoff.slack_streams (id, task_id, channel) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
+          [id, taskId, channel],
+        )
+      ).rowCount ?? 0) > 0,
+    started: async (id, ts) =>
+      ((
+        await pool.query(
+          `UPDATE signoff.slack_streams SET ts = $2, state = 'live' WHERE id = $1 AND state = 'starting'`,
+          [id, ts],
+        )
+      ).rowCount ?? 0) > 0,
+    claim,
+    async handOver(id, taskId, channel) {
+      // Not started yet (its start is still on its way in another process): spoken for now.
       await pool.query(
-        'INSERT INTO signoff.slack_streams (id, task_id, channel) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
+        `INSERT INTO signoff.slack_streams (id, task_id, channel, state) VALUES ($1, $2, $3, 'final')
+         ON CONFLICT (id) DO NOTHING`,
         [id, taskId, channel],
       );
+      return claim(id, ['starting', 'live', 'kept', 'final'], 'final');
     },
-    /** Slack answered: the stream's message. */
-    started: async (id: string, ts: string) => {
+    closedMessage: async (id, taskId, channel, ts) => {
       await pool.query(
-        `UPDATE signoff.slack_streams SET ts = $2, state = 'live' WHERE id = $1 AND state = 'starting'`,
-        [id, ts],
+        `INSERT INTO signoff.slack_streams (id, task_id, channel, ts, state) VALUES ($1, $2, $3, $4, 'closed')
+         ON CONFLICT (id) DO NOTHING`,
+        [id, taskId, channel, ts],
       );
     },
-    /** Moves the stream from one of `from` to `to`; its row as it was, or undefined if it was in none. */
-    claim: async (id: string, from: StreamState[], to: StreamState): Promise<StreamRow | undefined> => {
-      const r = await pool.query<StreamRow>(
-        `WITH old AS (SELECT id, state FROM signoff.slack_streams WHERE id = $1 AND state = ANY($2) FOR UPDATE)
-         UPDATE signoff.slack_streams s SET state = $3 FROM old WHERE s.id = old.id
-         RETURNING s.id, s.channel, s.ts, old.state AS was`,
-        [id, from, to],
-      );
-      return r.rows[0];
-    },
-    set: async (id: string, state: StreamState) => {
+    set: async (id, state) => {
       await pool.query('UPDATE signoff.slack_streams SET state = $2 WHERE id = $1', [id, state]);
     },
-    /** The messages of a task's streams that signoff knows. */
-    messagesOf: async (taskId: string): Promise<string[]> => {
-      const r = await pool.query<{ ts: string }>(
-        'SELECT ts FROM signoff.slack_streams WHERE task_id = $1 AND ts IS NOT NULL',
-        [taskId],
-      );
-      return r.rows.map((row) => row.ts);
-    },
-    /** A task's streams that stand for nothing yet and are not being finished. */
-    leftOpen: async (taskId: string): Promise<StreamRow[]> => {
-      const r = await pool.query<StreamRow>(
-        `SELECT id, channel, ts, state AS was FROM signoff.slack_streams
-         WHERE task_id = $1 AND state IN ('starting', 'live', 'closing') ORDER BY created_at`,
-        [taskId],
-      );
-      return r.rows;
-    },
+    messagesOf: async (taskId) =>
+      (
+        await pool.query<{ ts: string }>(
+          'SELECT ts FROM signoff.slack_streams WHERE task_id = $1 AND ts IS NOT NULL',
+          [taskId],
+        )
+      ).rows.map((row) => row.ts),
+    showing: async (ids) =>
+      new Set(
+        (
+          await pool.query<{ id: string }>(
+            `SELECT id FROM signoff.slack_streams WHERE id = ANY($1) AND ts IS NOT NULL
+             AND state IN ('live', 'kept', 'final')`,
+            [ids],
+          )
+        ).rows.map((row) => row.id),
+      ),
+    leftOpen: async (taskId) =>
+      (
+        await pool.query<StreamRow>(
+          `SELECT id, channel, ts, state AS was FROM signoff.slack_streams
+           WHERE task_id = $1 AND state IN ('starting', 'live', 'closing') ORDER BY created_at`,
+          [taskId],
+        )
+      ).rows,
   };
 }

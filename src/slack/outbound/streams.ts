@@ -1,9 +1,9 @@
 /**
  * Agents' words streamed into a task's thread while a model writes them (chat.startStream,
  * appendStream, stopStream): each model call a message under its agent's name, which becomes the
- * agent's message once its step is saved (sink.ts finishes it with the saved words). Nothing here
- * is durable: a run that dies leaves its streams to the task's next run, which closes them with a
- * note before it streams anything, so no word is shown twice.
+ * agent's message once its step is saved (the sink hands it over and shows the saved words in
+ * it). Nothing here is durable: a run that dies leaves its streams to the task's next run (or its
+ * end), which closes them with a note before anything else, so no word is shown twice.
  *
  * Within Slack's limits: starting and stopping a stream are Tier 2 (20 a minute per workspace),
  * so a call that finds no start slot free at once is not streamed: its words come as a post when
@@ -13,46 +13,43 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import type { LiveRun, LiveView, RunEnd, Task } from '../../engine/index.js';
+import type { LiveRun, LiveRunInfo, LiveView, RunEnd, Task } from '../../engine/index.js';
 import type { Logger } from '../../logger.js';
-import { type SlackThread, slackOriginSchema } from '../shared/origin.js';
+import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { defuse, ripe } from './live-text.js';
-import { streamRows } from './stream-rows.js';
+import { createStreamCalls, isOver, slackCode } from './stream-calls.js';
+import { type StreamState, streamRows } from './stream-rows.js';
 
 /** How often a stream's new words go out (Slack draws each append as it comes). */
 const FLUSH_MS = 250;
 /**
- * The most a streamed message shows as it is written (UTF-8 bytes): Slack refuses more than about
- * 10 KB in one streamed message; the saved words, split as every post is, replace it.
+ * The most a streamed message shows as it is written (UTF-8 bytes, as sent): Slack refuses more
+ * than about 10 KB in one streamed message; the saved words, split as every post is, replace it.
  */
 const LIVE_BYTES = 8000;
-/** How long a stop waits for its Tier 2 slot before it is left to the message's finish. */
-const STOP_WAIT_MS = 30_000;
 
 /** What a stream that stands for nothing shows instead of its words. */
 const NOTES: Record<Exclude<RunEnd, 'finished'> | 'interrupted', string> = {
   stopped: '_Stopped before these words were finished: nothing of them was kept._',
   failed: '_This step failed before these words were saved: they were not kept._',
-  interrupted: '_Interrupted before these words were saved: the step starts again below._',
+  interrupted: '_Interrupted before these words were saved: nothing of them was kept._',
 };
-
-/** Slack's answers that say a stream is over already: nothing more to stop. */
-const OVER = new Set(['message_not_in_streaming_state', 'stopped_by_user', 'message_not_found']);
-
-const slackCode = (error: unknown) => (error as { data?: { error?: string } }).data?.error;
 
 interface Stream {
   id: string;
   agent?: string;
   /**
-   * Its first piece only (not started: words that come whole are posted when saved); streaming;
-   * not streamed at all (no slot, or Slack refused); over (stopped, sealed, full).
+   * Its first piece only (not started: words that come whole are posted when saved); starting;
+   * streaming; not streamed at all (no slot, earlier words not shown yet, handed over first, or
+   * Slack refused); over (stopped, sealed, full).
    */
   state: 'first' | 'starting' | 'live' | 'off' | 'over';
   ts?: string;
   pending: string;
   bytes: number;
+  /** Stopped by this run (or found over): a hand-over need not stop it again. */
+  stopped: boolean;
   /** Every Slack call of the stream, one after another. */
   chain: Promise<void>;
   timer?: NodeJS.Timeout;
@@ -61,10 +58,12 @@ interface Stream {
 export interface SlackLive extends LiveView {
   /**
    * The stream `id` showed an agent's saved words: hands over its message (stopped, never
-   * written to again) for the sink to show the saved words in, or undefined when it cannot (not
-   * streamed, closed with a note): then they are posted.
+   * written to again) for the sink to show the saved words in, or undefined when there is none
+   * (not streamed, not started yet, closed with a note): then they are posted, and it never starts.
    */
-  handOver(id: string): Promise<{ channel: string; ts: string } | undefined>;
+  handOver(id: string, task: Task, origin: SlackOrigin): Promise<{ channel: string; ts: string } | undefined>;
+  /** The task is over: streams a dead run of it left open close with a note (no run of it comes). */
+  closeLeftOpen(task: Task, origin: SlackOrigin): Promise<void>;
 }
 
 export function createSlackLive(deps: {
@@ -73,91 +72,49 @@ export function createSlackLive(deps: {
   limits: RateLimits;
   logger: Logger;
 }): SlackLive {
-  const { client, limits, logger } = deps;
+  const { client, logger } = deps;
   const rows = streamRows(deps.pool);
+  const slack = createStreamCalls(client, deps.limits);
   /** Streams of this process's runs, by id: a hand-over waits for their calls under way. */
   const here = new Map<string, Stream>();
 
-  /** Ends the stream `ts`; one Slack ended already (sealed, stopped by a person, deleted) is fine. */
-  const stop = async (channel: string, ts: string) => {
-    try {
-      await limits.take('chat.stopStream', channel, STOP_WAIT_MS);
-      await client.chat.stopStream({ channel, ts });
-    } catch (error) {
-      if (!OVER.has(slackCode(error) ?? '')) throw error;
-    }
-  };
-
-  /** A stream that stands for nothing shows a note instead of its words. */
-  const closeWithNote = async (id: string, channel: string, ts: string | undefined, note: string) => {
-    if (ts) {
-      await stop(channel, ts);
-      await limits.take('chat.update', channel, STOP_WAIT_MS);
-      await client.chat.update({ channel, ts, text: note, blocks: [] }).catch((error) => {
-        if (slackCode(error) !== 'message_not_found') throw error;
-      });
-    }
-    await rows.set(id, 'closed');
-  };
-
-  /** The bot's user id, asked of Slack once: a stream is one of the bot's messages. */
-  let me: Promise<string | undefined> | undefined;
-  const botUser = () =>
-    (me ??= client.auth.test().then(
-      (a) => a.user_id,
-      () => {
-        me = undefined;
-        return undefined;
-      },
-    ));
-
   /**
-   * The thread's streamed messages signoff never learnt of (a run that died between Slack's answer
-   * to its start and recording it): the bot's replies without a post's metadata (every post
-   * carries its key; a stream cannot) that are no known stream's.
+   * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
+   * `over`: the task ended (no run of it comes); a stream being closed then is its run's to finish.
    */
-  const unrecorded = async (thread: SlackThread, known: Set<string>): Promise<string[]> => {
-    const bot = await botUser();
-    const found: string[] = [];
-    let cursor: string | undefined;
-    do {
-      await limits.take('conversations.replies', thread.channel, STOP_WAIT_MS);
-      const page = await client.conversations.replies({
-        channel: thread.channel,
-        ts: thread.ts,
-        include_all_metadata: true,
-        limit: 200,
-        cursor,
-      });
-      for (const m of page.messages ?? [])
-        if (m.ts && m.ts !== thread.ts && m.user === bot && !m.metadata && !known.has(m.ts)) found.push(m.ts);
-      cursor = page.response_metadata?.next_cursor || undefined;
-    } while (cursor);
-    return found;
-  };
-
-  /** Streams an earlier run of the task left open (it died, or lost the task): closed with a note. */
-  const closeLeftOpen = async (task: Task, thread: SlackThread | undefined) => {
+  const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
+    const note = over ? NOTES.stopped : NOTES.interrupted;
     const left = await rows.leftOpen(task.id);
     for (const row of left) {
-      if (!(await rows.claim(row.id, ['starting', 'live', 'closing'], 'closing'))) continue;
-      if (row.ts) await closeWithNote(row.id, row.channel, row.ts, NOTES.interrupted);
+      const from: StreamState[] = over ? ['starting', 'live'] : ['starting', 'live', 'closing'];
+      if (!(await rows.claim(row.id, from, 'closing'))) continue;
+      if (row.ts) await slack.note(row.channel, row.ts, note);
+      await rows.set(row.id, 'closed');
     }
     const lost = left.filter((row) => !row.ts);
-    if (!lost.length || !thread) return;
-    // Asked but never recorded: the message may still be in the thread, streaming the dead
-    // run's words; every such one is closed the same way.
-    for (const ts of await unrecorded(thread, new Set(await rows.messagesOf(task.id))))
-      await closeWithNote(`${lost[0]?.id}`, thread.channel, ts, NOTES.interrupted);
-    for (const row of lost) await rows.set(row.id, 'closed');
+    if (!lost.length) return;
+    // Asked of Slack but never recorded: the message may be in the thread, streaming the dead
+    // run's words; each one found is recorded, then closed the same way.
+    for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
+      await rows.closedMessage(`${lost[0]?.id}:${ts}`, task.id, thread.channel, ts);
+      await slack.note(thread.channel, ts, note);
+    }
   };
 
-  const open = (task: Task, run: { id: string; held: () => boolean }): LiveRun => {
+  /** Whether an agent's message saved before is still to be posted (no stream shows it). */
+  const postedLater = async (run: LiveRunInfo) => {
+    const unshown = await run.unshown();
+    if (unshown.includes(null)) return true;
+    const showing = await rows.showing(unshown as string[]);
+    return unshown.some((id) => !showing.has(id as string));
+  };
+
+  const open = (task: Task, run: LiveRunInfo): LiveRun => {
     const origin = slackOriginSchema.safeParse(task.origin).data;
     // Slack streams only to a named person in a workspace it is told (required in channels).
     const streamable = !!origin?.team && /^[UW]/.test(task.requester);
     const mine = new Map<string, Stream>();
-    const ready = closeLeftOpen(task, origin).catch((err) =>
+    const ready = (origin ? closeLeftOpen(task, origin) : Promise.resolve()).catch((err) =>
       logger.warn({ err, task: task.id }, 'could not close the streams an earlier run left open'),
     );
     /**
@@ -176,34 +133,47 @@ export function createSlackLive(deps: {
       return s.chain;
     };
 
+    /** Starts the stream's message: 'live', or 'off' when its words are to be posted once saved. */
+    const begin = async (s: Stream): Promise<Stream['state']> => {
+      await ready;
+      if (!origin?.team) return 'off';
+      // A stream started while earlier words wait to be posted would show above them (those that
+      // streamed are in the thread already, above it).
+      if (await postedLater(run)) return 'off';
+      const { now, later } = ripe(s.pending);
+      const text = defuse(now);
+      try {
+        // Not waited for: a call that finds no slot now is posted when saved, as before streaming.
+        await deps.limits.take('chat.startStream', undefined, 0);
+      } catch {
+        return 'off';
+      }
+      if (!(await rows.begin(s.id, task.id, origin.channel))) return 'off';
+      s.pending = later;
+      s.bytes = Buffer.byteLength(text);
+      const answer = await slack.send('chat.startStream', undefined, () =>
+        client.chat.startStream({
+          channel: origin.channel,
+          thread_ts: origin.ts,
+          recipient_user_id: task.requester,
+          recipient_team_id: origin.team as string,
+          ...(text && { markdown_text: text }),
+          ...(s.agent && { username: s.agent.slice(0, 80), icon_emoji: ':robot_face:' }),
+        }),
+      );
+      s.ts = answer.ts as string;
+      if (await rows.started(s.id, s.ts)) return 'live';
+      // Handed over meanwhile (its words posted, from another process): it shows nothing.
+      await slack.stop(origin.channel, s.ts);
+      await slack.remove(origin.channel, s.ts);
+      return 'off';
+    };
+
     const start = (s: Stream) =>
       then(
         s,
         async () => {
-          await ready;
-          if (!origin?.team) return;
-          try {
-            // Not waited for: a call that finds no slot now is posted when saved, as before streaming.
-            await limits.take('chat.startStream', undefined, 0);
-          } catch {
-            s.state = 'off';
-            return;
-          }
-          await rows.begin(s.id, task.id, origin.channel);
-          const { now, later } = ripe(s.pending);
-          s.pending = later;
-          s.bytes = Buffer.byteLength(now);
-          const answer = await client.chat.startStream({
-            channel: origin.channel,
-            thread_ts: origin.ts,
-            recipient_user_id: task.requester,
-            recipient_team_id: origin.team,
-            ...(now && { markdown_text: defuse(now) }),
-            ...(s.agent && { username: s.agent.slice(0, 80), icon_emoji: ':robot_face:' }),
-          });
-          s.ts = answer.ts as string;
-          s.state = 'live';
-          await rows.started(s.id, s.ts);
+          s.state = await begin(s);
         },
         true,
       );
@@ -215,25 +185,28 @@ export function createSlackLive(deps: {
           s.timer = undefined;
           if (s.state !== 'live' || !origin || !s.ts) return;
           const { now, later } = ripe(s.pending, all);
-          if (!now) return;
-          if (s.bytes + Buffer.byteLength(now) > LIVE_BYTES) {
+          const text = defuse(now);
+          if (!text) return;
+          if (s.bytes + Buffer.byteLength(text) > LIVE_BYTES) {
             // Full: the rest shows when the step is saved (its words split as every post is).
             s.state = 'over';
             return;
           }
           try {
-            await limits.take('chat.appendStream', undefined, 0);
+            await deps.limits.take('chat.appendStream', undefined, 0);
           } catch {
             // The workspace's appends are busy: these words go with the next flush.
             if (!all) schedule(s);
             return;
           }
           s.pending = later;
-          s.bytes += Buffer.byteLength(now);
+          s.bytes += Buffer.byteLength(text);
           try {
-            await client.chat.appendStream({ channel: origin.channel, ts: s.ts, markdown_text: defuse(now) });
+            await slack.send('chat.appendStream', undefined, () =>
+              client.chat.appendStream({ channel: origin.channel, ts: s.ts as string, markdown_text: text }),
+            );
           } catch (error) {
-            if (!OVER.has(slackCode(error) ?? '')) throw error;
+            if (!isOver(error)) throw error;
             s.state = 'over';
           }
         },
@@ -249,7 +222,8 @@ export function createSlackLive(deps: {
       clearTimeout(s.timer);
       void flush(s, true);
       return then(s, async () => {
-        if (origin && s.ts && (s.state === 'live' || s.state === 'over')) await stop(origin.channel, s.ts);
+        if (origin && s.ts && (s.state === 'live' || s.state === 'over'))
+          s.stopped = await slack.stop(origin.channel, s.ts);
         if (s.state === 'live') s.state = 'over';
       });
     };
@@ -262,18 +236,16 @@ export function createSlackLive(deps: {
         mine.delete(s.id);
         void end(s);
         return then(s, async () => {
-          if (!origin || s.state === 'off' || s.state === 'first') return;
+          if (!origin || !s.ts || s.state === 'off' || s.state === 'first') return;
           if (how === 'kept') {
-            await rows.claim(s.id, ['starting', 'live'], 'kept');
+            // A stream not stopped stays live: whoever takes it next (the hand-over) stops it.
+            if (s.stopped) await rows.claim(s.id, ['live'], 'kept');
           } else if (how === 'dropped') {
             // Its words were never said: the message goes.
-            if (!(await rows.claim(s.id, ['starting', 'live'], 'dropped')) || !s.ts) return;
-            await limits.take('chat.delete', origin.channel, STOP_WAIT_MS);
-            await client.chat.delete({ channel: origin.channel, ts: s.ts }).catch((error) => {
-              if (slackCode(error) !== 'message_not_found') throw error;
-            });
-          } else if (await rows.claim(s.id, ['starting', 'live'], 'closing')) {
-            await closeWithNote(s.id, origin.channel, s.ts, NOTES[how]);
+            if (await rows.claim(s.id, ['live'], 'dropped')) await slack.remove(origin.channel, s.ts);
+          } else if (await rows.claim(s.id, ['live'], 'closing')) {
+            await slack.note(origin.channel, s.ts, NOTES[how]);
+            await rows.set(s.id, 'closed');
           }
         }).finally(() => here.delete(s.id));
       });
@@ -285,7 +257,8 @@ export function createSlackLive(deps: {
         if (!streamable || !run.held()) return;
         const s = mine.get(id);
         if (!s) {
-          mine.set(id, { id, agent, state: 'first', pending: delta, bytes: 0, chain: Promise.resolve() });
+          const first = { id, agent, pending: delta, bytes: 0, stopped: false, chain: Promise.resolve() };
+          mine.set(id, { ...first, state: 'first' });
           return;
         }
         if (s.state === 'off' || s.state === 'over') return;
@@ -308,13 +281,14 @@ export function createSlackLive(deps: {
 
   return {
     open,
-    async handOver(id) {
+    closeLeftOpen: (task, origin) => closeLeftOpen(task, origin, true),
+    async handOver(id, task, origin) {
       await here.get(id)?.chain;
-      const row = await rows.claim(id, ['starting', 'live', 'kept', 'final'], 'final');
+      const row = await rows.handOver(id, task.id, origin.channel);
       if (!row?.ts) return undefined;
-      // Its run stopped it when it was kept; one left streaming (its run died, or an earlier hand-over
-      // did before stopping it) is stopped here.
-      if (row.was !== 'kept') await stop(row.channel, row.ts);
+      // Its run stopped it when it was kept; one left streaming (its run died, or an earlier
+      // hand-over did before stopping it) is stopped here.
+      if (row.was !== 'kept') await slack.stop(row.channel, row.ts);
       return { channel: row.channel, ts: row.ts };
     },
   };
