@@ -74,7 +74,14 @@ export function click(
   return payloadBody({
     type: 'block_actions',
     ...interaction(user),
-    container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+    // A message in a thread names it in both, as Slack's payloads do.
+    container: {
+      type: 'message',
+      message_ts: messageTs,
+      channel_id: channel,
+      is_ephemeral: false,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    },
     channel: { id: channel, name: 'work' },
     message: { type: 'message', ts: messageTs, thread_ts: threadTs, text: 'card' },
     response_url: 'https://hooks.slack.test/actions/1',

@@ -1,12 +1,17 @@
 /**
  * Tasks from the app's Messages tab (Slack's agent view), end to end through Bolt's HTTP receiver
  * and the fake Slack: opening the tab sets the workflows as its suggested prompts; a message
- * naming a workflow and a task starts it in that DM (root, agents, card, Approve, done) with a
- * thinking status while the agents work; any other message gets a sentence, never silence.
+ * naming a workflow and a task starts it in that message's thread (the root as the bot's first
+ * reply, agents, card, Approve, done), once however often Slack sends the event, with a thinking
+ * status while the agents work; any other message gets a sentence, never silence.
  */
+import { WebClient } from '@slack/web-api';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { rootMessage } from '../../src/slack/blocks/messages.js';
+import { claimRequest } from '../../src/slack/inbound/claims.js';
 import { LOADING_MESSAGES, WORKING_STATUS } from '../../src/slack/outbound/thinking.js';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { postMetadata } from '../../src/slack/shared/posts.js';
 import { BOT_USER } from '../helpers/fake-slack.js';
 import {
   agentSessionStopped,
@@ -15,7 +20,7 @@ import {
   messagesTabOpened,
   postSigned,
 } from '../helpers/slack-requests.js';
-import { scriptedWith, slackPerFile } from '../helpers/slack-service.js';
+import { scriptedWith, slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const DM = 'D0ANN';
@@ -54,13 +59,26 @@ async function write(text: string, threadTs?: string) {
   return ts;
 }
 
-/** The root the bot posted in the DM for the task `text`. */
-const rootFor = (text: string) =>
-  until(`the root of "${text}"`, () =>
-    slack.messages.find(
-      (m) => m.channel === DM && !m.thread_ts && m.user === BOT_USER && m.text?.includes(text),
-    ),
-  );
+/** The bot's messages in the thread of the person's message `asked`, in the order they were posted. */
+const botIn = (asked: string) =>
+  slack.messages.filter((m) => m.channel === DM && m.thread_ts === asked && m.user === BOT_USER);
+
+/** The task's root: the bot's first reply in the thread of the person's message `asked`. */
+const rootFor = (asked: string, text: string) =>
+  until(`the root of "${text}"`, () => {
+    const first = botIn(asked)[0];
+    return first?.text?.includes(text) ? first : undefined;
+  });
+
+/** The post of a start's root (its metadata names the start) among the bot's posts. */
+const isRoot = (p: object) =>
+  JSON.stringify((p as { metadata?: unknown }).metadata ?? {}).includes('"start:');
+
+/** The review cards in the thread of `asked` (the root's buttons are no card). */
+const cardsUnder = (asked: string) => cardsIn(asked).filter((p) => !isRoot(p));
+
+/** The bot's messages at the top of the DM: a task from the Messages tab posts none. */
+const topLevel = () => slack.messages.filter((m) => m.channel === DM && !m.thread_ts && m.user === BOT_USER);
 
 /** The statuses set on a thread, in order. */
 const statusesOf = (thread: string) =>
@@ -71,6 +89,15 @@ const statusesOf = (thread: string) =>
 
 /** The bot's answers in the thread of a person's message. */
 const answersTo = (ts: string) => posts().filter((p) => p.channel === DM && p.thread_ts === ts);
+
+/** The tasks whose thread is the person's message `asked` (the engine's own rows). */
+const tasksUnder = async (asked: string) =>
+  (
+    await file.service.signoff.db.pool.query<{ id: string; origin: object }>(
+      `SELECT id, origin FROM signoff.tasks WHERE origin->>'channel' = $1 AND origin->>'ts' = $2`,
+      [DM, asked],
+    )
+  ).rows;
 
 const available = () =>
   file.service.signoff.engine
@@ -93,19 +120,19 @@ describe('the Messages tab', () => {
   it('a message naming a workflow and a task starts it in the DM: thinking while the agents work, cleared at the card, Approve ends it', async () => {
     gate = held();
     const task = 'write a haiku about ledgers HOLD';
-    await write(`pair: ${task}`);
-    const root = await rootFor(task);
+    const asked = await write(`pair: ${task}`);
+    const root = await rootFor(asked, task);
     // The agents are held: the thread shows them working, with the loading messages.
-    await until('the thinking status', () => (slack.agentView.statusOf(DM, root.ts) ? true : undefined));
-    expect(statusesOf(root.ts)).toEqual([WORKING_STATUS]);
-    const setting = slack.callsOf('assistant.threads.setStatus').find((c) => c.thread_ts === root.ts);
+    await until('the thinking status', () => (slack.agentView.statusOf(DM, asked) ? true : undefined));
+    expect(statusesOf(asked)).toEqual([WORKING_STATUS]);
+    const setting = slack.callsOf('assistant.threads.setStatus').find((c) => c.thread_ts === asked);
     expect(setting?.loading_messages).toEqual(LOADING_MESSAGES);
     release();
-    const card = await until('the review card in the DM thread', () => cardsIn(root.ts)[0], 20_000);
+    const card = await until('the review card in the DM thread', () => cardsUnder(asked)[0], 20_000);
     expect(card.channel).toBe(DM);
     // Waiting for the review: cleared by signoff (not only by Slack on the card's post).
-    await until('the status cleared', () => (statusesOf(root.ts).at(-1) === '' ? true : undefined));
-    const taskId = slackTaskId({ channel: DM, ts: root.ts });
+    await until('the status cleared', () => (statusesOf(asked).at(-1) === '' ? true : undefined));
+    const taskId = slackTaskId({ channel: DM, ts: asked });
     expect((await file.service.signoff.engine.getTask(taskId))?.status).toBe('waiting');
 
     const cardTs = slack.messages.find(
@@ -116,7 +143,7 @@ describe('the Messages tab', () => {
     const approve = buttons(card).find((b) => b.action_id === 'signoff_approve');
     const res = await postSigned(
       file.events,
-      click('U0ANN', 'signoff_approve', approve?.value ?? '', cardTs, root.ts, DM),
+      click('U0ANN', 'signoff_approve', approve?.value ?? '', cardTs, asked, DM),
     );
     expect(res.status).toBe(200);
     await until('the task done', async () =>
@@ -127,10 +154,110 @@ describe('the Messages tab', () => {
     await until('the root says done', () =>
       slack.callsOf('chat.update').find((u) => u.ts === root.ts && String(u.text).includes('Done')),
     );
-    await until('the status cleared at the end', () =>
-      statusesOf(root.ts).at(-1) === '' ? true : undefined,
+    await until('the status cleared at the end', () => (statusesOf(asked).at(-1) === '' ? true : undefined));
+    expect(slack.agentView.statusOf(DM, asked)).toBe('');
+  });
+
+  it('a task started from a DM message lives in that message’s thread: the root is the bot’s first reply there, the agents’ words and the card follow it, nothing at the top of the DM', async () => {
+    gate = Promise.resolve();
+    const task = 'draft the launch email';
+    const asked = await write(`pair: ${task}`);
+    const root = await rootFor(asked, task);
+    // Posted as a reply to the person's message, with the task's status and its buttons.
+    const rootPost = posts().find((p) => p.channel === DM && isRoot(p) && p.text.includes(task));
+    expect(rootPost?.thread_ts).toBe(asked);
+    expect(buttons(rootPost as never).map((b) => b.action_id)).toEqual(['signoff_cancel', 'signoff_history']);
+    const card = await until('the card in the message’s thread', () => cardsUnder(asked)[0], 20_000);
+    expect(card.thread_ts).toBe(asked);
+    // Everything the bot said about the task is in that thread, the root first, then the agents'
+    // words (under their names), then the card.
+    const thread = botIn(asked);
+    expect(thread[0]?.ts).toBe(root.ts);
+    const inThread = posts().filter((p) => p.channel === DM && p.thread_ts === asked);
+    expect(inThread.filter((p) => 'username' in p).length).toBeGreaterThan(0);
+    expect(posts().filter((p) => p.channel === DM && 'username' in p && !p.thread_ts)).toEqual([]);
+    expect(topLevel()).toEqual([]);
+    // Named by the person's message, its root kept beside it.
+    expect(await tasksUnder(asked)).toEqual([
+      {
+        id: slackTaskId({ channel: DM, ts: asked }),
+        origin: { team: 'T0TEAM', channel: DM, ts: asked, root: root.ts },
+      },
+    ]);
+  });
+
+  it('Stop on the root reply cancels the task (the click names the reply, its thread the task), and the root says so', async () => {
+    gate = held();
+    const task = 'sort the supplier invoices HOLD';
+    const asked = await write(`pair: ${task}`);
+    const root = await rootFor(asked, task);
+    const taskId = slackTaskId({ channel: DM, ts: asked });
+    await until('the task working', async () =>
+      (await file.service.signoff.engine.getTask(taskId))?.status === 'working' ? true : undefined,
     );
-    expect(slack.agentView.statusOf(DM, root.ts)).toBe('');
+    const res = await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', root.ts, asked, DM));
+    expect(res.status).toBe(200);
+    await until('the task cancelled', async () =>
+      (await file.service.signoff.engine.getTask(taskId))?.status === 'cancelled' ? true : undefined,
+    );
+    await until('the root says cancelled', () =>
+      slack.callsOf('chat.update').find((u) => u.ts === root.ts && String(u.text).includes('Cancelled')),
+    );
+    // Nobody was told the message is no task.
+    expect(
+      slack.callsOf('chat.postEphemeral').filter((e) => String(e.text).includes('not a signoff task')),
+    ).toEqual([]);
+    release();
+  });
+
+  it('a message Slack sends again (the same event, the same message) starts one task with one root in its thread', async () => {
+    gate = Promise.resolve();
+    const task = 'plan the offsite agenda';
+    const text = `pair: ${task}`;
+    const asked = slack.said(DM, 'U0ANN', text);
+    const event = directMessage('U0ANN', text, { channel: DM, ts: asked });
+    // Slack retries when its ack was late: the same body, the same event id, at once and again.
+    const answers = await Promise.all([
+      postSigned(file.events, event, { json: true }),
+      postSigned(file.events, event, { json: true }),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    await until('the card', () => cardsUnder(asked)[0], 20_000);
+    await file.service.settled();
+    expect(posts().filter((p) => p.channel === DM && isRoot(p) && p.text.includes(task))).toHaveLength(1);
+    expect((await rootFor(asked, task)).thread_ts).toBe(asked);
+    expect(cardsUnder(asked)).toHaveLength(1);
+    expect((await tasksUnder(asked)).map((t) => t.id)).toEqual([slackTaskId({ channel: DM, ts: asked })]);
+    expect(topLevel()).toEqual([]);
+  });
+
+  it('a DM start its process left half done is finished by the sweep from the root it posted in the message’s thread, not a second root', async () => {
+    gate = Promise.resolve();
+    const task = 'check the travel receipts';
+    const asked = slack.said(DM, 'U0ANN', `pair: ${task}`);
+    const key = `im:${DM}:${asked}`;
+    const start = { team: 'T0TEAM', channel: DM, user: 'U0ANN', workflow: 'pair', text: task, thread: asked };
+    await claimRequest(file.service.signoff.db.pool, key, start);
+    // The root went out in the message's thread; the process died before recording it.
+    const posted = await new WebClient('xoxb-test', { slackApiUrl: slack.url }).chat.postMessage({
+      channel: DM,
+      thread_ts: asked,
+      ...rootMessage({ requester: 'U0ANN', workflow: 'pair', text: task }, 'working'),
+      metadata: postMetadata(`start:${key}`),
+    });
+    expect(await sweepStarts(file.service, slack)).toBe(1);
+    await until('the card', () => cardsUnder(asked)[0], 20_000);
+    expect(botIn(asked)[0]?.ts).toBe(posted.ts);
+    expect(
+      slack.messages.filter((m) => m.channel === DM && isRoot(m) && m.text?.includes(task)),
+    ).toHaveLength(1);
+    expect(await tasksUnder(asked)).toEqual([
+      {
+        id: slackTaskId({ channel: DM, ts: asked }),
+        origin: { team: 'T0TEAM', channel: DM, ts: asked, root: posted.ts },
+      },
+    ]);
+    expect(topLevel()).toEqual([]);
   });
 
   it('a thinking status Slack refuses is only logged: the task still reaches its card, once', async () => {
@@ -138,15 +265,15 @@ describe('the Messages tab', () => {
     const stop = slack.refuse('assistant.threads.setStatus', () => true, 'internal_error');
     try {
       const task = 'rename the ledger columns';
-      await write(`pair: ${task}`);
-      const root = await rootFor(task);
-      await until('the card', () => cardsIn(root.ts)[0], 20_000);
+      const asked = await write(`pair: ${task}`);
+      await rootFor(asked, task);
+      await until('the card', () => cardsUnder(asked)[0], 20_000);
       await file.service.settled();
       expect(slack.refusals.filter((r) => r.method === 'assistant.threads.setStatus').length).toBeGreaterThan(
         0,
       );
-      expect(cardsIn(root.ts)).toHaveLength(1);
-      const events = await file.service.signoff.engine.events(slackTaskId({ channel: DM, ts: root.ts }));
+      expect(cardsUnder(asked)).toHaveLength(1);
+      const events = await file.service.signoff.engine.events(slackTaskId({ channel: DM, ts: asked }));
       expect(events.filter((e) => e.event.type === 'delivery_failed')).toEqual([]);
     } finally {
       stop();
@@ -156,28 +283,28 @@ describe('the Messages tab', () => {
   it('a reply in a DM task’s thread goes where replies in task threads go: "revise:" at the card sends it back', async () => {
     gate = Promise.resolve();
     const task = 'list three names for the ledger service';
-    await write(`pair ${task}`);
-    const root = await rootFor(task);
-    await until('the first card', () => cardsIn(root.ts)[0], 20_000);
-    await write('revise: shorter names, please', root.ts);
-    await until('a second card after the revise', () => cardsIn(root.ts)[1], 20_000);
-    const reviews = await file.service.signoff.engine.reviews(slackTaskId({ channel: DM, ts: root.ts }));
+    const asked = await write(`pair ${task}`);
+    await rootFor(asked, task);
+    await until('the first card', () => cardsUnder(asked)[0], 20_000);
+    await write('revise: shorter names, please', asked);
+    await until('a second card after the revise', () => cardsUnder(asked)[1], 20_000);
+    const reviews = await file.service.signoff.engine.reviews(slackTaskId({ channel: DM, ts: asked }));
     expect(reviews[0]?.decision).toMatchObject({ action: 'revise' });
   });
 
   it('a Stop on the thinking status cancels the task', async () => {
     gate = held();
     const task = 'tidy the vendor list HOLD';
-    await write(`pair: ${task}`);
-    const root = await rootFor(task);
-    await until('the thinking status', () => (slack.agentView.statusOf(DM, root.ts) ? true : undefined));
-    await postSigned(file.events, agentSessionStopped('U0ANN', DM, root.ts), { json: true });
-    const taskId = slackTaskId({ channel: DM, ts: root.ts });
+    const asked = await write(`pair: ${task}`);
+    await rootFor(asked, task);
+    await until('the thinking status', () => (slack.agentView.statusOf(DM, asked) ? true : undefined));
+    await postSigned(file.events, agentSessionStopped('U0ANN', DM, asked), { json: true });
+    const taskId = slackTaskId({ channel: DM, ts: asked });
     await until('the task cancelled', async () =>
       (await file.service.signoff.engine.getTask(taskId))?.status === 'cancelled' ? true : undefined,
     );
-    await until('the status cleared', () => (statusesOf(root.ts).at(-1) === '' ? true : undefined));
-    expect(slack.agentView.statusOf(DM, root.ts)).toBe('');
+    await until('the status cleared', () => (statusesOf(asked).at(-1) === '' ? true : undefined));
+    expect(slack.agentView.statusOf(DM, asked)).toBe('');
     release();
   });
 

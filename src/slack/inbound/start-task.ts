@@ -1,7 +1,8 @@
 /**
  * Starting a task from Slack, after the request was acked: claim the request with what it asks
- * (a retry of the same command finds it claimed), post the root message (its ts names the thread
- * and the task), record the root, start the task.
+ * (a retry of the same command finds it claimed), post the root message (in a channel its ts
+ * names the thread and the task; in the app's Messages tab it is the first reply in the thread of
+ * the person's message, which names them), record the root, start the task.
  *
  * A process can die anywhere in between. Once the claim is in, the start is finished by someone:
  * this process, or a sweep in any web process that finds a claim left unfinished. The sweep takes
@@ -13,9 +14,9 @@ import { z } from 'zod';
 import { isSignoffError } from '../../errors.js';
 import { rootMessage } from '../blocks/messages.js';
 import { startRefusal } from '../shared/final-errors.js';
-import { slackTaskId, taskInThread } from '../shared/origin.js';
+import { type SlackOrigin, slackTaskId, taskInThread } from '../shared/origin.js';
 import { postMetadata } from '../shared/posts.js';
-import { findRecentPost } from '../shared/recent-post.js';
+import { findRecentPost, findThreadPost } from '../shared/recent-post.js';
 import { claimRequest, linkRequest, recordRoot, takeUnfinishedStarts } from './claims.js';
 import { COULD_NOT_RECORD, NOT_STARTED, STARTS_LATER, type StartDeps } from './deps.js';
 import { afterRateLimit } from './rate-limited.js';
@@ -31,6 +32,11 @@ const slackStartSchema = z.object({
   text: z.string(),
   /** The command's response URL: it reaches the person where the bot may not post. */
   responseUrl: z.string().url().optional(),
+  /**
+   * The person's message the task lives under (the Messages tab, where each message is its own
+   * conversation): the root is posted in its thread. Absent: the root starts its own thread.
+   */
+  thread: z.string().optional(),
 });
 export type SlackStart = z.infer<typeof slackStartSchema> & { requestKey: string };
 
@@ -101,16 +107,20 @@ export function startAfterAck(deps: StartDeps, client: WebClient, s: SlackStart)
 /**
  * A private sentence to whoever asked: through the response URL when there is one (it works
  * anywhere), else, or when Slack no longer takes it (past its 30 minutes: a start the sweep gives
- * up after every process was down a while), as an ephemeral message in the channel.
+ * up after every process was down a while), as an ephemeral message in the channel (in the thread
+ * of the person's message, when the task was to live there).
  */
 export async function tell(
   deps: StartDeps,
   client: WebClient,
-  s: { channel: string; user: string; responseUrl?: string },
+  s: { channel: string; user: string; responseUrl?: string; thread?: string },
   text: string,
 ): Promise<void> {
   if (s.responseUrl && (await respondPrivately(s.responseUrl, text, deps.logger))) return;
-  await tellClicker({ client, logger: deps.logger }, { channel: s.channel, user: s.user })(text);
+  await tellClicker(
+    { client, logger: deps.logger },
+    { channel: s.channel, user: s.user, threadTs: s.thread },
+  )(text);
 }
 
 /**
@@ -138,6 +148,7 @@ async function finishStart(
   known: string | undefined,
 ): Promise<void> {
   const task = { requester: s.user, workflow: s.workflow, text: s.text };
+  // `ts` is the root message's; the thread is the person's message when there is one.
   let ts = known;
   if (!ts) {
     // Sent once: a post Slack did not answer may be in the channel, and the sweep looks for it
@@ -147,6 +158,7 @@ async function finishStart(
       () =>
         client.chat.postMessage({
           channel: s.channel,
+          ...(s.thread ? { thread_ts: s.thread } : {}),
           ...rootMessage(task, 'working'),
           unfurl_links: false,
           metadata: postMetadata(`start:${key}`),
@@ -157,7 +169,9 @@ async function finishStart(
     // Another process posted and recorded its root first: this one goes.
     if (ts !== posted.ts) await client.chat.delete({ channel: s.channel, ts: posted.ts as string });
   }
-  const origin = { team: s.team, channel: s.channel, ts };
+  const origin: SlackOrigin = s.thread
+    ? { team: s.team, channel: s.channel, ts: s.thread, root: ts }
+    : { team: s.team, channel: s.channel, ts };
   // A root recorded before may have its task already (its process died before linking it), under
   // an id that named the command's workspace if it was started before migration 017: that task.
   const already = known ? await taskInThread(deps.engine, origin) : undefined;
@@ -213,8 +227,11 @@ export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient)
       let ts = rootTs ?? undefined;
       if (!ts) {
         // The root may be out with its record lost: it carries the request's key (among the
-        // channel's latest messages: it was posted a minute or two ago, under whatever came since).
-        const found = await findRecentPost(client, s.data.channel, `start:${key}`);
+        // channel's latest messages: it was posted a minute or two ago, under whatever came since;
+        // or in the thread of the person's message it answers).
+        const found = s.data.thread
+          ? await findThreadPost(client, { channel: s.data.channel, ts: s.data.thread }, `start:${key}`)
+          : await findRecentPost(client, s.data.channel, `start:${key}`);
         if (found) ts = await recordRoot(deps.pool, key, found);
       }
       await finishStart(deps, client, key, s.data, ts);

@@ -38,18 +38,18 @@ import { escalatedMessage, reminderMessage } from '../blocks/review-pings.js';
 import { LIMITS, truncate } from '../blocks/text.js';
 import { createAudience } from '../shared/audience.js';
 import { CHANNEL_REFUSALS } from '../shared/final-errors.js';
-import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
+import { rootOf, type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import {
   cardKey,
   cardText,
   findPost,
   plainCardKey,
   plainContentKey,
-  postedAs,
   postMetadata,
   recordPost,
   reviewTextKey,
 } from '../shared/posts.js';
+import { findThreadPost } from '../shared/recent-post.js';
 import { createReviewerPings } from './pings.js';
 import type { SlackLive } from './streams.js';
 import { createThinking } from './thinking.js';
@@ -165,22 +165,7 @@ export function createSlackSink(deps: {
   };
 
   /** A post of `key` already in the thread (made by an attempt that died before recording it). */
-  const foundInThread = async (key: string, origin: SlackOrigin): Promise<string | undefined> => {
-    let cursor: string | undefined;
-    do {
-      const page = await client.conversations.replies({
-        channel: origin.channel,
-        ts: origin.ts,
-        include_all_metadata: true,
-        limit: 200,
-        cursor,
-      });
-      const hit = postedAs(page.messages, key);
-      if (hit) return hit;
-      cursor = page.response_metadata?.next_cursor || undefined;
-    } while (cursor);
-    return undefined;
-  };
+  const foundInThread = (key: string, origin: SlackOrigin) => findThreadPost(client, origin, key);
 
   /** Posts once per key: a key already posted is skipped, also when only the thread knows it. */
   const postOnce = async (
@@ -291,7 +276,7 @@ export function createSlackSink(deps: {
    * redirect's new goal, in whichever order their lanes deliver them, never show an older state.
    */
   const updateRoot = (origin: SlackOrigin, task: Task) =>
-    edit({ channel: origin.channel, ts: origin.ts, ...rootMessage(task, task.status, task.statusReason) });
+    edit({ ...rootOf(origin), ...rootMessage(task, task.status, task.statusReason) });
 
   const show = async (task: Task, event: Parameters<Sink>[0]) => {
     const origin = slackOriginSchema.parse(task.origin);

@@ -1,6 +1,6 @@
 /**
  * Finding a message signoff posted, by the key in its metadata, among a conversation's latest
- * messages: what a retried post or start looks for when an earlier attempt may have posted and
+ * messages or in a thread: what a retried post or start looks for when an earlier attempt may have posted and
  * died before recording it. Slack hands out history a page at a time (`limit`, then
  * `response_metadata.next_cursor`); a busy channel's latest page may not reach back far enough,
  * so a few pages are read, newest first.
@@ -31,5 +31,27 @@ export async function findRecentPost(
     cursor = recent.response_metadata?.next_cursor || undefined;
     if (!cursor) return undefined;
   }
+  return undefined;
+}
+
+/** The ts of the message posted as `key` in the thread `thread` (its replies, every page), if there is one. */
+export async function findThreadPost(
+  client: WebClient,
+  thread: { channel: string; ts: string },
+  key: string,
+): Promise<string | undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await client.conversations.replies({
+      channel: thread.channel,
+      ts: thread.ts,
+      include_all_metadata: true,
+      limit: PAGE,
+      cursor,
+    });
+    const hit = postedAs(page.messages, key);
+    if (hit) return hit;
+    cursor = page.response_metadata?.next_cursor || undefined;
+  } while (cursor);
   return undefined;
 }

@@ -1,8 +1,9 @@
 /**
  * A person's message to the app, in its Messages tab (a DM): one that names a workflow and a task
  * starts it there, as `/signoff <workflow> <task>` does in a channel (the same checks, start limits
- * and once-only start, the same root message, cards and rules; the task's thread is the root's, in
- * the DM). Any other message gets a short answer in its thread: how to start a task and which
+ * and once-only start, the same root message, cards and rules). Each message there is a
+ * conversation of its own (Slack's agent view), so the task lives in the message's thread: the
+ * root is the bot's first reply to it, and the task is named by the message. Any other message gets a short answer in its thread: how to start a task and which
  * workflows there are, or why that one cannot start. Replies in a task's thread are the thread's
  * (thread-reply.ts), as in a channel; messages by bots (the app's own) and edits are not read.
  */
@@ -65,6 +66,7 @@ export function createDirectMessage(deps: ListenerDeps) {
       user,
       workflow: named.workflow,
       text,
+      thread: event.ts,
     });
   };
 }
