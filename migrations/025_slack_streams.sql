@@ -10,6 +10,9 @@ CREATE TABLE signoff.slack_streams (
   task_id text NOT NULL,
   channel text NOT NULL,
   ts text,
+  -- All the words it showed, as sent, once its run stopped it: the saved words, when the same,
+  -- need no edit of the message (chat.update is Tier 3, shared with every root and card).
+  shown text,
   state text NOT NULL DEFAULT 'starting'
     CHECK (state IN ('starting', 'live', 'kept', 'final', 'closing', 'closed', 'dropped')),
   created_at timestamptz NOT NULL DEFAULT now()

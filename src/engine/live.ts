@@ -92,16 +92,18 @@ export function createWordStreams(live: LiveRun, runId: string) {
       live.words(call.id, call.agent, text);
     },
     /**
-     * The stream that showed what this `say` says, if one did (`ns` absent: by node). A call whose
-     * model names another agent is not its: a stream never shows one agent's words under
-     * another's name.
+     * The stream that showed what this `say` says, if one did. A `say` (ours) names its graph task
+     * and its agent, and a call whose model names another agent is not its: a stream never shows
+     * one agent's words under another's name. Your own graph's messages name only their node
+     * (and their agents as the graph does): by node.
      */
     pair(said: { ns?: string; node: string; agent: string }): string | undefined {
       const call = step.find(
         (c) =>
           !c.paired &&
-          (said.ns ? c.ns === said.ns : c.node === said.node) &&
-          (c.agent === undefined || c.agent === said.agent),
+          (said.ns
+            ? c.ns === said.ns && (c.agent === undefined || c.agent === said.agent)
+            : c.node === said.node),
       );
       if (!call) return undefined;
       call.paired = true;

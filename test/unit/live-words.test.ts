@@ -95,4 +95,13 @@ describe('pairing an agent’s saved words with the stream that showed them', ()
     createWordStreams(live, 'run').message(chunk('', 'm1', { langgraph_node: 'n' }));
     expect(told).toEqual([]);
   });
+
+  it('pairs your own graph’s messages (which name no graph task) by node', () => {
+    const { live } = recorder();
+    const words = createWordStreams(live, 'run');
+    words.message(
+      chunk('hi', 'm1', { langgraph_checkpoint_ns: 'n:1', langgraph_node: 'n', signoff_agent: 'x' }),
+    );
+    expect(words.pair({ node: 'n', agent: 'my-graph' })).toBe('run.0');
+  });
 });

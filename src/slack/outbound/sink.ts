@@ -50,6 +50,7 @@ import {
   reviewTextKey,
 } from '../shared/posts.js';
 import { findThreadPost } from '../shared/recent-post.js';
+import { defuse } from './live-text.js';
 import { createReviewerPings } from './pings.js';
 import type { SlackLive } from './streams.js';
 import { createThinking } from './thinking.js';
@@ -213,18 +214,23 @@ export function createSlackSink(deps: {
   const showStreamed = async (
     task: Task,
     origin: SlackOrigin,
-    stream: string,
+    said: { stream: string; text: string; whole: boolean },
     key: string,
     part: { text: string; blocks: unknown[] },
   ) => {
     if (await findPost(pool, key)) return true;
-    const message = await deps.live?.handOver(stream, task, origin);
+    const message = await deps.live?.handOver(said.stream, task, origin);
     if (!message) return false;
-    try {
-      await client.chat.update({ ...message, text: part.text, blocks: part.blocks as never });
-    } catch (error) {
-      if (slackCode(error) === 'message_not_found') return false;
-      throw error;
+    // It showed exactly the saved words, all in one message: nothing to change.
+    const same = said.whole && message.shown?.trim() === defuse(said.text).trim();
+    if (!same) {
+      try {
+        const { channel, ts } = message;
+        await client.chat.update({ channel, ts, text: part.text, blocks: part.blocks as never });
+      } catch (error) {
+        if (slackCode(error) === 'message_not_found') return false;
+        throw error;
+      }
     }
     await recordPost(pool, key, message.channel, message.ts);
     return true;
@@ -291,7 +297,10 @@ export function createSlackSink(deps: {
         const parts = agentMessages(e.text);
         const key = (i: number) => `${event.taskId}:${event.key}:${i}`;
         const first = parts[0];
-        if (e.streamed && first) await showStreamed(task, origin, e.streamed, key(0), first);
+        if (e.streamed && first) {
+          const said = { stream: e.streamed, text: e.text, whole: parts.length === 1 };
+          await showStreamed(task, origin, said, key(0), first);
+        }
         for (const [i, part] of parts.entries()) {
           // Posting under the agent's name needs chat:write.customize (in the manifest).
           await postOnce(key(i), origin, part, retried, {

@@ -11,6 +11,8 @@ export interface StreamRow {
   id: string;
   channel: string;
   ts: string | null;
+  /** What it showed, all of it, when its run knew (see `kept`). */
+  shown: string | null;
   /** The state it was in before the claim that returned it. */
   was: StreamState;
 }
@@ -23,6 +25,8 @@ export interface StreamRows {
   begin(id: string, taskId: string, channel: string): Promise<boolean>;
   /** Slack answered with the stream's message; false when the stream was handed over meanwhile. */
   started(id: string, ts: string): Promise<boolean>;
+  /** Its run stopped it and its words are saved; `shown`: all it showed, if all went out. */
+  kept(id: string, shown: string | undefined): Promise<void>;
   /** Moves the stream from one of `from` to `to`; its row as it was, or undefined if it was in none. */
   claim(id: string, from: StreamState[], to: StreamState): Promise<StreamRow | undefined>;
   /**
@@ -43,7 +47,7 @@ export interface StreamRows {
 
 const CLAIM = `WITH old AS (SELECT id, state FROM signoff.slack_streams WHERE id = $1 AND state = ANY($2) FOR UPDATE)
   UPDATE signoff.slack_streams s SET state = $3 FROM old WHERE s.id = old.id
-  RETURNING s.id, s.channel, s.ts, old.state AS was`;
+  RETURNING s.id, s.channel, s.ts, s.shown, old.state AS was`;
 
 export function streamRows(pool: pg.Pool): StreamRows {
   const claim: StreamRows['claim'] = async (id, from, to) =>
@@ -64,6 +68,12 @@ export function streamRows(pool: pg.Pool): StreamRows {
         )
       ).rowCount ?? 0) > 0,
     claim,
+    kept: async (id, shown) => {
+      await pool.query(
+        `UPDATE signoff.slack_streams SET state = 'kept', shown = $2 WHERE id = $1 AND state = 'live'`,
+        [id, shown ?? null],
+      );
+    },
     async handOver(id, taskId, channel) {
       // Not started yet (its start is still on its way in another process): spoken for now.
       await pool.query(
@@ -103,7 +113,7 @@ export function streamRows(pool: pg.Pool): StreamRows {
     leftOpen: async (taskId) =>
       (
         await pool.query<StreamRow>(
-          `SELECT id, channel, ts, state AS was FROM signoff.slack_streams
+          `SELECT id, channel, ts, shown, state AS was FROM signoff.slack_streams
            WHERE task_id = $1 AND state IN ('starting', 'live', 'closing') ORDER BY created_at`,
           [taskId],
         )

@@ -28,6 +28,8 @@ const FLUSH_MS = 250;
  * than about 10 KB in one streamed message; the saved words, split as every post is, replace it.
  */
 const LIVE_BYTES = 8000;
+/** How long a stream's last words wait for an append's turn (Tier 4) before being left out. */
+const LAST_WORDS_WAIT_MS = 3000;
 
 /** What a stream that stands for nothing shows instead of its words. */
 const NOTES: Record<Exclude<RunEnd, 'finished'> | 'interrupted', string> = {
@@ -47,6 +49,10 @@ interface Stream {
   state: 'first' | 'starting' | 'live' | 'off' | 'over';
   ts?: string;
   pending: string;
+  /** What went out, as sent. */
+  sent: string;
+  /** Full before all its words went out: the rest shows only once saved. */
+  cut: boolean;
   bytes: number;
   /** Stopped by this run (or found over): a hand-over need not stop it again. */
   stopped: boolean;
@@ -61,7 +67,11 @@ export interface SlackLive extends LiveView {
    * written to again) for the sink to show the saved words in, or undefined when there is none
    * (not streamed, not started yet, closed with a note): then they are posted, and it never starts.
    */
-  handOver(id: string, task: Task, origin: SlackOrigin): Promise<{ channel: string; ts: string } | undefined>;
+  handOver(
+    id: string,
+    task: Task,
+    origin: SlackOrigin,
+  ): Promise<{ channel: string; ts: string; shown?: string } | undefined>;
   /** The task is over: streams a dead run of it left open close with a note (no run of it comes). */
   closeLeftOpen(task: Task, origin: SlackOrigin): Promise<void>;
 }
@@ -150,6 +160,7 @@ export function createSlackLive(deps: {
       }
       if (!(await rows.begin(s.id, task.id, origin.channel))) return 'off';
       s.pending = later;
+      s.sent = text;
       s.bytes = Buffer.byteLength(text);
       const answer = await slack.send('chat.startStream', undefined, () =>
         client.chat.startStream({
@@ -190,10 +201,13 @@ export function createSlackLive(deps: {
           if (s.bytes + Buffer.byteLength(text) > LIVE_BYTES) {
             // Full: the rest shows when the step is saved (its words split as every post is).
             s.state = 'over';
+            s.cut = true;
             return;
           }
           try {
-            await deps.limits.take('chat.appendStream', undefined, 0);
+            // The last words wait a little for their turn: all of them shown, the message needs
+            // no edit once saved.
+            await deps.limits.take('chat.appendStream', undefined, all ? LAST_WORDS_WAIT_MS : 0);
           } catch {
             // The workspace's appends are busy: these words go with the next flush.
             if (!all) schedule(s);
@@ -201,6 +215,7 @@ export function createSlackLive(deps: {
           }
           s.pending = later;
           s.bytes += Buffer.byteLength(text);
+          s.sent += text;
           try {
             await slack.send('chat.appendStream', undefined, () =>
               client.chat.appendStream({ channel: origin.channel, ts: s.ts as string, markdown_text: text }),
@@ -208,6 +223,7 @@ export function createSlackLive(deps: {
           } catch (error) {
             if (!isOver(error)) throw error;
             s.state = 'over';
+            s.cut = true;
           }
         },
         true,
@@ -239,7 +255,8 @@ export function createSlackLive(deps: {
           if (!origin || !s.ts || s.state === 'off' || s.state === 'first') return;
           if (how === 'kept') {
             // A stream not stopped stays live: whoever takes it next (the hand-over) stops it.
-            if (s.stopped) await rows.claim(s.id, ['live'], 'kept');
+            const whole = !s.cut && !s.pending;
+            if (s.stopped) await rows.kept(s.id, whole ? s.sent : undefined);
           } else if (how === 'dropped') {
             // Its words were never said: the message goes.
             if (await rows.claim(s.id, ['live'], 'dropped')) await slack.remove(origin.channel, s.ts);
@@ -257,7 +274,10 @@ export function createSlackLive(deps: {
         if (!streamable || !run.held()) return;
         const s = mine.get(id);
         if (!s) {
-          const first = { id, agent, pending: delta, bytes: 0, stopped: false, chain: Promise.resolve() };
+          const first = {
+            ...{ id, agent, pending: delta, sent: '', cut: false, bytes: 0 },
+            ...{ stopped: false, chain: Promise.resolve() },
+          };
           mine.set(id, { ...first, state: 'first' });
           return;
         }
@@ -289,7 +309,7 @@ export function createSlackLive(deps: {
       // Its run stopped it when it was kept; one left streaming (its run died, or an earlier
       // hand-over did before stopping it) is stopped here.
       if (row.was !== 'kept') await slack.stop(row.channel, row.ts);
-      return { channel: row.channel, ts: row.ts };
+      return { channel: row.channel, ts: row.ts, shown: row.shown ?? undefined };
     },
   };
 }
