@@ -100,6 +100,8 @@ describe('words streamed as the model writes them', () => {
     );
 
   it('stops the stream and the model call when the task is cancelled mid-stream, its words replaced by a note', async () => {
+    // The first answer is written slowly: the cancel comes while it is.
+    model.failNext({ tokenDelayMs: 150 });
     const thread = await start('stream cancelled');
     const { stream, call } = await midStream(thread);
     await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', thread));
@@ -114,6 +116,7 @@ describe('words streamed as the model writes them', () => {
   });
 
   it('stops the stream when the task is redirected mid-stream, and the new goal streams anew', async () => {
+    model.failNext({ tokenDelayMs: 150 });
     const thread = await start('stream redirected');
     const { stream } = await midStream(thread);
     await postSigned(file.events, threadMessage('U0ANN', 'redirect: a new goal entirely', thread), {

@@ -224,12 +224,18 @@ export function createSlackSink(deps: {
     // It showed exactly the saved words, all in one message: nothing to change.
     const same = said.whole && message.shown?.trim() === defuse(said.text).trim();
     if (!same) {
+      const { channel, ts } = message;
       try {
-        const { channel, ts } = message;
         await client.chat.update({ channel, ts, text: part.text, blocks: part.blocks as never });
       } catch (error) {
         if (slackCode(error) === 'message_not_found') return false;
-        throw error;
+        if (!(error instanceof DeliveryError && error.kind === 'limited')) throw error;
+        // Edits wait behind every root's (chat.update's one budget): rather than hold the thread
+        // back, the streamed message goes and the saved words are posted.
+        await client.chat.delete({ channel, ts }).catch((gone) => {
+          if (slackCode(gone) !== 'message_not_found') throw gone;
+        });
+        return false;
       }
     }
     await recordPost(pool, key, message.channel, message.ts);

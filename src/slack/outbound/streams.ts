@@ -21,8 +21,11 @@ import { defuse, ripe } from './live-text.js';
 import { createStreamCalls, isOver, slackCode } from './stream-calls.js';
 import { type StreamState, streamRows } from './stream-rows.js';
 
-/** How often a stream's new words go out (Slack draws each append as it comes). */
-const FLUSH_MS = 250;
+/**
+ * How often a stream's new words go out (Slack draws each append as it comes). Appends are Tier 4
+ * for the whole workspace (about 100 a minute): one a second per stream leaves room for a few.
+ */
+const FLUSH_MS = 1000;
 /**
  * The most a streamed message shows as it is written (UTF-8 bytes, as sent): Slack refuses more
  * than about 10 KB in one streamed message; the saved words, split as every post is, replace it.
