@@ -12,7 +12,7 @@
  * else is this message refused (a few tries, then a fallback post). An update whose message is
  * gone has nothing left to do.
  */
-import { ErrorCode, type WebAPICallError, type WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import {
   asDecided,
@@ -37,7 +37,6 @@ import {
 import { escalatedMessage, reminderMessage } from '../blocks/review-pings.js';
 import { LIMITS, truncate } from '../blocks/text.js';
 import { createAudience } from '../shared/audience.js';
-import { CHANNEL_REFUSALS } from '../shared/final-errors.js';
 import { rootOf, type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import {
   cardKey,
@@ -50,78 +49,14 @@ import {
   reviewTextKey,
 } from '../shared/posts.js';
 import { findThreadPost } from '../shared/recent-post.js';
+import { deliveryError, isWebApiError, slackCode } from './delivery-errors.js';
 import { defuse } from './live-text.js';
 import { createReviewerPings } from './pings.js';
 import type { SlackLive } from './streams.js';
 import { createThinking } from './thinking.js';
 
-/**
- * Slack had a problem, not the message; or the whole workspace's access did (a revoked or wrong
- * token): every event waits, with backoff, for an operator to fix it, rather than failing one by one.
- */
-const TEMPORARY = new Set([
-  'invalid_auth',
-  'not_authed',
-  'token_revoked',
-  'token_expired',
-  'account_inactive',
-  'ratelimited',
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-  'team_added_to_org',
-]);
 /** An update whose message is gone: nothing left to update. */
 const GONE = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
-
-/** What a Web API failure means for the event being delivered. */
-export function deliveryError(error: unknown): DeliveryError {
-  const e = error as WebAPICallError & {
-    data?: { error?: string };
-    retryAfter?: number;
-    statusCode?: number;
-  };
-  switch (e.code) {
-    case ErrorCode.RateLimitedError:
-      return new DeliveryError('limited', 'ratelimited', {
-        cause: error,
-        retryAfterMs: (e.retryAfter ?? 1) * 1000,
-      });
-    case ErrorCode.RequestError:
-      return new DeliveryError('temporary', 'request_failed', { cause: error });
-    case ErrorCode.HTTPError:
-      return new DeliveryError(
-        (e.statusCode ?? 500) >= 500 ? 'temporary' : 'refused',
-        `http_${e.statusCode}`,
-        {
-          cause: error,
-        },
-      );
-    case ErrorCode.PlatformError: {
-      const code = e.data?.error ?? 'unknown_error';
-      // The bot cannot post in the task's channel any more: what happened and what to do.
-      const unreachable = CHANNEL_REFUSALS[code]?.thread;
-      if (unreachable) {
-        return new DeliveryError('unreachable', code, {
-          cause: error,
-          reason: `${unreachable} (Slack said ${code})`,
-        });
-      }
-      return new DeliveryError(TEMPORARY.has(code) ? 'temporary' : 'refused', code, { cause: error });
-    }
-    default:
-      return new DeliveryError('temporary', String((error as { code?: unknown }).code ?? 'error'), {
-        cause: error,
-      });
-  }
-}
-
-/** Errors of the Web API client (the rest, a database error on the way, the engine judges itself). */
-const isWebApiError = (error: unknown) =>
-  String((error as { code?: unknown })?.code ?? '').startsWith('slack_');
-
-const slackCode = (error: unknown) => (error as { data?: { error?: string } }).data?.error;
 
 export function createSlackSink(deps: {
   client: WebClient;
