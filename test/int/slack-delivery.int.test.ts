@@ -4,6 +4,7 @@
  * task. Through Bolt's HTTP receiver, a real engine and Postgres, and the fake Slack Web API.
  */
 import { describe, expect, it } from 'vitest';
+import { CARD_UNCONFIRMED, NOT_THIS_CARD } from '../../src/slack/inbound/decide.js';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
 import { claimKey } from '../helpers/claim.js';
 import { databaseDown, writeFails } from '../helpers/database.js';
@@ -186,6 +187,76 @@ describe('Slack delivery', () => {
     expect(delivered.attempts).toBe(2);
     expect(slack.callsOf('conversations.replies').some((c) => c.ts === thread)).toBe(true);
     // The card in the thread is the one recorded: Approve on it decides.
+    await approve(thread, card);
+    await done(taskId);
+  });
+
+  it('a click on a card Slack shows before it answers the post decides: Slack is asked whether the clicked message is the card', async () => {
+    const text = 'draft the holiday rota';
+    // Slack shows the card at once and answers the post 4 s later (within the client's 10 s).
+    slack.answerLate(
+      'chat.postMessage',
+      4_000,
+      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
+    );
+    const { thread, taskId } = await start(text);
+    const card = await until('the card', () => cardsIn(thread)[0], 20_000);
+    // Bob clicks while signoff still waits for Slack's answer: nothing of the card is written down yet.
+    const repliesBefore = slack.callsOf('conversations.replies').length;
+    expect((await approve(thread, card)).status).toBe(200);
+    await done(taskId);
+    expect(slack.callsOf('conversations.replies').length).toBeGreaterThan(repliesBefore);
+    expect(slack.ephemerals.filter((e) => e.user === 'U0BOB').map((e) => e.text)).toEqual([]);
+    // The late answer then finds the card recorded where the click found it: one card, delivered once.
+    const delivered = await until('the card delivered', async () =>
+      (await engine().eventRecords(taskId)).find(
+        (e) => e.event.type === 'review_requested' && e.state === 'delivered',
+      ),
+    );
+    expect(delivered.attempts).toBe(1);
+    expect(cardsIn(thread)).toHaveLength(1);
+  });
+
+  it("a card's button clicked on another message, before the card is written down, is refused: Slack finds the card elsewhere", async () => {
+    const text = 'draft the office move';
+    slack.answerLate(
+      'chat.postMessage',
+      4_000,
+      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
+    );
+    const { thread, taskId } = await start(text);
+    const card = await until('the card', () => cardsIn(thread)[0], 20_000);
+    const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    // The card's button value, on a click that names the thread's root as the clicked message.
+    await postSigned(file.events, click('U0BOB', 'signoff_approve', value, thread, thread));
+    await until('refused', () =>
+      slack.ephemerals.find((e) => e.user === 'U0BOB' && e.text === NOT_THIS_CARD),
+    );
+    expect((await engine().getTask(taskId))?.status).toBe('waiting');
+    // The card itself still decides.
+    await approve(thread, card);
+    await done(taskId);
+  });
+
+  it('a click on a card not yet written down, while Slack does not answer conversations.replies, is told to click again; the next click decides', async () => {
+    const text = 'draft the parking rules';
+    slack.answerLate(
+      'chat.postMessage',
+      3_000,
+      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
+    );
+    const { thread, taskId } = await start(text);
+    const card = await until('the card', () => cardsIn(thread)[0], 20_000);
+    const restore = slack.refuse('conversations.replies', (a) => a.ts === thread, 'internal_error');
+    try {
+      await approve(thread, card);
+      await until('told to click again', () =>
+        slack.ephemerals.find((e) => e.user === 'U0BOB' && e.text === CARD_UNCONFIRMED),
+      );
+      expect((await engine().getTask(taskId))?.status).toBe('waiting');
+    } finally {
+      restore();
+    }
     await approve(thread, card);
     await done(taskId);
   });

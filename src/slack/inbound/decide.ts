@@ -10,7 +10,8 @@ import type { Action, Actor, Decided, Review } from '../../engine/index.js';
 import { approvalsNeeded, contentHash, DecisionRefused } from '../../engine/index.js';
 import { plainActions, reviewCard } from '../blocks/review-card.js';
 import type { Directory } from '../shared/directory.js';
-import { cardKey, cardText, findPost } from '../shared/posts.js';
+import { cardKey, cardText, findPost, recordPost } from '../shared/posts.js';
+import { findThreadPost } from '../shared/recent-post.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { findReply, type HeardReply } from './replies.js';
 import { type ClickPlace, tellClicker } from './tell-clicker.js';
@@ -25,21 +26,54 @@ export type ButtonValue = z.infer<typeof buttonValueSchema>;
 
 export const NOT_THIS_CARD = 'That button does not belong to a review here; nothing was changed.';
 
+/** Said when the card was not yet written down and Slack did not answer whether this is it. */
+export const CARD_UNCONFIRMED =
+  'Sorry, nothing was decided: this card was posted a moment ago and Slack did not confirm it just now. Please click again.';
+
+/** Slack did not answer whether the clicked message is a card signoff had yet to write down. */
+class CardUnconfirmed extends Error {}
+
 /** Said when an approval comes from a card (or a question) that cannot show what it approves. */
 export const CANNOT_SHOW =
   "Nothing was approved: this review's card cannot show all of its content, so it cannot be approved here (nobody would see what they approve). It can still be rejected, or sent back where the card offers that.";
 
-/** The review a click names, if it really is the card in the clicked message. */
+/**
+ * The review a click names, if it really is the card in the clicked message. A card Slack shows
+ * before signoff has written down where it is (Slack answered the post late, or the click came
+ * between the answer and the write) is asked of Slack: the clicked message is the card when the
+ * thread's message posted under the card's key is that very one; it is then written down, as
+ * the deliverer would have.
+ */
 export async function clickedReview(
   deps: ListenerDeps,
+  client: WebClient,
   value: unknown,
-  where: { channel?: string; messageTs?: string },
+  where: { channel?: string; messageTs?: string; threadTs?: string },
 ): Promise<ButtonValue | undefined> {
   const parsed = buttonValueSchema.safeParse(typeof value === 'string' ? safeJson(value) : value);
   if (!parsed.success) return undefined;
-  const card = await findPost(deps.pool, cardKey(parsed.data.review));
+  const key = cardKey(parsed.data.review);
+  const card = (await findPost(deps.pool, key)) ?? (await unrecordedCard(deps, client, key, where));
   if (!card || card.channel !== where.channel || card.ts !== where.messageTs) return undefined;
   return parsed.data;
+}
+
+/** The card posted as `key` in the clicked message's thread, when Slack says it is the clicked message. */
+async function unrecordedCard(
+  deps: ListenerDeps,
+  client: WebClient,
+  key: string,
+  where: { channel?: string; messageTs?: string; threadTs?: string },
+): Promise<{ channel: string; ts: string } | undefined> {
+  const { channel, messageTs, threadTs } = where;
+  if (!channel || !messageTs || !threadTs) return undefined;
+  const ts = await findThreadPost(client, { channel, ts: threadTs }, key).catch((err: unknown) => {
+    deps.logger.warn({ err, key }, 'Slack did not say whether the clicked message is the card');
+    throw new CardUnconfirmed();
+  });
+  if (ts !== messageTs) return undefined;
+  await recordPost(deps.pool, key, channel, ts);
+  return { channel, ts };
 }
 
 /** A button on a reply's private question: the card's value and the reply (its message ts). */
@@ -228,11 +262,12 @@ export function decideClick(deps: ListenerDeps, client: WebClient, c: CardClick)
   const tell = tellClicker({ client, logger: deps.logger }, place);
   return deps.afterAck.run(async () => {
     try {
-      const click = await clickedReview(deps, value, place);
+      const click = await clickedReview(deps, client, value, place);
       if (!click || !place.channel) return void (await tell(NOT_THIS_CARD));
       const { channel, user, threadTs } = place;
       await decideFromSlack(deps, client, { ...decision, click, channel, user, threadTs }, tell);
     } catch (error) {
+      if (error instanceof CardUnconfirmed) return void (await tell(CARD_UNCONFIRMED));
       // The database did not answer: the card stays as it was, and the click (or form) can be sent again.
       deps.logger.error({ err: error }, 'click failed');
       await tell(COULD_NOT_RECORD);
