@@ -87,6 +87,8 @@ export class FakeSlack extends SlackFaults {
   readonly limited: { method: string; channel?: string; at: number }[] = [];
   /** Per limited thing, when its limit is back to empty (GCRA's theoretical arrival time). */
   private arrivals = new Map<string, number>();
+  /** Per limited thing counted by the minute (`window`), when its calls of the last minute came. */
+  private windows = new Map<string, number[]>();
 
   /**
    * `limits`: enforced as Slack does (429 with Retry-After); Slack's published tiers for every
@@ -326,11 +328,22 @@ export class FakeSlack extends SlackFaults {
     if (!limit) return 0;
     const key = limit.perChannel ? `${method}:${String(args.channel)}` : method;
     const now = this.now();
+    if (limit.window) return this.overWindow(key, limit.perMinute, now);
     const period = 60_000 / limit.perMinute;
     const tat = Math.max(this.arrivals.get(key) ?? now, now);
     const wait = tat - now - period * (limit.burst - 1);
     if (wait > 0) return wait;
     this.arrivals.set(key, tat + period);
+    return 0;
+  }
+
+  /** A limit of `max` calls in any minute: 0 (and counted), or milliseconds until the oldest leaves it. */
+  private overWindow(key: string, max: number, now: number): number {
+    const recent = (this.windows.get(key) ?? []).filter((at) => at > now - 60_000);
+    this.windows.set(key, recent);
+    const oldest = recent.length >= max ? recent[recent.length - max] : undefined;
+    if (oldest !== undefined) return oldest + 60_000 - now;
+    recent.push(now);
     return 0;
   }
 

@@ -80,11 +80,16 @@ export function slackRefusal(args: Record<string, unknown>, method = 'chat.postM
   return undefined;
 }
 
-/** A limit Slack enforces: calls a minute, calls at once, and whether it is counted per channel. */
+/**
+ * A limit Slack enforces: calls a minute, calls at once, and whether it is counted per channel.
+ * `window`: counted as Tier 2's page words it, "at least 20 requests per minute": at most
+ * `perMinute` calls in any minute, however close together (`burst` is then unused).
+ */
 export interface SlackLimit {
   perMinute: number;
   burst: number;
   perChannel?: boolean;
+  window?: boolean;
 }
 
 /**
@@ -99,9 +104,9 @@ export const PUBLISHED_LIMITS: Record<string, SlackLimit> = {
   'conversations.open': { perMinute: 50, burst: 4 },
   'chat.getPermalink': { perMinute: 100, burst: 6 },
   'usergroups.users.list': { perMinute: 20, burst: 3 },
-  // Streams: starting and stopping one are Tier 2 each, per workspace; appending is Tier 4.
-  'chat.startStream': { perMinute: 20, burst: 3 },
-  'chat.stopStream': { perMinute: 20, burst: 3 },
+  // Streams: starting and stopping one are Tier 2 each, per workspace (20 in any minute); appending is Tier 4.
+  'chat.startStream': { perMinute: 20, burst: 20, window: true },
+  'chat.stopStream': { perMinute: 20, burst: 20, window: true },
   'chat.appendStream': { perMinute: 100, burst: 6 },
   'conversations.members': { perMinute: 100, burst: 6 },
   // The rest of what the product calls: Tier 3 (50) and Tier 4 (100) per its method's page.

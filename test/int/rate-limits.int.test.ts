@@ -85,4 +85,33 @@ describe('Slack rate limits', () => {
     const held = await taken(() => other.take('chat.postMessage', 'C3'));
     expect('later' in held && held.later > 4000).toBe(true);
   });
+
+  it('a limit counted by the minute lets its whole count through at once, then nothing until the first leaves the minute, for every process', async () => {
+    const limits = { 'chat.startStream': { perMinute: 3, burst: 3, window: true } };
+    const one = createRateLimits(db.pool, limits);
+    const other = createRateLimits(db.pool, limits);
+    const first = await Promise.all(
+      [one, one, other].map((l) => taken(() => l.take('chat.startStream', undefined, 0))),
+    );
+    for (const f of first) expect('waited' in f && f.waited < 200).toBe(true);
+    // The fourth, from either process, is told to come back when the first call's minute (and the
+    // second's margin) is over.
+    for (const l of [one, other]) {
+      const fourth = await taken(() => l.take('chat.startStream', undefined, 0));
+      expect('later' in fourth && fourth.later > 59_000 && fourth.later <= 61_000).toBe(true);
+    }
+  });
+
+  it('a 429 holds a limit counted by the minute for as long as Slack said, though its count is not spent', async () => {
+    const limits = createRateLimits(db.pool, {
+      'chat.stopStream': { perMinute: 20, burst: 20, window: true },
+    });
+    await limits.take('chat.stopStream');
+    await limits.hold('chat.stopStream', undefined, 5_000);
+    const held = await taken(() => limits.take('chat.stopStream', undefined, 0));
+    expect('later' in held && held.later > 4_000 && held.later <= 5_000).toBe(true);
+    // Nor is a caller that would wait two seconds given a slot inside the hold.
+    const waited = await taken(() => limits.take('chat.stopStream', undefined, 2_000));
+    expect('later' in waited).toBe(true);
+  });
 });

@@ -36,9 +36,9 @@ const { posts, rootOf, tsOf, cardsIn } = slackThreads(slack);
  */
 beforeEach(async () => {
   slack.later(60_000);
-  await file.service.signoff.db.pool.query(
-    `DELETE FROM signoff.rate_limits WHERE key LIKE 'slack:chat.%Stream'`,
-  );
+  const { pool } = file.service.signoff.db;
+  await pool.query(`DELETE FROM signoff.rate_limits WHERE key LIKE 'slack:chat.%Stream'`);
+  await pool.query(`DELETE FROM signoff.rate_window_calls WHERE key LIKE 'slack:chat.%Stream'`);
 });
 
 let n = 0;

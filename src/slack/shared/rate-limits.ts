@@ -23,7 +23,15 @@ export interface Limit {
   burst: number;
   /** Counted per channel (posts), not per workspace. */
   perChannel?: boolean;
+  /**
+   * Counted by the minute, as Tier 2's "at least 20 requests per minute": `perMinute` calls in
+   * any minute (a second more, for clocks a little off Slack's), however close together.
+   */
+  window?: boolean;
 }
+
+/** What a window-counted limit's minute is stretched by: Slack counts from when a call reached it. */
+const WINDOW_MS = 61_000;
 
 /**
  * Slack's published limits for every method signoff calls, delivery and listeners alike
@@ -57,9 +65,10 @@ export const SLACK_LIMITS: Record<string, Limit> = {
   'assistant.threads.setSuggestedPrompts': { perMinute: 100, burst: 5 },
   // "Special rate limits apply" (not published): kept as Tier 4.
   'assistant.threads.setStatus': { perMinute: 100, burst: 5 },
-  // Tier 2: 20+ a minute.
-  'chat.startStream': { perMinute: 18, burst: 2 },
-  'chat.stopStream': { perMinute: 18, burst: 2 },
+  // Tier 2: 20+ a minute. A stream's start and stop: twenty streams at once, then none until the
+  // minute has passed (a start finds no slot: the words are posted when saved).
+  'chat.startStream': { perMinute: 20, burst: 20, window: true },
+  'chat.stopStream': { perMinute: 20, burst: 20, window: true },
   'usergroups.users.list': { perMinute: 20, burst: 2 },
 };
 
@@ -85,12 +94,20 @@ export function createRateLimits(pool: pg.Pool, limits: Record<string, Limit> = 
     async take(method, channel, waitInPlaceMs = WAIT_IN_PLACE_MS) {
       const limit = limits[method];
       if (!limit) return;
-      const r = await pool.query<{ wait: number }>('SELECT signoff.take_slot($1, $2, $3, $4) AS wait', [
-        keyOf(method, limit, channel),
-        60_000 / limit.perMinute,
-        limit.burst,
-        waitInPlaceMs,
-      ]);
+      const key = keyOf(method, limit, channel);
+      const r = limit.window
+        ? await pool.query<{ wait: number }>('SELECT signoff.take_window($1, $2, $3, $4) AS wait', [
+            key,
+            limit.perMinute,
+            WINDOW_MS,
+            waitInPlaceMs,
+          ])
+        : await pool.query<{ wait: number }>('SELECT signoff.take_slot($1, $2, $3, $4) AS wait', [
+            key,
+            60_000 / limit.perMinute,
+            limit.burst,
+            waitInPlaceMs,
+          ]);
       const wait = Number(r.rows[0]?.wait ?? 0);
       if (wait > waitInPlaceMs) {
         throw new DeliveryError('limited', 'ratelimited', { retryAfterMs: Math.ceil(wait) });
@@ -102,11 +119,12 @@ export function createRateLimits(pool: pg.Pool, limits: Record<string, Limit> = 
     },
     async hold(method, channel, waitMs) {
       const limit = limits[method] ?? { perMinute: 60, burst: 1 };
+      // A window's hold is the wait alone (take_window reads `tat` as held until).
       await pool.query('SELECT signoff.hold_slot($1, $2, $3, $4)', [
         keyOf(method, limit, channel),
         waitMs,
         60_000 / limit.perMinute,
-        limit.burst,
+        limit.window ? 1 : limit.burst,
       ]);
     },
   };
