@@ -26,7 +26,7 @@ export interface StreamCalls {
   send<T>(method: string, channel: string | undefined, send: () => Promise<T>): Promise<T>;
   /** Ends the stream `ts`; true once it is over (one Slack ended already counts). */
   stop(channel: string, ts: string): Promise<boolean>;
-  /** The message shows `note` instead of its words (stopped first). */
+  /** The message shows `note` instead of its words (it is stopped already). */
   note(channel: string, ts: string, note: string): Promise<void>;
   /** The message goes (its words were never said). */
   remove(channel: string, ts: string): Promise<void>;
@@ -77,7 +77,6 @@ export function createStreamCalls(client: WebClient, limits: RateLimits): Stream
     send,
     stop,
     async note(channel, ts, note) {
-      await stop(channel, ts);
       await call('chat.update', channel, SLOT_WAIT_MS, () =>
         client.chat.update({ channel, ts, text: note, blocks: [] }),
       ).catch((error) => {

@@ -37,6 +37,14 @@ export interface StreamRows {
   /** A message found in the thread that no row named: recorded closed, so it is closed once. */
   closedMessage(id: string, taskId: string, channel: string, ts: string): Promise<void>;
   set(id: string, state: StreamState): Promise<void>;
+  /**
+   * Claims the stream's stop: true for the one caller that is to ask Slack (false when another
+   * stopped it, or is stopping it: a claim two minutes old, its process dead, is taken again).
+   * `stopped` marks it done; `stopFailed` gives the claim back when Slack did not stop it.
+   */
+  stopping(id: string): Promise<boolean>;
+  stopped(id: string): Promise<void>;
+  stopFailed(id: string): Promise<void>;
   /** The messages of a task's streams that signoff knows. */
   messagesOf(taskId: string): Promise<string[]>;
   /** Of these streams, those whose message is in the thread and stands for its words (not closed). */
@@ -89,6 +97,20 @@ export function streamRows(pool: pg.Pool): StreamRows {
          ON CONFLICT (id) DO NOTHING`,
         [id, taskId, channel, ts],
       );
+    },
+    stopping: async (id) =>
+      ((
+        await pool.query(
+          `UPDATE signoff.slack_streams SET stop_claimed_at = now() WHERE id = $1
+           AND (stop_claimed_at IS NULL OR stop_claimed_at < now() - interval '2 minutes')`,
+          [id],
+        )
+      ).rowCount ?? 0) > 0,
+    stopped: async (id) => {
+      await pool.query(`UPDATE signoff.slack_streams SET stop_claimed_at = 'infinity' WHERE id = $1`, [id]);
+    },
+    stopFailed: async (id) => {
+      await pool.query('UPDATE signoff.slack_streams SET stop_claimed_at = NULL WHERE id = $1', [id]);
     },
     set: async (id, state) => {
       await pool.query('UPDATE signoff.slack_streams SET state = $2 WHERE id = $1', [id, state]);

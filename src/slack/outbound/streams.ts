@@ -88,6 +88,23 @@ export function createSlackLive(deps: {
   const { client, logger } = deps;
   const rows = streamRows(deps.pool);
   const slack = createStreamCalls(client, deps.limits);
+  /**
+   * Stops the stream `id`'s message, unless another (its run's end, the hand-over, a note) has
+   * claimed its stop: each stop spends one of Slack's twenty a minute. True once it is stopped.
+   */
+  const stopOnce = async (id: string, channel: string, ts: string) => {
+    if (!(await rows.stopping(id))) return true;
+    let over: boolean;
+    try {
+      over = await slack.stop(channel, ts);
+    } catch (error) {
+      await rows.stopFailed(id);
+      throw error;
+    }
+    await rows.stopped(id);
+    return over;
+  };
+
   /** Streams of this process's runs, by id: a hand-over waits for their calls under way. */
   const here = new Map<string, Stream>();
 
@@ -101,7 +118,10 @@ export function createSlackLive(deps: {
     for (const row of left) {
       const from: StreamState[] = over ? ['starting', 'live'] : ['starting', 'live', 'closing'];
       if (!(await rows.claim(row.id, from, 'closing'))) continue;
-      if (row.ts) await slack.note(row.channel, row.ts, note);
+      if (row.ts) {
+        await stopOnce(row.id, row.channel, row.ts);
+        await slack.note(row.channel, row.ts, note);
+      }
       await rows.set(row.id, 'closed');
     }
     const lost = left.filter((row) => !row.ts);
@@ -110,6 +130,7 @@ export function createSlackLive(deps: {
     // run's words; each one found is recorded, then closed the same way.
     for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
       await rows.closedMessage(`${lost[0]?.id}:${ts}`, task.id, thread.channel, ts);
+      await slack.stop(thread.channel, ts);
       await slack.note(thread.channel, ts, note);
     }
   };
@@ -178,7 +199,7 @@ export function createSlackLive(deps: {
       s.ts = answer.ts as string;
       if (await rows.started(s.id, s.ts)) return 'live';
       // Handed over meanwhile (its words posted, from another process): it shows nothing.
-      await slack.stop(origin.channel, s.ts);
+      await stopOnce(s.id, origin.channel, s.ts);
       await slack.remove(origin.channel, s.ts);
       return 'off';
     };
@@ -242,7 +263,7 @@ export function createSlackLive(deps: {
       void flush(s, true);
       return then(s, async () => {
         if (origin && s.ts && (s.state === 'live' || s.state === 'over'))
-          s.stopped = await slack.stop(origin.channel, s.ts);
+          s.stopped = await stopOnce(s.id, origin.channel, s.ts);
         if (s.state === 'live') s.state = 'over';
       });
     };
@@ -264,6 +285,7 @@ export function createSlackLive(deps: {
             // Its words were never said: the message goes.
             if (await rows.claim(s.id, ['live'], 'dropped')) await slack.remove(origin.channel, s.ts);
           } else if (await rows.claim(s.id, ['live'], 'closing')) {
+            await stopOnce(s.id, origin.channel, s.ts);
             await slack.note(origin.channel, s.ts, NOTES[how]);
             await rows.set(s.id, 'closed');
           }
@@ -311,7 +333,7 @@ export function createSlackLive(deps: {
       if (!row?.ts) return undefined;
       // Its run stopped it when it was kept; one left streaming (its run died, or an earlier
       // hand-over did before stopping it) is stopped here.
-      if (row.was !== 'kept') await slack.stop(row.channel, row.ts);
+      if (row.was !== 'kept') await stopOnce(id, row.channel, row.ts);
       return { channel: row.channel, ts: row.ts, shown: row.shown ?? undefined };
     },
   };
