@@ -66,8 +66,10 @@ export function createDelivery(deps: {
   /** One round under the task's delivery lease: what is due goes out, in lane order. */
   async function round({ data: { taskId }, lease }: Claim<TaskJob>, sink: Sink): Promise<After> {
     // The task read and its due events claimed (each attempt counted before it is made), in one
-    // statement. A status event a later one replaces is not shown (it counts as delivered); in
-    // each lane an event waiting for its retry holds back the events after it.
+    // statement. A status event a later one replaces is not shown (it counts as delivered), and
+    // the later one takes its place in the wait for the surface's limit: a task whose plan moves
+    // as it waits is not sent to the back of the queue at each move. In each lane an event
+    // waiting for its retry holds back the events after it.
     const r = await pool.query<{ task: unknown; events: EventRow[] }>(
       `WITH latest AS (SELECT max(id) AS id FROM signoff.events WHERE task_id = $1 AND type = 'task_status'),
        open AS (
@@ -76,8 +78,18 @@ export function createDelivery(deps: {
        superseded AS (
          UPDATE signoff.events SET delivered_at = now()
          WHERE id IN (SELECT id FROM open WHERE lane = 'status' AND id < (SELECT id FROM latest))),
+       waited AS (
+         SELECT max(next_attempt_at) AS at FROM open
+         WHERE lane = 'status' AND id < (SELECT id FROM latest) AND next_attempt_at > now()),
+       inherited AS (
+         UPDATE signoff.events SET next_attempt_at = (SELECT at FROM waited)
+         WHERE id IN (SELECT id FROM open WHERE lane = 'status' AND next_attempt_at IS NULL)
+           AND (SELECT at FROM waited) IS NOT NULL),
        current AS (
-         SELECT * FROM open WHERE NOT (lane = 'status' AND id < (SELECT id FROM latest))),
+         SELECT id, lane,
+                CASE WHEN lane = 'status' AND next_attempt_at IS NULL THEN (SELECT at FROM waited)
+                     ELSE next_attempt_at END AS next_attempt_at
+         FROM open WHERE NOT (lane = 'status' AND id < (SELECT id FROM latest))),
        blocked AS (SELECT lane, min(id) AS id FROM current WHERE next_attempt_at > now() GROUP BY lane),
        due AS (
          UPDATE signoff.events SET attempts = attempts + 1
