@@ -34,13 +34,28 @@ export function stepTitle(node: string): string {
   return words ? words[0]?.toUpperCase() + words.slice(1) : node;
 }
 
-/** The graph's nodes, in its order; none when the graph cannot say (steps are then added as they run). */
-function nodesOf(graph: RunnableGraph): string[] {
+/** A step of the graph: its node, and its title when the graph gives one (node metadata `title`). */
+export interface GraphStep {
+  node: string;
+  title?: string;
+}
+
+/**
+ * The graph's nodes, in its order, each with the title a graph may give it in the node's
+ * metadata (`addNode(name, fn, { metadata: { title } })`); none when the graph cannot say (steps
+ * are then added as they run).
+ */
+function nodesOf(graph: RunnableGraph): GraphStep[] {
   try {
     const nodes = graph.getGraph?.().nodes ?? {};
     return Object.values(nodes)
-      .map((n) => n.id)
-      .filter((id) => !INTERNAL_NODES.has(id));
+      .filter((n) => !INTERNAL_NODES.has(n.id))
+      .map((n) => {
+        const title = n.metadata?.title;
+        return typeof title === 'string' && title.trim()
+          ? { node: n.id, title: title.trim() }
+          : { node: n.id };
+      });
   } catch {
     return [];
   }
@@ -50,14 +65,15 @@ function nodesOf(graph: RunnableGraph): string[] {
  * The plan a run starts from: the task's own for this generation (a resumed or retried run goes
  * on from where the last one left it), laid over the graph's nodes; else every step pending.
  */
-export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes: string[]): Progress {
+export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes: GraphStep[]): Progress {
   const kept = task.progress?.generation === task.generation ? task.progress.steps : [];
   const byNode = new Map(kept.map((s) => [s.node, s]));
   const steps: ProgressStep[] = nodes.map(
-    (node) => byNode.get(node) ?? { node, title: stepTitle(node), status: 'pending' },
+    ({ node, title }) => byNode.get(node) ?? { node, title: title ?? stepTitle(node), status: 'pending' },
   );
   // Steps the graph no longer lists but that ran: kept, after the others.
-  for (const s of kept) if (!nodes.includes(s.node)) steps.push(s);
+  const listed = new Set(nodes.map((n) => n.node));
+  for (const s of kept) if (!listed.has(s.node)) steps.push(s);
   return { generation: task.generation, steps };
 }
 

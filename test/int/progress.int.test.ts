@@ -1,6 +1,6 @@
 /**
  * A working task's plan, derived from its graph and its run's stream: the graph's nodes in order,
- * each moving pending → in progress → complete as the graph moves; a failed node is an error; a
+ * each titled by the graph (node metadata) or by its name, moving pending → in progress → complete as the graph moves; a failed node is an error; a
  * cancel marks the step it cut short as stopped by whoever cancelled.
  */
 import { describe, expect, it } from 'vitest';
@@ -24,7 +24,11 @@ describe("a task's plan", () => {
     const task = await t.h.start('steps', 'alpha write the memo');
     await steps.started('gather_facts');
     const first = await planReads(task.id, 'in_progress pending pending');
-    expect(first.progress?.steps.map((s) => s.title)).toEqual(['Gather facts', 'Write draft', 'Check draft']);
+    expect(first.progress?.steps.map((s) => s.title)).toEqual([
+      'Gather facts',
+      'Write draft',
+      'Check the draft against the brief',
+    ]);
     steps.release('gather_facts');
     await planReads(task.id, 'complete in_progress pending');
     steps.release('write_draft');
@@ -38,7 +42,7 @@ describe("a task's plan", () => {
       .filter((e) => e.event.type === 'task_status')
       .map((e) => (e.event as { step?: string }).step)
       .filter(Boolean);
-    expect(announced).toEqual(['Gather facts', 'Write draft', 'Check draft']);
+    expect(announced).toEqual(['Gather facts', 'Write draft', 'Check the draft against the brief']);
   });
 
   it('shows the step that failed as an error, the steps before it complete and those after it pending', async () => {
@@ -59,7 +63,7 @@ describe("a task's plan", () => {
     expect(cancelled.progress?.steps).toEqual([
       { node: 'gather_facts', title: 'Gather facts', status: 'complete' },
       { node: 'write_draft', title: 'Write draft', status: 'error', stoppedBy: 'ann' },
-      { node: 'check_draft', title: 'Check draft', status: 'pending' },
+      { node: 'check_draft', title: 'Check the draft against the brief', status: 'pending' },
     ]);
     // The run stopped writes nothing more: its plan is the cancel's.
     await t.h.shown(task.id);

@@ -48,7 +48,7 @@ describe("a task's plan on its root message", () => {
     expect(planOf(first)?.tasks?.map((t) => [t.type, t.task_id, t.title])).toEqual([
       ['task_card', 'step_1', 'Gather facts'],
       ['task_card', 'step_2', 'Write draft'],
-      ['task_card', 'step_3', 'Check draft'],
+      ['task_card', 'step_3', 'Check the draft against the brief'],
     ]);
     expect(planOf(first)?.title).toBe('0 of 3 steps complete');
     steps.release('gather_facts');

@@ -78,6 +78,10 @@ export function buildDeclaredGraph(deps: WorkflowDeps) {
   const agents = new Map(Object.keys(deps.settings.agents).map((key) => [key, make(key)]));
   const agent = (key: string) => agents.get(key) ?? make(key);
 
+  /** A stage's name as the plan reads it: `first_draft` reads "first draft". */
+  const words = (stage: Stage) => stage.id.replace(/[_\-.]+/g, ' ');
+  const titled = (title: string) => ({ metadata: { title } });
+
   const speak =
     (stage: Stage, key: string) => async (s: DeclaredStateType, config: LangGraphRunnableConfig) => {
       const a = agent(key);
@@ -121,16 +125,24 @@ export function buildDeclaredGraph(deps: WorkflowDeps) {
     // The stage's work.
     let last: string[];
     if (stage.parallel) {
-      graph.addNode(`${stage.id}.start`, () => ({}));
+      graph.addNode(`${stage.id}.start`, () => ({}), titled(`The ${words(stage)} begins`));
       for (const key of stage.parallel) {
-        graph.addNode(agentNode(stage.id, key), speak(stage, key));
+        graph.addNode(
+          agentNode(stage.id, key),
+          speak(stage, key),
+          titled(`${agent(key).name}: ${words(stage)}`),
+        );
         edges.push([`${stage.id}.start`, agentNode(stage.id, key)]);
       }
       last = stage.parallel.map((key) => agentNode(stage.id, key));
     } else {
       const keys = stage.agents as string[];
       keys.forEach((key, i) => {
-        graph.addNode(agentNode(stage.id, key), speak(stage, key));
+        graph.addNode(
+          agentNode(stage.id, key),
+          speak(stage, key),
+          titled(`${agent(key).name}: ${words(stage)}`),
+        );
         if (i > 0) edges.push([agentNode(stage.id, keys[i - 1] as string), agentNode(stage.id, key)]);
       });
       last = [agentNode(stage.id, keys.at(-1) as string)];
@@ -139,39 +151,47 @@ export function buildDeclaredGraph(deps: WorkflowDeps) {
     const gate = `${stage.id}.${stage.verdict ? 'verdict' : 'review'}`;
     if (stage.verdict) {
       const judge = stage.verdict;
-      graph.addNode(`${stage.id}.verdict`, async (s: DeclaredStateType, config: LangGraphRunnableConfig) => {
-        const a = agent(judge);
-        const { verdict } = await askStructured(
-          a.model,
-          verdictSchema,
-          conversation(a.prompt, s.task, s.history, a.name),
-          config.signal,
-        );
-        say(config, {
-          agent: a.name,
-          text: verdict === 'approve' ? 'Approved.' : 'This needs another revision.',
-        });
-        if (verdict === 'approve') return { next: onward };
-        return stage.review
-          ? { next: `${stage.id}.review` }
-          : back(s, a.name, `${a.name} asked for a revision.`);
-      });
+      graph.addNode(
+        `${stage.id}.verdict`,
+        async (s: DeclaredStateType, config: LangGraphRunnableConfig) => {
+          const a = agent(judge);
+          const { verdict } = await askStructured(
+            a.model,
+            verdictSchema,
+            conversation(a.prompt, s.task, s.history, a.name),
+            config.signal,
+          );
+          say(config, {
+            agent: a.name,
+            text: verdict === 'approve' ? 'Approved.' : 'This needs another revision.',
+          });
+          if (verdict === 'approve') return { next: onward };
+          return stage.review
+            ? { next: `${stage.id}.review` }
+            : back(s, a.name, `${a.name} asked for a revision.`);
+        },
+        titled(`${agent(judge).name} judges the ${words(stage)}`),
+      );
     }
     if (stage.review) {
       const kind = stage.review;
-      graph.addNode(`${stage.id}.review`, (s: DeclaredStateType) => {
-        const work = s.history.filter((h) => h.stage === stage.id && !h.feedback).slice(-last.length);
-        const round = (s.revisions[stage.id] ?? 0) + 1;
-        const d = askReview({
-          kind,
-          title: `Review the ${stage.id.replace(/_/g, ' ')} (round ${round})`,
-          body: work.map((w) => `**${w.by}**\n${w.text}`).join('\n\n'),
-          round,
-        });
-        if (d.action === 'approve') return { next: onward };
-        if (d.action === 'reject') return { outcome: 'rejected' as const, next: END };
-        return back(s, d.by, d.feedback?.trim() ?? '');
-      });
+      graph.addNode(
+        `${stage.id}.review`,
+        (s: DeclaredStateType) => {
+          const work = s.history.filter((h) => h.stage === stage.id && !h.feedback).slice(-last.length);
+          const round = (s.revisions[stage.id] ?? 0) + 1;
+          const d = askReview({
+            kind,
+            title: `Review the ${stage.id.replace(/_/g, ' ')} (round ${round})`,
+            body: work.map((w) => `**${w.by}**\n${w.text}`).join('\n\n'),
+            round,
+          });
+          if (d.action === 'approve') return { next: onward };
+          if (d.action === 'reject') return { outcome: 'rejected' as const, next: END };
+          return back(s, d.by, d.feedback?.trim() ?? '');
+        },
+        titled(`Your review of the ${words(stage)}`),
+      );
       if (stage.verdict) routes.push({ from: `${stage.id}.verdict`, to: [`${stage.id}.review`, ...targets] });
       routes.push({ from: `${stage.id}.review`, to: targets });
     } else if (stage.verdict) routes.push({ from: `${stage.id}.verdict`, to: targets });

@@ -71,9 +71,9 @@ export function buildPairGraph(deps: WorkflowDeps) {
   };
 
   return new StateGraph(PairState)
-    .addNode('agent1', turnNode(0))
-    .addNode('agent2', turnNode(1))
-    .addNode('review', review)
+    .addNode('agent1', turnNode(0), { metadata: { title: agents[0]?.name } })
+    .addNode('agent2', turnNode(1), { metadata: { title: agents[1]?.name } })
+    .addNode('review', review, { metadata: { title: 'Your review' } })
     .addEdge(START, 'agent1')
     .addConditionalEdges('agent1', (s) => nextAfterTurn(s.turn, maxIterations), [
       'agent1',

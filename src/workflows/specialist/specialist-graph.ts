@@ -152,10 +152,10 @@ export function buildSpecialistGraph(deps: WorkflowDeps) {
   };
 
   return new StateGraph(SpecialistState)
-    .addNode('planner', plan)
-    .addNode('specialist_agent', work)
-    .addNode('review', review)
-    .addNode('failed', retry)
+    .addNode('planner', plan, { metadata: { title: 'Choose a specialist' } })
+    .addNode('specialist_agent', work, { metadata: { title: 'The specialist works' } })
+    .addNode('review', review, { metadata: { title: 'Your review' } })
+    .addNode('failed', retry, { metadata: { title: 'Retry after a failure' } })
     .addEdge(START, 'planner')
     .addConditionalEdges('planner', afterPlanner, ['specialist_agent', 'failed'])
     .addConditionalEdges('specialist_agent', (s) => afterSpecialist(s, reviewOn), ['review', 'failed', END])
