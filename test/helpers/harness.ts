@@ -30,6 +30,11 @@ export interface HarnessOptions {
   delivered?: DeliveredEvent[];
   /** Events the surface refuses for good, as Slack refuses a card it cannot take (invalid_blocks). */
   refuse?: (event: DeliveredEvent) => boolean;
+  /**
+   * Called at each attempt to show an event: milliseconds to come back in, as a surface's rate
+   * limit answers (a `limited` DeliveryError), or undefined to show it.
+   */
+  limit?: (event: DeliveredEvent) => number | undefined;
   /** Who is in which user group, by surface (test/helpers/directory.ts); none by default. */
   directories?: Partial<Record<Surface, GroupDirectory>>;
 }
@@ -96,6 +101,8 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
     sinks: {
       cli: async (event) => {
         if (options.refuse?.(event)) throw new DeliveryError('refused', 'invalid_blocks');
+        const later = options.limit?.(event);
+        if (later !== undefined) throw new DeliveryError('limited', 'ratelimited', { retryAfterMs: later });
         delivered.push(event);
       },
     },

@@ -8,8 +8,33 @@ import type { Task } from '../../src/engine/types.js';
 import { holdSteps } from '../fixtures/steps-graph.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
+/** Resolves once `ok()` holds (checked every 10 ms, for up to 10 s). */
+const until = async (ok: () => boolean) => {
+  const deadline = Date.now() + 10_000;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('never happened');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+/**
+ * Attempts to show a status of the task the last test watches (the first task to announce its
+ * first step once `watching`), and when; the first attempt is held by the surface's limit.
+ */
+const watched: { taskId?: string; attempts: number[] } = { attempts: [] };
+let watching = false;
+const HELD_MS = 1500;
+
 const t = harnessPerFile('progress', () => ({
   yaml: 'workflows:\n  steps:\n    module: ./test/fixtures/steps-graph.ts\n',
+  // Holds the watched task's first status for 1.5 s, as Slack's limit on updates holds a root's.
+  limit: (event) => {
+    if (!watching || event.event.type !== 'task_status') return undefined;
+    watched.taskId ??= (event.event as { step?: string }).step === 'Gather facts' ? event.taskId : undefined;
+    if (event.taskId !== watched.taskId) return undefined;
+    watched.attempts.push(Date.now());
+    return watched.attempts.length === 1 ? HELD_MS : undefined;
+  },
 }));
 
 const statuses = (task: Task) => task.progress?.steps.map((s) => s.status).join(' ') ?? '';
@@ -68,5 +93,27 @@ describe("a task's plan", () => {
     // The run stopped writes nothing more: its plan is the cancel's.
     await t.h.shown(task.id);
     expect((await t.h.engine.getTask(task.id))?.progress).toEqual(cancelled.progress);
+  });
+
+  it("a status that replaces one held by the surface's limit waits where that one waited, not before it and not behind the queue", async () => {
+    const steps = holdSteps('delta');
+    watching = true;
+    const task = await t.h.start('steps', 'delta file the report');
+    await steps.started('gather_facts');
+    await until(() => watched.attempts.length >= 1);
+    expect(watched.taskId).toBe(task.id);
+    const heldAt = watched.attempts[0] ?? 0;
+    // The plan moves twice while the first status waits: each move is a newer status.
+    steps.release('gather_facts');
+    await steps.started('write_draft');
+    await planReads(task.id, 'complete in_progress pending');
+    await t.h.shown(task.id);
+    // Shown once, when the first one's wait was over: the newer ones took its place.
+    const after = watched.attempts.slice(1);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toBeGreaterThanOrEqual(heldAt + HELD_MS - 50);
+    expect(after[0]).toBeLessThan(heldAt + HELD_MS + 1000);
+    steps.releaseAll();
+    await t.h.waitFor(task.id, (x) => x.status === 'done');
   });
 });
