@@ -11,7 +11,14 @@ import {
   reviewTextMessages,
 } from '../../src/slack/blocks/review-card.js';
 import { escalatedMessage, reminderMessage } from '../../src/slack/blocks/review-pings.js';
-import { escapeMrkdwn, LIMITS, neutralizeMarkdown, splitText } from '../../src/slack/blocks/text.js';
+import {
+  escapeMrkdwn,
+  LIMITS,
+  neutralizeMarkdown,
+  splitText,
+  truncateBytes,
+  UPDATE_TEXT_BYTES,
+} from '../../src/slack/blocks/text.js';
 import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
@@ -78,6 +85,36 @@ describe('escaping', () => {
       'working',
     );
     expect(sent(m).replace('<@U0ANN>', '')).not.toMatch(LIVE);
+  });
+});
+
+describe('an edit of an agent message', () => {
+  it('fits the text chat.update takes, whatever its characters, never cutting a character or an escape', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 3000 }), (raw) => {
+        const text = agentMessages(raw)[0]?.text ?? '';
+        const fitted = truncateBytes(text, UPDATE_TEXT_BYTES);
+        expect(
+          slackRefusal(
+            { text: fitted, blocks: [{ type: 'markdown', text: 'x' }] },
+            'chat.update',
+          ),
+        ).toBeUndefined();
+        expect(fitted).not.toMatch(/\uFFFD|&[a-z]*…$/);
+        if (Buffer.byteLength(text) <= UPDATE_TEXT_BYTES) expect(fitted).toBe(text);
+      }),
+    );
+    // 3,000 characters of `&` and CJK: escaped, far past 4,000 bytes; cut, and still accepted.
+    for (const raw of ['&'.repeat(3000), '漢'.repeat(3000)]) {
+      const text = agentMessages(raw)[0]?.text ?? '';
+      expect(Buffer.byteLength(text)).toBeGreaterThan(UPDATE_TEXT_BYTES);
+      expect(
+        slackRefusal(
+          { text: truncateBytes(text, UPDATE_TEXT_BYTES), blocks: [{ type: 'markdown', text: 'x' }] },
+          'chat.update',
+        ),
+      ).toBeUndefined();
+    }
   });
 });
 

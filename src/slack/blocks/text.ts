@@ -93,6 +93,26 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/**
+ * What `chat.update` takes as a message's `text`: Slack refuses a long one (`msg_too_long`) where
+ * a post takes 40,000 characters; reported refused past 4,000, in UTF-8 bytes by one report.
+ */
+export const UPDATE_TEXT_BYTES = 4000;
+
+/**
+ * `text` (escaped already) cut to `max` UTF-8 bytes, with an ellipsis, never in the middle of a
+ * character or of an escape (`&amp;`).
+ */
+export function truncateBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let cut = Buffer.from(text)
+    .subarray(0, max - 3)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  cut = cut.replace(/&[a-z]*$/, '');
+  return `${cut}…`;
+}
+
 /** Where to cut `text` to keep at most `max` characters: a paragraph, then a line, then a word boundary. */
 function cutIndex(text: string, max: number): number {
   if (text.length <= max) return text.length;

@@ -35,7 +35,7 @@ import {
   reviewTextMessages,
 } from '../blocks/review-card.js';
 import { escalatedMessage, reminderMessage } from '../blocks/review-pings.js';
-import { LIMITS, truncate } from '../blocks/text.js';
+import { LIMITS, truncate, truncateBytes, UPDATE_TEXT_BYTES } from '../blocks/text.js';
 import { createAudience } from '../shared/audience.js';
 import { rootOf, type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import {
@@ -161,12 +161,16 @@ export function createSlackSink(deps: {
     if (!same) {
       const { channel, ts } = message;
       try {
-        await client.chat.update({ channel, ts, text: part.text, blocks: part.blocks as never });
+        const text = truncateBytes(part.text, UPDATE_TEXT_BYTES);
+        await client.chat.update({ channel, ts, text, blocks: part.blocks as never });
       } catch (error) {
         if (slackCode(error) === 'message_not_found') return false;
-        if (!(error instanceof DeliveryError && error.kind === 'limited')) throw error;
-        // Edits wait behind every root's (chat.update's one budget): rather than hold the thread
-        // back, the streamed message goes and the saved words are posted.
+        const failure = isWebApiError(error) ? deliveryError(error) : error;
+        const kind = failure instanceof DeliveryError ? failure.kind : undefined;
+        if (kind !== 'limited' && kind !== 'refused') throw error;
+        // Edits wait behind every root's (chat.update's one budget), and Slack takes less in an
+        // edit than in a post: rather than hold the thread back or show a fallback, the streamed
+        // message goes and the saved words are posted.
         await client.chat.delete({ channel, ts }).catch((gone) => {
           if (slackCode(gone) !== 'message_not_found') throw gone;
         });
