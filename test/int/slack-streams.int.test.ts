@@ -72,6 +72,9 @@ describe('words streamed as the model writes them', () => {
       expect(s.state).toBe('stopped');
       // The saved words, whole (they are what streamed: the message needs no edit).
       expect(shown.find((m) => m.ts === s.ts)?.content).toMatch(/^Answer \d+: word0 .* end\.$/);
+      // Every word the model wrote went out as it came (none lost between two appends): handed
+      // over without an edit.
+      expect(slack.callsOf('chat.update').filter((c) => c.ts === s.ts)).toEqual([]);
     }
     const starts = slack.callsOf('chat.startStream').filter((c) => c.thread_ts === thread && !c.failed);
     expect(starts.map((c) => c.username).sort()).toEqual(['Author', 'Reviewer']);
@@ -118,13 +121,14 @@ describe('words streamed as the model writes them', () => {
   it('stops the stream when the task is redirected mid-stream, and the new goal streams anew', async () => {
     model.failNext({ tokenDelayMs: 150 });
     const thread = await start('stream redirected');
-    const { stream } = await midStream(thread);
+    const { stream, call } = await midStream(thread);
     await postSigned(file.events, threadMessage('U0ANN', 'redirect: a new goal entirely', thread), {
       json: true,
     });
     await until('note', () =>
       shownIn(slack, thread).find((m) => m.ts === stream.ts && /Stopped before/.test(m.content)),
     );
+    await until('model call closed', () => (call?.hungUp ? call : undefined));
     await until('card', () => cardsIn(thread)[0]);
     const said = shownIn(slack, thread).filter((m) => /Answer \d+:.* end\./.test(m.content));
     // The new goal's two turns, each once; nothing of the stopped step.
@@ -138,10 +142,59 @@ describe('words streamed as the model writes them', () => {
     const stream = await until('a stream', () => slack.streams.streams.find((s) => s.threadTs === thread));
     await until('task done', async () => ((await taskOf(thread))?.status === 'done' ? true : undefined));
     const saved = await until('saved words shown', () =>
-      shownIn(slack, thread).find((m) => m.ts === stream.ts && m.content.includes('**Draft:** Answer')),
+      shownIn(slack, thread).find((m) => m.content.includes('**Draft:** Answer')),
     );
     expect(saved.content).toMatch(/end\./);
-    // Shown once: in the stream's message, not posted again.
-    expect(shownIn(slack, thread).filter((m) => /Answer \d+: word0/.test(m.content))).toHaveLength(1);
+    // Shown once: in the stream's message (edited), or, when chat.update's budget was busy, posted
+    // in its place (the stream's message removed).
+    const words = shownIn(slack, thread).filter((m) => /Answer \d+: word0/.test(m.content));
+    expect(words).toHaveLength(1);
+    if (saved.ts !== stream.ts)
+      expect(shownIn(slack, thread).find((m) => m.ts === stream.ts)).toBeUndefined();
+  });
+
+  it('a stream whose appends Slack answers 429 shows its last words with the stop: all the saved words, no edit, one 429', async () => {
+    model.failNext({ tokenDelayMs: 100 });
+    const thread = await start('stream throttled');
+    const { stream } = await midStream(thread);
+    const lift = slack.rateLimit('chat.appendStream', 60);
+    try {
+      await until('the stream stopped', () => (stream.state === 'stopped' ? stream : undefined), 20_000);
+      const shown = shownIn(slack, thread).find((m) => m.ts === stream.ts);
+      expect(shown?.content).toMatch(/^Answer \d+: word0 .* end\.$/);
+      const stop = slack.callsOf('chat.stopStream').find((c) => c.ts === stream.ts);
+      expect(String(stop?.markdown_text)).toMatch(/end\.$/);
+      // Slack said 429 once: every append after it waited for the limit to pass.
+      expect(slack.limited.filter((l) => l.method === 'chat.appendStream')).toHaveLength(1);
+    } finally {
+      lift();
+    }
+    await until('card', () => cardsIn(thread)[0]);
+    // Handed over as it was: the saved words are what it shows, without an edit.
+    expect(slack.callsOf('chat.update').filter((c) => c.ts === stream.ts)).toEqual([]);
+  });
+
+  it('a stream whose edit to the saved words Slack refuses for good is removed, and the saved words are posted once', async () => {
+    const text = `draft the decorated memo ${++n}`;
+    const refuse = slack.refuse(
+      'chat.update',
+      (a) => String(a.text ?? '').includes('Draft:'),
+      'msg_too_long',
+    );
+    try {
+      await postSigned(file.events, commandBody(`decorated ${text}`));
+      const thread = tsOf(await until('root', () => rootOf(text)));
+      const stream = await until('a stream', () => slack.streams.streams.find((s) => s.threadTs === thread));
+      await until('task done', async () => ((await taskOf(thread))?.status === 'done' ? true : undefined));
+      const saved = await until('saved words posted', () =>
+        shownIn(slack, thread).find((m) => m.ts !== stream.ts && m.content.includes('**Draft:** Answer')),
+      );
+      expect(saved.content).toMatch(/end\./);
+      expect(shownIn(slack, thread).find((m) => m.ts === stream.ts)).toBeUndefined();
+      expect(shownIn(slack, thread).filter((m) => /Answer \d+: word0/.test(m.content))).toHaveLength(1);
+      expect(shownIn(slack, thread).some((m) => m.content.includes('could not be shown'))).toBe(false);
+    } finally {
+      refuse();
+    }
   });
 });

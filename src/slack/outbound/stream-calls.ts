@@ -16,6 +16,10 @@ const OVER = new Set(['message_not_in_streaming_state', 'stopped_by_user', 'mess
 
 export const slackCode = (error: unknown) => (error as { data?: { error?: string } }).data?.error;
 
+/** Slack answered 429: it did not carry the call out. */
+export const isRateLimited = (error: unknown) =>
+  (error as WebAPICallError).code === ErrorCode.RateLimitedError;
+
 /** Slack's answer says the stream takes nothing more (stopped, sealed, gone). */
 export const isOver = (error: unknown) => OVER.has(slackCode(error) ?? '');
 
@@ -24,8 +28,11 @@ export interface StreamCalls {
   call<T>(method: string, channel: string | undefined, waitMs: number, send: () => Promise<T>): Promise<T>;
   /** Calls `method` whose slot the caller took already (a 429 still holds its limit for everyone). */
   send<T>(method: string, channel: string | undefined, send: () => Promise<T>): Promise<T>;
-  /** Ends the stream `ts`; true once it is over (one Slack ended already counts). */
-  stop(channel: string, ts: string): Promise<boolean>;
+  /**
+   * Ends the stream `ts`, `last` its final words: 'stopped', or 'over' when Slack had ended it
+   * already (`last` then not shown).
+   */
+  stop(channel: string, ts: string, last?: string): Promise<'stopped' | 'over'>;
   /** The message shows `note` instead of its words (it is stopped already). */
   note(channel: string, ts: string, note: string): Promise<void>;
   /** The message goes (its words were never said). */
@@ -44,8 +51,7 @@ export function createStreamCalls(client: WebClient, limits: RateLimits): Stream
       return await fn();
     } catch (error) {
       const e = error as WebAPICallError & { retryAfter?: number };
-      if (e.code === ErrorCode.RateLimitedError)
-        await limits.hold(method, channel, (e.retryAfter ?? 1) * 1000);
+      if (isRateLimited(e)) await limits.hold(method, channel, (e.retryAfter ?? 1) * 1000);
       throw error;
     }
   };
@@ -63,12 +69,14 @@ export function createStreamCalls(client: WebClient, limits: RateLimits): Stream
         return undefined;
       },
     ));
-  const stop = async (channel: string, ts: string) => {
+  const stop = async (channel: string, ts: string, last?: string) => {
     try {
-      await call('chat.stopStream', channel, SLOT_WAIT_MS, () => client.chat.stopStream({ channel, ts }));
-      return true;
+      await call('chat.stopStream', channel, SLOT_WAIT_MS, () =>
+        client.chat.stopStream({ channel, ts, ...(last && { markdown_text: last }) }),
+      );
+      return 'stopped' as const;
     } catch (error) {
-      if (isOver(error)) return true;
+      if (isOver(error)) return 'over' as const;
       throw error;
     }
   };

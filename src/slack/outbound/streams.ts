@@ -11,6 +11,7 @@
  * go out every FLUSH_MS with all that came meanwhile, and wait their turn (a busy workspace gets
  * fewer, larger appends).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { LiveRun, LiveRunInfo, LiveView, RunEnd, Task } from '../../engine/index.js';
@@ -18,7 +19,7 @@ import type { Logger } from '../../logger.js';
 import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { defuse, ripe } from './live-text.js';
-import { createStreamCalls, isOver, slackCode } from './stream-calls.js';
+import { createStreamCalls, isOver, isRateLimited, slackCode } from './stream-calls.js';
 import { type StreamState, streamRows } from './stream-rows.js';
 
 /**
@@ -31,8 +32,21 @@ const FLUSH_MS = 1000;
  * than about 10 KB in one streamed message; the saved words, split as every post is, replace it.
  */
 const LIVE_BYTES = 8000;
-/** How long a stream's last words wait for an append's turn (Tier 4) before being left out. */
-const LAST_WORDS_WAIT_MS = 3000;
+
+/** How long a hand-over waits for the run in this process to settle the stream it takes over. */
+const SETTLE_WAIT_MS = 10_000;
+
+/** A promise `settled` and what resolves it. */
+function latch(): { settled: Promise<void>; settle: () => void } {
+  let settle = () => {};
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  return { settled, settle };
+}
+
+/** Waits between tries to close a stream (a note, a removal) that Slack did not take. */
+const CLOSE_RETRIES_MS = [5000, 15_000, undefined];
 
 /** What a stream that stands for nothing shows instead of its words. */
 const NOTES: Record<Exclude<RunEnd, 'finished'> | 'interrupted', string> = {
@@ -61,6 +75,9 @@ interface Stream {
   stopped: boolean;
   /** Every Slack call of the stream, one after another. */
   chain: Promise<void>;
+  /** Resolves once its run has settled it (kept, dropped or closed): what a hand-over waits for. */
+  settled: Promise<void>;
+  settle: () => void;
   timer?: NodeJS.Timeout;
 }
 
@@ -89,40 +106,63 @@ export function createSlackLive(deps: {
   const rows = streamRows(deps.pool);
   const slack = createStreamCalls(client, deps.limits);
   /**
-   * Stops the stream `id`'s message, unless another (its run's end, the hand-over, a note) has
-   * claimed its stop: each stop spends one of Slack's twenty a minute. True once it is stopped.
+   * Stops the stream `id`'s message (showing `last` at its end), unless another (its run's end,
+   * the hand-over, a note) has claimed its stop: each stop spends one of Slack's twenty a minute.
+   * 'stopped' by this call, 'over' already (Slack said so), or stopped by an'other'.
    */
-  const stopOnce = async (id: string, channel: string, ts: string) => {
-    if (!(await rows.stopping(id))) return true;
-    let over: boolean;
+  const stopOnce = async (id: string, channel: string, ts: string, last?: string) => {
+    if (!(await rows.stopping(id))) return 'other' as const;
+    let how: 'stopped' | 'over';
     try {
-      over = await slack.stop(channel, ts);
+      how = await slack.stop(channel, ts, last);
     } catch (error) {
       await rows.stopFailed(id);
       throw error;
     }
     await rows.stopped(id);
-    return over;
+    return how;
   };
 
   /** Streams of this process's runs, by id: a hand-over waits for their calls under way. */
   const here = new Map<string, Stream>();
 
   /**
+   * Closes the stream `id` (claimed for it already): `close` (a note, or removing it) is tried a
+   * few times, as Slack's limits allow; if it still fails, the stream is live again, for whoever
+   * closes what was left open next (the task's next run, or its end).
+   */
+  const closing = async (id: string, close: () => Promise<void>, done: StreamState = 'closed') => {
+    for (const wait of CLOSE_RETRIES_MS) {
+      try {
+        await close();
+        await rows.set(id, done);
+        return;
+      } catch (error) {
+        logger.warn({ err: error, stream: id, slack: slackCode(error) }, 'a stream could not be closed yet');
+        if (wait === undefined) break;
+        await sleep(wait);
+      }
+    }
+    await rows.set(id, 'live');
+  };
+
+  /**
    * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
-   * `over`: the task ended (no run of it comes); a stream being closed then is its run's to finish.
+   * `over`: the task ended (no run of it comes). One its run is closing is closed here too (a
+   * second note is the same words), lest a run that fails at it leave it showing unsaved words.
    */
   const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
     const note = over ? NOTES.stopped : NOTES.interrupted;
     const left = await rows.leftOpen(task.id);
     for (const row of left) {
-      const from: StreamState[] = over ? ['starting', 'live'] : ['starting', 'live', 'closing'];
-      if (!(await rows.claim(row.id, from, 'closing'))) continue;
-      if (row.ts) {
-        await stopOnce(row.id, row.channel, row.ts);
-        await slack.note(row.channel, row.ts, note);
-      }
-      await rows.set(row.id, 'closed');
+      if (!(await rows.claim(row.id, ['starting', 'live', 'closing'], 'closing'))) continue;
+      const { ts } = row;
+      if (!ts) await rows.set(row.id, 'closed');
+      else
+        await closing(row.id, async () => {
+          await stopOnce(row.id, row.channel, ts);
+          await slack.note(row.channel, ts, note);
+        });
     }
     const lost = left.filter((row) => !row.ts);
     if (!lost.length) return;
@@ -148,6 +188,8 @@ export function createSlackLive(deps: {
     // Slack streams only to a named person in a workspace it is told (required in channels).
     const streamable = !!origin?.team && /^[UW]/.test(task.requester);
     const mine = new Map<string, Stream>();
+    /** Settles of kept and dropped streams under way (close waits for them). */
+    const settling = new Set<Promise<void>>();
     const ready = (origin ? closeLeftOpen(task, origin) : Promise.resolve()).catch((err) =>
       logger.warn({ err, task: task.id }, 'could not close the streams an earlier run left open'),
     );
@@ -174,7 +216,7 @@ export function createSlackLive(deps: {
       // A stream started while earlier words wait to be posted would show above them (those that
       // streamed are in the thread already, above it).
       if (await postedLater(run)) return 'off';
-      const { now, later } = ripe(s.pending);
+      const { now } = ripe(s.pending);
       const text = defuse(now);
       try {
         // Not waited for: a call that finds no slot now is posted when saved, as before streaming.
@@ -183,7 +225,8 @@ export function createSlackLive(deps: {
         return 'off';
       }
       if (!(await rows.begin(s.id, task.id, origin.channel))) return 'off';
-      s.pending = later;
+      // Words came meanwhile (the awaits above): only what goes out leaves what waits.
+      s.pending = s.pending.slice(now.length);
       s.sent = text;
       s.bytes = Buffer.byteLength(text);
       const answer = await slack.send('chat.startStream', undefined, () =>
@@ -213,13 +256,13 @@ export function createSlackLive(deps: {
         true,
       );
 
-    const flush = (s: Stream, all = false) =>
+    const flush = (s: Stream) =>
       then(
         s,
         async () => {
           s.timer = undefined;
           if (s.state !== 'live' || !origin || !s.ts) return;
-          const { now, later } = ripe(s.pending, all);
+          const { now } = ripe(s.pending);
           const text = defuse(now);
           if (!text) return;
           if (s.bytes + Buffer.byteLength(text) > LIVE_BYTES) {
@@ -229,26 +272,34 @@ export function createSlackLive(deps: {
             return;
           }
           try {
-            // The last words wait a little for their turn: all of them shown, the message needs
-            // no edit once saved.
-            await deps.limits.take('chat.appendStream', undefined, all ? LAST_WORDS_WAIT_MS : 0);
+            await deps.limits.take('chat.appendStream', undefined, 0);
           } catch {
-            // The workspace's appends are busy: these words go with the next flush.
-            if (!all) schedule(s);
+            // The workspace's appends are busy: these words go with the next flush (or the stop).
+            schedule(s);
             return;
           }
-          s.pending = later;
-          s.bytes += Buffer.byteLength(text);
-          s.sent += text;
+          // Words came meanwhile (the awaits above): only what goes out leaves what waits.
+      s.pending = s.pending.slice(now.length);
           try {
             await slack.send('chat.appendStream', undefined, () =>
               client.chat.appendStream({ channel: origin.channel, ts: s.ts as string, markdown_text: text }),
             );
           } catch (error) {
+            if (isRateLimited(error)) {
+              // Slack did not take them (its limit now holds every append): they go with the next.
+              s.pending = now + s.pending;
+              schedule(s);
+              return;
+            }
+            // Whether Slack showed them is not known: the message is edited to the saved words.
+            s.cut = true;
             if (!isOver(error)) throw error;
             s.state = 'over';
-            s.cut = true;
+            return;
           }
+          // Counted as shown only once Slack said so.
+          s.bytes += Buffer.byteLength(text);
+          s.sent += text;
         },
         true,
       );
@@ -257,14 +308,27 @@ export function createSlackLive(deps: {
       s.timer ??= setTimeout(() => void flush(s), FLUSH_MS);
     };
 
-    /** The stream's words so far go out and it stops (its message then waits for the saved words). */
-    const end = (s: Stream) => {
+    /**
+     * The stream stops (its message then waits for the saved words). `carry`: its words not sent
+     * yet go with the stop, which is made anyway, so that no append's turn is waited for and the
+     * message shows all the words, needing no edit once saved.
+     */
+    const end = (s: Stream, carry: boolean) => {
       clearTimeout(s.timer);
-      void flush(s, true);
+      s.timer = undefined;
       return then(s, async () => {
-        if (origin && s.ts && (s.state === 'live' || s.state === 'over'))
-          s.stopped = await stopOnce(s.id, origin.channel, s.ts);
-        if (s.state === 'live') s.state = 'over';
+        if (!origin || !s.ts || (s.state !== 'live' && s.state !== 'over')) return;
+        let rest = carry && s.state === 'live' ? defuse(s.pending) : '';
+        if (rest && s.bytes + Buffer.byteLength(rest) > LIVE_BYTES) {
+          s.cut = true;
+          rest = '';
+        }
+        s.pending = '';
+        const how = await stopOnce(s.id, origin.channel, s.ts, rest || undefined);
+        s.stopped = true;
+        if (rest && how === 'stopped') s.sent += rest;
+        else if (rest) s.cut = true;
+        s.state = 'over';
       });
     };
 
@@ -274,7 +338,7 @@ export function createSlackLive(deps: {
       // finds it stopped and marked.
       const done = streams.map((s) => {
         mine.delete(s.id);
-        void end(s);
+        void end(s, how === 'kept');
         return then(s, async () => {
           if (!origin || !s.ts || s.state === 'off' || s.state === 'first') return;
           if (how === 'kept') {
@@ -283,13 +347,20 @@ export function createSlackLive(deps: {
             if (s.stopped) await rows.kept(s.id, whole ? s.sent : undefined);
           } else if (how === 'dropped') {
             // Its words were never said: the message goes.
-            if (await rows.claim(s.id, ['live'], 'dropped')) await slack.remove(origin.channel, s.ts);
+            const ts = s.ts;
+            if (await rows.claim(s.id, ['live'], 'dropped'))
+              await closing(s.id, () => slack.remove(origin.channel, ts), 'dropped');
           } else if (await rows.claim(s.id, ['live'], 'closing')) {
-            await stopOnce(s.id, origin.channel, s.ts);
-            await slack.note(origin.channel, s.ts, NOTES[how]);
-            await rows.set(s.id, 'closed');
+            const ts = s.ts;
+            await closing(s.id, async () => {
+              await stopOnce(s.id, origin.channel, ts);
+              await slack.note(origin.channel, ts, NOTES[how]);
+            });
           }
-        }).finally(() => here.delete(s.id));
+        }).finally(() => {
+          here.delete(s.id);
+          s.settle();
+        });
       });
       await Promise.all(done);
     };
@@ -301,7 +372,7 @@ export function createSlackLive(deps: {
         if (!s) {
           const first = {
             ...{ id, agent, pending: delta, sent: '', cut: false, bytes: 0 },
-            ...{ stopped: false, chain: Promise.resolve() },
+            ...{ stopped: false, chain: Promise.resolve(), ...latch() },
           };
           mine.set(id, { ...first, state: 'first' });
           return;
@@ -315,11 +386,14 @@ export function createSlackLive(deps: {
           void start(s);
         } else schedule(s);
       },
-      kept: (ids) => void settle(ids, 'kept'),
-      dropped: (ids) => void settle(ids, 'dropped'),
+      kept: (ids) => void settling.add(settle(ids, 'kept')),
+      dropped: (ids) => void settling.add(settle(ids, 'dropped')),
       close: async (how) => {
         // Streams still open: with the run finished, no word of theirs was said.
         await settle([...mine.keys()], how === 'finished' ? 'dropped' : how);
+        // The run ends once its streams are settled: a next run of the task, which closes what
+        // was left open, must not take a stream this one is still handing over for saved words.
+        await Promise.all(settling);
       },
     };
   };
@@ -328,7 +402,11 @@ export function createSlackLive(deps: {
     open,
     closeLeftOpen: (task, origin) => closeLeftOpen(task, origin, true),
     async handOver(id, task, origin) {
-      await here.get(id)?.chain;
+      // A stream of a run in this process: its run stops it, with its last words, and says what
+      // it showed; the hand-over waits for that (the saved words' event can come first).
+      const mine = here.get(id);
+      if (mine) await Promise.race([mine.settled, sleep(SETTLE_WAIT_MS, undefined, { ref: false })]);
+      await mine?.chain;
       const row = await rows.handOver(id, task.id, origin.channel);
       if (!row?.ts) return undefined;
       // Its run stopped it when it was kept; one left streaming (its run died, or an earlier
