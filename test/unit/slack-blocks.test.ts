@@ -95,10 +95,7 @@ describe('an edit of an agent message', () => {
         const text = agentMessages(raw)[0]?.text ?? '';
         const fitted = truncateBytes(text, UPDATE_TEXT_BYTES);
         expect(
-          slackRefusal(
-            { text: fitted, blocks: [{ type: 'markdown', text: 'x' }] },
-            'chat.update',
-          ),
+          slackRefusal({ text: fitted, blocks: [{ type: 'markdown', text: 'x' }] }, 'chat.update'),
         ).toBeUndefined();
         expect(fitted).not.toMatch(/\uFFFD|&[a-z]*…$/);
         if (Buffer.byteLength(text) <= UPDATE_TEXT_BYTES) expect(fitted).toBe(text);

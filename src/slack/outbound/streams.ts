@@ -279,7 +279,7 @@ export function createSlackLive(deps: {
             return;
           }
           // Words came meanwhile (the awaits above): only what goes out leaves what waits.
-      s.pending = s.pending.slice(now.length);
+          s.pending = s.pending.slice(now.length);
           try {
             await slack.send('chat.appendStream', undefined, () =>
               client.chat.appendStream({ channel: origin.channel, ts: s.ts as string, markdown_text: text }),
