@@ -197,4 +197,28 @@ describe('words streamed as the model writes them', () => {
       refuse();
     }
   });
+
+  it('a stream whose start Slack carried out but never answered in time is removed from the thread, and the saved words are posted once', async () => {
+    const text = `draft the unanswered note ${++n}`;
+    // Slack makes the stream at once and answers after the client (10 s) gave up.
+    slack.answerLate('chat.startStream', 11_000);
+    await postSigned(file.events, commandBody(`decorated ${text}`));
+    const thread = tsOf(await until('root', () => rootOf(text)));
+    const orphan = await until('the stream Slack made', () =>
+      slack.streams.streams.find((s) => s.threadTs === thread),
+    );
+    await until(
+      'task done',
+      async () => ((await taskOf(thread))?.status === 'done' ? true : undefined),
+      30_000,
+    );
+    const saved = await until('saved words posted', () =>
+      shownIn(slack, thread).find((m) => m.content.includes('**Draft:** Answer')),
+    );
+    expect(saved.ts).not.toBe(orphan.ts);
+    await until('the unanswered stream removed', () =>
+      shownIn(slack, thread).find((m) => m.ts === orphan.ts) ? undefined : true,
+    );
+    expect(shownIn(slack, thread).filter((m) => /Answer \d+: word0/.test(m.content))).toHaveLength(1);
+  }, 45_000);
 });

@@ -175,6 +175,15 @@ export function createSlackLive(deps: {
     }
   };
 
+  /** Streams in the thread that signoff never learnt of, for stream `id` whose start had no answer: removed. */
+  const removeUnanswered = async (id: string, task: Task, thread: SlackOrigin) => {
+    for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
+      await rows.closedMessage(`${id}:${ts}`, task.id, thread.channel, ts);
+      await slack.stop(thread.channel, ts);
+      await slack.remove(thread.channel, ts);
+    }
+  };
+
   /** Whether an agent's message saved before is still to be posted (no stream shows it). */
   const postedLater = async (run: LiveRunInfo) => {
     const unshown = await run.unshown();
@@ -408,7 +417,13 @@ export function createSlackLive(deps: {
       if (mine) await Promise.race([mine.settled, sleep(SETTLE_WAIT_MS, undefined, { ref: false })]);
       await mine?.chain;
       const row = await rows.handOver(id, task.id, origin.channel);
-      if (!row?.ts) return undefined;
+      if (!row?.ts) {
+        // Its start was asked of Slack and never answered (a timeout, a 5xx, a run that died
+        // meanwhile): Slack may have made the message, streaming its first words. Whatever the
+        // thread holds of it goes, before the saved words are posted.
+        if (row?.was === 'starting') await removeUnanswered(id, task, origin);
+        return undefined;
+      }
       // Its run stopped it when it was kept; one left streaming (its run died, or an earlier
       // hand-over did before stopping it) is stopped here.
       if (row.was !== 'kept') await stopOnce(id, row.channel, row.ts);
