@@ -57,6 +57,16 @@ export interface RunTask {
   rootTs?: string;
 }
 
+/** What the checker saw of agents' streamed words, over all runs. */
+export interface StreamTally {
+  /** Workers killed, and of them those killed while some message streamed (a kill mid-words). */
+  workerKills: number;
+  killsMidStream: number;
+  /** Streamed messages once quiet: closed with a note, and showing an agent's saved words. */
+  noted: number;
+  shownSaved: number;
+}
+
 export interface RunContext {
   cluster: Cluster;
   driver: SlackDriver;
@@ -66,6 +76,7 @@ export interface RunContext {
   nonce: string;
   faults: Record<string, number>;
   actions: Record<string, number>;
+  streams: StreamTally;
 }
 
 const count = (counter: Record<string, number>, kind: string) => {
@@ -196,8 +207,16 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
 function fault(ctx: RunContext, kind: FaultKind, now: Look): Promise<unknown> | undefined {
   const { cluster, rng } = ctx;
   switch (kind) {
-    case 'kill_worker':
-      return cluster.kill(rng.pick(['worker-1', 'worker-2'] as const), rng.int(100, 1500));
+    case 'kill_worker': {
+      const [name, downMs] = [rng.pick(['worker-1', 'worker-2'] as const), rng.int(100, 1500)];
+      // Whether words were streaming as it died (whichever worker wrote them): the kills the
+      // streaming invariants are about, counted so that the summary says how often they came.
+      return ctx.driver.openStreams().then((open) => {
+        ctx.streams.workerKills++;
+        if (open) ctx.streams.killsMidStream++;
+        return cluster.kill(name, downMs);
+      });
+    }
     case 'kill_web':
       return cluster.kill('web', rng.int(100, 1000));
     case 'pause_worker':
