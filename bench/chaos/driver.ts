@@ -96,10 +96,10 @@ export class SlackDriver {
     return (await res.json()) as ThreadReply[];
   }
 
-  /** How many streamed messages still stream now (0 when the fake Slack cannot say). */
-  async openStreams(): Promise<number> {
+  /** How many streamed messages are being written now (0 when the fake Slack cannot say). */
+  async streamsWritten(): Promise<number> {
     const res = await fetch(`${this.control}/streams`).catch(() => undefined);
-    return res?.ok ? ((await res.json()) as { open: number }).open : 0;
+    return res?.ok ? ((await res.json()) as { writing: number }).writing : 0;
   }
 
   private async send(body: string, json = false): Promise<boolean> {

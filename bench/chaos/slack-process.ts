@@ -12,7 +12,8 @@
  * - GET  /text?channel=C&ts=T   a message's text (and blocks, once updated) as it reads now
  * - GET  /thread?channel=C&ts=T each reply of a thread as it reads now (a stream's words, an
  *   update's text and blocks), with its post key and whether it is a stream (and still streams)
- * - GET  /streams                how many streamed messages still stream now
+ * - GET  /streams                how many streamed messages still stream now, and how many of
+ *   them are being written (words came within the last 1.5 s)
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -140,6 +141,9 @@ function catchUp(): void {
   }
 }
 
+/** A stream counts as being written when its last words came this recently. */
+const WRITING_MS = 1500;
+
 const lifts: (() => void)[] = [];
 
 async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -189,8 +193,19 @@ const control = createServer(async (req, res) => {
       return reply(replies);
     }
     if (req.method === 'GET' && url.pathname === '/streams') {
-      const open = slack.streams.streams.filter((s) => slack.streams.live(s.channel, s.ts)).length;
-      return reply({ open });
+      const open = slack.streams.streams.filter((s) => slack.streams.live(s.channel, s.ts));
+      // Being written: started or appended to within the last flush or so (signoff appends once
+      // a second); a stream a dead run left open still streams, but nobody writes it.
+      const since = Date.now() - WRITING_MS;
+      const touched = new Set(
+        slack.calls
+          .filter((c) => c.method === 'chat.appendStream' && (c.at ?? 0) >= since)
+          .map((c) => `${c.args.channel}:${c.args.ts}`),
+      );
+      const writing = open.filter(
+        (s) => s.startedAt >= slack.now() - WRITING_MS || touched.has(`${s.channel}:${s.ts}`),
+      );
+      return reply({ open: open.length, writing: writing.length });
     }
     if (req.method === 'POST' && url.pathname === '/fail') {
       const f = await body(req);
