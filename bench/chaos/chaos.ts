@@ -9,7 +9,14 @@ import { Cluster } from './cluster.js';
 import { SlackDriver } from './driver.js';
 import { checkRun, installCheckpointLog, type Violation } from './invariants.js';
 import { Random } from './random.js';
-import { approveWaiting, type RunContext, type RunTask, resolveTasks, runScenario } from './scenario.js';
+import {
+  approveWaiting,
+  type RunContext,
+  type RunTask,
+  resolveTasks,
+  runScenario,
+  type StreamTally,
+} from './scenario.js';
 
 export interface ChaosOptions {
   runs: number;
@@ -44,6 +51,8 @@ export interface ChaosFigures {
   ends: Record<string, number>;
   /** Commands whose task never showed its root message (the web process died first). */
   notStarted: number;
+  /** Kills that landed while words streamed, and how streamed messages ended (scenario.ts). */
+  streams: StreamTally;
   wallMs: number;
   dir: string;
 }
@@ -106,6 +115,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     refusedEvents: 0,
     ends: {},
     notStarted: 0,
+    streams: { workerKills: 0, killsMidStream: 0, noted: 0, shownSaved: 0 },
     wallMs: 0,
     dir: cluster.dir,
   };
@@ -127,6 +137,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         nonce,
         faults,
         actions: figures.actions,
+        streams: figures.streams,
       };
       const incidentsBefore = cluster.incidents.length;
       const tasks: RunTask[] = [];
@@ -150,7 +161,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         await resolveTasks(ctx, tasks);
         if (stuck) violations.push({ kind: 'not_quiet', detail: stuck });
         violations.push(
-          ...(await checkRun(cluster.pool, driver, tasks, cluster.incidents.slice(incidentsBefore))),
+          ...(await checkRun(
+            cluster.pool,
+            driver,
+            tasks,
+            cluster.incidents.slice(incidentsBefore),
+            figures.streams,
+          )),
         );
       } catch (error) {
         // The checker itself could not go on with this run (the cluster did not come back, say):

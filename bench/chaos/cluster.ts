@@ -14,6 +14,7 @@ import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedde
 import { createLogger } from '../../src/logger.js';
 import { FakeOpenAI } from '../../test/helpers/fake-openai.js';
 import { SIGNING_SECRET } from '../../test/helpers/slack-requests.js';
+import { chaosAnswer } from './answers.js';
 
 export type Role = 'web' | 'worker';
 export const PROCESS_NAMES = ['web', 'worker-1', 'worker-2'] as const;
@@ -123,8 +124,13 @@ export class Cluster {
     this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'signoff-chaos-'));
     // As root, Postgres runs as another user, who must be able to enter this folder.
     chmodSync(this.dir, 0o755);
-    // A word every few milliseconds: models stream (issue 22), and a kill can land mid-stream.
-    this.model = new FakeOpenAI({ random: options.random, tokenDelayMs: 25 });
+    // A word every few milliseconds: models stream (issue 22), and a kill can land mid-stream;
+    // answers long enough that it often does, each naming its call first (answers.ts).
+    this.model = new FakeOpenAI({
+      random: options.random,
+      tokenDelayMs: 25,
+      reply: (_, n) => chaosAnswer(n),
+    });
   }
 
   async start(): Promise<void> {

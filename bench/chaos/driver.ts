@@ -96,6 +96,12 @@ export class SlackDriver {
     return (await res.json()) as ThreadReply[];
   }
 
+  /** How many streamed messages are being written now (0 when the fake Slack cannot say). */
+  async streamsWritten(): Promise<number> {
+    const res = await fetch(`${this.control}/streams`).catch(() => undefined);
+    return res?.ok ? ((await res.json()) as { writing: number }).writing : 0;
+  }
+
   private async send(body: string, json = false): Promise<boolean> {
     try {
       const res = await postSigned(this.webUrl, body, { json });

@@ -11,18 +11,26 @@
  *   waits on reviews whose cards (or their fallbacks) are in its thread;
  * - root_without_task: a command's root message is out but no task stands behind it, and the
  *   message does not say so (it reads "Working" for ever);
- * - words_twice: no model answer (the fake model's `(call N)`) reads in two replies of a thread,
- *   review cards and the full texts beside them aside (they quote the agents' words): a stream
- *   shows its words once, as they are written and then as saved, or a note instead;
- * - unsaved_words / stream_left_open: no streamed message still streams once quiet, and none
- *   shows words that no saved message holds (it shows the saved words, a note, or is gone);
+ * - words_twice: no model answer (the `[call N]` that opens each, answers.ts) reads in two
+ *   replies of a thread, whole or in part, posted or streamed, review cards and the full texts
+ *   beside them aside (they quote the agents' words): a stream shows its words once, as they are
+ *   written and then as saved, or a note instead;
+ * - unsaved_words / stream_left_open: no streamed message still streams once quiet (as Slack has
+ *   it), and none shows words that no saved message holds (it shows the saved words, a note, or
+ *   is gone);
+ * - stream_not_saved: a streamed message that stands for an agent's message (`kept` or `final`)
+ *   shows exactly that message's saved words (its `agent_said` event's text, as the sink renders
+ *   it), not a part of them, other words, or a note; gone, the saved words read in another reply;
  * - crash / alarming_output: no process exited unless the checker killed it, and none printed
  *   an unhandled rejection or an uncaught exception.
  */
 import type pg from 'pg';
+import { agentMessages } from '../../src/slack/blocks/messages.js';
+import { defuse } from '../../src/slack/outbound/live-text.js';
+import { callsIn } from './answers.js';
 import type { Incident } from './cluster.js';
 import { reviewOf, type SlackDriver } from './driver.js';
-import type { RunTask } from './scenario.js';
+import type { RunTask, StreamTally } from './scenario.js';
 
 export interface Violation {
   kind: string;
@@ -56,6 +64,7 @@ export async function checkRun(
   driver: SlackDriver,
   tasks: RunTask[],
   incidents: Incident[],
+  tally?: StreamTally,
 ): Promise<Violation[]> {
   const out: Violation[] = [];
   const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
@@ -208,17 +217,38 @@ export async function checkRun(
         });
   }
 
-  out.push(...(await checkWords(pool, driver, tasks)));
+  out.push(...(await checkWords(pool, driver, tasks, tally)));
   for (const i of incidents) out.push({ kind: i.what, detail: `${i.process}: ${i.detail}` });
   return out;
 }
 
-/** Whose words each call of the fake model wrote: `(call N)` ends each of its plain answers. */
-const CALL = /\(call (\d+)\)/g;
 /** What a stream that stands for nothing reads instead of its words (slack/outbound/streams.ts). */
 const NOTE = /before these words were (finished|saved)/;
 
-async function checkWords(pool: pg.Pool, driver: SlackDriver, tasks: RunTask[]): Promise<Violation[]> {
+/** Words compared as a person reads them: runs of whitespace alike, zero-width spaces unseen. */
+const normal = (text: string) =>
+  text
+    .replace(/\u200b/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/**
+ * How a stream that stands for `text` may read: the first part of the saved message as the sink
+ * posts it (blocks/messages.ts), or, when the message is one part, the streamed words left as
+ * they were (the sink does not edit a stream that showed all of them: sink.ts `showStreamed`).
+ */
+function savedReadings(text: string): string[] {
+  const parts = agentMessages(text);
+  const first = (parts[0]?.blocks[0] as { text?: string } | undefined)?.text ?? '';
+  return parts.length === 1 ? [normal(first), normal(defuse(text))] : [normal(first)];
+}
+
+async function checkWords(
+  pool: pg.Pool,
+  driver: SlackDriver,
+  tasks: RunTask[],
+  tally?: StreamTally,
+): Promise<Violation[]> {
   const out: Violation[] = [];
   for (const t of tasks) {
     if (!t.rootTs) continue;
@@ -226,8 +256,7 @@ async function checkWords(pool: pg.Pool, driver: SlackDriver, tasks: RunTask[]):
     const seen = new Map<string, number>();
     for (const r of replies) {
       if (r.key?.startsWith('card:')) continue;
-      for (const call of new Set([...r.content.matchAll(CALL)].map((m) => m[1] as string)))
-        seen.set(call, (seen.get(call) ?? 0) + 1);
+      for (const call of callsIn(r.content)) seen.set(call, (seen.get(call) ?? 0) + 1);
     }
     for (const [call, n] of seen)
       if (n > 1)
@@ -237,15 +266,15 @@ async function checkWords(pool: pg.Pool, driver: SlackDriver, tasks: RunTask[]):
           detail: `the model's call ${call} reads in ${n} replies`,
         });
     const streams = replies.filter((r) => r.stream);
-    if (!streams.length) continue;
-    const rows = await pool.query<{ ts: string; state: string }>(
-      'SELECT ts, state FROM signoff.slack_streams WHERE ts = ANY($1)',
-      [streams.map((s) => s.ts)],
+    const rows = await pool.query<{ id: string; ts: string | null; state: string }>(
+      'SELECT id, ts, state FROM signoff.slack_streams WHERE task_id = $1',
+      [t.taskId],
     );
-    const state = new Map(rows.rows.map((r) => [r.ts, r.state]));
+    const state = new Map(rows.rows.flatMap((r) => (r.ts ? [[r.ts, r.state] as const] : [])));
     for (const s of streams) {
       if (s.stream === 'streaming')
         out.push({ kind: 'stream_left_open', task: t.taskId, detail: `stream ${s.ts} still streams` });
+      if (NOTE.test(s.content) && tally) tally.noted++;
       // Words that were never saved stay only as a note; the saved ones read as the saved message.
       const saved = ['kept', 'final'].includes(state.get(s.ts) ?? '');
       if (!saved && s.content.trim() && !NOTE.test(s.content))
@@ -255,6 +284,78 @@ async function checkWords(pool: pg.Pool, driver: SlackDriver, tasks: RunTask[]):
           detail: `stream ${s.ts} (${state.get(s.ts) ?? 'no row'}) reads: ${s.content.slice(0, 120)}`,
         });
     }
+    out.push(...(await checkSavedStreams(pool, t, rows.rows, replies, tally)));
+  }
+  return out;
+}
+
+/**
+ * Each stream that stands for an agent's message shows that message's saved words (kept: its run
+ * saved them, the sink has yet to take it; final: the sink took it). Its `agent_said` event names
+ * it (`streamed`); one that has no such event stands for nothing, whatever its state says.
+ */
+async function checkSavedStreams(
+  pool: pg.Pool,
+  t: RunTask,
+  rows: { id: string; ts: string | null; state: string }[],
+  replies: Awaited<ReturnType<SlackDriver['thread']>>,
+  tally?: StreamTally,
+): Promise<Violation[]> {
+  const out: Violation[] = [];
+  const standing = rows.filter((r) => r.ts && ['kept', 'final'].includes(r.state));
+  if (!standing.length) return out;
+  const events = await pool.query<{ streamed: string; text: string; failed: boolean }>(
+    `SELECT payload->>'streamed' AS streamed, payload->>'text' AS text, failed_at IS NOT NULL AS failed
+     FROM signoff.events WHERE task_id = $1 AND type = 'agent_said' AND payload->>'streamed' = ANY($2)
+     ORDER BY id`,
+    [t.taskId, standing.map((r) => r.id)],
+  );
+  for (const row of standing) {
+    const said = events.rows.filter((e) => e.streamed === row.id);
+    const message = replies.find((r) => r.ts === row.ts);
+    const what = `stream ${row.ts} (${row.state})`;
+    if (!said.length) {
+      // Its words were never said: the message should have gone or read as a note.
+      if (message?.words.trim() && !NOTE.test(message.words))
+        out.push({
+          kind: 'stream_not_saved',
+          task: t.taskId,
+          detail: `${what} has no agent_said event naming it, yet reads: ${message.words.slice(0, 160)}`,
+        });
+      continue;
+    }
+    const event = said[0] as (typeof said)[number];
+    const calls = [...callsIn(event.text)];
+    const failed = event.failed ? ' (its event failed for good)' : '';
+    if (!message) {
+      // Gone (the sink deleted it to post the saved words instead): those words read elsewhere.
+      const elsewhere = replies.some((r) => calls.some((c) => callsIn(r.content).has(c)));
+      if (calls.length && !elsewhere && !event.failed)
+        out.push({
+          kind: 'stream_not_saved',
+          task: t.taskId,
+          detail: `${what} is gone and the saved words of call ${calls.join(', ')} read in no reply`,
+        });
+      continue;
+    }
+    if (said.length > 1 && new Set(said.map((e) => e.text)).size > 1)
+      out.push({
+        kind: 'stream_not_saved',
+        task: t.taskId,
+        detail: `${what} is named by ${said.length} agent_said events with different words`,
+      });
+    const shown = normal(message.words);
+    if (savedReadings(event.text).includes(shown)) {
+      if (tally) tally.shownSaved++;
+      continue;
+    }
+    out.push({
+      kind: 'stream_not_saved',
+      task: t.taskId,
+      detail:
+        `${what}${failed} reads ${shown.length} chars: "${shown.slice(0, 140)}${shown.length > 140 ? '…' : ''}"; ` +
+        `saved (${normal(event.text).length} chars): "${normal(event.text).slice(0, 140)}…"`,
+    });
   }
   return out;
 }

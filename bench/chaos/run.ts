@@ -57,6 +57,8 @@ process.stdout.write(
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}; events Slack refused for good (fallback shown): ${f.refusedEvents}`,
     `requests the web process missed (it was down): ${f.unanswered}; commands lost before their root message: ${f.notStarted}`,
+    `streamed words: workers killed while words were being written ${f.streams.killsMidStream} of ${f.streams.workerKills}; ` +
+      `streamed messages once quiet: ${f.streams.shownSaved} showing saved words, ${f.streams.noted} closed with a note`,
     `violations: ${f.violations.length}`,
     ...Object.entries(byKind).map(
       ([kind, list]) => `  ${kind} (${list.length})\n${list.map((l) => `    ${l.slice(0, 600)}`).join('\n')}`,

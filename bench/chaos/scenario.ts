@@ -57,6 +57,16 @@ export interface RunTask {
   rootTs?: string;
 }
 
+/** What the checker saw of agents' streamed words, over all runs. */
+export interface StreamTally {
+  /** Workers killed, and of them those killed while some message's words were being written. */
+  workerKills: number;
+  killsMidStream: number;
+  /** Streamed messages once quiet: closed with a note, and showing an agent's saved words. */
+  noted: number;
+  shownSaved: number;
+}
+
 export interface RunContext {
   cluster: Cluster;
   driver: SlackDriver;
@@ -66,6 +76,7 @@ export interface RunContext {
   nonce: string;
   faults: Record<string, number>;
   actions: Record<string, number>;
+  streams: StreamTally;
 }
 
 const count = (counter: Record<string, number>, kind: string) => {
@@ -192,12 +203,30 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
   }
 }
 
+/** How long an aimed kill waits for words being written before it lands anyway. */
+const AIM_MS = 3000;
+
 /** Starts one fault; the promise ends when the fault is over (a killed process is restarting). */
 function fault(ctx: RunContext, kind: FaultKind, now: Look): Promise<unknown> | undefined {
   const { cluster, rng } = ctx;
   switch (kind) {
-    case 'kill_worker':
-      return cluster.kill(rng.pick(['worker-1', 'worker-2'] as const), rng.int(100, 1500));
+    case 'kill_worker': {
+      const [name, downMs] = [rng.pick(['worker-1', 'worker-2'] as const), rng.int(100, 1500)];
+      // Half the kills wait a little for words being written (whichever worker writes them), so
+      // that the streaming invariants meet runs that die mid-answer often, not by luck; each
+      // kill is counted by whether words were being written as it landed.
+      const aim = rng.chance(0.5);
+      return (async () => {
+        let writing = await ctx.driver.streamsWritten();
+        for (const until = Date.now() + AIM_MS; aim && !writing && Date.now() < until; ) {
+          await sleep(100);
+          writing = await ctx.driver.streamsWritten();
+        }
+        ctx.streams.workerKills++;
+        if (writing) ctx.streams.killsMidStream++;
+        await cluster.kill(name, downMs);
+      })();
+    }
     case 'kill_web':
       return cluster.kill('web', rng.int(100, 1000));
     case 'pause_worker':

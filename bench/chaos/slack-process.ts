@@ -12,6 +12,8 @@
  * - GET  /text?channel=C&ts=T   a message's text (and blocks, once updated) as it reads now
  * - GET  /thread?channel=C&ts=T each reply of a thread as it reads now (a stream's words, an
  *   update's text and blocks), with its post key and whether it is a stream (and still streams)
+ * - GET  /streams                how many streamed messages still stream now, and how many of
+ *   them are being written (words came within the last 1.5 s)
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +39,8 @@ export interface ThreadReply {
   key?: string;
   /** Its words: a post's text and blocks, a stream's words so far, or what the last update made of either. */
   content: string;
+  /** The words a person reads: its blocks' text (its text without blocks), or a stream's words. */
+  words: string;
   /** Changed by chat.update since it was posted or streamed. */
   updated: boolean;
   stream?: 'streaming' | 'stopped';
@@ -61,6 +65,20 @@ const posts: SlackPost[] = [];
 const updated = new Map<string, string>();
 /** Each post in a thread as it was posted: text and blocks. */
 const posted = new Map<string, string>();
+/** The words of each updated message and of each post in a thread, as a person reads them. */
+const wordsOf = new Map<string, string>();
+
+/** What a message reads as: its blocks' text where it has any (Slack shows those), else its text. */
+function shownWords(args: Record<string, unknown>): string {
+  const blocks = (Array.isArray(args.blocks) ? args.blocks : []) as {
+    text?: string | { text?: string };
+  }[];
+  const texts = blocks.flatMap((b) => {
+    const text = typeof b.text === 'string' ? b.text : b.text?.text;
+    return text === undefined ? [] : [text];
+  });
+  return texts.length ? texts.join('\n') : String(args.text ?? '');
+}
 let seenCalls = 0;
 let seenStreams = 0;
 
@@ -70,17 +88,21 @@ function catchUp(): void {
     const call = slack.calls[seenCalls] as SlackCall;
     const args = call.args;
     if (args.failed || slackRefusal(args)) continue;
-    if (call.method === 'chat.update')
+    if (call.method === 'chat.update') {
       updated.set(`${args.channel}:${args.ts}`, `${args.text ?? ''} ${JSON.stringify(args.blocks ?? [])}`);
+      wordsOf.set(`${args.channel}:${args.ts}`, shownWords(args));
+    }
     if (call.method !== 'chat.postMessage') continue;
     const ts = slack.tsOfPost(args);
     const message = slack.messages.find((m) => m.ts === ts && m.channel === args.channel);
     if (!message) continue;
-    if (message.thread_ts)
+    if (message.thread_ts) {
       posted.set(
         `${message.channel}:${message.ts}`,
         `${args.text ?? ''} ${JSON.stringify(args.blocks ?? [])}`,
       );
+      wordsOf.set(`${message.channel}:${message.ts}`, shownWords(args));
+    }
     const blocks = (args.blocks ?? []) as {
       type: string;
       elements?: { action_id?: string; value?: string }[];
@@ -119,6 +141,9 @@ function catchUp(): void {
   }
 }
 
+/** A stream counts as being written when its last words came this recently. */
+const WRITING_MS = 1500;
+
 const lifts: (() => void)[] = [];
 
 async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -154,15 +179,33 @@ const control = createServer(async (req, res) => {
           const post = posts.find((p) => p.channel === m.channel && p.ts === m.ts);
           const stream = slack.streams.find(m.channel, m.ts);
           const update = updated.get(`${m.channel}:${m.ts}`);
+          const words = wordsOf.get(`${m.channel}:${m.ts}`);
           return {
             ts: m.ts,
             key: post?.key,
             content: update ?? (stream ? stream.text : (posted.get(`${m.channel}:${m.ts}`) ?? '')),
+            // An update's words replace a stream's (a stream never updated shows what it streamed).
+            words: (update === undefined && stream ? stream.text : words) ?? '',
             updated: update !== undefined,
             ...(stream && { stream: stream.state === 'streaming' ? 'streaming' : 'stopped' }),
           };
         });
       return reply(replies);
+    }
+    if (req.method === 'GET' && url.pathname === '/streams') {
+      const open = slack.streams.streams.filter((s) => slack.streams.live(s.channel, s.ts));
+      // Being written: started or appended to within the last flush or so (signoff appends once
+      // a second); a stream a dead run left open still streams, but nobody writes it.
+      const since = Date.now() - WRITING_MS;
+      const touched = new Set(
+        slack.calls
+          .filter((c) => c.method === 'chat.appendStream' && (c.at ?? 0) >= since)
+          .map((c) => `${c.args.channel}:${c.args.ts}`),
+      );
+      const writing = open.filter(
+        (s) => s.startedAt >= slack.now() - WRITING_MS || touched.has(`${s.channel}:${s.ts}`),
+      );
+      return reply({ open: open.length, writing: writing.length });
     }
     if (req.method === 'POST' && url.pathname === '/fail') {
       const f = await body(req);
