@@ -34,12 +34,17 @@ export interface StreamRows {
    * `final` with no message when the stream was not started yet, so that it never starts.
    */
   handOver(id: string, taskId: string, channel: string): Promise<StreamRow | undefined>;
-  /** A message found in the thread that no row named: recorded closed, so it is closed once. */
-  closedMessage(id: string, taskId: string, channel: string, ts: string): Promise<void>;
+  /**
+   * A message found in the thread that no row named, recorded as being closed (claimed for the
+   * caller: false when another has it); one whose closing fails is then retried as any left open.
+   */
+  foundMessage(id: string, taskId: string, channel: string, ts: string): Promise<boolean>;
+  /** Whether the stream is live and its run is stopping it now (a fresh claim of its stop). */
+  settling(id: string): Promise<boolean>;
   set(id: string, state: StreamState): Promise<void>;
   /**
    * Claims the stream's stop: true for the one caller that is to ask Slack (false when another
-   * stopped it, or is stopping it: a claim two minutes old, its process dead, is taken again).
+   * stopped it, or is stopping it: a claim older than a stop can take, its process dead, is taken again).
    * `stopped` marks it done; `stopFailed` gives the claim back when Slack did not stop it.
    */
   stopping(id: string): Promise<boolean>;
@@ -52,6 +57,12 @@ export interface StreamRows {
   /** A task's streams that stand for nothing yet and are not being finished. */
   leftOpen(taskId: string): Promise<StreamRow[]>;
 }
+
+/**
+ * How long a claim of a stream's stop stands: a stop waits up to 30 s for its slot (Tier 2), and
+ * Slack's answer up to 10 s; a claim older than that was left by a process that died.
+ */
+const STOP_CLAIM_LIFE = "interval '45 seconds'";
 
 const CLAIM = `WITH old AS (SELECT id, state FROM signoff.slack_streams WHERE id = $1 AND state = ANY($2) FOR UPDATE)
   UPDATE signoff.slack_streams s SET state = $3 FROM old WHERE s.id = old.id
@@ -91,18 +102,27 @@ export function streamRows(pool: pg.Pool): StreamRows {
       );
       return claim(id, ['starting', 'live', 'kept', 'final'], 'final');
     },
-    closedMessage: async (id, taskId, channel, ts) => {
+    foundMessage: async (id, taskId, channel, ts) => {
       await pool.query(
-        `INSERT INTO signoff.slack_streams (id, task_id, channel, ts, state) VALUES ($1, $2, $3, $4, 'closed')
+        `INSERT INTO signoff.slack_streams (id, task_id, channel, ts, state) VALUES ($1, $2, $3, $4, 'live')
          ON CONFLICT (id) DO NOTHING`,
         [id, taskId, channel, ts],
       );
+      return (await claim(id, ['starting', 'live'], 'closing')) !== undefined;
     },
+    settling: async (id) =>
+      ((
+        await pool.query(
+          `SELECT 1 FROM signoff.slack_streams WHERE id = $1 AND state = 'live'
+           AND stop_claimed_at > now() - ${STOP_CLAIM_LIFE} AND stop_claimed_at < 'infinity'`,
+          [id],
+        )
+      ).rowCount ?? 0) > 0,
     stopping: async (id) =>
       ((
         await pool.query(
           `UPDATE signoff.slack_streams SET stop_claimed_at = now() WHERE id = $1
-           AND (stop_claimed_at IS NULL OR stop_claimed_at < now() - interval '2 minutes')`,
+           AND (stop_claimed_at IS NULL OR stop_claimed_at < now() - ${STOP_CLAIM_LIFE})`,
           [id],
         )
       ).rowCount ?? 0) > 0,

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { LiveRun, LiveRunInfo, LiveView, RunEnd, Task } from '../../engine/index.js';
+import { DeliveryError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import type { RateLimits } from '../shared/rate-limits.js';
@@ -44,6 +45,11 @@ function latch(): { settled: Promise<void>; settle: () => void } {
   });
   return { settled, settle };
 }
+
+/** When the task's end comes back to close a stream that could not be closed. */
+const CLOSE_AGAIN_MS = 30_000;
+/** When a hand-over comes back to a stream its run (in another process) is stopping. */
+const SETTLING_RETRY_MS = 2000;
 
 /** Waits between tries to close a stream (a note, a removal) that Slack did not take. */
 const CLOSE_RETRIES_MS = [5000, 15_000, undefined];
@@ -129,58 +135,76 @@ export function createSlackLive(deps: {
   /**
    * Closes the stream `id` (claimed for it already): `close` (a note, or removing it) is tried a
    * few times, as Slack's limits allow; if it still fails, the stream is live again, for whoever
-   * closes what was left open next (the task's next run, or its end).
+   * closes what was left open next (the task's next run, or its end). True once closed.
    */
   const closing = async (id: string, close: () => Promise<void>, done: StreamState = 'closed') => {
     for (const wait of CLOSE_RETRIES_MS) {
       try {
         await close();
-        await rows.set(id, done);
-        return;
+        await rows.claim(id, ['closing', 'dropped'], done);
+        return true;
       } catch (error) {
         logger.warn({ err: error, stream: id, slack: slackCode(error) }, 'a stream could not be closed yet');
         if (wait === undefined) break;
         await sleep(wait);
       }
     }
-    await rows.set(id, 'live');
+    await rows.claim(id, ['closing', 'dropped'], 'live');
+    return false;
   };
+
+  /** Stops the message `ts` of the stream row `id` (claimed) and replaces its words by `note`. */
+  const noted = (id: string, channel: string, ts: string, note: string) =>
+    closing(id, async () => {
+      await stopOnce(id, channel, ts);
+      await slack.note(channel, ts, note);
+    });
+
+  /** Stops and removes the message `ts` of the stream row `id` (claimed): its words were never said. */
+  const removed = (id: string, channel: string, ts: string) =>
+    closing(
+      id,
+      async () => {
+        await stopOnce(id, channel, ts);
+        await slack.remove(channel, ts);
+      },
+      'dropped',
+    );
 
   /**
    * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
    * `over`: the task ended (no run of it comes). One its run is closing is closed here too (a
    * second note is the same words), lest a run that fails at it leave it showing unsaved words.
+   * Throws when one could not be closed, so that the task's end is delivered again later.
    */
   const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
     const note = over ? NOTES.stopped : NOTES.interrupted;
     const left = await rows.leftOpen(task.id);
+    const closed: boolean[] = [];
     for (const row of left) {
       if (!(await rows.claim(row.id, ['starting', 'live', 'closing'], 'closing'))) continue;
-      const { ts } = row;
-      if (!ts) await rows.set(row.id, 'closed');
-      else
-        await closing(row.id, async () => {
-          await stopOnce(row.id, row.channel, ts);
-          await slack.note(row.channel, ts, note);
-        });
+      if (!row.ts) await rows.set(row.id, 'closed');
+      else closed.push(await noted(row.id, row.channel, row.ts, note));
     }
     const lost = left.filter((row) => !row.ts);
-    if (!lost.length) return;
     // Asked of Slack but never recorded: the message may be in the thread, streaming the dead
     // run's words; each one found is recorded, then closed the same way.
-    for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
-      await rows.closedMessage(`${lost[0]?.id}:${ts}`, task.id, thread.channel, ts);
-      await slack.stop(thread.channel, ts);
-      await slack.note(thread.channel, ts, note);
-    }
+    if (lost.length)
+      for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
+        const id = `${lost[0]?.id}:${ts}`;
+        if (await rows.foundMessage(id, task.id, thread.channel, ts))
+          closed.push(await noted(id, thread.channel, ts, note));
+      }
+    if (closed.includes(false))
+      throw new DeliveryError('temporary', 'stream_not_closed', { retryAfterMs: CLOSE_AGAIN_MS });
   };
 
   /** Streams in the thread that signoff never learnt of, for stream `id` whose start had no answer: removed. */
   const removeUnanswered = async (id: string, task: Task, thread: SlackOrigin) => {
     for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
-      await rows.closedMessage(`${id}:${ts}`, task.id, thread.channel, ts);
-      await slack.stop(thread.channel, ts);
-      await slack.remove(thread.channel, ts);
+      const found = `${id}:${ts}`;
+      if (await rows.foundMessage(found, task.id, thread.channel, ts))
+        await removed(found, thread.channel, ts);
     }
   };
 
@@ -250,9 +274,11 @@ export function createSlackLive(deps: {
       );
       s.ts = answer.ts as string;
       if (await rows.started(s.id, s.ts)) return 'live';
-      // Handed over meanwhile (its words posted, from another process): it shows nothing.
-      await stopOnce(s.id, origin.channel, s.ts);
-      await slack.remove(origin.channel, s.ts);
+      // Handed over meanwhile (its words posted, from another process): it shows nothing. Kept
+      // as a row of its own, so that a removal that fails is retried as any stream left open.
+      const found = `${s.id}:${s.ts}`;
+      if (await rows.foundMessage(found, task.id, origin.channel, s.ts))
+        await removed(found, origin.channel, s.ts);
       return 'off';
     };
 
@@ -335,8 +361,10 @@ export function createSlackLive(deps: {
         s.pending = '';
         const how = await stopOnce(s.id, origin.channel, s.ts, rest || undefined);
         s.stopped = true;
-        if (rest && how === 'stopped') s.sent += rest;
-        else if (rest) s.cut = true;
+        if (how === 'stopped') s.sent += rest;
+        // Stopped by another (without these words), or over already (sealed, or deleted): what
+        // it shows is not known to be all of them.
+        else s.cut = true;
         s.state = 'over';
       });
     };
@@ -351,20 +379,15 @@ export function createSlackLive(deps: {
         return then(s, async () => {
           if (!origin || !s.ts || s.state === 'off' || s.state === 'first') return;
           if (how === 'kept') {
-            // A stream not stopped stays live: whoever takes it next (the hand-over) stops it.
-            const whole = !s.cut && !s.pending;
-            if (s.stopped) await rows.kept(s.id, whole ? s.sent : undefined);
+            // Its words are saved, whether or not its stop went through (the hand-over stops one
+            // that is still streaming): no closer of what was left open takes it for unsaved.
+            const whole = s.stopped && !s.cut && !s.pending;
+            await rows.kept(s.id, whole ? s.sent : undefined);
           } else if (how === 'dropped') {
             // Its words were never said: the message goes.
-            const ts = s.ts;
-            if (await rows.claim(s.id, ['live'], 'dropped'))
-              await closing(s.id, () => slack.remove(origin.channel, ts), 'dropped');
+            if (await rows.claim(s.id, ['live'], 'dropped')) await removed(s.id, origin.channel, s.ts);
           } else if (await rows.claim(s.id, ['live'], 'closing')) {
-            const ts = s.ts;
-            await closing(s.id, async () => {
-              await stopOnce(s.id, origin.channel, ts);
-              await slack.note(origin.channel, ts, NOTES[how]);
-            });
+            await noted(s.id, origin.channel, s.ts, NOTES[how]);
           }
         }).finally(() => {
           here.delete(s.id);
@@ -416,6 +439,10 @@ export function createSlackLive(deps: {
       const mine = here.get(id);
       if (mine) await Promise.race([mine.settled, sleep(SETTLE_WAIT_MS, undefined, { ref: false })]);
       await mine?.chain;
+      // Its run, in another process, is stopping it now (with its last words): the hand-over comes
+      // back once it has (an edit of a message still streaming is refused).
+      if (await rows.settling(id))
+        throw new DeliveryError('limited', 'stream_settling', { retryAfterMs: SETTLING_RETRY_MS });
       const row = await rows.handOver(id, task.id, origin.channel);
       if (!row?.ts) {
         // Its start was asked of Slack and never answered (a timeout, a 5xx, a run that died
@@ -424,9 +451,8 @@ export function createSlackLive(deps: {
         if (row?.was === 'starting') await removeUnanswered(id, task, origin);
         return undefined;
       }
-      // Its run stopped it when it was kept; one left streaming (its run died, or an earlier
-      // hand-over did before stopping it) is stopped here.
-      if (row.was !== 'kept') await stopOnce(id, row.channel, row.ts);
+      // Its run stopped it, unless that failed or the run died: then it is stopped here.
+      await stopOnce(id, row.channel, row.ts);
       return { channel: row.channel, ts: row.ts, shown: row.shown ?? undefined };
     },
   };
