@@ -193,10 +193,10 @@ describe('Slack delivery', () => {
 
   it('a click on a card Slack shows before it answers the post decides: Slack is asked whether the clicked message is the card', async () => {
     const text = 'draft the holiday rota';
-    // Slack shows the card at once and answers the post 4 s later (within the client's 10 s).
+    // Slack shows the card at once and answers the post 8 s later (within the client's 10 s).
     slack.answerLate(
       'chat.postMessage',
-      4_000,
+      8_000,
       (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
     );
     const { thread, taskId } = await start(text);
@@ -221,7 +221,7 @@ describe('Slack delivery', () => {
     const text = 'draft the office move';
     slack.answerLate(
       'chat.postMessage',
-      4_000,
+      8_000,
       (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
     );
     const { thread, taskId } = await start(text);
@@ -242,7 +242,7 @@ describe('Slack delivery', () => {
     const text = 'draft the parking rules';
     slack.answerLate(
       'chat.postMessage',
-      3_000,
+      8_000,
       (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
     );
     const { thread, taskId } = await start(text);
