@@ -207,6 +207,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
           `${violations.length ? `VIOLATIONS ${violations.map((v) => `${v.kind}${v.task ? ` (${v.task})` : ''}`).join(', ')}` : 'ok'} ` +
           `[${s(Date.now() - t0)}: chaos ${s(t1 - t0)}, heal ${s(t2 - t1)}, quiet ${s(Date.now() - t2)}]`,
       );
+      // Each violation's detail at once: a long run stopped early still says what it saw.
+      for (const v of violations) log(`  ${v.kind}${v.task ? ` ${v.task}` : ''}: ${v.detail}`);
     }
     figures.unanswered = driver.unanswered;
   } finally {

@@ -253,23 +253,26 @@ async function checkWords(
   for (const t of tasks) {
     if (!t.rootTs) continue;
     const replies = await driver.thread(t.channel, t.rootTs);
-    const seen = new Map<string, number>();
+    const seen = new Map<string, string[]>();
     for (const r of replies) {
       if (r.key?.startsWith('card:')) continue;
-      for (const call of callsIn(r.content)) seen.set(call, (seen.get(call) ?? 0) + 1);
+      // Which reply it is, for whoever reads the violation: its key or its stream, and its start.
+      const what = `${r.ts} ${r.key ?? (r.stream ? `stream ${r.stream}` : 'no key')} "${r.content.slice(0, 50)}"`;
+      for (const call of callsIn(r.content)) seen.set(call, [...(seen.get(call) ?? []), what]);
     }
-    for (const [call, n] of seen)
-      if (n > 1)
-        out.push({
-          kind: 'words_twice',
-          task: t.taskId,
-          detail: `the model's call ${call} reads in ${n} replies`,
-        });
-    const streams = replies.filter((r) => r.stream);
     const rows = await pool.query<{ id: string; ts: string | null; state: string }>(
       'SELECT id, ts, state FROM signoff.slack_streams WHERE task_id = $1',
       [t.taskId],
     );
+    const rowsSaid = rows.rows.map((r) => `${r.id.slice(-12)} ${r.ts ?? '-'} ${r.state}`).join(', ');
+    for (const [call, where] of seen)
+      if (where.length > 1)
+        out.push({
+          kind: 'words_twice',
+          task: t.taskId,
+          detail: `the model's call ${call} reads in ${where.length} replies: ${where.join('; ')} (stream rows: ${rowsSaid || 'none'})`,
+        });
+    const streams = replies.filter((r) => r.stream);
     const state = new Map(rows.rows.flatMap((r) => (r.ts ? [[r.ts, r.state] as const] : [])));
     for (const s of streams) {
       if (s.stream === 'streaming')
