@@ -21,7 +21,8 @@ import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { defuse, ripe } from './live-text.js';
 import { createStreamCalls, isOver, isRateLimited, slackCode } from './stream-calls.js';
-import { type StreamState, streamRows } from './stream-rows.js';
+import { createStreamClosing, NOTES } from './stream-closing.js';
+import { streamRows } from './stream-rows.js';
 
 /**
  * How often a stream's new words go out (Slack draws each append as it comes). Appends are Tier 4
@@ -46,20 +47,8 @@ function latch(): { settled: Promise<void>; settle: () => void } {
   return { settled, settle };
 }
 
-/** When the task's end comes back to close a stream that could not be closed. */
-const CLOSE_AGAIN_MS = 30_000;
 /** When a hand-over comes back to a stream its run (in another process) is stopping. */
 const SETTLING_RETRY_MS = 2000;
-
-/** Waits between tries to close a stream (a note, a removal) that Slack did not take. */
-const CLOSE_RETRIES_MS = [5000, 15_000, undefined];
-
-/** What a stream that stands for nothing shows instead of its words. */
-const NOTES: Record<Exclude<RunEnd, 'finished'> | 'interrupted', string> = {
-  stopped: '_Stopped before these words were finished: nothing of them was kept._',
-  failed: '_This step failed before these words were saved: they were not kept._',
-  interrupted: '_Interrupted before these words were saved: nothing of them was kept._',
-};
 
 interface Stream {
   id: string;
@@ -111,102 +100,13 @@ export function createSlackLive(deps: {
   const { client, logger } = deps;
   const rows = streamRows(deps.pool);
   const slack = createStreamCalls(client, deps.limits);
-  /**
-   * Stops the stream `id`'s message (showing `last` at its end), unless another (its run's end,
-   * the hand-over, a note) has claimed its stop: each stop spends one of Slack's twenty a minute.
-   * 'stopped' by this call, 'over' already (Slack said so), or stopped by an'other'.
-   */
-  const stopOnce = async (id: string, channel: string, ts: string, last?: string) => {
-    if (!(await rows.stopping(id))) return 'other' as const;
-    let how: 'stopped' | 'over';
-    try {
-      how = await slack.stop(channel, ts, last);
-    } catch (error) {
-      await rows.stopFailed(id);
-      throw error;
-    }
-    await rows.stopped(id);
-    return how;
-  };
-
+  const { stopOnce, noted, removed, closeLeftOpen, removeUnanswered } = createStreamClosing({
+    rows,
+    slack,
+    logger,
+  });
   /** Streams of this process's runs, by id: a hand-over waits for their calls under way. */
   const here = new Map<string, Stream>();
-
-  /**
-   * Closes the stream `id` (claimed for it already): `close` (a note, or removing it) is tried a
-   * few times, as Slack's limits allow; if it still fails, the stream is live again, for whoever
-   * closes what was left open next (the task's next run, or its end). True once closed.
-   */
-  const closing = async (id: string, close: () => Promise<void>, done: StreamState = 'closed') => {
-    for (const wait of CLOSE_RETRIES_MS) {
-      try {
-        await close();
-        await rows.claim(id, ['closing', 'dropped'], done);
-        return true;
-      } catch (error) {
-        logger.warn({ err: error, stream: id, slack: slackCode(error) }, 'a stream could not be closed yet');
-        if (wait === undefined) break;
-        await sleep(wait);
-      }
-    }
-    await rows.claim(id, ['closing', 'dropped'], 'live');
-    return false;
-  };
-
-  /** Stops the message `ts` of the stream row `id` (claimed) and replaces its words by `note`. */
-  const noted = (id: string, channel: string, ts: string, note: string) =>
-    closing(id, async () => {
-      await stopOnce(id, channel, ts);
-      await slack.note(channel, ts, note);
-    });
-
-  /** Stops and removes the message `ts` of the stream row `id` (claimed): its words were never said. */
-  const removed = (id: string, channel: string, ts: string) =>
-    closing(
-      id,
-      async () => {
-        await stopOnce(id, channel, ts);
-        await slack.remove(channel, ts);
-      },
-      'dropped',
-    );
-
-  /**
-   * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
-   * `over`: the task ended (no run of it comes). One its run is closing is closed here too (a
-   * second note is the same words), lest a run that fails at it leave it showing unsaved words.
-   * Throws when one could not be closed, so that the task's end is delivered again later.
-   */
-  const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
-    const note = over ? NOTES.stopped : NOTES.interrupted;
-    const left = await rows.leftOpen(task.id);
-    const closed: boolean[] = [];
-    for (const row of left) {
-      if (!(await rows.claim(row.id, ['starting', 'live', 'closing'], 'closing'))) continue;
-      if (!row.ts) await rows.set(row.id, 'closed');
-      else closed.push(await noted(row.id, row.channel, row.ts, note));
-    }
-    const lost = left.filter((row) => !row.ts);
-    // Asked of Slack but never recorded: the message may be in the thread, streaming the dead
-    // run's words; each one found is recorded, then closed the same way.
-    if (lost.length)
-      for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
-        const id = `${lost[0]?.id}:${ts}`;
-        if (await rows.foundMessage(id, task.id, thread.channel, ts))
-          closed.push(await noted(id, thread.channel, ts, note));
-      }
-    if (closed.includes(false))
-      throw new DeliveryError('temporary', 'stream_not_closed', { retryAfterMs: CLOSE_AGAIN_MS });
-  };
-
-  /** Streams in the thread that signoff never learnt of, for stream `id` whose start had no answer: removed. */
-  const removeUnanswered = async (id: string, task: Task, thread: SlackOrigin) => {
-    for (const ts of await slack.unrecorded(thread, new Set(await rows.messagesOf(task.id)))) {
-      const found = `${id}:${ts}`;
-      if (await rows.foundMessage(found, task.id, thread.channel, ts))
-        await removed(found, thread.channel, ts);
-    }
-  };
 
   /** Whether an agent's message saved before is still to be posted (no stream shows it). */
   const postedLater = async (run: LiveRunInfo) => {
