@@ -29,6 +29,19 @@ async function start(text: string) {
   return { thread: tsOf(root), taskId: taskOfThread(tsOf(root)) };
 }
 
+/**
+ * Starts a task whose review card Slack posts at once but answers `ms` later (after the client
+ * gave up, when longer than its 10 s).
+ */
+function startWithLateCard(text: string, ms: number) {
+  slack.answerLate(
+    'chat.postMessage',
+    ms,
+    (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
+  );
+  return start(text);
+}
+
 /** Bob clicks Approve on the card. */
 const approve = (thread: string, card: Post) => {
   const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
@@ -167,12 +180,7 @@ describe('Slack delivery', () => {
   it('a card answered 13 s late is posted once: the next attempt finds it in the thread, and its buttons decide', async () => {
     const text = 'draft the release notes';
     // Slack posts the card at once but answers 13 s later, after the client (10 s) has given up.
-    slack.answerLate(
-      'chat.postMessage',
-      13_000,
-      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
-    );
-    const { thread, taskId } = await start(text);
+    const { thread, taskId } = await startWithLateCard(text, 13_000);
     const card = await until('the card', () => cardsIn(thread)[0], 20_000);
     const delivered = await until(
       'the card delivered',
@@ -194,12 +202,7 @@ describe('Slack delivery', () => {
   it('a click on a card Slack shows before it answers the post decides: Slack is asked whether the clicked message is the card', async () => {
     const text = 'draft the holiday rota';
     // Slack shows the card at once and answers the post 8 s later (within the client's 10 s).
-    slack.answerLate(
-      'chat.postMessage',
-      8_000,
-      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
-    );
-    const { thread, taskId } = await start(text);
+    const { thread, taskId } = await startWithLateCard(text, 8_000);
     const card = await until('the card', () => cardsIn(thread)[0], 20_000);
     // Bob clicks while signoff still waits for Slack's answer: nothing of the card is written down yet.
     const repliesBefore = slack.callsOf('conversations.replies').length;
@@ -219,12 +222,7 @@ describe('Slack delivery', () => {
 
   it("a card's button clicked on another message, before the card is written down, is refused: Slack finds the card elsewhere", async () => {
     const text = 'draft the office move';
-    slack.answerLate(
-      'chat.postMessage',
-      8_000,
-      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
-    );
-    const { thread, taskId } = await start(text);
+    const { thread, taskId } = await startWithLateCard(text, 8_000);
     const card = await until('the card', () => cardsIn(thread)[0], 20_000);
     const value = buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
     // The card's button value, on a click that names the thread's root as the clicked message.
@@ -240,12 +238,7 @@ describe('Slack delivery', () => {
 
   it('a click on a card not yet written down, while Slack does not answer conversations.replies, is told to click again; the next click decides', async () => {
     const text = 'draft the parking rules';
-    slack.answerLate(
-      'chat.postMessage',
-      8_000,
-      (a) => JSON.stringify(a.blocks ?? '').includes('signoff_approve') && JSON.stringify(a).includes(text),
-    );
-    const { thread, taskId } = await start(text);
+    const { thread, taskId } = await startWithLateCard(text, 8_000);
     const card = await until('the card', () => cardsIn(thread)[0], 20_000);
     const restore = slack.refuse('conversations.replies', (a) => a.ts === thread, 'internal_error');
     try {
