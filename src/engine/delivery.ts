@@ -67,7 +67,8 @@ export function createDelivery(deps: {
   async function round({ data: { taskId }, lease }: Claim<TaskJob>, sink: Sink): Promise<After> {
     // The task read and its due events claimed (each attempt counted before it is made), in one
     // statement. A status event a later one replaces is not shown (it counts as delivered), and
-    // the later one takes its place in the wait for the surface's limit: a task whose plan moves
+    // the later one takes its place in the wait for the surface's limit (not a failure's backoff,
+    // which is the replaced event's own: those carry their error): a task whose plan moves
     // as it waits is not sent to the back of the queue at each move. In each lane an event
     // waiting for its retry holds back the events after it.
     const r = await pool.query<{ task: unknown; events: EventRow[] }>(
@@ -79,8 +80,9 @@ export function createDelivery(deps: {
          UPDATE signoff.events SET delivered_at = now()
          WHERE id IN (SELECT id FROM open WHERE lane = 'status' AND id < (SELECT id FROM latest))),
        waited AS (
-         SELECT max(next_attempt_at) AS at FROM open
-         WHERE lane = 'status' AND id < (SELECT id FROM latest) AND next_attempt_at > now()),
+         SELECT max(next_attempt_at) AS at FROM signoff.events
+         WHERE id IN (SELECT id FROM open WHERE lane = 'status' AND id < (SELECT id FROM latest))
+           AND next_attempt_at > now() AND last_error IS NULL),
        inherited AS (
          UPDATE signoff.events SET next_attempt_at = (SELECT at FROM waited)
          WHERE id IN (SELECT id FROM open WHERE lane = 'status' AND next_attempt_at IS NULL)
