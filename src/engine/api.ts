@@ -10,7 +10,7 @@ import type { TaskJob } from './job-names.js';
 import type { ReviewTimes } from './review-stats.js';
 import type { After, Claim } from './runtime/index.js';
 import type { TaskFilter } from './task-rows.js';
-import type { Action, Actor, DeliveredEvent, Review, Surface, Task } from './types.js';
+import type { Action, Actor, DeliveredEvent, Door, Review, Surface, Task } from './types.js';
 import type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
 
 export type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
@@ -27,6 +27,10 @@ export interface StartInput {
   origin?: Record<string, unknown>;
   /** Where the workflow is started, for per-channel switches. */
   channel?: string;
+  /** The door it comes through when not a person's command (the requester is `<door>:<client>`). */
+  door?: Door;
+  /** What the workflow starts from besides the text (a review asked through a door). */
+  input?: Record<string, unknown>;
 }
 
 export interface DecideInput {

@@ -227,6 +227,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           text: task.text,
           requester: task.requester,
           abandonedGoals: task.abandonedGoals.map((g) => g.text),
+          input: task.input,
         });
       } else if (toApply.length) input = resume(toApply);
       // A step cut off by a crash or a failure runs again from its checkpoint (its tasks that

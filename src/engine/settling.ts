@@ -18,6 +18,7 @@ import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/type
 import { honestOutcome } from './outcome.js';
 import { insertReview, reviewsOf } from './review-rows.js';
 import type { Lease, Runtime } from './runtime/index.js';
+import { narrowRules } from './sign-off-rules.js';
 import { getTask, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
 import type { Clock, Task } from './types.js';
@@ -59,7 +60,11 @@ export function createSettling(deps: {
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
     for (const interrupt of result.interrupts) {
       const request = toReviewRequest(interrupt.value);
-      const settings = checkpointSettings(deps.config, task.workflow, request.kind);
+      // A request may ask for stricter rules than its checkpoint's (a review asked through a door).
+      const { settings } = narrowRules(
+        checkpointSettings(deps.config, task.workflow, request.kind),
+        request.rules,
+      );
       const dueAt = settings.timeoutSeconds
         ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
         : null;

@@ -21,6 +21,12 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export const SURFACES = ['cli', 'slack'] as const;
 export type Surface = (typeof SURFACES)[number];
+/**
+ * The doors a task comes through besides a person's command on its surface: an agent elsewhere
+ * asking the team through the HTTP API or the MCP server (its requester is `<door>:<client>`).
+ */
+export const DOORS = ['api', 'mcp'] as const;
+export type Door = (typeof DOORS)[number];
 
 export const abandonedGoalSchema = z.object({ text: z.string(), by: z.string(), at: z.string() });
 
@@ -57,6 +63,10 @@ export const taskSchema = z.object({
   text: z.string(),
   requester: z.string(),
   origin: z.record(z.string(), z.unknown()),
+  /** The door it came through when not a person's command (null: the surface's own). */
+  door: z.enum(DOORS).nullable().default(null),
+  /** What its workflow starts from besides the text (a review asked through a door). */
+  input: z.record(z.string(), z.unknown()).nullable().default(null),
   status: z.enum(TASK_STATUSES),
   statusReason: z.string().nullable(),
   /** How many times the task was redirected; each generation is its own graph thread. */

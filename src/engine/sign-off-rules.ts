@@ -89,3 +89,40 @@ export function timerMayNotApprove(request: Pick<ReviewRequest, 'origin'>, shown
   if (!shown) return 'its card could not show what it asks, so nobody saw what would be approved';
   return undefined;
 }
+
+/**
+ * A checkpoint's rules made stricter by what a request asks (`request.rules`: a review asked
+ * through a door): its reviewers among the checkpoint's (anyone, if it allows anyone), at least
+ * its approvals, at most its timeout. What would loosen them is not applied, and `refused` says
+ * why in a sentence each (a door refuses such a request before it starts; a config file changed
+ * since only drops the rule).
+ */
+export function narrowRules<S extends Pick<ReviewSettings, 'reviewers' | 'approvals' | 'timeoutSeconds'>>(
+  settings: S,
+  rules: ReviewRequest['rules'],
+): { settings: S; refused: string[] } {
+  if (!rules) return { settings, refused: [] };
+  const refused: string[] = [];
+  const out = { ...settings };
+  if (rules.reviewers) {
+    const anyone = settings.reviewers.includes('anyone');
+    const outside = rules.reviewers.filter((r) => !anyone && !settings.reviewers.includes(r));
+    if (outside.length) {
+      refused.push(
+        `${outside.join(', ')} ${outside.length > 1 ? 'are not reviewers' : 'is not a reviewer'} of this checkpoint (its reviewers: ${settings.reviewers.join(', ')}).`,
+      );
+    } else out.reviewers = [...new Set(rules.reviewers)];
+  }
+  if (rules.approvals !== undefined) {
+    const least = approvalsNeeded(settings);
+    if (rules.approvals < least) refused.push(`This checkpoint needs at least ${least} approvals.`);
+    else out.approvals = rules.approvals;
+  }
+  if (rules.timeoutSeconds !== undefined) {
+    const most = settings.timeoutSeconds;
+    if (most !== undefined && rules.timeoutSeconds > most)
+      refused.push(`This checkpoint's timeout is at most ${most} seconds.`);
+    else out.timeoutSeconds = rules.timeoutSeconds;
+  }
+  return { settings: out, refused };
+}

@@ -79,10 +79,25 @@ export function createStarts(deps: StartDeps) {
       const existing = input.id ? await getTask(db, input.id) : undefined;
       if (existing) return { task: existing, created: false };
       await assertMayStart(db, deps.config.starts, input);
-      const inserted = await insertTask(db, { id, workflow, surface, text, requester, origin });
+      const { door = null, input: given = null } = input;
+      const inserted = await insertTask(db, {
+        id,
+        workflow,
+        surface,
+        text,
+        requester,
+        origin,
+        door,
+        input: given,
+      });
       if (inserted.created) {
         await record(db, id, eventKey.started(), { type: 'task_started', task: inserted.task });
-        await audit(db, { taskId: id, actor: requester, action: 'start', detail: { workflow } });
+        await audit(db, {
+          taskId: id,
+          actor: requester,
+          action: 'start',
+          detail: door ? { workflow, door } : { workflow },
+        });
         await enqueue(db, inserted.task, RUN_PRIORITY.start);
       }
       return inserted;

@@ -12,12 +12,13 @@ import { type Progress, type Surface, statusesBefore, type Task, type TaskStatus
 /** Inserts the task unless one with that id exists; returns it and whether it is new. */
 export async function insertTask(
   db: Queryable,
-  t: Pick<Task, 'id' | 'workflow' | 'surface' | 'text' | 'requester' | 'origin'>,
+  t: Pick<Task, 'id' | 'workflow' | 'surface' | 'text' | 'requester' | 'origin'> &
+    Partial<Pick<Task, 'door' | 'input'>>,
 ): Promise<{ task: Task; created: boolean }> {
   const inserted = await db.query(
-    `INSERT INTO signoff.tasks (id, workflow, surface, text, requester, origin)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING *`,
-    [t.id, t.workflow, t.surface, t.text, t.requester, t.origin],
+    `INSERT INTO signoff.tasks (id, workflow, surface, text, requester, origin, door, input)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING RETURNING *`,
+    [t.id, t.workflow, t.surface, t.text, t.requester, t.origin, t.door ?? null, t.input ?? null],
   );
   if (inserted.rows[0]) return { task: taskFromRow(inserted.rows[0]), created: true };
   return { task: (await getTask(db, t.id)) as Task, created: false };

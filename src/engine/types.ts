@@ -41,6 +41,8 @@ import type {
 import { TASK_STATUSES, type TaskStatus } from './shapes.js';
 
 export {
+  DOORS,
+  type Door,
   STEP_STATUSES,
   type StepStatus,
   SURFACES,

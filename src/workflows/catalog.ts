@@ -10,6 +10,7 @@ export const BUILT_IN_DESCRIPTIONS = {
   'goal-plan': 'Agree the goal, then the plan, with the agents; then they carry the plan out on their own.',
   proposal:
     "Research the team's documents, agree the gap, and write a plan reviewed for novelty and feasibility.",
+  ask: 'One review of what you write (or what an agent asks through the API or MCP): approve, revise or reject.',
 } as const;
 
 export const BUILT_IN_NAMES = Object.keys(BUILT_IN_DESCRIPTIONS) as (keyof typeof BUILT_IN_DESCRIPTIONS)[];
@@ -24,6 +25,7 @@ export const BUILT_IN_CHECKPOINTS: Record<(typeof BUILT_IN_NAMES)[number], strin
   specialist: ['review', 'retry'],
   'goal-plan': ['goal', 'plan'],
   proposal: ['query_review', 'insight_review', 'final_review'],
+  ask: ['review', 'tool_call'],
 };
 
 /** The specialists the specialist workflow's planner routes to, unless `specialists` lists others. */
@@ -46,6 +48,8 @@ export function builtInAgents(name: string, specialists?: unknown): string[] | u
       return ['evaluator', 'planner', 'executor'];
     case 'proposal':
       return ['query', 'librarian', 'synthesizer', 'writer', 'novelty', 'feasibility', 'chair'];
+    case 'ask':
+      return [];
     default:
       return undefined;
   }

@@ -1,3 +1,4 @@
+import { askWorkflow } from './ask/ask-graph.js';
 import { goalPlanWorkflow } from './goal-plan/goal-plan-graph.js';
 import { pairWorkflow } from './pair/pair-graph.js';
 import { proposalWorkflow } from './proposal/proposal-graph.js';
@@ -10,4 +11,5 @@ export const BUILT_IN_WORKFLOWS: readonly WorkflowDefinition[] = [
   specialistWorkflow,
   goalPlanWorkflow,
   proposalWorkflow,
+  askWorkflow,
 ];

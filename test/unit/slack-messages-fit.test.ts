@@ -29,6 +29,8 @@ const task = (over: Partial<Task> = {}): Task => ({
   text: worst(3000),
   requester: 'U0ANN',
   origin: { team: 'T0TEAM', channel: 'C0WORK', ts: '1700000001.000100' },
+  door: null,
+  input: null,
   status: 'waiting',
   statusReason: null,
   generation: 0,

@@ -4,6 +4,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { Task, TaskStatus } from '../../engine/index.js';
+import { who } from './people.js';
 import { planBlock } from './plan.js';
 import { blockTextRoom, escapeMrkdwn, LIMITS, markdownParts, truncate } from './text.js';
 
@@ -104,7 +105,7 @@ export function rootMessage(
         text: {
           type: 'mrkdwn',
           text: truncate(
-            `<@${task.requester}> started *${escapeMrkdwn(task.workflow)}*:\n>${escapeMrkdwn(task.text).replace(/\n/g, '\n>')}`,
+            `${who(task.requester)} started *${escapeMrkdwn(task.workflow)}*:\n>${escapeMrkdwn(task.text).replace(/\n/g, '\n>')}`,
             LIMITS.sectionText,
           ),
         },

@@ -7,6 +7,7 @@ import type { types } from '@slack/bolt';
 import type { Review, Task, WaitingPage } from '../../engine/index.js';
 import { slackOriginSchema } from '../shared/origin.js';
 import { STATUS } from './messages.js';
+import { who } from './people.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
@@ -44,7 +45,7 @@ const taskLine = (task: Task, links: ThreadLinks) =>
     `*${escapeMrkdwn(task.workflow)}*`,
     taskWords(task),
     threadLink(task, links),
-    `<@${task.requester}>`,
+    who(task.requester),
   ]
     .filter(Boolean)
     .join(' · ');

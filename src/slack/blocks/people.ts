@@ -3,6 +3,20 @@
  * words) and dates shown in each reader's own time zone.
  */
 import type { Review } from '../../engine/index.js';
+import { escapeMrkdwn } from './text.js';
+
+/** A person's Slack id, not an agent that asked through a door (`api:deploy-bot`). */
+export const isPerson = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
+
+const DOOR_WORDS: Record<string, string> = { api: 'through the API', mcp: 'through MCP' };
+
+/** Who asked, as a message names them: a person's mention, or the agent and its door in words. */
+export function who(id: string): string {
+  if (isPerson(id)) return `<@${id}>`;
+  const [door, ...name] = id.split(':');
+  const through = door ? DOOR_WORDS[door] : undefined;
+  return through && name.length ? `*${escapeMrkdwn(name.join(':'))}* (${through})` : escapeMrkdwn(id);
+}
 
 /** `<!date^…>` shows the time in each reader's own time zone. */
 export const slackDate = (iso: string) => {
@@ -16,9 +30,10 @@ export const slackDate = (iso: string) => {
  */
 export function notified(review: Review, requester: string): string {
   const named = new Set(review.settings.reviewers.map((r) => (r === 'requester' ? requester : r)));
+  // An agent asking through a door has nobody to ping.
   const extra = (review.settings.notify ?? ['requester'])
     .map((n) => (n === 'requester' ? requester : n))
-    .filter((n, i, all) => !named.has(n) && all.indexOf(n) === i);
+    .filter((n, i, all) => !named.has(n) && all.indexOf(n) === i && (n.startsWith('S') || isPerson(n)));
   return extra.length ? mentions(extra, requester) : '';
 }
 
@@ -27,7 +42,7 @@ export function mentions(reviewers: string[], requester: string): string {
     r === 'anyone'
       ? 'anyone in this channel'
       : r === 'requester'
-        ? `<@${requester}>`
+        ? who(requester)
         : r.startsWith('S')
           ? `<!subteam^${r}>`
           : `<@${r}>`,

@@ -8,6 +8,7 @@ import { ErrorCode, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Review, Task } from '../../engine/index.js';
 import type { Logger } from '../../logger.js';
+import { isPerson, who } from '../blocks/people.js';
 import { escapeMrkdwn, truncate } from '../blocks/text.js';
 import type { Audience } from '../shared/audience.js';
 import { CHANNEL_REFUSALS } from '../shared/final-errors.js';
@@ -80,8 +81,9 @@ export function createReviewerPings(deps: {
   const people = async (task: Task, reviewers: string[]): Promise<string[]> => {
     const users = new Set<string>();
     for (const r of reviewers) {
-      if (r === 'requester') users.add(task.requester);
-      else if (/^[UW]/.test(r)) users.add(r);
+      if (r === 'requester') {
+        if (isPerson(task.requester)) users.add(task.requester);
+      } else if (/^[UW]/.test(r)) users.add(r);
       else if (r.startsWith('S')) {
         try {
           // In the task's workspace: an org-wide install must name it (a workspace's ignores it).
@@ -110,9 +112,9 @@ export function createReviewerPings(deps: {
     // address typed in it would show one place and open another; the link is on a word of its own.
     const text =
       why === 'request'
-        ? `<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task needs your review: *${title}* (<${permalink}|view>)`
+        ? `${who(task.requester)}'s *${escapeMrkdwn(task.workflow)}* task needs your review: *${title}* (<${permalink}|view>)`
         : why.startsWith('escalated:')
-          ? `:arrow_double_up: Nobody decided in time, so *${title}* (<@${task.requester}>'s *${escapeMrkdwn(task.workflow)}* task) is escalated to you: <${permalink}|view>`
+          ? `:arrow_double_up: Nobody decided in time, so *${title}* (${who(task.requester)}'s *${escapeMrkdwn(task.workflow)}* task) is escalated to you: <${permalink}|view>`
           : `:alarm_clock: Reminder: *${title}* is still waiting for your review: <${permalink}|view>`;
     // Nobody hears of a review from a channel they are not in (a private channel stays private).
     // Slack not saying who is in it is a temporary failure: the ping is tried again with the event.

@@ -17,6 +17,7 @@ import type pg from 'pg';
 import type { LiveRun, LiveRunInfo, LiveView, RunEnd, Task } from '../../engine/index.js';
 import { DeliveryError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { isPerson } from '../blocks/people.js';
 import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import type { RateLimits } from '../shared/rate-limits.js';
 import { defuse, ripe } from './live-text.js';
@@ -146,6 +147,9 @@ export function createSlackLive(deps: {
     const begin = async (s: Stream): Promise<Stream['state']> => {
       await ready;
       if (!origin?.team) return 'off';
+      // Slack streams to a person (recipient_user_id): a task an agent asked for through a door
+      // has none, so its words are posted.
+      if (!isPerson(task.requester)) return 'off';
       // A stream started while earlier words wait to be posted would show above them (those that
       // streamed are in the thread already, above it).
       if (await postedLater(run)) return 'off';

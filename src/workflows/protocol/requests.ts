@@ -55,6 +55,33 @@ export const pendingEditSchema = z.object({
 });
 export type PendingEdit = z.infer<typeof pendingEditSchema>;
 
+/** A Slack user id (U…/W…) or user group id (S…): who may decide. */
+const reviewerId = z
+  .string()
+  .regex(/^([UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected a Slack user id (U…) or user group id (S…)');
+
+/**
+ * Rules a request asks for its review, which may only make it stricter than its checkpoint in the
+ * config file (sign-off-rules.ts `narrowRules`): an agent asking through a door names who should
+ * decide, how many must approve, how soon.
+ */
+export const requestRulesSchema = z
+  .object({
+    /** Who may decide: among the checkpoint's reviewers (any person, if it allows anyone). */
+    reviewers: z.array(reviewerId).min(1).max(20).optional(),
+    /** Approvals needed: at least the checkpoint's. */
+    approvals: z.number().int().min(1).max(20).optional(),
+    /** Seconds until the checkpoint's timeout applies: at most the checkpoint's. */
+    timeoutSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .optional(),
+  })
+  .strict();
+export type RequestRules = z.infer<typeof requestRulesSchema>;
+
 /** What a workflow passes to `interrupt()` when it needs a person. */
 export const reviewRequestSchema = z.object({
   /** The checkpoint's name; the config file's `checkpoints.<kind>` applies to it. */
@@ -78,6 +105,8 @@ export const reviewRequestSchema = z.object({
   origin: z.object({ format: z.enum(['hitl', 'agent_inbox']), value: z.unknown() }).optional(),
   /** Set by the engine when an Edit was counted towards a quorum: what is now being approved. */
   edit: pendingEditSchema.optional(),
+  /** Stricter rules than the checkpoint's, asked by the workflow (a review asked through a door). */
+  rules: requestRulesSchema.optional(),
 });
 export type ReviewRequest = z.infer<typeof reviewRequestSchema>;
 export type ReviewRequestInput = z.input<typeof reviewRequestSchema>;

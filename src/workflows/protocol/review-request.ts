@@ -123,6 +123,7 @@ function shortened(value: Record<string, unknown>): ReviewRequest {
     round: Number.isInteger(v.round) && (v.round as number) >= 1 ? v.round : 1,
     fields,
     origin: v.origin,
+    rules: reviewRequestSchema.shape.rules.safeParse(v.rules).data,
   });
 }
 

@@ -183,7 +183,14 @@ export function withEdit(request: ReviewRequest, edit: PendingEdit): ReviewReque
     // Kept as one explicit decision per call, whatever the form it came from.
     const values = 'decisions' in read ? decisionValues(read.decisions) : edit.values;
     const standard = fromStandard(request.origin.value, { ...edit, values });
-    return reviewRequestSchema.parse({ ...standard, kind: request.kind, round: request.round });
+    // Its own title and rules stay (a review asked through a door names both).
+    return reviewRequestSchema.parse({
+      ...standard,
+      kind: request.kind,
+      round: request.round,
+      title: request.title,
+      rules: request.rules,
+    });
   }
   // signoff's own request: the form shows the values given, and so does the body.
   const before = request.edit ? request.body.lastIndexOf(EDITED) : -1;

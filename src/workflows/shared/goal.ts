@@ -4,6 +4,8 @@ export interface TaskInput {
   requester: string;
   /** Goals this one replaced (seed 003: a redirect keeps the abandoned goal), oldest first. */
   abandonedGoals?: string[];
+  /** What a task asked through a door starts from besides its text (the `ask` workflow's request). */
+  input?: Record<string, unknown> | null;
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * What an agent that runs elsewhere asks a team to sign off on (the HTTP API, the MCP tool): a
+ * title and Markdown content, or a tool call it wants to make (its name, arguments and, for
+ * edits, the arguments' JSON Schema), and rules that may only make the review stricter than the
+ * channel's config (requests.ts `rules`). The same shape whatever the door; `askReviewRequest` makes it
+ * the review the `ask` workflow interrupts with.
+ */
+import { Ajv } from 'ajv';
+import { z } from 'zod';
+import {
+  type ReviewRequest,
+  requestRulesSchema,
+  reviewRequestSchema,
+  TOOL_CALL_KIND,
+} from '../protocol/requests.js';
+import { fromStandard } from '../protocol/standard-interrupts.js';
+
+export const toolCallSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    arguments: z.record(z.string(), z.unknown()),
+    /** The arguments' JSON Schema: an edit must fit it. */
+    schema: z.record(z.string(), z.unknown()).optional(),
+    description: z.string().max(10_000).optional(),
+  })
+  .strict()
+  .superRefine((call, ctx) => {
+    if (!call.schema) return;
+    try {
+      new Ajv({ strict: false }).compile(call.schema);
+    } catch (error) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['schema'],
+        message: `not a JSON Schema Ajv can use: ${(error as Error).message}`,
+      });
+    }
+  });
+
+export const askInputSchema = z
+  .object({
+    title: z.string().trim().min(1).max(150),
+    /** What to review, as Markdown. */
+    content: z.string().max(90_000).optional(),
+    toolCall: toolCallSchema.optional(),
+    rules: requestRulesSchema.optional(),
+  })
+  .strict()
+  .refine((a) => (a.content === undefined) !== (a.toolCall === undefined), {
+    message: 'give either content (Markdown) or a toolCall, not both',
+    path: ['content'],
+  });
+export type AskInput = z.infer<typeof askInputSchema>;
+
+/** The review the `ask` workflow interrupts with: signoff's own shape, or a tool call's (HITL). */
+export function askReviewRequest(input: AskInput): ReviewRequest {
+  const { title, rules } = input;
+  if (!input.toolCall)
+    return reviewRequestSchema.parse({ kind: 'review', title, body: input.content, rules });
+  const { name, arguments: args, schema, description } = input.toolCall;
+  // LangChain's HITLRequest: approve, edit (checked against its schema) or reject the call, and
+  // the answer goes back in that shape (standard-answers.ts).
+  const hitl = {
+    actionRequests: [{ name, args, ...(description ? { description } : {}) }],
+    reviewConfigs: [
+      {
+        actionName: name,
+        allowedDecisions: ['approve', 'edit', 'reject'],
+        ...(schema ? { argsSchema: schema } : {}),
+      },
+    ],
+  };
+  return reviewRequestSchema.parse({ ...fromStandard(hitl), kind: TOOL_CALL_KIND, title, rules });
+}
