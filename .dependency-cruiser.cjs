@@ -25,21 +25,21 @@ module.exports = {
       severity: 'error',
       comment: "The engine runs workflows; models are the workflows' business and surfaces sit above it.",
       from: { path: '^src/engine/' },
-      to: { path: '^src/(llm|slack|cli)/|^src/main\\.ts$' },
+      to: { path: '^src/(llm|slack|cli|api|mcp)/|^src/main\\.ts$' },
     },
     {
       name: 'workflows-know-no-engine-or-surface',
       severity: 'error',
       comment: 'Workflows sit below the engine: they define the review protocol, the engine carries it.',
       from: { path: '^src/workflows/' },
-      to: { path: '^src/(engine|slack|cli)/|^src/main\\.ts$' },
+      to: { path: '^src/(engine|slack|cli|api|mcp)/|^src/main\\.ts$' },
     },
     {
       name: 'llm-is-the-floor',
       severity: 'error',
       comment: 'The model layer knows nothing above it.',
       from: { path: '^src/llm/' },
-      to: { path: '^src/(engine|workflows|slack|cli)/|^src/main\\.ts$' },
+      to: { path: '^src/(engine|workflows|slack|cli|api|mcp)/|^src/main\\.ts$' },
     },
     {
       name: 'slack-inbound-and-outbound-apart',
@@ -77,7 +77,7 @@ module.exports = {
       severity: 'error',
       comment:
         'main.ts wires a surface to the engine and its models: a surface is given what it needs, it never imports main.ts or makes a model.',
-      from: { path: '^src/(slack|cli)/' },
+      from: { path: '^src/(slack|cli|api|mcp)/' },
       to: { path: '^src/main\\.ts$|^src/llm/' },
     },
   ],

@@ -18,6 +18,7 @@ CREATE TABLE signoff.asks (
   fingerprint     text NOT NULL,
   request_key     text NOT NULL UNIQUE,
   channel         text NOT NULL,
+  title           text NOT NULL,
   callback_url    text,
   created_at      timestamptz NOT NULL DEFAULT now(),
   UNIQUE (client, idempotency_key)

@@ -27,7 +27,11 @@ export type ErrorCode =
   /** A timer's approval of what it may never approve (a tool call, content nobody could see). */
   | 'approval_withheld'
   | 'database_unavailable'
-  | 'lease_lost';
+  | 'lease_lost'
+  /** A door's idempotency key reused for a different request. */
+  | 'idempotency_mismatch'
+  /** A door's ask whose card is still being posted (it cannot be cancelled yet). */
+  | 'still_starting';
 
 export class SignoffError extends Error {
   constructor(

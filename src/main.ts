@@ -5,6 +5,7 @@
  * `openSignoff` alone serves the tests and the benchmarks.
  */
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { createDoors } from './api/doors.js';
 import { type ScenarioTest, startTerminalSurface, type TerminalIo, terminalParts } from './cli/surface.js';
 import type { Config } from './config/config.js';
 import { workflowSettings } from './config/workflows.js';
@@ -218,6 +219,12 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
       logger,
       directory: slack.directory(signoff.db),
       afterAckClock: options.afterAckClock,
+      doors: createDoors({
+        pool: signoff.db.pool,
+        engine: signoff.engine,
+        workflows: config.workflows,
+        logger,
+      }),
     });
     return {
       ...surface,

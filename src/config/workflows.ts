@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES, builtInAgents } from '../workflows/catalog.js';
 import { checkStages, stageSchema } from '../workflows/declared/stages.js';
 import { TOOL_CALL_KIND } from '../workflows/protocol/requests.js';
+import { apiSchema } from './api-clients.js';
 import { type CheckpointSettings, checkpointSchema, timerApproves } from './checkpoint.js';
 import { unknownName } from './names.js';
 import { parseYamlFile } from './yaml-file.js';
@@ -121,6 +122,8 @@ const fileSchema = z
       .strict()
       .prefault({}),
     starts: startsSchema.default({ perPerson: 10, perChannel: 30 }),
+    /** Clients of the HTTP API and MCP over HTTP (api-clients.ts). */
+    api: apiSchema.prefault({}),
     workflows: z
       .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase workflow name'), workflowSchema)
       .default({}),

@@ -4,8 +4,12 @@
  * so), so what lies behind this list can be rearranged without touching a surface.
  */
 
+// What an agent asking through a door (the API, MCP) sends, and what it gets back.
+export { type AskAnswer, askAnswer } from '../workflows/ask/ask-answer.js';
+export { type AskInput, askInputSchema, toolCallSchema } from '../workflows/ask/ask-request.js';
 // What a review asks and how it may be answered, for surfaces that draw and read its form.
 export { contentHash } from '../workflows/protocol/content-hash.js';
+export { requestRulesSchema } from '../workflows/protocol/requests.js';
 export { FORM, invalidEdit } from '../workflows/protocol/review-form.js';
 export { answeredWithWords, asDecided } from '../workflows/protocol/standard-interrupts.js';
 // Commands in, queries out: the engine's API.
@@ -37,6 +41,12 @@ export type { ReviewTimes } from './review-stats.js';
 export { median } from './review-stats.js';
 export { createRunner, type LoadedWorkflow } from './runner.js';
 export { createRuntime, type Runtime } from './runtime/index.js';
-export { approvalsNeeded, approversLeft, atDeadline, timerMayNotApprove } from './sign-off-rules.js';
+export {
+  approvalsNeeded,
+  approversLeft,
+  atDeadline,
+  narrowRules,
+  timerMayNotApprove,
+} from './sign-off-rules.js';
 // What tasks, reviews and events are (the review protocol is the workflows', re-exported here).
 export * from './types.js';

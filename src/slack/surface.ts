@@ -4,13 +4,16 @@
  * /metrics, and the sweep that finishes starts a process left half done. What it is and does is
  * set by the process's role: `web` takes requests, `worker` runs tasks, `all` both.
  */
+import type { CustomRoute } from '@slack/bolt';
 import type pg from 'pg';
+import type { ChannelStarts } from '../api/channel-starts.js';
 import type { Config } from '../config/config.js';
 import type { Engine, Metrics } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { type AfterAckClock, createAfterAck } from './inbound/after-ack.js';
 import { createSlackApp, initSlackApp } from './inbound/app.js';
 import { watchSlackConnection } from './inbound/connection.js';
+import { createDoorStarts } from './inbound/door-starts.js';
 import { type Healthy, startHealthServer } from './inbound/health.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './inbound/start-task.js';
 import type { Directory } from './shared/directory.js';
@@ -27,6 +30,17 @@ export interface SlackSurfaceOptions {
   directory: Directory;
   /** Where the work after an ack reads the time (tests move it); real time by default. */
   afterAckClock?: AfterAckClock;
+  /**
+   * The other doors (the HTTP API, MCP over HTTP): their routes on the port, given how to start a
+   * task in a channel; served by a process that takes requests, in HTTP mode.
+   */
+  doors?: (starts: ChannelStarts) => Doors;
+}
+
+/** What the other doors add to a process that takes Slack's requests. */
+export interface Doors {
+  routes: CustomRoute[];
+  stop(): Promise<void>;
 }
 
 export interface SlackSurface {
@@ -72,6 +86,15 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
   };
   const metrics = { metrics: signoff.metrics, token: config.metricsToken };
   const afterAck = createAfterAck(AFTER_ACK, o.afterAckClock);
+  const starts = createDoorStarts(
+    { engine: signoff.engine, pool: signoff.db.pool, logger, afterAck },
+    () => app.client,
+  );
+  const doors = listen && slack.mode.kind === 'http' ? o.doors?.(starts) : undefined;
+  if (o.doors && listen && slack.mode.kind !== 'http')
+    logger.warn(
+      'the HTTP API and MCP over HTTP are served in HTTP mode only (SLACK_SIGNING_SECRET and PORT); Socket Mode serves Slack alone',
+    );
   // Aborted by stop(): listeners drop what waits on a timer (a Home tab redrawn after a 429).
   const stopping = new AbortController();
   const app = createSlackApp({
@@ -87,6 +110,7 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
     connection,
     // The listeners keep to the budget delivery keeps: one limit per method, for every process.
     limits: createRateLimits(signoff.db.pool),
+    routes: doors?.routes,
   });
   // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own, from
   // before Slack is reached (which may take long), so that a health check never meets silence.
@@ -144,6 +168,7 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
       ready = false;
       clearInterval(sweep);
       stopping.abort();
+      await doors?.stop();
       if (listen) await app.stop();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([afterAck.idle(), new Promise((r) => (timer = setTimeout(r, DRAIN_MS)))]);

@@ -3,7 +3,7 @@
  * Socket Mode. SLACK_API_URL reaches every Web API client the app makes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { App } from '@slack/bolt';
+import { App, type CustomRoute } from '@slack/bolt';
 import { ErrorCode } from '@slack/web-api';
 import type { Config } from '../../config/config.js';
 import { SignoffError } from '../../errors.js';
@@ -32,6 +32,8 @@ export interface SlackAppDeps extends StartDeps {
   limits: RateLimits;
   /** Who a person is (the engine asks the same directory about user groups). */
   directory: Directory;
+  /** More routes on the port (HTTP mode): the other doors (the HTTP API, MCP over HTTP). */
+  routes?: CustomRoute[];
 }
 
 /**
@@ -91,6 +93,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
               method: ['GET'],
               handler: (req, res) => answerMetrics(deps.metrics, req, res),
             },
+            ...(deps.routes ?? []),
           ],
         });
   // A burst of Slack's requests holds back work after acks (after-ack.ts). Only Slack's count:

@@ -11,8 +11,10 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import { DOORS } from '../../engine/index.js';
 import { isSignoffError } from '../../errors.js';
 import { rootMessage } from '../blocks/messages.js';
+import { isPerson } from '../blocks/people.js';
 import { startRefusal } from '../shared/final-errors.js';
 import { type SlackOrigin, slackTaskId, taskInThread } from '../shared/origin.js';
 import { postMetadata } from '../shared/posts.js';
@@ -37,6 +39,10 @@ const slackStartSchema = z.object({
    * conversation): the root is posted in its thread. Absent: the root starts its own thread.
    */
   thread: z.string().optional(),
+  /** A start asked through a door (the API, MCP): `user` is the agent (`api:name`), nobody to tell. */
+  door: z.enum(DOORS).optional(),
+  /** What its workflow starts from besides the text (the review an agent asks). */
+  input: z.record(z.string(), z.unknown()).optional(),
 });
 export type SlackStart = z.infer<typeof slackStartSchema> & { requestKey: string };
 
@@ -90,6 +96,22 @@ export async function startFromSlack(deps: StartDeps, client: WebClient, s: Slac
 }
 
 /**
+ * A start asked through a door (the API, MCP), its claim made by the door with its own record:
+ * posted and started now, or refused for good (the refusal kept for the door to read), or left
+ * for the sweep.
+ */
+export async function finishDoorStart(deps: StartDeps, client: WebClient, s: SlackStart): Promise<void> {
+  const { requestKey, ...start } = s;
+  try {
+    await finishStart(deps, client, requestKey, start, undefined);
+  } catch (err) {
+    const refusal = startRefusal(err);
+    if (refusal) return giveUp(deps, client, requestKey, start, refusal);
+    deps.logger.warn({ request: requestKey, err }, 'start not finished; a sweep finishes it');
+  }
+}
+
+/**
  * A start asked for by a person (the command, the start form), once acked: work after the ack
  * (after-ack.ts), and a claim that could not be made is said to them (they should send it again).
  */
@@ -116,6 +138,8 @@ export async function tell(
   s: { channel: string; user: string; responseUrl?: string; thread?: string },
   text: string,
 ): Promise<void> {
+  // An agent that asked through a door reads the refusal from its request (endRequest).
+  if (!isPerson(s.user)) return;
   if (s.responseUrl && (await respondPrivately(s.responseUrl, text, deps.logger))) return;
   await tellClicker(
     { client, logger: deps.logger },
@@ -134,7 +158,7 @@ async function giveUp(
   s: z.infer<typeof slackStartSchema>,
   why: string,
 ): Promise<void> {
-  await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
+  await endRequest(deps, key, why);
   deps.logger.info({ request: key, channel: s.channel, why }, 'the start was given up');
   await tell(deps, client, s, why);
 }
@@ -185,6 +209,8 @@ async function finishStart(
       surface: 'slack',
       origin,
       channel: s.channel,
+      door: s.door,
+      input: s.input,
     });
     await linkRequest(deps.pool, key, started.task.id);
   } catch (error) {
@@ -197,7 +223,7 @@ async function finishStart(
         .catch((err) =>
           deps.logger.warn({ err, request: key }, 'could not delete the root of a refused start'),
         );
-      await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
+      await endRequest(deps, key, error.message);
       return tell(deps, client, s, error.message);
     }
     // Refused for good (the workflow was turned off meanwhile, say): the root says so, and the
@@ -207,9 +233,13 @@ async function finishStart(
       ts,
       ...rootMessage(task, 'failed', `it could not be started: ${error.message}`, { controls: false }),
     });
-    await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL WHERE key = $1', [key]);
+    await endRequest(deps, key, `It could not be started: ${error.message}`);
   }
 }
+
+/** The request is finished without a task, and why (a sentence) is kept. */
+const endRequest = (deps: StartDeps, key: string, why: string) =>
+  deps.pool.query('UPDATE signoff.slack_requests SET start = NULL, refusal = $2 WHERE key = $1', [key, why]);
 
 /** Finishes the starts a dead process left: each found root, or a new one, and its task. */
 export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient): Promise<number> {

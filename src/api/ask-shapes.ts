@@ -1,0 +1,89 @@
+/**
+ * The API's shapes, in zod: what a client sends to ask for a review, and what it reads back (the
+ * same for a create, a read, a long-poll, a callback and the MCP tool). The OpenAPI document is
+ * made from these (openapi.ts), so the document and the server cannot drift apart.
+ */
+import { z } from 'zod';
+import { requestRulesSchema, toolCallSchema } from '../engine/index.js';
+
+export const createAskSchema = z
+  .object({
+    /** The Slack channel the card is posted in (one of the client's). */
+    channel: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel id (C…)'),
+    title: z.string().trim().min(1).max(150),
+    /** What to review, as Markdown. Either this or toolCall. */
+    content: z.string().max(90_000).optional(),
+    /** A call the agent wants to make: approved as is, edited (checked against schema), or rejected. */
+    toolCall: toolCallSchema.optional(),
+    ...requestRulesSchema.shape,
+    /** Called (POST, signed) once the review is decided, cancelled or refused. */
+    callbackUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .optional(),
+  })
+  .strict()
+  .refine((a) => (a.content === undefined) !== (a.toolCall === undefined), {
+    message: 'give either content (Markdown) or a toolCall, not both',
+    path: ['content'],
+  });
+export type CreateAsk = z.infer<typeof createAskSchema>;
+
+export const ASK_STATUSES = [
+  'starting',
+  'pending',
+  'approved',
+  'revised',
+  'rejected',
+  'cancelled',
+  'failed',
+] as const;
+/** Nothing changes any more: a long-poll returns, a callback is sent. */
+export const FINAL_ASK_STATUSES: readonly AskStatus[] = [
+  'approved',
+  'revised',
+  'rejected',
+  'cancelled',
+  'failed',
+];
+export type AskStatus = (typeof ASK_STATUSES)[number];
+
+export const askViewSchema = z.object({
+  id: z.uuid(),
+  status: z.enum(ASK_STATUSES),
+  channel: z.string(),
+  title: z.string(),
+  createdAt: z.string(),
+  /** While pending: who may decide, approvals counted of those needed, and when its timeout applies. */
+  reviewers: z.array(z.string()).optional(),
+  approvals: z.object({ count: z.number().int(), needed: z.number().int() }).optional(),
+  dueAt: z.string().nullable().optional(),
+  /** Once decided. */
+  decision: z
+    .object({
+      by: z.string(),
+      at: z.string(),
+      /** Set when a timer decided (the checkpoint's default action), not a person. */
+      automatic: z.string().optional(),
+      feedback: z.string().optional(),
+      /** A tool call approved: the arguments to run it with. */
+      arguments: z.record(z.string(), z.unknown()).optional(),
+      edited: z.boolean().optional(),
+    })
+    .optional(),
+  /** Failed or cancelled: why, in a sentence. */
+  reason: z.string().optional(),
+  /** The thread in Slack, once the card is posted. */
+  slack: z.object({ channel: z.string(), ts: z.string() }).optional(),
+});
+export type AskView = z.infer<typeof askViewSchema>;
+
+export const apiErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    /** What to do about it, in a sentence. */
+    message: z.string(),
+    /** Per field, what is wrong with it. */
+    fields: z.record(z.string(), z.string()).optional(),
+  }),
+});

@@ -1,0 +1,57 @@
+/**
+ * What an ask is now, as its client reads it: derived from its start (posted, refused), its task
+ * and its review as the engine keeps them. Pure: the API, the callbacks and MCP show the same.
+ */
+import { approvalsNeeded, askAnswer, type Review, type Task } from '../engine/index.js';
+import type { AskRow } from './ask-rows.js';
+import type { AskView } from './ask-shapes.js';
+
+export function askView(
+  ask: AskRow,
+  start: { taskId?: string; root?: string; refusal?: string },
+  task: Task | undefined,
+  reviews: Review[],
+): AskView {
+  const base: AskView = {
+    id: ask.id,
+    status: 'starting',
+    channel: ask.channel,
+    title: task?.text ?? ask.title,
+    createdAt: ask.createdAt,
+  };
+  if (!task) return start.refusal ? { ...base, status: 'failed', reason: start.refusal } : base;
+  const origin = task.origin as { channel?: string; ts?: string };
+  const slack = origin.channel && origin.ts ? { channel: origin.channel, ts: origin.ts } : undefined;
+  const withSlack = { ...base, ...(slack ? { slack } : {}) };
+  // The ask workflow opens one review; the latest is the one that counts.
+  const review = reviews.at(-1);
+  if (review?.status === 'decided' && review.decision) {
+    const answer = askAnswer(review.request, review.decision);
+    const d = review.decision;
+    return {
+      ...withSlack,
+      status: answer.outcome,
+      decision: {
+        by: d.by,
+        at: d.at,
+        ...(d.automatic ? { automatic: d.automatic } : {}),
+        ...(answer.feedback ? { feedback: answer.feedback } : {}),
+        ...(answer.arguments ? { arguments: answer.arguments, edited: answer.edited ?? false } : {}),
+      },
+    };
+  }
+  if (task.status === 'cancelled')
+    return { ...withSlack, status: 'cancelled', reason: task.statusReason ?? 'cancelled' };
+  if (task.status === 'failed')
+    return { ...withSlack, status: 'failed', reason: task.statusReason ?? 'the review could not be opened' };
+  if (review?.status === 'pending') {
+    return {
+      ...withSlack,
+      status: 'pending',
+      reviewers: review.settings.reviewers,
+      approvals: { count: review.approvals.length, needed: approvalsNeeded(review.settings) },
+      dueAt: review.dueAt,
+    };
+  }
+  return withSlack;
+}

@@ -1,0 +1,214 @@
+/**
+ * Reviews asked by agents that run elsewhere, whatever the door (the HTTP API, the MCP tool):
+ * each is a task of the `ask` workflow in a Slack channel, so the card, N of M, escalation,
+ * timeouts, the exactly-once decision and the audit are the engine's, as for any task. This
+ * checks an ask against the client's channels and the channel's rules, records it once per
+ * idempotency key, and reads back what became of it.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import type { ApiClient } from '../config/api-clients.js';
+import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
+import { inTransaction } from '../db/queryable.js';
+import { type AskInput, type Door, type Engine, narrowRules } from '../engine/index.js';
+import { SignoffError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { getAsk, insertAsk } from './ask-rows.js';
+import { type AskView, type CreateAsk, FINAL_ASK_STATUSES } from './ask-shapes.js';
+import { askView } from './ask-view.js';
+import type { ChannelStarts } from './channel-starts.js';
+
+export const ASK_WORKFLOW = 'ask';
+/** A long-poll looks again this often. */
+const POLL_MS = 500;
+
+export interface AsksDeps {
+  pool: pg.Pool;
+  engine: Engine;
+  starts: ChannelStarts;
+  workflows: WorkflowsConfig;
+  logger: Logger;
+}
+
+export type Asks = ReturnType<typeof createAsks>;
+
+export function createAsks(deps: AsksDeps) {
+  const { pool, engine, starts } = deps;
+
+  const requester = (door: Door, client: ApiClient) => `${door}:${client.name}`;
+
+  /** The ask checked before anything is recorded: a refusal is a `SignoffError` with its sentence. */
+  async function check(door: Door, client: ApiClient, body: CreateAsk): Promise<AskInput> {
+    if (!client.channels.includes(body.channel)) {
+      throw new SignoffError(
+        'not_allowed',
+        `Client ${client.name} may not ask in ${body.channel}; its channels are ${client.channels.join(', ')}.`,
+      );
+    }
+    engine.validate({ workflow: ASK_WORKFLOW, text: body.title, channel: body.channel });
+    const { reviewers, approvals, timeoutSeconds } = body;
+    const rules =
+      reviewers || approvals || timeoutSeconds ? { reviewers, approvals, timeoutSeconds } : undefined;
+    const kind = body.toolCall ? 'tool_call' : 'review';
+    const { refused } = narrowRules(checkpointSettings(deps.workflows, ASK_WORKFLOW, kind), rules);
+    if (refused.length) throw new SignoffError('not_allowed', refused.join(' '));
+    const limit = await engine.startRefusal({
+      surface: 'slack',
+      requester: requester(door, client),
+      channel: body.channel,
+    });
+    if (limit) throw new SignoffError('too_many_tasks', limit);
+    return {
+      title: body.title,
+      ...(body.content !== undefined ? { content: body.content } : {}),
+      ...(body.toolCall ? { toolCall: body.toolCall } : {}),
+      ...(rules ? { rules } : {}),
+    };
+  }
+
+  /**
+   * Asks once per key: the same key again returns the first ask (`created` false), unless it
+   * asked something else ('idempotency_mismatch'). With no key, every call is a new ask.
+   */
+  async function create(
+    door: Door,
+    client: ApiClient,
+    body: CreateAsk,
+    idempotencyKey?: string,
+  ): Promise<{ view: AskView; created: boolean }> {
+    const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+    const id = randomUUID();
+    const key = idempotencyKey ?? id;
+    const requestKey = `${door}:${client.name}:${id}`;
+    // A key used before answers as before, even if the channel's rules changed since.
+    const before = idempotencyKey ? await findByKey(client, idempotencyKey) : undefined;
+    if (before) return { view: await replay(before, fingerprint), created: false };
+    const input = await check(door, client, body);
+    const start = {
+      channel: body.channel,
+      user: requester(door, client),
+      workflow: ASK_WORKFLOW,
+      text: body.title,
+      door,
+      input,
+    };
+    const result = await inTransaction(pool, async (db) => {
+      const inserted = await insertAsk(db, {
+        id,
+        client: client.name,
+        door,
+        idempotencyKey: key,
+        fingerprint,
+        requestKey,
+        channel: body.channel,
+        title: body.title,
+        callbackUrl: body.callbackUrl ?? null,
+      });
+      if (inserted.created) await starts.claim(db, requestKey, start);
+      return inserted;
+    });
+    if (!result.created) return { view: await replay(result.ask.id, fingerprint), created: false };
+    // Posted after the answer: the client reads `starting`, then the card's progress.
+    void starts
+      .finish(requestKey, start)
+      .catch((err) => deps.logger.warn({ err, ask: id }, 'the ask was not started yet; the sweep starts it'));
+    return { view: await readView(client, id), created: true };
+  }
+
+  async function findByKey(client: ApiClient, key: string): Promise<string | undefined> {
+    const r = await pool.query<{ id: string }>(
+      'SELECT id FROM signoff.asks WHERE client = $1 AND idempotency_key = $2',
+      [client.name, key],
+    );
+    return r.rows[0]?.id;
+  }
+
+  async function replay(id: string, fingerprint: string): Promise<AskView> {
+    const r = await pool.query<{ fingerprint: string; client: string }>(
+      'SELECT fingerprint, client FROM signoff.asks WHERE id = $1',
+      [id],
+    );
+    const row = r.rows[0];
+    if (row && row.fingerprint !== fingerprint) {
+      throw new SignoffError(
+        'idempotency_mismatch',
+        'This idempotency key was used for a different review; use a new key for a new review.',
+      );
+    }
+    return (await view(row?.client ?? '', id)) as AskView;
+  }
+
+  async function readView(client: ApiClient, id: string): Promise<AskView> {
+    return (await view(client.name, id)) as AskView;
+  }
+
+  /** The ask as it is now, for its own client only. */
+  async function view(client: string, id: string): Promise<AskView | undefined> {
+    const ask = await getAsk(pool, id, client);
+    if (!ask) return undefined;
+    const start = await starts.state(ask.requestKey);
+    const task = start.taskId ? await engine.getTask(start.taskId) : undefined;
+    const reviews = task ? await engine.reviews(task.id) : [];
+    return askView(ask, start, task, reviews);
+  }
+
+  /**
+   * The ask once it has an answer (decided, cancelled, failed), or as it is when `waitMs` is up,
+   * or when `signal` aborts (the client went away). `onChange` hears each new state meanwhile.
+   */
+  async function wait(
+    client: ApiClient,
+    id: string,
+    waitMs: number,
+    o: { signal?: AbortSignal; onChange?: (view: AskView) => void } = {},
+  ): Promise<AskView | undefined> {
+    const until = Date.now() + waitMs;
+    let last = '';
+    for (;;) {
+      const now = await view(client.name, id);
+      if (!now) return undefined;
+      const seen = JSON.stringify(now);
+      if (seen !== last) {
+        if (last) o.onChange?.(now);
+        last = seen;
+      }
+      if (FINAL_ASK_STATUSES.includes(now.status) || Date.now() >= until || o.signal?.aborted) return now;
+      await sleep(Math.min(POLL_MS, Math.max(0, until - Date.now())), undefined, { signal: o.signal }).catch(
+        () => undefined,
+      );
+    }
+  }
+
+  /** Cancels the ask's review (as its requester: the agent that asked). */
+  async function cancel(client: ApiClient, id: string): Promise<AskView | undefined> {
+    const ask = await getAsk(pool, id, client.name);
+    if (!ask) return undefined;
+    const start = await starts.state(ask.requestKey);
+    if (!start.taskId) {
+      if (start.refusal) return view(client.name, id);
+      throw new SignoffError(
+        'still_starting',
+        'The review is still being posted; cancel it again in a few seconds.',
+      );
+    }
+    const task = await engine.getTask(start.taskId);
+    if (task && !['done', 'rejected', 'stopped', 'cancelled'].includes(task.status)) {
+      await engine.cancel(
+        task.id,
+        { id: requester(ask.door, client) },
+        {
+          reason: `cancelled by ${client.name} (${ask.door === 'api' ? 'through the API' : 'through MCP'})`,
+        },
+      );
+    }
+    return view(client.name, id);
+  }
+
+  return {
+    create,
+    view: (client: Pick<ApiClient, 'name'>, id: string) => view(client.name, id),
+    wait,
+    cancel,
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The other doors to the engine, as a process that takes Slack's requests serves them: the HTTP
+ * API's routes (and MCP over HTTP) on its port, and the callbacks its asks are owed.
+ */
+import type pg from 'pg';
+import type { WorkflowsConfig } from '../config/workflows.js';
+import type { Engine } from '../engine/index.js';
+import type { Logger } from '../logger.js';
+import { createAsks } from './asks.js';
+import { startCallbacks } from './callbacks.js';
+import type { ChannelStarts } from './channel-starts.js';
+import { createClientAuth } from './clients.js';
+import { apiRoutes, type Route } from './http.js';
+
+export interface DoorsDeps {
+  pool: pg.Pool;
+  engine: Engine;
+  workflows: WorkflowsConfig;
+  logger: Logger;
+}
+
+export function createDoors(deps: DoorsDeps) {
+  return (starts: ChannelStarts): { routes: Route[]; stop(): Promise<void> } => {
+    const asks = createAsks({ ...deps, starts });
+    const auth = createClientAuth(deps.pool, deps.workflows.api);
+    const stopping = new AbortController();
+    const callbacks = startCallbacks({ pool: deps.pool, asks, api: deps.workflows.api, logger: deps.logger });
+    return {
+      routes: apiRoutes({ asks, auth, logger: deps.logger, stopping: stopping.signal }),
+      stop: async () => {
+        stopping.abort();
+        await callbacks.stop();
+      },
+    };
+  };
+}

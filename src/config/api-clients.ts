@@ -1,0 +1,52 @@
+/**
+ * The config file's `api:` section: the clients that may ask the team through the HTTP API and
+ * the MCP server over HTTP. A token is kept only as its SHA-256 (hex), so the file can be read
+ * without handing out a way in; each client is limited to its channels and to a rate.
+ *
+ *   api:
+ *     clients:
+ *       deploy-bot:
+ *         tokenSha256: 5e88…   # printf %s "$TOKEN" | sha256sum
+ *         channels: [C0123ABC]
+ *         perMinute: 60
+ */
+import { z } from 'zod';
+
+const clientSchema = z
+  .object({
+    tokenSha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'expected the SHA-256 of the token as 64 lowercase hex digits'),
+    /** The Slack channels its reviews may be asked in. */
+    channels: z.array(z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a channel id (C…)')).min(1),
+    /** Calls a minute (reads and long-polls included), shared by every process. */
+    perMinute: z.number().int().min(1).max(100_000).default(60),
+  })
+  .strict();
+export type ApiClient = z.infer<typeof clientSchema> & { name: string };
+
+export const apiSchema = z
+  .object({
+    clients: z
+      .record(
+        z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'expected a lowercase client name'),
+        clientSchema,
+      )
+      .default({}),
+  })
+  .strict()
+  .superRefine((api, ctx) => {
+    // One token, one client: the audit names whoever called.
+    const seen = new Map<string, string>();
+    for (const [name, c] of Object.entries(api.clients ?? {})) {
+      const other = seen.get(c.tokenSha256);
+      if (other)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['clients', name, 'tokenSha256'],
+          message: `the same token as client ${other}: give each client its own`,
+        });
+      seen.set(c.tokenSha256, name);
+    }
+  });
+export type ApiConfig = z.infer<typeof apiSchema>;

@@ -1,0 +1,345 @@
+/**
+ * The HTTP API through its real server (Bolt's receiver on the app's port) and the fake Slack: a
+ * review asked by an agent becomes the same card as any task's, a click decides it once, and the
+ * client reads the decision by polling, long-polling or a signed callback. Bad input, a wrong
+ * token, a channel not the client's and a client over its rate are refused with a JSON sentence,
+ * and nothing is half-created. Every answer fits the OpenAPI document the server serves.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { click, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
+import { slackPerFile } from '../helpers/slack-service.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+const TOKEN = 'sk-deploy-bot-0123456789';
+const OTHER = 'sk-slow-bot-0123456789';
+const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+
+const YAML = `api:
+  clients:
+    deploy-bot:
+      tokenSha256: ${sha(TOKEN)}
+      channels: [C0WORK]
+      perMinute: 600
+    slow-bot:
+      tokenSha256: ${sha(OTHER)}
+      channels: [C0WORK]
+      perMinute: 2
+workflows:
+  ask:
+    checkpoints:
+      review: { reviewers: [U0BOB, U0CAT, U0DAN], timeout: 2h }
+      tool_call: { reviewers: [anyone] }
+`;
+
+const file = slackPerFile('api_doors', { yaml: YAML });
+const { slack } = file;
+const { posts, cardsIn, tsOf, buttons, updatesOf } = slackThreads(slack);
+
+const base = () => file.events.replace('/slack/events', '/api/v1');
+type Answer = { status: number; body: Record<string, unknown>; headers: Headers };
+/** Every answer the tests saw, to check against the OpenAPI document. */
+const seen: { method: string; path: string; answer: Answer }[] = [];
+
+async function call(
+  method: string,
+  path: string,
+  o: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const token = o.token === undefined ? TOKEN : o.token;
+  const res = await fetch(`${base()}${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...o.headers,
+    },
+    body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)),
+  });
+  const answer = {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    headers: res.headers,
+  };
+  seen.push({ method, path, answer });
+  return answer;
+}
+
+let n = 0;
+const ask = (over: Record<string, unknown> = {}) => ({
+  channel: 'C0WORK',
+  title: `Ship release 2.${++n}`,
+  content: `The changelog for 2.${n}: **faster** starts.`,
+  ...over,
+});
+
+type Button = { action_id: string; value: string; text?: { text: string } };
+const labelled = (card: Post, label: string) =>
+  (buttons(card) as Button[]).find((b) => b.text?.text === label);
+/** The card of the ask titled `title` (its root's thread), once posted. */
+async function cardOf(title: string) {
+  const root = await until('the root', () => posts().find((p) => !p.thread_ts && p.text.includes(title)));
+  const thread = tsOf(root);
+  const card = await until('the card', () => cardsIn(thread)[0]);
+  return { thread, card, root };
+}
+const press = (user: string, card: Post, thread: string, label: string) => {
+  const b = labelled(card, label);
+  return postSigned(file.events, click(user, b?.action_id ?? 'missing', b?.value ?? '', tsOf(card), thread));
+};
+
+describe('the HTTP API', () => {
+  it('asks in the channel as a card naming the agent, and a reviewer’s Approve answers a long-poll with who decided', async () => {
+    const body = ask();
+    const created = await call('POST', '/reviews', { body });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'starting', channel: 'C0WORK', title: body.title });
+    const id = created.body.id as string;
+    const { card, thread, root } = await cardOf(body.title);
+    expect(JSON.stringify(root.blocks)).toContain('*deploy-bot* (through the API)');
+    expect(JSON.stringify(card.blocks)).toContain('faster');
+    // Pending, with who may decide.
+    const pending = await until('pending', async () => {
+      const r = await call('GET', `/reviews/${id}`);
+      return r.body.status === 'pending' ? r : undefined;
+    });
+    expect(pending.body).toMatchObject({
+      reviewers: ['U0BOB', 'U0CAT', 'U0DAN'],
+      approvals: { count: 0, needed: 1 },
+    });
+    expect(pending.body.slack).toEqual({ channel: 'C0WORK', ts: thread });
+    const waiting = call('GET', `/reviews/${id}?wait=20`);
+    await press('U0BOB', card, thread, 'Approve');
+    const answered = await waiting;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ status: 'approved', decision: { by: 'U0BOB' } });
+    // The start and the decision are in the audit, the start with its door and client.
+    const trail = [];
+    for await (const e of file.service.signoff.engine.auditTrail({})) trail.push(e);
+    expect(trail.some((e) => e.who === 'api:deploy-bot' && e.action === 'start')).toBe(true);
+  });
+
+  it('creates one review per idempotency key, and refuses the key reused for something else', async () => {
+    const body = ask();
+    const headers = { 'idempotency-key': `deploy-${n}` };
+    const first = await call('POST', '/reviews', { body, headers });
+    const again = await call('POST', '/reviews', { body, headers });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    const other = await call('POST', '/reviews', { body: { ...body, content: 'something else' }, headers });
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ error: { code: 'idempotency_mismatch' } });
+    await cardOf(body.title);
+    expect(posts().filter((p) => !p.thread_ts && p.text.includes(body.title))).toHaveLength(1);
+  });
+
+  it('a tool call is approved with the arguments a reviewer edited (checked against its schema), or rejected', async () => {
+    const schema = { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] };
+    const toolCall = { name: 'send_mail', arguments: { to: 'all@x.test' }, schema };
+    const body = ask({ content: undefined, toolCall });
+    const created = await call('POST', '/reviews', { body });
+    const { card, thread } = await cardOf(body.title);
+    expect(JSON.stringify(card.blocks)).toContain('send_mail');
+    const before = slack.callsOf('views.update').length;
+    await press('U0CAT', card, thread, 'Edit');
+    const view = (await until('the form', () => slack.callsOf('views.update')[before])).view as {
+      private_metadata: string;
+    };
+    const submit = (args: string) =>
+      postSigned(
+        file.events,
+        reviseSubmission('U0CAT', view.private_metadata, '', { field_args_0: args }),
+      );
+    // Arguments that do not fit the schema are refused in the form; nothing is decided.
+    const wrong = await submit(JSON.stringify({ subject: 'no recipient' }));
+    expect(JSON.parse(wrong.body)).toMatchObject({
+      response_action: 'errors',
+      errors: { field_args_0: expect.stringContaining('to') },
+    });
+    expect((await call('GET', `/reviews/${created.body.id}`)).body.status).toBe('pending');
+    const ok = await submit(JSON.stringify({ to: 'team@x.test' }));
+    expect(ok.body).toBe('');
+    const answered = await call('GET', `/reviews/${created.body.id}?wait=20`);
+    expect(answered.body).toMatchObject({
+      status: 'approved',
+      decision: { by: 'U0CAT', arguments: { to: 'team@x.test' }, edited: true },
+    });
+
+    const second = ask({ content: undefined, toolCall });
+    const other = await call('POST', '/reviews', { body: second });
+    const shown = await cardOf(second.title);
+    await press('U0DAN', shown.card, shown.thread, 'Reject');
+    const rejected = await call('GET', `/reviews/${other.body.id}?wait=20`);
+    expect(rejected.body).toMatchObject({ status: 'rejected', decision: { by: 'U0DAN' } });
+    expect(rejected.body.decision).not.toHaveProperty('arguments');
+  });
+
+  it('cancels a review: the card loses its buttons and the client reads cancelled', async () => {
+    const body = ask();
+    const created = await call('POST', '/reviews', { body });
+    const { card } = await cardOf(body.title);
+    await until('pending', async () =>
+      (await call('GET', `/reviews/${created.body.id}`)).body.status === 'pending' ? true : undefined,
+    );
+    const cancelled = await call('POST', `/reviews/${created.body.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+    expect(String(cancelled.body.reason)).toContain('deploy-bot');
+    await until('the card updated', () =>
+      updatesOf(tsOf(card)).find((u) => !(u.blocks as Post['blocks'])?.some((b) => b.type === 'actions')),
+    );
+  });
+
+  it('refuses bad input, a wrong token, a channel not the client’s and looser rules, with a sentence and nothing created', async () => {
+    const before = (await file.service.signoff.engine.listTasks({ limit: 1000 })).length;
+    const notJson = await call('POST', '/reviews', { raw: '{"title": ' });
+    expect(notJson).toMatchObject({ status: 400, body: { error: { code: 'invalid_json' } } });
+    const noTitle = await call('POST', '/reviews', { body: { channel: 'C0WORK', content: 'x' } });
+    expect(noTitle.status).toBe(400);
+    expect((noTitle.body.error as { fields: Record<string, string> }).fields).toHaveProperty('title');
+    const both = await call('POST', '/reviews', { body: ask({ toolCall: { name: 'x', arguments: {} } }) });
+    expect(both.status).toBe(400);
+    expect(JSON.stringify(both.body)).toContain('either content');
+    const badSchema = await call('POST', '/reviews', {
+      body: ask({ content: undefined, toolCall: { name: 'x', arguments: {}, schema: { type: 'nonsense' } } }),
+    });
+    expect(badSchema.status).toBe(400);
+    const wrongToken = await call('POST', '/reviews', { body: ask(), token: 'sk-nobody' });
+    expect(wrongToken).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
+    const elsewhere = await call('POST', '/reviews', { body: ask({ channel: 'C0OTHER' }) });
+    expect(elsewhere).toMatchObject({ status: 403, body: { error: { code: 'not_allowed' } } });
+    const looser = await call('POST', '/reviews', {
+      body: ask({ reviewers: ['U0EVE'], timeoutSeconds: 86_400 }),
+    });
+    expect(looser.status).toBe(403);
+    expect(String((looser.body.error as { message: string }).message)).toMatch(
+      /U0EVE is not a reviewer.*at most 7200 seconds/,
+    );
+    const unknown = await call('GET', '/reviews/00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(404);
+    const badWait = await call('GET', `/reviews/00000000-0000-4000-8000-000000000000?wait=99`);
+    expect(badWait.status).toBe(400);
+    expect((await file.service.signoff.engine.listTasks({ limit: 1000 })).length).toBe(before);
+  });
+
+  it('holds a client to its rate, with Retry-After, for every process sharing the database', async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++)
+      answers.push(await call('GET', '/reviews/00000000-0000-4000-8000-000000000000', { token: OTHER }));
+    expect(answers.map((a) => a.status)).toEqual([404, 429, 429]);
+    expect(Number(answers[1]?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(answers[1]?.body).toMatchObject({ error: { code: 'rate_limited' } });
+  });
+
+  describe('callbacks', () => {
+    const received: { body: string; signature: string; review: string }[] = [];
+    let failFirst = 0;
+    let server: ReturnType<typeof createServer>;
+    let url = '';
+    beforeAll(async () => {
+      server = createServer((req: IncomingMessage, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c) => chunks.push(c));
+        req.on('end', () => {
+          if (failFirst-- > 0) {
+            res.writeHead(500).end();
+            return;
+          }
+          received.push({
+            body: Buffer.concat(chunks).toString(),
+            signature: String(req.headers['signoff-signature']),
+            review: String(req.headers['signoff-review']),
+          });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    });
+    afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+    it('calls back once with the decision, signed with the client’s token hash, after a failed try', async () => {
+      failFirst = 1;
+      const body = ask({ callbackUrl: url });
+      const created = await call('POST', '/reviews', { body });
+      const { card, thread } = await cardOf(body.title);
+      await press('U0DAN', card, thread, 'Approve');
+      const got = await until(
+        'the callback',
+        () => received.find((r) => r.review === created.body.id),
+        20_000,
+      );
+      const [, t, v1] = got.signature.match(/^t=(\d+),v1=([0-9a-f]{64})$/) ?? [];
+      expect(createHmac('sha256', sha(TOKEN)).update(`${t}.${got.body}`).digest('hex')).toBe(v1);
+      expect(Math.abs(Date.now() / 1000 - Number(t))).toBeLessThan(60);
+      expect(JSON.parse(got.body)).toMatchObject({
+        id: created.body.id,
+        status: 'approved',
+        decision: { by: 'U0DAN' },
+      });
+      const row = await file.service.signoff.db.pool.query(
+        'SELECT attempts, delivered_at FROM signoff.ask_callbacks WHERE ask_id = $1',
+        [created.body.id],
+      );
+      expect(row.rows[0]).toMatchObject({ attempts: 2 });
+      expect(row.rows[0]?.delivered_at).not.toBeNull();
+      expect(received.filter((r) => r.review === created.body.id)).toHaveLength(1);
+    });
+  });
+
+  it('serves an OpenAPI document that every answer above fits, and serves every operation it lists', async () => {
+    const doc = (await fetch(`${base()}/openapi.json`).then((r) => r.json())) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { responses: Record<string, { content: { 'application/json': { schema: { $ref: string } } } }> }
+        >
+      >;
+      components: { schemas: Record<string, object> };
+    };
+    const ajv = new Ajv2020({ strict: false });
+    const schemas = Object.fromEntries(
+      Object.entries(doc.components.schemas).map(([k, s]) => [k, ajv.compile(s)]),
+    );
+    const route = (method: string, path: string) => {
+      const bare = path.split('?')[0] ?? '';
+      return Object.entries(doc.paths).find(([p]) =>
+        new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(bare),
+      )?.[1]?.[method.toLowerCase()];
+    };
+    expect(seen.length).toBeGreaterThan(20);
+    for (const s of seen) {
+      const op = route(s.method, `/api/v1${s.path}`);
+      expect(op, `${s.method} ${s.path} is in the document`).toBeDefined();
+      const response = op?.responses[String(s.answer.status)];
+      expect(
+        response,
+        `${s.method} ${s.path} answers ${s.answer.status}, which the document lists`,
+      ).toBeDefined();
+      const name = response?.content['application/json'].schema.$ref.split('/').pop() as string;
+      const valid = schemas[name] as ReturnType<Ajv2020['compile']>;
+      expect(
+        valid(s.answer.body),
+        `${s.method} ${s.path} ${s.answer.status}: ${JSON.stringify(valid.errors)}`,
+      ).toBe(true);
+    }
+    // Each operation the document lists is served (an unknown route would not answer JSON).
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(ops)) {
+        const res = await fetch(
+          `${base().replace('/api/v1', '')}${path.replace('{id}', '00000000-0000-4000-8000-000000000000')}`,
+          {
+            method: method.toUpperCase(),
+            headers: { authorization: `Bearer ${TOKEN}` },
+          },
+        );
+        expect(res.headers.get('content-type'), `${method} ${path}`).toContain('application/json');
+      }
+    }
+  });
+});
