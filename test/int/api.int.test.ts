@@ -150,10 +150,7 @@ describe('the HTTP API', () => {
       private_metadata: string;
     };
     const submit = (args: string) =>
-      postSigned(
-        file.events,
-        reviseSubmission('U0CAT', view.private_metadata, '', { field_args_0: args }),
-      );
+      postSigned(file.events, reviseSubmission('U0CAT', view.private_metadata, '', { field_args_0: args }));
     // Arguments that do not fit the schema are refused in the form; nothing is decided.
     const wrong = await submit(JSON.stringify({ subject: 'no recipient' }));
     expect(JSON.parse(wrong.body)).toMatchObject({
