@@ -17,11 +17,18 @@ export interface Metrics {
   text(): Promise<string>;
   contentType: string;
   /** A review decided (by a person or a timer) in this process. */
-  decided(task: Pick<Task, 'workflow'>, review: Review): void;
+  decided(task: Pick<Task, 'workflow' | 'surface' | 'door'>, review: Review): void;
 }
 
 /** Seconds: a minute to a week, the range a review's wait spans. */
 const DECISION_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800];
+
+/**
+ * The door a task came through, as a label: the API or MCP, else its surface's own (slack, cli:
+ * a person's command).
+ */
+const doorOf = (task: Pick<Task, 'surface' | 'door'>) => task.door ?? task.surface;
+const DOOR = 'coalesce(t.door, t.surface)';
 
 /** How long one read of the database serves scrapes. */
 const CACHE_MS = 5000;
@@ -35,24 +42,28 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
 
   const decisions = new Counter({
     name: 'signoff_decisions_total',
-    help: 'Reviews decided in this process, by workflow, checkpoint, action and whether a timer decided',
-    labelNames: ['workflow', 'checkpoint', 'action', 'automatic'] as const,
+    help: 'Reviews decided in this process, by workflow, checkpoint, door, action and whether a timer decided',
+    labelNames: ['workflow', 'checkpoint', 'door', 'action', 'automatic'] as const,
     registers,
   });
   const timeToDecision = new Histogram({
     name: 'signoff_time_to_decision_seconds',
     help: 'From a review opening to a person deciding it, in this process (timer decisions are counted in signoff_decisions_total only)',
-    labelNames: ['workflow', 'checkpoint'] as const,
+    labelNames: ['workflow', 'checkpoint', 'door'] as const,
     buckets: DECISION_BUCKETS,
     registers,
   });
 
   const databaseUp = gauge('database_up', 'Whether the last scrape could read the database (1) or not (0)');
-  const pending = gauge('reviews_pending', 'Reviews waiting for a decision now', ['workflow', 'checkpoint']);
+  const pending = gauge('reviews_pending', 'Reviews waiting for a decision now', [
+    'workflow',
+    'checkpoint',
+    'door',
+  ]);
   const tasks = gauge(
     'tasks',
-    'Tasks by workflow and status (done, rejected, stopped, cancelled are final)',
-    ['workflow', 'status'],
+    'Tasks by workflow, door and status (done, rejected, stopped, cancelled are final)',
+    ['workflow', 'door', 'status'],
   );
   const queue = gauge(
     'queue_jobs',
@@ -73,12 +84,12 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
   /** One read of what the database holds, set on the gauges (each reset: a label gone is gone). */
   async function readDatabase(): Promise<void> {
     const [p, t, q, e] = await Promise.all([
-      pool.query<{ workflow: string; checkpoint: string; n: number }>(
-        `SELECT t.workflow, r.checkpoint, count(*)::int AS n FROM signoff.reviews r
-         JOIN signoff.tasks t ON t.id = r.task_id WHERE r.status = 'pending' GROUP BY 1, 2`,
+      pool.query<{ workflow: string; checkpoint: string; door: string; n: number }>(
+        `SELECT t.workflow, r.checkpoint, ${DOOR} AS door, count(*)::int AS n FROM signoff.reviews r
+         JOIN signoff.tasks t ON t.id = r.task_id WHERE r.status = 'pending' GROUP BY 1, 2, 3`,
       ),
-      pool.query<{ workflow: string; status: string; n: number }>(
-        'SELECT workflow, status, count(*)::int AS n FROM signoff.tasks GROUP BY 1, 2',
+      pool.query<{ workflow: string; door: string; status: string; n: number }>(
+        `SELECT workflow, ${DOOR} AS door, status, count(*)::int AS n FROM signoff.tasks t GROUP BY 1, 2, 3`,
       ),
       runtime.depth(),
       pool.query<{ type: string; failed: boolean; n: number }>(
@@ -87,8 +98,8 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
       ),
     ]);
     for (const g of fromDatabase) g.reset();
-    for (const r of p.rows) pending.set({ workflow: r.workflow, checkpoint: r.checkpoint }, r.n);
-    for (const r of t.rows) tasks.set({ workflow: r.workflow, status: r.status }, r.n);
+    for (const r of p.rows) pending.set({ workflow: r.workflow, checkpoint: r.checkpoint, door: r.door }, r.n);
+    for (const r of t.rows) tasks.set({ workflow: r.workflow, door: r.door, status: r.status }, r.n);
     for (const r of q) queue.set({ queue: r.queue, state: r.state }, r.jobs);
     undelivered.set(e.rows.filter((r) => !r.failed).reduce((sum, r) => sum + r.n, 0));
     for (const r of e.rows.filter((x) => x.failed)) failed.set({ type: r.type }, r.n);
@@ -124,7 +135,7 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
     decided: (task, review) => {
       const d = review.decision;
       if (!d) return;
-      const labels = { workflow: task.workflow, checkpoint: review.checkpoint };
+      const labels = { workflow: task.workflow, checkpoint: review.checkpoint, door: doorOf(task) };
       decisions.inc({ ...labels, action: d.action, automatic: d.automatic ? 'true' : 'false' });
       // People's pace only: a timer decides at its deadline, which says nothing of how long people take.
       if (d.automatic) return;

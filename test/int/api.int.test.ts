@@ -122,6 +122,40 @@ describe('the HTTP API', () => {
     expect(trail.some((e) => e.who === 'api:deploy-bot' && e.action === 'start')).toBe(true);
   });
 
+  it('rules asked make the review stricter: only the reviewers named decide, and two of them must approve', async () => {
+    const body = ask({ reviewers: ['U0BOB', 'U0CAT'], approvals: 2, timeoutSeconds: 3600 });
+    const created = await call('POST', '/reviews', { body });
+    const { card, thread } = await cardOf(body.title);
+    const pending = await until('pending', async () => {
+      const r = await call('GET', `/reviews/${created.body.id}`);
+      return r.body.status === 'pending' ? r : undefined;
+    });
+    expect(pending.body).toMatchObject({ reviewers: ['U0BOB', 'U0CAT'], approvals: { count: 0, needed: 2 } });
+    // Due in an hour, not the channel's two.
+    const due = Date.parse(String(pending.body.dueAt)) - Date.now();
+    expect(due).toBeGreaterThan(3500_000);
+    expect(due).toBeLessThan(3700_000);
+    // A reviewer of the channel the ask did not name is refused; nothing is counted.
+    await press('U0DAN', card, thread, 'Approve');
+    await press('U0BOB', card, thread, 'Approve');
+    const one = await until('one approval', async () => {
+      const r = await call('GET', `/reviews/${created.body.id}`);
+      return (r.body.approvals as { count: number } | undefined)?.count === 1 ? r : undefined;
+    });
+    expect(one.body.status).toBe('pending');
+    await press('U0CAT', card, thread, 'Approve');
+    const answered = await call('GET', `/reviews/${created.body.id}?wait=20`);
+    expect(answered.body).toMatchObject({ status: 'approved', decision: { by: 'U0CAT' } });
+  });
+
+  it('counts its tasks and decisions by door in /metrics', async () => {
+    const text = await fetch(file.events.replace('/slack/events', '/metrics')).then((r) => r.text());
+    expect(text).toMatch(/signoff_tasks\{workflow="ask",door="api",status="done"\} [1-9]/);
+    expect(text).toMatch(
+      /signoff_decisions_total\{workflow="ask",checkpoint="review",door="api",action="approve",automatic="false"\} [1-9]/,
+    );
+  });
+
   it('creates one review per idempotency key, and refuses the key reused for something else', async () => {
     const body = ask();
     const headers = { 'idempotency-key': `deploy-${n}` };

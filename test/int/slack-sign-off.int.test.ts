@@ -150,24 +150,24 @@ describe('sign-off rules in Slack', () => {
     expect(value('signoff_database_up')).toBe(1);
     expect(
       value(
-        'signoff_decisions_total{workflow="release-notes",checkpoint="draft_review",action="approve",automatic="false"}',
+        'signoff_decisions_total{workflow="release-notes",checkpoint="draft_review",door="slack",action="approve",automatic="false"}',
       ),
     ).toBe(1);
     expect(
       value(
-        'signoff_decisions_total{workflow="release-notes",checkpoint="final_review",action="reject",automatic="true"}',
+        'signoff_decisions_total{workflow="release-notes",checkpoint="final_review",door="slack",action="reject",automatic="true"}',
       ),
     ).toBe(1);
     expect(
-      value('signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="draft_review"}'),
+      value('signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="draft_review",door="slack"}'),
     ).toBe(1);
     // A timer's decision is not people's pace: it is counted above, not timed.
     expect(text).not.toContain(
-      'signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="final_review"}',
+      'signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="final_review",door="slack"}',
     );
-    expect(value('signoff_reviews_pending{workflow="release-notes",checkpoint="draft_review"}')).toBe(1);
-    expect(value('signoff_tasks{workflow="release-notes",status="rejected"}')).toBe(1);
-    expect(value('signoff_tasks{workflow="release-notes",status="waiting"}')).toBe(1);
+    expect(value('signoff_reviews_pending{workflow="release-notes",checkpoint="draft_review",door="slack"}')).toBe(1);
+    expect(value('signoff_tasks{workflow="release-notes",door="slack",status="rejected"}')).toBe(1);
+    expect(value('signoff_tasks{workflow="release-notes",door="slack",status="waiting"}')).toBe(1);
     expect(value('signoff_event_delivery_failures{type="agent_said"}')).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^signoff_queue_jobs\{queue="[^"]+",state="(waiting|delayed|active)"\} \d+$/m);
     expect(text).toContain('signoff_process_cpu_seconds_total');
