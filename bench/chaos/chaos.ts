@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AskClient, checkAsks } from './asks.js';
 import { Cluster } from './cluster.js';
 import { SlackDriver } from './driver.js';
 import { checkRun, installCheckpointLog, type Violation } from './invariants.js';
@@ -41,6 +42,8 @@ export interface ChaosFigures {
   seed: number;
   runs: number;
   tasks: number;
+  /** Of them, reviews asked through the HTTP API. */
+  asks: number;
   faults: Record<string, number>;
   actions: Record<string, number>;
   violations: RunViolation[];
@@ -108,6 +111,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     seed: options.seed,
     runs: 0,
     tasks: 0,
+    asks: 0,
     faults: {},
     actions: {},
     violations: [],
@@ -124,6 +128,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     await installCheckpointLog(cluster.pool);
     log(`cluster up in ${Date.now() - started} ms (logs in ${cluster.dir}/logs)`);
     const driver = new SlackDriver(cluster.webUrl, cluster.control);
+    const asks = new AskClient(cluster.webUrl);
     const nonce = randomUUID().slice(0, 6);
     const from = options.from ?? 0;
     for (let run = from; run < from + options.runs; run++) {
@@ -132,6 +137,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       const ctx: RunContext = {
         cluster,
         driver,
+        asks,
         rng: Random.forRun(options.seed, run),
         run,
         nonce,
@@ -151,6 +157,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         await cluster.post('/heal', {});
         cluster.model.clearFaults();
         await cluster.heal();
+        // Every ask the agent made has had its answer (the API is back).
+        await Promise.all(tasks.map((t) => t.asking));
         t2 = Date.now();
         const timeout = options.quietTimeoutMs ?? 120_000;
         let stuck = await quiet(ctx, tasks, timeout);
@@ -168,6 +176,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
             cluster.incidents.slice(incidentsBefore),
             figures.streams,
           )),
+          ...(await checkAsks(
+            cluster.pool,
+            asks,
+            tasks.filter((t) => t.workflow === 'ask'),
+          )),
         );
       } catch (error) {
         // The checker itself could not go on with this run (the cluster did not come back, say):
@@ -179,6 +192,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       for (const [k, n] of Object.entries(faults)) figures.faults[k] = (figures.faults[k] ?? 0) + n;
       figures.runs++;
       figures.tasks += tasks.length;
+      figures.asks += tasks.filter((t) => t.workflow === 'ask').length;
       figures.notStarted += tasks.filter((t) => !t.taskId).length;
       const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
       const ends = await cluster.pool

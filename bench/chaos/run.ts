@@ -48,7 +48,7 @@ for (const v of f.violations) {
 process.stdout.write(
   [
     '',
-    `runs: ${f.runs}   tasks: ${f.tasks}   wall time: ${(f.wallMs / 1000).toFixed(0)} s (${(f.wallMs / 1000 / Math.max(1, f.runs)).toFixed(1)} s a run)`,
+    `runs: ${f.runs}   tasks: ${f.tasks} (${f.asks} asked through the API)   wall time: ${(f.wallMs / 1000).toFixed(0)} s (${(f.wallMs / 1000 / Math.max(1, f.runs)).toFixed(1)} s a run)`,
     'faults injected:',
     table(f.faults),
     'people did:',

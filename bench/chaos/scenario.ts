@@ -7,13 +7,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { type AskClient, CHAOS_API_CLIENT } from './asks.js';
 import type { Cluster } from './cluster.js';
 import type { SlackDriver } from './driver.js';
 import type { Random } from './random.js';
 import type { SlackPost } from './slack-process.js';
 
 export const WORKFLOWS = ['pair', 'proposal', 'goal-plan', 'specialist'] as const;
-const CHANNELS = ['C0CHAOS1', 'C0CHAOS2', 'C0CHAOS3'];
+export const CHANNELS = ['C0CHAOS1', 'C0CHAOS2', 'C0CHAOS3'];
 const REQUESTERS = ['U0ANN', 'U0DAN'];
 const REVIEWERS = ['U0BOB', 'U0CAT'];
 const GOALS = ['write the release notes', 'plan the office move', 'draft a hiring rubric', 'review the API'];
@@ -55,6 +56,9 @@ export interface RunTask {
   /** Known once its root message is seen: the task id names the thread. */
   taskId?: string;
   rootTs?: string;
+  /** A review asked through the HTTP API: asked until the API answers, then its id. */
+  asking?: Promise<void>;
+  askId?: string;
 }
 
 /** What the checker saw of agents' streamed words, over all runs. */
@@ -70,6 +74,7 @@ export interface StreamTally {
 export interface RunContext {
   cluster: Cluster;
   driver: SlackDriver;
+  asks: AskClient;
   rng: Random;
   run: number;
   /** Distinguishes this checker's tasks from those of an earlier one on the same database. */
@@ -181,7 +186,9 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
       );
       return kind;
     case 'redirect': {
-      const task = now.working.length ? rng.pick(now.working) : undefined;
+      // An agent's ask has no person to redirect it.
+      const people = now.working.filter((t) => !t.askId);
+      const task = people.length ? rng.pick(people) : undefined;
       if (!task?.rootTs) return undefined;
       await driver.reply(
         task.requester,
@@ -193,6 +200,8 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
     }
     case 'cancel': {
       const task = now.open.length ? rng.pick(now.open) : undefined;
+      // The agent that asked cancels through the API.
+      if (task?.askId) return (await ctx.asks.cancel(task.askId)) ? kind : undefined;
       const root = task ? driver.rootOf(task.marker) : undefined;
       if (!task || !root) return undefined;
       await driver.click(task.requester, root, 'signoff_cancel');
@@ -310,14 +319,25 @@ const FAULT_WEIGHTS: Record<FaultKind, number> = {
 /** Starts the run's tasks, then acts and injects faults for a while; returns the tasks. */
 export async function runScenario(ctx: RunContext): Promise<RunTask[]> {
   const { rng, driver } = ctx;
-  const tasks: RunTask[] = Array.from({ length: rng.int(2, 4) }, (_, i) => ({
-    marker: `chaos-${ctx.nonce}-r${ctx.run}-t${i}`,
-    channel: rng.pick(CHANNELS),
-    workflow: rng.pick(WORKFLOWS),
-    requester: rng.pick(REQUESTERS),
-  }));
-  for (const t of tasks)
-    await driver.command(t.requester, t.channel, `${t.workflow} ${t.marker} ${rng.pick(GOALS)}`);
+  const tasks: RunTask[] = Array.from({ length: rng.int(2, 4) }, (_, i) => {
+    // About one task in four is a review an agent asks through the HTTP API.
+    const api = rng.chance(0.25);
+    return {
+      marker: `chaos-${ctx.nonce}-r${ctx.run}-t${i}`,
+      channel: rng.pick(CHANNELS),
+      workflow: api ? 'ask' : rng.pick(WORKFLOWS),
+      requester: api ? `api:${CHAOS_API_CLIENT}` : rng.pick(REQUESTERS),
+    };
+  });
+  for (const t of tasks) {
+    const text = `${t.marker} ${rng.pick(GOALS)}`;
+    if (t.workflow !== 'ask') {
+      await driver.command(t.requester, t.channel, `${t.workflow} ${text}`);
+      continue;
+    }
+    // Not awaited: the client asks again until the web process answers, while the faults go on.
+    t.asking = ctx.asks.ask(t.channel, text, t.marker, rng.chance(0.3)).then((id) => void (t.askId = id));
+  }
   const running: Promise<unknown>[] = [];
   const steps = rng.int(8, 14);
   for (let step = 0; step < steps; step++) {

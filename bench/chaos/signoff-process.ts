@@ -8,6 +8,8 @@ import { loadConfig } from '../../src/config/config.js';
 import { parseWorkflowConfig } from '../../src/config/workflows.js';
 import { createLogger } from '../../src/logger.js';
 import { startSlack } from '../../src/main.js';
+import { chaosApiConfig } from './asks.js';
+import { CHANNELS } from './scenario.js';
 
 /**
  * Short loops, so that a run sees many tasks reach their end; specialist's review needs both
@@ -20,6 +22,7 @@ export const CHAOS_WORKFLOWS = [
   '  specialist:',
   '    checkpoints:',
   '      review: { reviewers: [U0BOB, U0CAT], approvals: 2 }',
+  chaosApiConfig(CHANNELS),
   '',
 ].join('\n');
 

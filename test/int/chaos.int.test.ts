@@ -20,6 +20,8 @@ it('three chaos runs: faults injected, no invariant broken', { timeout: 150_000 
   const f = await runChaos({ runs: 3, seed: 8, databaseUrl: db.url, log: (l) => lines.push(l) });
   expect(f.runs).toBe(3);
   expect(f.tasks).toBeGreaterThan(0);
+  // Reviews asked through the HTTP API are among them.
+  expect(f.asks, lines.join('\n')).toBeGreaterThan(0);
   expect(
     Object.values(f.faults).reduce((a, b) => a + b, 0),
     lines.join('\n'),

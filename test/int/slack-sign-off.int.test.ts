@@ -159,13 +159,17 @@ describe('sign-off rules in Slack', () => {
       ),
     ).toBe(1);
     expect(
-      value('signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="draft_review",door="slack"}'),
+      value(
+        'signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="draft_review",door="slack"}',
+      ),
     ).toBe(1);
     // A timer's decision is not people's pace: it is counted above, not timed.
     expect(text).not.toContain(
       'signoff_time_to_decision_seconds_count{workflow="release-notes",checkpoint="final_review",door="slack"}',
     );
-    expect(value('signoff_reviews_pending{workflow="release-notes",checkpoint="draft_review",door="slack"}')).toBe(1);
+    expect(
+      value('signoff_reviews_pending{workflow="release-notes",checkpoint="draft_review",door="slack"}'),
+    ).toBe(1);
     expect(value('signoff_tasks{workflow="release-notes",door="slack",status="rejected"}')).toBe(1);
     expect(value('signoff_tasks{workflow="release-notes",door="slack",status="waiting"}')).toBe(1);
     expect(value('signoff_event_delivery_failures{type="agent_said"}')).toBeGreaterThanOrEqual(1);
