@@ -44,6 +44,8 @@ afterAll(async () => {
   await server.stop();
 });
 
+const UNREACHABLE = 'The LangGraph server this workflow runs on could not be reached';
+
 const rootSays = (thread: string, words: string, ms?: number) =>
   until(
     `root says ${words}`,
@@ -100,5 +102,70 @@ describe('a graph on a LangGraph server', () => {
     const state = await client.threads.getState(await remoteThreadOf('the v2 launch'));
     expect(state.next).toEqual([]);
     expect(JSON.stringify(state.values)).toContain('Published and announced in #releases.');
+  });
+
+  it('a server down when the task starts: a sentence and Retry, not a task left working; Retry once it is back runs it', async () => {
+    await server.stop();
+    const thread = await start('hanging', 'sort the backlog');
+    const failed = await rootSays(thread, UNREACHABLE, 30_000);
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+
+    await server.start();
+    await postSigned(file.events, click('U0ANN', 'signoff_retry', 'task', thread));
+    const card = await until('review card after the retry', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(card.blocks)).toContain('Keep the work?');
+  });
+
+  it('the server killed mid-run: a sentence and Retry; Retry once it is back resumes, a click ends the run', async () => {
+    await server.stop();
+    await server.start({ hang: true });
+    const thread = await start('hanging', 'tidy the wiki');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().includes('work started') ? true : undefined),
+      30_000,
+    );
+    await server.kill();
+    const failed = await rootSays(thread, UNREACHABLE, 30_000);
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+
+    await server.start();
+    await postSigned(file.events, click('U0ANN', 'signoff_retry', 'task', thread));
+    const card = await until('review card after the retry', () => cardsIn(thread)[0], 30_000);
+    await approve(card, thread);
+    await rootSays(thread, 'Done', 30_000);
+    const state = await client.threads.getState(await remoteThreadOf('tidy the wiki'));
+    expect(state.next).toEqual([]);
+  });
+
+  it('a cancel in Slack cancels the run on the server', async () => {
+    await server.stop();
+    await server.start({ hang: true });
+    const thread = await start('hanging', 'prune the old branches');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().includes('work started') ? true : undefined),
+      30_000,
+    );
+    await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', thread));
+    await rootSays(thread, 'Cancelled');
+    const remote = await remoteThreadOf('prune the old branches');
+    const runs = await until('the run stopped on the server', async () => {
+      const all = await client.runs.list(remote);
+      return all.length && all.every((r) => r.status !== 'pending' && r.status !== 'running')
+        ? all
+        : undefined;
+    });
+    expect(runs.map((r) => r.status)).toEqual(['interrupted']);
+  });
+
+  it('a server that takes the connection and never answers: a sentence and Retry within the timeout', async () => {
+    const thread = await start('mute', 'the quiet release');
+    const failed = await rootSays(
+      thread,
+      'The LangGraph server this workflow runs on did not answer in time',
+      30_000,
+    );
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
   });
 });
