@@ -17,6 +17,8 @@ export interface LangGraphServer {
   stdout(): string;
   /** Kills it at once (SIGKILL): nothing is flushed, no run is told. */
   kill(): Promise<void>;
+  /** Freezes it (SIGSTOP): its connections stay open and nothing answers, as a server that hangs. */
+  freeze(): void;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,8 @@ export function langGraphServer(port: number): LangGraphServer {
     child = undefined;
     if (!running || running.exitCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
+    // A frozen process takes no signal but SIGKILL until it goes on.
+    running.kill('SIGCONT');
     running.kill(signal);
     await exited;
   };
@@ -46,6 +50,7 @@ export function langGraphServer(port: number): LangGraphServer {
       });
     },
     stdout: () => out,
+    freeze: () => child?.kill('SIGSTOP'),
     kill: () => kill('SIGKILL'),
     async stop() {
       await kill('SIGTERM');

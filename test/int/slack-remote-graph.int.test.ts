@@ -168,4 +168,23 @@ describe('a graph on a LangGraph server', () => {
     );
     expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
   });
+
+  it('a server that hangs mid-run (frozen): asked about the silent run, it does not answer; a sentence and Retry', async () => {
+    await server.stop();
+    await server.start({ hang: true });
+    const thread = await start('hanging', 'file the expenses');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().includes('work started') ? true : undefined),
+      30_000,
+    );
+    server.freeze();
+    const failed = await rootSays(
+      thread,
+      'The LangGraph server this workflow runs on did not answer in time',
+      40_000,
+    );
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    await server.stop();
+  });
 });
