@@ -159,6 +159,13 @@ describe('a graph on a LangGraph server', () => {
     expect(runs.map((r) => r.status)).toEqual(['interrupted']);
   });
 
+  it("a graph that fails on the server: a sentence and Retry, never the server's words", async () => {
+    const thread = await start('hanging', 'explode the build');
+    const failed = await rootSays(thread, 'The graph on the LangGraph server failed in this step', 30_000);
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    expect(JSON.stringify(slack.calls)).not.toContain('hunter2');
+  });
+
   it('a server that takes the connection and never answers: a sentence and Retry within the timeout', async () => {
     const thread = await start('mute', 'the quiet release');
     const failed = await rootSays(
