@@ -19,6 +19,13 @@ export const FAILURE_CODES = [
   'database',
   'unsaved',
   'internal',
+  // A workflow whose graph runs on a LangGraph server (workflows/remote/): the server's side.
+  'graph_server_unreachable',
+  'graph_server_timeout',
+  'graph_server_auth',
+  'graph_server_refused',
+  'graph_server_error',
+  'graph_failed',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
@@ -41,6 +48,14 @@ export const FAILURE_SENTENCES: Record<FailureCode, string> = {
   database: 'The database did not answer during this step. Retry.',
   unsaved: `signoff could not save what this step ended with (a review to ask for, or the task's end), so the task stopped here. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
   internal: `This step failed on an unexpected error. Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
+  graph_server_unreachable: `The LangGraph server this workflow runs on could not be reached. Retry when it is back; if it keeps failing, ${ASK_OPERATOR} the workflow's remote url.`,
+  graph_server_timeout:
+    'The LangGraph server this workflow runs on did not answer in time. Retry when it recovers.',
+  graph_server_auth: `The LangGraph server this workflow runs on refused signoff's API key. Retry once it is fixed (${ASK_OPERATOR} the workflow's remote apiKey).`,
+  graph_server_refused: `The LangGraph server this workflow runs on refused the request (is the graph named in the workflow's remote settings served there?). Retry; if it fails again, ${ASK_OPERATOR} the logs.`,
+  graph_server_error:
+    'The LangGraph server this workflow runs on failed on its side (a server error). Retry when it recovers.',
+  graph_failed: `The graph on the LangGraph server failed in this step. Retry; if it fails again, ${ASK_OPERATOR} the server's logs.`,
 };
 
 /**
@@ -156,6 +171,13 @@ export const FAILURE_SENTENCES_AT_THE_KEYBOARD: Record<FailureCode, string> = {
     "The model service's certificate is not trusted. Retry once it is fixed: check OPENAI_BASE_URL, or for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate's file.",
   unsaved: `signoff could not save what this step ended with (a review to ask for, or the task's end), so the task stopped here. Retry; if it fails again, ${IN_THE_LOG}.`,
   internal: `This step failed on an unexpected error. Retry; if it fails again, ${IN_THE_LOG}.`,
+  graph_server_unreachable:
+    "The LangGraph server this workflow runs on could not be reached. Retry once it runs at the workflow's remote url in the config file.",
+  graph_server_auth:
+    "The LangGraph server this workflow runs on refused signoff's API key. Retry once the workflow's remote apiKey in the config file is one the server accepts.",
+  graph_server_refused: `The LangGraph server this workflow runs on refused the request (is the graph named in the workflow's remote settings served there?). Retry; if it fails again, ${IN_THE_LOG}.`,
+  graph_failed:
+    "The graph on the LangGraph server failed in this step. Retry; if it fails again, see the server's logs.",
 };
 
 /**
@@ -240,6 +262,9 @@ function noAnswer(e: Record<string, unknown>): boolean {
 
 function codeOf(e: Record<string, unknown>): FailureCode | undefined {
   const name = String(e.name ?? (e.constructor as { name?: string } | undefined)?.name ?? '');
+  // A LangGraph server's failure, already told apart where it happened (workflows/remote/).
+  if (name === 'RemoteGraphError' && FAILURE_CODES.includes(e.failure as FailureCode))
+    return e.failure as FailureCode;
   const status = typeof e.status === 'number' ? e.status : undefined;
   const code = typeof e.code === 'string' ? e.code : undefined;
   const lcCode = typeof e.lc_error_code === 'string' ? e.lc_error_code : undefined;

@@ -42,6 +42,7 @@ import { ownWorkflowDescription } from './workflows/catalog.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { declaredWorkflow } from './workflows/declared/declared-graph.js';
 import { BUILT_IN_WORKFLOWS } from './workflows/index.js';
+import { remoteWorkflow } from './workflows/remote/remote-workflow.js';
 import type { WorkflowDefinition, WorkflowParts } from './workflows/shared/types.js';
 
 export interface Signoff {
@@ -110,12 +111,21 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
         .filter(([, w]) => w.module)
         .map(([name, w]) => loadCustomWorkflow(name, w, config.configPath)),
     );
+    // On a LangGraph server: run through its SDK (workflows/remote/).
+    const remote = Object.entries(config.workflows.workflows)
+      .filter(([, w]) => w.remote)
+      .map(([name, w]) => remoteWorkflow(name, w));
     // Declared in the config file (stages): built by the declared-workflow builder.
     const declared = Object.entries(config.workflows.workflows)
-      .filter(([, w]) => w.stages && !w.module)
+      .filter(([, w]) => w.stages && !w.module && !w.remote)
       .map(([name, w]) => declaredWorkflow(name, ownWorkflowDescription(name, w)));
     const parts = new Map<string, WorkflowParts>();
-    for (const definition of [...(options.workflows ?? BUILT_IN_WORKFLOWS), ...custom, ...declared]) {
+    for (const definition of [
+      ...(options.workflows ?? BUILT_IN_WORKFLOWS),
+      ...custom,
+      ...remote,
+      ...declared,
+    ]) {
       const settings = workflowSettings(config.workflows, definition.name);
       const agents = new Set<string>();
       const graph = definition.build({

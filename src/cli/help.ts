@@ -52,15 +52,18 @@ export const workflowLines = (workflows: WorkflowInWords[]) => {
 
 /**
  * The workflows the config file leaves on, as the engine will offer them (built-in, then modules,
- * then declared ones), described from the config file without loading any of them.
+ * then remote graphs, then declared ones), described from the config file without loading any of them.
  */
 export function configuredWorkflows(config: WorkflowsConfig): WorkflowInWords[] {
-  const own = Object.entries(config.workflows).filter(([, w]) => w.module || w.stages);
+  const own = Object.entries(config.workflows).filter(([, w]) => w.module || w.stages || w.remote);
   return [
-    // A built-in the file redefines (stages or a module) is listed once, as redefined.
+    // A built-in the file redefines (stages, a module or a remote graph) is listed once, as redefined.
     ...Object.entries(BUILT_IN_DESCRIPTIONS).filter(([name]) => !own.some(([n]) => n === name)),
     ...own.filter(([, w]) => w.module).map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
-    ...own.filter(([, w]) => !w.module).map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
+    ...own.filter(([, w]) => w.remote).map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
+    ...own
+      .filter(([, w]) => !w.module && !w.remote)
+      .map(([name, w]) => [name, ownWorkflowDescription(name, w)] as const),
   ]
     .filter(([name]) => workflowSettings(config, name).enabled)
     .map(([name, description]) => ({

@@ -57,6 +57,16 @@ const redirectSchema = z
   })
   .strict();
 
+const remoteSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'expected the http(s) address of a LangGraph server' }),
+    graph: z.string().min(1),
+    apiKey: z.string().min(1).optional(),
+    /** How long a request, or a run that says nothing, may wait for the server. */
+    timeoutSeconds: z.number().int().min(1).max(3600).default(30),
+  })
+  .strict();
+
 const workflowSchema = z
   .object({
     enabled: z.boolean().default(true),
@@ -80,6 +90,8 @@ const workflowSchema = z
      * `createGraph({ model, modelFor, checkpointer })` that returns a compiled LangGraph graph.
      */
     module: z.string().min(1).optional(),
+    /** A graph on a LangGraph server (workflows/remote/): where, which graph, and signoff's key there. */
+    remote: remoteSchema.optional(),
     /** The document collection a workflow searches (`signoff docs add <folder>` names it). */
     collection: z.string().min(1).max(100).optional(),
     agents: z.record(z.string(), agentSchema).default({}),
@@ -90,6 +102,14 @@ const workflowSchema = z
   })
   .strict()
   .superRefine(checkStages)
+  .superRefine((w, ctx) => {
+    if (w.remote && (w.module || w.stages))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['remote'],
+        message: 'a workflow runs one graph: a remote graph, a module or stages, not two of them',
+      });
+  })
   .superRefine(checkToolCallTimer);
 export type WorkflowConfig = z.infer<typeof workflowSchema>;
 
@@ -139,7 +159,7 @@ const fileSchema = z
       const valid = [
         ...BUILT_IN_NAMES,
         ...Object.entries(workflows)
-          .filter(([, w]) => objectOr(w).stages || objectOr(w).module)
+          .filter(([, w]) => objectOr(w).stages || objectOr(w).module || objectOr(w).remote)
           .map(([name]) => name),
       ];
       for (const name of Object.keys(workflows)) {
@@ -158,7 +178,7 @@ const fileSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['workflows', name],
-          message: `${unknownName(name, valid, 'workflow')} (a new one needs stages or a module)`,
+          message: `${unknownName(name, valid, 'workflow')} (a new one needs stages, a module or a remote graph)`,
         });
       }
     },
@@ -177,7 +197,7 @@ export const objectOr = (value: unknown): Record<string, unknown> =>
  * hold other mistakes too).
  */
 function checkBuiltInNames(name: string, w: Record<string, unknown>, ctx: z.RefinementCtx) {
-  if (w.stages || w.module) return;
+  if (w.stages || w.module || w.remote) return;
   const known = {
     checkpoints: BUILT_IN_CHECKPOINTS[name as keyof typeof BUILT_IN_CHECKPOINTS],
     agents: builtInAgents(name, w.specialists),

@@ -150,6 +150,18 @@ export function createRunner(deps: RunnerDeps): Runner {
         ),
       });
 
+    /** The step failed: the task says why in a sentence, unless it was stopped on purpose. */
+    const failStep = async (error: unknown) => {
+      const current = await getTask(pool, task.id);
+      // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
+      if (current?.status === 'cancelled' || current?.generation !== task.generation) return;
+      // People see a coded sentence; the provider's own words stay in the log.
+      const { code, sentence: reason } = describeFailure(error);
+      log[failureLogLevel(code)]({ err: error, failure: code }, 'workflow step failed');
+      await fail(task, lease, reason);
+      void delivery.kick(task);
+    };
+
     /** Runs the graph once; undefined when the run failed (the task says why) or was cancelled. */
     const execute = async (input: unknown): Promise<RunResult | undefined> => {
       try {
@@ -185,14 +197,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         if (isConnectionError(error, pool) || isUnknownInterruptError(error)) throw error;
         // Whatever it ended with, a step cut short by the process stopping runs again later.
         if (stopping) throw new RunStopped('the process is stopping', { cause: error });
-        const current = await getTask(pool, task.id);
-        // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
-        if (current?.status === 'cancelled' || current?.generation !== task.generation) return undefined;
-        // People see a coded sentence; the provider's own words stay in the log.
-        const { code, sentence: reason } = describeFailure(error);
-        log[failureLogLevel(code)]({ err: error, failure: code }, 'workflow step failed');
-        await fail(task, lease, reason);
-        void delivery.kick(task);
+        await failStep(error);
         return undefined;
       } finally {
         inFlight.delete(task.id);
@@ -213,7 +218,17 @@ export function createRunner(deps: RunnerDeps): Runner {
       }
     }
     if (!ran) {
-      const before = await workflow.graph.getState(config);
+      let before: StateSnapshot;
+      try {
+        before = await workflow.graph.getState(config);
+      } catch (error) {
+        // The database's own failures are retried. Any other is the step's, as a run's failure
+        // is (a graph whose state lives on a server that is down): a sentence and Retry, never a
+        // task left working while its job retries unseen.
+        if (isConnectionError(error, pool)) throw error;
+        await failStep(error);
+        return;
+      }
       const pending = new Set(pendingInterrupts(before).map((i) => i.id));
       toApply = decided.filter((r) => pending.has(r.id));
       // Nothing is resumed twice.

@@ -58,9 +58,10 @@ export function builtInAgents(name: string, specialists?: unknown): string[] | u
 /** A workflow the config file adds (a module, or stages): its description, else what it is. */
 export function ownWorkflowDescription(
   name: string,
-  w: { description?: string; module?: string; stages?: unknown },
+  w: { description?: string; module?: string; stages?: unknown; remote?: { graph: string; url: string } },
 ): string {
-  return (
-    w.description ?? (w.module ? `Your own graph (${w.module}).` : `Declared in the config file: ${name}.`)
-  );
+  if (w.description) return w.description;
+  if (w.remote)
+    return `The graph ${w.remote.graph} on the LangGraph server at ${new URL(w.remote.url).host}.`;
+  return w.module ? `Your own graph (${w.module}).` : `Declared in the config file: ${name}.`;
 }

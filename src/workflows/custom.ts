@@ -97,7 +97,7 @@ function notFound(file: string, folder: string, settings: WorkflowConfig): strin
  * `say`, so what its nodes' updates add to `messages` is written there for it, right after each
  * update, and the runner records it like any agent's words (once the step is saved).
  */
-function speaking(graph: RunnableGraph, workflow: string): RunnableGraph {
+export function speaking(graph: RunnableGraph, workflow: string): RunnableGraph {
   return {
     invoke: (input, config) => graph.invoke(input, config),
     getState: (config) => graph.getState(config),

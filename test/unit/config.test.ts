@@ -127,7 +127,7 @@ describe('the workflow config file', () => {
         'signoff.yml:7:9 workflows.pair.checkpoints.review.timeout: expected a duration such as 90s, 30m, 2h or 1d',
       );
       expect(lines).toContain(
-        'signoff.yml:8:5 workflows.pair.colour: unknown key "colour"; the keys here are enabled, description, channels, durability, review, maxIterations, maxRevisions, specialists, module, collection, agents, checkpoints, redirect, stages',
+        'signoff.yml:8:5 workflows.pair.colour: unknown key "colour"; the keys here are enabled, description, channels, durability, review, maxIterations, maxRevisions, specialists, module, remote, collection, agents, checkpoints, redirect, stages',
       );
     }
   });
@@ -229,7 +229,7 @@ describe('the workflow config file', () => {
       '    module: ./graph.ts',
     ].join('\n');
     expect(() => parseWorkflowConfig(yaml, 'team.yml')).toThrow(
-      'team.yml:2:3 workflows.pairs: there is no workflow "pairs" (did you mean pair?); the workflows are pair, specialist, goal-plan, proposal, ask, notes, mailer (a new one needs stages or a module)',
+      'team.yml:2:3 workflows.pairs: there is no workflow "pairs" (did you mean pair?); the workflows are pair, specialist, goal-plan, proposal, ask, notes, mailer (a new one needs stages, a module or a remote graph)',
     );
     expect(Object.keys(parseWorkflowConfig(yaml.replace('pairs', 'pair'), 'team.yml').workflows)).toEqual([
       'pair',
@@ -311,7 +311,7 @@ describe('the workflow config file', () => {
       'team.yml:8:9 workflows.pair.checkpoints.review.timout: unknown key "timout" (did you mean timeout?)',
       'team.yml:9:9 workflows.pair.checkpoints.review.onTimeout: Invalid option: expected one of "approve"|"reject"|"cancel"|"remind"|"escalate" (did you mean approve?)',
       'team.yml:10:7 workflows.pair.checkpoints.reveiw: pair has no checkpoint "reveiw" (did you mean review?); its checkpoints are review',
-      'team.yml:11:3 workflows.propsal: there is no workflow "propsal" (did you mean proposal?); the workflows are pair, specialist, goal-plan, proposal, ask (a new one needs stages or a module)',
+      'team.yml:11:3 workflows.propsal: there is no workflow "propsal" (did you mean proposal?); the workflows are pair, specialist, goal-plan, proposal, ask (a new one needs stages, a module or a remote graph)',
     ]);
   });
 

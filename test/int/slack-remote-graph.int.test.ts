@@ -1,0 +1,197 @@
+/**
+ * A workflow whose graph runs on a LangGraph server (`remote:` in the config file), against the
+ * real in-memory server of `@langchain/langgraph-api` running examples/remote-graph: its
+ * interrupts (signoff's own shape, then a HITLRequest) are cards, a click resumes the run on the
+ * server and it ends; a server down at the start, killed mid-run or silent is a sentence and
+ * Retry, and Retry once it is back goes on; a cancel cancels the run on the server.
+ */
+import { createServer } from 'node:http';
+import { Client } from '@langchain/langgraph-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { remoteThreadId } from '../../src/workflows/remote/thread-ids.js';
+import { langGraphServer } from '../helpers/langgraph-server.js';
+import { unusedPort } from '../helpers/ports.js';
+import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { slackPerFile } from '../helpers/slack-service.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+const server = langGraphServer(await unusedPort());
+// A server that takes connections and never answers.
+const silent = createServer(() => undefined);
+const silentPort = await unusedPort();
+
+const file = slackPerFile('slack_remote_graph', {
+  yaml: `workflows:
+  release:
+    remote: { url: "${server.url}", graph: release }
+  hanging:
+    remote: { url: "${server.url}", graph: hanging, timeoutSeconds: 5 }
+  mute:
+    remote: { url: "http://127.0.0.1:${silentPort}", graph: release, timeoutSeconds: 1 }
+`,
+});
+const { slack } = file;
+const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+const client = new Client({ apiUrl: server.url, apiKey: null });
+
+beforeAll(async () => {
+  await server.start();
+  await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  silent.closeAllConnections();
+  await new Promise((resolve) => silent.close(resolve));
+  await server.stop();
+});
+
+const UNREACHABLE = 'The LangGraph server this workflow runs on could not be reached';
+
+const rootSays = (thread: string, words: string, ms?: number) =>
+  until(
+    `root says ${words}`,
+    () =>
+      slack.callsOf('chat.update').find((u) => u.ts === thread && JSON.stringify(u.blocks).includes(words)),
+    ms,
+  );
+const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
+const value = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id)?.value ?? '';
+const approve = (card: Post, thread: string) =>
+  postSigned(
+    file.events,
+    click('U0BOB', 'signoff_approve', value(card, 'signoff_approve'), tsOf(card), thread),
+  );
+
+async function start(command: string, text: string) {
+  await postSigned(file.events, commandBody(`${command} ${text}`));
+  return tsOf(await until('root', () => rootOf(text)));
+}
+
+/** The thread on the LangGraph server of the task started with `text` (not redirected: its first graph thread). */
+async function remoteThreadOf(text: string): Promise<string> {
+  const r = await file.service.signoff.db.pool.query<{ id: string }>(
+    'SELECT id FROM signoff.tasks WHERE text = $1',
+    [text],
+  );
+  const id = r.rows[0]?.id;
+  if (!id) throw new Error(`no task "${text}"`);
+  return remoteThreadId(id);
+}
+
+describe('a graph on a LangGraph server', () => {
+  it("signoff's review and a HITLRequest become cards; each click resumes the run on the server, which ends", async () => {
+    const thread = await start('release', 'the v2 launch');
+    const review = await until('review card', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(review.blocks)).toContain('Publish this release note?');
+    expect(JSON.stringify(review.blocks)).toContain('Release note (draft 1) for the v2 launch');
+    await approve(review, thread);
+
+    const call = await until('tool call card', () => cardsIn(thread)[1], 30_000);
+    expect(JSON.stringify(call.blocks)).toContain('send_announcement');
+    expect(buttons(call).map((b) => b.action_id)).toEqual([
+      'signoff_approve',
+      'signoff_edit',
+      'signoff_reject',
+    ]);
+    await approve(call, thread);
+
+    await rootSays(thread, 'Done', 30_000);
+    await until('the graph said it in the thread', () =>
+      inThread(thread).find((p) => p.text.includes('Published and announced in #releases.')),
+    );
+    // The run on the server ended: nothing is left to run on its thread.
+    const state = await client.threads.getState(await remoteThreadOf('the v2 launch'));
+    expect(state.next).toEqual([]);
+    expect(JSON.stringify(state.values)).toContain('Published and announced in #releases.');
+  });
+
+  it('a server down when the task starts: a sentence and Retry, not a task left working; Retry once it is back runs it', async () => {
+    await server.stop();
+    const thread = await start('hanging', 'sort the backlog');
+    const failed = await rootSays(thread, UNREACHABLE, 30_000);
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+
+    await server.start();
+    await postSigned(file.events, click('U0ANN', 'signoff_retry', 'task', thread));
+    const card = await until('review card after the retry', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(card.blocks)).toContain('Keep the work?');
+  });
+
+  it('the server killed mid-run: a sentence and Retry; Retry once it is back resumes, a click ends the run', async () => {
+    await server.stop();
+    await server.start({ hang: true });
+    const thread = await start('hanging', 'tidy the wiki');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().includes('work started') ? true : undefined),
+      30_000,
+    );
+    await server.kill();
+    const failed = await rootSays(thread, UNREACHABLE, 30_000);
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+
+    await server.start();
+    await postSigned(file.events, click('U0ANN', 'signoff_retry', 'task', thread));
+    const card = await until('review card after the retry', () => cardsIn(thread)[0], 30_000);
+    await approve(card, thread);
+    await rootSays(thread, 'Done', 30_000);
+    const state = await client.threads.getState(await remoteThreadOf('tidy the wiki'));
+    expect(state.next).toEqual([]);
+  });
+
+  it('a cancel in Slack cancels the run on the server', async () => {
+    await server.stop();
+    await server.start({ hang: true });
+    const thread = await start('hanging', 'prune the old branches');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().includes('work started') ? true : undefined),
+      30_000,
+    );
+    await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', thread));
+    await rootSays(thread, 'Cancelled');
+    const remote = await remoteThreadOf('prune the old branches');
+    const runs = await until('the run stopped on the server', async () => {
+      const all = await client.runs.list(remote);
+      return all.length && all.every((r) => r.status !== 'pending' && r.status !== 'running')
+        ? all
+        : undefined;
+    });
+    expect(runs.map((r) => r.status)).toEqual(['interrupted']);
+  });
+
+  it("a graph that fails on the server: a sentence and Retry, never the server's words", async () => {
+    const thread = await start('hanging', 'explode the build');
+    const failed = await rootSays(thread, 'The graph on the LangGraph server failed in this step', 30_000);
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    expect(JSON.stringify(slack.calls)).not.toContain('hunter2');
+  });
+
+  it('a server that takes the connection and never answers: a sentence and Retry within the timeout', async () => {
+    const thread = await start('mute', 'the quiet release');
+    const failed = await rootSays(
+      thread,
+      'The LangGraph server this workflow runs on did not answer in time',
+      30_000,
+    );
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+  });
+
+  it('a server that hangs mid-run (frozen): asked about the silent run, it does not answer; a sentence and Retry', async () => {
+    await server.stop();
+    await server.start({ hang: true });
+    const thread = await start('hanging', 'file the expenses');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().includes('work started') ? true : undefined),
+      30_000,
+    );
+    server.freeze();
+    const failed = await rootSays(
+      thread,
+      'The LangGraph server this workflow runs on did not answer in time',
+      40_000,
+    );
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    await server.stop();
+  });
+});
