@@ -336,7 +336,9 @@ export async function runScenario(ctx: RunContext): Promise<RunTask[]> {
       continue;
     }
     // Not awaited: the client asks again until the web process answers, while the faults go on.
-    t.asking = ctx.asks.ask(t.channel, text, t.marker, rng.chance(0.3)).then((id) => void (t.askId = id));
+    t.asking = ctx.asks.ask(t.channel, text, t.marker, rng.chance(0.3)).then((id) => {
+      t.askId = id;
+    });
   }
   const running: Promise<unknown>[] = [];
   const steps = rng.int(8, 14);

@@ -98,7 +98,8 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
       ),
     ]);
     for (const g of fromDatabase) g.reset();
-    for (const r of p.rows) pending.set({ workflow: r.workflow, checkpoint: r.checkpoint, door: r.door }, r.n);
+    for (const r of p.rows)
+      pending.set({ workflow: r.workflow, checkpoint: r.checkpoint, door: r.door }, r.n);
     for (const r of t.rows) tasks.set({ workflow: r.workflow, door: r.door, status: r.status }, r.n);
     for (const r of q) queue.set({ queue: r.queue, state: r.state }, r.jobs);
     undelivered.set(e.rows.filter((r) => !r.failed).reduce((sum, r) => sum + r.n, 0));
