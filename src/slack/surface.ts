@@ -90,11 +90,9 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
     { engine: signoff.engine, pool: signoff.db.pool, logger, afterAck },
     () => app.client,
   );
-  const doors = listen && slack.mode.kind === 'http' ? o.doors?.(starts) : undefined;
-  if (o.doors && listen && slack.mode.kind !== 'http')
-    logger.warn(
-      'the HTTP API and MCP over HTTP are served in HTTP mode only (SLACK_SIGNING_SECRET and PORT); Socket Mode serves Slack alone',
-    );
+  // A process that takes requests serves the other doors on its port: Bolt's server in HTTP
+  // mode, the health server in Socket Mode.
+  const doors = listen ? o.doors?.(starts) : undefined;
   // Aborted by stop(): listeners drop what waits on a timer (a Home tab redrawn after a 429).
   const stopping = new AbortController();
   const app = createSlackApp({
@@ -115,7 +113,9 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
   // Bolt answers /healthz only in HTTP mode; a socket or worker process answers on its own, from
   // before Slack is reached (which may take long), so that a health check never meets silence.
   const health =
-    listen && slack.mode.kind === 'http' ? undefined : await startHealthServer(config.port, healthy, metrics);
+    listen && slack.mode.kind === 'http'
+      ? undefined
+      : await startHealthServer(config.port, healthy, metrics, doors?.routes);
   const mode = slack.mode;
   let server: unknown;
   try {

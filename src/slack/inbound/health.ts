@@ -7,6 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CustomRoute } from '@slack/bolt';
 import type { Metrics } from '../../engine/index.js';
 
 /** True when ready and the database answers; else what is wrong, in a line ("starting: …", "unhealthy: …"). */
@@ -56,11 +57,19 @@ export async function startHealthServer(
   port: number,
   healthy: Healthy,
   metrics: MetricsRoute,
+  routes: CustomRoute[] = [],
 ): Promise<{ port: number; stop(): Promise<void> }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0] ?? '';
     if (req.method === 'GET' && path === '/healthz') return answerHealth(healthy, res);
     if (req.method === 'GET' && path === '/metrics') return answerMetrics(metrics, req, res);
+    // The other doors (a Socket Mode process has no Bolt server to serve them).
+    for (const route of routes) {
+      const params = matchPath(route.path, path);
+      const methods = ([] as string[]).concat(route.method);
+      if (params && methods.includes(req.method ?? ''))
+        return route.handler(Object.assign(req, { params }), res);
+    }
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   });
@@ -72,4 +81,20 @@ export async function startHealthServer(
     port: (server.address() as AddressInfo).port,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** `/a/:id/b` against a path: its parameters when it matches (as Bolt's custom routes read them). */
+export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, part] of want.entries()) {
+    const given = got[i] ?? '';
+    if (part.startsWith(':')) {
+      if (!given) return undefined;
+      params[part.slice(1)] = decodeURIComponent(given);
+    } else if (part !== given) return undefined;
+  }
+  return params;
 }
