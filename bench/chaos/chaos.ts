@@ -102,6 +102,57 @@ async function quiet(ctx: RunContext, tasks: RunTask[], timeoutMs: number): Prom
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * What holds a run's events back, read as the run is found not quiet (the processes log at warn
+ * only, and a wait for Slack's limit or a retry's backoff logs nothing): each undelivered event's
+ * attempts, next attempt and last error; its task's delivery job (holder, lease, when due); and
+ * the rate limits held past now.
+ */
+async function whyNotQuiet(ctx: RunContext, tasks: RunTask[]): Promise<string> {
+  const ids = tasks.flatMap((t) => (t.taskId ? [t.taskId] : []));
+  const ms = (at: Date | null) => (at ? `${at.getTime() - Date.now()} ms` : '-');
+  const lines: string[] = [];
+  try {
+    const events = await ctx.cluster.pool.query<{
+      task_id: string;
+      key: string;
+      lane: string;
+      attempts: number;
+      next_attempt_at: Date | null;
+      last_error: string | null;
+    }>(
+      `SELECT task_id, key, lane, attempts, next_attempt_at, last_error FROM signoff.events
+       WHERE task_id = ANY($1) AND delivered_at IS NULL AND failed_at IS NULL ORDER BY task_id, id LIMIT 20`,
+      [ids],
+    );
+    for (const e of events.rows)
+      lines.push(
+        `    event ${e.task_id} ${e.key} (${e.lane}): attempts ${e.attempts}, next in ${ms(e.next_attempt_at)}, last error ${e.last_error ?? '-'}`,
+      );
+    const jobs = await ctx.cluster.pool.query<{
+      key: string;
+      holder: string | null;
+      expires_at: Date | null;
+      due_at: Date | null;
+      attempt: number;
+    }>('SELECT key, holder, expires_at, due_at, attempt FROM signoff.jobs WHERE key = ANY($1)', [
+      ids.map((id) => `deliver:${id}`),
+    ]);
+    for (const j of jobs.rows)
+      lines.push(
+        `    job ${j.key}: holder ${j.holder ?? '-'}, lease ends in ${ms(j.expires_at)}, due in ${ms(j.due_at)}, attempt ${j.attempt}`,
+      );
+    const held = await ctx.cluster.pool.query<{ key: string; tat: Date; queue_at: Date | null }>(
+      'SELECT key, tat, queue_at FROM signoff.rate_limits WHERE tat > now() OR queue_at > now()',
+    );
+    for (const r of held.rows)
+      lines.push(`    limit ${r.key}: free in ${ms(r.tat)}, queue ends in ${ms(r.queue_at)}`);
+  } catch (error) {
+    lines.push(`    (not read: ${(error as Error).message})`);
+  }
+  return lines.length ? `\n${lines.join('\n')}` : '';
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const log = options.log ?? (() => undefined);
   const started = Date.now();
@@ -167,7 +218,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
           stuck = await quiet(ctx, tasks, timeout);
         }
         await resolveTasks(ctx, tasks);
-        if (stuck) violations.push({ kind: 'not_quiet', detail: stuck });
+        if (stuck) violations.push({ kind: 'not_quiet', detail: stuck + (await whyNotQuiet(ctx, tasks)) });
         violations.push(
           ...(await checkRun(
             cluster.pool,

@@ -20,6 +20,12 @@ const REFUSED_ATTEMPTS = 3;
 const TEMPORARY_ATTEMPTS = 16;
 const MAX_BACKOFF_MS = 5 * 60_000;
 
+/**
+ * A wait this long or longer is said at warn, not info: an event held back that long (its lane
+ * with it) is what a person would notice as a card that does not come.
+ */
+const LONG_WAIT_MS = 30_000;
+
 const backoffMs = (attempts: number) => Math.min(1000 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
 
 /** What marks an event held back because its task's thread could not be reached (`unreachable`). */
@@ -57,9 +63,11 @@ export function createFailedAttempts({ pool, logger }: { pool: pg.Pool; logger: 
     if (ours) logger.warn({ ...log, err: error }, 'showing an event failed in signoff');
     if (failure.kind === 'limited') {
       // Not an attempt: the round uncounts it as it lets go.
+      const waitMs = failure.retryAfterMs ?? 1000;
+      if (waitMs >= LONG_WAIT_MS) logger.warn({ ...log, waitMs }, 'delivery waits for Slack’s limit');
       await pool.query(
         `UPDATE signoff.events SET next_attempt_at = now() + $2 * interval '1 millisecond' WHERE id = $1`,
-        [event.id, failure.retryAfterMs ?? 1000],
+        [event.id, waitMs],
       );
       return 'later';
     }
@@ -79,7 +87,7 @@ export function createFailedAttempts({ pool, logger }: { pool: pg.Pool; logger: 
     if (event.attempts < limit) {
       // The surface's own wait (a post Slack may still be making) is a floor under the backoff.
       const waitMs = Math.max(failure.retryAfterMs ?? 0, backoffMs(event.attempts));
-      logger.info({ ...log, waitMs }, 'delivery failed; will retry');
+      logger[waitMs >= LONG_WAIT_MS ? 'warn' : 'info']({ ...log, waitMs }, 'delivery failed; will retry');
       await pool.query(
         `UPDATE signoff.events SET last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' WHERE id = $1`,
         [event.id, `${failure.kind}: ${failure.code}`, waitMs],
