@@ -12,7 +12,7 @@ import type { ApiClient } from '../config/api-clients.js';
 import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction } from '../db/queryable.js';
 import { type AskInput, type Door, type Engine, narrowRules } from '../engine/index.js';
-import { SignoffError } from '../errors.js';
+import { isSignoffError, SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { getAsk, insertAsk } from './ask-rows.js';
 import { type AskView, type CreateAsk, FINAL_ASK_STATUSES } from './ask-shapes.js';
@@ -84,7 +84,18 @@ export function createAsks(deps: AsksDeps) {
     // A key used before answers as before, even if the channel's rules changed since.
     const before = idempotencyKey ? await findByKey(client, idempotencyKey) : undefined;
     if (before) return { view: await replay(before, fingerprint), created: false };
-    const input = await check(door, client, body);
+    const input = await check(door, client, body).catch(async (error: unknown) => {
+      // Every ask is in the audit, those refused too (with the sentence the agent was given).
+      if (isSignoffError(error))
+        await engine.auditRefusal({
+          actor: requester(door, client),
+          action: 'start',
+          code: error.code,
+          message: error.message,
+          detail: { workflow: ASK_WORKFLOW, door, channel: body.channel },
+        });
+      throw error;
+    });
     const start = {
       channel: body.channel,
       user: requester(door, client),

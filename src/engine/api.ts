@@ -151,6 +151,18 @@ export interface Engine {
   reviewTimes(surface: Surface, since: Date): Promise<ReviewTimes[]>;
   /** Every attempt and decision, oldest first (`signoff audit`, a task's History in Slack). */
   auditTrail(filter?: AuditFilter): AsyncIterable<AuditEntry>;
+  /**
+   * Records a command a door refused before any task was made (an agent's ask outside its
+   * channels, with looser rules, over the start limits): who tried, what, and the sentence they
+   * were given, so that every call an agent makes is in the audit.
+   */
+  auditRefusal(entry: {
+    actor: string;
+    action: string;
+    code: string;
+    message: string;
+    detail?: Record<string, unknown>;
+  }): Promise<void>;
 
   // Running.
 

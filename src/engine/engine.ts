@@ -23,7 +23,7 @@ import type { LoadedWorkflow } from './runner.js';
 import type { Runtime } from './runtime/index.js';
 import { startRefusal } from './start-limits.js';
 import { createStarts } from './starts.js';
-import { getTask, listTasks, taskAt } from './task-rows.js';
+import { audit, getTask, listTasks, taskAt } from './task-rows.js';
 import { timerQueue } from './timers.js';
 import type { Clock, GroupDirectory, Surface, Task } from './types.js';
 import { waitingFor, waitingPlaces } from './waiting-reviews.js';
@@ -107,6 +107,8 @@ export function createEngine(deps: EngineDeps): Engine {
     events: (taskId) => eventsOf(pool, taskId),
     eventRecords: (taskId) => eventRecords(pool, taskId),
     auditTrail: (filter) => auditTrail(pool, filter),
+    auditRefusal: ({ actor, action, code, message, detail }) =>
+      audit(pool, { actor, action: `refused:${action}`, detail: { ...detail, code, message } }),
     reviewTimes: (surface, since) => reviewTimes(pool, surface, since),
     stop: async () => {
       await delivery.stop();

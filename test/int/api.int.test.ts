@@ -255,6 +255,12 @@ describe('the HTTP API', () => {
     const badWait = await call('GET', `/reviews/00000000-0000-4000-8000-000000000000?wait=99`);
     expect(badWait.status).toBe(400);
     expect((await file.service.signoff.engine.listTasks({ limit: 1000 })).length).toBe(before);
+    // The refused asks are in the audit, with the client and the sentence it was given.
+    const refused = [];
+    for await (const e of file.service.signoff.engine.auditTrail({}))
+      if (e.who === 'api:deploy-bot' && e.result === 'refused') refused.push(e.reason ?? '');
+    expect(refused.some((r) => r.includes('C0OTHER'))).toBe(true);
+    expect(refused.some((r) => r.includes('U0EVE is not a reviewer'))).toBe(true);
   });
 
   it('holds a client to its rate, with Retry-After, for every process sharing the database', async () => {
