@@ -8,7 +8,7 @@ import type { ChannelStart, ChannelStarts } from '../../api/channel-starts.js';
 import type { Queryable } from '../../db/queryable.js';
 import { claimRequest } from './claims.js';
 import type { StartDeps } from './deps.js';
-import { finishDoorStart } from './start-task.js';
+import { finishClaimedStart } from './start-task.js';
 
 export function createDoorStarts(deps: StartDeps, client: () => WebClient): ChannelStarts {
   let team: Promise<string> | undefined;
@@ -34,7 +34,7 @@ export function createDoorStarts(deps: StartDeps, client: () => WebClient): Chan
       await claimRequest(db, key, start);
     },
     async finish(key, s) {
-      await finishDoorStart(deps, client(), await slackStart(key, s));
+      await finishClaimedStart(deps, client(), await slackStart(key, s));
     },
     async state(key) {
       const r = await deps.pool.query<{

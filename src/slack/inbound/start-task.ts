@@ -85,22 +85,15 @@ export async function startFromSlack(deps: StartDeps, client: WebClient, s: Slac
     deps.logger.info({ request: requestKey }, 'repeated Slack request; the task was started before');
     return;
   }
-  try {
-    await finishStart(deps, client, requestKey, start, undefined);
-  } catch (err) {
-    const refusal = startRefusal(err);
-    if (refusal) return giveUp(deps, client, requestKey, start, refusal);
-    deps.logger.warn({ request: requestKey, err }, 'start not finished; a sweep finishes it');
-    await tell(deps, client, start, STARTS_LATER);
-  }
+  await finishClaimedStart(deps, client, s);
 }
 
 /**
- * A start asked through a door (the API, MCP), its claim made by the door with its own record:
- * posted and started now, or refused for good (the refusal kept for the door to read), or left
- * for the sweep.
+ * A start claimed (by a person's command, or by a door with its own record: the API, MCP): posted
+ * and started now, or refused for good (the refusal said, and kept for a door to read), or left
+ * for the sweep (the person told it starts by itself).
  */
-export async function finishDoorStart(deps: StartDeps, client: WebClient, s: SlackStart): Promise<void> {
+export async function finishClaimedStart(deps: StartDeps, client: WebClient, s: SlackStart): Promise<void> {
   const { requestKey, ...start } = s;
   try {
     await finishStart(deps, client, requestKey, start, undefined);
@@ -108,6 +101,7 @@ export async function finishDoorStart(deps: StartDeps, client: WebClient, s: Sla
     const refusal = startRefusal(err);
     if (refusal) return giveUp(deps, client, requestKey, start, refusal);
     deps.logger.warn({ request: requestKey, err }, 'start not finished; a sweep finishes it');
+    await tell(deps, client, start, STARTS_LATER);
   }
 }
 
