@@ -209,6 +209,8 @@ export interface SlackService extends SlackSurface {
 export interface SlackOptions extends OpenOptions {
   /** Where the work after an ack reads the time (tests move it); real time by default. */
   afterAckClock?: AfterAckClock;
+  /** How often an MCP call waiting for a decision says so (tests shorten it). */
+  mcpProgressEveryMs?: number;
 }
 
 /** Runs signoff on Slack: the engine, given Slack's sink and directory, and the Slack surface. */
@@ -234,6 +236,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
         engine: signoff.engine,
         workflows: config.workflows,
         logger,
+        mcpProgressEveryMs: options.mcpProgressEveryMs,
       }),
     });
     return {
