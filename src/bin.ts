@@ -52,6 +52,43 @@ async function serveSlack(config: Config): Promise<number> {
 }
 
 /**
+ * `signoff mcp`: the MCP server on stdin and stdout, until its client closes stdin (or a signal).
+ * Nothing else may write to stdout: the log goes to stderr, as a server's does.
+ */
+async function serveMcp(config: Config, argv: string[]): Promise<number> {
+  const { readMcpArgs } = await import('./cli/mcp-args.js');
+  const read = readMcpArgs(argv, config.workflows.api);
+  if ('error' in read) {
+    err.write(`${read.error}\n`);
+    return 2;
+  }
+  if (!config.slack) {
+    err.write(
+      'signoff mcp asks in Slack: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN), as for npm start.\n',
+    );
+    return 2;
+  }
+  await announceFirstStart(config);
+  const [{ createLogger }, { startMcp }] = await Promise.all([import('./logger.js'), import('./main.js')]);
+  const logger = createLogger(config.logLevel ?? 'info');
+  const mcp = await startMcp(config, {
+    logger,
+    client: read.client,
+    io: { stdin: process.stdin, stdout: process.stdout },
+  });
+  logger.info({ client: read.client.name }, 'signoff mcp is serving on stdio');
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => void mcp.stop().finally(() => process.exit(code)));
+  }
+  await mcp.closed;
+  await mcp.stop();
+  return 0;
+}
+
+/**
  * The embedded server's first start makes its data folder (initdb): that long a blank screen
  * worries. The folder is made first, so that one that cannot be made is said instead of that line.
  */
@@ -84,6 +121,7 @@ async function main(argv: string[]): Promise<number> {
     out.write(helpText(workflows));
     return 0;
   }
+  if (argv[0] === 'mcp') return await serveMcp(config, argv.slice(1));
   // A command's words alone can be wrong: said before the database starts (initdb takes ~10 s).
   const usage = usageError(
     argv,

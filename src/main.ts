@@ -5,8 +5,11 @@
  * `openSignoff` alone serves the tests and the benchmarks.
  */
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { createAsks } from './api/asks.js';
+import { createClientAuth } from './api/clients.js';
 import { createDoors } from './api/doors.js';
 import { type ScenarioTest, startTerminalSurface, type TerminalIo, terminalParts } from './cli/surface.js';
+import type { ApiClient } from './config/api-clients.js';
 import type { Config } from './config/config.js';
 import { workflowSettings } from './config/workflows.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -35,9 +38,16 @@ import {
 import { createModelFor, type ModelFor } from './llm/models.js';
 import { scenarioModels } from './llm/scenario-models.js';
 import type { Logger } from './logger.js';
+import { serveStdio } from './mcp/stdio.js';
+import { createMcpServer } from './mcp/tools.js';
 import { slackEngineParts } from './slack/engine-parts.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
-import { type AfterAckClock, type SlackSurface, startSlackSurface } from './slack/surface.js';
+import {
+  type AfterAckClock,
+  type SlackSurface,
+  startSlackDoorStarts,
+  startSlackSurface,
+} from './slack/surface.js';
 import { ownWorkflowDescription } from './workflows/catalog.js';
 import { loadCustomWorkflow } from './workflows/custom.js';
 import { declaredWorkflow } from './workflows/declared/declared-graph.js';
@@ -209,6 +219,8 @@ export interface SlackService extends SlackSurface {
 export interface SlackOptions extends OpenOptions {
   /** Where the work after an ack reads the time (tests move it); real time by default. */
   afterAckClock?: AfterAckClock;
+  /** How often an MCP call waiting for a decision says so (tests shorten it). */
+  mcpProgressEveryMs?: number;
 }
 
 /** Runs signoff on Slack: the engine, given Slack's sink and directory, and the Slack surface. */
@@ -234,6 +246,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
         engine: signoff.engine,
         workflows: config.workflows,
         logger,
+        mcpProgressEveryMs: options.mcpProgressEveryMs,
       }),
     });
     return {
@@ -242,6 +255,64 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
       stop: async () => {
         await surface.stop();
         await signoff.close();
+      },
+    };
+  } catch (error) {
+    await signoff.close();
+    throw error;
+  }
+}
+
+export interface McpOptions extends SlackOptions {
+  /** The API client the local MCP client asks as (the operator vouches for the process). */
+  client: ApiClient;
+  io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
+}
+
+/**
+ * `signoff mcp`: the MCP server over stdio, for one client. Its asks are posted in Slack through
+ * the Web API; the engine works Slack's queue here too (as `npm start` does), so a review goes on
+ * whether or not a server runs; clicks reach the process that takes Slack's requests.
+ */
+export async function startMcp(
+  config: Config,
+  options: McpOptions,
+): Promise<{ closed: Promise<void>; stop(): Promise<void> }> {
+  if (!config.slack) throw new Error('startMcp needs Slack settings');
+  const { logger } = options;
+  const slack = slackEngineParts(config.slack, options);
+  const signoff = await openSignoff(config, {
+    ...options,
+    sinks: slack.sinks,
+    lives: slack.lives,
+    directories: slack.directories,
+  });
+  try {
+    const doors = await startSlackDoorStarts({ config, signoff, logger });
+    const asks = createAsks({
+      pool: signoff.db.pool,
+      engine: signoff.engine,
+      starts: doors.starts,
+      workflows: config.workflows,
+      logger,
+    });
+    const auth = createClientAuth(signoff.db.pool, config.workflows.api);
+    const server = createMcpServer(
+      { asks, take: auth.take, logger, progressEveryMs: options.mcpProgressEveryMs },
+      options.client,
+    );
+    const stdio = await serveStdio(server, options.io);
+    let stopped: Promise<void> | undefined;
+    return {
+      closed: stdio.closed,
+      // Once, whether stdin ended or a signal came first (or both).
+      stop: () => {
+        stopped ??= (async () => {
+          await stdio.close();
+          await doors.stop();
+          await signoff.close();
+        })();
+        return stopped;
       },
     };
   } catch (error) {

@@ -6,16 +6,24 @@
 import { z } from 'zod';
 import { requestRulesSchema, toolCallSchema } from '../engine/index.js';
 
+/** What any door's client asks: where, what, and rules only stricter than the channel's. */
+export const askFields = {
+  /** The Slack channel the card is posted in (one of the client's). */
+  channel: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel id (C…)'),
+  title: z.string().trim().min(1).max(150),
+  /** What to review, as Markdown. Either this or toolCall. */
+  content: z.string().max(90_000).optional(),
+  /** A call the agent wants to make: approved as is, edited (checked against schema), or rejected. */
+  toolCall: toolCallSchema.optional(),
+  ...requestRulesSchema.shape,
+};
+
+/** A review is of Markdown content or of a tool call: exactly one of the two. */
+export const EITHER_CONTENT_OR_TOOL_CALL = 'give either content (Markdown) or a toolCall, not both';
+
 export const createAskSchema = z
   .object({
-    /** The Slack channel the card is posted in (one of the client's). */
-    channel: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel id (C…)'),
-    title: z.string().trim().min(1).max(150),
-    /** What to review, as Markdown. Either this or toolCall. */
-    content: z.string().max(90_000).optional(),
-    /** A call the agent wants to make: approved as is, edited (checked against schema), or rejected. */
-    toolCall: toolCallSchema.optional(),
-    ...requestRulesSchema.shape,
+    ...askFields,
     /** Called (POST, signed) once the review is decided, cancelled or refused. */
     callbackUrl: z
       .url({ protocol: /^https?$/ })
@@ -24,7 +32,7 @@ export const createAskSchema = z
   })
   .strict()
   .refine((a) => (a.content === undefined) !== (a.toolCall === undefined), {
-    message: 'give either content (Markdown) or a toolCall, not both',
+    message: EITHER_CONTENT_OR_TOOL_CALL,
     path: ['content'],
   });
 export type CreateAsk = z.infer<typeof createAskSchema>;

@@ -6,6 +6,8 @@ import type pg from 'pg';
 import type { WorkflowsConfig } from '../config/workflows.js';
 import type { Engine } from '../engine/index.js';
 import type { Logger } from '../logger.js';
+import { mcpRoutes } from '../mcp/http.js';
+import { createMcpServer } from '../mcp/tools.js';
 import { createAsks } from './asks.js';
 import { startCallbacks } from './callbacks.js';
 import type { ChannelStarts } from './channel-starts.js';
@@ -17,6 +19,8 @@ export interface DoorsDeps {
   engine: Engine;
   workflows: WorkflowsConfig;
   logger: Logger;
+  /** How often an MCP call waiting for a decision says so (tests shorten it). */
+  mcpProgressEveryMs?: number;
 }
 
 export function createDoors(deps: DoorsDeps) {
@@ -25,10 +29,20 @@ export function createDoors(deps: DoorsDeps) {
     const auth = createClientAuth(deps.pool, deps.workflows.api);
     const stopping = new AbortController();
     const callbacks = startCallbacks({ pool: deps.pool, asks, api: deps.workflows.api, logger: deps.logger });
+    const mcp = mcpRoutes({
+      authenticate: auth.authenticate,
+      serverFor: (client) =>
+        createMcpServer(
+          { asks, take: auth.take, logger: deps.logger, progressEveryMs: deps.mcpProgressEveryMs },
+          client,
+        ),
+      logger: deps.logger,
+    });
     return {
-      routes: apiRoutes({ asks, auth, logger: deps.logger, stopping: stopping.signal }),
+      routes: [...apiRoutes({ asks, auth, logger: deps.logger, stopping: stopping.signal }), ...mcp.routes],
       stop: async () => {
         stopping.abort();
+        await mcp.stop();
         await callbacks.stop();
       },
     };

@@ -37,6 +37,7 @@ export const USAGE = `usage:
   ${CLI} redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
   ${CLI} docs add <folder> [collection]  add (or update) a folder's .md and .txt files (collection: docs)
   ${CLI} test <workflow> --scenario <file.yml>  run a scripted scenario offline and check it
+  ${CLI} mcp [--client <name>]    an MCP server on stdio: request_signoff asks the team in Slack
   ${CLI}                          choose a workflow and describe a task interactively`;
 
 export interface WorkflowInWords {

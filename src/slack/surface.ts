@@ -5,6 +5,7 @@
  * set by the process's role: `web` takes requests, `worker` runs tasks, `all` both.
  */
 import type { CustomRoute } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { ChannelStarts } from '../api/channel-starts.js';
 import type { Config } from '../config/config.js';
@@ -16,7 +17,9 @@ import { watchSlackConnection } from './inbound/connection.js';
 import { createDoorStarts } from './inbound/door-starts.js';
 import { type Healthy, startHealthServer } from './inbound/health.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './inbound/start-task.js';
+import { boltLogger } from './shared/bolt-logger.js';
 import type { Directory } from './shared/directory.js';
+import { createLimitedFetch } from './shared/limited-fetch.js';
 import { createRateLimits } from './shared/rate-limits.js';
 
 export type { AfterAckClock };
@@ -174,6 +177,45 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
       await Promise.race([afterAck.idle(), new Promise((r) => (timer = setTimeout(r, DRAIN_MS)))]);
       clearTimeout(timer);
       await health?.stop();
+    },
+  };
+}
+
+/** How long a root message's post may take; never retried (a second root would be a second card). */
+const DOOR_POST_TIMEOUT_MS = 5000;
+
+/**
+ * Slack for a process that only asks through a door (`signoff mcp` over stdio): it posts its
+ * asks' root messages through the Web API, and works the Slack queue as a server does (cards,
+ * timers), unless its role is `web`, so that a review goes on with no server running; it takes
+ * no Slack requests (the clicks reach whichever process does), and keeps no retention.
+ */
+export async function startSlackDoorStarts(o: {
+  config: Config;
+  signoff: { engine: Engine; db: { pool: pg.Pool } };
+  logger: Logger;
+}): Promise<{ starts: ChannelStarts; stop(): Promise<void> }> {
+  const { config, signoff, logger } = o;
+  const slack = config.slack;
+  if (!slack) throw new Error('the Slack door starts need Slack settings');
+  const client = new WebClient(slack.botToken, {
+    ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+    logger: boltLogger(logger),
+    timeout: DOOR_POST_TIMEOUT_MS,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+    fetch: createLimitedFetch({ limits: createRateLimits(signoff.db.pool), logger }),
+  });
+  const afterAck = createAfterAck(AFTER_ACK);
+  const starts = createDoorStarts(
+    { engine: signoff.engine, pool: signoff.db.pool, logger, afterAck },
+    () => client,
+  );
+  if (config.role !== 'web') await signoff.engine.work('slack', config.queue.workers);
+  return {
+    starts,
+    stop: async () => {
+      await afterAck.idle();
     },
   };
 }

@@ -1,0 +1,47 @@
+/**
+ * A review as an agent reads it while it waits (a progress notification's message) and once it is
+ * answered (the tool result's text, beside the view as structured content). Pure.
+ */
+import type { AskView } from '../api/ask-shapes.js';
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Who may decide, as the view names them (Slack user ids, a group, `anyone`). */
+const who = (reviewers: readonly string[]) =>
+  reviewers.includes('anyone') ? 'anyone in the channel' : reviewers.join(', ');
+
+/** While it waits: "waiting for U0BOB, U0CAT; 1 of 2 approvals". */
+export function waitingWords(view: AskView): string {
+  if (view.status === 'starting') return `posting the review in ${view.channel}`;
+  if (view.status === 'pending') {
+    const reviewers = view.reviewers?.length ? who(view.reviewers) : 'a reviewer';
+    const approvals = view.approvals
+      ? `; ${view.approvals.count} of ${plural(view.approvals.needed, 'approval', 'approvals')}`
+      : '';
+    return `waiting for ${reviewers}${approvals}`;
+  }
+  return view.status;
+}
+
+/** The answer in a sentence or two, for a model that reads text rather than structured content. */
+export function answerWords(view: AskView): string {
+  const d = view.decision;
+  const by = d ? (d.automatic ? `automatically (${d.automatic})` : `by ${d.by}`) : '';
+  const feedback = d?.feedback ? `\nFeedback: ${d.feedback}` : '';
+  switch (view.status) {
+    case 'approved':
+      return d?.arguments
+        ? `Approved ${by}${d.edited ? ' with edited arguments' : ''}. Run the tool call with these arguments:\n${JSON.stringify(d.arguments, null, 2)}${feedback}`
+        : `Approved ${by}.${feedback}`;
+    case 'revised':
+      return `Changes requested ${by}; revise and ask again.${feedback}`;
+    case 'rejected':
+      return `Rejected ${by}; do not go ahead.${feedback}`;
+    case 'cancelled':
+      return `The review was cancelled (${view.reason ?? 'cancelled'}).`;
+    case 'failed':
+      return `The review could not be held: ${view.reason ?? 'it failed'}.`;
+    default:
+      return `Review ${view.id} is ${waitingWords(view)}. Check it with get_signoff { "id": "${view.id}" }.`;
+  }
+}

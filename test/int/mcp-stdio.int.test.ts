@@ -1,0 +1,105 @@
+/**
+ * `signoff mcp` as the process an MCP client starts, through the SDK's own client over stdio,
+ * against the fake Slack and the test database: request_signoff blocks until a click in the card.
+ * The file's service only takes Slack's requests (role web): the review's task is run, and its
+ * card posted, by the `signoff mcp` process alone, as when no server runs tasks.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { click, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
+import { slackPerFile } from '../helpers/slack-service.js';
+import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+const YAML = `api:
+  clients:
+    coding-agent:
+      tokenSha256: ${sha('sk-coding-agent-0123456789')}
+      channels: [C0WORK]
+workflows:
+  ask:
+    checkpoints:
+      review: { reviewers: [U0BOB, U0CAT, U0DAN], timeout: 2h }
+`;
+
+const file = slackPerFile('mcp_stdio', { yaml: YAML, env: { SIGNOFF_ROLE: 'web' } });
+const { slack } = file;
+const { posts, cardsIn, tsOf, buttons } = slackThreads(slack);
+
+function startMcp(): { client: Client; transport: StdioClientTransport; stderr: () => string } {
+  const dir = mkdtempSync(join(tmpdir(), 'signoff-mcp-'));
+  writeFileSync(join(dir, 'signoff.yml'), YAML);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(ROOT, 'src', 'bin.ts'), 'mcp', '--client', 'coding-agent'],
+    cwd: ROOT,
+    stderr: 'pipe',
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      DATABASE_URL: file.db.url,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: slack.url,
+      SIGNOFF_CONFIG: join(dir, 'signoff.yml'),
+      LOG_LEVEL: 'warn',
+    },
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  return { client: new Client({ name: 'test-agent', version: '1.0.0' }), transport, stderr: () => stderr };
+}
+
+describe('MCP over stdio (signoff mcp)', () => {
+  it('request_signoff blocks until a click in Slack, the review run by the signoff mcp process itself', async () => {
+    const { client, transport, stderr } = startMcp();
+    await client.connect(transport);
+    try {
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(['get_signoff', 'request_signoff']);
+      const title = 'Publish the 2.4 release notes';
+      const heard: Progress[] = [];
+      let answered = false;
+      const result = client
+        .callTool(
+          { name: 'request_signoff', arguments: { channel: 'C0WORK', title, content: 'Notes for **2.4**.' } },
+          undefined,
+          { onprogress: (p) => heard.push(p) },
+        )
+        .finally(() => {
+          answered = true;
+        }) as Promise<CallToolResult>;
+      const root = await until('the root', () => posts().find((p) => !p.thread_ts && p.text.includes(title)));
+      expect(JSON.stringify(root.blocks)).toContain('*coding-agent* (through MCP)');
+      const thread = tsOf(root);
+      const card = await until('the card', () => cardsIn(thread)[0], 30_000);
+      await until('progress', () =>
+        heard.find((p) => p.message?.includes('waiting for U0BOB, U0CAT, U0DAN; 0 of 1 approval')),
+      );
+      expect(answered).toBe(false);
+      const approve = (buttons(card) as { action_id: string; value: string; text?: { text: string } }[]).find(
+        (b) => b.text?.text === 'Approve',
+      );
+      await postSigned(
+        file.events,
+        click('U0CAT', approve?.action_id ?? 'missing', approve?.value ?? '', tsOf(card as Post), thread),
+      );
+      expect((await result).structuredContent, stderr()).toMatchObject({
+        status: 'approved',
+        decision: { by: 'U0CAT' },
+      });
+    } finally {
+      await client.close();
+    }
+    expect(stderr()).toBe('');
+  });
+});
