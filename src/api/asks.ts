@@ -51,8 +51,14 @@ export function createAsks(deps: AsksDeps) {
     const rules =
       reviewers || approvals || timeoutSeconds ? { reviewers, approvals, timeoutSeconds } : undefined;
     const kind = body.toolCall ? 'tool_call' : 'review';
-    const { refused } = narrowRules(checkpointSettings(deps.workflows, ASK_WORKFLOW, kind), rules);
+    const { settings, refused } = narrowRules(checkpointSettings(deps.workflows, ASK_WORKFLOW, kind), rules);
     if (refused.length) throw new SignoffError('not_allowed', refused.join(' '));
+    // The requester here is the agent, who cannot click: somebody else must be able to decide.
+    if (settings.reviewers.every((r) => r === 'requester'))
+      throw new SignoffError(
+        'not_allowed',
+        `This checkpoint's only reviewer is the requester, which is the agent here: name reviewers (reviewers: [U…]), or give workflows.ask.checkpoints.${kind} reviewers.`,
+      );
     const limit = await engine.startRefusal({
       surface: 'slack',
       requester: requester(door, client),

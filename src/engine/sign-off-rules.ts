@@ -93,34 +93,55 @@ export function timerMayNotApprove(request: Pick<ReviewRequest, 'origin'>, shown
 /**
  * A checkpoint's rules made stricter by what a request asks (`request.rules`: a review asked
  * through a door): its reviewers among the checkpoint's (anyone, if it allows anyone), at least
- * its approvals, at most its timeout. What would loosen them is not applied, and `refused` says
- * why in a sentence each (a door refuses such a request before it starts; a config file changed
- * since only drops the rule).
+ * its approvals, at most its timeout. Stricter by effect, not by number: where the deadline
+ * approves, an earlier (or a new) deadline is a sooner approval and more approvals a rule the
+ * timer would pass with none, so both are refused; nor may a quorum need more people than it
+ * names. What is refused is not applied, and `refused` says why in a sentence each (a door
+ * refuses such a request before it starts; a config file changed since only drops the rule).
  */
-export function narrowRules<S extends Pick<ReviewSettings, 'reviewers' | 'approvals' | 'timeoutSeconds'>>(
-  settings: S,
-  rules: ReviewRequest['rules'],
-): { settings: S; refused: string[] } {
+export function narrowRules<
+  S extends Pick<ReviewSettings, 'reviewers' | 'approvals' | 'timeoutSeconds' | 'onTimeout' | 'escalation'>,
+>(settings: S, rules: ReviewRequest['rules']): { settings: S; refused: string[] } {
   if (!rules) return { settings, refused: [] };
   const refused: string[] = [];
   const out = { ...settings };
+  const timerApproves =
+    settings.onTimeout === 'approve' ||
+    (settings.onTimeout === 'escalate' && settings.escalation?.finalAction === 'approve');
   if (rules.reviewers) {
     const anyone = settings.reviewers.includes('anyone');
     const outside = rules.reviewers.filter((r) => !anyone && !settings.reviewers.includes(r));
-    if (outside.length) {
+    const kept = rules.reviewers.filter((r) => !outside.includes(r));
+    if (outside.length)
       refused.push(
         `${outside.join(', ')} ${outside.length > 1 ? 'are not reviewers' : 'is not a reviewer'} of this checkpoint (its reviewers: ${settings.reviewers.join(', ')}).`,
       );
-    } else out.reviewers = [...new Set(rules.reviewers)];
+    // Those still allowed decide (never more people than asked for).
+    if (kept.length) out.reviewers = [...new Set(kept)];
   }
   if (rules.approvals !== undefined) {
     const least = approvalsNeeded(settings);
+    const people = out.reviewers.every((r) => /^[UW]/.test(r))
+      ? out.reviewers.length
+      : Number.POSITIVE_INFINITY;
     if (rules.approvals < least) refused.push(`This checkpoint needs at least ${least} approvals.`);
+    else if (rules.approvals > 1 && timerApproves)
+      refused.push(
+        "This checkpoint's deadline approves, so it takes one approval: a timer must never pass a rule of several people.",
+      );
+    else if (rules.approvals > people)
+      refused.push(
+        `${rules.approvals} approvals need at least as many reviewers; ${people} ${people === 1 ? 'is' : 'are'} named.`,
+      );
     else out.approvals = rules.approvals;
   }
   if (rules.timeoutSeconds !== undefined) {
     const most = settings.timeoutSeconds;
-    if (most !== undefined && rules.timeoutSeconds > most)
+    if (timerApproves)
+      refused.push(
+        "This checkpoint's deadline approves: an earlier one would approve sooner, so it cannot be set.",
+      );
+    else if (most !== undefined && rules.timeoutSeconds > most)
       refused.push(`This checkpoint's timeout is at most ${most} seconds.`);
     else out.timeoutSeconds = rules.timeoutSeconds;
   }

@@ -1,7 +1,7 @@
 /** The sign-off rules as pure functions: what one more approval does, and what a deadline does. */
 import { describe, expect, it } from 'vitest';
 import { checkpointSettings, parseWorkflowConfig } from '../../src/config/workflows.js';
-import { addApproval, atDeadline, escalatedReviewers } from '../../src/engine/sign-off-rules.js';
+import { addApproval, atDeadline, escalatedReviewers, narrowRules } from '../../src/engine/sign-off-rules.js';
 import type { ReviewSettings } from '../../src/engine/types.js';
 
 const approval = (by: string) => ({ by, at: '2026-11-25T10:00:00.000Z', contentHash: 'h' });
@@ -134,5 +134,46 @@ describe('config', () => {
         '        timeout: 2h\n        onTimeout: escalate\n        escalateTo: [U0LEAD]\n        allowSkip: false\n        finalAction: approve\n',
       ),
     ).toThrow(/finalAction.*allowSkip is false/s);
+  });
+});
+
+describe('rules a request asks (narrowRules)', () => {
+  const base = settings({ reviewers: ['U0A', 'U0B', 'S0OPS'], approvals: 1 });
+
+  it('applies what is stricter: named reviewers among the checkpoint’s, more approvals, an earlier deadline', () => {
+    const { settings: out, refused } = narrowRules(base, {
+      reviewers: ['U0A', 'U0B'],
+      approvals: 2,
+      timeoutSeconds: 600,
+    });
+    expect(refused).toEqual([]);
+    expect(out).toMatchObject({ reviewers: ['U0A', 'U0B'], approvals: 2, timeoutSeconds: 600 });
+  });
+
+  it('refuses what is looser: a reviewer the checkpoint does not name, fewer approvals, a later deadline', () => {
+    const { settings: out, refused } = narrowRules(settings({ ...base, approvals: 2 }), {
+      reviewers: ['U0A', 'U0EVE'],
+      approvals: 1,
+      timeoutSeconds: 9000,
+    });
+    expect(refused.join(' ')).toMatch(/U0EVE is not a reviewer.*at least 2 approvals.*at most 7200 seconds/);
+    // Only what was allowed applies: U0EVE is dropped, the rest stays the checkpoint's.
+    expect(out).toMatchObject({ reviewers: ['U0A'], approvals: 2, timeoutSeconds: 7200 });
+  });
+
+  it('where the deadline approves, refuses an earlier deadline (a sooner approval) and a quorum (the timer passes it with none)', () => {
+    for (const approving of [
+      settings({ ...base, onTimeout: 'approve' }),
+      settings({ ...base, onTimeout: 'escalate', escalation: { steps: [], finalAction: 'approve' } }),
+    ]) {
+      const { settings: out, refused } = narrowRules(approving, { approvals: 2, timeoutSeconds: 600 });
+      expect(refused).toHaveLength(2);
+      expect(out).toMatchObject({ approvals: 1, timeoutSeconds: 7200 });
+    }
+  });
+
+  it('refuses a quorum larger than the people it names', () => {
+    const { refused } = narrowRules(base, { reviewers: ['U0A'], approvals: 2 });
+    expect(refused.join(' ')).toContain('2 approvals need at least as many reviewers; 1 is named');
   });
 });
