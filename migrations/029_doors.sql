@@ -34,3 +34,12 @@ CREATE TABLE signoff.ask_callbacks (
   last_error      text
 );
 CREATE INDEX ask_callbacks_due ON signoff.ask_callbacks (next_attempt_at) WHERE delivered_at IS NULL;
+
+-- The key callbacks are signed with (Ed25519): made once, by whichever process signs first. Its
+-- public half is served at /api/v1/callback-key; the config file holds nothing that could sign.
+CREATE TABLE signoff.signing_keys (
+  name        text PRIMARY KEY,
+  private_pem text NOT NULL,
+  public_pem  text NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now()
+);

@@ -47,6 +47,14 @@ export function createAsks(deps: AsksDeps) {
       );
     }
     engine.validate({ workflow: ASK_WORKFLOW, text: body.title, channel: body.channel });
+    if (body.callbackUrl && !client.callbackUrls.some((prefix) => body.callbackUrl?.startsWith(prefix))) {
+      throw new SignoffError(
+        'not_allowed',
+        client.callbackUrls.length
+          ? `Client ${client.name} may be called back only at ${client.callbackUrls.join(', ')}.`
+          : `Client ${client.name} has no callbackUrls in the config file: list where it may be called back (api.clients.${client.name}.callbackUrls), or poll instead.`,
+      );
+    }
     const { reviewers, approvals, timeoutSeconds } = body;
     const rules =
       reviewers || approvals || timeoutSeconds ? { reviewers, approvals, timeoutSeconds } : undefined;

@@ -4,15 +4,14 @@
  * server answers 2xx or the attempts run out. Any process that serves the doors delivers; a row
  * lock keeps two from sending one callback at once.
  *
- * Signature: `signoff-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed by
- * the client's `tokenSha256` as the config file has it (both sides know it; the token itself is
- * never stored). A client checks it and that `t` is recent.
+ * Signed with the database's Ed25519 key (callback-key.ts): a client checks the signature and that
+ * `t` is recent, and tells a repeat by its signoff-review header.
  */
-import { createHmac } from 'node:crypto';
 import type pg from 'pg';
 import type { ApiConfig } from '../config/api-clients.js';
 import type { Logger } from '../logger.js';
 import type { Asks } from './asks.js';
+import type { CallbackKey } from './callback-key.js';
 
 /** Tried this many times (backoff 2 s doubling, at most 10 min: about an hour and a half). */
 export const CALLBACK_ATTEMPTS = 12;
@@ -24,15 +23,11 @@ const TAKEN_MS = 60_000;
 
 export const callbackBackoffMs = (attempts: number) => Math.min(2000 * 2 ** (attempts - 1), BACKOFF_MAX_MS);
 
-export function signCallback(key: string, body: string, at: Date): string {
-  const t = Math.floor(at.getTime() / 1000);
-  return `t=${t},v1=${createHmac('sha256', key).update(`${t}.${body}`).digest('hex')}`;
-}
-
 export function startCallbacks(deps: {
   pool: pg.Pool;
   asks: Asks;
   api: ApiConfig;
+  key: CallbackKey;
   logger: Logger;
   fetch?: typeof fetch;
 }): { stop(): Promise<void>; sweep(): Promise<number> } {
@@ -67,13 +62,13 @@ export function startCallbacks(deps: {
   }
 
   async function deliver(row: { id: string; client: string; callback_url: string; attempts: number }) {
-    const secret = deps.api.clients[row.client]?.tokenSha256;
+    const known = row.client in deps.api.clients;
     const view = await deps.asks.view({ name: row.client }, row.id);
-    const error = !secret
+    const error = !known
       ? `client ${row.client} is no longer in the config file`
       : !view
         ? 'the review is gone'
-        : await post(row.callback_url, JSON.stringify(view), secret, row.id);
+        : await post(row.callback_url, JSON.stringify(view), row.id);
     const attempts = row.attempts + 1;
     if (!error) {
       await pool.query(
@@ -91,13 +86,15 @@ export function startCallbacks(deps: {
   }
 
   /** Sends one callback: undefined when the server took it (2xx), else what went wrong. */
-  async function post(url: string, body: string, key: string, id: string): Promise<string | undefined> {
+  async function post(url: string, body: string, id: string): Promise<string | undefined> {
+    // Signed before the try: a key that cannot be read (the database) is no fault of the client's.
+    const signature = await deps.key.signature(body, new Date());
     try {
       const res = await send(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'signoff-signature': signCallback(key, body, new Date()),
+          'signoff-signature': signature,
           'signoff-review': id,
         },
         body,

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { mcpRoutes } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/tools.js';
 import { createAsks } from './asks.js';
+import { createCallbackKey } from './callback-key.js';
 import { startCallbacks } from './callbacks.js';
 import type { ChannelStarts } from './channel-starts.js';
 import { createClientAuth } from './clients.js';
@@ -28,7 +29,14 @@ export function createDoors(deps: DoorsDeps) {
     const asks = createAsks({ ...deps, starts });
     const auth = createClientAuth(deps.pool, deps.workflows.api);
     const stopping = new AbortController();
-    const callbacks = startCallbacks({ pool: deps.pool, asks, api: deps.workflows.api, logger: deps.logger });
+    const key = createCallbackKey(deps.pool);
+    const callbacks = startCallbacks({
+      pool: deps.pool,
+      asks,
+      api: deps.workflows.api,
+      key,
+      logger: deps.logger,
+    });
     const mcp = mcpRoutes({
       authenticate: auth.authenticate,
       serverFor: (client) =>
@@ -39,7 +47,10 @@ export function createDoors(deps: DoorsDeps) {
       logger: deps.logger,
     });
     return {
-      routes: [...apiRoutes({ asks, auth, logger: deps.logger, stopping: stopping.signal }), ...mcp.routes],
+      routes: [
+        ...apiRoutes({ asks, auth, key, logger: deps.logger, stopping: stopping.signal }),
+        ...mcp.routes,
+      ],
       stop: async () => {
         stopping.abort();
         await mcp.stop();

@@ -9,6 +9,7 @@ import { isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAskSchema } from './ask-shapes.js';
 import type { Asks } from './asks.js';
+import type { CallbackKey } from './callback-key.js';
 import type { ClientAuth } from './clients.js';
 import { openApiDocument } from './openapi.js';
 
@@ -92,6 +93,8 @@ export function apiRoutes(deps: {
   logger: Logger;
   /** Aborted when the process stops: long-polls answer at once. */
   stopping?: AbortSignal;
+  /** The key callbacks are signed with: its public half is served for clients to check them. */
+  key: CallbackKey;
 }): Route[] {
   const { asks, auth } = deps;
 
@@ -178,6 +181,20 @@ export function apiRoutes(deps: {
       path: `${API_PREFIX}/openapi.json`,
       method: ['GET'],
       handler: (_req, res) => send(res, 200, openApiDocument()),
+    },
+    {
+      path: `${API_PREFIX}/callback-key`,
+      method: ['GET'],
+      handler: (_req, res) =>
+        void deps.key.publicPem().then(
+          (publicKey) => send(res, 200, { algorithm: 'ed25519', publicKey }),
+          (error) => {
+            deps.logger.error({ err: error }, 'the callback key could not be read');
+            send(res, 503, {
+              error: { code: 'unavailable', message: 'signoff could not read its key just now; try again.' },
+            });
+          },
+        ),
     },
     {
       path: `${API_PREFIX}/reviews`,

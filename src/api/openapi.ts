@@ -15,6 +15,7 @@ const ERRORS = {
   404: 'No such review of this client.',
   409: 'The idempotency key was used for a different review, or the review is still being posted (cancel again).',
   413: 'The body is too large.',
+  422: 'The engine refused the request (its sentence says why).',
   429: 'Too many calls for this client (see Retry-After), or too many reviews waiting in the channel.',
   503: 'signoff could not do it just now; try again.',
 } as const;
@@ -70,7 +71,7 @@ export function openApiDocument() {
               201: 'Asked: the card is being posted',
               200: 'Asked before with this Idempotency-Key: that review',
             },
-            [400, 401, 403, 409, 413, 429, 503],
+            [400, 401, 403, 409, 413, 422, 429, 503],
           ),
         },
       },
@@ -97,8 +98,53 @@ export function openApiDocument() {
           parameters: [idParam],
           responses: responses(
             { 200: 'The review, cancelled (or as it ended before)' },
-            [401, 404, 409, 429, 503],
+            [401, 403, 404, 409, 422, 429, 503],
           ),
+        },
+      },
+      '/api/v1/callback-key': {
+        get: {
+          operationId: 'getCallbackKey',
+          summary: 'The public key callbacks are signed with (Ed25519, PEM)',
+          security: [],
+          responses: {
+            200: {
+              description: 'The key',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/CallbackKey' } } },
+            },
+            503: {
+              description: ERRORS[503],
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            },
+          },
+        },
+      },
+    },
+    webhooks: {
+      reviewAnswered: {
+        post: {
+          summary:
+            'Sent to the callbackUrl once the review is decided, cancelled or refused; again with backoff until it answers 2xx (at least once: the signoff-review header tells a repeat)',
+          parameters: [
+            {
+              name: 'signoff-signature',
+              in: 'header',
+              required: true,
+              description:
+                't=<unix seconds>,ed25519=<base64 signature of "<t>.<body>"> (check it with /api/v1/callback-key, and that t is recent)',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'signoff-review',
+              in: 'header',
+              required: true,
+              schema: { type: 'string', format: 'uuid' },
+            },
+          ],
+          requestBody: {
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Review' } } },
+          },
+          responses: { 200: { description: 'Taken (any 2xx)' } },
         },
       },
     },
@@ -108,6 +154,11 @@ export function openApiDocument() {
         CreateReview: json(createAskSchema, 'input'),
         Review: json(askViewSchema),
         Error: json(apiErrorSchema),
+        CallbackKey: {
+          type: 'object',
+          properties: { algorithm: { const: 'ed25519' }, publicKey: { type: 'string' } },
+          required: ['algorithm', 'publicKey'],
+        },
       },
     },
   };

@@ -9,6 +9,7 @@
  *         tokenSha256: 5e88…   # printf %s "$TOKEN" | sha256sum
  *         channels: [C0123ABC]
  *         perMinute: 60
+ *         callbackUrls: [https://ci.example.com/hooks/]
  */
 import { z } from 'zod';
 
@@ -19,6 +20,11 @@ const clientSchema = z
       .regex(/^[0-9a-f]{64}$/, 'expected the SHA-256 of the token as 64 lowercase hex digits'),
     /** The Slack channels its reviews may be asked in. */
     channels: z.array(z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a channel id (C…)')).min(1),
+    /**
+     * Where it may be called back: an ask's callbackUrl must start with one of these (no list, no
+     * callbacks). The server POSTs there, so only addresses the operator chose.
+     */
+    callbackUrls: z.array(z.url({ protocol: /^https?$/ })).default([]),
     /** Calls a minute (reads and long-polls included), shared by every process. */
     perMinute: z.number().int().min(1).max(100_000).default(60),
   })

@@ -5,7 +5,7 @@
  * token, a channel not the client's and a client over its rate are refused with a JSON sentence,
  * and nothing is half-created. Every answer fits the OpenAPI document the server serves.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, verify } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -24,6 +24,7 @@ const YAML = `api:
       tokenSha256: ${sha(TOKEN)}
       channels: [C0WORK]
       perMinute: 600
+      callbackUrls: ['http://127.0.0.1:']
     slow-bot:
       tokenSha256: ${sha(OTHER)}
       channels: [C0WORK]
@@ -250,6 +251,12 @@ describe('the HTTP API', () => {
     expect(String((looser.body.error as { message: string }).message)).toMatch(
       /U0EVE is not a reviewer.*at most 7200 seconds/,
     );
+    // The server calls back only where the config file lets this client be called back.
+    const metadata = await call('POST', '/reviews', {
+      body: ask({ callbackUrl: 'http://169.254.169.254/latest' }),
+    });
+    expect(metadata).toMatchObject({ status: 403, body: { error: { code: 'not_allowed' } } });
+    expect(String((metadata.body.error as { message: string }).message)).toContain('http://127.0.0.1:');
     const unknown = await call('GET', '/reviews/00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     const badWait = await call('GET', `/reviews/00000000-0000-4000-8000-000000000000?wait=99`);
@@ -299,7 +306,7 @@ describe('the HTTP API', () => {
     });
     afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-    it('calls back once with the decision, signed with the client’s token hash, after a failed try', async () => {
+    it('calls back once with the decision, signed with the key /callback-key serves, after a failed try', async () => {
       failFirst = 1;
       const body = ask({ callbackUrl: url });
       const created = await call('POST', '/reviews', { body });
@@ -310,8 +317,15 @@ describe('the HTTP API', () => {
         () => received.find((r) => r.review === created.body.id),
         20_000,
       );
-      const [, t, v1] = got.signature.match(/^t=(\d+),v1=([0-9a-f]{64})$/) ?? [];
-      expect(createHmac('sha256', sha(TOKEN)).update(`${t}.${got.body}`).digest('hex')).toBe(v1);
+      const [, t, signed] = got.signature.match(/^t=(\d+),ed25519=([A-Za-z0-9+/=]+)$/) ?? [];
+      const key = (await call('GET', '/callback-key', { token: null })).body as { publicKey: string };
+      expect(
+        verify(null, Buffer.from(`${t}.${got.body}`), key.publicKey, Buffer.from(String(signed), 'base64')),
+      ).toBe(true);
+      // Not over another body.
+      expect(
+        verify(null, Buffer.from(`${t}.${got.body} `), key.publicKey, Buffer.from(String(signed), 'base64')),
+      ).toBe(false);
       expect(Math.abs(Date.now() / 1000 - Number(t))).toBeLessThan(60);
       expect(JSON.parse(got.body)).toMatchObject({
         id: created.body.id,

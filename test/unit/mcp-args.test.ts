@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readMcpArgs } from '../../src/cli/mcp-args.js';
 
-const client = { tokenSha256: 'a'.repeat(64), channels: ['C0WORK'], perMinute: 60 };
+const client = { tokenSha256: 'a'.repeat(64), channels: ['C0WORK'], callbackUrls: [], perMinute: 60 };
 
 describe('signoff mcp --client', () => {
   it('asks as the client named, or the only one, with its channels and rate', () => {
