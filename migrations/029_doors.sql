@@ -43,3 +43,27 @@ CREATE TABLE signoff.signing_keys (
   public_pem  text NOT NULL,
   created_at  timestamptz NOT NULL DEFAULT now()
 );
+
+-- A door's client's rate (GCRA): `burst` calls at once, then one each `period_ms`. Returns 0 when
+-- the call may go (and counts it), else the milliseconds until one may. Unlike take_slot (Slack's,
+-- which spaces the callers it sends back so that they return one at a time), a refused call
+-- changes nothing: a client told to wait is told the truth, and one that obeys is not overtaken.
+CREATE FUNCTION signoff.take_rate(k text, period_ms double precision, burst int)
+RETURNS double precision LANGUAGE plpgsql AS $$
+DECLARE
+  t timestamptz;
+  cur timestamptz;
+  wait_ms double precision;
+BEGIN
+  INSERT INTO signoff.rate_limits (key, tat) VALUES (k, 'epoch') ON CONFLICT (key) DO NOTHING;
+  SELECT tat INTO cur FROM signoff.rate_limits WHERE key = k FOR UPDATE;
+  t := clock_timestamp();
+  cur := greatest(cur, t);
+  wait_ms := extract(epoch FROM cur - t) * 1000 - period_ms * (burst - 1);
+  IF wait_ms > 0 THEN
+    RETURN wait_ms;
+  END IF;
+  UPDATE signoff.rate_limits SET tat = cur + period_ms * interval '1 millisecond' WHERE key = k;
+  RETURN 0;
+END
+$$;

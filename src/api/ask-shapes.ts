@@ -79,7 +79,10 @@ export const askViewSchema = z.object({
       edited: z.boolean().optional(),
     })
     .optional(),
-  /** Failed or cancelled: why, in a sentence. */
+  /**
+   * Why, in a sentence: failed (the card could not be posted, for good), cancelled, or waiting on
+   * a task that failed (someone in the channel may retry it).
+   */
   reason: z.string().optional(),
   /** The thread in Slack, once the card is posted. */
   slack: z.object({ channel: z.string(), ts: z.string() }).optional(),

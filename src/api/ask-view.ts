@@ -42,16 +42,23 @@ export function askView(
   }
   if (task.status === 'cancelled')
     return { ...withSlack, status: 'cancelled', reason: task.statusReason ?? 'cancelled' };
-  if (task.status === 'failed')
-    return { ...withSlack, status: 'failed', reason: task.statusReason ?? 'the review could not be opened' };
+  // A failed task may be retried (its Retry button): not an answer, so the ask still waits, and
+  // says why it is stuck. Only a start refused for good is `failed`.
+  const stuck =
+    task.status === 'failed'
+      ? {
+          reason: `${task.statusReason ?? 'The review could not go on.'} Someone in the channel may retry it.`,
+        }
+      : {};
   if (review?.status === 'pending') {
     return {
       ...withSlack,
+      ...stuck,
       status: 'pending',
       reviewers: review.settings.reviewers,
       approvals: { count: review.approvals.length, needed: approvalsNeeded(review.settings) },
       dueAt: review.dueAt,
     };
   }
-  return withSlack;
+  return { ...withSlack, ...stuck };
 }

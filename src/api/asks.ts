@@ -11,15 +11,25 @@ import type pg from 'pg';
 import type { ApiClient } from '../config/api-clients.js';
 import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction } from '../db/queryable.js';
+import type { ChannelStarts } from '../engine/index.js';
 import { type AskInput, type Door, type Engine, narrowRules } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { getAsk, insertAsk } from './ask-rows.js';
 import { type AskView, type CreateAsk, FINAL_ASK_STATUSES } from './ask-shapes.js';
 import { askView } from './ask-view.js';
-import type { ChannelStarts } from './channel-starts.js';
 
 export const ASK_WORKFLOW = 'ask';
+/** A cancel waits this long for a start under way to post its card (it usually takes a second). */
+const CANCEL_WAIT_MS = 10_000;
+
+/** JSON with every object's keys in order: a retry that orders a tool call's arguments otherwise is the same ask. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 /** A long-poll looks again this often. */
 const POLL_MS = 500;
 
@@ -91,7 +101,7 @@ export function createAsks(deps: AsksDeps) {
     body: CreateAsk,
     idempotencyKey?: string,
   ): Promise<{ view: AskView; created: boolean }> {
-    const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+    const fingerprint = createHash('sha256').update(canonical(body)).digest('hex');
     const id = randomUUID();
     const key = idempotencyKey ?? id;
     const requestKey = `${door}:${client.name}:${id}`;
@@ -118,6 +128,8 @@ export function createAsks(deps: AsksDeps) {
       door,
       input,
     };
+    // Slack is asked what it must be asked (the workspace) before the transaction, not inside it.
+    await starts.ready();
     const result = await inTransaction(pool, async (db) => {
       const inserted = await insertAsk(db, {
         id,
@@ -209,7 +221,12 @@ export function createAsks(deps: AsksDeps) {
   async function cancel(client: ApiClient, id: string): Promise<AskView | undefined> {
     const ask = await getAsk(pool, id, client.name);
     if (!ask) return undefined;
-    const start = await starts.state(ask.requestKey);
+    let start = await starts.state(ask.requestKey);
+    // A start under way is waited for a little: a client that cancels right after asking means it.
+    for (const until = Date.now() + CANCEL_WAIT_MS; !start.taskId && !start.refusal && Date.now() < until; ) {
+      await sleep(POLL_MS);
+      start = await starts.state(ask.requestKey);
+    }
     if (!start.taskId) {
       if (start.refusal) return view(client.name, id);
       throw new SignoffError(

@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import type { ApiConfig } from '../config/api-clients.js';
 import type { Logger } from '../logger.js';
+import { FINAL_ASK_STATUSES } from './ask-shapes.js';
 import type { Asks } from './asks.js';
 import type { CallbackKey } from './callback-key.js';
 
@@ -49,7 +50,9 @@ export function startCallbacks(deps: {
          JOIN signoff.slack_requests r ON r.key = a.request_key
          LEFT JOIN signoff.tasks t ON t.id = r.task_id
          WHERE c.delivered_at IS NULL AND c.attempts < $1 AND c.next_attempt_at <= now()
-           AND (r.refusal IS NOT NULL OR t.status IN ('done', 'rejected', 'stopped', 'cancelled'))
+           -- Answered, or about to read so: refused, ended, or its review decided.
+           AND (r.refusal IS NOT NULL OR t.status IN ('done', 'rejected', 'stopped', 'cancelled')
+                OR EXISTS (SELECT 1 FROM signoff.reviews v WHERE v.task_id = t.id AND v.status = 'decided'))
          ORDER BY c.next_attempt_at LIMIT 10
          FOR UPDATE OF c SKIP LOCKED)
        UPDATE signoff.ask_callbacks c SET next_attempt_at = now() + $2 * interval '1 millisecond'
@@ -64,6 +67,14 @@ export function startCallbacks(deps: {
   async function deliver(row: { id: string; client: string; callback_url: string; attempts: number }) {
     const known = row.client in deps.api.clients;
     const view = await deps.asks.view({ name: row.client }, row.id);
+    // Not answered after all (a review decided while another waits): looked at again soon, no try spent.
+    if (view && !FINAL_ASK_STATUSES.includes(view.status)) {
+      await pool.query(
+        "UPDATE signoff.ask_callbacks SET next_attempt_at = now() + interval '5 seconds' WHERE ask_id = $1",
+        [row.id],
+      );
+      return;
+    }
     const error = !known
       ? `client ${row.client} is no longer in the config file`
       : !view

@@ -31,8 +31,8 @@ export function createClientAuth(pool: pg.Pool, api: ApiConfig): ClientAuth {
       return found;
     },
     async take(client) {
-      // GCRA (signoff.take_slot): a tenth of a minute's calls at once, then one a period.
-      const r = await pool.query<{ wait: number }>('SELECT signoff.take_slot($1, $2, $3, 0) AS wait', [
+      // GCRA (signoff.take_rate): a tenth of a minute's calls at once, then one a period.
+      const r = await pool.query<{ wait: number }>('SELECT signoff.take_rate($1, $2, $3) AS wait', [
         `api:${client.name}`,
         60_000 / client.perMinute,
         Math.max(1, Math.ceil(client.perMinute / 10)),

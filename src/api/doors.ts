@@ -4,14 +4,13 @@
  */
 import type pg from 'pg';
 import type { WorkflowsConfig } from '../config/workflows.js';
-import type { Engine } from '../engine/index.js';
+import type { ChannelStarts, Engine } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { mcpRoutes } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/tools.js';
 import { createAsks } from './asks.js';
 import { createCallbackKey } from './callback-key.js';
 import { startCallbacks } from './callbacks.js';
-import type { ChannelStarts } from './channel-starts.js';
 import { createClientAuth } from './clients.js';
 import { apiRoutes, type Route } from './http.js';
 

@@ -27,6 +27,7 @@ export type {
 export { DecisionRefused, MAX_TASK_LENGTH } from './api.js';
 export type { AuditEntry, AuditFilter } from './audit-trail.js';
 // The parts main.ts wires together.
+export type { ChannelStart, ChannelStarts } from './channel-starts.js';
 export { setupCheckpointer } from './checkpointer.js';
 export { createDelivery } from './delivery.js';
 // A Slack post is sent only while its run still holds the task (the client checks before each call).

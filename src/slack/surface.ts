@@ -7,9 +7,8 @@
 import type { CustomRoute } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import type { ChannelStarts } from '../api/channel-starts.js';
 import type { Config } from '../config/config.js';
-import type { Engine, Metrics } from '../engine/index.js';
+import type { ChannelStarts, Engine, Metrics } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { type AfterAckClock, createAfterAck } from './inbound/after-ack.js';
 import { createSlackApp, initSlackApp } from './inbound/app.js';
@@ -133,7 +132,7 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
         logger,
         waiting: async () =>
           mode.kind === 'http'
-            ? (await startHealthServer(mode.port, healthy, metrics)).stop
+            ? (await startHealthServer(mode.port, healthy, metrics, doors?.routes)).stop
             : async () => undefined,
       });
     server = listen

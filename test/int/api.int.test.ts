@@ -22,7 +22,7 @@ const YAML = `api:
   clients:
     deploy-bot:
       tokenSha256: ${sha(TOKEN)}
-      channels: [C0WORK]
+      channels: [C0WORK, C0SHUT]
       perMinute: 600
       callbackUrls: ['http://127.0.0.1:']
     slow-bot:
@@ -157,6 +157,24 @@ describe('the HTTP API', () => {
     );
   });
 
+  it('a channel that will not take the card: the client reads failed, with what to do, and the refusal is audited', async () => {
+    slack.notJoined.C0SHUT = 'public';
+    const created = await call('POST', '/reviews', { body: ask({ channel: 'C0SHUT' }) });
+    expect(created.status).toBe(201);
+    const failed = await until('failed', async () => {
+      const r = await call('GET', `/reviews/${created.body.id}`);
+      return r.body.status === 'failed' ? r : undefined;
+    });
+    expect(String(failed.body.reason)).toMatch(/invite/i);
+    const trail = [];
+    for await (const e of file.service.signoff.engine.auditTrail({})) trail.push(e);
+    expect(
+      trail.some(
+        (e) => e.who === 'api:deploy-bot' && e.result === 'refused' && /invite/i.test(e.reason ?? ''),
+      ),
+    ).toBe(true);
+  });
+
   it('creates one review per idempotency key, and refuses the key reused for something else', async () => {
     const body = ask();
     const headers = { 'idempotency-key': `deploy-${n}` };
@@ -270,13 +288,17 @@ describe('the HTTP API', () => {
     expect(refused.some((r) => r.includes('U0EVE is not a reviewer'))).toBe(true);
   });
 
-  it('holds a client to its rate, with Retry-After, for every process sharing the database', async () => {
+  it('holds a client to its rate (kept in Postgres), with a Retry-After that refusals do not push back', async () => {
     const answers = [];
     for (let i = 0; i < 3; i++)
       answers.push(await call('GET', '/reviews/00000000-0000-4000-8000-000000000000', { token: OTHER }));
     expect(answers.map((a) => a.status)).toEqual([404, 429, 429]);
     expect(Number(answers[1]?.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(answers[1]?.body).toMatchObject({ error: { code: 'rate_limited' } });
+    // Two a minute: the next call may go in about 30 s, whatever was refused meanwhile.
+    const after = answers.slice(1).map((a) => Number(a.headers.get('retry-after')));
+    for (const seconds of after) expect(seconds).toBeGreaterThan(25);
+    for (const seconds of after) expect(seconds).toBeLessThanOrEqual(30);
   });
 
   describe('callbacks', () => {

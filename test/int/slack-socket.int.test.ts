@@ -38,6 +38,11 @@ it('serves the HTTP API on PORT too: a review asked there is posted in the chann
   await until('the card', () => rootOf('Asked over a socket app'));
   const read = await fetch(`${api}/reviews/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
   expect(read.status).toBe(200);
+  // A malformed escape in the path is no route (it threw in the server's handler and killed it).
+  expect((await fetch(`${api}/reviews/%E0`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+    404,
+  );
+  expect((await fetch(`http://127.0.0.1:${file.service.port}/healthz`)).status).toBe(200);
 });
 
 it('connects, acks a command, a thread reply and a click, and finishes the task', async () => {

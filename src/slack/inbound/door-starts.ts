@@ -1,11 +1,11 @@
 /**
- * The Slack side of the doors' port (api/channel-starts.ts): a review asked through the API or
+ * The Slack side of the doors' port (engine/channel-starts.ts): a review asked through the API or
  * MCP is started as a person's command is (start-task.ts): claimed with what it asks, its root
  * posted in the channel, its task started; the sweep finishes what a dead process left.
  */
 import type { WebClient } from '@slack/web-api';
-import type { ChannelStart, ChannelStarts } from '../../api/channel-starts.js';
 import type { Queryable } from '../../db/queryable.js';
+import type { ChannelStart, ChannelStarts } from '../../engine/index.js';
 import { claimRequest } from './claims.js';
 import type { StartDeps } from './deps.js';
 import { finishClaimedStart } from './start-task.js';
@@ -29,6 +29,7 @@ export function createDoorStarts(deps: StartDeps, client: () => WebClient): Chan
     requestKey: key,
   });
   return {
+    ready: async () => void (await teamId()),
     async claim(db: Queryable, key: string, s: ChannelStart) {
       const { requestKey: _, ...start } = await slackStart(key, s);
       await claimRequest(db, key, start);

@@ -93,7 +93,12 @@ export function matchPath(pattern: string, path: string): Record<string, string>
     const given = got[i] ?? '';
     if (part.startsWith(':')) {
       if (!given) return undefined;
-      params[part.slice(1)] = decodeURIComponent(given);
+      // A malformed escape (%E0) is no match, never a throw in the server's request handler.
+      try {
+        params[part.slice(1)] = decodeURIComponent(given);
+      } catch {
+        return undefined;
+      }
     } else if (part !== given) return undefined;
   }
   return params;

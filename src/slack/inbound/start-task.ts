@@ -152,7 +152,7 @@ async function giveUp(
   s: z.infer<typeof slackStartSchema>,
   why: string,
 ): Promise<void> {
-  await endRequest(deps, key, why);
+  await endRequest(deps, key, s, why);
   deps.logger.info({ request: key, channel: s.channel, why }, 'the start was given up');
   await tell(deps, client, s, why);
 }
@@ -217,7 +217,7 @@ async function finishStart(
         .catch((err) =>
           deps.logger.warn({ err, request: key }, 'could not delete the root of a refused start'),
         );
-      await endRequest(deps, key, error.message);
+      await endRequest(deps, key, s, error.message);
       return tell(deps, client, s, error.message);
     }
     // Refused for good (the workflow was turned off meanwhile, say): the root says so, and the
@@ -227,13 +227,28 @@ async function finishStart(
       ts,
       ...rootMessage(task, 'failed', `it could not be started: ${error.message}`, { controls: false }),
     });
-    await endRequest(deps, key, `It could not be started: ${error.message}`);
+    await endRequest(deps, key, s, `It could not be started: ${error.message}`);
   }
 }
 
-/** The request is finished without a task, and why (a sentence) is kept. */
-const endRequest = (deps: StartDeps, key: string, why: string) =>
-  deps.pool.query('UPDATE signoff.slack_requests SET start = NULL, refusal = $2 WHERE key = $1', [key, why]);
+/**
+ * The request is finished without a task, and why (a sentence) is kept; a door's is in the audit
+ * too (a person's refusals are said to them, an agent's read from its request).
+ */
+async function endRequest(deps: StartDeps, key: string, s: z.infer<typeof slackStartSchema>, why: string) {
+  await deps.pool.query('UPDATE signoff.slack_requests SET start = NULL, refusal = $2 WHERE key = $1', [
+    key,
+    why,
+  ]);
+  if (s.door)
+    await deps.engine.auditRefusal({
+      actor: s.user,
+      action: 'start',
+      code: 'start_given_up',
+      message: why,
+      detail: { workflow: s.workflow, door: s.door, channel: s.channel, request: key },
+    });
+}
 
 /** Finishes the starts a dead process left: each found root, or a new one, and its task. */
 export async function finishUnfinishedStarts(deps: StartDeps, client: WebClient): Promise<number> {
