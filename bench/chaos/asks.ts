@@ -46,15 +46,9 @@ export class AskClient {
 
   /**
    * Asks until the web process answers (the same key each time), at most `forMs`; with `twice`,
-   * each try goes out twice at once. Returns the ask's id, or undefined.
+   * each try goes out twice at once. Returns every id the API answered with (one key: one id).
    */
-  async ask(
-    channel: string,
-    title: string,
-    key: string,
-    twice: boolean,
-    forMs = 90_000,
-  ): Promise<string | undefined> {
+  async ask(channel: string, title: string, key: string, twice: boolean, forMs = 300_000): Promise<string[]> {
     const until = Date.now() + forMs;
     while (Date.now() < until) {
       const tries = Array.from({ length: twice ? 2 : 1 }, () =>
@@ -62,16 +56,17 @@ export class AskClient {
           () => undefined,
         ),
       );
-      const answered = (await Promise.all(tries)).find((r) => r && r.status < 300);
-      if (answered) return answered.body.id;
+      const answered = (await Promise.all(tries)).filter((r) => r && r.status < 300);
+      if (answered.length) return answered.map((r) => r?.body.id as string);
       await sleep(500);
     }
-    return undefined;
+    return [];
   }
 
-  async cancel(id: string): Promise<boolean> {
+  /** Cancels; the view the API answered with, when it answered 200. */
+  async cancel(id: string): Promise<AskView | undefined> {
     const r = await this.call('POST', `/reviews/${id}/cancel`).catch(() => undefined);
-    return r?.status === 200;
+    return r?.status === 200 ? r.body : undefined;
   }
 
   async view(id: string): Promise<AskView | undefined> {
@@ -91,17 +86,23 @@ function expected(status: string, action: string | null): string[] {
 }
 
 /**
- * ask_lost: an ask never got its id although the API was up; asked_twice: one key, two tasks;
- * ask_mismatch: the API's word differs from the task's state.
+ * ask_lost: an ask never got its id although the API was up; ask_forked: one key answered with
+ * two ids; asked_twice: one key, two tasks; ask_not_started: no task, and the API does not say
+ * it failed; ask_mismatch: the API's word differs from the task's state, or a cancel the API
+ * answered as done left the task going.
  */
 export async function checkAsks(
   pool: pg.Pool,
   client: AskClient,
-  asks: { marker: string; askId?: string }[],
+  asks: { marker: string; askIds?: string[]; cancelled?: boolean }[],
 ): Promise<Violation[]> {
   const out: Violation[] = [];
   for (const a of asks) {
-    if (!a.askId) {
+    const ids = [...new Set(a.askIds ?? [])];
+    if (ids.length > 1)
+      out.push({ kind: 'ask_forked', detail: `${a.marker}: one key, ids ${ids.join(', ')}` });
+    const askId = ids[0];
+    if (!askId) {
       out.push({ kind: 'ask_lost', detail: `${a.marker}: the API never answered its ask` });
       continue;
     }
@@ -112,12 +113,27 @@ export async function checkAsks(
        FROM signoff.tasks t WHERE t.workflow = 'ask' AND t.text LIKE $1`,
       [`%${a.marker}%`],
     );
-    if (tasks.rows.length !== 1) {
+    if (tasks.rows.length > 1) {
       out.push({ kind: 'asked_twice', detail: `${a.marker}: ${tasks.rows.length} tasks for one key` });
       continue;
     }
-    const task = tasks.rows[0] as { id: string; status: string; action: string | null };
-    const view = await client.view(a.askId);
+    const task = tasks.rows[0];
+    const view = await client.view(askId);
+    if (!task) {
+      // Refused for good (the API says so, with why) is an answer; silence is not.
+      if (view?.status !== 'failed')
+        out.push({
+          kind: 'ask_not_started',
+          detail: `${a.marker}: no task; the API says ${view?.status ?? 'nothing'}`,
+        });
+      continue;
+    }
+    if (a.cancelled && task.status !== 'cancelled')
+      out.push({
+        kind: 'ask_mismatch',
+        task: task.id,
+        detail: `${a.marker}: cancelled through the API, but ${task.status}`,
+      });
     const want = expected(task.status, task.action);
     if (!view || !want.includes(view.status))
       out.push({

@@ -56,9 +56,12 @@ export interface RunTask {
   /** Known once its root message is seen: the task id names the thread. */
   taskId?: string;
   rootTs?: string;
-  /** A review asked through the HTTP API: asked until the API answers, then its id. */
+  /** A review asked through the HTTP API: asked until the API answers, then its id (every one it gave). */
   asking?: Promise<void>;
   askId?: string;
+  askIds?: string[];
+  /** The API answered a cancel of it with the review cancelled. */
+  cancelled?: boolean;
 }
 
 /** What the checker saw of agents' streamed words, over all runs. */
@@ -187,7 +190,7 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
       return kind;
     case 'redirect': {
       // An agent's ask has no person to redirect it.
-      const people = now.working.filter((t) => !t.askId);
+      const people = now.working.filter((t) => t.workflow !== 'ask');
       const task = people.length ? rng.pick(people) : undefined;
       if (!task?.rootTs) return undefined;
       await driver.reply(
@@ -201,7 +204,12 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
     case 'cancel': {
       const task = now.open.length ? rng.pick(now.open) : undefined;
       // The agent that asked cancels through the API.
-      if (task?.askId) return (await ctx.asks.cancel(task.askId)) ? kind : undefined;
+      if (task?.workflow === 'ask') {
+        if (!task.askId) return undefined;
+        const view = await ctx.asks.cancel(task.askId);
+        if (view?.status === 'cancelled') task.cancelled = true;
+        return view ? kind : undefined;
+      }
       const root = task ? driver.rootOf(task.marker) : undefined;
       if (!task || !root) return undefined;
       await driver.click(task.requester, root, 'signoff_cancel');
@@ -336,8 +344,9 @@ export async function runScenario(ctx: RunContext): Promise<RunTask[]> {
       continue;
     }
     // Not awaited: the client asks again until the web process answers, while the faults go on.
-    t.asking = ctx.asks.ask(t.channel, text, t.marker, rng.chance(0.3)).then((id) => {
-      t.askId = id;
+    t.asking = ctx.asks.ask(t.channel, text, t.marker, rng.chance(0.3)).then((ids) => {
+      t.askIds = ids;
+      t.askId = ids[0];
     });
   }
   const running: Promise<unknown>[] = [];

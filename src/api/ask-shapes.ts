@@ -27,6 +27,7 @@ export const createAskSchema = z
     /** Called (POST, signed) once the review is decided, cancelled or refused. */
     callbackUrl: z
       .url({ protocol: /^https?$/ })
+      .regex(/^https?:\/\//, 'expected an http or https URL')
       .max(2000)
       .optional(),
   })

@@ -9,6 +9,7 @@ import { createHash, verify } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { click, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
@@ -376,6 +377,8 @@ describe('the HTTP API', () => {
       components: { schemas: Record<string, object> };
     };
     const ajv = new Ajv2020({ strict: false });
+    // ajv-formats is CommonJS: under NodeNext its default export arrives wrapped (uuid, uri checked).
+    (formatsPlugin as unknown as { default: (a: Ajv2020) => void }).default(ajv);
     const schemas = Object.fromEntries(
       Object.entries(doc.components.schemas).map(([k, s]) => [k, ajv.compile(s)]),
     );
@@ -386,6 +389,12 @@ describe('the HTTP API', () => {
       )?.[1]?.[method.toLowerCase()];
     };
     expect(seen.length).toBeGreaterThan(20);
+    // The request side: what the server takes, the document takes; what it refuses field by field, so does the document.
+    const request = ajv.compile(doc.components.schemas.CreateReview as object);
+    expect(request(ask())).toBe(true);
+    expect(request({ channel: 'C0WORK', content: 'x' })).toBe(false);
+    expect(request(ask({ approvals: 0 }))).toBe(false);
+    expect(request(ask({ callbackUrl: 'ftp://x' }))).toBe(false);
     for (const s of seen) {
       const op = route(s.method, `/api/v1${s.path}`);
       expect(op, `${s.method} ${s.path} is in the document`).toBeDefined();
