@@ -4,7 +4,7 @@
  * made from these (openapi.ts), so the document and the server cannot drift apart.
  */
 import { z } from 'zod';
-import { requestRulesSchema, toolCallSchema } from '../engine/index.js';
+import { oneOfContentOrCall, requestRulesSchema, toolCallSchema } from '../engine/index.js';
 
 /** What any door's client asks: where, what, and rules only stricter than the channel's. */
 export const askFields = {
@@ -18,9 +18,6 @@ export const askFields = {
   ...requestRulesSchema.shape,
 };
 
-/** A review is of Markdown content or of a tool call: exactly one of the two. */
-export const EITHER_CONTENT_OR_TOOL_CALL = 'give either content (Markdown) or a toolCall, not both';
-
 export const createAskSchema = z
   .object({
     ...askFields,
@@ -32,10 +29,7 @@ export const createAskSchema = z
       .optional(),
   })
   .strict()
-  .refine((a) => (a.content === undefined) !== (a.toolCall === undefined), {
-    message: EITHER_CONTENT_OR_TOOL_CALL,
-    path: ['content'],
-  });
+  .superRefine(oneOfContentOrCall);
 export type CreateAsk = z.infer<typeof createAskSchema>;
 
 export const ASK_STATUSES = [
@@ -85,6 +79,8 @@ export const askViewSchema = z.object({
    * a task that failed (someone in the channel may retry it).
    */
   reason: z.string().optional(),
+  /** Its task, as `signoff tasks`, `signoff events` and the audit name it, once started. */
+  taskId: z.string().optional(),
   /** The thread in Slack, once the card is posted. */
   slack: z.object({ channel: z.string(), ts: z.string() }).optional(),
 });

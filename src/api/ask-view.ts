@@ -22,7 +22,7 @@ export function askView(
   if (!task) return start.refusal ? { ...base, status: 'failed', reason: start.refusal } : base;
   const origin = task.origin as { channel?: string; ts?: string };
   const slack = origin.channel && origin.ts ? { channel: origin.channel, ts: origin.ts } : undefined;
-  const withSlack = { ...base, ...(slack ? { slack } : {}) };
+  const withSlack = { ...base, taskId: task.id, ...(slack ? { slack } : {}) };
   // The ask workflow opens one review; the latest is the one that counts.
   const review = reviews.at(-1);
   if (review?.status === 'decided' && review.decision) {

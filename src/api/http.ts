@@ -59,10 +59,13 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > BODY_MAX_BYTES)
+      // The rest is not read: the connection closes once the answer is out.
       throw new ApiError(
         413,
         'too_large',
         `The body is over ${BODY_MAX_BYTES / 1024} KB; send less content.`,
+        undefined,
+        { connection: 'close' },
       );
     chunks.push(chunk as Buffer);
   }

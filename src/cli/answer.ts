@@ -145,8 +145,10 @@ export function parseAnswer(line: string, review: Review): Answer {
   const spaced = word.replace(/\s+/g, ' ');
   if (allowed.includes('reject') && spaced === label('reject')) return { action: 'reject' };
   if (allowed.includes('approve') && !toolCall && spaced === label('approve')) return { action: 'approve' };
-  if (LIKE_APPROVE.has(plain) || LIKE_REJECT.has(plain)) {
-    const meant: Action = LIKE_APPROVE.has(plain) ? 'approve' : 'reject';
+  // A misspelt choice ("aprove", "rejcet") is a typo, never feedback: a revise may end the task.
+  const typo = misspelt(plain);
+  if (LIKE_APPROVE.has(plain) || LIKE_REJECT.has(plain) || typo) {
+    const meant: Action = typo ?? (LIKE_APPROVE.has(plain) ? 'approve' : 'reject');
     const feedback = allowed.includes('revise') ? [`"revise: <feedback>" to ${verb(review, 'revise')}`] : [];
     if (!allowed.includes(meant)) {
       return { error: `"${text}" is not one of the choices: type ${choices(review)}.` };
@@ -260,4 +262,27 @@ export function answerHelp(review: Review, resume: string): string {
   ];
   const width = Math.max(...rows.map(([typed]) => typed.length)) + 2;
   return `At this review, type:\n${rows.map(([typed, does]) => `  ${typed.padEnd(width)}${does}`).join('\n')}\n`;
+}
+
+/** A single word one or two letters from "approve" or "reject": the choice it misspells. */
+function misspelt(word: string): 'approve' | 'reject' | undefined {
+  if (word.length < 4 || /\s/.test(word)) return undefined;
+  for (const choice of ['approve', 'reject'] as const) if (distance(word, choice) <= 2) return choice;
+  return undefined;
+}
+
+/** Levenshtein distance (a swap of two letters counts two). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    row = next;
+  }
+  return row[b.length] ?? 0;
 }

@@ -6,7 +6,12 @@
 
 // What an agent asking through a door (the API, MCP) sends, and what it gets back.
 export { type AskAnswer, askAnswer } from '../workflows/ask/ask-answer.js';
-export { type AskInput, askInputSchema, toolCallSchema } from '../workflows/ask/ask-request.js';
+export {
+  type AskInput,
+  askInputSchema,
+  oneOfContentOrCall,
+  toolCallSchema,
+} from '../workflows/ask/ask-request.js';
 // What a review asks and how it may be answered, for surfaces that draw and read its form.
 export { contentHash } from '../workflows/protocol/content-hash.js';
 export { requestRulesSchema } from '../workflows/protocol/requests.js';

@@ -9,15 +9,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import {
-  type AskView,
-  askFields,
-  askViewSchema,
-  EITHER_CONTENT_OR_TOOL_CALL,
-  FINAL_ASK_STATUSES,
-} from '../api/ask-shapes.js';
+import { type AskView, askFields, askViewSchema, FINAL_ASK_STATUSES } from '../api/ask-shapes.js';
 import type { Asks } from '../api/asks.js';
 import type { ApiClient } from '../config/api-clients.js';
+import { oneOfContentOrCall } from '../engine/index.js';
 import { isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { answerWords, waitingWords } from './words.js';
@@ -69,10 +64,7 @@ const requestInput = z
       ),
   })
   .strict()
-  .refine((a) => (a.content === undefined) !== (a.toolCall === undefined), {
-    message: EITHER_CONTENT_OR_TOOL_CALL,
-    path: ['content'],
-  });
+  .superRefine(oneOfContentOrCall);
 
 const getInput = z
   .object({

@@ -254,11 +254,15 @@ describe('the HTTP API', () => {
     expect((noTitle.body.error as { fields: Record<string, string> }).fields).toHaveProperty('title');
     const both = await call('POST', '/reviews', { body: ask({ toolCall: { name: 'x', arguments: {} } }) });
     expect(both.status).toBe(400);
-    expect(JSON.stringify(both.body)).toContain('either content');
+    expect(JSON.stringify(both.body)).toContain('content or a toolCall, not both');
+    const neither = await call('POST', '/reviews', { body: ask({ content: undefined }) });
+    expect(JSON.stringify(neither.body)).toContain('give what to review');
     const badSchema = await call('POST', '/reviews', {
       body: ask({ content: undefined, toolCall: { name: 'x', arguments: {}, schema: { type: 'nonsense' } } }),
     });
     expect(badSchema.status).toBe(400);
+    const huge = await call('POST', '/reviews', { body: ask({ content: 'x'.repeat(300_000) }) });
+    expect(huge).toMatchObject({ status: 413, body: { error: { code: 'too_large' } } });
     const wrongToken = await call('POST', '/reviews', { body: ask(), token: 'sk-nobody' });
     expect(wrongToken).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
     const elsewhere = await call('POST', '/reviews', { body: ask({ channel: 'C0OTHER' }) });

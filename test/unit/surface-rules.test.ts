@@ -176,9 +176,10 @@ describe('terminal answers', () => {
     expect(formatReview(one)).not.toContain('Enter or');
     expect(formatReview(review())).toContain('└─ Enter or "approve" to approve,');
   });
-  it('a lone "yes", "lgtm" or "no" is asked about, neither a decision nor feedback; "reject: why" rejects with the reason', () => {
+  it('a lone "yes", "lgtm", "no" or a misspelt choice is asked about, neither a decision nor feedback; "reject: why" rejects with the reason', () => {
     const one = { ...review(), request: toReviewRequest(REQUESTS.one) } as Review;
-    for (const typed of ['yes', 'lgtm', 'OK.', 'no', 'n'])
+    // A misspelt choice too: a revise may end the task (an `ask`), so a typo is never feedback.
+    for (const typed of ['yes', 'lgtm', 'OK.', 'no', 'n', 'aprove', 'Approv', 'rejct', 'regect'])
       expect(parseAnswer(typed, review())).toMatchObject({
         error: expect.stringMatching(/^Did you mean (approve|reject)\?/),
       });

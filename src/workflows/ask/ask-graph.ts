@@ -38,12 +38,23 @@ export const askWorkflow: WorkflowDefinition = {
   name: 'ask',
   description: BUILT_IN_DESCRIPTIONS.ask,
   build: buildAskGraph,
-  // A person's `/signoff ask <question>` asks their words as the review's content.
+  // A person's `/signoff ask <question>`: their words are the title, and the content when too long for one.
   input: (task) => ({
-    ask: askInputSchema.parse(task.input ?? { title: task.text.slice(0, 150), content: task.text }),
+    ask: askInputSchema.parse(
+      task.input ?? {
+        title: task.text.length > 150 ? `${task.text.slice(0, 149)}…` : task.text,
+        content: task.text.length > 150 ? task.text : '',
+      },
+    ),
   }),
   durability: 'exit',
   checkpoints: () => BUILT_IN_CHECKPOINTS.ask,
-  outcome: (values) =>
-    rejected(values.answer) ? { status: 'rejected', reason: 'rejected at review' } : { status: 'done' },
+  outcome: (values) => {
+    if (rejected(values.answer)) return { status: 'rejected', reason: 'rejected at review' };
+    // Sent back with words: the asker acts on them; the ask itself is over.
+    const d = decisionSchema.safeParse(values.answer);
+    return d.success && d.data.action === 'revise'
+      ? { status: 'done', reason: `sent back: ${d.data.feedback ?? ''}`.trim() }
+      : { status: 'done' };
+  },
 };

@@ -37,6 +37,18 @@ export const toolCallSchema = z
     }
   });
 
+/** An ask reviews content or a tool call: one of them, said as what is wrong. */
+export function oneOfContentOrCall(a: { content?: string; toolCall?: unknown }, ctx: z.RefinementCtx) {
+  if (a.content !== undefined && a.toolCall !== undefined)
+    ctx.addIssue({ code: 'custom', path: ['content'], message: 'give content or a toolCall, not both' });
+  if (a.content === undefined && a.toolCall === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['content'],
+      message: 'give what to review: content (Markdown) or a toolCall',
+    });
+}
+
 export const askInputSchema = z
   .object({
     title: z.string().trim().min(1).max(150),
@@ -46,10 +58,7 @@ export const askInputSchema = z
     rules: requestRulesSchema.optional(),
   })
   .strict()
-  .refine((a) => (a.content === undefined) !== (a.toolCall === undefined), {
-    message: 'give either content (Markdown) or a toolCall, not both',
-    path: ['content'],
-  });
+  .superRefine(oneOfContentOrCall);
 export type AskInput = z.infer<typeof askInputSchema>;
 
 /** The review the `ask` workflow interrupts with: signoff's own shape, or a tool call's (HITL). */
