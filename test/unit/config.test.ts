@@ -378,8 +378,10 @@ describe('the workflow config file', () => {
       'specialist',
       'goal-plan',
       'proposal',
+      'ask',
       'release-notes',
     ]);
+    expect(Object.keys(c.api.clients)).toEqual(['deploy-bot']);
     expect(c.workflows['release-notes']?.stages?.map((s) => s.id)).toEqual(['draft', 'checks', 'final']);
   });
 });
