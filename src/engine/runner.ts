@@ -251,6 +251,17 @@ export function createRunner(deps: RunnerDeps): Runner {
       if (input !== undefined) {
         ran = await execute(input);
         if (!ran) return;
+      } else {
+        // Nothing to run (a run died after saving its step, before settling it): its streams
+        // would stay open until the task's next run or end. A view opened and closed here closes
+        // what it left, as a run's would.
+        await deps.lives?.[task.surface]
+          ?.open(task, {
+            id: randomUUID(),
+            held: () => lease.held(),
+            unshown: () => saidNotShown(pool, task.id),
+          })
+          .close('stopped');
       }
     }
     try {

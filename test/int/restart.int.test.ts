@@ -81,7 +81,7 @@ describe('the terminal says what is wrong', () => {
     [
       ['run', 'nonesuch', 'do it'],
       2,
-      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal.',
+      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal, ask.',
     ],
     [['run', 'pair'], 2, `Describe the task after the workflow's name`],
     [['run'], 2, 'Name a workflow'],

@@ -135,7 +135,7 @@ describe('Slack surface', () => {
     const unknown = await postSigned(file.events, commandBody('nonesuch do it'));
     expect(JSON.parse(unknown.body)).toMatchObject({ response_type: 'ephemeral' });
     expect(JSON.parse(unknown.body).text).toContain(
-      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal.',
+      'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal, ask.',
     );
     const empty = await postSigned(file.events, commandBody('pair'));
     expect(JSON.parse(empty.body).text).toContain("Describe the task after the workflow's name");

@@ -120,7 +120,7 @@ export function createSlackLive(deps: {
   const open = (task: Task, run: LiveRunInfo): LiveRun => {
     const origin = slackOriginSchema.safeParse(task.origin).data;
     // Slack streams only to a named person in a workspace it is told (required in channels).
-    const streamable = !!origin?.team && /^[UW]/.test(task.requester);
+    const streamable = !!origin?.team && isPerson(task.requester);
     const mine = new Map<string, Stream>();
     /** Settles of kept and dropped streams under way (close waits for them). */
     const settling = new Set<Promise<void>>();
@@ -147,9 +147,6 @@ export function createSlackLive(deps: {
     const begin = async (s: Stream): Promise<Stream['state']> => {
       await ready;
       if (!origin?.team) return 'off';
-      // Slack streams to a person (recipient_user_id): a task an agent asked for through a door
-      // has none, so its words are posted.
-      if (!isPerson(task.requester)) return 'off';
       // A stream started while earlier words wait to be posted would show above them (those that
       // streamed are in the thread already, above it).
       if (await postedLater(run)) return 'off';
@@ -325,6 +322,8 @@ export function createSlackLive(deps: {
       kept: (ids) => void settling.add(settle(ids, 'kept')),
       dropped: (ids) => void settling.add(settle(ids, 'dropped')),
       close: async (how) => {
+        // What an earlier run left open is closed by the time this one is over.
+        await ready;
         // Streams still open: with the run finished, no word of theirs was said.
         await settle([...mine.keys()], how === 'finished' ? 'dropped' : how);
         // The run ends once its streams are settled: a next run of the task, which closes what
