@@ -221,6 +221,8 @@ export interface SlackOptions extends OpenOptions {
   afterAckClock?: AfterAckClock;
   /** How often an MCP call waiting for a decision says so (tests shorten it). */
   mcpProgressEveryMs?: number;
+  /** How long an MCP call that hears no progress waits before answering pending (tests shorten it). */
+  mcpUnheardWaitMs?: number;
 }
 
 /** Runs signoff on Slack: the engine, given Slack's sink and directory, and the Slack surface. */
@@ -247,6 +249,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
         workflows: config.workflows,
         logger,
         mcpProgressEveryMs: options.mcpProgressEveryMs,
+        mcpUnheardWaitMs: options.mcpUnheardWaitMs,
       }),
     });
     return {
@@ -298,7 +301,13 @@ export async function startMcp(
     });
     const auth = createClientAuth(signoff.db.pool, config.workflows.api);
     const server = createMcpServer(
-      { asks, take: auth.take, logger, progressEveryMs: options.mcpProgressEveryMs },
+      {
+        asks,
+        take: auth.take,
+        logger,
+        progressEveryMs: options.mcpProgressEveryMs,
+        unheardWaitMs: options.mcpUnheardWaitMs,
+      },
       options.client,
     );
     const stdio = await serveStdio(server, options.io);

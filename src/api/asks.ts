@@ -30,8 +30,9 @@ const canonical = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
-/** A long-poll looks again this often. */
+/** A long-poll looks again this often; after its first minute (people take hours), less often. */
 const POLL_MS = 500;
+const SLOW_POLL_MS = 3000;
 
 export interface AsksDeps {
   pool: pg.Pool;
@@ -200,7 +201,8 @@ export function createAsks(deps: AsksDeps) {
     waitMs: number,
     o: { signal?: AbortSignal; onChange?: (view: AskView) => void } = {},
   ): Promise<AskView | undefined> {
-    const until = Date.now() + waitMs;
+    const began = Date.now();
+    const until = began + waitMs;
     let last = '';
     for (;;) {
       const now = await view(client.name, id);
@@ -211,7 +213,8 @@ export function createAsks(deps: AsksDeps) {
         last = seen;
       }
       if (FINAL_ASK_STATUSES.includes(now.status) || Date.now() >= until || o.signal?.aborted) return now;
-      await sleep(Math.min(POLL_MS, Math.max(0, until - Date.now())), undefined, { signal: o.signal }).catch(
+      const every = Date.now() - began < 60_000 ? POLL_MS : SLOW_POLL_MS;
+      await sleep(Math.min(every, Math.max(0, until - Date.now())), undefined, { signal: o.signal }).catch(
         () => undefined,
       );
     }

@@ -21,6 +21,8 @@ export interface DoorsDeps {
   logger: Logger;
   /** How often an MCP call waiting for a decision says so (tests shorten it). */
   mcpProgressEveryMs?: number;
+  /** How long an MCP call that hears no progress waits before answering pending (tests shorten it). */
+  mcpUnheardWaitMs?: number;
 }
 
 export function createDoors(deps: DoorsDeps) {
@@ -40,7 +42,13 @@ export function createDoors(deps: DoorsDeps) {
       authenticate: auth.authenticate,
       serverFor: (client) =>
         createMcpServer(
-          { asks, take: auth.take, logger: deps.logger, progressEveryMs: deps.mcpProgressEveryMs },
+          {
+            asks,
+            take: auth.take,
+            logger: deps.logger,
+            progressEveryMs: deps.mcpProgressEveryMs,
+            unheardWaitMs: deps.mcpUnheardWaitMs,
+          },
           client,
         ),
       logger: deps.logger,

@@ -222,10 +222,14 @@ export function createRunner(deps: RunnerDeps): Runner {
       try {
         before = await workflow.graph.getState(config);
       } catch (error) {
-        // The database's own failures are retried. Any other is the step's, as a run's failure
-        // is (a graph whose state lives on a server that is down): a sentence and Retry, never a
-        // task left working while its job retries unseen.
-        if (isConnectionError(error, pool)) throw error;
+        // The database's own failures are retried (any Postgres error: too many connections in a
+        // failover, a statement timeout, not only a lost connection), and so is a read cut short
+        // by the process stopping. Any other is the step's, as a run's failure is (a graph whose
+        // state lives on a server that is down): a sentence and Retry, never a task left working
+        // while its job retries unseen.
+        const fromPostgres = typeof (error as { severity?: unknown } | null)?.severity === 'string';
+        if (isConnectionError(error, pool) || fromPostgres) throw error;
+        if (stopping) throw new RunStopped('the process is stopping', { cause: error });
         await failStep(error);
         return;
       }

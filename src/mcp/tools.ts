@@ -25,6 +25,8 @@ import { answerWords, waitingWords } from './words.js';
 export const PROGRESS_EVERY_MS = 15_000;
 /** The longest `get_signoff` waits: under a client's default 60 s request timeout. */
 export const GET_WAIT_MAX_SECONDS = 45;
+/** How long a call with no progress token waits before answering pending (clients time out at 60 s). */
+const UNHEARD_WAIT_MS = 50_000;
 /** A cancelled call whose review is still being posted tries its cancel again this long. */
 const CANCEL_RETRY_MS = 30_000;
 
@@ -35,6 +37,8 @@ export interface McpDeps {
   logger: Logger;
   /** How often a waiting call sends progress (tests shorten it). */
   progressEveryMs?: number;
+  /** How long a call that hears no progress waits before answering pending (tests shorten it). */
+  unheardWaitMs?: number;
 }
 
 const requestInput = z
@@ -127,7 +131,7 @@ export function createMcpServer(deps: McpDeps, client: ApiClient): McpServer {
     {
       title: 'Ask the team for sign-off',
       description:
-        'Asks people in a Slack channel to approve, revise or reject content or a tool call, and waits until they decide. Returns approved (with the arguments to run a tool call with, maybe edited), revised (with feedback) or rejected. Sends progress while waiting ("waiting for U0BOB; 0 of 1 approvals"); cancelling the call cancels the review.',
+        'Asks people in a Slack channel to approve, revise or reject content or a tool call, and waits until they decide. Returns approved (with the arguments to run a tool call with, maybe edited), revised (with feedback) or rejected. Sends progress while waiting ("waiting for U0BOB; 0 of 1 approvals"); cancelling the call cancels the review. People may take hours: pass an idempotencyKey, and if the call times out call again with the same key (the same review, not a second one), or call get_signoff with the id. Without progress notifications it returns after about 50 s with status pending and the id.',
       inputSchema: requestInput,
       outputSchema: askViewSchema,
     },
@@ -136,7 +140,16 @@ export function createMcpServer(deps: McpDeps, client: ApiClient): McpServer {
       const progress = progressOf(extra, created.id);
       let view = created;
       await progress(view);
-      const until = waitSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + waitSeconds * 1000;
+      // A client that hears no progress would time out on its own (the SDK's default is 60 s,
+      // and the agent would learn nothing): it is answered pending, with the id, before that.
+      const listening = extra._meta?.progressToken !== undefined;
+      const ms =
+        waitSeconds !== undefined
+          ? waitSeconds * 1000
+          : listening
+            ? undefined
+            : (deps.unheardWaitMs ?? UNHEARD_WAIT_MS);
+      const until = ms === undefined ? Number.POSITIVE_INFINITY : Date.now() + ms;
       while (!FINAL_ASK_STATUSES.includes(view.status) && Date.now() < until && !extra.signal.aborted) {
         const next = await asks.wait(client, created.id, Math.min(every, until - Date.now()), {
           signal: extra.signal,

@@ -97,7 +97,7 @@ describe('the config file', () => {
     const r = await runSignoff(['tasks'], { ...env, SIGNOFF_CONFIG: file });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}:2:3 workflows.pairs: there is no workflow "pairs"`);
-    expect(r.stderr).toContain('pair, specialist, goal-plan, proposal, notes');
+    expect(r.stderr).toContain('pair, specialist, goal-plan, proposal, ask, notes');
     expect(r.stdout).toBe('');
   });
 });

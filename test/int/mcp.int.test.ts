@@ -32,7 +32,10 @@ workflows:
 `;
 
 /** Progress every 300 ms here (15 s in production): a test sees several within a short timeout. */
-const file = slackPerFile('mcp_doors', { yaml: YAML, options: { mcpProgressEveryMs: 300 } });
+const file = slackPerFile('mcp_doors', {
+  yaml: YAML,
+  options: { mcpProgressEveryMs: 300, mcpUnheardWaitMs: 2000 },
+});
 const { slack } = file;
 const { posts, cardsIn, tsOf, buttons, updatesOf } = slackThreads(slack);
 
@@ -187,6 +190,23 @@ describe('MCP over streamable HTTP', () => {
     expect(result.structuredContent).toMatchObject({ status: 'approved' });
     expect(pending.message).toContain((result.structuredContent as { id: string }).id);
     expect(posts().filter((p) => !p.thread_ts && p.text.includes(body.title as string))).toHaveLength(1);
+    await client.close();
+  });
+
+  it('a call that hears no progress answers pending with the review id before a client would time out, and the review stays open', async () => {
+    const client = await overHttp();
+    const body = ask();
+    // No onprogress: the client sends no progress token, so it would hear nothing for minutes.
+    const result = (await client.callTool({ name: 'request_signoff', arguments: body })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: 'pending' });
+    const { id } = result.structuredContent as { id: string };
+    const { card, thread } = await cardOf(body.title);
+    await press('U0BOB', card, thread, 'Approve');
+    const read = (await client.callTool({
+      name: 'get_signoff',
+      arguments: { id, waitSeconds: 20 },
+    })) as CallToolResult;
+    expect(read.structuredContent).toMatchObject({ id, status: 'approved' });
     await client.close();
   });
 

@@ -218,6 +218,7 @@ describe('signoff test', () => {
           ],
           checkpoints: ['query_review', 'insight_review', 'final_review'],
         },
+        ask: { agents: [], checkpoints: ['review', 'tool_call'] },
         notes: { agents: ['writer', 'Editor'], checkpoints: ['read'] },
         mailer: { agents: expect.any(Array), checkpoints: undefined },
       });

@@ -18,6 +18,7 @@ const file = slackPerFile('slack_not_joined', {
   specialist: { channels: [${ON}] }
   goal-plan: { channels: [${ON}] }
   proposal: { channels: [${ON}] }
+  ask: { channels: [${ON}] }
 `,
   workspace: (slack) => {
     slack.notJoined = { C0OUT: 'public', G0SECRET: 'private' };

@@ -61,7 +61,7 @@ it('a web process queues the run; a worker process runs it; the click on the web
     expect(webMetrics).toMatch(/^signoff_decisions_total\{[^}]*action="approve",automatic="false"\} 1$/m);
     expect(workerMetrics).not.toMatch(/^signoff_decisions_total\{/m);
     for (const text of [webMetrics, workerMetrics])
-      expect(text).toMatch(/^signoff_tasks\{workflow="[^"]+",status="done"\} 1$/m);
+      expect(text).toMatch(/^signoff_tasks\{workflow="[^"]+",door="slack",status="done"\} 1$/m);
   } finally {
     await jobs.end();
   }

@@ -17,11 +17,14 @@ import { fromStandard } from '../protocol/standard-interrupts.js';
 
 export const toolCallSchema = z
   .object({
-    name: z.string().trim().min(1).max(100),
-    arguments: z.record(z.string(), z.unknown()),
+    name: z.string().trim().min(1).max(100).describe('The tool to call, as the agent names it.'),
+    arguments: z.record(z.string(), z.unknown()).describe('The arguments it would be called with.'),
     /** The arguments' JSON Schema: an edit must fit it. */
-    schema: z.record(z.string(), z.unknown()).optional(),
-    description: z.string().max(10_000).optional(),
+    schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The arguments' JSON Schema: a reviewer's edited arguments must fit it."),
+    description: z.string().max(10_000).optional().describe('What the call does, for the reviewers.'),
   })
   .strict()
   .superRefine((call, ctx) => {

@@ -68,16 +68,30 @@ const reviewerId = z
 export const requestRulesSchema = z
   .object({
     /** Who may decide: among the checkpoint's reviewers (any person, if it allows anyone). */
-    reviewers: z.array(reviewerId).min(1).max(20).optional(),
+    reviewers: z
+      .array(reviewerId)
+      .min(1)
+      .max(20)
+      .optional()
+      .describe(
+        "Who may decide: Slack user ids (U…) or user group ids (S…), among the channel's reviewers for this checkpoint. Only stricter than the channel's rules.",
+      ),
     /** Approvals needed: at least the checkpoint's. */
-    approvals: z.number().int().min(1).max(20).optional(),
+    approvals: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .describe("How many different people must approve: at least the channel's number for this checkpoint."),
     /** Seconds until the checkpoint's timeout applies: at most the checkpoint's. */
     timeoutSeconds: z
       .number()
       .int()
       .min(60)
       .max(30 * 86_400)
-      .optional(),
+      .optional()
+      .describe("Seconds until the checkpoint's timeout applies: at most the channel's."),
   })
   .strict();
 export type RequestRules = z.infer<typeof requestRulesSchema>;

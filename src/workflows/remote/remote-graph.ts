@@ -134,8 +134,14 @@ export function createRemoteGraph(remote: RemoteSettings, logger?: Logger): Runn
           const status = (await client.runs.get(thread, runId, { signal: AbortSignal.timeout(timeoutMs) }))
             .status;
           if (GOING.has(status)) heard = Date.now();
+          // Over (failed, or ended while its stream stays silent: a proxy holding it open), but
+          // the stream said nothing of it: the step stops rather than wait for ever.
           else if (status === 'error')
             stop(new RemoteGraphError('graph_failed', `the run ended with status ${status}`));
+          else
+            stop(
+              new RemoteGraphError('graph_server_error', `the run is ${status} but its stream went silent`),
+            );
         } catch (error) {
           stop(remoteFailure(error, 'asking the LangGraph server about a silent run'));
         }
