@@ -1,9 +1,9 @@
 /**
  * A workflow whose graph runs on a LangGraph server (`remote:` in the config file), against the
  * real in-memory server of `@langchain/langgraph-api` running examples/remote-graph: its
- * interrupts (signoff's own shape, then a HITLRequest) are cards, a click resumes the run on the
- * server and it ends; a server down at the start, killed mid-run or silent is a sentence and
- * Retry, and Retry once it is back goes on; a cancel cancels the run on the server.
+ * interrupts (signoff's own shape, then a HITLRequest; the Agent Inbox's) are cards, a click
+ * resumes the run on the server and it ends; a server down at the start, killed mid-run or silent is a
+ * sentence and Retry, and Retry once it is back goes on; a cancel cancels the run on the server.
  */
 import { createServer } from 'node:http';
 import { Client } from '@langchain/langgraph-sdk';
@@ -26,6 +26,8 @@ const file = slackPerFile('slack_remote_graph', {
     remote: { url: "${server.url}", graph: release }
   hanging:
     remote: { url: "${server.url}", graph: hanging, timeoutSeconds: 5 }
+  inbox:
+    remote: { url: "${server.url}", graph: inbox }
   mute:
     remote: { url: "http://127.0.0.1:${silentPort}", graph: release, timeoutSeconds: 1 }
 `,
@@ -66,16 +68,26 @@ async function start(command: string, text: string) {
   return tsOf(await until('root', () => rootOf(text)));
 }
 
-/** The thread on the LangGraph server of the task started with `text` (not redirected: its first graph thread). */
-async function remoteThreadOf(text: string): Promise<string> {
+/** The id of the task whose goal is now `text`. */
+async function taskIdOf(text: string): Promise<string> {
   const r = await file.service.signoff.db.pool.query<{ id: string }>(
     'SELECT id FROM signoff.tasks WHERE text = $1',
     [text],
   );
   const id = r.rows[0]?.id;
   if (!id) throw new Error(`no task "${text}"`);
-  return remoteThreadId(id);
+  return id;
 }
+
+/** The thread on the LangGraph server of the task started with `text` (not redirected: its first graph thread). */
+const remoteThreadOf = async (text: string) => remoteThreadId(await taskIdOf(text));
+
+/** The runs on a server thread once none is pending or running. */
+const settledRuns = (thread: string) =>
+  until('the runs on the server thread settled', async () => {
+    const all = await client.runs.list(thread);
+    return all.length && all.every((r) => r.status !== 'pending' && r.status !== 'running') ? all : undefined;
+  });
 
 describe('a graph on a LangGraph server', () => {
   it("signoff's review and a HITLRequest become cards; each click resumes the run on the server, which ends", async () => {
@@ -102,6 +114,25 @@ describe('a graph on a LangGraph server', () => {
     const state = await client.threads.getState(await remoteThreadOf('the v2 launch'));
     expect(state.next).toEqual([]);
     expect(JSON.stringify(state.values)).toContain('Published and announced in #releases.');
+  });
+
+  it('an Agent Inbox interrupt becomes a card; Approve resumes the run on the server with `accept`, and it ends', async () => {
+    const thread = await start('inbox', 'the billing service');
+    const card = await until('inbox card', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(card.blocks)).toContain('deploy');
+    expect(JSON.stringify(card.blocks)).toContain('Deploy the billing service to production?');
+    expect(buttons(card).map((b) => b.action_id)).toContain('signoff_approve');
+    await approve(card, thread);
+
+    await rootSays(thread, 'Done', 30_000);
+    const remote = await remoteThreadOf('the billing service');
+    const state = await client.threads.getState<{ messages: { content: string }[] }>(remote);
+    expect(state.next).toEqual([]);
+    // The graph got the Agent Inbox's own answer to an approval, word for word.
+    expect(state.values.messages.at(-1)?.content).toBe(
+      `Inbox answer: ${JSON.stringify([{ type: 'accept', args: null }])}`,
+    );
+    expect((await settledRuns(remote)).map((r) => r.status)).toEqual(['success', 'success']);
   });
 
   it('a server down when the task starts: a sentence and Retry, not a task left working; Retry once it is back runs it', async () => {
@@ -149,13 +180,7 @@ describe('a graph on a LangGraph server', () => {
     );
     await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', thread));
     await rootSays(thread, 'Cancelled');
-    const remote = await remoteThreadOf('prune the old branches');
-    const runs = await until('the run stopped on the server', async () => {
-      const all = await client.runs.list(remote);
-      return all.length && all.every((r) => r.status !== 'pending' && r.status !== 'running')
-        ? all
-        : undefined;
-    });
+    const runs = await settledRuns(await remoteThreadOf('prune the old branches'));
     expect(runs.map((r) => r.status)).toEqual(['interrupted']);
   });
 
