@@ -2,16 +2,18 @@
  * A workflow whose graph runs on a LangGraph server (`remote:` in the config file), against the
  * real in-memory server of `@langchain/langgraph-api` running examples/remote-graph: its
  * interrupts (signoff's own shape, then a HITLRequest; the Agent Inbox's) are cards, a click
- * resumes the run on the server and it ends; a server down at the start, killed mid-run or silent is a
+ * resumes the run on the server and it ends; a redirect cancels the run on the server and starts
+ * the new goal on a new thread there; a server down at the start, killed mid-run or silent is a
  * sentence and Retry, and Retry once it is back goes on; a cancel cancels the run on the server.
  */
 import { createServer } from 'node:http';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteThreadId } from '../../src/workflows/remote/thread-ids.js';
+import { type HoldingProxy, holdingProxy } from '../helpers/holding-proxy.js';
 import { langGraphServer } from '../helpers/langgraph-server.js';
 import { unusedPort } from '../helpers/ports.js';
-import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -19,6 +21,9 @@ const server = langGraphServer(await unusedPort());
 // A server that takes connections and never answers.
 const silent = createServer(() => undefined);
 const silentPort = await unusedPort();
+// In front of the server, a proxy that never tells it that signoff hung up a run's stream.
+const proxyPort = await unusedPort();
+let proxy: HoldingProxy;
 
 const file = slackPerFile('slack_remote_graph', {
   yaml: `workflows:
@@ -28,6 +33,8 @@ const file = slackPerFile('slack_remote_graph', {
     remote: { url: "${server.url}", graph: hanging, timeoutSeconds: 5 }
   inbox:
     remote: { url: "${server.url}", graph: inbox }
+  proxied:
+    remote: { url: "http://127.0.0.1:${proxyPort}", graph: inbox }
   mute:
     remote: { url: "http://127.0.0.1:${silentPort}", graph: release, timeoutSeconds: 1 }
 `,
@@ -39,8 +46,10 @@ const client = new Client({ apiUrl: server.url, apiKey: null });
 beforeAll(async () => {
   await server.start();
   await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
+  proxy = await holdingProxy(proxyPort, server.url);
 });
 afterAll(async () => {
+  await proxy?.close();
   silent.closeAllConnections();
   await new Promise((resolve) => silent.close(resolve));
   await server.stop();
@@ -133,6 +142,35 @@ describe('a graph on a LangGraph server', () => {
       `Inbox answer: ${JSON.stringify([{ type: 'accept', args: null }])}`,
     );
     expect((await settledRuns(remote)).map((r) => r.status)).toEqual(['success', 'success']);
+  });
+
+  it('"redirect:" while the remote run works cancels that run on the server (told, not left to notice the hang-up); the new goal runs on a new server thread to its card', async () => {
+    const before = server.stdout().split('slow work started').length;
+    // Through the proxy, the server cannot tell that signoff stopped reading: only a cancel stops the run.
+    const thread = await start('proxied', 'slow: the search service');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().split('slow work started').length > before ? true : undefined),
+      30_000,
+    );
+    const task = await taskIdOf('slow: the search service');
+    await postSigned(file.events, threadMessage('U0ANN', 'redirect: the payments service', thread), {
+      json: true,
+    });
+
+    // The run that was going stopped on the server: interrupted, never finished.
+    const old = await settledRuns(remoteThreadId(task));
+    expect(old.map((r) => r.status)).toEqual(['interrupted']);
+    expect((await client.threads.getState(remoteThreadId(task))).values).not.toHaveProperty('messages.1');
+
+    // The new goal is a new generation: a thread of its own on the server, which reaches the card.
+    const card = await until('card for the new goal', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(card.blocks)).toContain('Deploy the payments service to production?');
+    expect(JSON.stringify(card.blocks)).not.toContain('Deploy slow: the search service');
+    const fresh = remoteThreadId(`${task}#1`);
+    const state = await client.threads.getState(fresh);
+    expect(state.next).toEqual(['ask']);
+    expect(JSON.stringify(state.values)).toContain('Ready to deploy: the payments service');
   });
 
   it('a server down when the task starts: a sentence and Retry, not a task left working; Retry once it is back runs it', async () => {
