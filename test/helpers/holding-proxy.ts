@@ -23,6 +23,8 @@ export async function holdingProxy(port: number, upstream: string): Promise<Hold
         method: req.method,
         path: req.url,
         headers: { ...req.headers, host: target.host },
+        // A connection of its own each time: none left over from a server that was restarted.
+        agent: false,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -35,6 +35,8 @@ const file = slackPerFile('slack_remote_graph', {
     remote: { url: "${server.url}", graph: inbox }
   proxied:
     remote: { url: "http://127.0.0.1:${proxyPort}", graph: inbox }
+  held:
+    remote: { url: "http://127.0.0.1:${proxyPort}", graph: hanging, timeoutSeconds: 5 }
   mute:
     remote: { url: "http://127.0.0.1:${silentPort}", graph: release, timeoutSeconds: 1 }
 `,
@@ -207,10 +209,11 @@ describe('a graph on a LangGraph server', () => {
     expect(state.next).toEqual([]);
   });
 
-  it('a cancel in Slack cancels the run on the server', async () => {
+  it('a cancel in Slack cancels the run on the server (told, not left to notice the hang-up)', async () => {
     await server.stop();
     await server.start({ hang: true });
-    const thread = await start('hanging', 'prune the old branches');
+    // Through the proxy, the server cannot tell that signoff stopped reading: only a cancel stops the run.
+    const thread = await start('held', 'prune the old branches');
     await until(
       'the run is under way on the server',
       () => (server.stdout().includes('work started') ? true : undefined),
