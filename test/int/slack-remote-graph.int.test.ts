@@ -1,17 +1,19 @@
 /**
  * A workflow whose graph runs on a LangGraph server (`remote:` in the config file), against the
  * real in-memory server of `@langchain/langgraph-api` running examples/remote-graph: its
- * interrupts (signoff's own shape, then a HITLRequest) are cards, a click resumes the run on the
- * server and it ends; a server down at the start, killed mid-run or silent is a sentence and
- * Retry, and Retry once it is back goes on; a cancel cancels the run on the server.
+ * interrupts (signoff's own shape, then a HITLRequest; the Agent Inbox's) are cards, a click
+ * resumes the run on the server and it ends; a redirect cancels the run on the server and starts
+ * the new goal on a new thread there; a server down at the start, killed mid-run or silent is a
+ * sentence and Retry, and Retry once it is back goes on; a cancel cancels the run on the server.
  */
 import { createServer } from 'node:http';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteThreadId } from '../../src/workflows/remote/thread-ids.js';
+import { type HoldingProxy, holdingProxy } from '../helpers/holding-proxy.js';
 import { langGraphServer } from '../helpers/langgraph-server.js';
 import { unusedPort } from '../helpers/ports.js';
-import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, threadMessage } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -19,6 +21,9 @@ const server = langGraphServer(await unusedPort());
 // A server that takes connections and never answers.
 const silent = createServer(() => undefined);
 const silentPort = await unusedPort();
+// In front of the server, a proxy that never tells it that signoff hung up a run's stream.
+const proxyPort = await unusedPort();
+let proxy: HoldingProxy;
 
 const file = slackPerFile('slack_remote_graph', {
   yaml: `workflows:
@@ -26,6 +31,12 @@ const file = slackPerFile('slack_remote_graph', {
     remote: { url: "${server.url}", graph: release }
   hanging:
     remote: { url: "${server.url}", graph: hanging, timeoutSeconds: 5 }
+  inbox:
+    remote: { url: "${server.url}", graph: inbox }
+  proxied:
+    remote: { url: "http://127.0.0.1:${proxyPort}", graph: inbox }
+  held:
+    remote: { url: "http://127.0.0.1:${proxyPort}", graph: hanging, timeoutSeconds: 5 }
   mute:
     remote: { url: "http://127.0.0.1:${silentPort}", graph: release, timeoutSeconds: 1 }
 `,
@@ -37,8 +48,10 @@ const client = new Client({ apiUrl: server.url, apiKey: null });
 beforeAll(async () => {
   await server.start();
   await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
+  proxy = await holdingProxy(proxyPort, server.url);
 });
 afterAll(async () => {
+  await proxy?.close();
   silent.closeAllConnections();
   await new Promise((resolve) => silent.close(resolve));
   await server.stop();
@@ -66,16 +79,26 @@ async function start(command: string, text: string) {
   return tsOf(await until('root', () => rootOf(text)));
 }
 
-/** The thread on the LangGraph server of the task started with `text` (not redirected: its first graph thread). */
-async function remoteThreadOf(text: string): Promise<string> {
+/** The id of the task whose goal is now `text`. */
+async function taskIdOf(text: string): Promise<string> {
   const r = await file.service.signoff.db.pool.query<{ id: string }>(
     'SELECT id FROM signoff.tasks WHERE text = $1',
     [text],
   );
   const id = r.rows[0]?.id;
   if (!id) throw new Error(`no task "${text}"`);
-  return remoteThreadId(id);
+  return id;
 }
+
+/** The thread on the LangGraph server of the task started with `text` (not redirected: its first graph thread). */
+const remoteThreadOf = async (text: string) => remoteThreadId(await taskIdOf(text));
+
+/** The runs on a server thread once none is pending or running. */
+const settledRuns = (thread: string) =>
+  until('the runs on the server thread settled', async () => {
+    const all = await client.runs.list(thread);
+    return all.length && all.every((r) => r.status !== 'pending' && r.status !== 'running') ? all : undefined;
+  });
 
 describe('a graph on a LangGraph server', () => {
   it("signoff's review and a HITLRequest become cards; each click resumes the run on the server, which ends", async () => {
@@ -102,6 +125,54 @@ describe('a graph on a LangGraph server', () => {
     const state = await client.threads.getState(await remoteThreadOf('the v2 launch'));
     expect(state.next).toEqual([]);
     expect(JSON.stringify(state.values)).toContain('Published and announced in #releases.');
+  });
+
+  it('an Agent Inbox interrupt becomes a card; Approve resumes the run on the server with `accept`, and it ends', async () => {
+    const thread = await start('inbox', 'the billing service');
+    const card = await until('inbox card', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(card.blocks)).toContain('deploy');
+    expect(JSON.stringify(card.blocks)).toContain('Deploy the billing service to production?');
+    expect(buttons(card).map((b) => b.action_id)).toContain('signoff_approve');
+    await approve(card, thread);
+
+    await rootSays(thread, 'Done', 30_000);
+    const remote = await remoteThreadOf('the billing service');
+    const state = await client.threads.getState<{ messages: { content: string }[] }>(remote);
+    expect(state.next).toEqual([]);
+    // The graph got the Agent Inbox's own answer to an approval, word for word.
+    expect(state.values.messages.at(-1)?.content).toBe(
+      `Inbox answer: ${JSON.stringify([{ type: 'accept', args: null }])}`,
+    );
+    expect((await settledRuns(remote)).map((r) => r.status)).toEqual(['success', 'success']);
+  });
+
+  it('"redirect:" while the remote run works cancels that run on the server (told, not left to notice the hang-up); the new goal runs on a new server thread to its card', async () => {
+    const before = server.stdout().split('slow work started').length;
+    // Through the proxy, the server cannot tell that signoff stopped reading: only a cancel stops the run.
+    const thread = await start('proxied', 'slow: the search service');
+    await until(
+      'the run is under way on the server',
+      () => (server.stdout().split('slow work started').length > before ? true : undefined),
+      30_000,
+    );
+    const task = await taskIdOf('slow: the search service');
+    await postSigned(file.events, threadMessage('U0ANN', 'redirect: the payments service', thread), {
+      json: true,
+    });
+
+    // The run that was going stopped on the server: interrupted, never finished.
+    const old = await settledRuns(remoteThreadId(task));
+    expect(old.map((r) => r.status)).toEqual(['interrupted']);
+    expect((await client.threads.getState(remoteThreadId(task))).values).not.toHaveProperty('messages.1');
+
+    // The new goal is a new generation: a thread of its own on the server, which reaches the card.
+    const card = await until('card for the new goal', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(card.blocks)).toContain('Deploy the payments service to production?');
+    expect(JSON.stringify(card.blocks)).not.toContain('Deploy slow: the search service');
+    const fresh = remoteThreadId(`${task}#1`);
+    const state = await client.threads.getState(fresh);
+    expect(state.next).toEqual(['ask']);
+    expect(JSON.stringify(state.values)).toContain('Ready to deploy: the payments service');
   });
 
   it('a server down when the task starts: a sentence and Retry, not a task left working; Retry once it is back runs it', async () => {
@@ -138,10 +209,11 @@ describe('a graph on a LangGraph server', () => {
     expect(state.next).toEqual([]);
   });
 
-  it('a cancel in Slack cancels the run on the server', async () => {
+  it('a cancel in Slack cancels the run on the server (told, not left to notice the hang-up)', async () => {
     await server.stop();
     await server.start({ hang: true });
-    const thread = await start('hanging', 'prune the old branches');
+    // Through the proxy, the server cannot tell that signoff stopped reading: only a cancel stops the run.
+    const thread = await start('held', 'prune the old branches');
     await until(
       'the run is under way on the server',
       () => (server.stdout().includes('work started') ? true : undefined),
@@ -149,13 +221,7 @@ describe('a graph on a LangGraph server', () => {
     );
     await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', thread));
     await rootSays(thread, 'Cancelled');
-    const remote = await remoteThreadOf('prune the old branches');
-    const runs = await until('the run stopped on the server', async () => {
-      const all = await client.runs.list(remote);
-      return all.length && all.every((r) => r.status !== 'pending' && r.status !== 'running')
-        ? all
-        : undefined;
-    });
+    const runs = await settledRuns(await remoteThreadOf('prune the old branches'));
     expect(runs.map((r) => r.status)).toEqual(['interrupted']);
   });
 
