@@ -40,6 +40,7 @@ export function createDoors(deps: DoorsDeps) {
     });
     const mcp = mcpRoutes({
       authenticate: auth.authenticate,
+      take: auth.take,
       serverFor: (client) =>
         createMcpServer(
           {

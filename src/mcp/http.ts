@@ -20,6 +20,8 @@ export const MCP_PATH = '/mcp';
 const BODY_MAX_BYTES = 256 * 1024;
 /** Sessions one process keeps at once: a client that opens them in a loop is refused, not fed. */
 const SESSIONS_MAX = 1000;
+/** Sessions one client keeps at once in a process: one client cannot take every other's place. */
+const CLIENT_SESSIONS_MAX = 50;
 /** A session with no request open (no call waiting) for this long is closed. */
 const IDLE_MS = 30 * 60_000;
 
@@ -58,6 +60,8 @@ export function mcpRoutes(deps: {
   authenticate(header: string | undefined): ApiClient | undefined;
   /** A new MCP server for one client's session. */
   serverFor(client: ApiClient): McpServer;
+  /** Takes one of the client's calls (its rate): 0 when it may go, else the milliseconds to wait. */
+  take(client: ApiClient): Promise<number>;
   logger: Logger;
 }): { routes: Route[]; stop(): Promise<void> } {
   const sessions = new Map<string, Session>();
@@ -105,6 +109,21 @@ export function mcpRoutes(deps: {
       return rpcError(res, 400, 'No session: send initialize first, then the Mcp-Session-Id it returns.');
     if (sessions.size >= SESSIONS_MAX)
       return rpcError(res, 503, 'Too many MCP sessions open on this process; try again in a minute.');
+    const mine = [...sessions.values()].filter((s) => s.client === client.name).length;
+    if (mine >= CLIENT_SESSIONS_MAX)
+      return rpcError(
+        res,
+        429,
+        `Client ${client.name} has ${mine} MCP sessions open here; close one (DELETE /mcp) or reuse it.`,
+      );
+    // Opening a session counts against the client's rate, as a call does.
+    const wait = await deps.take(client);
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      return rpcError(res, 429, `Too many calls for client ${client.name}; try again in ${seconds} s.`, {
+        'retry-after': String(seconds),
+      });
+    }
     const server = deps.serverFor(client);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

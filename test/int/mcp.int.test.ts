@@ -18,12 +18,22 @@ import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 const TOKEN = 'sk-coding-agent-0123456789';
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 
+const LOOP = 'sk-loop-bot-0123456789';
+const SLOW = 'sk-slow-bot-0123456789';
 const YAML = `api:
   clients:
     coding-agent:
       tokenSha256: ${sha(TOKEN)}
       channels: [C0WORK]
       perMinute: 600
+    loop-bot:
+      tokenSha256: ${sha(LOOP)}
+      channels: [C0WORK]
+      perMinute: 100000
+    slow-bot:
+      tokenSha256: ${sha(SLOW)}
+      channels: [C0WORK]
+      perMinute: 2
 workflows:
   ask:
     checkpoints:
@@ -208,6 +218,44 @@ describe('MCP over streamable HTTP', () => {
     })) as CallToolResult;
     expect(read.structuredContent).toMatchObject({ id, status: 'approved' });
     await client.close();
+  });
+
+  it('one client cannot take every session: past its own cap, or its rate, an initialize is refused with why', async () => {
+    const initialize = (token: string) =>
+      fetch(file.events.replace('/slack/events', '/mcp'), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'loop', version: '1' },
+          },
+        }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 51; i++) {
+      const res = await initialize(LOOP);
+      statuses.push(res.status);
+      if (res.status !== 200) expect(await res.text()).toContain('sessions open');
+      else await res.body?.cancel();
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.at(-1)).toBe(429);
+    // Another client still gets in.
+    const other = await overHttp();
+    await other.close();
+    // A client over its rate is told when to come back.
+    const slow = [await initialize(SLOW), await initialize(SLOW)];
+    expect(slow[1]?.status).toBe(429);
+    expect(Number(slow[1]?.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('refuses a wrong token, and says why a review is refused (a channel not the client’s)', async () => {
