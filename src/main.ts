@@ -225,10 +225,9 @@ export interface SlackOptions extends OpenOptions {
   mcpUnheardWaitMs?: number;
 }
 
-/** Runs signoff on Slack: the engine, given Slack's sink and directory, and the Slack surface. */
-export async function startSlack(config: Config, options: SlackOptions): Promise<SlackService> {
-  if (!config.slack) throw new Error('startSlack needs Slack settings');
-  const { logger } = options;
+/** The engine opened with Slack's parts (its sink, live view and directory). */
+async function openSlackSignoff(config: Config, options: SlackOptions, who: string) {
+  if (!config.slack) throw new Error(`${who} needs Slack settings`);
   const slack = slackEngineParts(config.slack, options);
   const signoff = await openSignoff(config, {
     ...options,
@@ -236,6 +235,13 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
     lives: slack.lives,
     directories: slack.directories,
   });
+  return { slack, signoff };
+}
+
+/** Runs signoff on Slack: the engine, given Slack's sink and directory, and the Slack surface. */
+export async function startSlack(config: Config, options: SlackOptions): Promise<SlackService> {
+  const { logger } = options;
+  const { slack, signoff } = await openSlackSignoff(config, options, 'startSlack');
   try {
     const surface = await startSlackSurface({
       config,
@@ -281,15 +287,8 @@ export async function startMcp(
   config: Config,
   options: McpOptions,
 ): Promise<{ closed: Promise<void>; stop(): Promise<void> }> {
-  if (!config.slack) throw new Error('startMcp needs Slack settings');
   const { logger } = options;
-  const slack = slackEngineParts(config.slack, options);
-  const signoff = await openSignoff(config, {
-    ...options,
-    sinks: slack.sinks,
-    lives: slack.lives,
-    directories: slack.directories,
-  });
+  const { signoff } = await openSlackSignoff(config, options, 'startMcp');
   try {
     const doors = await startSlackDoorStarts({ config, signoff, logger });
     const asks = createAsks({

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { click, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
+import { askCards } from '../helpers/ask-cards.js';
+import { postSigned, reviseSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -39,7 +40,7 @@ workflows:
 
 const file = slackPerFile('api_doors', { yaml: YAML });
 const { slack } = file;
-const { posts, cardsIn, tsOf, buttons, updatesOf } = slackThreads(slack);
+const { posts, tsOf, updatesOf } = slackThreads(slack);
 
 const base = () => file.events.replace('/slack/events', '/api/v1');
 type Answer = { status: number; body: Record<string, unknown>; headers: Headers };
@@ -78,20 +79,7 @@ const ask = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-type Button = { action_id: string; value: string; text?: { text: string } };
-const labelled = (card: Post, label: string) =>
-  (buttons(card) as Button[]).find((b) => b.text?.text === label);
-/** The card of the ask titled `title` (its root's thread), once posted. */
-async function cardOf(title: string) {
-  const root = await until('the root', () => posts().find((p) => !p.thread_ts && p.text.includes(title)));
-  const thread = tsOf(root);
-  const card = await until('the card', () => cardsIn(thread)[0]);
-  return { thread, card, root };
-}
-const press = (user: string, card: Post, thread: string, label: string) => {
-  const b = labelled(card, label);
-  return postSigned(file.events, click(user, b?.action_id ?? 'missing', b?.value ?? '', tsOf(card), thread));
-};
+const { cardOf, press } = askCards(file);
 
 describe('the HTTP API', () => {
   it('asks in the channel as a card naming the agent, and a reviewer’s Approve answers a long-poll with who decided', async () => {

@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { click, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
+import { askCards } from '../helpers/ask-cards.js';
+import { postSigned, reviseSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -47,21 +48,9 @@ const file = slackPerFile('mcp_doors', {
   options: { mcpProgressEveryMs: 300, mcpUnheardWaitMs: 2000 },
 });
 const { slack } = file;
-const { posts, cardsIn, tsOf, buttons, updatesOf } = slackThreads(slack);
+const { posts, tsOf, updatesOf } = slackThreads(slack);
 
-type Button = { action_id: string; value: string; text?: { text: string } };
-const labelled = (card: Post, label: string) =>
-  (buttons(card) as Button[]).find((b) => b.text?.text === label);
-async function cardOf(title: string) {
-  const root = await until('the root', () => posts().find((p) => !p.thread_ts && p.text.includes(title)));
-  const thread = tsOf(root);
-  const card = await until('the card', () => cardsIn(thread)[0]);
-  return { thread, card, root };
-}
-const press = (user: string, card: Post, thread: string, label: string) => {
-  const b = labelled(card, label);
-  return postSigned(file.events, click(user, b?.action_id ?? 'missing', b?.value ?? '', tsOf(card), thread));
-};
+const { cardOf, press } = askCards(file);
 
 async function overHttp(token = TOKEN): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
