@@ -52,11 +52,16 @@ export async function insertAsk(
     if (a.callbackUrl) await db.query('INSERT INTO signoff.ask_callbacks (ask_id) VALUES ($1)', [a.id]);
     return { ask: fromRow(r.rows[0]), created: true };
   }
-  const found = await db.query('SELECT * FROM signoff.asks WHERE client = $1 AND idempotency_key = $2', [
-    a.client,
-    a.idempotencyKey,
+  return { ask: (await getAskByKey(db, a.client, a.idempotencyKey)) as AskRow, created: false };
+}
+
+/** The ask a client made under this idempotency key, if any. */
+export async function getAskByKey(db: Queryable, client: string, key: string): Promise<AskRow | undefined> {
+  const r = await db.query('SELECT * FROM signoff.asks WHERE client = $1 AND idempotency_key = $2', [
+    client,
+    key,
   ]);
-  return { ask: fromRow(found.rows[0]), created: false };
+  return r.rows[0] && fromRow(r.rows[0]);
 }
 
 /** One ask of this client's (another client's is not found: ids are not secrets). */

@@ -12,10 +12,10 @@ import type { ApiClient } from '../config/api-clients.js';
 import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction } from '../db/queryable.js';
 import type { ChannelStarts } from '../engine/index.js';
-import { type AskInput, type Door, type Engine, narrowRules } from '../engine/index.js';
+import { type AskInput, type Door, type Engine, FINAL_STATUSES, narrowRules } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { getAsk, insertAsk } from './ask-rows.js';
+import { type AskRow, getAsk, getAskByKey, insertAsk } from './ask-rows.js';
 import { type AskView, type CreateAsk, FINAL_ASK_STATUSES } from './ask-shapes.js';
 import { askView } from './ask-view.js';
 
@@ -107,7 +107,7 @@ export function createAsks(deps: AsksDeps) {
     const key = idempotencyKey ?? id;
     const requestKey = `${door}:${client.name}:${id}`;
     // A key used before answers as before, even if the channel's rules changed since.
-    const before = idempotencyKey ? await findByKey(client, idempotencyKey) : undefined;
+    const before = idempotencyKey ? await getAskByKey(pool, client.name, idempotencyKey) : undefined;
     if (before) return { view: await replay(before, fingerprint), created: false };
     const input = await check(door, client, body).catch(async (error: unknown) => {
       // Every ask is in the audit, those refused too (with the sentence the agent was given).
@@ -146,45 +146,32 @@ export function createAsks(deps: AsksDeps) {
       if (inserted.created) await starts.claim(db, requestKey, start);
       return inserted;
     });
-    if (!result.created) return { view: await replay(result.ask.id, fingerprint), created: false };
+    if (!result.created) return { view: await replay(result.ask, fingerprint), created: false };
     // Posted after the answer: the client reads `starting`, then the card's progress.
     void starts
       .finish(requestKey, start)
       .catch((err) => deps.logger.warn({ err, ask: id }, 'the ask was not started yet; the sweep starts it'));
-    return { view: await readView(client, id), created: true };
+    return { view: await viewOf(result.ask), created: true };
   }
 
-  async function findByKey(client: ApiClient, key: string): Promise<string | undefined> {
-    const r = await pool.query<{ id: string }>(
-      'SELECT id FROM signoff.asks WHERE client = $1 AND idempotency_key = $2',
-      [client.name, key],
-    );
-    return r.rows[0]?.id;
-  }
-
-  async function replay(id: string, fingerprint: string): Promise<AskView> {
-    const r = await pool.query<{ fingerprint: string; client: string }>(
-      'SELECT fingerprint, client FROM signoff.asks WHERE id = $1',
-      [id],
-    );
-    const row = r.rows[0];
-    if (row && row.fingerprint !== fingerprint) {
+  /** The first ask under this key, as it is now; refused when the key asked something else. */
+  async function replay(ask: AskRow, fingerprint: string): Promise<AskView> {
+    if (ask.fingerprint !== fingerprint) {
       throw new SignoffError(
         'idempotency_mismatch',
         'This idempotency key was used for a different review; use a new key for a new review.',
       );
     }
-    return (await view(row?.client ?? '', id)) as AskView;
-  }
-
-  async function readView(client: ApiClient, id: string): Promise<AskView> {
-    return (await view(client.name, id)) as AskView;
+    return viewOf(ask);
   }
 
   /** The ask as it is now, for its own client only. */
   async function view(client: string, id: string): Promise<AskView | undefined> {
     const ask = await getAsk(pool, id, client);
-    if (!ask) return undefined;
+    return ask && viewOf(ask);
+  }
+
+  async function viewOf(ask: AskRow): Promise<AskView> {
     const start = await starts.state(ask.requestKey);
     const task = start.taskId ? await engine.getTask(start.taskId) : undefined;
     const reviews = task ? await engine.reviews(task.id) : [];
@@ -238,7 +225,7 @@ export function createAsks(deps: AsksDeps) {
       );
     }
     const task = await engine.getTask(start.taskId);
-    if (task && !['done', 'rejected', 'stopped', 'cancelled'].includes(task.status)) {
+    if (task && !FINAL_STATUSES.includes(task.status)) {
       await engine.cancel(
         task.id,
         { id: requester(ask.door, client) },

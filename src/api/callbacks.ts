@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import type { ApiConfig } from '../config/api-clients.js';
+import { FINAL_STATUSES } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { FINAL_ASK_STATUSES } from './ask-shapes.js';
 import type { Asks } from './asks.js';
@@ -51,14 +52,14 @@ export function startCallbacks(deps: {
          LEFT JOIN signoff.tasks t ON t.id = r.task_id
          WHERE c.delivered_at IS NULL AND c.attempts < $1 AND c.next_attempt_at <= now()
            -- Answered, or about to read so: refused, ended, or its review decided.
-           AND (r.refusal IS NOT NULL OR t.status IN ('done', 'rejected', 'stopped', 'cancelled')
+           AND (r.refusal IS NOT NULL OR t.status = ANY($3)
                 OR EXISTS (SELECT 1 FROM signoff.reviews v WHERE v.task_id = t.id AND v.status = 'decided'))
          ORDER BY c.next_attempt_at LIMIT 10
          FOR UPDATE OF c SKIP LOCKED)
        UPDATE signoff.ask_callbacks c SET next_attempt_at = now() + $2 * interval '1 millisecond'
        FROM due, signoff.asks a WHERE c.ask_id = due.ask_id AND a.id = due.ask_id
        RETURNING a.id, a.client, a.callback_url, c.attempts`,
-      [CALLBACK_ATTEMPTS, TAKEN_MS],
+      [CALLBACK_ATTEMPTS, TAKEN_MS, FINAL_STATUSES],
     );
     await Promise.all(due.rows.map((row) => deliver(row)));
     return due.rows.length;
