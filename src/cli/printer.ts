@@ -145,6 +145,10 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
       const d = event.review.decision;
       // Said with the card's own words: a proposal's reject is "search more", its typed query "use my query".
       const said = d ? meaning(event.review.request, d.action) : undefined;
+      if (d?.rule)
+        return d.rule.id === undefined
+          ? `→ ${said} by the config file's rule "${d.rule.name}"`
+          : `→ ${said} by rule #${d.rule.id} (proposed by ${d.rule.proposedBy}${d.rule.approvedBy?.length ? `, approved by ${d.rule.approvedBy.join(' and ')}` : ''})`;
       if (d?.automatic) return `→ ${said} automatically, nobody decided (${d.automatic})`;
       const how = d?.approvals
         ? ` (${d.approvals.length} approvals: ${d.approvals.map((a) => a.by).join(', ')})`

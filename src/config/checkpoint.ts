@@ -4,6 +4,7 @@
  * file's words and resolves them into `CheckpointSettings`, the shape a review keeps.
  */
 import { z } from 'zod';
+import { conditionError } from './conditions.js';
 import { durationSeconds } from './duration.js';
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
@@ -36,6 +37,45 @@ const ON_TIMEOUT = ['approve', 'reject', 'cancel', 'remind', 'escalate'] as cons
 const FINAL_ACTIONS = ['approve', 'reject', 'cancel', 'remind'] as const;
 
 /**
+ * A rule on what a review asks (`checkpoints.<name>.rules`): when its condition holds on the
+ * review's content, the review needs other approvals or reviewers, or is approved at once by the
+ * rule (sign-off-rules.ts `applyRules` says how several combine). Kept as the file says it: the
+ * condition is CEL source, checked when the file loads and compiled once when first used.
+ */
+export const reviewRuleSchema = z.object({
+  name: z.string().trim().min(1).max(80),
+  when: z.string().min(1).max(2000),
+  approvals: z.number().int().min(1).max(10).optional(),
+  reviewers: z.array(z.string()).min(1).optional(),
+  approve: z.literal(true).optional(),
+});
+export type ReviewRule = z.infer<typeof reviewRuleSchema>;
+
+const ruleFileSchema = reviewRuleSchema
+  .extend({
+    when: reviewRuleSchema.shape.when.superRefine((source, ctx) => {
+      const error = conditionError(source);
+      if (error) ctx.addIssue({ code: 'custom', message: error });
+    }),
+    reviewers: z.array(reviewer).min(1).optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.approve && (r.approvals !== undefined || r.reviewers))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approve'],
+        message: 'a rule either approves (approve: true) or asks for people (approvals, reviewers), not both',
+      });
+    if (!r.approve && r.approvals === undefined && !r.reviewers)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['when'],
+        message: 'say what the rule does: approvals, reviewers, or approve: true',
+      });
+  });
+
+/**
  * A checkpoint's rules resolved: what `checkpointSchema` makes of the file's words (durations in
  * seconds, escalation as steps), and what a review keeps of them when it opens (the engine's
  * review settings are this shape).
@@ -61,11 +101,13 @@ export const checkpointSettingsSchema = z.object({
   notify: z.array(z.string()),
   feedback: z.object({ minLength: z.number().int(), maxLength: z.number().int() }),
   replies: z.enum(REPLY_MODES),
+  /** Rules on what is asked, in the file's order. */
+  rules: z.array(reviewRuleSchema),
 });
 export type CheckpointSettings = z.infer<typeof checkpointSettingsSchema>;
 
 /** A checkpoint as the file says it; `checkpointSchema` resolves it. */
-const checkpointFileSchema = z
+const checkpointFileBase = z
   .object({
     reviewers: z.array(reviewer).min(1).default(['anyone']),
     /** May the person who started the task approve its own work? */
@@ -137,61 +179,65 @@ const checkpointFileSchema = z
       })
       .strict()
       .default({ minLength: 1, maxLength: 3000 }),
+    /**
+     * Rules on what is asked, each with a CEL condition (`when`) on the review's content (a
+     * tool's `args`, the `channel`, …: conditions.ts) and what it does: `approvals` and
+     * `reviewers` instead of this checkpoint's, or `approve: true` (approved at once, by the rule).
+     */
+    rules: z.array(ruleFileSchema).max(50).default([]),
   })
-  .strict()
-  .superRefine((c, ctx) => {
-    const noSkip =
-      'allowSkip is false, so this step may not pass without a person: use remind, reject or cancel';
-    if (!c.allowSkip && c.onTimeout === 'approve') {
-      ctx.addIssue({ code: 'custom', path: ['onTimeout'], message: noSkip });
-    }
-    if (!c.allowSkip && c.onTimeout === 'escalate' && c.finalAction === 'approve') {
-      ctx.addIssue({ code: 'custom', path: ['finalAction'], message: noSkip });
-    }
-    if (c.onTimeout === 'escalate' && (!c.timeout || !(c.escalateTo || c.escalation))) {
+  .strict();
+
+const checkpointFileSchema = checkpointFileBase.superRefine((c, ctx) => {
+  const noSkip =
+    'allowSkip is false, so this step may not pass without a person: use remind, reject or cancel';
+  if (!c.allowSkip && c.onTimeout === 'approve') {
+    ctx.addIssue({ code: 'custom', path: ['onTimeout'], message: noSkip });
+  }
+  if (!c.allowSkip && c.onTimeout === 'escalate' && c.finalAction === 'approve') {
+    ctx.addIssue({ code: 'custom', path: ['finalAction'], message: noSkip });
+  }
+  if (c.onTimeout === 'escalate' && (!c.timeout || !(c.escalateTo || c.escalation))) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['onTimeout'],
+      message: 'escalate needs a timeout and escalateTo (the users or groups to add as reviewers)',
+    });
+  }
+  if (c.onTimeout !== 'escalate' && (c.escalateTo || c.escalateAfter || c.escalation)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['onTimeout'],
+      message: `escalation is set but onTimeout is ${c.onTimeout}: set onTimeout: escalate, or remove the escalation`,
+    });
+  }
+  if (c.escalation && (c.escalateTo || c.escalateAfter)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['escalation'],
+      message: 'use escalateTo and escalateAfter for one step, or escalation for several, not both',
+    });
+  }
+  checkPeople(c, ctx, []);
+  const names = new Set<string>();
+  c.rules.forEach((rule, i) => {
+    if (names.has(rule.name))
       ctx.addIssue({
         code: 'custom',
-        path: ['onTimeout'],
-        message: 'escalate needs a timeout and escalateTo (the users or groups to add as reviewers)',
+        path: ['rules', i, 'name'],
+        message: `two rules are called "${rule.name}"`,
       });
-    }
-    if (c.onTimeout !== 'escalate' && (c.escalateTo || c.escalateAfter || c.escalation)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['onTimeout'],
-        message: `escalation is set but onTimeout is ${c.onTimeout}: set onTimeout: escalate, or remove the escalation`,
-      });
-    }
-    // A two-person rule that a timer could pass with fewer is no rule.
-    const approving = timerApproves(c);
-    if (c.approvals > 1 && approving) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [approving],
-        message: `${c.approvals} approvals are needed, so a timeout may remind, reject, cancel or escalate, never approve`,
-      });
-    }
-    if (c.escalation && (c.escalateTo || c.escalateAfter)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['escalation'],
-        message: 'use escalateTo and escalateAfter for one step, or escalation for several, not both',
-      });
-    }
-    // Only named people can be counted: `anyone`, groups and the requester may be many.
-    const open = c.reviewers.some(
-      (r) => r === 'anyone' || r.startsWith('S') || (r === 'requester' && c.allowSelfApproval),
-    );
-    const added = [...(c.escalateTo ?? []), ...(c.escalation ?? []).flatMap((e) => e.to)];
-    const people = new Set([...c.reviewers, ...added].filter((r) => /^[UW]/.test(r))).size;
-    if (!open && !added.some((r) => r.startsWith('S')) && c.approvals > people) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['approvals'],
-        message: `${c.approvals} approvals are needed but only ${people} ${people === 1 ? 'person is' : 'people are'} named as reviewers`,
-      });
-    }
+    names.add(rule.name);
+    if (rule.approve && !c.allowSkip)
+      ctx.addIssue({ code: 'custom', path: ['rules', i, 'approve'], message: noSkip });
+    if (!rule.approve)
+      checkPeople(
+        { ...c, approvals: rule.approvals ?? c.approvals, reviewers: rule.reviewers ?? c.reviewers },
+        ctx,
+        ['rules', i],
+      );
   });
+});
 
 /** A checkpoint of the file, resolved (`CheckpointSettings`): read once, where the file is. */
 export const checkpointSchema = checkpointFileSchema.transform(
@@ -217,8 +263,38 @@ export const checkpointSchema = checkpointFileSchema.transform(
     notify: c.notify,
     feedback: c.feedback,
     replies: c.replies,
+    rules: c.rules,
   }),
 );
+
+/**
+ * Whether a checkpoint (or one as a rule makes it) can pass as it says: a quorum a timer could
+ * pass with fewer is no rule, and a quorum needs at least as many people as it names. `at`: where
+ * the approvals are written (a rule's own `approvals` when it sets them).
+ */
+function checkPeople(c: z.infer<typeof checkpointFileBase>, ctx: z.RefinementCtx, at: (string | number)[]) {
+  const approving = timerApproves(c);
+  if (c.approvals > 1 && approving) {
+    ctx.addIssue({
+      code: 'custom',
+      path: at.length ? [...at, 'approvals'] : [approving],
+      message: `${c.approvals} approvals are needed, so a timeout may remind, reject, cancel or escalate, never approve`,
+    });
+  }
+  // Only named people can be counted: `anyone`, groups and the requester may be many.
+  const open = c.reviewers.some(
+    (r) => r === 'anyone' || r.startsWith('S') || (r === 'requester' && c.allowSelfApproval),
+  );
+  const added = [...(c.escalateTo ?? []), ...(c.escalation ?? []).flatMap((e) => e.to)];
+  const people = new Set([...c.reviewers, ...added].filter((r) => /^[UW]/.test(r))).size;
+  if (!open && !added.some((r) => r.startsWith('S')) && c.approvals > people) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...at, 'approvals'],
+      message: `${c.approvals} approvals are needed but only ${people} ${people === 1 ? 'person is' : 'people are'} named as reviewers`,
+    });
+  }
+}
 
 /** The key by which a checkpoint's deadline approves (`onTimeout` or `finalAction`), if it does. */
 export function timerApproves(c: {

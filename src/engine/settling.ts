@@ -13,15 +13,18 @@ import { inTransaction, isConnectionError, type Queryable } from '../db/queryabl
 import { isSignoffError } from '../errors.js';
 import { FAILURE_SENTENCES } from '../failures.js';
 import type { Logger } from '../logger.js';
+import { contentHash } from '../workflows/protocol/content-hash.js';
 import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
+import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
 import { insertReview, reviewsOf } from './review-rows.js';
+import { decideReview } from './review-updates.js';
 import type { Lease, Runtime } from './runtime/index.js';
-import { narrowRules } from './sign-off-rules.js';
-import { getTask, setStatus } from './task-rows.js';
+import { applyRules, narrowRules, reviewFacts } from './sign-off-rules.js';
+import { audit, getTask, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
-import type { Clock, Task } from './types.js';
+import { type Clock, type ReviewRequest, SYSTEM_ACTOR, type Task } from './types.js';
 
 /** What a run left for settling. */
 export interface RunResult {
@@ -56,27 +59,66 @@ export function createSettling(deps: {
     });
   }
 
+  /**
+   * Opens the review of one pending interrupt, with its checkpoint's rules applied to what it
+   * asks; one a rule approves is decided at once, by the rule, and its task runs again.
+   */
+  async function open(db: Queryable, task: Task, interrupt: RunResult['interrupts'][number]) {
+    const request = toReviewRequest(interrupt.value);
+    const ruled = applyRules(
+      checkpointSettings(deps.config, task.workflow, request.kind),
+      reviewFacts(task, request),
+    );
+    // A request may ask for stricter rules than its checkpoint's (a review asked through a door):
+    // then no rule approves it.
+    const { settings } = narrowRules(ruled.settings, request.rules);
+    const dueAt = settings.timeoutSeconds
+      ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
+      : null;
+    // The review with its review_requested event (one transaction: the run's), and its timers.
+    const review = await insertReview(db, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
+    if (!review) return;
+    for (const rule of ruled.fired)
+      await audit(db, {
+        taskId: task.id,
+        reviewId: review.id,
+        actor: SYSTEM_ACTOR,
+        action: 'rule',
+        detail: {
+          automatic: `rule "${rule.name}"`,
+          reason: rule.error
+            ? `${rule.effect} (its condition could not be told: ${rule.error})`
+            : rule.effect,
+        },
+      });
+    if (ruled.approvedBy && !request.rules)
+      return approveByRule(db, task, review.id, request, ruled.approvedBy);
+    await scheduleTimers(deps.runtime, db, task.surface, review);
+  }
+
+  async function approveByRule(db: Queryable, task: Task, id: string, request: ReviewRequest, name: string) {
+    await decideReview(db, id, {
+      action: 'approve',
+      values: {},
+      by: SYSTEM_ACTOR,
+      at: deps.clock.now().toISOString(),
+      automatic: `rule "${name}" of the config file`,
+      rule: { name },
+      contentHash: contentHash(request),
+    });
+    await deps.runtime.schedule(db, runJob(task));
+  }
+
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
-    for (const interrupt of result.interrupts) {
-      const request = toReviewRequest(interrupt.value);
-      // A request may ask for stricter rules than its checkpoint's (a review asked through a door).
-      const { settings } = narrowRules(
-        checkpointSettings(deps.config, task.workflow, request.kind),
-        request.rules,
-      );
-      const dueAt = settings.timeoutSeconds
-        ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
-        : null;
-      // The review with its review_requested event (one transaction: the run's), and its timers.
-      const review = await insertReview(db, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
-      if (review) await scheduleTimers(deps.runtime, db, task.surface, review);
-    }
-    // A review still pending from before this run (a parallel branch) keeps the task waiting too.
-    if (result.interrupts.length || (await reviewsOf(db, task.id, 'pending')).length) {
+    for (const interrupt of result.interrupts) await open(db, task, interrupt);
+    // A review still pending (opened now, or from before this run: a parallel branch) keeps the
+    // task waiting; one approved by a rule runs it again.
+    if ((await reviewsOf(db, task.id, 'pending')).length) {
       await setStatus(db, task.id, 'waiting', null);
       return;
     }
+    if (result.interrupts.length) return;
     if (result.finished) {
       const outcome = await honestOutcome(db, task.id, workflow.definition.outcome(result.values ?? {}));
       await setStatus(db, task.id, outcome.status, outcome.reason ?? null);

@@ -85,8 +85,13 @@ export const taskSchema = z.object({
  * outsiders (`allowExternal`), one approval, the requester notified, replies that `ask`.
  */
 export const reviewSettingsSchema = checkpointSettingsSchema
+  .omit({ rules: true })
   .partial({ allowExternal: true, approvals: true, notify: true, replies: true })
-  .extend({ escalated: z.number().int().optional() });
+  .extend({
+    escalated: z.number().int().optional(),
+    /** The checkpoint's rules that fired when it opened (sign-off-rules.ts `applyRules`), by name. */
+    ruled: z.array(z.string()).optional(),
+  });
 
 /** One person's approval of a review that needs several (N of M). */
 export const approvalSchema = z.object({ by: z.string(), at: z.string(), contentHash: z.string() });

@@ -1,9 +1,12 @@
 /**
  * A checkpoint's sign-off rules, as pure functions the engine applies inside its transactions:
  * how many approvals a review needs and what one more does (N of M), and what its deadline does
- * (its own action, or escalation first).
+ * (its own action, or escalation first), and the rules on what a review asks.
  */
-import type { Approval, Review, ReviewRequest, ReviewSettings } from './types.js';
+import type { CheckpointSettings, ReviewRule } from '../config/checkpoint.js';
+import { evaluateCondition, type ReviewFacts } from '../config/conditions.js';
+import { toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
+import type { Approval, Review, ReviewRequest, ReviewSettings, Task } from './types.js';
 
 /** How many different people must approve. */
 export const approvalsNeeded = (settings: Pick<ReviewSettings, 'approvals'>) => settings.approvals ?? 1;
@@ -146,4 +149,76 @@ export function narrowRules<
     else out.timeoutSeconds = rules.timeoutSeconds;
   }
   return { settings: out, refused };
+}
+
+/** A checkpoint rule that fired on a review: what it did, and why it fired when its condition could not be told. */
+export interface FiredRule {
+  name: string;
+  effect: string;
+  error?: string;
+}
+
+/** What a review asks, as a rule's condition reads it: one set of facts per tool call (one for content). */
+export function reviewFacts(task: Task, request: ReviewRequest): ReviewFacts[] {
+  const channel = task.origin.channel;
+  const base = {
+    workflow: task.workflow,
+    checkpoint: request.kind,
+    channel: typeof channel === 'string' ? channel : '',
+    requester: task.requester,
+    door: task.door ?? '',
+    title: request.title,
+    body: request.body,
+    input: task.input ?? {},
+  };
+  const calls = toolCallsOf(request);
+  if (!calls?.length) return [{ ...base, tool: '', args: {} }];
+  return calls.map((call) => ({ ...base, tool: call.name, args: call.args }));
+}
+
+const effectOf = (rule: ReviewRule) =>
+  rule.approve
+    ? 'approved by the rule'
+    : [
+        rule.approvals !== undefined && `${rule.approvals} approval${rule.approvals > 1 ? 's' : ''}`,
+        rule.reviewers && `reviewers ${rule.reviewers.join(', ')}`,
+      ]
+        .filter(Boolean)
+        .join('; ');
+
+/**
+ * The checkpoint's rules (`settings.rules`) applied to what a review asks. A rule that asks for
+ * people fires when its condition holds for any of the review's calls; one that approves, or
+ * lowers the approvals, only when it holds for every call. A condition that cannot be told (an
+ * argument the call does not have) fires only a rule that just raises the approvals: a missing
+ * value never lowers the bar. When several fire, the most approvals any asks for and the last
+ * one's reviewers apply, and the review is approved by a rule only when none that fired asks for
+ * people. `approvedBy`: the name of the rule that approves it.
+ */
+export function applyRules(
+  settings: CheckpointSettings,
+  facts: ReviewFacts[],
+): { settings: ReviewSettings; fired: FiredRule[]; approvedBy?: string } {
+  const { rules, ...out } = settings;
+  const fired: (FiredRule & { rule: ReviewRule })[] = [];
+  for (const rule of rules) {
+    const loosens = rule.approve || (rule.approvals ?? Number.POSITIVE_INFINITY) < settings.approvals;
+    const raisesOnly = !rule.approve && !rule.reviewers && (rule.approvals ?? 0) > settings.approvals;
+    const values = facts.map((f) => evaluateCondition(rule.when, f));
+    const error = values.find((v): v is { error: string } => typeof v === 'object')?.error;
+    const holds = loosens
+      ? values.every((v) => v === true)
+      : values.some((v) => v === true) || (error !== undefined && raisesOnly);
+    if (holds) fired.push({ rule, name: rule.name, effect: effectOf(rule), ...(error && { error }) });
+  }
+  const asking = fired.filter((f) => !f.rule.approve);
+  const approvals = asking.flatMap((f) => (f.rule.approvals === undefined ? [] : [f.rule.approvals]));
+  if (approvals.length) out.approvals = Math.max(...approvals);
+  const reviewers = asking.findLast((f) => f.rule.reviewers)?.rule.reviewers;
+  if (reviewers) out.reviewers = reviewers;
+  return {
+    settings: fired.length ? { ...out, ruled: fired.map((f) => f.name) } : out,
+    fired: fired.map(({ rule, ...f }) => f),
+    approvedBy: asking.length ? undefined : fired.find((f) => f.rule.approve)?.name,
+  };
 }

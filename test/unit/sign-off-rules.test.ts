@@ -177,3 +177,59 @@ describe('rules a request asks (narrowRules)', () => {
     expect(refused.join(' ')).toContain('2 approvals need at least as many reviewers; 1 is named');
   });
 });
+
+describe('rules on what is asked, as the config file says them', () => {
+  const parse =
+    (rules: string, more = '') =>
+    () =>
+      parseWorkflowConfig(
+        `workflows:\n  pair:\n    checkpoints:\n      review:\n        reviewers: [U0A, U0B]\n${more}        rules:\n${rules}`,
+        'team.yml',
+      );
+
+  it('names the line of a condition that does not parse, names an unknown fact, or is not true or false', () => {
+    expect(
+      parse('          - name: big\n            when: args.amount >\n            approvals: 2\n'),
+    ).toThrow(/team\.yml:8:13 workflows\.pair\.checkpoints\.review\.rules\.0\.when: Unexpected token/);
+    expect(
+      parse('          - name: big\n            when: amount > 1000\n            approvals: 2\n'),
+    ).toThrow(
+      /rules\.0\.when: Unknown variable: amount \(a condition may use workflow, checkpoint, channel, .*args/,
+    );
+    expect(parse('          - name: big\n            when: tool\n            approvals: 2\n')).toThrow(
+      /a condition must be true or false; this one is a string/,
+    );
+  });
+
+  it('refuses a rule that does nothing, one that both approves and asks for people, and two of one name', () => {
+    expect(parse('          - name: big\n            when: "true"\n')).toThrow(/say what the rule does/);
+    expect(
+      parse(
+        '          - name: big\n            when: "true"\n            approve: true\n            approvals: 2\n',
+      ),
+    ).toThrow(/rules\.0\.approve: a rule either approves/);
+    expect(
+      parse(
+        '          - { name: a, when: "true", approvals: 2 }\n          - { name: a, when: "false", approvals: 2 }\n',
+      ),
+    ).toThrow(/rules\.1\.name: two rules are called "a"/);
+  });
+
+  it("checks what a rule makes of the checkpoint as the checkpoint's own keys are checked", () => {
+    expect(parse('          - { name: big, when: "true", approvals: 3 }\n')).toThrow(
+      /rules\.0\.approvals: 3 approvals are needed but only 2 people are named/,
+    );
+    expect(
+      parse('          - { name: big, when: "true", approvals: 3, reviewers: [S0FIN] }\n'),
+    ).not.toThrow();
+    expect(
+      parse('          - { name: small, when: "true", approve: true }\n', '        allowSkip: false\n'),
+    ).toThrow(/rules\.0\.approve: allowSkip is false/);
+    expect(
+      parse(
+        '          - { name: big, when: "true", approvals: 2 }\n',
+        '        timeout: 1h\n        onTimeout: approve\n',
+      ),
+    ).toThrow(/rules\.0\.approvals: 2 approvals are needed, so a timeout may .* never approve/);
+  });
+});

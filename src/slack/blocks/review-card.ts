@@ -18,6 +18,7 @@ import {
   asDecided,
   atDeadline,
   contentHash,
+  type Decision,
   type Review,
   type ReviewRequest,
   SYSTEM_ACTOR,
@@ -103,6 +104,18 @@ const reviewersLine = (review: Review, requester: string) => {
 
 /** The people who approved, as mentions. */
 const approvers = (list: { by: string }[], separator = ', ') => list.map((a) => `<@${a.by}>`).join(separator);
+
+/** "by rule #4 (proposed by @alice, approved by @bob and @carol)", or a config file's rule by name. */
+function byRule(rule: NonNullable<Decision['rule']>): string {
+  if (rule.id === undefined) return `by the config file's rule "${escapeMrkdwn(rule.name)}"`;
+  const approved = rule.approvedBy?.length
+    ? `, approved by ${approvers(
+        rule.approvedBy.map((by) => ({ by })),
+        ' and ',
+      )}`
+    : '';
+  return `by rule #${rule.id} (proposed by <@${rule.proposedBy}>${approved})`;
+}
 
 /** Which edit the content is, when several were posted below a card: " (edit 2)". */
 const edition = (r: ReviewRequest) => (r.edit ? ` (edit ${r.edit.n})` : '');
@@ -311,13 +324,15 @@ export function decidedCard(
   const by = closed && closed.by !== SYSTEM_ACTOR ? ` by <@${closed.by}>` : '';
   const why = closed ? `: ${escapeMrkdwn(closed.reason)}${by}` : '';
   const given = review.approvals ?? [];
-  const who = d?.automatic
-    ? given.length
-      ? `automatically: ${given.length} of ${approvalsNeeded(review.settings)} approvals (${approvers(given)}) when time ran out (${escapeMrkdwn(d.automatic)})`
-      : `automatically: nobody decided (${escapeMrkdwn(d.automatic)})`
-    : d?.approvals
-      ? `by ${approvers(d.approvals, ' and ')} (${d.approvals.length} approvals)`
-      : `by <@${d?.by ?? review.decidedBy}>`;
+  const who = d?.rule
+    ? byRule(d.rule)
+    : d?.automatic
+      ? given.length
+        ? `automatically: ${given.length} of ${approvalsNeeded(review.settings)} approvals (${approvers(given)}) when time ran out (${escapeMrkdwn(d.automatic)})`
+        : `automatically: nobody decided (${escapeMrkdwn(d.automatic)})`
+      : d?.approvals
+        ? `by ${approvers(d.approvals, ' and ')} (${d.approvals.length} approvals)`
+        : `by <@${d?.by ?? review.decidedBy}>`;
   // A reject or revise on a review that needs several approvals: what became of the approvals.
   const ended =
     d && !approves(d.action) && approvalsNeeded(review.settings) > 1

@@ -132,8 +132,20 @@ export const decisionSchema = z.object({
   values: z.record(z.string(), z.string()).default({}),
   by: z.string().min(1),
   at: z.string(),
-  /** Set when the decision was not made by a person (a timeout's default action). */
+  /** Set when the decision was not made by a person (a timeout's default action, a rule). */
   automatic: z.string().optional(),
+  /**
+   * The rule that approved it: a checkpoint's rule in the config file (`name`), or a rule a team
+   * signed off (`id`, who proposed it and who approved it).
+   */
+  rule: z
+    .object({
+      name: z.string(),
+      id: z.number().int().optional(),
+      proposedBy: z.string().optional(),
+      approvedBy: z.array(z.string()).optional(),
+    })
+    .optional(),
   /** A hash of the content the person decided on (what they saw). */
   contentHash: z.string().optional(),
   /** With a quorum (N of M): everyone whose approval counted, in order; `by` is the last. */
