@@ -31,7 +31,12 @@ export type ErrorCode =
   /** A door's idempotency key reused for a different request. */
   | 'idempotency_mismatch'
   /** A door's ask whose card is still being posted (it cannot be cancelled yet). */
-  | 'still_starting';
+  | 'still_starting'
+  /** "Always allow" where the config file names nobody to sign off a rule, or a scope the review does not offer. */
+  | 'rules_off'
+  | 'unknown_rule'
+  /** A rule already signed off, refused or revoked (it takes no approval, refusal or revoke any more). */
+  | 'rule_closed';
 
 export class SignoffError extends Error {
   constructor(

@@ -12,7 +12,14 @@ import type { ApiClient } from '../config/api-clients.js';
 import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction } from '../db/queryable.js';
 import type { ChannelStarts } from '../engine/index.js';
-import { type AskInput, type Door, type Engine, FINAL_STATUSES, narrowRules } from '../engine/index.js';
+import {
+  type AskInput,
+  canonicalJson,
+  type Door,
+  type Engine,
+  FINAL_STATUSES,
+  narrowRules,
+} from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type AskRow, getAsk, getAskByKey, insertAsk } from './ask-rows.js';
@@ -23,13 +30,6 @@ export const ASK_WORKFLOW = 'ask';
 /** A cancel waits this long for a start under way to post its card (it usually takes a second). */
 const CANCEL_WAIT_MS = 10_000;
 
-/** JSON with every object's keys in order: a retry that orders a tool call's arguments otherwise is the same ask. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 /** A long-poll looks again this often; after its first minute (people take hours), less often. */
 const POLL_MS = 500;
 const SLOW_POLL_MS = 3000;
@@ -102,7 +102,7 @@ export function createAsks(deps: AsksDeps) {
     body: CreateAsk,
     idempotencyKey?: string,
   ): Promise<{ view: AskView; created: boolean }> {
-    const fingerprint = createHash('sha256').update(canonical(body)).digest('hex');
+    const fingerprint = createHash('sha256').update(canonicalJson(body)).digest('hex');
     const id = randomUUID();
     const key = idempotencyKey ?? id;
     const requestKey = `${door}:${client.name}:${id}`;

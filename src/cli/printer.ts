@@ -7,11 +7,13 @@
 import { stripVTControlCharacters } from 'node:util';
 import {
   type Action,
+  type AllowRule,
   approvalsNeeded,
   type DeliveredEvent,
   eventInWords,
   type Review,
   type Sink,
+  scopeInWords,
   type Task,
 } from '../engine/index.js';
 import { atTheKeyboard } from '../failures.js';
@@ -177,6 +179,26 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
       return `[${statusWithReason(event.status, event.reason, [': ', ''])}]`;
     case 'delivery_failed':
       return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: ${CLI} events)`;
+    case 'rule_changed':
+      return ruleLine(event.rule);
+  }
+}
+
+/** A standing rule's change, as the transcript says it. */
+export function ruleLine(rule: AllowRule): string {
+  const what = `rule #${rule.id}: always allow ${scopeInWords(rule.scope)}`;
+  const by = rule.approvals.map((a) => a.by).join(' and ');
+  switch (rule.status) {
+    case 'proposed':
+      return rule.approvals.length
+        ? `⚖ ${what}: approved by ${by} so far; it needs more (${CLI} rules approve ${rule.id}).`
+        : `⚖ ${rule.proposedBy} proposed ${what}. It applies once signed off (${CLI} rules approve ${rule.id}).`;
+    case 'active':
+      return `⚖ ${what}: signed off by ${by}; it now approves what it covers${rule.expiresAt ? ` until ${rule.expiresAt}` : ''}.`;
+    case 'refused':
+      return `⚖ ${what}: refused by ${rule.decidedBy}.`;
+    case 'revoked':
+      return `⚖ ${what}: revoked by ${rule.revokedBy}; it approves nothing more.`;
   }
 }
 

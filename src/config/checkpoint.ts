@@ -8,7 +8,7 @@ import { conditionError } from './conditions.js';
 import { durationSeconds } from './duration.js';
 
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
-const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
+export const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
   const seconds = durationSeconds(v);
   if (seconds === undefined) {
@@ -24,7 +24,7 @@ const userOrGroup = z
   .regex(/^([UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/, 'expected a user id (U…) or a user group id (S…)');
 
 /** `requester`, `anyone` (anyone in the channel), a user id (U…/W…) or a user group id (S…). */
-const reviewer = z
+export const reviewer = z
   .string()
   .regex(
     /^(requester|anyone|[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,})$/,
@@ -305,3 +305,32 @@ export function timerApproves(c: {
   if (c.onTimeout === 'escalate' && c.finalAction === 'approve') return 'finalAction';
   return undefined;
 }
+
+/**
+ * Who signs off a rule proposed with "Approve and always allow…" (`alwaysAllow` in the config
+ * file), and how long a rule lasts. Absent: nobody may propose one (the choice is not offered).
+ * Its reviewers are named on purpose (no default): a rule approves every review it matches.
+ */
+export const alwaysAllowSchema = z
+  .object({
+    reviewers: z.array(reviewer).min(1),
+    /** How many different people must approve the rule (N of M). */
+    approvals: z.number().int().min(1).max(10).default(1),
+    /** May the person who proposed the rule approve it too? Not by default. */
+    allowSelfApproval: z.boolean().default(false),
+    allowExternal: z.boolean().default(false),
+    /** How long a rule applies once signed off; unset: until revoked. */
+    expiresAfter: duration.optional(),
+  })
+  .strict()
+  .superRefine((a, ctx) => {
+    const open = a.reviewers.some((r) => r === 'anyone' || r.startsWith('S') || r === 'requester');
+    const people = new Set(a.reviewers.filter((r) => /^[UW]/.test(r))).size;
+    if (!open && a.approvals > people)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approvals'],
+        message: `${a.approvals} approvals are needed but only ${people} ${people === 1 ? 'person is' : 'people are'} named as reviewers`,
+      });
+  });
+export type AlwaysAllow = z.infer<typeof alwaysAllowSchema>;

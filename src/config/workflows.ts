@@ -8,7 +8,13 @@ import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES, builtInAgents } from '../workflow
 import { checkStages, stageSchema } from '../workflows/declared/stages.js';
 import { TOOL_CALL_KIND } from '../workflows/protocol/requests.js';
 import { apiSchema } from './api-clients.js';
-import { type CheckpointSettings, checkpointSchema, timerApproves } from './checkpoint.js';
+import {
+  type AlwaysAllow,
+  alwaysAllowSchema,
+  type CheckpointSettings,
+  checkpointSchema,
+  timerApproves,
+} from './checkpoint.js';
 import { unknownName } from './names.js';
 import { parseYamlFile } from './yaml-file.js';
 
@@ -142,6 +148,8 @@ const fileSchema = z
       .strict()
       .prefault({}),
     starts: startsSchema.default({ perPerson: 10, perChannel: 30 }),
+    /** Who signs off a rule proposed with "Approve and always allow…" (checkpoint.ts); absent: none may be. */
+    alwaysAllow: alwaysAllowSchema.optional(),
     /** Clients of the HTTP API and MCP over HTTP (api-clients.ts). */
     api: apiSchema.prefault({}),
     workflows: z
@@ -185,6 +193,7 @@ const fileSchema = z
     { when: () => true },
   );
 export type WorkflowsConfig = z.infer<typeof fileSchema>;
+export type { AlwaysAllow };
 
 /** A value that should be a map, as one: anything else (a wrong type, nothing) is an empty one. */
 export const objectOr = (value: unknown): Record<string, unknown> =>

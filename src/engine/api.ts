@@ -10,7 +10,17 @@ import type { TaskJob } from './job-names.js';
 import type { ReviewTimes } from './review-stats.js';
 import type { After, Claim } from './runtime/index.js';
 import type { TaskFilter } from './task-rows.js';
-import type { Action, Actor, DeliveredEvent, Door, Review, Surface, Task } from './types.js';
+import type {
+  Action,
+  Actor,
+  AllowRule,
+  DeliveredEvent,
+  Door,
+  Review,
+  RuleScope,
+  Surface,
+  Task,
+} from './types.js';
 import type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
 
 export type { WaitingPage, WaitingQuery } from './waiting-reviews.js';
@@ -85,7 +95,28 @@ export class DecisionRefused extends SignoffError {
   }
 }
 
+/** "Approve and always allow…": standing rules a team signs off (rule-decisions.ts). */
+export interface RuleControls {
+  /** The scopes "Always allow…" offers for a review; none where the config file names nobody to sign a rule off. */
+  scopes(review: Review, task: Task): RuleScope[];
+  /**
+   * Approves the review (as `decide` does, every check included) and proposes a rule of the
+   * scope `scope` from it, in one transaction: refused together.
+   */
+  propose(
+    input: Omit<DecideInput, 'action' | 'values' | 'feedback'> & { scope: RuleScope['kind'] },
+  ): Promise<Decided & { rule: AllowRule }>;
+  /** One signer's approval (the rule applies once enough approved) or refusal of a proposed rule. */
+  decide(id: number, actor: Actor, action: 'approve' | 'reject'): Promise<AllowRule>;
+  /** Ends a rule (proposed or signed off): by its proposer, anyone who may sign rules off, or the operator. */
+  revoke(id: number, actor: Actor): Promise<AllowRule>;
+  /** The rules in these statuses (default: proposed and active), newest first, at most 100. */
+  list(statuses?: AllowRule['status'][]): Promise<AllowRule[]>;
+}
+
 export interface Engine {
+  /** Standing rules ("Approve and always allow…"). */
+  rules: RuleControls;
   // Commands. Each checks what it is given and, when it refuses, throws a `SignoffError` with its
   // code and the sentence a person is shown; it never returns a refusal.
 

@@ -17,7 +17,10 @@ export const auditEntrySchema = z.object({
   round: z.number().nullable(),
   review: z.string().nullable(),
   who: z.string(),
-  /** approve, edit (approved with edits), revise, reject, escalate, start, cancel, redirect, retry. */
+  /**
+   * approve, edit (approved with edits), revise, reject, escalate, start, cancel, redirect, retry;
+   * rule (a config file's rule fired); rule_propose, rule_approve, rule_reject, rule_revoke.
+   */
   action: z.string(),
   /** decided, counted (one approval of several), refused, automatic, or done (a control). */
   result: z.enum(['decided', 'counted', 'refused', 'automatic', 'done']),
@@ -25,7 +28,7 @@ export const auditEntrySchema = z.object({
   contentHash: z.string().nullable(),
   /** Why an attempt was refused (its code and sentence). */
   reason: z.string().nullable(),
-  /** The rule that decided for nobody (a timeout's action, an escalation). */
+  /** The rule that decided for nobody (a timeout's action, an escalation, a rule), or the standing rule an entry is about. */
   rule: z.string().nullable(),
   /** Whom an escalation added as reviewers (space-separated). */
   to: z.string().nullable(),
@@ -83,10 +86,12 @@ function toEntry(row: Row): AuditEntry {
   const d = row.detail ?? {};
   const refused = row.action.startsWith('refused:');
   const action = refused ? row.action.slice('refused:'.length) : row.action;
-  const rule = text(d.automatic);
+  const automatic = text(d.automatic);
+  // A standing rule's own entries (proposed, approved, revoked) name it by number.
+  const rule = automatic ?? (typeof d.rule === 'number' ? `rule #${d.rule}` : null);
   const result = refused
     ? 'refused'
-    : rule
+    : automatic
       ? 'automatic'
       : typeof d.counted === 'number'
         ? 'counted'

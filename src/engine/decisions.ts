@@ -50,6 +50,9 @@ export interface DecisionDeps {
 const STALE =
   'This card is out of date: what it shows has changed since you saw it. Nothing was recorded; the current version is shown now.';
 
+/** What a caller writes in a decision's transaction once it is recorded (the review as it is now). */
+export type Also = (db: Queryable, review: Review, task: Task) => Promise<void>;
+
 type Refused = { refused: DecisionRefusal; message: string; review?: Review };
 type Locked =
   | Refused
@@ -70,8 +73,12 @@ export function createDecisions(deps: DecisionDeps) {
   /** Whether any surface has a directory: else no decision needs its review read before it. */
   const asksGroups = Object.values(deps.directories).some(Boolean);
 
-  /** Records a decision; `automatic` (a timeout's default action, the engine's own) skips the actor's check. */
-  async function decide(input: DecideInput, automatic?: string): Promise<Decided> {
+  /**
+   * Records a decision; `automatic` (a timeout's default action, the engine's own) skips the
+   * actor's check. `also`: more to write in the decision's transaction once it is recorded or
+   * counted (a rule proposed with it); what it throws undoes the decision.
+   */
+  async function decide(input: DecideInput, automatic?: string, also?: Also): Promise<Decided> {
     // Group membership is the surface's directory's to answer, and may be slow or fail: asked
     // with no row locked, and only when the actor's right hinges on a group (the review is read
     // first to know which), so that a failing lookup stops nobody else.
@@ -87,7 +94,11 @@ export function createDecisions(deps: DecisionDeps) {
     // unasked, and runs once more after the directory answered (asking nothing the second time).
     for (let ask: ReadonlySet<string> | undefined = asked; ; ask = undefined) {
       const who = actor;
-      const outcome = await inTransaction(pool, (db) => decideLocked(db, input, who, automatic, ask));
+      const outcome = await inTransaction(pool, async (db) => {
+        const locked = await decideLocked(db, input, who, automatic, ask);
+        if ('task' in locked && 'review' in locked) await also?.(db, locked.review, locked.task);
+        return locked;
+      });
       if ('askGroups' in outcome) {
         const { groups, task } = outcome.askGroups;
         actor = await askGroups(deps.directories[task.surface], actor, groups, task);

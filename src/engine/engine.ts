@@ -19,6 +19,7 @@ import type { Metrics } from './metrics.js';
 import type { Purger, RetentionSettings } from './retention.js';
 import { getReviewWithTask, reviewsOf } from './review-rows.js';
 import { reviewTimes } from './review-stats.js';
+import { createRuleControls } from './rule-decisions.js';
 import type { LoadedWorkflow } from './runner.js';
 import type { Runtime } from './runtime/index.js';
 import { startRefusal } from './start-limits.js';
@@ -81,6 +82,7 @@ export function createEngine(deps: EngineDeps): Engine {
   };
 
   return {
+    rules: createRuleControls({ ...deps, decide }),
     available,
     validate,
     startRefusal: (input) => startRefusal(pool, deps.config.starts, input),

@@ -13,10 +13,12 @@ export {
   toolCallSchema,
 } from '../workflows/ask/ask-request.js';
 // What a review asks and how it may be answered, for surfaces that draw and read its form.
+export { canonicalJson } from '../workflows/protocol/canonical-json.js';
 export { contentHash } from '../workflows/protocol/content-hash.js';
 export { requestRulesSchema } from '../workflows/protocol/requests.js';
 export { FORM, invalidEdit } from '../workflows/protocol/review-form.js';
 export { answeredWithWords, asDecided } from '../workflows/protocol/standard-interrupts.js';
+export { scopeInWords } from './allow-rules.js';
 // Commands in, queries out: the engine's API.
 export type {
   Controls,
@@ -24,6 +26,7 @@ export type {
   DecideInput,
   DecisionRefusal,
   Engine,
+  RuleControls,
   Runner,
   StartInput,
   WaitingPage,

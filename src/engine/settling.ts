@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js';
 import { contentHash } from '../workflows/protocol/content-hash.js';
 import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
+import { ruleApplied, ruleCovering } from './allow-rules.js';
 import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
 import { insertReview, reviewsOf } from './review-rows.js';
@@ -24,7 +25,7 @@ import type { Lease, Runtime } from './runtime/index.js';
 import { applyRules, narrowRules, reviewFacts } from './sign-off-rules.js';
 import { audit, getTask, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
-import { type Clock, type ReviewRequest, SYSTEM_ACTOR, type Task } from './types.js';
+import { type Clock, type Decision, type ReviewRequest, SYSTEM_ACTOR, type Task } from './types.js';
 
 /** What a run left for settling. */
 export interface RunResult {
@@ -65,10 +66,8 @@ export function createSettling(deps: {
    */
   async function open(db: Queryable, task: Task, interrupt: RunResult['interrupts'][number]) {
     const request = toReviewRequest(interrupt.value);
-    const ruled = applyRules(
-      checkpointSettings(deps.config, task.workflow, request.kind),
-      reviewFacts(task, request),
-    );
+    const facts = reviewFacts(task, request);
+    const ruled = applyRules(checkpointSettings(deps.config, task.workflow, request.kind), facts);
     // A request may ask for stricter rules than its checkpoint's (a review asked through a door):
     // then no rule approves it.
     const { settings } = narrowRules(ruled.settings, request.rules);
@@ -91,19 +90,41 @@ export function createSettling(deps: {
             : rule.effect,
         },
       });
-    if (ruled.approvedBy && !request.rules)
-      return approveByRule(db, task, review.id, request, ruled.approvedBy);
+    // Neither kind of rule approves a review whose agent asked for stricter rules, nor one a rule
+    // of the config file asks people for.
+    if (!request.rules && ruled.approvedBy)
+      return approveByRule(db, task, review.id, request, { name: ruled.approvedBy });
+    const standing = !request.rules && !ruled.asksPeople ? await ruleCovering(db, task, facts) : undefined;
+    if (standing) {
+      await ruleApplied(db, standing.id);
+      return approveByRule(db, task, review.id, request, {
+        name: `#${standing.id}`,
+        id: standing.id,
+        proposedBy: standing.proposedBy,
+        approvedBy: standing.approvals.map((a) => a.by),
+      });
+    }
     await scheduleTimers(deps.runtime, db, task.surface, review);
   }
 
-  async function approveByRule(db: Queryable, task: Task, id: string, request: ReviewRequest, name: string) {
+  /** A review approved by a rule the moment it opens (its card shows it so); its task runs on. */
+  async function approveByRule(
+    db: Queryable,
+    task: Task,
+    id: string,
+    request: ReviewRequest,
+    rule: NonNullable<Decision['rule']>,
+  ) {
     await decideReview(db, id, {
       action: 'approve',
       values: {},
       by: SYSTEM_ACTOR,
       at: deps.clock.now().toISOString(),
-      automatic: `rule "${name}" of the config file`,
-      rule: { name },
+      automatic:
+        rule.id === undefined
+          ? `rule "${rule.name}" of the config file`
+          : `rule #${rule.id} (proposed by ${rule.proposedBy}, approved by ${rule.approvedBy?.join(' and ')})`,
+      rule,
       contentHash: contentHash(request),
     });
     await deps.runtime.schedule(db, runJob(task));

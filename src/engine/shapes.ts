@@ -119,6 +119,41 @@ export const reviewSchema = z.object({
   approvals: z.array(approvalSchema),
 });
 
+/**
+ * Which reviews a standing rule approves ("Approve and always allow…", allow-rules.ts): this
+ * task's at its checkpoint (`task`); its workflow's at that checkpoint in its channel
+ * (`workflow`); every call of one tool by its workflow in its channel (`tool`); or such calls with
+ * exactly these arguments (`call`). `channel` is "" at the terminal.
+ */
+export const RULE_SCOPES = ['task', 'workflow', 'tool', 'call'] as const;
+export const ruleScopeSchema = z.object({
+  kind: z.enum(RULE_SCOPES),
+  workflow: z.string(),
+  checkpoint: z.string(),
+  channel: z.string(),
+  taskId: z.string().optional(),
+  tool: z.string().optional(),
+  args: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A rule a reviewer proposed; `approvals` counts its sign-off (N of M), as a review's does. */
+export const allowRuleSchema = z.object({
+  id: z.number().int(),
+  status: z.enum(['proposed', 'active', 'refused', 'revoked']),
+  scope: ruleScopeSchema,
+  taskId: z.string(),
+  reviewId: z.string(),
+  proposedBy: z.string(),
+  proposedAt: z.string(),
+  approvals: z.array(approvalSchema),
+  decidedBy: z.string().nullable(),
+  decidedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  revokedBy: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  applied: z.number().int(),
+});
+
 const review = reviewSchema;
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.object({ type: z.literal(type), ...shape });
@@ -136,6 +171,7 @@ export const EVENT_TYPES = [
   'review_closed',
   'task_status',
   'delivery_failed',
+  'rule_changed',
 ] as const;
 
 /** What surfaces are told, in order, once each. */
@@ -183,6 +219,8 @@ export const engineEventSchema = z.discriminatedUnion('type', [
      */
     review: review.optional(),
   }),
+  /** A rule proposed from one of this task's reviews was proposed, approved by one more, signed off, refused or revoked. */
+  event('rule_changed', { rule: allowRuleSchema }),
 ]);
 
 // EVENT_TYPES lists exactly the union's types (a new event added to one but not the other fails here).

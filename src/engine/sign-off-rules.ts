@@ -21,7 +21,7 @@ export type ApprovalOutcome =
 
 /** What one more approval by `approval.by` does to a review (a person counts once). */
 export function addApproval(
-  review: Pick<Review, 'approvals' | 'settings'>,
+  review: Pick<Review, 'approvals'> & { settings: Pick<ReviewSettings, 'approvals'> },
   approval: Approval,
 ): ApprovalOutcome {
   const needed = approvalsNeeded(review.settings);
@@ -193,12 +193,13 @@ const effectOf = (rule: ReviewRule) =>
  * argument the call does not have) fires only a rule that just raises the approvals: a missing
  * value never lowers the bar. When several fire, the most approvals any asks for and the last
  * one's reviewers apply, and the review is approved by a rule only when none that fired asks for
- * people. `approvedBy`: the name of the rule that approves it.
+ * people. `approvedBy`: the name of the rule that approves it; `asksPeople`: a rule that fired
+ * asks for people (then no standing rule approves the review either).
  */
 export function applyRules(
   settings: CheckpointSettings,
   facts: ReviewFacts[],
-): { settings: ReviewSettings; fired: FiredRule[]; approvedBy?: string } {
+): { settings: ReviewSettings; fired: FiredRule[]; approvedBy?: string; asksPeople: boolean } {
   const { rules, ...out } = settings;
   const fired: (FiredRule & { rule: ReviewRule })[] = [];
   for (const rule of rules) {
@@ -220,5 +221,6 @@ export function applyRules(
     settings: fired.length ? { ...out, ruled: fired.map((f) => f.name) } : out,
     fired: fired.map(({ rule, ...f }) => f),
     approvedBy: asking.length ? undefined : fired.find((f) => f.rule.approve)?.name,
+    asksPeople: asking.length > 0,
   };
 }

@@ -31,11 +31,13 @@
 import type { z } from 'zod';
 import type {
   abandonedGoalSchema,
+  allowRuleSchema,
   approvalSchema,
   engineEventSchema,
   progressSchema,
   reviewSchema,
   reviewSettingsSchema,
+  ruleScopeSchema,
   taskSchema,
 } from './shapes.js';
 import { TASK_STATUSES, type TaskStatus } from './shapes.js';
@@ -43,6 +45,7 @@ import { TASK_STATUSES, type TaskStatus } from './shapes.js';
 export {
   DOORS,
   type Door,
+  RULE_SCOPES,
   STEP_STATUSES,
   type StepStatus,
   SURFACES,
@@ -108,6 +111,9 @@ export const taskOfThread = (threadId: string) => threadId.replace(/#\d+$/, '');
 export type ReviewSettings = z.infer<typeof reviewSettingsSchema>;
 export type Approval = z.infer<typeof approvalSchema>;
 export type Review = z.infer<typeof reviewSchema>;
+/** A rule a team signed off, or one proposed (allow-rules.ts). */
+export type AllowRule = z.infer<typeof allowRuleSchema>;
+export type RuleScope = z.infer<typeof ruleScopeSchema>;
 /** What surfaces are told, in order, once each (each variant is described in shapes.ts). */
 export type EngineEvent = z.infer<typeof engineEventSchema>;
 

@@ -5,7 +5,9 @@
  * one explicit decision per call. Nothing is filled in: a call without a decision, or with
  * arguments that do not parse or fit its schema, makes the form refused.
  */
+
 import { Ajv } from 'ajv';
+import { canonicalJson } from './canonical-json.js';
 import {
   type Action,
   FIELD_MAX,
@@ -135,18 +137,7 @@ const parseArgs = (text: string): Record<string, unknown> | undefined => {
   }
 };
 
-/** JSON with object keys sorted: two argument objects are the same whatever their key order. */
-const canonical = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(canonical).join(',')}]`
-    : v && typeof v === 'object'
-      ? `{${Object.keys(v)
-          .sort()
-          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-          .join(',')}}`
-      : (JSON.stringify(v) ?? 'null');
-
-export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => canonical(a) === canonical(b);
+export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => canonicalJson(a) === canonicalJson(b);
 
 /**
  * One decision per call from a filled-in form (`values`), as the review shows the calls now.
@@ -189,7 +180,7 @@ export function readDecisions(
       }
       args = parsed;
     }
-    if (call.allowed.includes('approve') && canonical(args) === canonical(call.args))
+    if (call.allowed.includes('approve') && canonicalJson(args) === canonicalJson(call.args))
       return { type: 'approve' };
     if (!call.allowed.includes('edit')) {
       errors[argsId(i)] = `${name} may not be changed: approve it as asked, or reject it.`;

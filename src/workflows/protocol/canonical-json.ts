@@ -1,0 +1,10 @@
+/**
+ * JSON with every object's keys sorted: two values that differ only in key order (a tool call's
+ * arguments as an agent sent them, and as the database gives them back) read the same.
+ */
+export const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  ) ?? 'null';
