@@ -82,6 +82,8 @@ export type Answer =
   | { quit: true }
   /** Cancel the task, once confirmed. */
   | { cancel: true }
+  /** Approve, and propose a rule that approves what this covers from now on (always-allow.ts). */
+  | { always: true }
   | { error: string };
 
 /** A line as compared with the word sets: lower case, no trailing punctuation, single spaces. */
@@ -115,6 +117,7 @@ export function parseAnswer(line: string, review: Review): Answer {
   if (HELP.has(word)) return { help: true };
   if (QUIT.has(plain)) return { quit: true };
   if (CANCEL.has(plain)) return { cancel: true };
+  if (plain === 'always' && r.actions.includes('approve')) return { always: true };
   if (toolCall && word !== 'approve' && APPROVE.has(word)) {
     return {
       error: `A tool call is approved by the word only: type ${choices(review, ['approve', 'reject']) || 'one of the choices above'}.`,
@@ -255,6 +258,14 @@ export function answerHelp(review: Review, resume: string): string {
       ? only
         ? [['{…} (one line of JSON)', 'the edited arguments (that approves them)'] as [string, string]]
         : [['edit', `${verb(review, 'edit')}, field by field`] as [string, string]]
+      : []),
+    ...(has('approve')
+      ? [
+          ['always', 'approve, and propose a rule that approves what this covers from now on'] as [
+            string,
+            string,
+          ],
+        ]
       : []),
     ['quit', `leave this prompt; the task keeps waiting: ${resume}`],
     ['cancel', 'cancel the task (asks first)'],

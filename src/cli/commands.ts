@@ -6,6 +6,7 @@
  *   signoff tasks                   lists tasks and their status
  *   signoff events <task-id>        everything the task showed (or could not show), and how
  *   signoff audit [<task-id>] [--since 7d] [--format jsonl|csv]  who decided what: the audit trail
+ *   signoff rules [approve|reject|revoke <n>]  standing rules ("always allow"): list, sign off, end
  *   signoff retry <task-id>         runs a failed task again from its last step
  *   signoff cancel <task-id>        cancels a task
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
@@ -26,6 +27,7 @@ import { exportAudit } from './audit.js';
 import { CLI, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
+import { rulesCommand } from './rules.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
 import { COMMANDS, isWorkflow, nameTheTask, usageError } from './usage.js';
@@ -130,6 +132,8 @@ export async function runCommand(
         }
         return 0;
       }
+      case 'rules':
+        return await rulesCommand(rest, engine, io.out, actor);
       case 'audit': {
         const n = await exportAudit(rest, engine, io.out, new Date());
         if (!n) io.err.write('No audit entries match.\n');

@@ -6,6 +6,7 @@
 import type { Engine, Review, Task } from '../engine/index.js';
 import { contentHash, DecisionRefused, operator } from '../engine/index.js';
 import { isSignoffError } from '../errors.js';
+import { alwaysAllow } from './always-allow.js';
 import { answerHelp, type Decided, parseAnswer, parseFeedback } from './answer.js';
 import { fillForm } from './form.js';
 import { CLI } from './help.js';
@@ -94,6 +95,10 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       continue;
     }
     if ('quit' in parsed) return await inputEnded(deps, taskId);
+    if ('always' in parsed) {
+      if ((await alwaysAllow(deps, taskId, review)) === 'ended') return await inputEnded(deps, taskId);
+      continue;
+    }
     let answer: Decided;
     if ('cancel' in parsed) {
       const ended = await cancelAsked(deps, taskId);

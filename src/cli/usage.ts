@@ -17,6 +17,7 @@ export const COMMANDS: ReadonlySet<string> = new Set([
   'cancel',
   'docs',
   'redirect',
+  'rules',
 ]);
 /** The commands that name a task first. */
 const ON_A_TASK = new Set(['resume', 'events', 'retry', 'cancel', 'redirect']);
@@ -34,6 +35,12 @@ export function usageError(argv: readonly string[], workflows: readonly string[]
     if (!words.join(' ').trim() && isWorkflow(workflows, workflow))
       return `Describe the task after the workflow's name: ${CLI} run ${workflow.toLowerCase()} "summarise Q3 invoices"`;
   }
+  if (
+    command === 'rules' &&
+    rest.length &&
+    (!['approve', 'reject', 'revoke'].includes(rest[0] ?? '') || !/^\d+$/.test(rest[1] ?? ''))
+  )
+    return `usage: ${CLI} rules [approve|reject|revoke <number>] (see: ${CLI} rules)`;
   if (command === 'docs' && (rest[0] !== 'add' || !rest[1]))
     return `usage: ${CLI} docs add <folder> [collection]`;
   return undefined;

@@ -170,9 +170,9 @@ export function scopeInWords(scope: RuleScope, channel: (id: string) => string =
   const where = `${scope.workflow}${scope.channel ? ` in ${channel(scope.channel)}` : ''}`;
   switch (scope.kind) {
     case 'task':
-      return `this task's ${scope.checkpoint} reviews`;
+      return `this task's reviews at "${scope.checkpoint}"`;
     case 'workflow':
-      return `every ${scope.checkpoint} review of ${where}`;
+      return `every review of ${where} at "${scope.checkpoint}"`;
     case 'tool':
       return `every call of ${scope.tool} by ${where}`;
     case 'call': {

@@ -44,13 +44,12 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
     const task = rule && (await getTask(pool, rule.taskId));
     if (!rule || !task) throw new SignoffError('unknown_rule', `There is no rule #${id}.`);
     const as = { ...task, requester: rule.proposedBy };
-    const groups = actor.operator ? [] : groupsToAsk(settings, as, actor);
+    const groups = groupsToAsk(settings, as, actor);
     return { settings, as, actor: await askGroups(deps.directories[task.surface], actor, groups, task) };
   }
 
   /** Whether the actor may sign rules off (or revoke one): a sentence when not. */
   function refused(settings: AlwaysAllow, as: Task, actor: Actor, action: 'approve' | 'reject') {
-    if (actor.operator) return undefined;
     const denied = rightRefused(settings, as, actor, action);
     if (!denied) return undefined;
     const proposer = actor.id === as.requester && action === 'approve';
@@ -183,7 +182,8 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
       audited(id, actor, 'rule_revoke', async () => {
         const { settings, as, actor: who } = await prepare(id, actor);
         const isProposer = who.id === as.requester;
-        const denied = isProposer ? undefined : refused(settings, as, who, 'reject');
+        // The terminal's operator steers anything here, a rule too (as they cancel any task).
+        const denied = isProposer || who.operator ? undefined : refused(settings, as, who, 'reject');
         if (denied) throw denied;
         return onOpenRule(id, async (rule, db) => {
           if (rule.status === 'refused' || rule.status === 'revoked') throw closedRule(rule);

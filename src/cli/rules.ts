@@ -1,0 +1,48 @@
+/**
+ * `signoff rules`: the rules a team signed off or is asked to ("Approve and always allow…"), and
+ * `signoff rules approve|reject|revoke <n>` to sign one off, refuse it or end it.
+ */
+import { type AllowRule, type Engine, operator, scopeInWords } from '../engine/index.js';
+import type { Output } from './printer.js';
+
+export const RULE_ACTIONS = ['approve', 'reject', 'revoke'] as const;
+
+/** One rule, one line: its number, what it covers, where it stands. */
+export function ruleRow(rule: AllowRule, now: Date): string {
+  const approvals = rule.approvals.map((a) => a.by).join(', ');
+  const expired = rule.expiresAt && Date.parse(rule.expiresAt) <= now.getTime();
+  const state =
+    rule.status === 'proposed'
+      ? `proposed by ${rule.proposedBy}${approvals ? `; approved so far by ${approvals}` : ''}`
+      : rule.status === 'active'
+        ? `${expired ? 'expired' : 'active'}: signed off by ${approvals}; approved ${rule.applied} review${rule.applied === 1 ? '' : 's'}${rule.expiresAt && !expired ? `; until ${rule.expiresAt}` : ''}`
+        : rule.status === 'revoked'
+          ? `revoked by ${rule.revokedBy}`
+          : `refused by ${rule.decidedBy}`;
+  return `#${rule.id}  always allow ${scopeInWords(rule.scope)} — ${state}`;
+}
+
+export async function rulesCommand(
+  rest: string[],
+  engine: Engine,
+  out: Output,
+  actor: string,
+): Promise<number> {
+  const [action, n] = rest;
+  if (!action) {
+    const rules = await engine.rules.list(['proposed', 'active']);
+    out.write(
+      rules.length
+        ? `${rules.map((r) => ruleRow(r, new Date())).join('\n')}\n`
+        : 'No rules proposed or signed off.\n',
+    );
+    return 0;
+  }
+  const id = Number(n);
+  const rule =
+    action === 'revoke'
+      ? await engine.rules.revoke(id, operator(actor))
+      : await engine.rules.decide(id, { id: actor }, action as 'approve' | 'reject');
+  out.write(`${ruleRow(rule, new Date())}\n`);
+  return 0;
+}

@@ -1,0 +1,64 @@
+/**
+ * Standing rules at the terminal, through the real CLI process: "always" at a review approves it
+ * and proposes a rule of the scope picked by number; `signoff rules` lists it, `rules approve`
+ * signs it off (refused to its proposer unless the config allows); the next review it covers is
+ * approved by it at once and says so; `rules revoke` ends it.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { runSignoff } from '../helpers/processes.js';
+
+let db: TestDatabase;
+const configs: Record<string, string> = {};
+beforeAll(async () => {
+  db = await createTestDatabase('terminal_rules');
+  const dir = mkdtempSync(join(tmpdir(), 'terminal-rules-'));
+  for (const [name, self] of [
+    ['strict', false],
+    ['self', true],
+  ] as const) {
+    configs[name] = join(dir, `${name}.yml`);
+    writeFileSync(configs[name], `alwaysAllow:\n  reviewers: [anyone]\n  allowSelfApproval: ${self}\n`);
+  }
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const env = (config: string) => ({ DATABASE_URL: db.url, SIGNOFF_CONFIG: configs[config] as string });
+
+describe('rules at the terminal', () => {
+  it('always → a scope by number: approved and proposed; signed off with rules approve; the next review is approved by it; revoked, listed no more', async () => {
+    const first = await runSignoff(['run', 'ask', 'Ship 2.3 tonight?'], env('strict'), 'always\n9\n2\n');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/1\. this task's reviews at "review"\n\s+2\. every review of ask at "review"/);
+    expect(first.stdout).toMatch(/Type a number from 1 to 2/);
+    expect(first.stdout).toMatch(/Approved\. Rule #1 is proposed/);
+    expect(first.stdout).toMatch(/task \S+: done/);
+
+    const listed = await runSignoff(['rules'], env('strict'));
+    expect(listed.stdout).toMatch(/#1 {2}always allow every review of ask at "review" — proposed by cli:\S+/);
+    const own = await runSignoff(['rules', 'approve', '1'], env('strict'));
+    expect(own.code).toBe(2);
+    expect(own.stderr).toMatch(/you proposed this rule, so someone else has to approve it/);
+
+    const signed = await runSignoff(['rules', 'approve', '1'], env('self'));
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stdout).toMatch(/#1 .* active: signed off by cli:\S+; approved 0 reviews/);
+
+    const second = await runSignoff(['run', 'ask', 'Ship 2.4 tonight?'], env('self'));
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/→ approve by rule #1 \(proposed by cli:\S+, approved by cli:\S+\)/);
+    expect(second.stdout).toMatch(/task \S+: done/);
+
+    const revoked = await runSignoff(['rules', 'revoke', '1'], env('self'));
+    expect(revoked.stdout).toMatch(/#1 .* revoked by cli:/);
+    expect((await runSignoff(['rules'], env('self'))).stdout).toMatch(/No rules proposed or signed off/);
+    const usage = await runSignoff(['rules', 'approve', 'x'], env('self'));
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/usage: .* rules \[approve\|reject\|revoke <number>\]/);
+  });
+});
