@@ -43,9 +43,17 @@ describe('always allow', () => {
     expect(scopes.map((s) => s.kind)).toEqual(['task', 'workflow', 'tool', 'call']);
 
     // Approving with "always allow this tool" approves this call and proposes the rule.
-    const proposed = await t.h.engine.rules.propose({ reviewId: review.id, actor: { id: 'U0LEAD' }, scope: 'tool' });
+    const proposed = await t.h.engine.rules.propose({
+      reviewId: review.id,
+      actor: { id: 'U0LEAD' },
+      scope: 'tool',
+    });
     expect(proposed.review.status).toBe('decided');
-    expect(proposed.rule).toMatchObject({ status: 'proposed', proposedBy: 'U0LEAD', scope: { kind: 'tool', tool: 'restart_service' } });
+    expect(proposed.rule).toMatchObject({
+      status: 'proposed',
+      proposedBy: 'U0LEAD',
+      scope: { kind: 'tool', tool: 'restart_service' },
+    });
     await done(first);
 
     // Proposed, not signed off: the next call waits for a person.
@@ -58,8 +66,12 @@ describe('always allow', () => {
       code: 'not_allowed',
       message: expect.stringMatching(/you proposed this rule/),
     });
-    await expect(t.h.engine.rules.decide(id, { id: 'U0BOB' }, 'approve')).rejects.toMatchObject({ code: 'not_allowed' });
-    expect(await t.h.engine.rules.decide(id, { id: 'U0ADMIN' }, 'approve')).toMatchObject({ status: 'proposed' });
+    await expect(t.h.engine.rules.decide(id, { id: 'U0BOB' }, 'approve')).rejects.toMatchObject({
+      code: 'not_allowed',
+    });
+    expect(await t.h.engine.rules.decide(id, { id: 'U0ADMIN' }, 'approve')).toMatchObject({
+      status: 'proposed',
+    });
     await expect(t.h.engine.rules.decide(id, { id: 'U0ADMIN' }, 'approve')).rejects.toMatchObject({
       code: 'counted_already',
     });
@@ -85,7 +97,9 @@ describe('always allow', () => {
     expect(revoked).toMatchObject({ status: 'revoked', revokedBy: 'U0ADMIN', applied: 1 });
     const fourth = await call('restart_service', { name: 'cron' });
     expect((await t.h.nextReview(fourth.id)).status).toBe('pending');
-    await expect(t.h.engine.rules.decide(id, { id: 'U0CFO' }, 'approve')).rejects.toMatchObject({ code: 'rule_closed' });
+    await expect(t.h.engine.rules.decide(id, { id: 'U0CFO' }, 'approve')).rejects.toMatchObject({
+      code: 'rule_closed',
+    });
 
     const trail = (
       await t.h.db.pool.query<{ actor: string; action: string }>(
@@ -123,7 +137,11 @@ describe('always allow', () => {
   it('a rule for exactly these arguments covers that call and no other; a refused proposal approves nothing', async () => {
     const a = await call('send_report', { to: 'board', quarter: 'Q3' });
     const ra = await t.h.nextReview(a.id);
-    const { rule } = await t.h.engine.rules.propose({ reviewId: ra.id, actor: { id: 'U0BOB' }, scope: 'call' });
+    const { rule } = await t.h.engine.rules.propose({
+      reviewId: ra.id,
+      actor: { id: 'U0BOB' },
+      scope: 'call',
+    });
     await t.h.engine.rules.decide(rule.id, { id: 'U0ADMIN' }, 'approve');
     await t.h.engine.rules.decide(rule.id, { id: 'U0LEAD' }, 'approve');
     // The same arguments in another order: covered.
@@ -134,8 +152,12 @@ describe('always allow', () => {
 
     const b = await call('rotate_keys', { all: true });
     const rb = await t.h.nextReview(b.id);
-    const refused = (await t.h.engine.rules.propose({ reviewId: rb.id, actor: { id: 'U0BOB' }, scope: 'tool' })).rule;
-    expect(await t.h.engine.rules.decide(refused.id, { id: 'U0CFO' }, 'reject')).toMatchObject({ status: 'refused' });
+    const refused = (
+      await t.h.engine.rules.propose({ reviewId: rb.id, actor: { id: 'U0BOB' }, scope: 'tool' })
+    ).rule;
+    expect(await t.h.engine.rules.decide(refused.id, { id: 'U0CFO' }, 'reject')).toMatchObject({
+      status: 'refused',
+    });
     const again = await call('rotate_keys', { all: true });
     expect((await t.h.nextReview(again.id)).status).toBe('pending');
     for (const task of [changed, again]) await t.h.engine.cancel(task.id, { id: 'api:ops' });

@@ -34,7 +34,9 @@ describe('rules at the terminal', () => {
   it('always → a scope by number: approved and proposed; signed off with rules approve; the next review is approved by it; revoked, listed no more', async () => {
     const first = await runSignoff(['run', 'ask', 'Ship 2.3 tonight?'], env('strict'), 'always\n9\n2\n');
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/1\. this task's reviews at "review"\n\s+2\. every review of ask at "review"/);
+    expect(first.stdout).toMatch(
+      /1\. this task's reviews at "review"\n\s+2\. every review of ask at "review"/,
+    );
     expect(first.stdout).toMatch(/Type a number from 1 to 2/);
     expect(first.stdout).toMatch(/Approved\. Rule #1 is proposed/);
     expect(first.stdout).toMatch(/task \S+: done/);
