@@ -117,7 +117,7 @@ export function changeRule(
   db: Queryable,
   id: number,
   set: Record<string, unknown>,
-  entry: { actor: string; action: string; detail?: Record<string, unknown> },
+  entry: RuleEntry,
 ): Promise<AllowRule> {
   return atomically(db, async (db) => {
     const columns = Object.keys(set);
@@ -134,7 +134,7 @@ export function changeRule(
 /** A new rule, proposed; with its event and audit entry. */
 export function insertRule(
   db: Queryable,
-  r: { scope: RuleScope; taskId: string; reviewId: string; proposedBy: string },
+  r: { scope: RuleScope; taskId: string; reviewId: string; proposedBy: string; signers?: Signers },
 ): Promise<AllowRule> {
   return atomically(db, async (db) => {
     const inserted = await db.query(
@@ -142,19 +142,29 @@ export function insertRule(
       [r.scope, r.taskId, r.reviewId, r.proposedBy],
     );
     const rule = ruleFromRow(inserted.rows[0]);
-    await recordRule(db, rule, { actor: r.proposedBy, action: 'rule_propose', detail: { scope: r.scope } });
+    await recordRule(db, rule, {
+      actor: r.proposedBy,
+      action: 'rule_propose',
+      detail: { scope: r.scope },
+      signers: r.signers,
+    });
     return rule;
   });
 }
 
-async function recordRule(
-  db: Queryable,
-  rule: AllowRule,
-  entry: { actor: string; action: string; detail?: Record<string, unknown> },
-) {
+/** Who signs rules off (the config file's `alwaysAllow`), as a rule's message says it. */
+export type Signers = { reviewers: string[]; approvals: number };
+
+/** A rule's change for the audit (and who signs it off, for its message). */
+type RuleEntry = { actor: string; action: string; detail?: Record<string, unknown>; signers?: Signers };
+
+async function recordRule(db: Queryable, rule: AllowRule, entry: RuleEntry) {
   await record(db, rule.taskId, eventKey.rule(rule.id, rule.status, rule.approvals.length), {
     type: 'rule_changed',
     rule,
+    ...(entry.signers && {
+      signers: { reviewers: entry.signers.reviewers, approvals: entry.signers.approvals },
+    }),
   });
   await audit(db, {
     taskId: rule.taskId,

@@ -97,6 +97,8 @@ export class DecisionRefused extends SignoffError {
 
 /** "Approve and always allow…": standing rules a team signs off (rule-decisions.ts). */
 export interface RuleControls {
+  /** Who signs a rule off (the config file's `alwaysAllow`): undefined where nobody is named, and none may be proposed. */
+  signers(): { reviewers: string[]; approvals: number } | undefined;
   /** The scopes "Always allow…" offers for a review; none where the config file names nobody to sign a rule off. */
   scopes(review: Review, task: Task): RuleScope[];
   /**

@@ -50,14 +50,20 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
 
   /** Whether the actor may sign rules off (or revoke one): a sentence when not. */
   function refused(settings: AlwaysAllow, as: Task, actor: Actor, action: 'approve' | 'reject') {
-    const denied = rightRefused(settings, as, actor, action);
-    if (!denied) return undefined;
-    const proposer = actor.id === as.requester && action === 'approve';
+    // Not a signer at all (or not known to be one just now) first; then a proposer's own approval.
+    const outside = rightRefused(settings, as, actor, 'reject');
+    if (outside)
+      return new SignoffError(
+        outside.code,
+        outside.message.replace(
+          'you are not a reviewer for this step',
+          'you are not one of the people who sign off rules',
+        ),
+      );
+    if (!rightRefused(settings, as, actor, action)) return undefined;
     return new SignoffError(
-      denied.code,
-      proposer
-        ? 'Sorry, you proposed this rule, so someone else has to approve it.'
-        : denied.message.replace('this step', 'rules'),
+      'not_allowed',
+      'Sorry, you proposed this rule, so someone else has to approve it.',
     );
   }
 
@@ -100,6 +106,7 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
     );
 
   return {
+    signers: () => deps.config.alwaysAllow,
     scopes: (review, task) => (deps.config.alwaysAllow ? scopesFor(task, review) : []),
 
     async propose(input) {
@@ -117,6 +124,7 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
             taskId: task.id,
             reviewId: review.id,
             proposedBy: input.actor.id,
+            signers: deps.config.alwaysAllow,
           });
         },
       );
@@ -139,6 +147,7 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
               {
                 actor: who.id,
                 action: 'rule_reject',
+                signers: settings,
               },
             );
           const step = addApproval(
@@ -160,6 +169,7 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
                 actor: who.id,
                 action: 'rule_approve',
                 detail: { counted: step.approvals.length, needed: step.needed },
+                signers: settings,
               },
             );
           const expires = settings.expiresAfter
@@ -173,6 +183,7 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
               actor: who.id,
               action: 'rule_approve',
               detail: { approvals: step.approvals.map(({ by, at }) => ({ by, at })) },
+              signers: settings,
             },
           );
         });
@@ -194,6 +205,7 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
             {
               actor: who.id,
               action: 'rule_revoke',
+              signers: settings,
             },
           );
         });

@@ -91,6 +91,8 @@ export const reviewSettingsSchema = checkpointSettingsSchema
     escalated: z.number().int().optional(),
     /** The checkpoint's rules that fired when it opened (sign-off-rules.ts `applyRules`), by name. */
     ruled: z.array(z.string()).optional(),
+    /** "Approve and always allow…" may be offered: the config file named who signs off a rule when it opened. */
+    alwaysAllow: z.boolean().optional(),
   });
 
 /** One person's approval of a review that needs several (N of M). */
@@ -220,7 +222,11 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     review: review.optional(),
   }),
   /** A rule proposed from one of this task's reviews was proposed, approved by one more, signed off, refused or revoked. */
-  event('rule_changed', { rule: allowRuleSchema }),
+  event('rule_changed', {
+    rule: allowRuleSchema,
+    /** Who signs it off, as the config file said when it changed. */
+    signers: z.object({ reviewers: z.array(z.string()), approvals: z.number().int() }).optional(),
+  }),
 ]);
 
 // EVENT_TYPES lists exactly the union's types (a new event added to one but not the other fails here).

@@ -212,6 +212,25 @@ export function reviseSubmission(
   return viewSubmission(user, 'signoff_revise', privateMetadata, { feedback, ...fields });
 }
 
+/** Submitting the "Always allow…" modal with the scope chosen, carrying the metadata it was opened with. */
+export function alwaysSubmission(user: string, privateMetadata: string, scope: string) {
+  return payloadBody({
+    type: 'view_submission',
+    ...interaction(user),
+    view: {
+      id: `V${++views}`,
+      team_id: 'T0TEAM',
+      type: 'modal',
+      callback_id: 'signoff_always',
+      private_metadata: privateMetadata,
+      state: {
+        values: { scope: { value: { type: 'radio_buttons', selected_option: { value: scope } } } },
+      },
+      hash: 'h',
+    },
+  });
+}
+
 /**
  * Submitting the start modal (`/signoff` alone) with a workflow and a task, carrying the metadata
  * it was opened with: the command's channel and response URL.

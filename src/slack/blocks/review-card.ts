@@ -39,6 +39,9 @@ import {
 
 type KnownBlock = types.KnownBlock;
 
+/** "Always allow…": approve, and propose a standing rule (the modal asks its scope). */
+export const ALWAYS_ACTION_ID = 'signoff_always';
+
 export const ACTION_IDS: Record<Action, string> = {
   approve: 'signoff_approve',
   edit: 'signoff_edit',
@@ -291,6 +294,15 @@ export function reviewCard(
         }
       : {}),
   }));
+  // Where the config file names who signs rules off, beside an Approve that approves what is seen.
+  const approve = buttons.findIndex((b) => b.action_id === ACTION_IDS.approve);
+  if (review.settings.alwaysAllow && approve >= 0)
+    buttons.splice(approve + 1, 0, {
+      type: 'button' as const,
+      action_id: ALWAYS_ACTION_ID,
+      text: { type: 'plain_text' as const, text: 'Always allow…', emoji: true },
+      value: buttonValue(review),
+    });
   return {
     text: escapeMrkdwn(`Review needed: ${truncate(r.title, 200)}`),
     blocks: [

@@ -18,7 +18,7 @@ export const reviseMetaSchema = z.object({
   /** The button's value (checked again when the form comes back: it is the clicker's to forge). */
   value: z.unknown(),
   /** Absent on modals opened before Edit had its own button: those were Revise. */
-  action: z.enum(['revise', 'edit']).default('revise'),
+  action: z.enum(['revise', 'edit', 'always']).default('revise'),
   channel: z.string().max(40).optional(),
   messageTs: z.string().max(40).optional(),
   threadTs: z.string().max(40).optional(),

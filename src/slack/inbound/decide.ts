@@ -6,8 +6,9 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Action, Actor, Decided, Review } from '../../engine/index.js';
+import type { Action, Actor, AllowRule, Decided, Review, RuleScope } from '../../engine/index.js';
 import { approvalsNeeded, contentHash, DecisionRefused } from '../../engine/index.js';
+import { isSignoffError, SignoffError } from '../../errors.js';
 import { plainActions, reviewCard } from '../blocks/review-card.js';
 import type { Directory } from '../shared/directory.js';
 import { cardKey, cardText, findPost, recordPost } from '../shared/posts.js';
@@ -143,6 +144,8 @@ export interface SlackDecision {
   threadTs?: string;
   /** The `user.team_id` the request carried (another workspace's, for someone from Slack Connect). */
   team?: string;
+  /** "Always allow…": approve, and propose a rule of this scope with it (refused together). */
+  scope?: RuleScope['kind'];
 }
 
 /**
@@ -168,32 +171,38 @@ export async function decideFromSlack(
       await refreshCard(deps, client, unseen);
       return undefined;
     }
-    const result = await deps.engine
-      .decide({
-        reviewId: d.click.review,
-        taskId: d.click.task,
-        actor: await slackActor(
-          deps.directory,
-          d.user,
-          d.team,
-          review ? [review.settings.reviewers] : undefined,
-        ),
-        action: d.action,
-        feedback: d.feedback,
-        values: d.values,
-        contentHash: d.click.h,
-      })
+    const input = {
+      reviewId: d.click.review,
+      taskId: d.click.task,
+      actor: await slackActor(
+        deps.directory,
+        d.user,
+        d.team,
+        review ? [review.settings.reviewers] : undefined,
+      ),
+      contentHash: d.click.h,
+    };
+    const result = await (d.scope
+      ? deps.engine.rules.propose({ ...input, scope: d.scope })
+      : deps.engine.decide({ ...input, action: d.action, feedback: d.feedback, values: d.values })
+    )
       // A refusal is said here, like the rest; anything else is a failure (below).
       .catch((error: unknown) => {
-        if (error instanceof DecisionRefused) return error;
+        if (error instanceof DecisionRefused || isSignoffError(error, 'rules_off'))
+          return error as SignoffError;
         throw error;
       });
-    if (result instanceof DecisionRefused) {
+    if (result instanceof SignoffError) {
       await tell(result.message);
       // A stale card is shown again as it is now, so that the next click is on what is decided.
-      if (result.code === 'stale_review' && result.review) await refreshCard(deps, client, result.review);
+      if (result instanceof DecisionRefused && result.code === 'stale_review' && result.review)
+        await refreshCard(deps, client, result.review);
       return undefined;
     }
+    if ('rule' in result && result.rule)
+      await tell(
+        `Approved, and rule #${(result.rule as AllowRule).id} is proposed: it applies once it is signed off, on its message in this thread.`,
+      );
     // An approval counted towards a quorum: the card shows it; the person hears what happens next.
     if (result.review.status === 'pending') {
       const got = result.review.approvals.length;

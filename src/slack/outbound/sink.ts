@@ -35,6 +35,7 @@ import {
   reviewTextMessages,
 } from '../blocks/review-card.js';
 import { escalatedMessage, reminderMessage } from '../blocks/review-pings.js';
+import { ruleKey, ruleMessage } from '../blocks/rule-message.js';
 import { LIMITS, truncate, truncateBytes, UPDATE_TEXT_BYTES } from '../blocks/text.js';
 import { createAudience } from '../shared/audience.js';
 import { rootOf, type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
@@ -318,6 +319,13 @@ export function createSlackSink(deps: {
         // Over, and no run of it comes: what a run that died left streaming closes with a note.
         if (FINAL_STATUSES.includes(task.status)) await deps.live?.closeLeftOpen(task, origin);
         return;
+      case 'rule_changed': {
+        // One message a rule, in the thread it was proposed from, redrawn as the rule changes.
+        const message = ruleMessage(e.rule, e.signers, new Date());
+        if (await findPost(pool, ruleKey(e.rule.id))) await update(ruleKey(e.rule.id), message);
+        else await postOnce(ruleKey(e.rule.id), origin, message, retried);
+        return;
+      }
       case 'delivery_failed': {
         // A card Slack would not take comes back plain, without its content: it can still be sent
         // back or rejected here, never approved. Marked plain first, so that no later redraw of

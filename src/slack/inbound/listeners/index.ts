@@ -1,24 +1,29 @@
 /** Registers every listener, keyed by command, action_id and callback_id. */
 import type { App } from '@slack/bolt';
+import { ALWAYS_VIEW } from '../../blocks/always-modal.js';
 import { TASK_ACTION_IDS } from '../../blocks/messages.js';
 import { REVISE_VIEW, START_VIEW } from '../../blocks/modals.js';
 import { HOME_ACTION_IDS } from '../../blocks/overview.js';
 import { QUESTION_ACTION_IDS } from '../../blocks/reply-question.js';
-import { ACTION_IDS } from '../../blocks/review-card.js';
+import { ACTION_IDS, ALWAYS_ACTION_ID } from '../../blocks/review-card.js';
+import { RULE_ACTION_IDS } from '../../blocks/rule-message.js';
 import type { ListenerDeps } from '../deps.js';
 import { createHomeRefresh } from '../home-refresh.js';
 import { publishHome } from '../overview.js';
+import { createAlwaysAction } from './actions/always.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createHistoryAction } from './actions/history.js';
 import { createHomePage } from './actions/home-pages.js';
 import { createQuestionAction } from './actions/reply-question.js';
 import { createReviseAction } from './actions/revise.js';
+import { createRuleButton } from './actions/rule-buttons.js';
 import { createTaskControl } from './actions/task-controls.js';
 import { createSignoffCommand } from './commands/signoff.js';
 import { createAgentStopped } from './events/agent-stopped.js';
 import { createAppHome } from './events/app-home.js';
 import { createDirectMessage } from './events/direct-message.js';
 import { createThreadReply } from './events/thread-reply.js';
+import { createAlwaysSubmission } from './views/always.js';
 import { createReviseSubmission } from './views/revise.js';
 import { createStartSubmission } from './views/start.js';
 
@@ -35,6 +40,9 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(ACTION_IDS.reject, createDecisionAction(deps, 'reject'));
   app.action(ACTION_IDS.revise, createReviseAction(deps, 'revise'));
   app.action(ACTION_IDS.edit, createReviseAction(deps, 'edit'));
+  app.action(ALWAYS_ACTION_ID, createAlwaysAction(deps));
+  for (const action of ['approve', 'reject', 'revoke'] as const)
+    app.action(RULE_ACTION_IDS[action], createRuleButton(deps, action));
   for (const choice of ['revise', 'approve', 'reject', 'ignore'] as const)
     app.action(QUESTION_ACTION_IDS[choice], createQuestionAction(deps, choice));
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
@@ -44,6 +52,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(HOME_ACTION_IDS.first, createHomePage(deps, home, 'first'));
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
+  app.view(ALWAYS_VIEW, createAlwaysSubmission(deps));
   app.event('message', createThreadReply(deps));
   app.event('message', createDirectMessage(deps));
   app.event('app_home_opened', createAppHome(deps, home));

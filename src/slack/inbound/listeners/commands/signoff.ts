@@ -1,6 +1,6 @@
 /**
  * `/signoff` — alone: a modal to pick a workflow and describe the task; `help`: the workflows;
- * `list`: reviews waiting; `<workflow> <task…>`: start at once. Input is checked before the ack,
+ * `list`: reviews waiting; `rules`: standing rules (rules-command.ts); `<workflow> <task…>`: start at once. Input is checked before the ack,
  * so a mistake gets an ephemeral sentence and nothing is posted in the channel.
  */
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
@@ -11,6 +11,7 @@ import { type ListenerDeps, notOpened } from '../../deps.js';
 import { botIsOut } from '../../membership.js';
 import { listOpenTasks } from '../../overview.js';
 import { respondPrivately } from '../../respond.js';
+import { RULES_USAGE, rulesAnswer } from '../../rules-command.js';
 import { startAfterAck, tell } from '../../start-task.js';
 
 const NO_WORKFLOWS_HERE =
@@ -21,6 +22,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
     [
       '*signoff* runs AI-agent workflows here and asks you to review their work.',
       '`/signoff <workflow> <task>` starts one; `/signoff` alone opens a form; `/signoff list` shows the open ones.',
+      `Standing rules ("Always allow…" on a card): ${RULES_USAGE}`,
       '',
       ...deps.engine.available(channel).map((w) => `• *${w.name}* — ${w.description}`),
     ].join('\n');
@@ -62,6 +64,19 @@ export function createSignoffCommand(deps: ListenerDeps) {
           responseUrl: command.response_url,
         };
         await tell(deps, client, where, out ? `${NOT_IN_CHANNEL}\n\n${list}` : list);
+      });
+      return;
+    }
+    if (word === 'rules') {
+      await ack();
+      await deps.afterAck.run(async () => {
+        const answer = await rulesAnswer(deps, rest, { user: command.user_id, team: command.team_id });
+        const where = {
+          channel: command.channel_id,
+          user: command.user_id,
+          responseUrl: command.response_url,
+        };
+        await tell(deps, client, where, answer);
       });
       return;
     }

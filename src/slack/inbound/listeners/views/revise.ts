@@ -28,7 +28,7 @@ export function createReviseSubmission(deps: ListenerDeps) {
         }),
     ) as Record<string, string>;
     const meta = readReviseMeta(view.private_metadata);
-    const action = meta?.action ?? 'revise';
+    const action = meta?.action === 'edit' ? 'edit' : 'revise';
     if (action === 'edit') {
       // The form is checked here, so that a mistake is shown in the form itself.
       const named = meta ? buttonValueSchema.safeParse(meta.value) : undefined;

@@ -1,0 +1,61 @@
+/**
+ * `/signoff rules`: the standing rules proposed or signed off ("Approve and always allow…"), and
+ * `/signoff rules approve|reject|revoke <n>` to move one, answered privately in a sentence. The
+ * same checks as the rule's buttons (the engine's).
+ */
+import type { AllowRule } from '../../engine/index.js';
+import { scopeInWords } from '../../engine/index.js';
+import { isSignoffError } from '../../errors.js';
+import { slackActor } from './decide.js';
+import { COULD_NOT_READ, COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
+import { ruleOutcome } from './listeners/actions/rule-buttons.js';
+
+export const RULES_USAGE =
+  '`/signoff rules` lists them; `/signoff rules approve|reject|revoke <number>` moves one.';
+
+function ruleLine(rule: AllowRule, now: Date): string {
+  const covers = scopeInWords(rule.scope, (c) => `<#${c}>`);
+  const by = rule.approvals.map((a) => `<@${a.by}>`).join(', ');
+  const expired = rule.expiresAt !== null && Date.parse(rule.expiresAt) <= now.getTime();
+  const state =
+    rule.status === 'proposed'
+      ? `proposed by <@${rule.proposedBy}>${by ? `, approved so far by ${by}` : ''}`
+      : expired
+        ? `expired (signed off by ${by})`
+        : `active: signed off by ${by}, ${rule.applied} review${rule.applied === 1 ? '' : 's'} approved${rule.expiresAt ? `, until ${rule.expiresAt.slice(0, 10)}` : ''}`;
+  return `• *#${rule.id}* always allow ${covers} — ${state}`;
+}
+
+/** The answer to `/signoff rules …` (`words`: what followed "rules"). */
+export async function rulesAnswer(
+  deps: ListenerDeps,
+  words: string[],
+  who: { user: string; team?: string },
+): Promise<string> {
+  const [action, n, ...more] = words;
+  if (!action) {
+    const rules = await deps.engine.rules.list(['proposed', 'active']).catch(() => undefined);
+    if (!rules) return COULD_NOT_READ;
+    if (!deps.engine.rules.signers() && !rules.length)
+      return "No rules: the config file's `alwaysAllow` names nobody to sign one off, so cards offer no Always allow.";
+    return rules.length
+      ? [`*Standing rules* (${RULES_USAGE})`, ...rules.map((r) => ruleLine(r, new Date()))].join('\n')
+      : `No rules proposed or signed off. A reviewer proposes one with *Always allow…* on a card. ${RULES_USAGE}`;
+  }
+  if (!['approve', 'reject', 'revoke'].includes(action) || !/^\d+$/.test(n ?? '') || more.length)
+    return `Say which rule and what to do: ${RULES_USAGE}`;
+  const id = Number(n);
+  try {
+    const signers = deps.engine.rules.signers();
+    const actor = await slackActor(deps.directory, who.user, who.team, signers && [signers.reviewers]);
+    const rule =
+      action === 'revoke'
+        ? await deps.engine.rules.revoke(id, actor)
+        : await deps.engine.rules.decide(id, actor, action as 'approve' | 'reject');
+    return ruleOutcome(rule, signers?.approvals);
+  } catch (error) {
+    if (isSignoffError(error) && error.code !== 'database_unavailable') return error.message;
+    deps.logger.error({ err: error }, '/signoff rules failed');
+    return COULD_NOT_RECORD;
+  }
+}
