@@ -4,11 +4,19 @@
  * sending it approves the call and posts the proposed rule in the thread, which does nothing until
  * two of the people `alwaysAllow` names approve it on its message; then the next such call's card
  * is posted approved by the rule, naming who proposed and who approved it; `/signoff rules` lists
- * it and revokes it.
+ * it, and the Home tab lists it with Revoke.
  */
 import { describe, expect, it } from 'vitest';
 import { triggerId } from '../helpers/fake-slack-views.js';
-import { alwaysSubmission, click, commandBody, postSigned, withTrigger } from '../helpers/slack-requests.js';
+import {
+  alwaysSubmission,
+  appHomeOpened,
+  click,
+  commandBody,
+  homeClick,
+  postSigned,
+  withTrigger,
+} from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -49,7 +57,7 @@ const said = (user: string, pattern: RegExp) =>
   );
 
 describe('always allow in Slack', () => {
-  it('Always allow… → a scope → approved and proposed; two admins sign it off on its message; the next call is approved by the rule; /signoff rules revokes it', async () => {
+  it('Always allow… → a scope → approved and proposed; two admins sign it off on its message; the next call is approved by the rule; /signoff rules lists it and the Home tab revokes it', async () => {
     const thread = await start();
     const card = await until('card', () => cardsIn(thread)[0], 20_000);
     expect(buttons(card).map((b) => b.action_id)).toContain('signoff_always');
@@ -96,8 +104,33 @@ describe('always allow in Slack', () => {
       'U0CAT',
       /\*#1\* always allow every call of send_email .* active: signed off by <@U0CAT>, <@U0DAN>, 1 review approved/,
     );
-    await postSigned(file.events, commandBody('rules revoke 1', 'U0DAN'));
-    await said('U0DAN', /Rule #1 is revoked/);
+    // The Home tab lists it with Revoke; revoking there says so in a modal and draws the tab again.
+    const published = slack.callsOf('views.publish').length;
+    await postSigned(file.events, appHomeOpened('U0DAN'), { json: true });
+    const tab = await until('the Home tab', () =>
+      slack
+        .callsOf('views.publish')
+        .slice(published)
+        .find((c) => /Standing rules/.test(JSON.stringify(c.view))),
+    );
+    expect(JSON.stringify(tab.view)).toMatch(/signoff_rule_revoke/);
+    const notices = slack.callsOf('views.open').length;
+    await postSigned(
+      file.events,
+      withTrigger(homeClick('U0DAN', 'signoff_rule_revoke', '{"rule":1}'), triggerId()),
+    );
+    await until('the revoke said', () =>
+      slack
+        .callsOf('views.open')
+        .slice(notices)
+        .find((c) => /Rule #1 is revoked/.test(JSON.stringify(c.view))),
+    );
+    await until('the tab drawn without it', () =>
+      slack
+        .callsOf('views.publish')
+        .slice(published + 1)
+        .find((c) => c.user_id === 'U0DAN' && !/Standing rules/.test(JSON.stringify(c.view))),
+    );
     const third = await start();
     const waiting = await until('the third card', () => cardsIn(third)[0], 20_000);
     expect(buttons(waiting).map((b) => b.action_id)).toContain('signoff_approve');

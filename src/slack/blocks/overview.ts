@@ -1,13 +1,15 @@
 /**
  * Overviews of work: `/signoff list` (what waits for you, the channel's open tasks) and the App
- * Home tab (reviews waiting for you, a page at a time; your recent tasks). Each item links to its
+ * Home tab (reviews waiting for you, a page at a time; your recent tasks; the standing rules of
+ * your channels). Each item links to its
  * thread, with the link Slack gave, and names its channel.
  */
 import type { types } from '@slack/bolt';
-import type { Review, Task, WaitingPage } from '../../engine/index.js';
+import type { AllowRule, Review, Task, WaitingPage } from '../../engine/index.js';
 import { slackOriginSchema } from '../shared/origin.js';
 import { STATUS } from './messages.js';
 import { who } from './people.js';
+import { RULE_ACTION_IDS, ruleLine } from './rule-message.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
@@ -17,6 +19,9 @@ export const OVERVIEW_LIMIT = 20;
 
 /** Reviews `/signoff list` shows before "and N more" (a message for one person, not a report). */
 export const LIST_REVIEWS = 10;
+
+/** Standing rules the Home tab lists (the rest: `/signoff rules`). */
+const HOME_RULES = 10;
 
 /** The Home tab's paging buttons: the next page of reviews (value: the last one shown), the first. */
 export const HOME_ACTION_IDS = { more: 'signoff_home_more', first: 'signoff_home_first' } as const;
@@ -224,6 +229,7 @@ export function homeView(
   links: ThreadLinks,
   after?: string,
   unchecked: Unchecked = ALL_CHECKED,
+  rules: AllowRule[] = [],
 ) {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
   const blocks: KnownBlock[] = [
@@ -240,6 +246,29 @@ export function homeView(
           section(truncate(pace.slice(0, 30).map(paceLine).join('\n'), LIMITS.sectionText)),
         ]
       : []),
+    ...rulesSection(rules),
   ];
   return { type: 'home' as const, blocks };
+}
+
+/** The standing rules of the person's channels, newest first, each with Revoke (the engine checks who may). */
+function rulesSection(rules: AllowRule[]): KnownBlock[] {
+  if (!rules.length) return [];
+  const now = new Date();
+  return [
+    { type: 'divider' },
+    { type: 'header', text: { type: 'plain_text', text: 'Standing rules' } },
+    ...rules.slice(0, HOME_RULES).map(
+      (rule): KnownBlock => ({
+        type: 'section',
+        text: { type: 'mrkdwn', text: truncate(ruleLine(rule, now), LIMITS.sectionText) },
+        accessory: {
+          type: 'button',
+          action_id: RULE_ACTION_IDS.revoke,
+          text: { type: 'plain_text', text: 'Revoke' },
+          value: JSON.stringify({ rule: rule.id }),
+        },
+      }),
+    ),
+  ];
 }

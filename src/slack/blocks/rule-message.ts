@@ -76,3 +76,17 @@ export function ruleMessage(
   ];
   return { text: `Rule #${rule.id}: always allow ${scopeInWords(rule.scope)}`, blocks };
 }
+
+/** One rule, one line, as `/signoff rules` and the Home tab list it. */
+export function ruleLine(rule: AllowRule, now: Date): string {
+  const covers = scopeMrkdwn(rule.scope);
+  const by = rule.approvals.map((a) => `<@${a.by}>`).join(', ');
+  const expired = rule.expiresAt !== null && Date.parse(rule.expiresAt) <= now.getTime();
+  const state =
+    rule.status === 'proposed'
+      ? `proposed by <@${rule.proposedBy}>${by ? `, approved so far by ${by}` : ''}`
+      : expired
+        ? `expired (signed off by ${by})`
+        : `active: signed off by ${by}, ${rule.applied} review${rule.applied === 1 ? '' : 's'} approved${rule.expiresAt ? `, until ${rule.expiresAt.slice(0, 10)}` : ''}`;
+  return `• *#${rule.id}* always allow ${covers} — ${state}`;
+}

@@ -4,7 +4,7 @@
  * channel, a user group, whether the person is from outside) is said, never hidden behind a count.
  */
 import type { WebClient } from '@slack/web-api';
-import type { Actor, Task, WaitingPage } from '../../engine/index.js';
+import type { Actor, AllowRule, Task, WaitingPage } from '../../engine/index.js';
 import { median } from '../../engine/index.js';
 import {
   channelOverview,
@@ -135,7 +135,7 @@ export async function publishHome(
   user: string,
   after?: string,
 ): Promise<void> {
-  const [waiting, mine, pace] = await Promise.all([
+  const [waiting, mine, pace, rules] = await Promise.all([
     Promise.all([slackActor(deps.directory, user), placesOf(deps, user)]).then(async ([actor, where]) => {
       const page = await deps.engine.reviewsFor('slack', actor, {
         places: where.seen,
@@ -157,6 +157,7 @@ export async function publishHome(
         return { tasks: shown, unchecked: where.unchecked };
       }),
     workflowPace(deps, user, new Date()),
+    rulesSeen(deps, user),
   ]);
   const forYou = waiting.page;
   const links = await threadLinks(deps, [
@@ -170,6 +171,15 @@ export async function publishHome(
   ]);
   await client.views.publish({
     user_id: user,
-    view: homeView(forYou, mine.tasks, pace.pace, links, after, unchecked),
+    view: homeView(forYou, mine.tasks, pace.pace, links, after, unchecked, rules),
   });
+}
+
+/** The standing rules of the channels `user` is in (a rule of the terminal's is not shown here). */
+async function rulesSeen(deps: ListenerDeps, user: string): Promise<AllowRule[]> {
+  const rules = await deps.engine.rules.list(['proposed', 'active']);
+  const channels = [...new Set(rules.map((r) => r.scope.channel).filter(Boolean))];
+  if (!channels.length) return [];
+  const seen = new Set((await deps.audience.among(user, channels)).seen);
+  return rules.filter((r) => seen.has(r.scope.channel));
 }

@@ -3,28 +3,15 @@
  * `/signoff rules approve|reject|revoke <n>` to move one, answered privately in a sentence. The
  * same checks as the rule's buttons (the engine's).
  */
-import type { AllowRule } from '../../engine/index.js';
-import { scopeInWords } from '../../engine/index.js';
+
 import { isSignoffError } from '../../errors.js';
+import { ruleLine } from '../blocks/rule-message.js';
 import { slackActor } from './decide.js';
 import { COULD_NOT_READ, COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { ruleOutcome } from './listeners/actions/rule-buttons.js';
 
 export const RULES_USAGE =
   '`/signoff rules` lists them; `/signoff rules approve|reject|revoke <number>` moves one.';
-
-function ruleLine(rule: AllowRule, now: Date): string {
-  const covers = scopeInWords(rule.scope, (c) => `<#${c}>`);
-  const by = rule.approvals.map((a) => `<@${a.by}>`).join(', ');
-  const expired = rule.expiresAt !== null && Date.parse(rule.expiresAt) <= now.getTime();
-  const state =
-    rule.status === 'proposed'
-      ? `proposed by <@${rule.proposedBy}>${by ? `, approved so far by ${by}` : ''}`
-      : expired
-        ? `expired (signed off by ${by})`
-        : `active: signed off by ${by}, ${rule.applied} review${rule.applied === 1 ? '' : 's'} approved${rule.expiresAt ? `, until ${rule.expiresAt.slice(0, 10)}` : ''}`;
-  return `• *#${rule.id}* always allow ${covers} — ${state}`;
-}
 
 /** The answer to `/signoff rules …` (`words`: what followed "rules"). */
 export async function rulesAnswer(

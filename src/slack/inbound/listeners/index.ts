@@ -42,7 +42,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(ACTION_IDS.edit, createReviseAction(deps, 'edit'));
   app.action(ALWAYS_ACTION_ID, createAlwaysAction(deps));
   for (const action of ['approve', 'reject', 'revoke'] as const)
-    app.action(RULE_ACTION_IDS[action], createRuleButton(deps, action));
+    app.action(RULE_ACTION_IDS[action], createRuleButton(deps, action, home));
   for (const choice of ['revise', 'approve', 'reject', 'ignore'] as const)
     app.action(QUESTION_ACTION_IDS[choice], createQuestionAction(deps, choice));
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));

@@ -10,6 +10,7 @@ import { type AllowRule, scopeInWords } from '../../../../engine/index.js';
 import { isSignoffError } from '../../../../errors.js';
 import { safeJson, slackActor } from '../../decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import type { HomeRefresh } from '../../home-refresh.js';
 import { tellClicker } from '../../tell-clicker.js';
 
 const ruleValueSchema = z.object({ rule: z.number().int().min(1) });
@@ -29,7 +30,19 @@ export function ruleOutcome(rule: AllowRule, needed: number | undefined): string
   }
 }
 
-export function createRuleButton(deps: ListenerDeps, action: 'approve' | 'reject' | 'revoke') {
+/** A sentence in a small modal: the Home tab has no channel to say it in. */
+const noticeModal = (text: string) => ({
+  type: 'modal' as const,
+  title: { type: 'plain_text' as const, text: 'Standing rules' },
+  close: { type: 'plain_text' as const, text: 'Close' },
+  blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }],
+});
+
+export function createRuleButton(
+  deps: ListenerDeps,
+  action: 'approve' | 'reject' | 'revoke',
+  home?: HomeRefresh,
+) {
   return async ({
     ack,
     body,
@@ -37,7 +50,9 @@ export function createRuleButton(deps: ListenerDeps, action: 'approve' | 'reject
     client,
   }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
-    const tell = tellClicker(
+    // From the Home tab: the tab is drawn again, and a sentence comes in a modal (no channel there).
+    const fromHome = body.view?.type === 'home';
+    const inThread = tellClicker(
       { client, logger: deps.logger },
       {
         channel: body.channel?.id ?? body.container?.channel_id,
@@ -46,6 +61,15 @@ export function createRuleButton(deps: ListenerDeps, action: 'approve' | 'reject
         responseUrl: body.response_url,
       },
     );
+    const tell = async (text: string) => {
+      if (!fromHome) return inThread(text);
+      await Promise.all([
+        client.views
+          .open({ trigger_id: body.trigger_id, view: noticeModal(text) })
+          .catch((err) => deps.logger.warn({ err }, 'Slack did not open the rule notice')),
+        home?.refresh({ client, user: body.user.id }),
+      ]);
+    };
     await deps.afterAck.run(async () => {
       const value = ruleValueSchema.safeParse(safeJson(button.value ?? ''));
       if (!value.success)
