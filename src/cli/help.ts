@@ -32,6 +32,7 @@ export const USAGE = `usage:
   ${CLI} tasks                    list tasks and their status
   ${CLI} events <task-id>         what the task showed or could not show, in order, in full
   ${CLI} audit [<task-id>] [--since 7d] [--format jsonl|csv]  every attempt and decision, for an auditor
+  ${CLI} rules [approve|reject|revoke <n>]  standing rules ("always" at a review proposes one)
   ${CLI} retry <task-id>          run a failed task again
   ${CLI} cancel <task-id>         cancel a task
   ${CLI} redirect <task-id> <goal…>  stop what the agents are doing; start over on a new goal
