@@ -56,15 +56,16 @@ function elementRefusal(e: unknown): string | undefined {
     const wrong = selectRefusal(e);
     if (wrong) return wrong;
   }
-  if (e.type === 'radio_buttons') {
-    // "Radio button group element": 1 to 10 options; an option's text and description 75 each.
+  if (e.type === 'radio_buttons' || e.type === 'checkboxes') {
+    // "Radio button group" and "Checkboxes" elements: 1 to 10 options; an option's text and
+    // description 75 characters each, its value 150.
     const options = Array.isArray(e.options) ? (e.options as Obj[]) : [];
-    if (options.length < 1 || options.length > 10) return 'radio_buttons needs 1-10 options';
+    if (options.length < 1 || options.length > 10) return `${e.type} needs 1-10 options`;
     const wrong = (o: Obj) =>
       textOf(o.text).length > 75 ||
       (o.description !== undefined && textOf(o.description).length > 75) ||
       String(o.value ?? '').length > 150;
-    if (options.some(wrong)) return 'radio option text or description over 75, or value over 150';
+    if (options.some(wrong)) return `${e.type} option text or description over 75, or value over 150`;
   }
   if (e.confirm !== undefined) return confirmRefusal(e.confirm);
   return undefined;

@@ -7,6 +7,7 @@
 import type { types } from '@slack/bolt';
 import type { AllowRule, Review, Task, WaitingPage } from '../../engine/index.js';
 import { slackOriginSchema } from '../shared/origin.js';
+import { batchBlocks } from './batch.js';
 import { STATUS } from './messages.js';
 import { who } from './people.js';
 import { RULE_ACTION_IDS, ruleLine } from './rule-message.js';
@@ -188,6 +189,7 @@ function waitingSection(
   return [
     ...head,
     ...forYou.items.map((r) => section(reviewLine(r, links))),
+    ...batchBlocks(forYou.items),
     { type: 'context', elements: [{ type: 'mrkdwn', text: where }] },
     ...(buttons.length ? [{ type: 'actions', block_id: 'home_pages', elements: buttons } as KnownBlock] : []),
   ];

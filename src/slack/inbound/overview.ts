@@ -3,9 +3,10 @@
  * what lives in channels the person is in (see audience.ts). What Slack did not answer just now (a
  * channel, a user group, whether the person is from outside) is said, never hidden behind a count.
  */
-import type { WebClient } from '@slack/web-api';
+import type { KnownBlock, WebClient } from '@slack/web-api';
 import type { Actor, AllowRule, Task, WaitingPage } from '../../engine/index.js';
 import { median } from '../../engine/index.js';
+import { batchBlocks } from '../blocks/batch.js';
 import {
   channelOverview,
   homeView,
@@ -57,8 +58,15 @@ function uncheckedOf(actor: Actor, page: WaitingPage, channels: Iterable<string>
   };
 }
 
-/** What `/signoff list` answers: what waits for this person, and the channel's open tasks. */
-export async function listOpenTasks(deps: ListenerDeps, channel: string, user: string): Promise<string> {
+/**
+ * What `/signoff list` answers: what waits for this person, and the channel's open tasks; `batch`:
+ * the checkboxes and buttons that decide several of the reviews at once (none for fewer than two).
+ */
+export async function listOpenTasks(
+  deps: ListenerDeps,
+  channel: string,
+  user: string,
+): Promise<{ text: string; batch: KnownBlock[] }> {
   try {
     const [tasks, actor, where] = await Promise.all([
       deps.engine.listTasks({ surface: 'slack', channel, statuses: OPEN, limit: OVERVIEW_LIMIT }),
@@ -77,16 +85,17 @@ export async function listOpenTasks(deps: ListenerDeps, channel: string, user: s
         : undefined,
     ]);
     const links = await threadLinks(deps, [...forYou.items.map((i) => i.task), ...tasks]);
-    return channelOverview(
+    const text = channelOverview(
       tasks,
       forYou,
       new Set(here?.items.map((i) => i.task.id)),
       links,
       uncheckedOf(actor, forYou, where.unchecked),
     );
+    return { text, batch: batchBlocks(forYou.items) };
   } catch (error) {
     deps.logger.error({ err: error }, 'list failed');
-    return COULD_NOT_READ;
+    return { text: COULD_NOT_READ, batch: [] };
   }
 }
 

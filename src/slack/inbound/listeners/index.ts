@@ -1,6 +1,7 @@
 /** Registers every listener, keyed by command, action_id and callback_id. */
 import type { App } from '@slack/bolt';
 import { ALWAYS_VIEW } from '../../blocks/always-modal.js';
+import { BATCH_ACTION_IDS } from '../../blocks/batch.js';
 import { TASK_ACTION_IDS } from '../../blocks/messages.js';
 import { REVISE_VIEW, START_VIEW } from '../../blocks/modals.js';
 import { HOME_ACTION_IDS } from '../../blocks/overview.js';
@@ -11,6 +12,7 @@ import type { ListenerDeps } from '../deps.js';
 import { createHomeRefresh } from '../home-refresh.js';
 import { publishHome } from '../overview.js';
 import { createAlwaysAction } from './actions/always.js';
+import { createBatchDecision, createBatchPick } from './actions/batch.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createHistoryAction } from './actions/history.js';
 import { createHomePage } from './actions/home-pages.js';
@@ -48,6 +50,9 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(TASK_ACTION_IDS.cancel, createTaskControl(deps, 'cancel'));
   app.action(TASK_ACTION_IDS.retry, createTaskControl(deps, 'retry'));
   app.action(TASK_ACTION_IDS.history, createHistoryAction(deps));
+  app.action(BATCH_ACTION_IDS.pick, createBatchPick());
+  app.action(BATCH_ACTION_IDS.approve, createBatchDecision(deps, 'approve', home));
+  app.action(BATCH_ACTION_IDS.reject, createBatchDecision(deps, 'reject', home));
   app.action(HOME_ACTION_IDS.more, createHomePage(deps, home, 'more'));
   app.action(HOME_ACTION_IDS.first, createHomePage(deps, home, 'first'));
   app.view(REVISE_VIEW, createReviseSubmission(deps));

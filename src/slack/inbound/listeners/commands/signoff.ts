@@ -4,6 +4,7 @@
  * so a mistake gets an ephemeral sentence and nothing is posted in the channel.
  */
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { KnownBlock } from '@slack/web-api';
 import { isSignoffError } from '../../../../errors.js';
 import { startModal } from '../../../blocks/modals.js';
 import { NOT_IN_CHANNEL } from '../../../shared/final-errors.js';
@@ -16,6 +17,17 @@ import { startAfterAck, tell } from '../../start-task.js';
 
 const NO_WORKFLOWS_HERE =
   'No workflow is turned on in this channel, so there is nothing to start here. Ask whoever runs signoff to turn one on for it (`channels:` in the config).';
+
+/** Text as section blocks of at most 3,000 characters each, split between lines. */
+function sections(text: string): KnownBlock[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const last = out.at(-1);
+    if (last !== undefined && last.length + line.length + 1 <= 3000) out[out.length - 1] = `${last}\n${line}`;
+    else out.push(line.slice(0, 3000));
+  }
+  return out.filter((t) => t.trim()).map((t) => ({ type: 'section', text: { type: 'mrkdwn', text: t } }));
+}
 
 export function createSignoffCommand(deps: ListenerDeps) {
   const help = (channel: string) =>
@@ -63,7 +75,12 @@ export function createSignoffCommand(deps: ListenerDeps) {
           user: command.user_id,
           responseUrl: command.response_url,
         };
-        await tell(deps, client, where, out ? `${NOT_IN_CHANNEL}\n\n${list}` : list);
+        const text = out ? `${NOT_IN_CHANNEL}\n\n${list.text}` : list.text;
+        // With several reviews to decide at once, the list comes with its checkboxes (through the
+        // response URL, which takes blocks); else as a sentence, the way every answer goes.
+        const withBatch = list.batch.length && { text, blocks: [...sections(text), ...list.batch] };
+        if (withBatch && (await respondPrivately(command.response_url, withBatch, deps.logger))) return;
+        await tell(deps, client, where, text);
       });
       return;
     }

@@ -1,0 +1,98 @@
+/**
+ * Approve selected / Reject selected, from the Home tab or `/signoff list`: each review ticked is
+ * decided as a click on its card would be (decide.ts), one by one: its own transaction, its own
+ * audit entry, refused on its own (changed since the list was drawn, decided meanwhile, not the
+ * person's to decide). What became of each is said at once: in a modal from the Home tab (which
+ * is then drawn again), through the list's response URL from `/signoff list`.
+ */
+import type {
+  AllMiddlewareArgs,
+  BlockAction,
+  BlockButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
+import { BATCH_ACTION_IDS, BATCH_BLOCK, readBatchValue } from '../../../blocks/batch.js';
+import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
+import { decideFromSlack } from '../../decide.js';
+import { COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
+import type { HomeRefresh } from '../../home-refresh.js';
+import { respondPrivately } from '../../respond.js';
+
+/** Ticking a box is Slack's action too: acknowledged, nothing to do until a button is clicked. */
+export const createBatchPick =
+  () =>
+  async ({ ack }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs) => {
+    await ack();
+  };
+
+type Values = Record<string, Record<string, { selected_options?: { value: string }[] }>>;
+
+export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'reject', home: HomeRefresh) {
+  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+    await ack();
+    const values = (body.view?.state?.values ?? body.state?.values ?? {}) as Values;
+    const picked = (values[BATCH_BLOCK]?.[BATCH_ACTION_IDS.pick]?.selected_options ?? []).flatMap((o) => {
+      const v = readBatchValue(o.value);
+      return v ? [v] : [];
+    });
+    const fromHome = body.view?.type === 'home';
+    const say = async (text: string) => {
+      if (fromHome) {
+        await client.views
+          .open({
+            trigger_id: body.trigger_id,
+            view: {
+              type: 'modal',
+              title: { type: 'plain_text', text: action === 'approve' ? 'Approved' : 'Rejected' },
+              close: { type: 'plain_text', text: 'Close' },
+              blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, 3000) } }],
+            },
+          })
+          .catch((err) => deps.logger.warn({ err }, 'Slack did not open the batch outcome'));
+        await home.refresh({ client, user: body.user.id });
+      } else if (body.response_url) await respondPrivately(body.response_url, text, deps.logger);
+    };
+    await deps.afterAck.run(async () => {
+      if (!picked.length) return say('Tick the reviews to decide first; nothing was decided.');
+      const done: string[] = [];
+      const refused: string[] = [];
+      for (const { review: id, h } of picked) {
+        const review = await deps.engine.review(id).catch(() => undefined);
+        const title = review ? escapeMrkdwn(truncate(review.request.title, 80)) : id;
+        if (!review) {
+          refused.push(`• ${title}: ${COULD_NOT_READ}`);
+          continue;
+        }
+        let why: string | undefined;
+        const decided = await decideFromSlack(
+          deps,
+          client,
+          {
+            click: { review: id, task: review.taskId, h },
+            user: body.user.id,
+            channel: '',
+            action,
+            team: body.user.team_id,
+          },
+          async (said: string) => {
+            why = said;
+          },
+        );
+        if (decided?.review.status === 'decided') done.push(`• ${title}`);
+        else if (decided) done.push(`• ${title} (${why ?? 'your approval is counted'})`);
+        else refused.push(`• ${title}: ${why ?? 'nothing was decided.'}`);
+      }
+      const verb = action === 'approve' ? 'Approved' : 'Rejected';
+      await say(
+        [
+          done.length
+            ? `*${verb} ${done.length} of ${picked.length}:*\n${done.join('\n')}`
+            : `*None of the ${picked.length} was ${verb.toLowerCase()}.*`,
+          refused.length ? `*Not decided* (each on its own):\n${refused.join('\n')}` : '',
+        ]
+          .filter(Boolean)
+          .join('\n\n'),
+      );
+    });
+  };
+}
