@@ -181,6 +181,14 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
       return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: ${CLI} events)`;
     case 'rule_changed':
       return ruleLine(event.rule);
+    case 'review_claimed': {
+      const what = `"${event.review.request.title}"`;
+      if (event.away) return `→ ${event.by} is away until ${event.away}: ${event.to} has ${what} now`;
+      if (event.to === null) return `→ ${event.by} released ${what}`;
+      return event.to === event.by
+        ? `→ ${event.by} took ${what}`
+        : `→ ${event.by} handed ${what} to ${event.to}`;
+    }
   }
 }
 

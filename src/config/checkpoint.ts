@@ -97,6 +97,8 @@ export const checkpointSettingsSchema = z.object({
   /** Reminder pings, in seconds before the deadline; absent means one at half time. */
   remindersBeforeSeconds: z.array(z.number()).optional(),
   allowSkip: z.boolean(),
+  /** While a review is claimed, only its claimer decides it (others may still claim it from them). */
+  exclusiveClaims: z.boolean(),
   dmReviewers: z.boolean(),
   notify: z.array(z.string()),
   feedback: z.object({ minLength: z.number().int(), maxLength: z.number().int() }),
@@ -149,6 +151,11 @@ const checkpointFileBase = z
     allowSkip: z.boolean().default(true),
     /** Also message reviewers directly with a link to the thread. */
     dmReviewers: z.boolean().default(false),
+    /**
+     * "I'll take it" on a card claims the review: reminders go to the claimer. Exclusive: while
+     * it is claimed, only the claimer decides (they can release it or hand it to someone).
+     */
+    exclusiveClaims: z.boolean().default(false),
     /**
      * Who is mentioned on the card and in its reminders besides the reviewers it names, so that
      * someone always hears the agents paused (with `reviewers: [anyone]` nobody is named).
@@ -259,6 +266,7 @@ export const checkpointSchema = checkpointFileSchema.transform(
     approvals: c.approvals,
     remindersBeforeSeconds: c.reminders,
     allowSkip: c.allowSkip,
+    exclusiveClaims: c.exclusiveClaims,
     dmReviewers: c.dmReviewers,
     notify: c.notify,
     feedback: c.feedback,

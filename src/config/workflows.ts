@@ -135,7 +135,7 @@ const startsSchema = z
 export type StartLimits = z.infer<typeof startsSchema>;
 
 /** Words `/signoff` and the terminal's prompt take as commands: no workflow can be called so. */
-const COMMAND_WORDS = ['help', 'list', 'tasks', 'rules'];
+const COMMAND_WORDS = ['help', 'list', 'tasks', 'rules', 'away'];
 
 const fileSchema = z
   .object({

@@ -116,9 +116,27 @@ export interface RuleControls {
   list(statuses?: AllowRule['status'][]): Promise<AllowRule[]>;
 }
 
+/** Claim and hand-off (claims.ts). */
+export interface ClaimControls {
+  /**
+   * "I'll take it" (`to` absent: the actor), or hands the review to `to`; by anyone who may decide
+   * it or its claimer, to someone who may decide it. Refused with a sentence otherwise.
+   */
+  claim(reviewId: string, actor: Actor, to?: string): Promise<Review>;
+  /** Nobody has it any more. */
+  release(reviewId: string, actor: Actor): Promise<Review>;
+  /**
+   * `person` is away until `until` (null: back now): their pending reviews, and those opened while
+   * they are away, go to `delegate` (claimed by them, and they decide beside the person).
+   */
+  away(person: string, until: Date | null, delegate?: string): Promise<{ handedOver: number }>;
+}
+
 export interface Engine {
   /** Standing rules ("Approve and always allow…"). */
   rules: RuleControls;
+  /** Claim and hand-off. */
+  claims: ClaimControls;
   // Commands. Each checks what it is given and, when it refuses, throws a `SignoffError` with its
   // code and the sentence a person is shown; it never returns a refusal.
 

@@ -159,6 +159,12 @@ export function createDecisions(deps: DecisionDeps) {
     const denied = automatic ? undefined : rightRefused(review.settings, task, actor, action);
     if (denied) return { refused: denied.code, message: denied.message, review };
     if (review.status !== 'pending') return closed(review);
+    if (!automatic && review.settings.exclusiveClaims && review.claimedBy && review.claimedBy !== actor.id)
+      return {
+        refused: 'not_allowed',
+        message: `Sorry, <@${review.claimedBy}> has claimed this review, and only they decide it while it is claimed; ask them to hand it over or release it.`,
+        review,
+      };
     if (automatic && approves(action)) {
       // A timer never approves a tool call, nor content whose card nobody could see.
       const shown = await wasDelivered(db, task.id, eventKey.reviewRequested(review.id));

@@ -10,6 +10,7 @@ import { createAbortListener } from './abort-listener.js';
 import type { Engine, Runner } from './api.js';
 import { auditTrail } from './audit-trail.js';
 import { choicesAt } from './authorize.js';
+import { createClaims } from './claims.js';
 import { createControls } from './controls.js';
 import { createDecisions } from './decisions.js';
 import type { Delivery } from './delivery.js';
@@ -83,6 +84,7 @@ export function createEngine(deps: EngineDeps): Engine {
 
   return {
     rules: createRuleControls({ ...deps, decide }),
+    claims: createClaims(deps),
     available,
     validate,
     startRefusal: (input) => startRefusal(pool, deps.config.starts, input),

@@ -22,6 +22,8 @@ export const eventKey = {
   escalated: (reviewId: string, step: number) => `escalated:${reviewId}:${step}`,
   reminder: (reviewId: string, n: number) => `remind:${reviewId}:${n}`,
   overdue: (reviewId: string) => `overdue:${reviewId}`,
+  /** The review's `n`-th change of claim (claimed, handed over, released). */
+  claimed: (reviewId: string, n: number) => `claimed:${reviewId}:${n}`,
   /** A standing rule proposed from one of the task's reviews changed: its status, and the approvals counted. */
   rule: (id: number, status: string, approvals: number) => `rule:${id}:${status}:${approvals}`,
   /** What is shown instead of the event `failedKey`, which its surface refused for good. */

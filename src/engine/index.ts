@@ -21,6 +21,7 @@ export { answeredWithWords, asDecided } from '../workflows/protocol/standard-int
 export { scopeInWords } from './allow-rules.js';
 // Commands in, queries out: the engine's API.
 export type {
+  ClaimControls,
   Controls,
   Decided,
   DecideInput,

@@ -36,4 +36,9 @@ export function rowReader<S extends z.ZodType>(what: string, schema: S, timestam
 export const taskFromRow = rowReader('task', taskSchema, ['created_at', 'updated_at']);
 
 /** A `signoff.reviews` row (its `applied_at` is the runner's own and is not part of a review). */
-export const reviewFromRow = rowReader('review', reviewSchema, ['decided_at', 'due_at', 'created_at']);
+export const reviewFromRow = rowReader('review', reviewSchema, [
+  'decided_at',
+  'due_at',
+  'created_at',
+  'claimed_at',
+]);

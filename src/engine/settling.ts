@@ -17,6 +17,7 @@ import { contentHash } from '../workflows/protocol/content-hash.js';
 import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { ruleApplied, ruleCovering } from './allow-rules.js';
+import { awayDelegates, withDelegates } from './claims.js';
 import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
 import { insertReview, reviewsOf } from './review-rows.js';
@@ -71,7 +72,15 @@ export function createSettling(deps: {
     // A request may ask for stricter rules than its checkpoint's (a review asked through a door):
     // then no rule approves it.
     const narrowed = narrowRules(ruled.settings, request.rules).settings;
-    const settings = deps.config.alwaysAllow ? { ...narrowed, alwaysAllow: true } : narrowed;
+    // A named reviewer away (`/signoff away`) has their delegate decide beside them.
+    const delegated = withDelegates(
+      narrowed,
+      await awayDelegates(
+        db,
+        narrowed.reviewers.filter((r) => /^[UW]/.test(r)),
+      ),
+    );
+    const settings = deps.config.alwaysAllow ? { ...delegated, alwaysAllow: true } : delegated;
     const dueAt = settings.timeoutSeconds
       ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)
       : null;

@@ -86,11 +86,13 @@ export const taskSchema = z.object({
  */
 export const reviewSettingsSchema = checkpointSettingsSchema
   .omit({ rules: true })
-  .partial({ allowExternal: true, approvals: true, notify: true, replies: true })
+  .partial({ allowExternal: true, approvals: true, notify: true, replies: true, exclusiveClaims: true })
   .extend({
     escalated: z.number().int().optional(),
     /** The checkpoint's rules that fired when it opened (sign-off-rules.ts `applyRules`), by name. */
     ruled: z.array(z.string()).optional(),
+    /** People away when it opened (or since), and who decides in their place (claims.ts). */
+    delegates: z.record(z.string(), z.string()).optional(),
     /** "Approve and always allow…" may be offered: the config file named who signs off a rule when it opened. */
     alwaysAllow: z.boolean().optional(),
   });
@@ -119,6 +121,9 @@ export const reviewSchema = z.object({
   createdAt: z.string(),
   /** Approvals counted so far, oldest first, while the review waits for its quorum. */
   approvals: z.array(approvalSchema),
+  /** Who said "I'll take it" (or was handed it): reminders go to them (claims.ts). */
+  claimedBy: z.string().nullable().default(null),
+  claimedAt: z.string().nullable().default(null),
 });
 
 /**
@@ -174,6 +179,7 @@ export const EVENT_TYPES = [
   'task_status',
   'delivery_failed',
   'rule_changed',
+  'review_claimed',
 ] as const;
 
 /** What surfaces are told, in order, once each. */
@@ -222,6 +228,16 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     review: review.optional(),
   }),
   /** A rule proposed from one of this task's reviews was proposed, approved by one more, signed off, refused or revoked. */
+  /**
+   * A review was claimed, released or handed over (`to`: who has it now; null: nobody), by `by`;
+   * `away`: handed over because `by` is away until then.
+   */
+  event('review_claimed', {
+    review,
+    by: z.string(),
+    to: z.string().nullable(),
+    away: z.string().optional(),
+  }),
   event('rule_changed', {
     rule: allowRuleSchema,
     /** Who signs it off, as the config file said when it changed. */

@@ -245,7 +245,7 @@ describe('the workflow config file', () => {
         'team.yml',
       ),
     ).toThrow(
-      'team.yml:2:3 workflows.help: "help" is a command (help, list, tasks, rules are): give the workflow another name',
+      'team.yml:2:3 workflows.help: "help" is a command (help, list, tasks, rules, away are): give the workflow another name',
     );
   });
 

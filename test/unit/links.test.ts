@@ -298,5 +298,7 @@ function review(body: string): Review {
     dueAt: null,
     createdAt: '2026-11-22T10:00:00.000Z',
     approvals: [],
+    claimedBy: null,
+    claimedAt: null,
   };
 }

@@ -53,6 +53,8 @@ const review = (over: Partial<Review['request']> = {}, extra: Partial<Review> = 
   dueAt: null,
   createdAt: '2026-11-22T10:00:00.000Z',
   approvals: [],
+  claimedBy: null,
+  claimedAt: null,
   ...extra,
 });
 

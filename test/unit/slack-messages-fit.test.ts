@@ -70,6 +70,8 @@ const review = (): Review => ({
   decidedAt: null,
   dueAt: '2026-11-23T10:00:00.000Z',
   createdAt: '2026-11-22T10:00:00.000Z',
+  claimedBy: null,
+  claimedAt: null,
   approvals: many('U2')
     .slice(0, 2)
     .map((by) => ({ by, at: '2026-11-22T10:30:00.000Z', contentHash: 'h' })),

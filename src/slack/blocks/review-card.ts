@@ -42,6 +42,13 @@ type KnownBlock = types.KnownBlock;
 /** "Always allow…": approve, and propose a standing rule (the modal asks its scope). */
 export const ALWAYS_ACTION_ID = 'signoff_always';
 
+/** Claim and hand-off: "I'll take it", "Hand over…" (a modal names the person), "Release". */
+export const CLAIM_ACTION_IDS = {
+  claim: 'signoff_claim',
+  handOver: 'signoff_hand_over',
+  release: 'signoff_release',
+} as const;
+
 export const ACTION_IDS: Record<Action, string> = {
   approve: 'signoff_approve',
   edit: 'signoff_edit',
@@ -242,6 +249,19 @@ function atTheDeadline(review: Review, requester: string, shown: boolean): strin
   return fallback ? ` (${fallback} automatically if nobody decides)` : '';
 }
 
+/** Who has the review (claimed, or handed over), and who decides for someone away. */
+function claimLines(review: Review): string[] {
+  const away = Object.entries(review.settings.delegates ?? {}).map(
+    ([person, delegate]) => `:palm_tree: <@${person}> is away: <@${delegate}> decides in their place`,
+  );
+  const claimed = review.claimedBy
+    ? [
+        `:raising_hand: <@${review.claimedBy}> has it${review.settings.exclusiveClaims ? ': only they decide it while it is theirs' : ''}; reminders go to them`,
+      ]
+    : [];
+  return [...claimed, ...away];
+}
+
 /** N of M: how many approvals so far and from whom, who may still approve, and that a reject ends it. */
 export function quorumLine(review: Review, requester: string): string {
   const needed = approvalsNeeded(review.settings);
@@ -303,10 +323,29 @@ export function reviewCard(
       text: { type: 'plain_text' as const, text: 'Always allow…', emoji: true },
       value: buttonValue(review),
     });
+  const claimButton = (id: string, text: string) => ({
+    type: 'button' as const,
+    action_id: id,
+    text: { type: 'plain_text' as const, text, emoji: true },
+    value: buttonValue(review),
+  });
+  if (buttons.length)
+    buttons.push(
+      ...(review.claimedBy
+        ? [
+            claimButton(CLAIM_ACTION_IDS.handOver, 'Hand over…'),
+            claimButton(CLAIM_ACTION_IDS.release, 'Release'),
+          ]
+        : [
+            claimButton(CLAIM_ACTION_IDS.claim, "I'll take it"),
+            claimButton(CLAIM_ACTION_IDS.handOver, 'Hand over…'),
+          ]),
+    );
   return {
     text: escapeMrkdwn(`Review needed: ${truncate(r.title, 200)}`),
     blocks: [
       ...head(review, requester, plain, textBelow),
+      ...claimLines(review).map(contextLine),
       ...(buttons.length
         ? [{ type: 'actions' as const, block_id: `review:${review.id}`.slice(0, 255), elements: buttons }]
         : []),

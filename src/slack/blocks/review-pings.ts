@@ -18,7 +18,13 @@ export function reminderMessage(
   const waitingFor = review.settings.reviewers.filter(
     (r) => !approved.has(r) && !(r === 'requester' && approved.has(requester)),
   );
-  const who = `${mentions(waitingFor.length ? waitingFor : review.settings.reviewers, requester)}${also ? ` (${also})` : ''}`;
+  // A review someone took is theirs to decide: the reminder is for them.
+  const whom = review.claimedBy
+    ? [review.claimedBy]
+    : waitingFor.length
+      ? waitingFor
+      : review.settings.reviewers;
+  const who = `${mentions(whom, requester)}${also ? ` (${also})` : ''}`;
   // Why the deadline did not approve it as its checkpoint says (a tool call; content nobody saw).
   const kept = withheld ? ` ${escapeMrkdwn(truncate(withheld, 300))}` : '';
   const text = overdue
@@ -44,6 +50,18 @@ export function escalatedMessage(
   const text = `:arrow_double_up: ${escapeMrkdwn(e.reason)}, so *${title}* is escalated to ${mentions(e.to, requester)}: please review the card above.${due}${invite}`;
   return {
     text: escapeMrkdwn(`Escalated: ${truncate(e.review.request.title, 200)}`),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
+  };
+}
+
+/** The thread's ping when a review is handed to someone: they have it now (and why, when its reviewer is away). */
+export function handedMessage(review: Review, by: string, to: string, away?: string): SlackMessage {
+  const title = escapeMrkdwn(truncate(review.request.title, 200));
+  const text = away
+    ? `:palm_tree: <@${by}> is away until ${away}: <@${to}>, *${title}* is yours to decide now.`
+    : `:handshake: <@${to}>, <@${by}> handed you *${title}*: it is yours to decide now.`;
+  return {
+    text: escapeMrkdwn(`${truncate(review.request.title, 200)} was handed over`),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } }],
   };
 }

@@ -283,3 +283,35 @@ export function decideClick(deps: ListenerDeps, client: WebClient, c: CardClick)
     }
   });
 }
+
+/**
+ * Claims, hands over (`to`: who takes it) or releases (`to` null) a review for a Slack user, and
+ * says what happened (the card is redrawn from the event).
+ */
+export async function claimFromSlack(
+  deps: ListenerDeps,
+  tell: (text: string) => Promise<unknown>,
+  reviewId: string,
+  who: { user: string; team?: string },
+  to: string | null,
+): Promise<void> {
+  try {
+    const actor = await slackActor(deps.directory, who.user, who.team);
+    const review =
+      to === null
+        ? await deps.engine.claims.release(reviewId, actor)
+        : await deps.engine.claims.claim(reviewId, actor, to);
+    await tell(
+      to === null
+        ? 'Released: nobody has this review now.'
+        : to === who.user
+          ? `It is yours: reminders about it come to you${review.settings.exclusiveClaims ? ', and only you decide it while it is yours' : ''}.`
+          : `Handed to <@${to}>, who is pinged in the thread.`,
+    );
+  } catch (error) {
+    if (isSignoffError(error) && error.code !== 'database_unavailable')
+      return void (await tell(error.message));
+    deps.logger.error({ err: error }, 'claim failed');
+    await tell(COULD_NOT_RECORD);
+  }
+}

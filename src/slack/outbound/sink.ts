@@ -34,7 +34,7 @@ import {
   reviewCard,
   reviewTextMessages,
 } from '../blocks/review-card.js';
-import { escalatedMessage, reminderMessage } from '../blocks/review-pings.js';
+import { escalatedMessage, handedMessage, reminderMessage } from '../blocks/review-pings.js';
 import { ruleKey, ruleMessage } from '../blocks/rule-message.js';
 import { LIMITS, truncate, truncateBytes, UPDATE_TEXT_BYTES } from '../blocks/text.js';
 import { createAudience } from '../shared/audience.js';
@@ -318,6 +318,19 @@ export function createSlackSink(deps: {
         await thinking(origin, task);
         // Over, and no run of it comes: what a run that died left streaming closes with a note.
         if (FINAL_STATUSES.includes(task.status)) await deps.live?.closeLeftOpen(task, origin);
+        return;
+      case 'review_claimed':
+        // The card says who has it; whoever was handed it is pinged in the thread.
+        await updateCard(e.review, origin, retried, (plain, below) =>
+          reviewCard(e.review, task.requester, plain, below),
+        );
+        if (e.to && e.to !== e.by)
+          await postOnce(
+            `${event.taskId}:${event.key}`,
+            origin,
+            handedMessage(e.review, e.by, e.to, e.away),
+            retried,
+          );
         return;
       case 'rule_changed': {
         // One message a rule, in the thread it was proposed from, redrawn as the rule changes.

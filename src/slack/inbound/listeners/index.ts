@@ -2,17 +2,19 @@
 import type { App } from '@slack/bolt';
 import { ALWAYS_VIEW } from '../../blocks/always-modal.js';
 import { BATCH_ACTION_IDS } from '../../blocks/batch.js';
+import { AWAY_VIEW, HAND_OVER_VIEW } from '../../blocks/claim-modals.js';
 import { TASK_ACTION_IDS } from '../../blocks/messages.js';
 import { REVISE_VIEW, START_VIEW } from '../../blocks/modals.js';
 import { HOME_ACTION_IDS } from '../../blocks/overview.js';
 import { QUESTION_ACTION_IDS } from '../../blocks/reply-question.js';
-import { ACTION_IDS, ALWAYS_ACTION_ID } from '../../blocks/review-card.js';
+import { ACTION_IDS, ALWAYS_ACTION_ID, CLAIM_ACTION_IDS } from '../../blocks/review-card.js';
 import { RULE_ACTION_IDS } from '../../blocks/rule-message.js';
 import type { ListenerDeps } from '../deps.js';
 import { createHomeRefresh } from '../home-refresh.js';
 import { publishHome } from '../overview.js';
 import { createAlwaysAction } from './actions/always.js';
 import { createBatchDecision, createBatchPick } from './actions/batch.js';
+import { createClaimButton } from './actions/claims.js';
 import { createDecisionAction } from './actions/decision.js';
 import { createHistoryAction } from './actions/history.js';
 import { createHomePage } from './actions/home-pages.js';
@@ -26,6 +28,8 @@ import { createAppHome } from './events/app-home.js';
 import { createDirectMessage } from './events/direct-message.js';
 import { createThreadReply } from './events/thread-reply.js';
 import { createAlwaysSubmission } from './views/always.js';
+import { createAwaySubmission } from './views/away.js';
+import { createHandOverSubmission } from './views/hand-over.js';
 import { createReviseSubmission } from './views/revise.js';
 import { createStartSubmission } from './views/start.js';
 
@@ -43,6 +47,8 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.action(ACTION_IDS.revise, createReviseAction(deps, 'revise'));
   app.action(ACTION_IDS.edit, createReviseAction(deps, 'edit'));
   app.action(ALWAYS_ACTION_ID, createAlwaysAction(deps));
+  for (const action of ['claim', 'release', 'handOver'] as const)
+    app.action(CLAIM_ACTION_IDS[action], createClaimButton(deps, action));
   for (const action of ['approve', 'reject', 'revoke'] as const)
     app.action(RULE_ACTION_IDS[action], createRuleButton(deps, action, home));
   for (const choice of ['revise', 'approve', 'reject', 'ignore'] as const)
@@ -58,6 +64,8 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   app.view(REVISE_VIEW, createReviseSubmission(deps));
   app.view(START_VIEW, createStartSubmission(deps));
   app.view(ALWAYS_VIEW, createAlwaysSubmission(deps));
+  app.view(HAND_OVER_VIEW, createHandOverSubmission(deps));
+  app.view(AWAY_VIEW, createAwaySubmission(deps));
   app.event('message', createThreadReply(deps));
   app.event('message', createDirectMessage(deps));
   app.event('app_home_opened', createAppHome(deps, home));

@@ -6,9 +6,10 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { KnownBlock } from '@slack/web-api';
 import { isSignoffError } from '../../../../errors.js';
+import { awayModal } from '../../../blocks/claim-modals.js';
 import { startModal } from '../../../blocks/modals.js';
 import { NOT_IN_CHANNEL } from '../../../shared/final-errors.js';
-import { type ListenerDeps, notOpened } from '../../deps.js';
+import { COULD_NOT_RECORD, type ListenerDeps, notOpened } from '../../deps.js';
 import { botIsOut } from '../../membership.js';
 import { listOpenTasks } from '../../overview.js';
 import { respondPrivately } from '../../respond.js';
@@ -35,6 +36,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
       '*signoff* runs AI-agent workflows here and asks you to review their work.',
       '`/signoff <workflow> <task>` starts one; `/signoff` alone opens a form; `/signoff list` shows the open ones.',
       `Standing rules ("Always allow…" on a card): ${RULES_USAGE}`,
+      '`/signoff away` hands your reviews to someone until a day you pick; `/signoff away off` ends it.',
       '',
       ...deps.engine.available(channel).map((w) => `• *${w.name}* — ${w.description}`),
     ].join('\n');
@@ -82,6 +84,44 @@ export function createSignoffCommand(deps: ListenerDeps) {
         if (withBatch && (await respondPrivately(command.response_url, withBatch, deps.logger))) return;
         await tell(deps, client, where, text);
       });
+      return;
+    }
+    if (word === 'away') {
+      if (rest.join(' ') === 'off') {
+        await ack();
+        await deps.afterAck.run(async () => {
+          const where = {
+            channel: command.channel_id,
+            user: command.user_id,
+            responseUrl: command.response_url,
+          };
+          await deps.engine.claims
+            .away(command.user_id, null)
+            .then(() =>
+              tell(deps, client, where, 'Welcome back: new reviews that name you come to you again.'),
+            )
+            .catch(async (err) => {
+              deps.logger.error({ err }, 'away off failed');
+              await tell(deps, client, where, COULD_NOT_RECORD);
+            });
+        });
+        return;
+      }
+      await ack();
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      await client.views
+        .open({
+          trigger_id: command.trigger_id,
+          view: awayModal(tomorrow, { channel: command.channel_id, responseUrl: command.response_url }),
+        })
+        .catch(async (err) => {
+          deps.logger.warn({ err }, 'Slack did not open the away form');
+          await respondPrivately(
+            command.response_url,
+            notOpened('the form', 'Send `/signoff away` again.'),
+            deps.logger,
+          );
+        });
       return;
     }
     if (word === 'rules') {

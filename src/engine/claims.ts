@@ -1,0 +1,204 @@
+/**
+ * Claim and hand-off: "I'll take it" on a review (reminders then go to the claimer; with the
+ * checkpoint's `exclusiveClaims`, only they decide it while it is claimed), handing it to a named
+ * person, releasing it, and `away`: someone away until a time has their reviews (claimed by them,
+ * or naming them) handed to their delegate, and so has each review opened while they are away
+ * (settling.ts asks `awayDelegates`). Each change locks the task row first, as every writer of a
+ * task and its reviews does, and lands with its event and its audit entry.
+ */
+import type pg from 'pg';
+import { atomically, inTransaction, type Queryable } from '../db/queryable.js';
+import { SignoffError } from '../errors.js';
+import type { ClaimControls } from './api.js';
+import { askGroups, groupsToAsk, rightRefused } from './authorize.js';
+import type { Delivery } from './delivery.js';
+import { eventKey } from './event-keys.js';
+import { recordAll } from './event-store.js';
+import { getReviewWithTask } from './review-rows.js';
+import { reviewFromRow } from './rows.js';
+import { audit } from './task-rows.js';
+import type { Actor, Clock, GroupDirectory, Review, ReviewSettings, Surface, Task } from './types.js';
+
+export interface ClaimDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  delivery: Delivery;
+  directories: Partial<Record<Surface, GroupDirectory>>;
+}
+
+/** The people away now, each with their delegate (none: nobody decides in their place). */
+export async function awayDelegates(db: Queryable, people: string[]): Promise<Record<string, string>> {
+  if (!people.length) return {};
+  const r = await db.query<{ person: string; delegate: string }>(
+    'SELECT person, delegate FROM signoff.away WHERE person = ANY($1) AND until > now() AND delegate IS NOT NULL',
+    [people],
+  );
+  return Object.fromEntries(r.rows.map((row) => [row.person, row.delegate]));
+}
+
+/** A review's settings with each away reviewer's delegate added as a reviewer beside them. */
+export function withDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'delegates'>>(
+  settings: S,
+  delegates: Record<string, string>,
+): S {
+  const away = settings.reviewers.filter((r) => delegates[r]);
+  if (!away.length) return settings;
+  return {
+    ...settings,
+    reviewers: [...new Set([...settings.reviewers, ...away.map((r) => delegates[r] as string)])],
+    delegates: { ...settings.delegates, ...Object.fromEntries(away.map((r) => [r, delegates[r] as string])) },
+  };
+}
+
+/** Writes a review's claim (`to`; null releases it) with its event and audit entry; nothing when it is not pending. */
+async function setClaim(
+  db: Queryable,
+  review: Review,
+  change: { by: string; to: string | null; away?: string; settings?: ReviewSettings },
+): Promise<Review | undefined> {
+  return atomically(db, async (db) => {
+    const r = await db.query(
+      `UPDATE signoff.reviews SET claimed_by = $2, claimed_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END,
+         settings = coalesce($3, settings)
+       WHERE id = $1 AND status = 'pending' RETURNING *`,
+      [review.id, change.to, change.settings ?? null],
+    );
+    if (!r.rows[0]) return undefined;
+    const changed = reviewFromRow(r.rows[0]);
+    const n = (
+      await db.query<{ n: number }>('SELECT count(*)::int AS n FROM signoff.audit WHERE review_id = $1', [
+        review.id,
+      ])
+    ).rows[0]?.n;
+    await recordAll(db, review.taskId, [
+      {
+        key: eventKey.claimed(review.id, n ?? 0),
+        event: {
+          type: 'review_claimed',
+          review: changed,
+          by: change.by,
+          to: change.to,
+          ...(change.away && { away: change.away }),
+        },
+      },
+    ]);
+    await audit(db, {
+      taskId: review.taskId,
+      reviewId: review.id,
+      actor: change.by,
+      action: change.away
+        ? 'away'
+        : change.to === null
+          ? 'release'
+          : change.to === change.by
+            ? 'claim'
+            : 'hand_over',
+      detail: { to: change.to ? [change.to] : undefined, reason: change.away && `away until ${change.away}` },
+    });
+    return changed;
+  });
+}
+
+export function createClaims(deps: ClaimDeps): ClaimControls {
+  const { pool } = deps;
+
+  /** The actor with the groups their right on this review hinges on, asked before any lock. */
+  async function asked(review: Review, task: Task, actor: Actor): Promise<Actor> {
+    return askGroups(deps.directories[task.surface], actor, groupsToAsk(review.settings, task, actor), task);
+  }
+
+  /** A change refused is in the audit (who tried what, and why) before it is thrown. */
+  async function change(reviewId: string, actor: Actor, to: string | null): Promise<Review> {
+    try {
+      return await changeOnce(reviewId, actor, to);
+    } catch (error) {
+      if (error instanceof SignoffError && error.code !== 'database_unavailable') {
+        const action = to === null ? 'release' : to === actor.id ? 'claim' : 'hand_over';
+        await audit(pool, {
+          reviewId,
+          actor: actor.id,
+          action: `refused:${action}`,
+          detail: { code: error.code, message: error.message, to: to ? [to] : undefined },
+        }).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  async function changeOnce(reviewId: string, actor: Actor, to: string | null): Promise<Review> {
+    const found = await getReviewWithTask(pool, reviewId);
+    if (!found) throw new SignoffError('unknown_review', 'That review does not exist here.');
+    const who = await asked(found.review, found.task, actor);
+    const target = to && to !== actor.id ? await asked(found.review, found.task, { id: to }) : undefined;
+    const changed = await inTransaction(pool, async (db) => {
+      const locked = await getReviewWithTask(db, reviewId, true);
+      if (locked?.review.status !== 'pending')
+        throw new SignoffError('review_not_pending', 'This review is closed: there is nothing to claim.');
+      const { review, task } = locked;
+      const mine = review.claimedBy === actor.id;
+      // Anyone who may decide it claims, hands over or releases it (a lead takes it back).
+      const denied = mine ? undefined : rightRefused(review.settings, task, who, 'reject');
+      if (denied) throw new SignoffError(denied.code, denied.message);
+      if (target) {
+        const theirs = rightRefused(review.settings, task, target, 'reject');
+        if (theirs)
+          throw new SignoffError(
+            'not_allowed',
+            `<@${to}> may not decide this review, so it cannot be handed to them.`,
+          );
+      }
+      if (review.claimedBy === to)
+        throw new SignoffError('not_allowed', to ? `<@${to}> has it already.` : 'Nobody has claimed it.');
+      return setClaim(db, review, { by: actor.id, to });
+    });
+    if (!changed)
+      throw new SignoffError('review_not_pending', 'This review is closed: there is nothing to claim.');
+    void deps.delivery.kick({ id: changed.taskId, surface: found.task.surface });
+    return changed;
+  }
+
+  return {
+    claim: (reviewId, actor, to = actor.id) => change(reviewId, actor, to),
+    release: (reviewId, actor) => change(reviewId, actor, null),
+
+    async away(person, until, delegate) {
+      if (until === null) {
+        await pool.query('DELETE FROM signoff.away WHERE person = $1', [person]);
+        return { handedOver: 0 };
+      }
+      if (until.getTime() <= deps.clock.now().getTime())
+        throw new SignoffError('bad_arguments', 'Pick a day after today for when you are back.');
+      if (delegate === person) throw new SignoffError('bad_arguments', 'Hand your reviews to someone else.');
+      await pool.query(
+        `INSERT INTO signoff.away (person, until, delegate) VALUES ($1, $2, $3)
+         ON CONFLICT (person) DO UPDATE SET until = $2, delegate = $3, set_at = now()`,
+        [person, until, delegate ?? null],
+      );
+      if (!delegate) return { handedOver: 0 };
+      // Their reviews now: claimed by them, or naming them (their delegate decides beside them).
+      const r = await pool.query<{ id: string; task_id: string }>(
+        `SELECT id, task_id FROM signoff.reviews WHERE status = 'pending'
+           AND (claimed_by = $1 OR settings->'reviewers' ? $1)`,
+        [person],
+      );
+      let handedOver = 0;
+      const back = until.toISOString().slice(0, 10);
+      for (const row of r.rows) {
+        const changed = await inTransaction(pool, async (db) => {
+          const locked = await getReviewWithTask(db, row.id, true);
+          if (locked?.review.status !== 'pending') return undefined;
+          const { review } = locked;
+          const settings = withDelegates(review.settings, { [person]: delegate });
+          const to = review.claimedBy === person || review.claimedBy === null ? delegate : review.claimedBy;
+          return setClaim(db, review, { by: person, to, away: back, settings });
+        });
+        if (changed) {
+          handedOver += 1;
+          const task = await getReviewWithTask(pool, row.id);
+          if (task) void deps.delivery.kick(task.task);
+        }
+      }
+      return { handedOver };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Claim and hand-off on a real database: "I'll take it" (reminders then name the claimer), an
+ * exclusive checkpoint where only the claimer decides, handing over to someone who may decide
+ * (and not to someone who may not), release, and away: a person's reviews, and those opened while
+ * they are away, go to their delegate, who decides beside them. All in the audit.
+ */
+import { describe, expect, it } from 'vitest';
+import { harnessPerFile } from '../helpers/harness.js';
+
+const YAML = `workflows:
+  ask:
+    checkpoints:
+      review: { reviewers: [U0ANN, U0BOB, U0CAT], exclusiveClaims: true }
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review: { reviewers: [U0ANN, U0BOB] }
+`;
+
+const t = harnessPerFile('claims', () => ({ yaml: YAML }));
+const ask = (title: string) =>
+  t.h.engine
+    .start({
+      workflow: 'ask',
+      text: title,
+      requester: 'U0REQ',
+      surface: 'cli',
+      input: { title, content: 'Please check.' },
+    })
+    .then((r) => r.task);
+
+describe('claim and hand-off', () => {
+  it('claimed on an exclusive checkpoint: only the claimer decides; handed over, the new one does; each change audited', async () => {
+    const task = await ask('Renew the lease');
+    const review = await t.h.nextReview(task.id);
+    const claimed = await t.h.engine.claims.claim(review.id, { id: 'U0BOB' });
+    expect(claimed.claimedBy).toBe('U0BOB');
+    await expect(
+      t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0ANN' }, action: 'approve' }),
+    ).rejects.toMatchObject({
+      code: 'not_allowed',
+      message: expect.stringMatching(/<@U0BOB> has claimed this review/),
+    });
+    // Not to someone who may not decide it.
+    await expect(t.h.engine.claims.claim(review.id, { id: 'U0BOB' }, 'U0EVE')).rejects.toMatchObject({
+      message: '<@U0EVE> may not decide this review, so it cannot be handed to them.',
+    });
+    // Nor by someone who may not decide it.
+    await expect(t.h.engine.claims.claim(review.id, { id: 'U0EVE' })).rejects.toMatchObject({
+      code: 'not_allowed',
+    });
+    expect((await t.h.engine.claims.claim(review.id, { id: 'U0BOB' }, 'U0CAT')).claimedBy).toBe('U0CAT');
+    await expect(
+      t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0BOB' }, action: 'approve' }),
+    ).rejects.toMatchObject({ code: 'not_allowed' });
+    expect((await t.h.engine.claims.release(review.id, { id: 'U0CAT' })).claimedBy).toBeNull();
+    await t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0ANN' }, action: 'approve' });
+    expect((await t.h.waitFor(task.id, (x) => x.status === 'done')).status).toBe('done');
+    const events = (await t.h.engine.events(task.id)).filter((e) => e.event.type === 'review_claimed');
+    expect(events.map((e) => e.event.type === 'review_claimed' && [e.event.by, e.event.to])).toEqual([
+      ['U0BOB', 'U0BOB'],
+      ['U0BOB', 'U0CAT'],
+      ['U0CAT', null],
+    ]);
+    const audit = await t.h.db.pool.query<{ actor: string; action: string }>(
+      `SELECT actor, action FROM signoff.audit WHERE review_id = $1 ORDER BY id`,
+      [review.id],
+    );
+    expect(audit.rows.map((r) => `${r.action} ${r.actor}`)).toEqual([
+      'claim U0BOB',
+      'refused:approve U0ANN',
+      'refused:hand_over U0BOB',
+      'refused:claim U0EVE',
+      'hand_over U0BOB',
+      'refused:approve U0BOB',
+      'release U0CAT',
+      'approve U0ANN',
+    ]);
+  });
+
+  it('away: a named reviewer’s waiting review and the next one opened go to the delegate, who decides; back, new ones are theirs again', async () => {
+    const first = await t.h.start('pair', 'draft the memo');
+    const waiting = await t.h.nextReview(first.id);
+    await t.h.engine.claims.claim(waiting.id, { id: 'U0ANN' });
+    const back = new Date(Date.now() + 3 * 86_400_000);
+    expect(await t.h.engine.claims.away('U0ANN', back, 'U0DAN')).toEqual({ handedOver: 1 });
+    const [handed] = await t.h.engine.reviews(first.id, 'pending');
+    expect(handed).toMatchObject({ claimedBy: 'U0DAN', settings: { delegates: { U0ANN: 'U0DAN' } } });
+    expect(handed?.settings.reviewers).toContain('U0DAN');
+    await t.h.engine.decide({ reviewId: waiting.id, actor: { id: 'U0DAN' }, action: 'approve' });
+
+    const second = await t.h.start('pair', 'draft the letter');
+    const opened = await t.h.nextReview(second.id);
+    expect(opened.settings).toMatchObject({ delegates: { U0ANN: 'U0DAN' } });
+    expect(opened.settings.reviewers).toEqual(['U0ANN', 'U0BOB', 'U0DAN']);
+
+    await t.h.engine.claims.away('U0ANN', null);
+    const third = await t.h.start('pair', 'draft the note');
+    expect((await t.h.nextReview(third.id)).settings.reviewers).toEqual(['U0ANN', 'U0BOB']);
+    await expect(t.h.engine.claims.away('U0ANN', new Date(Date.now() - 1000), 'U0DAN')).rejects.toMatchObject(
+      {
+        code: 'bad_arguments',
+      },
+    );
+    for (const task of [second, third]) await t.h.engine.cancel(task.id, { id: 'ann' });
+  });
+});
