@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BUILT_IN_CHECKPOINTS, BUILT_IN_NAMES, builtInAgents } from '../workflows/catalog.js';
 import { checkStages, stageSchema } from '../workflows/declared/stages.js';
-import { TOOL_CALL_KIND } from '../workflows/protocol/requests.js';
+import { BUDGET_CHECKPOINT, TOOL_CALL_KIND } from '../workflows/protocol/requests.js';
 import { apiSchema } from './api-clients.js';
 import {
   type AlwaysAllow,
@@ -98,6 +98,11 @@ const workflowSchema = z
     module: z.string().min(1).optional(),
     /** A graph on a LangGraph server (workflows/remote/): where, which graph, and signoff's key there. */
     remote: remoteSchema.optional(),
+    /**
+     * What a task may spend on its models (USD, at `prices`) before it pauses with a review at
+     * `checkpoints.budget`: continue with as much again, or stop.
+     */
+    budget: z.number().positive().max(1_000_000).optional(),
     /** The document collection a workflow searches (`signoff docs add <folder>` names it). */
     collection: z.string().min(1).max(100).optional(),
     agents: z.record(z.string(), agentSchema).default({}),
@@ -148,6 +153,14 @@ const fileSchema = z
       .strict()
       .prefault({}),
     starts: startsSchema.default({ perPerson: 10, perChannel: 30 }),
+    /**
+     * Model prices in USD per million tokens (`input`, `output`), by model name: a task's cost is
+     * counted from its models' token usage at these. A model answering with a longer name
+     * ("gpt-4o-mini-2024-07-18") takes the price of the longest name it starts with.
+     */
+    prices: z
+      .record(z.string().min(1), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict())
+      .default({}),
     /** Who signs off a rule proposed with "Approve and always allow…" (checkpoint.ts); absent: none may be. */
     alwaysAllow: alwaysAllowSchema.optional(),
     /** Clients of the HTTP API and MCP over HTTP (api-clients.ts). */
@@ -208,7 +221,7 @@ export const objectOr = (value: unknown): Record<string, unknown> =>
 function checkBuiltInNames(name: string, w: Record<string, unknown>, ctx: z.RefinementCtx) {
   if (w.stages || w.module || w.remote) return;
   const known = {
-    checkpoints: BUILT_IN_CHECKPOINTS[name as keyof typeof BUILT_IN_CHECKPOINTS],
+    checkpoints: BUILT_IN_CHECKPOINTS[name as keyof typeof BUILT_IN_CHECKPOINTS]?.concat(BUDGET_CHECKPOINT),
     agents: builtInAgents(name, w.specialists),
   };
   for (const [key, what] of [

@@ -71,21 +71,29 @@ export function covers(scope: RuleScope, taskId: string, facts: ReviewFacts[]): 
 }
 
 /**
- * The active rule that covers a review about to open, if one does (the oldest), its row locked
- * FOR SHARE until the review's transaction ends: a revoke waits for it, or it sees the revoke.
+ * The active rule that covers a review about to open, if one does (the oldest), locked until the
+ * review's transaction ends and checked again once locked: a revoke waits for the review that
+ * applies it, or the review sees the revoke. Only that rule is locked (the caller counts the
+ * review on it), after the task's row, as every writer of a rule locks them.
  */
 export async function ruleCovering(
   db: Queryable,
   task: Task,
   facts: ReviewFacts[],
 ): Promise<AllowRule | undefined> {
+  const active = `status = 'active' AND (expires_at IS NULL OR expires_at > now())`;
   const r = await db.query(
-    `SELECT * FROM signoff.allow_rules
-     WHERE status = 'active' AND scope->>'workflow' = $1 AND (expires_at IS NULL OR expires_at > now())
-     ORDER BY id FOR SHARE`,
+    `SELECT * FROM signoff.allow_rules WHERE ${active} AND scope->>'workflow' = $1 ORDER BY id`,
     [task.workflow],
   );
-  return r.rows.map(ruleFromRow).find((rule) => covers(rule.scope, task.id, facts));
+  for (const rule of r.rows.map(ruleFromRow).filter((x) => covers(x.scope, task.id, facts))) {
+    const locked = await db.query(
+      `SELECT * FROM signoff.allow_rules WHERE id = $1 AND ${active} FOR NO KEY UPDATE`,
+      [rule.id],
+    );
+    if (locked.rows[0]) return ruleFromRow(locked.rows[0]);
+  }
+  return undefined;
 }
 
 /** Counts one review the rule approved. */

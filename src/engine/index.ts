@@ -60,3 +60,4 @@ export {
 } from './sign-off-rules.js';
 // What tasks, reviews and events are (the review protocol is the workflows', re-exported here).
 export * from './types.js';
+export { usageInWords } from './usage.js';

@@ -8,6 +8,7 @@
  * words were never saved (the step failed, was stopped, or its node said something else) is
  * closed by the surface and never stands for a saved message.
  */
+import { randomUUID } from 'node:crypto';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import type { Task } from './types.js';
 
@@ -23,6 +24,18 @@ export interface LiveView {
    * stream started while one of them is still to be posted would show above it.
    */
   open(task: Task, run: LiveRunInfo): LiveRun;
+}
+
+/** Opens a surface's live view of a run of `task`, if its surface has one (with a new run id). */
+export function openLive(
+  lives: Partial<Record<Task['surface'], LiveView>> | undefined,
+  task: Task,
+  lease: { held(): boolean },
+  unshown: LiveRunInfo['unshown'],
+): { view: LiveRun; id: string } | undefined {
+  const id = randomUUID();
+  const view = lives?.[task.surface]?.open(task, { id, held: () => lease.held(), unshown });
+  return view && { view, id };
 }
 
 export interface LiveRunInfo {

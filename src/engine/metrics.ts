@@ -4,7 +4,7 @@
  * Two kinds. What this process does is counted as it happens: decisions by workflow, checkpoint
  * and action, and the time each took (sum these across replicas). What the system holds is read
  * from the database at each scrape: reviews pending, tasks by status, queue depth, events that
- * could not be delivered (the same in every replica: take the max). A scrape while the database
+ * could not be delivered, models' tokens and cost by workflow (the same in every replica: take the max). A scrape while the database
  * is down still answers, with `signoff_database_up 0`.
  */
 import type pg from 'pg';
@@ -79,11 +79,21 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
     'Events their surface refused for good (a fallback was shown), by event type',
     ['type'],
   );
-  const fromDatabase = [pending, tasks, queue, undelivered, failed];
+  const tokens = gauge(
+    'model_tokens',
+    "Tokens the tasks' models read (input) and wrote (output), by workflow",
+    ['workflow', 'direction'],
+  );
+  const cost = gauge(
+    'model_cost_usd',
+    "What the tasks' models cost at the config file's prices, by workflow",
+    ['workflow'],
+  );
+  const fromDatabase = [pending, tasks, queue, undelivered, failed, tokens, cost];
 
   /** One read of what the database holds, set on the gauges (each reset: a label gone is gone). */
   async function readDatabase(): Promise<void> {
-    const [p, t, q, e] = await Promise.all([
+    const [p, t, q, e, u] = await Promise.all([
       pool.query<{ workflow: string; checkpoint: string; door: string; n: number }>(
         `SELECT t.workflow, r.checkpoint, ${DOOR} AS door, count(*)::int AS n FROM signoff.reviews r
          JOIN signoff.tasks t ON t.id = r.task_id WHERE r.status = 'pending' GROUP BY 1, 2, 3`,
@@ -96,6 +106,10 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
         `SELECT type, failed_at IS NOT NULL AS failed, count(*)::int AS n FROM signoff.events
          WHERE delivered_at IS NULL GROUP BY 1, 2`,
       ),
+      pool.query<{ workflow: string; input: string; output: string; cost: number }>(
+        `SELECT workflow, sum(tokens_in) AS input, sum(tokens_out) AS output, sum(cost_usd) AS cost
+         FROM signoff.tasks GROUP BY 1 HAVING sum(tokens_in + tokens_out) > 0`,
+      ),
     ]);
     for (const g of fromDatabase) g.reset();
     for (const r of p.rows)
@@ -104,6 +118,11 @@ export function createMetrics(pool: pg.Pool, runtime: Pick<Runtime, 'depth'>): M
     for (const r of q) queue.set({ queue: r.queue, state: r.state }, r.jobs);
     undelivered.set(e.rows.filter((r) => !r.failed).reduce((sum, r) => sum + r.n, 0));
     for (const r of e.rows.filter((x) => x.failed)) failed.set({ type: r.type }, r.n);
+    for (const r of u.rows) {
+      tokens.set({ workflow: r.workflow, direction: 'input' }, Number(r.input));
+      tokens.set({ workflow: r.workflow, direction: 'output' }, Number(r.output));
+      cost.set({ workflow: r.workflow }, r.cost);
+    }
   }
 
   // Scrapes within `CACHE_MS` of a read share it: however often /metrics is asked (several

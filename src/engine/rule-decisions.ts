@@ -73,6 +73,9 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
     change: (rule: AllowRule, db: Queryable) => Promise<AllowRule>,
   ): Promise<AllowRule> {
     const changed = await inTransaction(pool, async (db) => {
+      // The task's row first, then the rule's: the order in which a review opening locks them.
+      const taskId = (await getRule(db, id))?.taskId;
+      if (taskId) await getTask(db, taskId, true);
       const rule = await getRule(db, id, true);
       if (!rule) throw new SignoffError('unknown_rule', `There is no rule #${id}.`);
       return change(rule, db);

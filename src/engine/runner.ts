@@ -13,7 +13,6 @@
  * A decision recorded while it runs asks for the job again: it runs once more after this one.
  */
 
-import { randomUUID } from 'node:crypto';
 import {
   Command,
   isUnknownInterruptError,
@@ -22,25 +21,26 @@ import {
 } from '@langchain/langgraph';
 import type pg from 'pg';
 import type { WorkflowsConfig } from '../config/workflows.js';
-import { inTransaction, isConnectionError } from '../db/queryable.js';
-import { isSignoffError, SignoffError } from '../errors.js';
+import { inTransaction } from '../db/queryable.js';
+import { isSignoffError } from '../errors.js';
 import { describeFailure, failureLogLevel } from '../failures.js';
 import type { Logger } from '../logger.js';
 import { resumeValue } from '../workflows/protocol/standard-answers.js';
 import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js';
 import type { Runner } from './api.js';
-import { isCheckpointRefused, LEASE_KEY } from './checkpointer.js';
+import { LEASE_KEY } from './checkpointer.js';
 import type { Delivery } from './delivery.js';
 import { saidNotShown } from './event-store.js';
 import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
-import type { LiveView } from './live.js';
+import { type LiveView, openLive } from './live.js';
 import { createProgress } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
+import { RunStopped, runEnding, STOPPING } from './run-endings.js';
 import type { After, Claim, Lease, Runtime } from './runtime/index.js';
-import { createSettling, type LoadedWorkflow, type RunResult } from './settling.js';
+import { createSettling, fromState, type LoadedWorkflow, type RunResult } from './settling.js';
 import { getTask, setStatus } from './task-rows.js';
 import {
   type Clock,
@@ -51,14 +51,7 @@ import {
   type Task,
   threadOf,
 } from './types.js';
-
-/** What settling needs, read from saved state when this advance ran nothing. */
-const fromState = (state: StateSnapshot): RunResult => ({
-  interrupts: pendingInterrupts(state),
-  // Not `next`: it leaves out tasks whose writes were saved (a step cut off before its checkpoint).
-  finished: state.tasks.length === 0,
-  values: state.values as Record<string, unknown>,
-});
+import { pauseAtBudget, settleBudgets, usageWatch } from './usage.js';
 
 /** Whether a task is over for its runs: a final status, or failed (until a retry). */
 const closed = (task: Task) => FINAL_STATUSES.includes(task.status) || task.status === 'failed';
@@ -81,15 +74,6 @@ export interface RunnerDeps {
   lives?: Partial<Record<Surface, LiveView>>;
 }
 
-/**
- * A run cut short because its process is stopping (Ctrl-C in a terminal): not the task's failure.
- * Nothing of the step is applied; the task stays as it was, its job asks to run again at once,
- * and the next process that runs tasks takes it from its last checkpoint.
- */
-class RunStopped extends Error {
-  override name = 'RunStopped';
-}
-
 export type { LoadedWorkflow } from './settling.js';
 
 export function createRunner(deps: RunnerDeps): Runner {
@@ -99,6 +83,10 @@ export function createRunner(deps: RunnerDeps): Runner {
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
+
+  /** What the task's surface shows of this run while it goes (live.ts), if it shows anything. */
+  const liveView = (task: Task, lease: Lease) =>
+    openLive(deps.lives, task, lease, () => saidNotShown(pool, task.id));
 
   /**
    * The task and its decisions not yet applied are read once the lease is held, so they include
@@ -128,8 +116,11 @@ export function createRunner(deps: RunnerDeps): Runner {
     return undefined;
   }
 
-  async function step(task: Task, decided: Review[], lease: Lease, attempt: number): Promise<void> {
+  async function step(task: Task, all: Review[], lease: Lease, attempt: number): Promise<void> {
     const log = logger.child({ task: task.id, workflow: task.workflow });
+    // A budget review is the engine's to answer (usage.ts): continue, or the task stops here.
+    const { stopped, rest: decided } = await settleBudgets(pool, task, lease, all, deps.config);
+    if (stopped) return void delivery.kick(task);
     const workflow = deps.workflows.get(task.workflow);
     if (!workflow) {
       await setStatus(pool, task.id, 'failed', `the workflow "${task.workflow}" is not available any more`);
@@ -178,26 +169,32 @@ export function createRunner(deps: RunnerDeps): Runner {
       inFlight.set(task.id, { controller, generation: task.generation });
       // Stopping began while this run took its lease: it stops as the runs under way did, at
       // once, rather than hold the exit for its whole step (and its lease past the exit).
-      if (stopping) controller.abort(new RunStopped('the process is stopping'));
+      if (stopping) controller.abort(new RunStopped(STOPPING));
+      // Each model answer is counted; at the task's budget the run stops before the next (usage.ts).
+      const usage = usageWatch({ ...deps, task, reached: (r) => controller.abort(r) });
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
-        const id = randomUUID();
-        const view = deps.lives?.[task.surface]?.open(task, {
-          id,
-          held: () => lease.held(),
-          unshown: () => saidNotShown(pool, task.id),
-        });
-        return await run(task, workflow, input, { ...config, signal }, lease, view && { view, id });
+        return await run(
+          task,
+          workflow,
+          input,
+          { ...config, signal, callbacks: [usage] },
+          lease,
+          liveView(task, lease),
+        );
       } catch (error) {
-        if (lease.signal.aborted) throw lease.signal.reason;
-        if (isCheckpointRefused(error))
-          throw new SignoffError('lease_lost', 'the run lease was lost; its checkpoint was refused', {
-            cause: error,
-          });
-        if (isConnectionError(error, pool) || isUnknownInterruptError(error)) throw error;
-        // Whatever it ended with, a step cut short by the process stopping runs again later.
-        if (stopping) throw new RunStopped('the process is stopping', { cause: error });
-        await failStep(error);
+        const ending = runEnding(error, {
+          pool,
+          lease: lease.signal,
+          aborted: controller.signal.reason,
+          stopping,
+        });
+        if ('rethrow' in ending) throw ending.rethrow;
+        if ('failed' in ending) await failStep(ending.failed);
+        else {
+          await pauseAtBudget(deps, task, lease, ending.budget);
+          void delivery.kick(task);
+        }
         return undefined;
       } finally {
         inFlight.delete(task.id);
@@ -222,15 +219,11 @@ export function createRunner(deps: RunnerDeps): Runner {
       try {
         before = await workflow.graph.getState(config);
       } catch (error) {
-        // The database's own failures are retried (any Postgres error: too many connections in a
-        // failover, a statement timeout, not only a lost connection), and so is a read cut short
-        // by the process stopping. Any other is the step's, as a run's failure is (a graph whose
-        // state lives on a server that is down): a sentence and Retry, never a task left working
-        // while its job retries unseen.
-        const fromPostgres = typeof (error as { severity?: unknown } | null)?.severity === 'string';
-        if (isConnectionError(error, pool) || fromPostgres) throw error;
-        if (stopping) throw new RunStopped('the process is stopping', { cause: error });
-        await failStep(error);
+        // A read of the saved state fails as a run does (a graph whose state lives on a server
+        // that is down): a sentence and Retry, never a task left working while its job retries.
+        const ending = runEnding(error, { pool, lease: lease.signal, stopping, read: true });
+        if ('rethrow' in ending) throw ending.rethrow;
+        await failStep('failed' in ending ? ending.failed : error);
         return;
       }
       const pending = new Set(pendingInterrupts(before).map((i) => i.id));
@@ -259,13 +252,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         // Nothing to run (a run died after saving its step, before settling it): its streams
         // would stay open until the task's next run or end. A view opened and closed here closes
         // what it left, as a run's would.
-        await deps.lives?.[task.surface]
-          ?.open(task, {
-            id: randomUUID(),
-            held: () => lease.held(),
-            unshown: () => saidNotShown(pool, task.id),
-          })
-          .close('stopped');
+        await liveView(task, lease)?.view.close('stopped');
       }
     }
     try {
@@ -303,7 +290,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     stop: () => {
       stopping = true;
       const cut = [...inFlight.keys()];
-      for (const run of inFlight.values()) run.controller.abort(new RunStopped('the process is stopping'));
+      for (const run of inFlight.values()) run.controller.abort(new RunStopped(STOPPING));
       return cut;
     },
   };

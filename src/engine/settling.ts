@@ -7,6 +7,7 @@
  * outcome that throws) would be retried for ever while the task shows "working": after a few
  * attempts of its job the task fails instead, with a sentence and Retry, and the error is logged.
  */
+import type { StateSnapshot } from '@langchain/langgraph';
 import type pg from 'pg';
 import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction, isConnectionError, type Queryable } from '../db/queryable.js';
@@ -15,6 +16,7 @@ import { FAILURE_SENTENCES } from '../failures.js';
 import type { Logger } from '../logger.js';
 import { contentHash } from '../workflows/protocol/content-hash.js';
 import { toReviewRequest } from '../workflows/protocol/review-request.js';
+import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { ruleApplied, ruleCovering } from './allow-rules.js';
 import { awayDelegates, withDelegates } from './claims.js';
@@ -34,6 +36,14 @@ export interface RunResult {
   finished: boolean;
   values?: Record<string, unknown>;
 }
+
+/** What settling needs, read from saved state when an advance ran nothing. */
+export const fromState = (state: StateSnapshot): RunResult => ({
+  interrupts: pendingInterrupts(state),
+  // Not `next`: it leaves out tasks whose writes were saved (a step cut off before its checkpoint).
+  finished: state.tasks.length === 0,
+  values: state.values as Record<string, unknown>,
+});
 
 export interface LoadedWorkflow {
   definition: WorkflowDefinition;

@@ -74,6 +74,12 @@ export const taskSchema = z.object({
   abandonedGoals: z.array(abandonedGoalSchema),
   /** Its plan as its runs last wrote it; null before its first run (or from before plans). */
   progress: progressSchema.nullable().default(null),
+  /** Tokens its models read and wrote, and what they cost at the config file's prices (usage.ts). */
+  tokensIn: z.coerce.number().default(0),
+  tokensOut: z.coerce.number().default(0),
+  costUsd: z.coerce.number().default(0),
+  /** What it may spend before it pauses with a review (null: no budget). */
+  budgetUsd: z.coerce.number().nullable().default(null),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

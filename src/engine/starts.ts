@@ -89,6 +89,7 @@ export function createStarts(deps: StartDeps) {
         origin,
         door,
         input: given,
+        budgetUsd: workflowSettings(deps.config, workflow).budget ?? null,
       });
       if (inserted.created) {
         await record(db, id, eventKey.started(), { type: 'task_started', task: inserted.task });

@@ -13,12 +13,22 @@ import { type Progress, type Surface, statusesBefore, type Task, type TaskStatus
 export async function insertTask(
   db: Queryable,
   t: Pick<Task, 'id' | 'workflow' | 'surface' | 'text' | 'requester' | 'origin'> &
-    Partial<Pick<Task, 'door' | 'input'>>,
+    Partial<Pick<Task, 'door' | 'input' | 'budgetUsd'>>,
 ): Promise<{ task: Task; created: boolean }> {
   const inserted = await db.query(
-    `INSERT INTO signoff.tasks (id, workflow, surface, text, requester, origin, door, input)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING RETURNING *`,
-    [t.id, t.workflow, t.surface, t.text, t.requester, t.origin, t.door ?? null, t.input ?? null],
+    `INSERT INTO signoff.tasks (id, workflow, surface, text, requester, origin, door, input, budget_usd)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING *`,
+    [
+      t.id,
+      t.workflow,
+      t.surface,
+      t.text,
+      t.requester,
+      t.origin,
+      t.door ?? null,
+      t.input ?? null,
+      t.budgetUsd ?? null,
+    ],
   );
   if (inserted.rows[0]) return { task: taskFromRow(inserted.rows[0]), created: true };
   return { task: (await getTask(db, t.id)) as Task, created: false };

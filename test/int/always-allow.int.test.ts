@@ -162,4 +162,32 @@ describe('always allow', () => {
     expect((await t.h.nextReview(again.id)).status).toBe('pending');
     for (const task of [changed, again]) await t.h.engine.cancel(task.id, { id: 'api:ops' });
   });
+
+  it('reviews opening while the rule is revoked: none deadlocks, each is approved by it (before) or waits (after), and it counts exactly those', async () => {
+    const seed = await call('purge_cache', { region: 'eu' });
+    const first = await t.h.nextReview(seed.id);
+    const { rule } = await t.h.engine.rules.propose({
+      reviewId: first.id,
+      actor: { id: 'U0BOB' },
+      scope: 'tool',
+    });
+    await t.h.engine.rules.decide(rule.id, { id: 'U0ADMIN' }, 'approve');
+    await t.h.engine.rules.decide(rule.id, { id: 'U0CFO' }, 'approve');
+    const tasks = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call('purge_cache', { region: `r${i}` })),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    await t.h.engine.rules.revoke(rule.id, { id: 'U0BOB' });
+    const settled = await Promise.all(
+      tasks.map((task) => t.h.waitFor(task.id, (x) => x.status === 'done' || x.status === 'waiting')),
+    );
+    const byRule = (
+      await Promise.all(settled.map(async (x) => (await t.h.engine.reviews(x.id, 'decided'))[0]))
+    ).filter((r) => r?.decision?.rule?.id === rule.id);
+    expect(byRule.length).toBe(settled.filter((x) => x.status === 'done').length);
+    const [after] = await t.h.engine.rules.list(['revoked']);
+    expect(after?.applied).toBe(byRule.length);
+    for (const x of settled.filter((y) => y.status === 'waiting'))
+      await t.h.engine.cancel(x.id, { id: 'api:ops' });
+  });
 });

@@ -89,11 +89,15 @@ const task = (over: Partial<Task>): Task =>
     statusReason: null,
     text: 'write the note',
     updatedAt: '2026-11-26T11:30:00Z',
+    tokensIn: 0,
+    tokensOut: 0,
+    costUsd: 0,
+    budgetUsd: null,
     ...over,
   }) as Task;
 
 describe('signoff tasks', () => {
-  it('has a header and columns as wide as their widest cell; text on one line, cut', () => {
+  it('has a header and columns as wide as their widest cell, what each task spent; text on one line, cut', () => {
     const table = taskTable(
       [
         task({}),
@@ -102,6 +106,10 @@ describe('signoff tasks', () => {
           workflow: 'release-notes',
           status: 'stopped',
           text: `a\nlong ${'x'.repeat(80)}`,
+          tokensIn: 900,
+          tokensOut: 300,
+          costUsd: 4.1,
+          budgetUsd: 5,
         }),
         task({ status: 'failed', statusReason: 'the model service could not be reached' }),
       ],
@@ -109,7 +117,11 @@ describe('signoff tasks', () => {
       'UTC',
     );
     const [header, ...rows] = table.trimEnd().split('\n');
-    expect(header).toBe('ID            WORKFLOW       STATUS                    UPDATED                TASK');
+    expect(header).toBe(
+      'ID            WORKFLOW       STATUS                    UPDATED                SPENT           TASK',
+    );
+    expect(rows[1]).toContain('$4.10 of $5.00');
+    expect(rows[0]?.slice(header?.indexOf('SPENT'), header?.indexOf('TASK')).trim()).toBe('-');
     for (const row of [rows[0], rows[1], rows[2]]) {
       expect(row?.indexOf('11:30 (5 minutes ago)')).toBe(header?.indexOf('UPDATED'));
     }

@@ -3,7 +3,7 @@
  * status and plan) and agents' messages (split so that Slack never refuses them).
  */
 import type { types } from '@slack/bolt';
-import type { Task, TaskStatus } from '../../engine/index.js';
+import { type Task, type TaskStatus, usageInWords } from '../../engine/index.js';
 import { who } from './people.js';
 import { planBlock } from './plan.js';
 import { blockTextRoom, escapeMrkdwn, LIMITS, markdownParts, truncate } from './text.js';
@@ -88,12 +88,23 @@ function taskControls(status: TaskStatus): KnownBlock[] {
  * once a run has written one (a finished task keeps its last).
  */
 export function rootMessage(
-  task: Pick<Task, 'requester' | 'workflow' | 'text'> & Partial<Pick<Task, 'progress'>>,
+  task: Pick<Task, 'requester' | 'workflow' | 'text'> &
+    Partial<Pick<Task, 'progress' | 'tokensIn' | 'tokensOut' | 'costUsd' | 'budgetUsd'>>,
   status: TaskStatus,
   reason?: string | null,
   options: { controls?: boolean } = {},
 ): SlackMessage {
-  const statusLine = `${STATUS[status]}${reason ? ` — ${escapeMrkdwn(truncate(reason, 300))}` : ''}`;
+  // What its models cost so far, when they answered (counted as they go: usage.ts).
+  const spent =
+    task.tokensIn !== undefined
+      ? usageInWords({
+          tokensIn: task.tokensIn,
+          tokensOut: task.tokensOut ?? 0,
+          costUsd: task.costUsd ?? 0,
+          budgetUsd: task.budgetUsd ?? null,
+        })
+      : undefined;
+  const statusLine = `${STATUS[status]}${reason ? ` — ${escapeMrkdwn(truncate(reason, 300))}` : ''}${spent ? ` · ${spent}` : ''}`;
   const plan = planBlock(task.progress, status);
   return {
     text: escapeMrkdwn(

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { closest, didYouMean, unknownName } from '../../config/names.js';
+import { BUDGET_CHECKPOINT } from '../protocol/requests.js';
 
 const id = z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a lowercase id (letters, digits, _)');
 
@@ -94,7 +95,8 @@ function checkReviewNames(
   ctx: z.RefinementCtx,
 ) {
   const reviews = [...new Set(stages.map((s) => s.review).filter((r): r is string => !!r))];
-  const unreviewed = checkpoints.filter((c) => !reviews.includes(c));
+  // `budget` is every workflow's (the review at its budget), whatever its stages.
+  const unreviewed = checkpoints.filter((c) => !reviews.includes(c) && c !== BUDGET_CHECKPOINT);
   const explained = new Set<string>();
   stages.forEach((s, i) => {
     if (!s.review || checkpoints.includes(s.review)) return;

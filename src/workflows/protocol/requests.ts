@@ -20,6 +20,12 @@ export const DEFAULT_ACTIONS: readonly Action[] = ['approve', 'revise', 'reject'
 /** The checkpoint of every review of a standard interrupt (tool calls): `checkpoints.tool_call`. */
 export const TOOL_CALL_KIND = 'tool_call';
 
+/**
+ * The checkpoint of the review a task pauses with at its budget (the engine's own, for every
+ * workflow): `checkpoints.budget` sets who may let it spend more.
+ */
+export const BUDGET_CHECKPOINT = 'budget';
+
 /** Approve and Edit both let what was asked go ahead: the same rules (self-approval, N of M) apply. */
 export const approves = (action: Action) => action === 'approve' || action === 'edit';
 

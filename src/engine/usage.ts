@@ -1,0 +1,224 @@
+/**
+ * What a task's models use, and its budget. Each model answer's `usage` (tokens in and out) is
+ * added to the task as it comes, with its cost at the config file's `prices`: a run cut short or
+ * failed was paid for all the same. A task whose cost reaches its budget has its run stopped (as
+ * a cancel stops it) before its next model call and pauses with a review at `checkpoints.budget`:
+ * "spent $4.10 of $5.00": continue with as much again, or stop. Never a silent kill.
+ */
+import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
+import type { LLMResult } from '@langchain/core/outputs';
+import type pg from 'pg';
+import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
+import { inTransaction, type Queryable } from '../db/queryable.js';
+import type { Logger } from '../logger.js';
+import { BUDGET_CHECKPOINT } from '../workflows/protocol/requests.js';
+import { insertReview } from './review-rows.js';
+import type { Lease } from './runtime/index.js';
+import { getTask, setStatus } from './task-rows.js';
+import type { Review, ReviewRequest, Task } from './types.js';
+
+type Prices = WorkflowsConfig['prices'];
+
+/** A run stopped because its task reached its budget (the runner opens the review). */
+export class BudgetReached extends Error {
+  override name = 'BudgetReached';
+  constructor(
+    readonly spent: number,
+    readonly budget: number,
+  ) {
+    super(`the task reached its budget ($${spent.toFixed(2)} of $${budget.toFixed(2)})`);
+  }
+}
+
+/** The price of `model` per million tokens: its own, else the longest name it starts with. */
+export function priceOf(prices: Prices, model: string | undefined) {
+  if (!model) return undefined;
+  if (prices[model]) return prices[model];
+  const name = Object.keys(prices)
+    .filter((p) => model.startsWith(p))
+    .sort((a, b) => b.length - a.length)[0];
+  return name ? prices[name] : undefined;
+}
+
+/** The tokens and model of one answer, whatever the provider put where. */
+function answerUsage(output: LLMResult): { model?: string; input: number; output: number }[] {
+  return output.generations.flat().flatMap((g) => {
+    const message = (
+      g as {
+        message?: { usage_metadata?: Record<string, number>; response_metadata?: Record<string, unknown> };
+      }
+    ).message;
+    const usage = message?.usage_metadata;
+    if (!usage) return [];
+    const meta = message?.response_metadata ?? {};
+    const model = (meta.model_name ?? meta.model) as string | undefined;
+    return [{ model, input: usage.input_tokens ?? 0, output: usage.output_tokens ?? 0 }];
+  });
+}
+
+/**
+ * A LangChain callback handler for one run of `task`: it adds each answer's usage to the task and,
+ * when a model is about to be called on a task whose cost has reached its budget, calls `reached`
+ * (the runner stops the run).
+ */
+export function usageWatch(deps: {
+  pool: pg.Pool;
+  config: Pick<WorkflowsConfig, 'prices'>;
+  task: Pick<Task, 'id'>;
+  logger: Logger;
+  reached: (why: BudgetReached) => void;
+}) {
+  /**
+   * Before a model is called: a task at its budget stops here, before paying for another answer
+   * (the node runs again, from its start, once the budget is raised; the steps before it are kept).
+   */
+  const atBudget = async () => {
+    const r = await deps.pool
+      .query<{ cost_usd: number; budget_usd: number | null }>(
+        'SELECT cost_usd, budget_usd FROM signoff.tasks WHERE id = $1',
+        [deps.task.id],
+      )
+      .catch(() => undefined);
+    const row = r?.rows[0];
+    if (row?.budget_usd != null && row.cost_usd >= row.budget_usd)
+      deps.reached(new BudgetReached(row.cost_usd, row.budget_usd));
+  };
+  // The model each call asked for (an answer streamed in parts may not name it).
+  const asked = new Map<string, string | undefined>();
+  const started = async (
+    _llm: unknown,
+    _input: unknown,
+    runId: string,
+    _parent?: string,
+    extra?: { invocation_params?: { model?: string; model_name?: string } },
+  ) => {
+    asked.set(runId, extra?.invocation_params?.model ?? extra?.invocation_params?.model_name);
+    await atBudget();
+  };
+  const handler = BaseCallbackHandler.fromMethods({
+    handleChatModelStart: started,
+    handleLLMStart: started,
+    async handleLLMEnd(output: LLMResult, runId: string) {
+      const model = asked.get(runId);
+      asked.delete(runId);
+      for (const u of answerUsage(output)) {
+        const price = priceOf(deps.config.prices, u.model ?? model) ?? priceOf(deps.config.prices, model);
+        const cost = price ? (u.input * price.input + u.output * price.output) / 1_000_000 : 0;
+        try {
+          await deps.pool.query(
+            `UPDATE signoff.tasks SET tokens_in = tokens_in + $2, tokens_out = tokens_out + $3, cost_usd = cost_usd + $4
+             WHERE id = $1`,
+            [deps.task.id, u.input, u.output, cost],
+          );
+        } catch (err) {
+          // Counting is not the run: a lost connection here fails nothing (the next answer counts).
+          deps.logger.warn({ err, task: deps.task.id }, 'could not count a model answer’s usage');
+        }
+      }
+    },
+  });
+  // Counted before the node goes on, so that the budget stops the run at the answer that reached it.
+  handler.awaitHandlers = true;
+  return handler;
+}
+
+/** The review a task pauses with at its budget. */
+export function budgetRequest(spent: number, budget: number, more: number): ReviewRequest {
+  const usd = (n: number) => `$${n.toFixed(2)}`;
+  return {
+    kind: BUDGET_CHECKPOINT,
+    title: `Budget reached: spent ${usd(spent)} of ${usd(budget)}`,
+    body: `The agents have spent ${usd(spent)} of this task's budget of ${usd(budget)} on their models. Continue with ${usd(more)} more, or stop the task here.`,
+    actions: ['approve', 'reject'],
+    labels: { approve: `Continue with ${usd(more)} more`, reject: 'Stop' },
+    round: 1,
+    fields: [],
+  };
+}
+
+/**
+ * The task pauses with its budget review, behind the run's fence: the review (once per budget
+ * reached) and the status `waiting`, together.
+ */
+export async function pauseAtBudget(
+  deps: { pool: pg.Pool; config: WorkflowsConfig },
+  task: Task,
+  lease: Lease,
+  reached: BudgetReached,
+): Promise<void> {
+  const more = workflowSettings(deps.config, task.workflow).budget ?? reached.budget;
+  await inTransaction(deps.pool, async (db) => {
+    await getTask(db, task.id, true);
+    await lease.fence(db);
+    const { rules: _, ...settings } = checkpointSettings(deps.config, task.workflow, BUDGET_CHECKPOINT);
+    await insertReview(db, {
+      id: `${task.id}:budget:${Math.round(reached.budget * 100)}`,
+      taskId: task.id,
+      request: budgetRequest(reached.spent, reached.budget, more),
+      settings,
+      dueAt: null,
+    });
+    await setStatus(db, task.id, 'waiting', null);
+  });
+}
+
+/** A review the engine opened at a task's budget (not a graph's interrupt: the engine answers it). */
+export const isBudgetReview = (r: Pick<Review, 'id' | 'taskId'>) => r.id.startsWith(`${r.taskId}:budget:`);
+
+/**
+ * Takes the budget reviews out of a task's decisions and applies them behind the run's fence, each
+ * once: continue raises the budget by the workflow's; stop stops the task (`stopped`). `rest`: the
+ * graph's own decisions.
+ */
+export async function settleBudgets(
+  pool: pg.Pool,
+  task: Task,
+  lease: Lease,
+  decided: Review[],
+  config: WorkflowsConfig,
+): Promise<{ stopped: boolean; rest: Review[] }> {
+  const budgets = decided.filter(isBudgetReview);
+  const rest = decided.filter((r) => !isBudgetReview(r));
+  if (!budgets.length) return { stopped: false, rest };
+  const stopped = await inTransaction(pool, async (db) => {
+    await getTask(db, task.id, true);
+    await lease.fence(db);
+    return applyBudgetDecisions(db, task, budgets, config);
+  });
+  return { stopped, rest };
+}
+
+async function applyBudgetDecisions(
+  db: Queryable,
+  task: Task,
+  reviews: Review[],
+  config: WorkflowsConfig,
+): Promise<boolean> {
+  const r = await db.query<{ id: string; decision: { action: string } }>(
+    `UPDATE signoff.reviews SET applied_at = now() WHERE id = ANY($1) AND applied_at IS NULL RETURNING id, decision`,
+    [reviews.map((x) => x.id)],
+  );
+  let stopped = false;
+  for (const row of r.rows) {
+    if (row.decision.action === 'approve') {
+      const more = workflowSettings(config, task.workflow).budget;
+      await db.query(
+        'UPDATE signoff.tasks SET budget_usd = budget_usd + coalesce($2, budget_usd) WHERE id = $1',
+        [task.id, more ?? null],
+      );
+    } else stopped = true;
+  }
+  if (stopped) await setStatus(db, task.id, 'stopped', 'stopped at its budget');
+  return stopped;
+}
+
+/** "$8.00 spent · 60 tokens" (of its budget, when it has one); undefined before any model answered. */
+export function usageInWords(
+  task: Pick<Task, 'tokensIn' | 'tokensOut' | 'costUsd' | 'budgetUsd'>,
+): string | undefined {
+  const tokens = task.tokensIn + task.tokensOut;
+  if (!tokens) return undefined;
+  const usd = (n: number) => (n >= 0.01 || n === 0 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`);
+  const of = task.budgetUsd !== null ? ` of ${usd(task.budgetUsd)}` : '';
+  return `${usd(task.costUsd)}${of} spent · ${tokens.toLocaleString('en-US')} tokens`;
+}
