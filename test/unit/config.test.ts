@@ -127,7 +127,7 @@ describe('the workflow config file', () => {
         'signoff.yml:7:9 workflows.pair.checkpoints.review.timeout: expected a duration such as 90s, 30m, 2h or 1d',
       );
       expect(lines).toContain(
-        'signoff.yml:8:5 workflows.pair.colour: unknown key "colour"; the keys here are enabled, description, channels, durability, review, maxIterations, maxRevisions, specialists, module, remote, collection, agents, checkpoints, redirect, stages',
+        'signoff.yml:8:5 workflows.pair.colour: unknown key "colour"; the keys here are enabled, description, channels, durability, review, maxIterations, maxRevisions, specialists, module, remote, budget, collection, agents, checkpoints, redirect, stages',
       );
     }
   });
@@ -211,7 +211,7 @@ describe('the workflow config file', () => {
   it("refuses a built-in workflow's checkpoint that does not exist (a typo would configure nothing), at its line", () => {
     const yaml = ['workflows:', '  pair:', '    checkpoints:', '      reveiw: { approvals: 2 }'].join('\n');
     expect(() => parseWorkflowConfig(yaml, 'team.yml')).toThrow(
-      /^team\.yml:4:\d+ workflows\.pair\.checkpoints\.reveiw: pair has no checkpoint "reveiw" \(did you mean review\?\); its checkpoints are review$/,
+      /^team\.yml:4:\d+ workflows\.pair\.checkpoints\.reveiw: pair has no checkpoint "reveiw" \(did you mean review\?\); its checkpoints are review, budget$/,
     );
     const ok = parseWorkflowConfig(yaml.replace('reveiw', 'review'), 'team.yml');
     expect(checkpointSettings(ok, 'pair', 'review').approvals).toBe(2);
@@ -310,7 +310,7 @@ describe('the workflow config file', () => {
       'team.yml:5:9 workflows.pair.agents.agent1.promt: unknown key "promt" (did you mean prompt?)',
       'team.yml:8:9 workflows.pair.checkpoints.review.timout: unknown key "timout" (did you mean timeout?)',
       'team.yml:9:9 workflows.pair.checkpoints.review.onTimeout: Invalid option: expected one of "approve"|"reject"|"cancel"|"remind"|"escalate" (did you mean approve?)',
-      'team.yml:10:7 workflows.pair.checkpoints.reveiw: pair has no checkpoint "reveiw" (did you mean review?); its checkpoints are review',
+      'team.yml:10:7 workflows.pair.checkpoints.reveiw: pair has no checkpoint "reveiw" (did you mean review?); its checkpoints are review, budget',
       'team.yml:11:3 workflows.propsal: there is no workflow "propsal" (did you mean proposal?); the workflows are pair, specialist, goal-plan, proposal, ask (a new one needs stages, a module or a remote graph)',
     ]);
   });
