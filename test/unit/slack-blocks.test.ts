@@ -150,7 +150,7 @@ describe('splitting', () => {
 });
 
 describe('review card', () => {
-  it('has the title, content, round, reviewers pinged and three buttons, Reject with a confirm', () => {
+  it('has the title, content, round, reviewers pinged and three buttons, Reject with a confirm, then the claim buttons', () => {
     const card = reviewCard(review(), 'U0ANN');
     const json = sent(card);
     expect(json).toContain('Approve the plan?');
@@ -165,6 +165,8 @@ describe('review card', () => {
       ['signoff_approve', 'primary'],
       ['signoff_revise', undefined],
       ['signoff_reject', 'danger'],
+      ['signoff_claim', undefined],
+      ['signoff_hand_over', undefined],
     ]);
     expect(actions.elements[2]?.confirm).toHaveProperty('confirm');
     expect(JSON.parse(actions.elements[0]?.value ?? '')).toEqual({
@@ -238,7 +240,8 @@ describe('review card', () => {
       (
         m.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string }[] } | undefined
       )?.elements.map((e) => e.action_id) ?? [];
-    expect(ids(card)).toEqual(['signoff_revise', 'signoff_reject']);
+    const CLAIMS = ['signoff_claim', 'signoff_hand_over'];
+    expect(ids(card)).toEqual(['signoff_revise', 'signoff_reject', ...CLAIMS]);
     expect(sent(card)).not.toContain('Step 1');
     expect(sent(card)).toContain('cannot be approved here');
     expect(sent(card)).toContain('msg_blocks_too_long');
@@ -246,7 +249,7 @@ describe('review card', () => {
     const toolCall = review({
       fields: [{ id: 'args_0', label: 'send_email (JSON)', multiline: true, optional: true, initial: '{}' }],
     });
-    expect(ids(reviewCard(toolCall, 'U0ANN', {}))).toEqual(['signoff_reject']);
+    expect(ids(reviewCard(toolCall, 'U0ANN', {}))).toEqual(['signoff_reject', ...CLAIMS]);
     expect(ids(reviewCard(review({ actions: ['approve'] }), 'U0ANN', {}))).toEqual([]);
     expect(
       decidedCard(
@@ -319,6 +322,8 @@ describe('review card', () => {
         { action_id: 'signoff_approve', text: { text: 'Approve' } },
         { action_id: 'signoff_edit', text: { text: 'Edit' } },
         { action_id: 'signoff_reject', text: { text: 'Reject' } },
+        { action_id: 'signoff_claim' },
+        { action_id: 'signoff_hand_over' },
       ],
     });
   });
@@ -555,5 +560,72 @@ describe("a reply's private question", () => {
       h: contentHash(r.request),
       reply: '1700000000.000100',
     });
+  });
+});
+
+describe('the policy on a card', () => {
+  const ids = (m: { blocks: { type: string }[] }) =>
+    (m.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string }[] }).elements.map(
+      (e) => e.action_id,
+    );
+  it('offers Always allow… right after Approve where rules may be signed off, and the claim buttons last', () => {
+    const r = review();
+    expect(ids(reviewCard({ ...r, settings: { ...r.settings, alwaysAllow: true } }, 'U0ANN'))).toEqual([
+      'signoff_approve',
+      'signoff_always',
+      'signoff_revise',
+      'signoff_reject',
+      'signoff_claim',
+      'signoff_hand_over',
+    ]);
+  });
+
+  it('a claimed card says who has it (and that only they decide, when exclusive) and offers Hand over… and Release', () => {
+    const r = review({}, { claimedBy: 'U0BOB' });
+    const card = reviewCard(
+      { ...r, settings: { ...r.settings, exclusiveClaims: true, delegates: { U0CAT: 'U0DAN' } } },
+      'U0ANN',
+    );
+    expect(ids(card).slice(-2)).toEqual(['signoff_hand_over', 'signoff_release']);
+    expect(sent(card)).toContain(
+      '<@U0BOB> has it: only they decide it while it is theirs; reminders go to them',
+    );
+    expect(sent(card)).toContain('<@U0CAT> is away: <@U0DAN> decides in their place');
+  });
+
+  it('a review approved by a rule names it: the config file’s by name, a signed-off one with who proposed and approved it', () => {
+    const at = '2026-11-22T11:00:00.000Z';
+    const byConfig = review(
+      {},
+      {
+        status: 'decided',
+        decision: {
+          action: 'approve',
+          values: {},
+          by: 'signoff',
+          at,
+          automatic: 'x',
+          rule: { name: 'small refunds' },
+        },
+      },
+    );
+    expect(sent(decidedCard(byConfig, 'U0ANN'))).toContain('by the config file\'s rule \\"small refunds\\"');
+    const byTeam = review(
+      {},
+      {
+        status: 'decided',
+        decision: {
+          action: 'approve',
+          values: {},
+          by: 'signoff',
+          at,
+          automatic: 'x',
+          rule: { name: '#4', id: 4, proposedBy: 'U0ALI', approvedBy: ['U0BOB', 'U0CAR'] },
+        },
+      },
+    );
+    expect(sent(decidedCard(byTeam, 'U0ANN'))).toContain(
+      'by rule #4 (proposed by <@U0ALI>, approved by <@U0BOB> and <@U0CAR>)',
+    );
   });
 });

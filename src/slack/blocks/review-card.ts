@@ -25,6 +25,7 @@ import {
   timerMayNotApprove,
 } from '../../engine/index.js';
 import { SIGNOFF_FAILED } from '../../errors.js';
+import { claimLines, withPolicyButtons } from './card-policy.js';
 import type { SlackMessage } from './messages.js';
 import { mentions, notified, slackDate } from './people.js';
 import {
@@ -38,16 +39,6 @@ import {
 } from './text.js';
 
 type KnownBlock = types.KnownBlock;
-
-/** "Always allow…": approve, and propose a standing rule (the modal asks its scope). */
-export const ALWAYS_ACTION_ID = 'signoff_always';
-
-/** Claim and hand-off: "I'll take it", "Hand over…" (a modal names the person), "Release". */
-export const CLAIM_ACTION_IDS = {
-  claim: 'signoff_claim',
-  handOver: 'signoff_hand_over',
-  release: 'signoff_release',
-} as const;
 
 export const ACTION_IDS: Record<Action, string> = {
   approve: 'signoff_approve',
@@ -249,19 +240,6 @@ function atTheDeadline(review: Review, requester: string, shown: boolean): strin
   return fallback ? ` (${fallback} automatically if nobody decides)` : '';
 }
 
-/** Who has the review (claimed, or handed over), and who decides for someone away. */
-function claimLines(review: Review): string[] {
-  const away = Object.entries(review.settings.delegates ?? {}).map(
-    ([person, delegate]) => `:palm_tree: <@${person}> is away: <@${delegate}> decides in their place`,
-  );
-  const claimed = review.claimedBy
-    ? [
-        `:raising_hand: <@${review.claimedBy}> has it${review.settings.exclusiveClaims ? ': only they decide it while it is theirs' : ''}; reminders go to them`,
-      ]
-    : [];
-  return [...claimed, ...away];
-}
-
 /** N of M: how many approvals so far and from whom, who may still approve, and that a reject ends it. */
 export function quorumLine(review: Review, requester: string): string {
   const needed = approvalsNeeded(review.settings);
@@ -292,7 +270,7 @@ export function reviewCard(
 ): SlackMessage {
   const r = review.request;
   const label = (a: Action) => truncate(r.labels[a] ?? DEFAULT_LABELS[a], 75);
-  const buttons = (plain ? plainActions(r) : r.actions).map((action) => ({
+  const own = (plain ? plainActions(r) : r.actions).map((action) => ({
     type: 'button' as const,
     action_id: ACTION_IDS[action],
     text: { type: 'plain_text' as const, text: label(action), emoji: true },
@@ -314,33 +292,7 @@ export function reviewCard(
         }
       : {}),
   }));
-  // Where the config file names who signs rules off, beside an Approve that approves what is seen.
-  const approve = buttons.findIndex((b) => b.action_id === ACTION_IDS.approve);
-  if (review.settings.alwaysAllow && approve >= 0)
-    buttons.splice(approve + 1, 0, {
-      type: 'button' as const,
-      action_id: ALWAYS_ACTION_ID,
-      text: { type: 'plain_text' as const, text: 'Always allow…', emoji: true },
-      value: buttonValue(review),
-    });
-  const claimButton = (id: string, text: string) => ({
-    type: 'button' as const,
-    action_id: id,
-    text: { type: 'plain_text' as const, text, emoji: true },
-    value: buttonValue(review),
-  });
-  if (buttons.length)
-    buttons.push(
-      ...(review.claimedBy
-        ? [
-            claimButton(CLAIM_ACTION_IDS.handOver, 'Hand over…'),
-            claimButton(CLAIM_ACTION_IDS.release, 'Release'),
-          ]
-        : [
-            claimButton(CLAIM_ACTION_IDS.claim, "I'll take it"),
-            claimButton(CLAIM_ACTION_IDS.handOver, 'Hand over…'),
-          ]),
-    );
+  const buttons = withPolicyButtons(review, own, buttonValue(review));
   return {
     text: escapeMrkdwn(`Review needed: ${truncate(r.title, 200)}`),
     blocks: [

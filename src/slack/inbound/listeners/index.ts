@@ -2,12 +2,13 @@
 import type { App } from '@slack/bolt';
 import { ALWAYS_VIEW } from '../../blocks/always-modal.js';
 import { BATCH_ACTION_IDS } from '../../blocks/batch.js';
+import { ALWAYS_ACTION_ID, CLAIM_ACTION_IDS } from '../../blocks/card-policy.js';
 import { AWAY_VIEW, HAND_OVER_VIEW } from '../../blocks/claim-modals.js';
 import { TASK_ACTION_IDS } from '../../blocks/messages.js';
 import { REVISE_VIEW, START_VIEW } from '../../blocks/modals.js';
 import { HOME_ACTION_IDS } from '../../blocks/overview.js';
 import { QUESTION_ACTION_IDS } from '../../blocks/reply-question.js';
-import { ACTION_IDS, ALWAYS_ACTION_ID, CLAIM_ACTION_IDS } from '../../blocks/review-card.js';
+import { ACTION_IDS } from '../../blocks/review-card.js';
 import { RULE_ACTION_IDS } from '../../blocks/rule-message.js';
 import type { ListenerDeps } from '../deps.js';
 import { createHomeRefresh } from '../home-refresh.js';
