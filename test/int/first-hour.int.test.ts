@@ -208,7 +208,7 @@ describe('a task in the terminal', () => {
     await runSignoff(['run', 'pair', 'name the release'], env);
     const r = await runSignoff(['tasks'], env);
     const [header, row] = r.stdout.split('\n');
-    expect(header).toMatch(/^ID +WORKFLOW +STATUS +UPDATED +TASK$/);
+    expect(header).toMatch(/^ID +WORKFLOW +STATUS +UPDATED +SPENT +TASK$/);
     expect(row?.indexOf('waiting for review')).toBe(header?.indexOf('STATUS'));
     expect(row?.indexOf('name the release')).toBe(header?.indexOf('TASK'));
   }, 120_000);

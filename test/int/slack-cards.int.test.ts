@@ -124,7 +124,12 @@ describe('the card shows what is approved', () => {
     expect(everything).toContain('too long to show in full, so it cannot be approved here');
     expect(everything).not.toContain('and the last word');
     expect(OVERSIZED_BODY.endsWith('and the last word')).toBe(true);
-    expect(actionIds(card)).toEqual(['signoff_revise', 'signoff_reject']);
+    expect(actionIds(card)).toEqual([
+      'signoff_revise',
+      'signoff_reject',
+      'signoff_claim',
+      'signoff_hand_over',
+    ]);
   });
 
   it('a 5,000-character tool call gets a card, and its recipient is visible from it', async () => {

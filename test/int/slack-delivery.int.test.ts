@@ -346,7 +346,12 @@ describe('Slack delivery', () => {
       );
       expect(JSON.stringify(card.blocks)).toContain('cannot be approved here');
       // Nothing on it approves what it does not show.
-      expect(buttons(card).map((b) => b.action_id)).toEqual(['signoff_revise', 'signoff_reject']);
+      expect(buttons(card).map((b) => b.action_id)).toEqual([
+        'signoff_revise',
+        'signoff_reject',
+        'signoff_claim',
+        'signoff_hand_over',
+      ]);
       const refusedCards = slack.calls.filter(
         (c) =>
           c.method === 'chat.postMessage' && c.args.failed && JSON.stringify(c.args.blocks).includes(text),

@@ -332,7 +332,11 @@ describe('a tool call is decided explicitly', () => {
         updatesOf(tsOf(card)).find((u) => JSON.stringify(u.blocks).includes('cannot be approved here')),
       );
       expect(JSON.stringify(plain.blocks)).toContain('Slack said `invalid_blocks`');
-      expect((buttons(plain as Post) as Button[]).map((b) => b.action_id)).toEqual(['signoff_reject']);
+      expect((buttons(plain as Post) as Button[]).map((b) => b.action_id)).toEqual([
+        'signoff_reject',
+        'signoff_claim',
+        'signoff_hand_over',
+      ]);
       expect(updatesOf(tsOf(card)).some((u) => JSON.stringify(u.blocks).includes('Approve as edited'))).toBe(
         false,
       );
