@@ -56,6 +56,8 @@ export interface ChaosFigures {
   notStarted: number;
   /** Kills that landed while words streamed, and how streamed messages ended (scenario.ts). */
   streams: StreamTally;
+  /** Standing rules by status, and the reviews they approved, once the last run is quiet. */
+  rules: { proposed: number; signedOff: number; revoked: number; refused: number; approved: number };
   wallMs: number;
   dir: string;
 }
@@ -168,6 +170,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     violations: [],
     unanswered: 0,
     refusedEvents: 0,
+    rules: { proposed: 0, signedOff: 0, revoked: 0, refused: 0, approved: 0 },
     ends: {},
     notStarted: 0,
     streams: { workerKills: 0, killsMidStream: 0, noted: 0, shownSaved: 0 },
@@ -276,6 +279,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       for (const v of violations) log(`  ${v.kind}${v.task ? ` ${v.task}` : ''}: ${v.detail}`);
     }
     figures.unanswered = driver.unanswered;
+    const rules = await cluster.pool
+      .query<{ status: string; n: number; approved: number }>(
+        'SELECT status, count(*)::int AS n, sum(applied)::int AS approved FROM signoff.allow_rules GROUP BY status',
+      )
+      .then((r) => r.rows)
+      .catch(() => []);
+    for (const r of rules) {
+      figures.rules.approved += r.approved;
+      if (r.status === 'active') figures.rules.signedOff += r.n;
+      else if (r.status === 'proposed' || r.status === 'revoked' || r.status === 'refused')
+        figures.rules[r.status] += r.n;
+    }
   } finally {
     figures.wallMs = Date.now() - started;
     await cluster.stop({ keepDir: options.keep || figures.violations.length > 0 });

@@ -5,6 +5,7 @@
  */
 import { triggerId } from '../../test/helpers/fake-slack-views.js';
 import {
+  alwaysSubmission,
   commandBody,
   eventCallback,
   payloadBody,
@@ -136,6 +137,79 @@ export class SlackDriver {
       threadTs: card.thread_ts,
     });
     return this.send(reviseSubmission(user, meta, feedback));
+  }
+
+  /** "Always allow…" on a card, the modal sent back with `scope`: approves and proposes a rule. */
+  alwaysAllow(user: string, card: SlackPost, scope: string): Promise<boolean> {
+    const value = JSON.parse(card.buttons.find((b) => b.action_id === 'signoff_approve')?.value ?? '{}');
+    const meta = JSON.stringify({
+      value,
+      action: 'always',
+      channel: card.channel,
+      messageTs: card.ts,
+      threadTs: card.thread_ts,
+    });
+    return this.send(alwaysSubmission(user, meta, scope));
+  }
+
+  /** The standing rules' messages (each names its rule in its buttons' value). */
+  ruleMessages(): { post: SlackPost; rule: number }[] {
+    return this.posts.flatMap((post) => {
+      const b = post.buttons.find((x) => x.action_id === 'signoff_rule_approve');
+      const rule = b ? (JSON.parse(b.value) as { rule?: number }).rule : undefined;
+      return rule ? [{ post, rule }] : [];
+    });
+  }
+
+  /** A click on a rule message's Approve rule, Refuse or Revoke (the button as the message shows it now). */
+  ruleClick(user: string, message: { post: SlackPost; rule: number }, actionId: string): Promise<boolean> {
+    const button = { action_id: actionId, value: JSON.stringify({ rule: message.rule }) };
+    return this.send(clickBody(user, message.post.channel, button, message.post.ts, message.post.thread_ts));
+  }
+
+  /**
+   * Approve selected in `user`'s Home tab, with `picked` ticked (`<review>:<content hash>`, as the
+   * tab drew them a moment ago).
+   */
+  batchApprove(user: string, picked: string[]): Promise<boolean> {
+    return this.send(
+      payloadBody({
+        type: 'block_actions',
+        team: { id: 'T0TEAM', domain: 'acme' },
+        user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
+        api_app_id: 'A0APP',
+        token: 'legacy',
+        trigger_id: triggerId(),
+        container: { type: 'view', view_id: `V0HOME${user}` },
+        view: {
+          id: `V0HOME${user}`,
+          team_id: 'T0TEAM',
+          type: 'home',
+          blocks: [],
+          private_metadata: '',
+          callback_id: '',
+          hash: 'h',
+          state: {
+            values: {
+              signoff_batch: {
+                signoff_batch_pick: {
+                  type: 'checkboxes',
+                  selected_options: picked.map((value) => ({ value })),
+                },
+              },
+            },
+          },
+        },
+        actions: [
+          {
+            type: 'button',
+            action_id: 'signoff_batch_approve',
+            block_id: 'signoff_batch',
+            action_ts: String(Date.now() / 1000),
+          },
+        ],
+      }),
+    );
   }
 
   /** A message typed in a task's thread. */

@@ -21,6 +21,8 @@
  * - stream_not_saved: a streamed message that stands for an agent's message (`kept` or `final`)
  *   shows exactly that message's saved words (its `agent_said` event's text, as the sink renders
  *   it), not a part of them, other words, or a note; gone, the saved words read in another reply;
+ * - rule_miscounted / rule_unsigned: a standing rule counts exactly the reviews it approved (each
+ *   once), and only a rule that was signed off approved any;
  * - crash / alarming_output: no process exited unless the checker killed it, and none printed
  *   an unhandled rejection or an uncaught exception.
  */
@@ -113,6 +115,32 @@ export async function checkRun(
         kind: 'lost_decision',
         task: r.task_id,
         detail: `review ${r.id} decided, never applied; task ${r.task_status}`,
+      });
+  }
+
+  // Standing rules (of every run so far: an earlier run's may approve this one's reviews): each
+  // review a rule approved is counted on it once, and only signed-off rules approve.
+  const rules = await pool.query<{
+    id: number;
+    status: string;
+    applied: number;
+    approved: number;
+    signed: boolean;
+  }>(
+    `SELECT a.id, a.status, a.applied, a.decided_by IS NOT NULL AND jsonb_array_length(a.approvals) > 0 AS signed,
+            (SELECT count(*)::int FROM signoff.reviews r WHERE (r.decision->'rule'->>'id')::int = a.id) AS approved
+     FROM signoff.allow_rules a`,
+  );
+  for (const r of rules.rows) {
+    if (r.applied !== r.approved)
+      out.push({
+        kind: 'rule_miscounted',
+        detail: `rule #${r.id}: counts ${r.applied}, approved ${r.approved}`,
+      });
+    if (r.approved > 0 && (!r.signed || r.status === 'refused' || r.status === 'proposed'))
+      out.push({
+        kind: 'rule_unsigned',
+        detail: `rule #${r.id} (${r.status}) approved ${r.approved} reviews`,
       });
   }
 

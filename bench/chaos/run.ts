@@ -59,6 +59,7 @@ process.stdout.write(
     `requests the web process missed (it was down): ${f.unanswered}; commands lost before their root message: ${f.notStarted}`,
     `streamed words: workers killed while words were being written ${f.streams.killsMidStream} of ${f.streams.workerKills}; ` +
       `streamed messages once quiet: ${f.streams.shownSaved} showing saved words, ${f.streams.noted} closed with a note`,
+    `standing rules: ${f.rules.proposed} left proposed, ${f.rules.signedOff} signed off, ${f.rules.revoked} revoked, ${f.rules.refused} refused; reviews they approved: ${f.rules.approved}`,
     `violations: ${f.violations.length}`,
     ...Object.entries(byKind).map(
       ([kind, list]) => `  ${kind} (${list.length})\n${list.map((l) => `    ${l.slice(0, 600)}`).join('\n')}`,

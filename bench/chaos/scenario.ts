@@ -1,12 +1,15 @@
 /**
  * One randomized run: start a few tasks in random workflows and channels, then act as people
- * (approve, click twice, approve and reject at once, revise, cancel, redirect) while faults hit
+ * (approve, click twice, approve and reject at once, revise, cancel, redirect, always allow and
+ * sign the rule off or revoke it, approve several at once from the Home tab) while faults hit
  * (kill -9 of a worker or the web process, a worker frozen past its lease, a Postgres restart,
  * Slack and model failures).
  * Faults run alongside the people, not between them: a kill can land mid-click.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
+import { type ReviewRequest, reviewRequestSchema } from '../../src/workflows/protocol/requests.js';
 import { type AskClient, CHAOS_API_CLIENT } from './asks.js';
 import type { Cluster } from './cluster.js';
 import type { SlackDriver } from './driver.js';
@@ -44,6 +47,10 @@ const ACTION_KINDS = [
   'revise_reply',
   'redirect',
   'cancel',
+  'always_allow',
+  'rule_approve',
+  'rule_revoke',
+  'batch_approve',
   'idle',
 ] as const;
 type ActionKind = (typeof ACTION_KINDS)[number];
@@ -142,7 +149,9 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
   const { driver, rng } = ctx;
   const reviewer = rng.pick(REVIEWERS);
   const other = REVIEWERS.find((r) => r !== reviewer) as string;
-  const needsCard = !['redirect', 'cancel', 'idle'].includes(kind);
+  const needsCard = !['redirect', 'cancel', 'idle', 'rule_approve', 'rule_revoke', 'batch_approve'].includes(
+    kind,
+  );
   const target = needsCard && now.cards.length ? rng.pick(now.cards) : undefined;
   if (needsCard && !target) return undefined;
   const card = target?.card as SlackPost;
@@ -213,6 +222,32 @@ async function act(ctx: RunContext, kind: ActionKind, now: Look): Promise<Action
       const root = task ? driver.rootOf(task.marker) : undefined;
       if (!task || !root) return undefined;
       await driver.click(task.requester, root, 'signoff_cancel');
+      return kind;
+    }
+    case 'always_allow':
+      if (!has(card, 'signoff_always')) return undefined;
+      await driver.alwaysAllow(reviewer, card, rng.pick(['task', 'workflow']));
+      return kind;
+    case 'rule_approve':
+    case 'rule_revoke': {
+      const rules = driver.ruleMessages();
+      if (!rules.length) return undefined;
+      const id = kind === 'rule_approve' ? 'signoff_rule_approve' : 'signoff_rule_revoke';
+      await driver.ruleClick(reviewer, rng.pick(rules), id);
+      return kind;
+    }
+    case 'batch_approve': {
+      // The Home tab as drawn a moment ago: each review waiting, with the hash of what it showed.
+      const picked = await ctx.cluster.pool
+        .query<{ id: string; request: ReviewRequest }>(
+          `SELECT id, request FROM signoff.reviews WHERE status = 'pending' AND task_id = ANY($1)`,
+          [now.cards.map((c) => c.task.taskId)],
+        )
+        .then((r) => r.rows.map((row) => `${row.id}:${contentHash(reviewRequestSchema.parse(row.request))}`))
+        .catch(() => []);
+      if (picked.length < 2) return undefined;
+      await sleep(rng.int(0, 400));
+      await driver.batchApprove(reviewer, picked);
       return kind;
     }
     case 'idle':
@@ -309,6 +344,10 @@ const ACTION_WEIGHTS: Record<ActionKind, number> = {
   revise_reply: 6,
   redirect: 6,
   cancel: 3,
+  always_allow: 4,
+  rule_approve: 6,
+  rule_revoke: 2,
+  batch_approve: 5,
   idle: 8,
 };
 const FAULT_WEIGHTS: Record<FaultKind, number> = {

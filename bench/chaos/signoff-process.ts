@@ -16,6 +16,11 @@ import { CHANNELS } from './scenario.js';
  * reviewers (N of M), so that approvals racing crashes are checked too.
  */
 export const CHAOS_WORKFLOWS = [
+  // Rules a reviewer proposes from a card, signed off by the other; short-lived, so that each
+  // run's rules meet its own reviews rather than approve every later run's.
+  'alwaysAllow:',
+  '  reviewers: [U0BOB, U0CAT]',
+  '  expiresAfter: 45s',
   'workflows:',
   '  pair:',
   '    maxIterations: 1',

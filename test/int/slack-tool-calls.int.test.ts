@@ -32,7 +32,10 @@ const labelled = (blocks: Post['blocks'], label: string | RegExp) =>
   ((blocks.find((b) => b.type === 'actions')?.elements ?? []) as Button[]).find((b) =>
     typeof label === 'string' ? b.text?.text === label : label.test(b.text?.text ?? ''),
   );
-const labels = (card: Post) => (buttons(card) as Button[]).map((b) => b.text?.text);
+/** The card's decision buttons, by label (the claim buttons every open card has left out). */
+const CLAIMS = ['signoff_claim', 'signoff_hand_over', 'signoff_release'];
+const labels = (card: Post) =>
+  (buttons(card) as Button[]).filter((b) => !CLAIMS.includes(b.action_id)).map((b) => b.text?.text);
 /** The posts in `thread` that carry a review's full text, with their ts. */
 const fullTexts = (thread: string) =>
   posts()

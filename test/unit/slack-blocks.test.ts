@@ -565,9 +565,9 @@ describe("a reply's private question", () => {
 
 describe('the policy on a card', () => {
   const ids = (m: { blocks: { type: string }[] }) =>
-    (m.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string }[] }).elements.map(
-      (e) => e.action_id,
-    );
+    (
+      m.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string }[] }
+    ).elements.map((e) => e.action_id);
   it('offers Always allow… right after Approve where rules may be signed off, and the claim buttons last', () => {
     const r = review();
     expect(ids(reviewCard({ ...r, settings: { ...r.settings, alwaysAllow: true } }, 'U0ANN'))).toEqual([
