@@ -6,6 +6,7 @@
 import { triggerId } from '../../test/helpers/fake-slack-views.js';
 import {
   alwaysSubmission,
+  batchApproveClick,
   commandBody,
   eventCallback,
   payloadBody,
@@ -172,44 +173,7 @@ export class SlackDriver {
    * tab drew them a moment ago).
    */
   batchApprove(user: string, picked: string[]): Promise<boolean> {
-    return this.send(
-      payloadBody({
-        type: 'block_actions',
-        team: { id: 'T0TEAM', domain: 'acme' },
-        user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
-        api_app_id: 'A0APP',
-        token: 'legacy',
-        trigger_id: triggerId(),
-        container: { type: 'view', view_id: `V0HOME${user}` },
-        view: {
-          id: `V0HOME${user}`,
-          team_id: 'T0TEAM',
-          type: 'home',
-          blocks: [],
-          private_metadata: '',
-          callback_id: '',
-          hash: 'h',
-          state: {
-            values: {
-              signoff_batch: {
-                signoff_batch_pick: {
-                  type: 'checkboxes',
-                  selected_options: picked.map((value) => ({ value })),
-                },
-              },
-            },
-          },
-        },
-        actions: [
-          {
-            type: 'button',
-            action_id: 'signoff_batch_approve',
-            block_id: 'signoff_batch',
-            action_ts: String(Date.now() / 1000),
-          },
-        ],
-      }),
-    );
+    return this.send(batchApproveClick(user, picked));
   }
 
   /** A message typed in a task's thread. */

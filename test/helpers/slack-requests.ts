@@ -97,8 +97,16 @@ export function click(
   });
 }
 
-/** A click on a button of `user`'s App Home tab: a view's container, no channel, no message. */
-export function homeClick(user: string, actionId: string, value: string) {
+/**
+ * A click on a button of `user`'s App Home tab: a view's container, no channel, no message;
+ * `values`: the state of the tab's inputs Slack sends with it (ticked checkboxes).
+ */
+export function homeClick(
+  user: string,
+  actionId: string,
+  value: string,
+  values: Record<string, unknown> = {},
+) {
   const view = `V0HOME${user}`;
   return payloadBody({
     type: 'block_actions',
@@ -111,7 +119,7 @@ export function homeClick(user: string, actionId: string, value: string) {
       blocks: [],
       private_metadata: '',
       callback_id: '',
-      state: { values: {} },
+      state: { values },
       hash: 'h',
     },
     actions: [
@@ -163,23 +171,29 @@ export function ephemeralClick(
   });
 }
 
-/** A form's answer as Slack sends it in `state.values`: text, or `{ selected }` for a menu. */
-const formInput = (value: string | { selected: string }) =>
-  typeof value === 'string'
-    ? { value: { type: 'plain_text_input', value } }
-    : {
-        value: {
-          type: 'static_select',
-          selected_option: { text: { type: 'plain_text', text: value.selected }, value: value.selected },
-        },
-      };
+/** A form's answer: text, `{ selected }` for a menu, `{ radio }`, `{ user }` (a people picker), `{ date }`. */
+type FormValue = string | { selected: string } | { radio: string } | { user: string } | { date: string };
+
+/** A form's answer as Slack sends it in `state.values`. */
+const formInput = (value: FormValue) => {
+  if (typeof value === 'string') return { value: { type: 'plain_text_input', value } };
+  if ('radio' in value) return { value: { type: 'radio_buttons', selected_option: { value: value.radio } } };
+  if ('user' in value) return { value: { type: 'users_select', selected_user: value.user } };
+  if ('date' in value) return { value: { type: 'datepicker', selected_date: value.date } };
+  return {
+    value: {
+      type: 'static_select',
+      selected_option: { text: { type: 'plain_text', text: value.selected }, value: value.selected },
+    },
+  };
+};
 
 /** Submitting a modal (`callbackId`) with its inputs by block id, carrying the metadata it was opened with. */
-function viewSubmission(
+export function viewSubmission(
   user: string,
   callbackId: string,
   privateMetadata: string,
-  values: Record<string, string | { selected: string }>,
+  values: Record<string, FormValue>,
 ) {
   return payloadBody({
     type: 'view_submission',
@@ -213,23 +227,19 @@ export function reviseSubmission(
 }
 
 /** Submitting the "Always allow…" modal with the scope chosen, carrying the metadata it was opened with. */
-export function alwaysSubmission(user: string, privateMetadata: string, scope: string) {
-  return payloadBody({
-    type: 'view_submission',
-    ...interaction(user),
-    view: {
-      id: `V${++views}`,
-      team_id: 'T0TEAM',
-      type: 'modal',
-      callback_id: 'signoff_always',
-      private_metadata: privateMetadata,
-      state: {
-        values: { scope: { value: { type: 'radio_buttons', selected_option: { value: scope } } } },
-      },
-      hash: 'h',
+export const alwaysSubmission = (user: string, privateMetadata: string, scope: string) =>
+  viewSubmission(user, 'signoff_always', privateMetadata, { scope: { radio: scope } });
+
+/**
+ * Approve selected in `user`'s Home tab with `picked` ticked (`<review>:<content hash>` each), as
+ * Slack sends the view's state with the click.
+ */
+export const batchApproveClick = (user: string, picked: string[]) =>
+  homeClick(user, 'signoff_batch_approve', '', {
+    signoff_batch: {
+      signoff_batch_pick: { type: 'checkboxes', selected_options: picked.map((value) => ({ value })) },
     },
   });
-}
 
 /**
  * Submitting the start modal (`/signoff` alone) with a workflow and a task, carrying the metadata

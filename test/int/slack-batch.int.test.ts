@@ -6,8 +6,7 @@
  * saying why in the modal. `/signoff list` offers the same checkboxes.
  */
 import { describe, expect, it } from 'vitest';
-import { triggerId } from '../helpers/fake-slack-views.js';
-import { appHomeOpened, commandBody, payloadBody, postSigned } from '../helpers/slack-requests.js';
+import { appHomeOpened, batchApproveClick, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -31,40 +30,6 @@ const batchOf = (view: unknown) => {
   return blocks.find((b) => b.block_id === 'signoff_batch')?.elements?.find((e) => e.type === 'checkboxes')
     ?.options;
 };
-
-/** A click on Approve selected with `picked` ticked, from the Home tab (as Slack sends the view's state). */
-const approveSelected = (user: string, picked: Checkbox[]) =>
-  payloadBody({
-    type: 'block_actions',
-    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
-    api_app_id: 'A0APP',
-    token: 'legacy',
-    trigger_id: triggerId(),
-    team: { id: 'T0TEAM', domain: 'acme' },
-    container: { type: 'view', view_id: `V0HOME${user}` },
-    view: {
-      id: `V0HOME${user}`,
-      team_id: 'T0TEAM',
-      type: 'home',
-      blocks: [],
-      private_metadata: '',
-      callback_id: '',
-      hash: 'h',
-      state: {
-        values: {
-          signoff_batch: { signoff_batch_pick: { type: 'checkboxes', selected_options: picked } },
-        },
-      },
-    },
-    actions: [
-      {
-        type: 'button',
-        action_id: 'signoff_batch_approve',
-        block_id: 'signoff_batch',
-        action_ts: String(Date.now() / 1000),
-      },
-    ],
-  });
 
 describe('a batch of reviews', () => {
   it('five ticked in the Home tab, one edited meanwhile: four decided on what the tab showed, each audited, the changed one refused on its own', async () => {
@@ -115,7 +80,13 @@ describe('a batch of reviews', () => {
     });
 
     const opened = slack.callsOf('views.open').length;
-    await postSigned(file.events, approveSelected('U0BOB', options));
+    await postSigned(
+      file.events,
+      batchApproveClick(
+        'U0BOB',
+        options.map((o) => o.value),
+      ),
+    );
     const outcome = await until('the outcome', () => slack.callsOf('views.open').slice(opened)[0], 20_000);
     const said = JSON.stringify(outcome.view);
     expect(said).toMatch(/Approved 4 of 5/);

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { triggerId } from '../helpers/fake-slack-views.js';
-import { click, commandBody, payloadBody, postSigned, withTrigger } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, viewSubmission, withTrigger } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -32,27 +32,9 @@ const said = (user: string, pattern: RegExp) =>
 
 /** A modal sent back with a people picker (and a date) filled in. */
 const submit = (user: string, callbackId: string, metadata: string, person: string, date?: string) =>
-  payloadBody({
-    type: 'view_submission',
-    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEAM' },
-    api_app_id: 'A0APP',
-    token: 'legacy',
-    trigger_id: triggerId(),
-    team: { id: 'T0TEAM', domain: 'acme' },
-    view: {
-      id: 'V0FORM',
-      team_id: 'T0TEAM',
-      type: 'modal',
-      callback_id: callbackId,
-      private_metadata: metadata,
-      hash: 'h',
-      state: {
-        values: {
-          person: { value: { type: 'users_select', selected_user: person } },
-          ...(date ? { until: { value: { type: 'datepicker', selected_date: date } } } : {}),
-        },
-      },
-    },
+  viewSubmission(user, callbackId, metadata, {
+    person: { user: person },
+    ...(date ? { until: { date } } : {}),
   });
 
 describe('claim and hand-off in Slack', () => {

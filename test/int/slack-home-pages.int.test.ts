@@ -67,7 +67,7 @@ async function homeAfter(user: string, request: string): Promise<Block[]> {
 function pageOf(blocks: Block[]) {
   const lines = blocks.filter((b) => b.type === 'section' && b.text?.text.startsWith(':raised_hand:'));
   const context = blocks.find((b) => b.type === 'context')?.elements?.[0]?.text as string | undefined;
-  const buttons = blocks.find((b) => b.type === 'actions')?.elements ?? [];
+  const buttons = blocks.find((b) => b.type === 'actions' && b.block_id === 'home_pages')?.elements ?? [];
   return {
     header: blocks[0]?.text?.text,
     lines: lines.map((b) => b.text?.text ?? ''),

@@ -44,3 +44,27 @@ export function readReviseMeta(text: string): z.infer<typeof reviseMetaSchema> |
     return undefined;
   }
 }
+
+/** Where the click that opened a modal was, from the metadata it came back with, and who sent it. */
+export const placeOfMeta = (meta: z.infer<typeof reviseMetaSchema> | undefined, user: string) => ({
+  channel: meta?.channel,
+  messageTs: meta?.messageTs,
+  threadTs: meta?.threadTs,
+  user,
+  responseUrl: meta?.responseUrl,
+});
+
+/** A card click's place, as a modal it opens carries it (Slack sends a submission none of it). */
+export function clickedAt(body: {
+  channel?: { id: string };
+  container?: { channel_id?: string; message_ts?: string };
+  message?: { ts?: string; thread_ts?: string };
+  response_url?: string;
+}): Pick<ReviseMeta, 'channel' | 'messageTs' | 'threadTs' | 'responseUrl'> {
+  return {
+    channel: body.channel?.id ?? body.container?.channel_id,
+    messageTs: body.message?.ts ?? body.container?.message_ts,
+    threadTs: body.message?.thread_ts,
+    responseUrl: body.response_url,
+  };
+}

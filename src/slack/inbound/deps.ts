@@ -1,3 +1,4 @@
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type pg from 'pg';
 import type { Engine } from '../../engine/index.js';
 import type { Logger } from '../../logger.js';
@@ -22,6 +23,9 @@ export interface ListenerDeps {
   /** Links to tasks' threads, as Slack makes them (the Home tab and `/signoff list` show them). */
   permalinks: Permalinks;
 }
+
+/** What a button's listener gets from Bolt. */
+export type ButtonArgs = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
 /** What starting a task needs (also from a sweep, with no listener around it). */
 export type StartDeps = Omit<ListenerDeps, 'audience' | 'directory' | 'permalinks'>;

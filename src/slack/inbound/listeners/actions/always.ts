@@ -4,12 +4,11 @@
  * the modal comes back (views/always.ts), as a Revise is: the card in the clicked message, the
  * content it showed, the person's right to approve.
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { alwaysLoading, alwaysModal } from '../../../blocks/always-modal.js';
-import type { ReviseMeta } from '../../../blocks/revise-meta.js';
+import { clickedAt, type ReviseMeta } from '../../../blocks/revise-meta.js';
 import { buttonValueSchema, safeJson } from '../../decide.js';
-import { type ListenerDeps, notOpened } from '../../deps.js';
+import { type ButtonArgs, type ListenerDeps, notOpened } from '../../deps.js';
 import { fillModal } from '../../fill-modal.js';
 import { tellClicker } from '../../tell-clicker.js';
 
@@ -19,21 +18,13 @@ const NOT_OFFERED =
   'This review cannot be always allowed (it is closed, or the config file no longer names who signs off a rule). Close this; the card still takes Approve.';
 
 export function createAlwaysAction(deps: ListenerDeps) {
-  return async ({
-    ack,
-    body,
-    action: button,
-    client,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, action: button, client }: ButtonArgs) => {
     await ack();
     const value = buttonValueSchema.safeParse(safeJson(button.value ?? ''));
     const meta: ReviseMeta = {
       value: value.success ? value.data : null,
       action: 'always',
-      channel: body.channel?.id ?? body.container?.channel_id,
-      messageTs: body.message?.ts ?? body.container?.message_ts,
-      threadTs: body.message?.thread_ts,
-      responseUrl: body.response_url,
+      ...clickedAt(body),
     };
     const opened = await client.views
       .open({ trigger_id: body.trigger_id, view: alwaysLoading() })
@@ -42,12 +33,7 @@ export function createAlwaysAction(deps: ListenerDeps) {
         return undefined;
       });
     const view = opened?.view;
-    const place = {
-      channel: meta.channel,
-      user: body.user.id,
-      threadTs: meta.threadTs,
-      responseUrl: meta.responseUrl,
-    };
+    const place = { ...clickedAt(body), user: body.user.id };
     if (!view?.id) {
       await tellClicker(
         { client, logger: deps.logger },

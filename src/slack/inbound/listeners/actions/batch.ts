@@ -5,16 +5,11 @@
  * person's to decide). What became of each is said at once: in a modal from the Home tab (which
  * is then drawn again), through the list's response URL from `/signoff list`.
  */
-import type {
-  AllMiddlewareArgs,
-  BlockAction,
-  BlockButtonAction,
-  SlackActionMiddlewareArgs,
-} from '@slack/bolt';
+import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { BATCH_ACTION_IDS, BATCH_BLOCK, readBatchValue } from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { decideFromSlack } from '../../decide.js';
-import { COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
+import { type ButtonArgs, COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
 import type { HomeRefresh } from '../../home-refresh.js';
 import { respondPrivately } from '../../respond.js';
 
@@ -28,7 +23,7 @@ export const createBatchPick =
 type Values = Record<string, Record<string, { selected_options?: { value: string }[] }>>;
 
 export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'reject', home: HomeRefresh) {
-  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, client }: ButtonArgs) => {
     await ack();
     const values = (body.view?.state?.values ?? body.state?.values ?? {}) as Values;
     const picked = (values[BATCH_BLOCK]?.[BATCH_ACTION_IDS.pick]?.selected_options ?? []).flatMap((o) => {

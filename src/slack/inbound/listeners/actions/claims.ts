@@ -3,28 +3,16 @@
  * picker (views/hand-over.ts decides). The button must be the card in the clicked message
  * (decide.ts `clickedReview`); the engine checks who may claim, release or take it.
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { handOverModal } from '../../../blocks/claim-modals.js';
-import type { ReviseMeta } from '../../../blocks/revise-meta.js';
+import { clickedAt, type ReviseMeta } from '../../../blocks/revise-meta.js';
 import { claimFromSlack, clickedReview, NOT_THIS_CARD } from '../../decide.js';
-import { type ListenerDeps, notOpened } from '../../deps.js';
+import { type ButtonArgs, type ListenerDeps, notOpened } from '../../deps.js';
 import { tellClicker } from '../../tell-clicker.js';
 
 export function createClaimButton(deps: ListenerDeps, action: 'claim' | 'release' | 'handOver') {
-  return async ({
-    ack,
-    body,
-    action: button,
-    client,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, action: button, client }: ButtonArgs) => {
     await ack();
-    const place = {
-      channel: body.channel?.id ?? body.container?.channel_id,
-      messageTs: body.message?.ts ?? body.container?.message_ts,
-      threadTs: body.message?.thread_ts,
-      user: body.user.id,
-      responseUrl: body.response_url,
-    };
+    const place = { ...clickedAt(body), user: body.user.id };
     const tell = tellClicker({ client, logger: deps.logger }, place);
     if (action === 'handOver') {
       const meta: ReviseMeta = { ...place, value: button.value, action: 'revise' };

@@ -1,16 +1,10 @@
 /** Approve and Reject buttons: ack at once, then record the decision (the card updates via the engine). */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { Action } from '../../../../engine/index.js';
 import { decideClick } from '../../decide.js';
-import type { ListenerDeps } from '../../deps.js';
+import type { ButtonArgs, ListenerDeps } from '../../deps.js';
 
 export function createDecisionAction(deps: ListenerDeps, action: Exclude<Action, 'revise' | 'edit'>) {
-  return async ({
-    ack,
-    body,
-    action: button,
-    client,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, action: button, client }: ButtonArgs) => {
     await ack();
     await decideClick(deps, client, {
       value: button.value,

@@ -5,11 +5,11 @@
  * one Slack did not open gets the person a sentence (through the click's response URL where Slack
  * shows them no ephemeral), and so does one Slack takes no update of (fill-modal.ts).
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs, types } from '@slack/bolt';
+import type { types } from '@slack/bolt';
 import type { AuditEntry } from '../../../../engine/index.js';
 import { historyFailed, historyLoading, historyModal } from '../../../blocks/history.js';
 import { clickedMessage, taskInThread } from '../../../shared/origin.js';
-import { type ListenerDeps, notOpened } from '../../deps.js';
+import { type ButtonArgs, type ListenerDeps, notOpened } from '../../deps.js';
 import { fillModal } from '../../fill-modal.js';
 import { tellClicker } from '../../tell-clicker.js';
 
@@ -26,7 +26,7 @@ const historyRefusedTold = (taskId: string | undefined) =>
   `Slack would not show this task's history (it refused its content). Close the window that reads “Reading the history…”; the whole trail is in the terminal: \`signoff audit ${taskId ?? '<task>'}\`.`;
 
 export function createHistoryAction(deps: ListenerDeps) {
-  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, client }: ButtonArgs) => {
     await ack();
     const root = clickedMessage(body);
     if (!root) return;

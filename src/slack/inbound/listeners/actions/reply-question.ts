@@ -4,7 +4,6 @@
  * recorded, and replace the question with what happened. The engine refuses a review that is
  * closed or changed since the question was asked, in its own words.
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import {
   carriesWords,
   fitsAsWords,
@@ -14,20 +13,14 @@ import {
   questionChoices,
 } from '../../../blocks/reply-question.js';
 import { decideFromSlack, NOT_THIS_CARD, questionReview } from '../../decide.js';
-import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { type ButtonArgs, COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { tellClicker } from '../../tell-clicker.js';
 
 const TOO_LONG =
   'Nothing was done: your reply is too long to send as is. Shorten it and reply again, or use the card.';
 
 export function createQuestionAction(deps: ListenerDeps, choice: QuestionChoice) {
-  return async ({
-    ack,
-    body,
-    action: button,
-    client,
-    respond,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, action: button, client, respond }: ButtonArgs) => {
     await ack();
     const channel = body.channel?.id ?? body.container?.channel_id;
     const user = body.user.id;

@@ -9,12 +9,12 @@
  * take: the modal says so instead of "Reading the call…", or, when Slack takes no update of it
  * either, a sentence beside it does.
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs, types } from '@slack/bolt';
+import type { types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { editLoading, reviseModal } from '../../../blocks/modals.js';
-import type { ReviseMeta } from '../../../blocks/revise-meta.js';
+import { clickedAt, type ReviseMeta } from '../../../blocks/revise-meta.js';
 import { type ButtonValue, buttonValueSchema, safeJson } from '../../decide.js';
-import { type ListenerDeps, notOpened } from '../../deps.js';
+import { type ButtonArgs, type ListenerDeps, notOpened } from '../../deps.js';
 import { fillModal } from '../../fill-modal.js';
 import { tellClicker } from '../../tell-clicker.js';
 
@@ -33,21 +33,13 @@ const EDIT_REFUSED_TOLD =
   "Slack would not show this call's Edit form (it refused the form's content), so nothing changed. Close the form that reads “Reading the call…” and approve or reject the call on the card instead, or tell whoever runs signoff.";
 
 export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit' = 'revise') {
-  return async ({
-    ack,
-    body,
-    action: button,
-    client,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, action: button, client }: ButtonArgs) => {
     await ack();
     const value = buttonValueSchema.safeParse(safeJson(button.value ?? ''));
     const meta: ReviseMeta = {
       value: value.success ? value.data : null,
       action,
-      channel: body.channel?.id ?? body.container?.channel_id,
-      messageTs: body.message?.ts ?? body.container?.message_ts,
-      threadTs: body.message?.thread_ts,
-      responseUrl: body.response_url,
+      ...clickedAt(body),
     };
     const opened = await client.views
       .open({

@@ -4,12 +4,11 @@
  * `alwaysAllow`, the proposer for their own revoke). What happened is said to the person; the
  * message itself is redrawn from the rule's event.
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { type AllowRule, scopeInWords } from '../../../../engine/index.js';
 import { isSignoffError } from '../../../../errors.js';
 import { safeJson, slackActor } from '../../decide.js';
-import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { type ButtonArgs, COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import type { HomeRefresh } from '../../home-refresh.js';
 import { tellClicker } from '../../tell-clicker.js';
 
@@ -43,12 +42,7 @@ export function createRuleButton(
   action: 'approve' | 'reject' | 'revoke',
   home?: HomeRefresh,
 ) {
-  return async ({
-    ack,
-    body,
-    action: button,
-    client,
-  }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, action: button, client }: ButtonArgs) => {
     await ack();
     // From the Home tab: the tab is drawn again, and a sentence comes in a modal (no channel there).
     const fromHome = body.view?.type === 'home';

@@ -2,17 +2,16 @@
  * Cancel and Retry on a task's root message. The task is the one whose root message was clicked
  * (from Slack's signed payload, not the button's value); the engine checks who may do it.
  */
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../../errors.js';
 import { clickedMessage, taskInThread } from '../../../shared/origin.js';
 import { slackActor } from '../../decide.js';
-import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { type ButtonArgs, COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
 import { tellClicker } from '../../tell-clicker.js';
 
 const NOT_A_TASK = 'That message is not a signoff task.';
 
 export function createTaskControl(deps: ListenerDeps, what: 'cancel' | 'retry') {
-  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  return async ({ ack, body, client }: ButtonArgs) => {
     await ack();
     const root = clickedMessage(body);
     if (!root) return;

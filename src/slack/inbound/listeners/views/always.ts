@@ -5,7 +5,7 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { RULE_SCOPES } from '../../../../engine/index.js';
 import { SCOPE_BLOCK } from '../../../blocks/always-modal.js';
-import { readReviseMeta } from '../../../blocks/revise-meta.js';
+import { placeOfMeta, readReviseMeta } from '../../../blocks/revise-meta.js';
 import { decideClick } from '../../decide.js';
 import type { ListenerDeps } from '../../deps.js';
 
@@ -24,13 +24,7 @@ export function createAlwaysSubmission(deps: ListenerDeps) {
     const meta = readReviseMeta(view.private_metadata);
     await decideClick(deps, client, {
       value: meta?.value,
-      place: {
-        channel: meta?.channel,
-        messageTs: meta?.messageTs,
-        threadTs: meta?.threadTs,
-        user: body.user.id,
-        responseUrl: meta?.responseUrl,
-      },
+      place: placeOfMeta(meta, body.user.id),
       action: 'approve',
       scope,
       team: body.user.team_id,

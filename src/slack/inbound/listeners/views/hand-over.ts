@@ -1,7 +1,7 @@
 /** "Hand over…" sent back: the review goes to the person picked, who is pinged in the thread. */
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { PERSON_BLOCK } from '../../../blocks/claim-modals.js';
-import { readReviseMeta } from '../../../blocks/revise-meta.js';
+import { placeOfMeta, readReviseMeta } from '../../../blocks/revise-meta.js';
 import { claimFromSlack, clickedReview, NOT_THIS_CARD } from '../../decide.js';
 import type { ListenerDeps } from '../../deps.js';
 import { tellClicker } from '../../tell-clicker.js';
@@ -15,13 +15,7 @@ export function createHandOverSubmission(deps: ListenerDeps) {
     }
     await ack();
     const meta = readReviseMeta(view.private_metadata);
-    const place = {
-      channel: meta?.channel,
-      messageTs: meta?.messageTs,
-      threadTs: meta?.threadTs,
-      user: body.user.id,
-      responseUrl: meta?.responseUrl,
-    };
+    const place = placeOfMeta(meta, body.user.id);
     const tell = tellClicker({ client, logger: deps.logger }, place);
     await deps.afterAck.run(async () => {
       const click = await clickedReview(deps, client, meta?.value, place).catch(() => undefined);

@@ -7,7 +7,7 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { FORM, invalidEdit } from '../../../../engine/index.js';
 import { FIELD_BLOCK } from '../../../blocks/modals.js';
-import { readReviseMeta } from '../../../blocks/revise-meta.js';
+import { placeOfMeta, readReviseMeta } from '../../../blocks/revise-meta.js';
 import { buttonValueSchema, decideClick } from '../../decide.js';
 import type { ListenerDeps } from '../../deps.js';
 
@@ -55,13 +55,7 @@ export function createReviseSubmission(deps: ListenerDeps) {
     await ack();
     await decideClick(deps, client, {
       value: meta?.value,
-      place: {
-        channel: meta?.channel,
-        messageTs: meta?.messageTs,
-        threadTs: meta?.threadTs,
-        user: body.user.id,
-        responseUrl: meta?.responseUrl,
-      },
+      place: placeOfMeta(meta, body.user.id),
       action,
       feedback,
       values: action === 'edit' ? values : undefined,
