@@ -48,6 +48,7 @@ beforeAll(async () => {
 
 type Block = {
   type: string;
+  block_id?: string;
   text?: { text: string };
   elements?: { type: string; text?: string | { text: string }; action_id?: string; value?: string }[];
 };
