@@ -35,6 +35,8 @@ describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
       'signoff_approve',
       'signoff_edit',
       'signoff_reject',
+      'signoff_claim',
+      'signoff_hand_over',
     ]);
     expect(JSON.stringify(buttons(card))).toContain('Edit');
 

@@ -114,6 +114,8 @@ describe('a graph on a LangGraph server', () => {
       'signoff_approve',
       'signoff_edit',
       'signoff_reject',
+      'signoff_claim',
+      'signoff_hand_over',
     ]);
     await approve(call, thread);
 
