@@ -16,6 +16,7 @@ import { allowRuleSchema } from './shapes.js';
 import { reviewFacts } from './sign-off-rules.js';
 import { audit } from './task-rows.js';
 import type { AllowRule, Review, RuleScope, Task } from './types.js';
+import { isBudgetReview } from './usage.js';
 
 export const ruleFromRow = rowReader('rule', allowRuleSchema, [
   'proposed_at',
@@ -25,7 +26,9 @@ export const ruleFromRow = rowReader('rule', allowRuleSchema, [
 ]);
 
 /** The scopes a rule proposed from this review may take, narrowest last: a tool call's only for calls of one tool. */
-export function scopesFor(task: Task, review: Pick<Review, 'request'>): RuleScope[] {
+export function scopesFor(task: Task, review: Pick<Review, 'request' | 'id' | 'taskId'>): RuleScope[] {
+  // A budget review is the engine's own: no rule may let a task spend on its own.
+  if (isBudgetReview(review)) return [];
   const [facts] = reviewFacts(task, review.request);
   const base = {
     workflow: task.workflow,

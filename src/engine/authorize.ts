@@ -15,7 +15,8 @@ import {
 
 export type ControlAction = 'cancel' | 'retry' | 'redirect';
 
-type Rule = Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval' | 'allowExternal'>;
+type Rule = Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval' | 'allowExternal'> &
+  Partial<Pick<ReviewSettings, 'delegates'>>;
 
 /** Who outsiders are, and what they may not do. */
 const outsiders = (what: string) =>
@@ -25,12 +26,28 @@ const outsiders = (what: string) =>
 const unsureMember = (why: string) =>
   `Sorry, Slack did not say just now whether you are a member of this workspace (${why}); try again in a minute.`;
 
-/** Whether the checkpoint lists the actor: `anyone`, their id, `requester` (theirs), a group known to hold them. */
-function isListed(settings: Pick<ReviewSettings, 'reviewers'>, task: Task, actor: Actor): boolean {
+/**
+ * Whether the checkpoint lists the actor: `anyone`, their id, `requester` (theirs), a group known
+ * to hold them; or they decide in place of a named reviewer who is away (`delegates`, claims.ts).
+ */
+function isListed(
+  settings: Pick<ReviewSettings, 'reviewers' | 'delegates'>,
+  task: Task,
+  actor: Actor,
+): boolean {
   const groups = new Set(actor.groups ?? []);
-  return settings.reviewers.some(
-    (r) =>
-      r === 'anyone' || r === actor.id || groups.has(r) || (r === 'requester' && actor.id === task.requester),
+  const standsIn = Object.entries(settings.delegates ?? {}).some(
+    ([person, delegate]) => delegate === actor.id && settings.reviewers.includes(person),
+  );
+  return (
+    standsIn ||
+    settings.reviewers.some(
+      (r) =>
+        r === 'anyone' ||
+        r === actor.id ||
+        groups.has(r) ||
+        (r === 'requester' && actor.id === task.requester),
+    )
   );
 }
 

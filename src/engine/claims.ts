@@ -36,7 +36,11 @@ export async function awayDelegates(db: Queryable, people: string[]): Promise<Re
   return Object.fromEntries(r.rows.map((row) => [row.person, row.delegate]));
 }
 
-/** A review's settings with each away reviewer's delegate added as a reviewer beside them. */
+/**
+ * A review's settings with each away reviewer's delegate, who decides in their place (authorize.ts):
+ * not a reviewer of their own (nothing in the config vouches for them: their standing is checked),
+ * and one person with the one they stand in for towards a quorum (sign-off-rules.ts).
+ */
 export function withDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'delegates'>>(
   settings: S,
   delegates: Record<string, string>,
@@ -45,7 +49,6 @@ export function withDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'dele
   if (!away.length) return settings;
   return {
     ...settings,
-    reviewers: [...new Set([...settings.reviewers, ...away.map((r) => delegates[r] as string)])],
     delegates: { ...settings.delegates, ...Object.fromEntries(away.map((r) => [r, delegates[r] as string])) },
   };
 }
@@ -136,11 +139,20 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
         throw new SignoffError('review_not_pending', 'This review is closed: there is nothing to claim.');
       const { review, task } = locked;
       const mine = review.claimedBy === actor.id;
-      // Anyone who may decide it claims, hands over or releases it (a lead takes it back).
-      const denied = mine ? undefined : rightRefused(review.settings, task, who, 'reject');
+      // Exclusive: only the claimer hands it over or releases it (the operator too; and `away`).
+      if (review.settings.exclusiveClaims && review.claimedBy && !mine && !who.operator)
+        throw new SignoffError(
+          'not_allowed',
+          `<@${review.claimedBy}> has it, and only they can hand it over or release it while it is theirs.`,
+        );
+      // Who takes it must be able to approve it (a requester who may not approve their own work
+      // takes nobody's turn); anyone who may decide it hands it over or releases it.
+      const denied = mine
+        ? undefined
+        : rightRefused(review.settings, task, who, to === actor.id ? 'approve' : 'reject');
       if (denied) throw new SignoffError(denied.code, denied.message);
       if (target) {
-        const theirs = rightRefused(review.settings, task, target, 'reject');
+        const theirs = rightRefused(review.settings, task, target, 'approve');
         if (theirs)
           throw new SignoffError(
             'not_allowed',
@@ -189,7 +201,8 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
           if (locked?.review.status !== 'pending') return undefined;
           const { review } = locked;
           const settings = withDelegates(review.settings, { [person]: delegate });
-          const to = review.claimedBy === person || review.claimedBy === null ? delegate : review.claimedBy;
+          // Only what they had in hand is the delegate's to have; an unclaimed review stays open to all.
+          const to = review.claimedBy === person ? delegate : review.claimedBy;
           return setClaim(db, review, { by: person, to, away: back, settings });
         });
         if (changed) {

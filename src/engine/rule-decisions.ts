@@ -27,6 +27,9 @@ export interface RuleDeps {
   decide(input: DecideInput, automatic?: string, also?: Also): Promise<Decided>;
 }
 
+/** Who signs rules off where the config file names nobody (rules still standing may be revoked). */
+const NOBODY = { reviewers: [] as string[], approvals: 1, allowSelfApproval: false, allowExternal: false };
+
 const OFF =
   "Always allow is not set up here: the config file's `alwaysAllow` names who signs off a rule. Approve this one on its own instead.";
 
@@ -38,8 +41,13 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
   };
 
   /** The rule and the task it came from; the actor with the groups their right hinges on, asked before any lock. */
-  async function prepare(id: number, actor: Actor) {
-    const settings = signers();
+  /**
+   * The rule, the task it came from (with its proposer as the requester, for the rights), and the
+   * actor with the groups their right hinges on, asked before any lock. `settings`: who signs
+   * rules off; for a revoke, none may be named any more (its proposer or the operator still ends it).
+   */
+  async function prepare(id: number, actor: Actor, revoking = false) {
+    const settings = revoking ? (deps.config.alwaysAllow ?? { ...NOBODY }) : signers();
     const rule = await getRule(pool, id);
     const task = rule && (await getTask(pool, rule.taskId));
     if (!rule || !task) throw new SignoffError('unknown_rule', `There is no rule #${id}.`);
@@ -194,7 +202,7 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
 
     revoke: (id, actor) =>
       audited(id, actor, 'rule_revoke', async () => {
-        const { settings, as, actor: who } = await prepare(id, actor);
+        const { settings, as, actor: who } = await prepare(id, actor, true);
         const isProposer = who.id === as.requester;
         // The terminal's operator steers anything here, a rule too (as they cancel any task).
         const denied = isProposer || who.operator ? undefined : refused(settings, as, who, 'reject');

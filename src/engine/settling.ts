@@ -114,7 +114,11 @@ export function createSettling(deps: {
     // of the config file asks people for.
     if (!request.rules && ruled.approvedBy)
       return approveByRule(db, task, review.id, request, { name: ruled.approvedBy });
-    const standing = !request.rules && !ruled.asksPeople ? await ruleCovering(db, task, facts) : undefined;
+    // Standing rules apply while the config file names who signs them off (else none is in force).
+    const standing =
+      deps.config.alwaysAllow && !request.rules && !ruled.asksPeople
+        ? await ruleCovering(db, task, facts)
+        : undefined;
     if (standing) {
       await ruleApplied(db, standing.id);
       return approveByRule(db, task, review.id, request, {

@@ -21,12 +21,17 @@ export type ApprovalOutcome =
 
 /** What one more approval by `approval.by` does to a review (a person counts once). */
 export function addApproval(
-  review: Pick<Review, 'approvals'> & { settings: Pick<ReviewSettings, 'approvals'> },
+  review: Pick<Review, 'approvals'> & {
+    settings: Pick<ReviewSettings, 'approvals'> & Partial<Pick<ReviewSettings, 'delegates'>>;
+  },
   approval: Approval,
 ): ApprovalOutcome {
   const needed = approvalsNeeded(review.settings);
   const so = review.approvals ?? [];
-  if (so.some((a) => a.by === approval.by)) return { kind: 'counted_already', count: so.length, needed };
+  // Someone away and the one deciding in their place are one person towards the quorum.
+  const standIn = review.settings.delegates ?? {};
+  const same = (a: string, b: string) => a === b || standIn[a] === b || standIn[b] === a;
+  if (so.some((a) => same(a.by, approval.by))) return { kind: 'counted_already', count: so.length, needed };
   const approvals = [...so, approval];
   return approvals.length >= needed ? { kind: 'quorum', approvals } : { kind: 'counted', approvals, needed };
 }
@@ -190,8 +195,8 @@ const effectOf = (rule: ReviewRule) =>
  * The checkpoint's rules (`settings.rules`) applied to what a review asks. A rule that asks for
  * people fires when its condition holds for any of the review's calls; one that approves, or
  * lowers the approvals, only when it holds for every call. A condition that cannot be told (an
- * argument the call does not have) fires only a rule that just raises the approvals: a missing
- * value never lowers the bar. When several fire, the most approvals any asks for and the last
+ * argument the call does not have, a number sent as text) fires every rule that asks for people
+ * and none that approves or lowers the approvals: a missing value never lowers the bar. When several fire, the most approvals any asks for and the last
  * one's reviewers apply, and the review is approved by a rule only when none that fired asks for
  * people. `approvedBy`: the name of the rule that approves it; `asksPeople`: a rule that fired
  * asks for people (then no standing rule approves the review either).
@@ -204,12 +209,12 @@ export function applyRules(
   const fired: (FiredRule & { rule: ReviewRule })[] = [];
   for (const rule of rules) {
     const loosens = rule.approve || (rule.approvals ?? Number.POSITIVE_INFINITY) < settings.approvals;
-    const raisesOnly = !rule.approve && !rule.reviewers && (rule.approvals ?? 0) > settings.approvals;
     const values = facts.map((f) => evaluateCondition(rule.when, f));
     const error = values.find((v): v is { error: string } => typeof v === 'object')?.error;
+    // Fail closed: a condition that cannot be told fires every rule that asks for people.
     const holds = loosens
       ? values.every((v) => v === true)
-      : values.some((v) => v === true) || (error !== undefined && raisesOnly);
+      : values.some((v) => v === true) || error !== undefined;
     if (holds) fired.push({ rule, name: rule.name, effect: effectOf(rule), ...(error && { error }) });
   }
   const asking = fired.filter((f) => !f.rule.approve);

@@ -56,6 +56,9 @@ function answerUsage(output: LLMResult): { model?: string; input: number; output
   });
 }
 
+/** Models already said to have no price (once per process). */
+const unpriced = new Set<string>();
+
 /**
  * A LangChain callback handler for one run of `task`: it adds each answer's usage to the task and,
  * when a model is about to be called on a task whose cost has reached its budget, calls `reached`
@@ -103,6 +106,15 @@ export function usageWatch(deps: {
       asked.delete(runId);
       for (const u of answerUsage(output)) {
         const price = priceOf(deps.config.prices, u.model ?? model) ?? priceOf(deps.config.prices, model);
+        // A model without a price costs nothing here, so a budget never stops it: said once.
+        const name = u.model ?? model ?? 'the model';
+        if (!price && !unpriced.has(name)) {
+          unpriced.add(name);
+          deps.logger.warn(
+            { model: name },
+            'a model has no price in the config file (prices:): its tasks count tokens at no cost',
+          );
+        }
         const cost = price ? (u.input * price.input + u.output * price.output) / 1_000_000 : 0;
         try {
           await deps.pool.query(
@@ -148,8 +160,10 @@ export async function pauseAtBudget(
 ): Promise<void> {
   const more = workflowSettings(deps.config, task.workflow).budget ?? reached.budget;
   await inTransaction(deps.pool, async (db) => {
-    await getTask(db, task.id, true);
+    const current = await getTask(db, task.id, true);
     await lease.fence(db);
+    // Cancelled or redirected meanwhile: the next run starts the new goal (or nothing).
+    if (current?.status === 'cancelled' || current?.generation !== task.generation) return;
     const { rules: _, ...settings } = checkpointSettings(deps.config, task.workflow, BUDGET_CHECKPOINT);
     await insertReview(db, {
       id: `${task.id}:budget:${Math.round(reached.budget * 100)}`,
@@ -202,8 +216,9 @@ async function applyBudgetDecisions(
   for (const row of r.rows) {
     if (row.decision.action === 'approve') {
       const more = workflowSettings(config, task.workflow).budget;
+      // "Continue with $5 more": five more from what is spent now.
       await db.query(
-        'UPDATE signoff.tasks SET budget_usd = budget_usd + coalesce($2, budget_usd) WHERE id = $1',
+        'UPDATE signoff.tasks SET budget_usd = greatest(budget_usd, cost_usd) + coalesce($2, budget_usd) WHERE id = $1',
         [task.id, more ?? null],
       );
     } else stopped = true;

@@ -47,9 +47,9 @@ describe('budgets', () => {
     expect(text(review)).toMatch(/Review the agents' work/);
     // Only the fourth answer was asked after Continue: the three before it were kept.
     expect(model.calls.length - from).toBe(4);
-    expect(await engine.getTask(task?.id ?? '')).toMatchObject({ costUsd: 8, budgetUsd: 10 });
+    expect(await engine.getTask(task?.id ?? '')).toMatchObject({ costUsd: 8, budgetUsd: 11 });
     await until('the root shows the cost', () =>
-      updatesOf(thread).find((u) => /\$8\.00 of \$10\.00 spent · 60 tokens/.test(text(u))),
+      updatesOf(thread).find((u) => /\$8\.00 of \$11\.00 spent · 60 tokens/.test(text(u))),
     );
     const metrics = await t.service.signoff.metrics.text();
     expect(metrics).toMatch(/signoff_model_tokens\{workflow="pair",direction="input"\} \d+/);

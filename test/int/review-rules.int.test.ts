@@ -1,7 +1,8 @@
 /**
  * Rules on what is asked (`checkpoints.<name>.rules` in the config file) on a real database,
  * through the `ask` workflow's tool calls: a large payment needs two approvals, a small one is
- * approved by its rule at once, a condition that cannot be told never lowers the bar, and a rule
+ * approved by its rule at once, a condition that cannot be told never lowers the bar (it fires the
+ * rules that ask for people; a payee's name sent as a number too), and a rule
  * that asks for people wins over one that approves. Every rule that fired is in the audit.
  */
 import { describe, expect, it } from 'vitest';
@@ -100,7 +101,7 @@ describe('rules on what a review asks', () => {
     );
   });
 
-  it('a call without an amount: the rule that only raises approvals fires (said so in the audit), the one that approves does not', async () => {
+  it('a call without an amount: the rules that ask for people fire (said so in the audit), the one that approves does not', async () => {
     const task = await pay({ payee: 'acme' });
     const review = await t.h.nextReview(task.id);
     // Both rules on amounts raise the bar; the most approvals either asks for applies.
@@ -137,7 +138,7 @@ describe('rules on what a review asks', () => {
         door: 'api',
         input: {
           title: 'Pay 5',
-          toolCall: { name: 'pay', arguments: { amount: 5 } },
+          toolCall: { name: 'pay', arguments: { amount: 5, payee: 'acme' } },
           rules: { approvals: 2 },
         },
       })
@@ -145,6 +146,15 @@ describe('rules on what a review asks', () => {
     const review = await t.h.nextReview(task.id);
     expect(review.settings).toMatchObject({ approvals: 2, ruled: ['small payments'] });
     expect(review.status).toBe('pending');
+    await t.h.engine.cancel(task.id, { id: 'api:books' });
+  });
+
+  it('a payee that is not text fails closed: the rule naming Carol fires, its error in the audit', async () => {
+    const task = await pay({ amount: 10, payee: 42 });
+    const review = await t.h.nextReview(task.id);
+    expect(review.settings).toMatchObject({ reviewers: ['U0CAROL'] });
+    const rule = (await trail(task.id)).find((r) => r.detail.automatic === 'rule "payments to new payees"');
+    expect(rule?.detail.reason).toMatch(/^reviewers U0CAROL \(its condition could not be told: /);
     await t.h.engine.cancel(task.id, { id: 'api:books' });
   });
 });

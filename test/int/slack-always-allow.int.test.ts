@@ -114,14 +114,14 @@ describe('always allow in Slack', () => {
         .find((c) => /Standing rules/.test(JSON.stringify(c.view))),
     );
     expect(JSON.stringify(tab.view)).toMatch(/signoff_rule_revoke/);
-    const notices = slack.callsOf('views.open').length;
+    const notices = slack.callsOf('views.update').length;
     await postSigned(
       file.events,
       withTrigger(homeClick('U0DAN', 'signoff_rule_revoke', '{"rule":1}'), triggerId()),
     );
     await until('the revoke said', () =>
       slack
-        .callsOf('views.open')
+        .callsOf('views.update')
         .slice(notices)
         .find((c) => /Rule #1 is revoked/.test(JSON.stringify(c.view))),
     );

@@ -1,9 +1,10 @@
 /**
  * Deciding several reviews at once, through Bolt's HTTP receiver, a real engine and Postgres, and
- * the fake Slack Web API: the Home tab lists five calls waiting for Bob with a checkbox each; one
- * changes after the tab was drawn (another reviewer's edit); Approve selected decides the four on
- * what the tab showed, each with its own audit entry, and refuses the changed one on its own,
- * saying why in the modal. `/signoff list` offers the same checkboxes.
+ * the fake Slack Web API: the Home tab lists five reviews waiting for Bob with a checkbox each (a
+ * tool call waiting too has none: it is decided on its card, where its arguments show); one is
+ * decided by someone else after the tab was drawn; Approve selected decides the four on what the
+ * tab showed, each with its own audit entry, and refuses the changed one on its own, saying why in
+ * the modal. `/signoff list` offers the same checkboxes.
  */
 import { describe, expect, it } from 'vitest';
 import { appHomeOpened, batchApproveClick, commandBody, postSigned } from '../helpers/slack-requests.js';
@@ -11,10 +12,13 @@ import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
 const YAML = `workflows:
+  ask:
+    checkpoints:
+      review: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
   mail:
     module: ./test/fixtures/hitl-graph.ts
     checkpoints:
-      tool_call: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
+      tool_call: { reviewers: [U0BOB] }
 `;
 
 const file = slackPerFile('slack_batch', { yaml: YAML });
@@ -32,14 +36,18 @@ const batchOf = (view: unknown) => {
 };
 
 describe('a batch of reviews', () => {
-  it('five ticked in the Home tab, one edited meanwhile: four decided on what the tab showed, each audited, the changed one refused on its own', async () => {
+  it('five ticked in the Home tab, one decided by someone else meanwhile: four decided on what the tab showed, each audited, the changed one refused on its own', async () => {
     const tasks: string[] = [];
     for (let i = 1; i <= 5; i++) {
-      await postSigned(file.events, commandBody(`mail one batch ${i}`));
-      const thread = tsOf(await until('root', () => rootOf(`one batch ${i}`)));
+      await postSigned(file.events, commandBody(`ask Sign off batch item ${i}?`));
+      const thread = tsOf(await until('root', () => rootOf(`batch item ${i}`)));
       await until('card', () => cardsIn(thread)[0], 20_000);
       tasks.push((await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '');
     }
+    // A tool call waits for Bob too: it is left out of the checkboxes.
+    await postSigned(file.events, commandBody('mail one batch call'));
+    const call = tsOf(await until('root', () => rootOf('one batch call')));
+    await until('card', () => cardsIn(call)[0], 20_000);
     // Cat approved each already (1 of 2): Bob's approval decides them.
     const reviews = await Promise.all(tasks.map(async (t) => (await engine().reviews(t, 'pending'))[0]));
     for (const r of reviews.slice(0, 4))
@@ -68,18 +76,10 @@ describe('a batch of reviews', () => {
     const options = batchOf(tab.view) ?? [];
     expect(options).toHaveLength(5);
 
-    // After the tab was drawn, Dan edits the fifth call (counted towards its quorum): it changed.
-    const fifth = reviews[4];
-    await engine().decide({
-      reviewId: fifth?.id ?? '',
-      actor: { id: 'U0DAN' },
-      action: 'edit',
-      values: {
-        args_0: JSON.stringify({ to: 'team@example.com', subject: 'Launch', body: 'We ship tomorrow.' }),
-      },
-    });
+    // After the tab was drawn, Dan rejects the fifth: it changed.
+    await engine().decide({ reviewId: reviews[4]?.id ?? '', actor: { id: 'U0DAN' }, action: 'reject' });
 
-    const opened = slack.callsOf('views.open').length;
+    const updated = slack.callsOf('views.update').length;
     await postSigned(
       file.events,
       batchApproveClick(
@@ -87,15 +87,23 @@ describe('a batch of reviews', () => {
         options.map((o) => o.value),
       ),
     );
-    const outcome = await until('the outcome', () => slack.callsOf('views.open').slice(opened)[0], 20_000);
-    const said = JSON.stringify(outcome.view);
-    expect(said).toMatch(/Approved 4 of 5/);
-    expect(said).toMatch(/Not decided.*out of date/);
+    const outcome = await until(
+      'the outcome',
+      () =>
+        slack
+          .callsOf('views.update')
+          .slice(updated)
+          .find((c) => /Approved 4 of 5/.test(JSON.stringify(c.view))),
+      20_000,
+    );
+    expect(JSON.stringify(outcome.view)).toMatch(
+      /Not decided.*This review is closed. It was already decided \(reject\) by U0DAN/,
+    );
 
     for (const [i, t] of tasks.entries()) {
       const decided = (await engine().reviews(t, 'decided'))[0];
       if (i < 4) expect(decided?.decision?.approvals?.map((a) => a.by)).toEqual(['U0CAT', 'U0BOB']);
-      else expect(decided).toBeUndefined();
+      else expect(decided?.decidedBy).toBe('U0DAN');
     }
     const audit = await file.service.signoff.db.pool.query<{ review_id: string; action: string }>(
       `SELECT review_id, action FROM signoff.audit WHERE actor = 'U0BOB' ORDER BY id`,

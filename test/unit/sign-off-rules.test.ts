@@ -17,6 +17,15 @@ describe('quorum', () => {
     expect(second).toEqual({ kind: 'quorum', approvals: [approval('U0A'), approval('U0B')] });
   });
 
+  it('counts someone away and the one deciding in their place as one person', () => {
+    const review = {
+      settings: { ...settings({ approvals: 2 }), delegates: { U0ANN: 'U0DAN' } },
+      approvals: [approval('U0ANN')],
+    };
+    expect(addApproval(review, approval('U0DAN'))).toMatchObject({ kind: 'counted_already' });
+    expect(addApproval(review, approval('U0BOB')).kind).toBe('quorum');
+  });
+
   it('counts a person once: their second approval changes nothing', () => {
     const review = { settings: settings({ approvals: 3 }), approvals: [approval('U0A')] };
     expect(addApproval(review, approval('U0A'))).toEqual({ kind: 'counted_already', count: 1, needed: 3 });

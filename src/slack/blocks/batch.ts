@@ -1,6 +1,7 @@
 /**
  * Deciding several reviews at once, from the Home tab or `/signoff list`: a checkbox a review
- * (the first ten of the list that take Approve or Reject), and Approve selected / Reject selected.
+ * (the first ten of the list that take Approve or Reject, tool calls aside: those are decided on
+ * their cards, where their arguments show), and Approve selected / Reject selected.
  * A checkbox's value names the review and the hash of its content as the list showed it, so each
  * is decided on what was listed, or refused on its own when it changed since (decide.ts).
  */
@@ -26,7 +27,9 @@ export const readBatchValue = (value: string): { review: string; h: string } | u
 };
 
 export function batchBlocks(items: { review: Review; task: Task }[]): types.KnownBlock[] {
+  // A tool call is decided on its card, where its arguments show: a list shows only its title.
   const open = items
+    .filter(({ review }) => !review.request.origin)
     .filter(({ review }) => review.request.actions.some((a) => a === 'approve' || a === 'reject'))
     .slice(0, MOST);
   if (open.length < 2) return [];

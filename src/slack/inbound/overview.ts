@@ -185,7 +185,7 @@ export async function publishHome(
 }
 
 /** The standing rules of the channels `user` is in (a rule of the terminal's is not shown here). */
-async function rulesSeen(deps: ListenerDeps, user: string): Promise<AllowRule[]> {
+export async function rulesSeen(deps: ListenerDeps, user: string): Promise<AllowRule[]> {
   const rules = await deps.engine.rules.list(['proposed', 'active']);
   const channels = [...new Set(rules.map((r) => r.scope.channel).filter(Boolean))];
   if (!channels.length) return [];

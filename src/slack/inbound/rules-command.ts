@@ -9,6 +9,7 @@ import { ruleLine } from '../blocks/rule-message.js';
 import { slackActor } from './decide.js';
 import { COULD_NOT_READ, COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { ruleOutcome } from './listeners/actions/rule-buttons.js';
+import { rulesSeen } from './overview.js';
 
 export const RULES_USAGE =
   '`/signoff rules` lists them; `/signoff rules approve|reject|revoke <number>` moves one.';
@@ -21,7 +22,8 @@ export async function rulesAnswer(
 ): Promise<string> {
   const [action, n, ...more] = words;
   if (!action) {
-    const rules = await deps.engine.rules.list(['proposed', 'active']).catch(() => undefined);
+    // The rules of the channels the person is in, as the Home tab lists them.
+    const rules = await rulesSeen(deps, who.user).catch(() => undefined);
     if (!rules) return COULD_NOT_READ;
     if (!deps.engine.rules.signers() && !rules.length)
       return "No rules: the config file's `alwaysAllow` names nobody to sign one off, so cards offer no Always allow.";

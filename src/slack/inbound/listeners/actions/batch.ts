@@ -31,21 +31,30 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
       return v ? [v] : [];
     });
     const fromHome = body.view?.type === 'home';
+    const modal = (text: string) => ({
+      type: 'modal' as const,
+      title: {
+        type: 'plain_text' as const,
+        text: action === 'approve' ? 'Approve selected' : 'Reject selected',
+      },
+      close: { type: 'plain_text' as const, text: 'Close' },
+      blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: truncate(text, 3000) } }],
+    });
+    // From the Home tab, the answer's modal opens at once (the click's trigger lives 3 s) and is
+    // filled once every review is decided, however long that takes.
+    const opened = fromHome
+      ? await client.views
+          .open({ trigger_id: body.trigger_id, view: modal(`Deciding ${picked.length} reviews…`) })
+          .then((r) => r.view?.id)
+          .catch((err) => void deps.logger.warn({ err }, 'Slack did not open the batch outcome'))
+      : undefined;
     const say = async (text: string) => {
-      if (fromHome) {
+      if (opened)
         await client.views
-          .open({
-            trigger_id: body.trigger_id,
-            view: {
-              type: 'modal',
-              title: { type: 'plain_text', text: action === 'approve' ? 'Approved' : 'Rejected' },
-              close: { type: 'plain_text', text: 'Close' },
-              blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, 3000) } }],
-            },
-          })
-          .catch((err) => deps.logger.warn({ err }, 'Slack did not open the batch outcome'));
-        await home.refresh({ client, user: body.user.id });
-      } else if (body.response_url) await respondPrivately(body.response_url, text, deps.logger);
+          .update({ view_id: opened, view: modal(text) })
+          .catch((err) => deps.logger.warn({ err }, 'Slack did not show the batch outcome'));
+      if (fromHome) await home.refresh({ client, user: body.user.id });
+      else if (body.response_url) await respondPrivately(body.response_url, text, deps.logger);
     };
     await deps.afterAck.run(async () => {
       if (!picked.length) return say('Tick the reviews to decide first; nothing was decided.');
@@ -56,6 +65,10 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
         const title = review ? escapeMrkdwn(truncate(review.request.title, 80)) : id;
         if (!review) {
           refused.push(`• ${title}: ${COULD_NOT_READ}`);
+          continue;
+        }
+        if (review.request.origin) {
+          refused.push(`• ${title}: a tool call is decided on its card, where its arguments show.`);
           continue;
         }
         let why: string | undefined;

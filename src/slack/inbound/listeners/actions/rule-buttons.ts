@@ -55,12 +55,20 @@ export function createRuleButton(
         responseUrl: body.response_url,
       },
     );
+    // The notice opens at once (the click's trigger lives 3 s) and says what happened once known.
+    const notice = fromHome
+      ? await client.views
+          .open({ trigger_id: body.trigger_id, view: noticeModal('Working on it…') })
+          .then((r) => r.view?.id)
+          .catch((err) => void deps.logger.warn({ err }, 'Slack did not open the rule notice'))
+      : undefined;
     const tell = async (text: string) => {
       if (!fromHome) return inThread(text);
       await Promise.all([
-        client.views
-          .open({ trigger_id: body.trigger_id, view: noticeModal(text) })
-          .catch((err) => deps.logger.warn({ err }, 'Slack did not open the rule notice')),
+        notice &&
+          client.views
+            .update({ view_id: notice, view: noticeModal(text) })
+            .catch((err) => deps.logger.warn({ err }, 'Slack did not show the rule notice')),
         home?.refresh({ client, user: body.user.id }),
       ]);
     };
