@@ -10,7 +10,8 @@ import { Environment } from '@marcbachmann/cel-js';
 /**
  * What a condition may read of a review, one set per tool call when the review asks about several
  * (each call is checked on its own): `tool` and `args` are the call's ("" and {} when the review
- * is content); `input` is what an agent sent through a door ({} for a command).
+ * is content); `input` is what an agent sent through a door ({} for a command); `output`, the
+ * workflow's state as the review opens.
  */
 export interface ReviewFacts {
   workflow: string;
@@ -26,6 +27,11 @@ export interface ReviewFacts {
   tool: string;
   args: Record<string, unknown>;
   input: Record<string, unknown>;
+  /**
+   * The workflow's state as the review opens: its structured output so far (a declared
+   * workflow's stages' results, your own graph's fields), as JSON.
+   */
+  output: Record<string, unknown>;
 }
 
 const FACTS: Record<keyof ReviewFacts, string> = {
@@ -39,6 +45,7 @@ const FACTS: Record<keyof ReviewFacts, string> = {
   tool: 'string',
   args: 'map',
   input: 'map',
+  output: 'map',
 };
 
 /** The names a condition may use, for messages. */

@@ -75,9 +75,14 @@ export function createSettling(deps: {
    * Opens the review of one pending interrupt, with its checkpoint's rules applied to what it
    * asks; one a rule approves is decided at once, by the rule, and its task runs again.
    */
-  async function open(db: Queryable, task: Task, interrupt: RunResult['interrupts'][number]) {
+  async function open(
+    db: Queryable,
+    task: Task,
+    interrupt: RunResult['interrupts'][number],
+    state?: Record<string, unknown>,
+  ) {
     const request = toReviewRequest(interrupt.value);
-    const facts = reviewFacts(task, request);
+    const facts = reviewFacts(task, request, state);
     const ruled = applyRules(checkpointSettings(deps.config, task.workflow, request.kind), facts);
     // A request may ask for stricter rules than its checkpoint's (a review asked through a door):
     // then no rule approves it.
@@ -156,7 +161,7 @@ export function createSettling(deps: {
 
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
-    for (const interrupt of result.interrupts) await open(db, task, interrupt);
+    for (const interrupt of result.interrupts) await open(db, task, interrupt, result.values);
     // A review still pending (opened now, or from before this run: a parallel branch) keeps the
     // task waiting; one approved by a rule runs it again.
     if ((await reviewsOf(db, task.id, 'pending')).length) {

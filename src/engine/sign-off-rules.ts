@@ -164,7 +164,11 @@ export interface FiredRule {
 }
 
 /** What a review asks, as a rule's condition reads it: one set of facts per tool call (one for content). */
-export function reviewFacts(task: Task, request: ReviewRequest): ReviewFacts[] {
+export function reviewFacts(
+  task: Task,
+  request: ReviewRequest,
+  state?: Record<string, unknown>,
+): ReviewFacts[] {
   const channel = task.origin.channel;
   const base = {
     workflow: task.workflow,
@@ -175,10 +179,20 @@ export function reviewFacts(task: Task, request: ReviewRequest): ReviewFacts[] {
     title: request.title,
     body: request.body,
     input: task.input ?? {},
+    // What JSON holds of the state (a message object's methods and cycles stay out).
+    output: state ? jsonOf(state) : {},
   };
   const calls = toolCallsOf(request);
   if (!calls?.length) return [{ ...base, tool: '', args: {} }];
   return calls.map((call) => ({ ...base, tool: call.name, args: call.args }));
+}
+
+function jsonOf(value: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 }
 
 const effectOf = (rule: ReviewRule) =>

@@ -12,6 +12,12 @@ import { harnessPerFile } from '../helpers/harness.js';
 const YAML = `workflows:
   ask:
     checkpoints:
+      review:
+        reviewers: [U0ALICE, U0BOB]
+        rules:
+          - name: urgent asks
+            when: output.ask.title.startsWith("Urgent")
+            approvals: 2
       tool_call:
         reviewers: [U0ALICE, U0BOB, U0CAROL]
         rules:
@@ -156,5 +162,27 @@ describe('rules on what a review asks', () => {
     const rule = (await trail(task.id)).find((r) => r.detail.automatic === 'rule "payments to new payees"');
     expect(rule?.detail.reason).toMatch(/^reviewers U0CAROL \(its condition could not be told: /);
     await t.h.engine.cancel(task.id, { id: 'api:books' });
+  });
+
+  it("a rule on the workflow's structured output (its state as the review opens) fires on it", async () => {
+    const ask = (title: string) =>
+      t.h.engine
+        .start({
+          workflow: 'ask',
+          text: title,
+          requester: 'api:books',
+          surface: 'cli',
+          door: 'api',
+          input: { title, content: 'Check.' },
+        })
+        .then((r) => r.task);
+    const urgent = await ask('Urgent: rotate the keys');
+    expect((await t.h.nextReview(urgent.id)).settings).toMatchObject({
+      approvals: 2,
+      ruled: ['urgent asks'],
+    });
+    const calm = await ask('Rotate the keys next week');
+    expect((await t.h.nextReview(calm.id)).settings).toMatchObject({ approvals: 1 });
+    for (const task of [urgent, calm]) await t.h.engine.cancel(task.id, { id: 'api:books' });
   });
 });
