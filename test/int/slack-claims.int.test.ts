@@ -67,9 +67,11 @@ describe('claim and hand-off in Slack', () => {
 
     // Cat is away: the review goes to Dan, and the card says so.
     const forms = slack.callsOf('views.open').length;
-    await postSigned(file.events, withTrigger(commandBody('away', 'U0CAT'), triggerId()));
-    const away = await until('the away form', () => slack.callsOf('views.open')[forms], 10_000);
     const back = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+    await postSigned(file.events, withTrigger(commandBody(`away until ${back}`, 'U0CAT'), triggerId()));
+    const away = await until('the away form', () => slack.callsOf('views.open')[forms], 10_000);
+    // The day typed is the form's.
+    expect(JSON.stringify(away.view)).toContain(`"initial_date":"${back}"`);
     await postSigned(
       file.events,
       submit(

@@ -36,7 +36,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
       '*signoff* runs AI-agent workflows here and asks you to review their work.',
       '`/signoff <workflow> <task>` starts one; `/signoff` alone opens a form; `/signoff list` shows the open ones.',
       `Standing rules ("Always allow…" on a card): ${RULES_USAGE}`,
-      '`/signoff away` hands your reviews to someone until a day you pick; `/signoff away off` ends it.',
+      '`/signoff away [until 2026-12-05]` hands your reviews to someone until that day (the form asks whom); `/signoff away off` ends it.',
       '',
       ...deps.engine.available(channel).map((w) => `• *${w.name}* — ${w.description}`),
     ].join('\n');
@@ -108,7 +108,13 @@ export function createSignoffCommand(deps: ListenerDeps) {
         return;
       }
       await ack();
-      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      // `/signoff away until 2026-12-05` opens the form on that day; the person is picked there
+      // (Slack sends a typed "@name" as text, which names nobody for certain).
+      const said = /\buntil\s+(\d{4}-\d{2}-\d{2})\b/.exec(rest.join(' '))?.[1];
+      const tomorrow =
+        said && Date.parse(said) > Date.now()
+          ? said
+          : new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
       await client.views
         .open({
           trigger_id: command.trigger_id,
