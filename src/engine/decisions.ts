@@ -5,6 +5,7 @@
  * quorum (N of M) counts once per person, and only on what the review shows.
  */
 import type pg from 'pg';
+import { checkpointSettings, type WorkflowsConfig } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import { contentHash } from '../workflows/protocol/content-hash.js';
@@ -21,7 +22,7 @@ import type { Metrics } from './metrics.js';
 import { getReviewWithTask } from './review-rows.js';
 import { countApproval, countEdit, decideReview } from './review-updates.js';
 import type { Runtime } from './runtime/index.js';
-import { addApproval, approvalsNeeded, timerMayNotApprove } from './sign-off-rules.js';
+import { addApproval, approvalsNeeded, editOutsideRules, timerMayNotApprove } from './sign-off-rules.js';
 import { audit } from './task-rows.js';
 import {
   type Actor,
@@ -45,6 +46,8 @@ export interface DecisionDeps {
   directories: Partial<Record<Surface, GroupDirectory>>;
   /** Queues the run a decision resumes, in the caller's transaction. */
   enqueue(db: Queryable, task: Pick<Task, 'id' | 'surface'>): Promise<unknown>;
+  /** The checkpoints' rules, applied again to what an Edit would run. */
+  config: WorkflowsConfig;
 }
 
 const STALE =
@@ -172,7 +175,16 @@ export function createDecisions(deps: DecisionDeps) {
       if (why)
         return { refused: 'approval_withheld', message: `Not approved automatically: ${why}.`, review };
     }
-    const invalid = invalidDecision(review, input);
+    const invalid =
+      invalidDecision(review, input) ??
+      (action === 'edit'
+        ? editOutsideRules(
+            checkpointSettings(deps.config, task.workflow, review.checkpoint),
+            review,
+            task,
+            input.values ?? {},
+          )
+        : undefined);
     if (invalid) return { refused: 'invalid_decision', message: invalid, review };
     const stale = (seen: string) => input.contentHash !== undefined && input.contentHash !== seen;
     let seen = contentHash(review.request);

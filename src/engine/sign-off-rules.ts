@@ -5,7 +5,8 @@
  */
 import type { CheckpointSettings, ReviewRule } from '../config/checkpoint.js';
 import { evaluateCondition, type ReviewFacts } from '../config/conditions.js';
-import { toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
+import { callsAsEdited, toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
+import type { ToolCall } from '../workflows/protocol/tool-call-body.js';
 import type { Approval, Review, ReviewRequest, ReviewSettings, Task } from './types.js';
 
 /** How many different people must approve. */
@@ -168,6 +169,7 @@ export function reviewFacts(
   task: Task,
   request: ReviewRequest,
   state?: Record<string, unknown>,
+  calls: ToolCall[] | undefined = toolCallsOf(request),
 ): ReviewFacts[] {
   const channel = task.origin.channel;
   const base = {
@@ -182,7 +184,6 @@ export function reviewFacts(
     // What JSON holds of the state (a message object's methods and cycles stay out).
     output: state ? jsonOf(state) : {},
   };
-  const calls = toolCallsOf(request);
   if (!calls?.length) return [{ ...base, tool: '', args: {} }];
   return calls.map((call) => ({ ...base, tool: call.name, args: call.args }));
 }
@@ -242,4 +243,25 @@ export function applyRules(
     approvedBy: asking.length ? undefined : fired.find((f) => f.rule.approve)?.name,
     asksPeople: asking.length > 0,
   };
+}
+
+/**
+ * Why an Edit may not be taken: the calls as edited make a rule that asks for people fire which
+ * the calls as asked did not (an amount raised past a tier): its checkpoint's rules were applied to
+ * what was asked, and a bigger ask needs them again. Undefined when the edit is within them.
+ */
+export function editOutsideRules(
+  settings: CheckpointSettings,
+  review: Pick<Review, 'request' | 'settings'>,
+  task: Task,
+  values: Record<string, string>,
+): string | undefined {
+  const edited = callsAsEdited(review.request, values);
+  if (!edited?.length) return undefined;
+  const before = new Set(review.settings.ruled ?? []);
+  const fired = applyRules(settings, reviewFacts(task, review.request, undefined, edited)).fired;
+  const more = fired.filter((f) => f.effect !== 'approved by the rule' && !before.has(f.name));
+  if (!more.length) return undefined;
+  const named = more.map((f) => `"${f.name}" (${f.effect})`).join(', ');
+  return `This edit is not taken: the call as edited falls under the checkpoint's rule ${named}, which the call as asked did not. Reject it, or send it back for the agent to ask again.`;
 }

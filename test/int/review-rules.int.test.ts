@@ -185,4 +185,24 @@ describe('rules on what a review asks', () => {
     expect((await t.h.nextReview(calm.id)).settings).toMatchObject({ approvals: 1 });
     for (const task of [urgent, calm]) await t.h.engine.cancel(task.id, { id: 'api:books' });
   });
+
+  it('an edit that raises a payment past a tier is refused with a sentence; one within it approves the edited call', async () => {
+    const task = await pay({ amount: 500, payee: 'acme' });
+    const review = await t.h.nextReview(task.id);
+    expect(review.settings.ruled).toBeUndefined();
+    const edit = (amount: number) =>
+      t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: 'U0ALICE' },
+        action: 'edit',
+        values: { args_0: JSON.stringify({ amount, payee: 'acme' }) },
+      });
+    await expect(edit(5000)).rejects.toMatchObject({
+      code: 'invalid_decision',
+      message: expect.stringMatching(/falls under the checkpoint's rule "large payments" \(2 approvals\)/),
+    });
+    expect((await t.h.engine.reviews(task.id, 'pending')).map((r) => r.id)).toEqual([review.id]);
+    await edit(600);
+    expect((await finished(task)).status).toBe('done');
+  });
 });

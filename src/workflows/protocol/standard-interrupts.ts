@@ -175,6 +175,24 @@ export function editMeans(
   return same && request.actions.includes('approve') ? 'approve' : 'edit';
 }
 
+/**
+ * The calls an Edit form would run, each with the arguments it would run with (a rejected call
+ * runs not at all); undefined for signoff's own requests, or a form that does not read.
+ */
+export function callsAsEdited(
+  request: ReviewRequest,
+  values: Record<string, string>,
+): ToolCall[] | undefined {
+  const calls = toolCallsOf(request);
+  const read = calls && readDecisions(calls, request, values);
+  if (!calls || !read || !('decisions' in read)) return undefined;
+  return calls.flatMap((call, i) => {
+    const d = read.decisions[i];
+    if (!d || d.type === 'reject') return [];
+    return [d.type === 'edit' ? { ...call, args: d.args } : call];
+  });
+}
+
 /** The request as an Edit counted towards a quorum leaves it: what the rest of the quorum approves. */
 export function withEdit(request: ReviewRequest, edit: PendingEdit): ReviewRequest {
   const calls = toolCallsOf(request);
