@@ -99,6 +99,11 @@ export const checkpointSettingsSchema = z.object({
   allowSkip: z.boolean(),
   /** While a review is claimed, only its claimer decides it (others may still claim it from them). */
   exclusiveClaims: z.boolean(),
+  /**
+   * What the agents may spend (USD) between one review at this checkpoint and the next: each
+   * decision here gives the task that much more from what it has spent (usage.ts).
+   */
+  budget: z.number().optional(),
   dmReviewers: z.boolean(),
   notify: z.array(z.string()),
   feedback: z.object({ minLength: z.number().int(), maxLength: z.number().int() }),
@@ -156,6 +161,12 @@ const checkpointFileBase = z
      * it is claimed, only the claimer decides (they can release it or hand it to someone).
      */
     exclusiveClaims: z.boolean().default(false),
+    /**
+     * What the agents may spend on their models (USD) between one review here and the next (and
+     * before the first): at it the task pauses with a review at `checkpoints.budget`. Beside a
+     * workflow's `budget` (its whole), this is a round's.
+     */
+    budget: z.number().positive().max(1_000_000).optional(),
     /**
      * Who is mentioned on the card and in its reminders besides the reviewers it names, so that
      * someone always hears the agents paused (with `reviewers: [anyone]` nobody is named).
@@ -267,6 +278,7 @@ export const checkpointSchema = checkpointFileSchema.transform(
     remindersBeforeSeconds: c.reminders,
     allowSkip: c.allowSkip,
     exclusiveClaims: c.exclusiveClaims,
+    budget: c.budget,
     dmReviewers: c.dmReviewers,
     notify: c.notify,
     feedback: c.feedback,

@@ -34,6 +34,7 @@ import {
   type Surface,
   type Task,
 } from './types.js';
+import { renewRoundBudget } from './usage.js';
 
 export interface DecisionDeps {
   pool: pg.Pool;
@@ -228,6 +229,7 @@ export function createDecisions(deps: DecisionDeps) {
     const decided = await decideReview(db, review.id, decision);
     // Closed while this waited for the task's lock: read it again, as it is now.
     if (!decided) return closed((await getReviewWithTask(db, review.id))?.review ?? review);
+    await renewRoundBudget(db, task, review);
     await enqueue(db, task);
     return { review: decided, task };
   }

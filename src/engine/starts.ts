@@ -18,6 +18,7 @@ import type { Runtime } from './runtime/index.js';
 import { assertMayStart } from './start-limits.js';
 import { audit, getTask, insertTask } from './task-rows.js';
 import type { Task } from './types.js';
+import { startBudget } from './usage.js';
 
 export interface StartDeps {
   pool: pg.Pool;
@@ -89,7 +90,7 @@ export function createStarts(deps: StartDeps) {
         origin,
         door,
         input: given,
-        budgetUsd: workflowSettings(deps.config, workflow).budget ?? null,
+        budgetUsd: startBudget(deps.config, workflow),
       });
       if (inserted.created) {
         await record(db, id, eventKey.started(), { type: 'task_started', task: inserted.task });

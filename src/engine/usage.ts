@@ -176,6 +176,33 @@ export async function pauseAtBudget(
   });
 }
 
+/**
+ * What a task of `workflow` may spend before it pauses: its workflow's `budget`, else the least
+ * of its checkpoints' (a round's, before the first review); null: no budget.
+ */
+export function startBudget(config: WorkflowsConfig, workflow: string): number | null {
+  const own = workflowSettings(config, workflow);
+  const rounds = Object.values(own.checkpoints).flatMap((c) => (c.budget === undefined ? [] : [c.budget]));
+  return own.budget ?? (rounds.length ? Math.min(...rounds) : null);
+}
+
+/**
+ * A round's budget: a decision at a checkpoint with `budget` gives the task that much more from
+ * what it has spent (never less than it has left), in the decision's own transaction: once, and
+ * before the run it resumes.
+ */
+export async function renewRoundBudget(
+  db: Queryable,
+  task: Pick<Task, 'id'>,
+  review: Pick<Review, 'settings'>,
+) {
+  if (review.settings.budget === undefined) return;
+  await db.query(
+    'UPDATE signoff.tasks SET budget_usd = greatest(coalesce(budget_usd, 0), cost_usd + $2) WHERE id = $1',
+    [task.id, review.settings.budget],
+  );
+}
+
 /** A review the engine opened at a task's budget (not a graph's interrupt: the engine answers it). */
 export const isBudgetReview = (r: Pick<Review, 'id' | 'taskId'>) => r.id.startsWith(`${r.taskId}:budget:`);
 
@@ -215,7 +242,7 @@ async function applyBudgetDecisions(
   let stopped = false;
   for (const row of r.rows) {
     if (row.decision.action === 'approve') {
-      const more = workflowSettings(config, task.workflow).budget;
+      const more = startBudget(config, task.workflow);
       // "Continue with $5 more": five more from what is spent now.
       await db.query(
         'UPDATE signoff.tasks SET budget_usd = greatest(budget_usd, cost_usd) + coalesce($2, budget_usd) WHERE id = $1',

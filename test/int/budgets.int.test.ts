@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { click, commandBody, postSigned } from '../helpers/slack-requests.js';
+import { click, commandBody, postSigned, reviseSubmission } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -19,6 +19,9 @@ workflows:
   pair:
     maxIterations: 4
     budget: 5
+  specialist:
+    checkpoints:
+      review: { budget: 3 }
 `;
 
 const model = new FakeOpenAI({ random: () => 0 });
@@ -69,5 +72,22 @@ describe('budgets', () => {
       return x?.status === 'stopped' ? x : undefined;
     });
     expect(stopped.statusReason).toBe('stopped at its budget');
+  });
+
+  it("a checkpoint's budget is a round's: each decision there gives the agents that much more from what they spent", async () => {
+    await postSigned(t.events, commandBody('specialist reconcile the ledger'));
+    const thread = tsOf(await until('root', () => rootOf('reconcile the ledger')));
+    const card = await until('the review', () => cardsIn(thread)[0], 30_000);
+    const engine = t.service.signoff.engine;
+    const id = (await engine.taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '';
+    const first = await engine.getTask(id);
+    // Before the first review the round's budget is the checkpoint's.
+    expect(first?.budgetUsd).toBe(3);
+    const value = JSON.parse(buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '{}');
+    const meta = JSON.stringify({ value, channel: 'C0WORK', messageTs: tsOf(card), threadTs: thread });
+    await postSigned(t.events, reviseSubmission('U0BOB', meta, 'use the March figures'));
+    await until('the second review', () => cardsIn(thread)[1], 30_000);
+    const second = await engine.getTask(id);
+    expect(second?.budgetUsd).toBe((first?.costUsd ?? 0) + 3);
   });
 });
