@@ -68,10 +68,14 @@ describe('claim and hand-off in Slack', () => {
     // Cat is away: the review goes to Dan, and the card says so.
     const forms = slack.callsOf('views.open').length;
     const back = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
-    await postSigned(file.events, withTrigger(commandBody(`away until ${back}`, 'U0CAT'), triggerId()));
+    await postSigned(
+      file.events,
+      withTrigger(commandBody(`away until ${back} to <@U0DAN|dan>`, 'U0CAT'), triggerId()),
+    );
     const away = await until('the away form', () => slack.callsOf('views.open')[forms], 10_000);
-    // The day typed is the form's.
+    // The day and the person typed are the form's.
     expect(JSON.stringify(away.view)).toContain(`"initial_date":"${back}"`);
+    expect(JSON.stringify(away.view)).toContain('"initial_user":"U0DAN"');
     await postSigned(
       file.events,
       submit(

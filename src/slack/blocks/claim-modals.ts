@@ -32,7 +32,11 @@ export function handOverModal(meta: ReviseMeta): types.View {
 }
 
 /** `/signoff away`: back on which day, and who decides your reviews meanwhile. */
-export function awayModal(today: string, meta: { channel: string; responseUrl?: string }): types.View {
+export function awayModal(
+  today: string,
+  meta: { channel: string; responseUrl?: string },
+  delegate?: string,
+): types.View {
   return {
     type: 'modal',
     callback_id: AWAY_VIEW,
@@ -51,7 +55,12 @@ export function awayModal(today: string, meta: { channel: string; responseUrl?: 
         type: 'input',
         block_id: PERSON_BLOCK,
         label: plain('Your reviews go to'),
-        element: { type: 'users_select', action_id: 'value', placeholder: plain('Pick a person') },
+        element: {
+          type: 'users_select',
+          action_id: 'value',
+          placeholder: plain('Pick a person'),
+          ...(delegate ? { initial_user: delegate } : {}),
+        },
       },
     ],
   };

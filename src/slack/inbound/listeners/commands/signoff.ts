@@ -118,7 +118,12 @@ export function createSignoffCommand(deps: ListenerDeps) {
       await client.views
         .open({
           trigger_id: command.trigger_id,
-          view: awayModal(tomorrow, { channel: command.channel_id, responseUrl: command.response_url }),
+          view: awayModal(
+            tomorrow,
+            { channel: command.channel_id, responseUrl: command.response_url },
+            // `to @someone` where Slack sent the mention as an id (a workspace that escapes them).
+            /\bto\s+<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/.exec(rest.join(' '))?.[1],
+          ),
         })
         .catch(async (err) => {
           deps.logger.warn({ err }, 'Slack did not open the away form');
