@@ -198,7 +198,8 @@ export function scopeInWords(scope: RuleScope, channel: (id: string) => string =
       return `every call of ${scope.tool} by ${where}`;
     case 'call': {
       const args = canonicalJson(scope.args ?? {});
-      return `calls of ${scope.tool} with exactly ${args.length > 300 ? `${args.slice(0, 299)}…` : args} by ${where}`;
+      // Whole, as far as a message holds it: signers approve what they read.
+      return `calls of ${scope.tool} with exactly ${args.length > 2000 ? `${args.slice(0, 1999)}…` : args} by ${where}`;
     }
   }
 }

@@ -123,13 +123,23 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
     async propose(input) {
       signers();
       let proposed: AllowRule | undefined;
+      const notOffered = `This review cannot be always allowed as "${input.scope}"; nothing was approved.`;
       const decided = await deps.decide(
         { ...input, action: 'approve' },
         undefined,
         async (db, review, task) => {
           const scope = scopesFor(task, review).find((s) => s.kind === input.scope);
-          if (!scope)
-            throw new SignoffError('rules_off', `This review cannot be always allowed as "${input.scope}".`);
+          if (!scope) {
+            // Undone with the approval; said in the audit all the same, as every refusal is.
+            await audit(pool, {
+              taskId: task.id,
+              reviewId: review.id,
+              actor: input.actor.id,
+              action: 'refused:rule_propose',
+              detail: { code: 'rules_off', message: notOffered, scope: input.scope },
+            }).catch(() => undefined);
+            throw new SignoffError('rules_off', notOffered);
+          }
           proposed = await insertRule(db, {
             scope,
             taskId: task.id,

@@ -124,6 +124,28 @@ describe('always allow', () => {
   it('a proposal refused with its approval: a reviewer who may not approve proposes nothing', async () => {
     const task = await call('restart_service', { name: 'db' });
     const review = await t.h.nextReview(task.id);
+    // Nor a scope the review does not offer (a content review has no tool): refused, audited.
+    const content = (
+      await t.h.engine.start({
+        workflow: 'ask',
+        text: 'Ship it?',
+        requester: 'api:ops',
+        surface: 'cli',
+        door: 'api',
+        input: { title: 'Ship it?', content: 'Now.' },
+      })
+    ).task;
+    const asked = await t.h.nextReview(content.id);
+    await expect(
+      t.h.engine.rules.propose({ reviewId: asked.id, actor: { id: 'U0LEAD' }, scope: 'tool' }),
+    ).rejects.toMatchObject({ code: 'rules_off' });
+    expect((await t.h.engine.reviews(content.id, 'pending')).length).toBe(1);
+    const audited = await t.h.db.pool.query(
+      `SELECT 1 FROM signoff.audit WHERE review_id = $1 AND action = 'refused:rule_propose'`,
+      [asked.id],
+    );
+    expect(audited.rowCount).toBe(1);
+    await t.h.engine.cancel(content.id, { id: 'api:ops' });
     await expect(
       t.h.engine.rules.propose({ reviewId: review.id, actor: { id: 'U0MALLORY' }, scope: 'workflow' }),
     ).rejects.toMatchObject({ code: 'not_allowed' });

@@ -68,6 +68,8 @@ describe('always allow in Slack', () => {
     const view = modal.view as { private_metadata: string; blocks: unknown[] };
     expect(JSON.stringify(view.blocks)).toMatch(/Every call of send_email by mail in <#C0WORK>/);
     expect(JSON.stringify(view.blocks)).toMatch(/Calls of send_email with exactly these arguments/);
+    // Those arguments whole, above the choice: signers approve what they read.
+    expect(JSON.stringify(view.blocks)).toMatch(/The arguments, for \\"exactly these\\":.*We ship today/);
     await postSigned(file.events, alwaysSubmission('U0BOB', view.private_metadata, 'tool'));
 
     await said('U0BOB', /Approved, and rule #1 is proposed/);

@@ -48,6 +48,19 @@ export function alwaysModal(meta: ReviseMeta, scopes: RuleScope[], signers: Sign
           text: `This approves the review now, and proposes a rule that approves the reviews it covers from now on, once ${signers.approvals > 1 ? `${signers.approvals} of ` : ''}${whom(signers)} sign${signers.approvals > 1 ? '' : 's'} it off. Until then it does nothing.`,
         },
       },
+      // A call's arguments whole (as far as a section holds them): the option says only "these".
+      ...scopes
+        .filter((s) => s.kind === 'call')
+        .map((s) => ({
+          type: 'section' as const,
+          text: {
+            type: 'mrkdwn' as const,
+            text: truncate(
+              `The arguments, for "exactly these":\n\`\`\`${escapeMrkdwn(canonicalJson(s.args ?? {}))}\`\`\``,
+              3000,
+            ),
+          },
+        })),
       {
         type: 'input',
         block_id: SCOPE_BLOCK,
