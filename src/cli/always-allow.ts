@@ -3,7 +3,14 @@
  * covers from now on, once the people the config file's `alwaysAllow` names sign it off. The
  * scopes the review offers are listed by number; Enter alone goes back to the review.
  */
-import { contentHash, DecisionRefused, type Engine, type Review, scopeInWords } from '../engine/index.js';
+import {
+  approvalsNeeded,
+  contentHash,
+  DecisionRefused,
+  type Engine,
+  type Review,
+  scopeInWords,
+} from '../engine/index.js';
 import { isSignoffError } from '../errors.js';
 import { CLI } from './help.js';
 import { answerTo, type LineSource } from './lines.js';
@@ -19,12 +26,14 @@ export async function alwaysAllow(
   const scopes = task ? engine.rules.scopes(review, task) : [];
   if (!scopes.length) {
     out.write(
-      "Always allow is not set up here: the config file's alwaysAllow names who signs off a rule. Back to the review.\n",
+      engine.rules.signers()
+        ? 'This review cannot be always allowed (a budget review never is). Back to the review.\n'
+        : "Always allow is not set up here: the config file's alwaysAllow names who signs off a rule. Back to the review.\n",
     );
     return undefined;
   }
   out.write(
-    `Approve this and always allow (a rule, applied once ${deps.cli ?? CLI} rules approve signs it off):\n${scopes
+    `Approve this, and propose a rule that approves what it covers from now on, once someone signs it off with ${deps.cli ?? CLI} rules approve <n>. What should it cover?\n${scopes
       .map((s, i) => `  ${i + 1}. ${scopeInWords(s)}`)
       .join('\n')}\n`,
   );
@@ -41,15 +50,18 @@ export async function alwaysAllow(
       continue;
     }
     try {
-      const { rule } = await engine.rules.propose({
+      const done = await engine.rules.propose({
         reviewId: review.id,
         taskId,
         actor: { id: deps.actor },
         contentHash: contentHash(review.request),
         scope: scope.kind,
       });
+      // The rule itself is printed as the task's feed shows it; here, what became of the review.
       out.write(
-        `Approved. Rule #${rule.id} is proposed: it applies once signed off (${deps.cli ?? CLI} rules approve ${rule.id}).\n`,
+        done.review.status === 'decided'
+          ? `Approved; rule #${done.rule.id} is proposed.\n`
+          : `Your approval is recorded (${done.review.approvals.length} of ${approvalsNeeded(done.review.settings)}); rule #${done.rule.id} is proposed.\n`,
       );
     } catch (error) {
       if (!(error instanceof DecisionRefused) && !isSignoffError(error, 'rules_off')) throw error;

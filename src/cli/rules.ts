@@ -3,17 +3,19 @@
  * `signoff rules approve|reject|revoke <n>` to sign one off, refuse it or end it.
  */
 import { type AllowRule, type Engine, operator, scopeInWords } from '../engine/index.js';
+import { CLI } from './help.js';
 import type { Output } from './printer.js';
 
 export const RULE_ACTIONS = ['approve', 'reject', 'revoke'] as const;
 
 /** One rule, one line: its number, what it covers, where it stands. */
-export function ruleRow(rule: AllowRule, now: Date): string {
+export function ruleRow(rule: AllowRule, now: Date, needed?: number): string {
   const approvals = rule.approvals.map((a) => a.by).join(', ');
   const expired = rule.expiresAt && Date.parse(rule.expiresAt) <= now.getTime();
+  const count = needed ? ` (${rule.approvals.length} of ${needed} sign-offs)` : '';
   const state =
     rule.status === 'proposed'
-      ? `proposed by ${rule.proposedBy}${approvals ? `; approved so far by ${approvals}` : ''}`
+      ? `proposed by ${rule.proposedBy}${count}${approvals ? `; approved so far by ${approvals}` : ''}`
       : rule.status === 'active'
         ? `${expired ? 'expired' : 'active'}: signed off by ${approvals}; approved ${rule.applied} review${rule.applied === 1 ? '' : 's'}${rule.expiresAt && !expired ? `; until ${rule.expiresAt}` : ''}`
         : rule.status === 'revoked'
@@ -29,12 +31,17 @@ export async function rulesCommand(
   actor: string,
 ): Promise<number> {
   const [action, n] = rest;
+  const needed = engine.rules.signers()?.approvals;
   if (!action) {
-    const rules = await engine.rules.list(['proposed', 'active']);
+    const [rules, ended] = await Promise.all([
+      engine.rules.list(['proposed', 'active']),
+      engine.rules.list(['revoked', 'refused']),
+    ]);
+    const past = ended.length ? `(${ended.length} revoked or refused: see ${CLI} audit)\n` : '';
     out.write(
       rules.length
-        ? `${rules.map((r) => ruleRow(r, new Date())).join('\n')}\n`
-        : 'No rules proposed or signed off.\n',
+        ? `${rules.map((r) => ruleRow(r, new Date(), needed)).join('\n')}\n${past}`
+        : `No rules proposed or signed off.\n${past}`,
     );
     return 0;
   }
@@ -43,6 +50,6 @@ export async function rulesCommand(
     action === 'revoke'
       ? await engine.rules.revoke(id, operator(actor))
       : await engine.rules.decide(id, { id: actor }, action as 'approve' | 'reject');
-  out.write(`${ruleRow(rule, new Date())}\n`);
+  out.write(`${ruleRow(rule, new Date(), needed)}\n`);
   return 0;
 }

@@ -43,11 +43,15 @@ const FINAL_ACTIONS = ['approve', 'reject', 'cancel', 'remind'] as const;
  * condition is CEL source, checked when the file loads and compiled once when first used.
  */
 export const reviewRuleSchema = z.object({
-  name: z.string().trim().min(1).max(80),
+  name: z
+    .string({ error: 'give the rule a name (name: …), as the audit and the cards call it' })
+    .trim()
+    .min(1)
+    .max(80),
   when: z.string().min(1).max(2000),
   approvals: z.number().int().min(1).max(10).optional(),
   reviewers: z.array(z.string()).min(1).optional(),
-  approve: z.literal(true).optional(),
+  approve: z.literal(true, { error: 'write approve: true (or leave it out)' }).optional(),
 });
 export type ReviewRule = z.infer<typeof reviewRuleSchema>;
 

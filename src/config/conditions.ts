@@ -6,6 +6,7 @@
  * cheap and always ends.
  */
 import { Environment } from '@marcbachmann/cel-js';
+import { didYouMean } from './names.js';
 
 /**
  * What a condition may read of a review, one set per tool call when the review asks about several
@@ -68,8 +69,9 @@ export function conditionError(source: string): string | undefined {
   }
   if (!result.valid) {
     const message = firstLine(result.error);
-    return message.startsWith('Unknown variable')
-      ? `${message} (a condition may use ${FACT_NAMES.join(', ')})`
+    const unknown = /^Unknown variable: (\S+)/.exec(message)?.[1];
+    return unknown
+      ? `${message}${didYouMean(unknown, FACT_NAMES) || ` (a condition may use ${FACT_NAMES.join(', ')})`}`
       : message;
   }
   if (result.type !== 'bool') return `a condition must be true or false; this one is a ${result.type}`;

@@ -102,6 +102,8 @@ export function createRuleControls(deps: RuleDeps): RuleControls {
     } catch (error) {
       if (error instanceof SignoffError && error.code !== 'database_unavailable')
         await audit(pool, {
+          // With the task it came from, so that `signoff audit <task>` lists the refusals too.
+          taskId: (await getRule(pool, id).catch(() => undefined))?.taskId,
           actor: actor.id,
           action: `refused:${action}`,
           detail: { rule: id, code: error.code, message: error.message },

@@ -140,7 +140,7 @@ export function budgetRequest(spent: number, budget: number, more: number): Revi
   return {
     kind: BUDGET_CHECKPOINT,
     title: `Budget reached: spent ${usd(spent)} of ${usd(budget)}`,
-    body: `The agents have spent ${usd(spent)} of this task's budget of ${usd(budget)} on their models. Continue with ${usd(more)} more, or stop the task here.`,
+    body: `The agents have spent ${usd(spent)} on their models, and their budget was ${usd(budget)}. Continue with ${usd(more)} more, or stop the task here.`,
     actions: ['approve', 'reject'],
     labels: { approve: `Continue with ${usd(more)} more`, reject: 'Stop' },
     round: 1,

@@ -38,11 +38,15 @@ describe('rules at the terminal', () => {
       /1\. this task's reviews at "review"\n\s+2\. every review of ask at "review"/,
     );
     expect(first.stdout).toMatch(/Type a number from 1 to 2/);
-    expect(first.stdout).toMatch(/Approved\. Rule #1 is proposed/);
+    expect(first.stdout).toMatch(/Approved; rule #1 is proposed\./);
+    // The rule as the task's feed shows it, once.
+    expect(first.stdout.match(/proposed rule #1: always allow/g)).toHaveLength(1);
     expect(first.stdout).toMatch(/task \S+: done/);
 
     const listed = await runSignoff(['rules'], env('strict'));
-    expect(listed.stdout).toMatch(/#1 {2}always allow every review of ask at "review" — proposed by cli:\S+/);
+    expect(listed.stdout).toMatch(
+      /#1 {2}always allow every review of ask at "review" — proposed by cli:\S+ \(0 of 1 sign-offs\)/,
+    );
     const own = await runSignoff(['rules', 'approve', '1'], env('strict'));
     expect(own.code).toBe(2);
     expect(own.stderr).toMatch(/you proposed this rule, so someone else has to approve it/);
@@ -58,7 +62,9 @@ describe('rules at the terminal', () => {
 
     const revoked = await runSignoff(['rules', 'revoke', '1'], env('self'));
     expect(revoked.stdout).toMatch(/#1 .* revoked by cli:/);
-    expect((await runSignoff(['rules'], env('self'))).stdout).toMatch(/No rules proposed or signed off/);
+    expect((await runSignoff(['rules'], env('self'))).stdout).toMatch(
+      /No rules proposed or signed off\.\n\(1 revoked or refused: see .*audit\)/,
+    );
     const usage = await runSignoff(['rules', 'approve', 'x'], env('self'));
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/usage: .* rules \[approve\|reject\|revoke <number>\]/);
