@@ -233,7 +233,7 @@ function choices(review: Review, only?: Action[]): string {
 }
 
 /** Every line that can be typed at this review, one a line: what `help` prints there. */
-export function answerHelp(review: Review, resume: string): string {
+export function answerHelp(review: Review, resume: string, always = false): string {
   const r = review.request;
   const toolCall = r.origin !== undefined;
   const has = (a: Action) => r.actions.includes(a);
@@ -259,7 +259,8 @@ export function answerHelp(review: Review, resume: string): string {
         ? [['{…} (one line of JSON)', 'the edited arguments (that approves them)'] as [string, string]]
         : [['edit', `${verb(review, 'edit')}, field by field`] as [string, string]]
       : []),
-    ...(has('approve')
+    // Where the config file names who signs rules off (and the review may be always allowed).
+    ...(has('approve') && always
       ? [
           ['always', 'approve, and propose a rule that approves what this covers from now on'] as [
             string,

@@ -90,7 +90,9 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       continue;
     }
     if ('help' in parsed) {
-      out.write(answerHelp(review, `${command(deps)} resume ${taskId}`));
+      const task = await engine.getTask(taskId);
+      const always = Boolean(task && engine.rules.scopes(review, task).length);
+      out.write(answerHelp(review, `${command(deps)} resume ${taskId}`, always));
       quiet = { id: review.id, hash };
       continue;
     }
