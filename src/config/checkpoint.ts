@@ -101,7 +101,7 @@ export const checkpointSettingsSchema = z.object({
   /** Reminder pings, in seconds before the deadline; absent means one at half time. */
   remindersBeforeSeconds: z.array(z.number()).optional(),
   allowSkip: z.boolean(),
-  /** While a review is claimed, only its claimer decides it (others may still claim it from them). */
+  /** While a review is claimed, only its claimer decides it, hands it over or releases it. */
   exclusiveClaims: z.boolean(),
   /**
    * What the agents may spend (USD) between one review at this checkpoint and the next: each

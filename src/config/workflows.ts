@@ -121,7 +121,16 @@ const workflowSchema = z
         message: 'a workflow runs one graph: a remote graph, a module or stages, not two of them',
       });
   })
-  .superRefine(checkToolCallTimer);
+  .superRefine(checkToolCallTimer)
+  .superRefine((w, ctx) => {
+    // One budget a task: the whole task's, or a round's at its checkpoints (which would lift it).
+    if (w.budget !== undefined && Object.values(w.checkpoints).some((c) => c.budget !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['budget'],
+        message: "a workflow's budget (the whole task's) or its checkpoints' (a round's), not both",
+      });
+  });
 export type WorkflowConfig = z.infer<typeof workflowSchema>;
 
 /**

@@ -114,7 +114,7 @@ export async function getRule(db: Queryable, id: number, forUpdate = false): Pro
 
 export async function listRules(db: Queryable, statuses: AllowRule['status'][]): Promise<AllowRule[]> {
   const r = await db.query(
-    'SELECT * FROM signoff.allow_rules WHERE status = ANY($1) ORDER BY id DESC LIMIT 100',
+    'SELECT * FROM signoff.allow_rules WHERE status = ANY($1) ORDER BY id DESC LIMIT 500',
     [statuses],
   );
   return r.rows.map(ruleFromRow);

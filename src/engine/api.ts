@@ -112,7 +112,7 @@ export interface RuleControls {
   decide(id: number, actor: Actor, action: 'approve' | 'reject'): Promise<AllowRule>;
   /** Ends a rule (proposed or signed off): by its proposer, anyone who may sign rules off, or the operator. */
   revoke(id: number, actor: Actor): Promise<AllowRule>;
-  /** The rules in these statuses (default: proposed and active), newest first, at most 100. */
+  /** The rules in these statuses (default: proposed and active), newest first, at most 500. */
   list(statuses?: AllowRule['status'][]): Promise<AllowRule[]>;
 }
 

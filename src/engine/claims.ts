@@ -57,14 +57,17 @@ export function withDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'dele
 async function setClaim(
   db: Queryable,
   review: Review,
-  change: { by: string; to: string | null; away?: string; settings?: ReviewSettings },
+  change: { by: string; to: string | null; away?: string; settings?: ReviewSettings; claim?: string | null },
 ): Promise<Review | undefined> {
+  // `claim`: who has it now, where that is not `to` (someone away: `to` is who decides for them).
+  const claim = change.claim === undefined ? change.to : change.claim;
   return atomically(db, async (db) => {
     const r = await db.query(
-      `UPDATE signoff.reviews SET claimed_by = $2, claimed_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END,
+      `UPDATE signoff.reviews SET claimed_by = $2,
+         claimed_at = CASE WHEN $2::text IS NULL THEN NULL WHEN claimed_by IS NOT DISTINCT FROM $2 THEN claimed_at ELSE now() END,
          settings = coalesce($3, settings)
        WHERE id = $1 AND status = 'pending' RETURNING *`,
-      [review.id, change.to, change.settings ?? null],
+      [review.id, claim, change.settings ?? null],
     );
     if (!r.rows[0]) return undefined;
     const changed = reviewFromRow(r.rows[0]);
@@ -175,7 +178,13 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
 
     async away(person, until, delegate) {
       if (until === null) {
+        // Back: nobody decides in their place any more, on the reviews handed over too.
         await pool.query('DELETE FROM signoff.away WHERE person = $1', [person]);
+        await pool.query(
+          `UPDATE signoff.reviews SET settings = settings #- ARRAY['delegates', $1::text]
+           WHERE status = 'pending' AND settings->'delegates' ? $1`,
+          [person],
+        );
         return { handedOver: 0 };
       }
       if (until.getTime() <= deps.clock.now().getTime())
@@ -201,9 +210,12 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
           if (locked?.review.status !== 'pending') return undefined;
           const { review } = locked;
           const settings = withDelegates(review.settings, { [person]: delegate });
-          // Only what they had in hand is the delegate's to have; an unclaimed review stays open to all.
-          const to = review.claimedBy === person ? delegate : review.claimedBy;
-          return setClaim(db, review, { by: person, to, away: back, settings });
+          // Only what they had in hand is the delegate's to have, and only where the delegate
+          // stands in for them (a named reviewer); else it is released. An unclaimed review stays
+          // open to all. The delegate is told either way: they decide in the person's place.
+          const named = review.settings.reviewers.includes(person);
+          const claim = review.claimedBy === person ? (named ? delegate : null) : review.claimedBy;
+          return setClaim(db, review, { by: person, to: delegate, claim, away: back, settings });
         });
         if (changed) {
           handedOver += 1;

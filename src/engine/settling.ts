@@ -29,6 +29,7 @@ import { applyRules, narrowRules, reviewFacts } from './sign-off-rules.js';
 import { audit, getTask, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
 import { type Clock, type Decision, type ReviewRequest, SYSTEM_ACTOR, type Task } from './types.js';
+import { renewRoundBudget } from './usage.js';
 
 /** What a run left for settling. */
 export interface RunResult {
@@ -118,7 +119,7 @@ export function createSettling(deps: {
     // Neither kind of rule approves a review whose agent asked for stricter rules, nor one a rule
     // of the config file asks people for.
     if (!request.rules && ruled.approvedBy)
-      return approveByRule(db, task, review.id, request, { name: ruled.approvedBy });
+      return approveByRule(db, task, review.id, review.settings, request, { name: ruled.approvedBy });
     // Standing rules apply while the config file names who signs them off (else none is in force).
     const standing =
       deps.config.alwaysAllow && !request.rules && !ruled.asksPeople
@@ -126,7 +127,7 @@ export function createSettling(deps: {
         : undefined;
     if (standing) {
       await ruleApplied(db, standing.id);
-      return approveByRule(db, task, review.id, request, {
+      return approveByRule(db, task, review.id, review.settings, request, {
         name: `#${standing.id}`,
         id: standing.id,
         proposedBy: standing.proposedBy,
@@ -141,6 +142,7 @@ export function createSettling(deps: {
     db: Queryable,
     task: Task,
     id: string,
+    settings: { budget?: number },
     request: ReviewRequest,
     rule: NonNullable<Decision['rule']>,
   ) {
@@ -156,6 +158,8 @@ export function createSettling(deps: {
       rule,
       contentHash: contentHash(request),
     });
+    // A round's budget at this checkpoint is renewed by a rule's decision as by a person's.
+    await renewRoundBudget(db, task, { settings });
     await deps.runtime.schedule(db, runJob(task));
   }
 

@@ -230,7 +230,15 @@ export function applyRules(
     const holds = loosens
       ? values.every((v) => v === true)
       : values.some((v) => v === true) || error !== undefined;
-    if (holds) fired.push({ rule, name: rule.name, effect: effectOf(rule), ...(error && { error }) });
+    if (!holds) continue;
+    // Fired only because it could not be told: it may raise the bar, never open the review to
+    // people the checkpoint does not name (its reviewers apply only where they narrow them).
+    const told = values.some((v) => v === true);
+    const widens =
+      !settings.reviewers.includes('anyone') &&
+      (rule.reviewers ?? []).some((r) => !settings.reviewers.includes(r));
+    const applied: ReviewRule = !told && widens ? { ...rule, reviewers: undefined } : rule;
+    fired.push({ rule: applied, name: rule.name, effect: effectOf(applied), ...(error && { error }) });
   }
   const asking = fired.filter((f) => !f.rule.approve);
   const approvals = asking.flatMap((f) => (f.rule.approvals === undefined ? [] : [f.rule.approvals]));
@@ -258,9 +266,15 @@ export function editOutsideRules(
 ): string | undefined {
   const edited = callsAsEdited(review.request, values);
   if (!edited?.length) return undefined;
-  const before = new Set(review.settings.ruled ?? []);
-  const fired = applyRules(settings, reviewFacts(task, review.request, undefined, edited)).fired;
-  const more = fired.filter((f) => f.effect !== 'approved by the rule' && !before.has(f.name));
+  // The calls as asked and as edited, read alike (no state here: a rule on `output` is the same
+  // for both); what only the edit fires and asks more of people is new.
+  const asking = (calls: ToolCall[] | undefined) =>
+    applyRules(settings, reviewFacts(task, review.request, undefined, calls)).fired.filter((f) => {
+      const rule = settings.rules.find((r) => r.name === f.name);
+      return rule && !rule.approve && ((rule.approvals ?? 0) > settings.approvals || rule.reviewers);
+    });
+  const before = new Set(asking(undefined).map((f) => f.name));
+  const more = asking(edited).filter((f) => !before.has(f.name));
   if (!more.length) return undefined;
   const named = more.map((f) => `"${f.name}" (${f.effect})`).join(', ');
   return `This edit is not taken: the call as edited falls under the checkpoint's rule ${named}, which the call as asked did not. Reject it, or send it back for the agent to ask again.`;

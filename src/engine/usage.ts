@@ -158,7 +158,7 @@ export async function pauseAtBudget(
   lease: Lease,
   reached: BudgetReached,
 ): Promise<void> {
-  const more = workflowSettings(deps.config, task.workflow).budget ?? reached.budget;
+  const more = startBudget(deps.config, task.workflow) ?? reached.budget;
   await inTransaction(deps.pool, async (db) => {
     const current = await getTask(db, task.id, true);
     await lease.fence(db);
@@ -194,7 +194,7 @@ export function startBudget(config: WorkflowsConfig, workflow: string): number |
 export async function renewRoundBudget(
   db: Queryable,
   task: Pick<Task, 'id'>,
-  review: Pick<Review, 'settings'>,
+  review: { settings: { budget?: number } },
 ) {
   if (review.settings.budget === undefined) return;
   await db.query(

@@ -95,6 +95,11 @@ describe('claim and hand-off', () => {
     expect(opened.settings).toMatchObject({ reviewers: ['U0ANN', 'U0BOB'], delegates: { U0ANN: 'U0DAN' } });
 
     await t.h.engine.claims.away('U0ANN', null);
+    // Back: Dan no longer decides in Ann's place on the review handed over while she was away.
+    expect((await t.h.nextReview(second.id)).settings.delegates).toEqual({});
+    await expect(
+      t.h.engine.decide({ reviewId: opened.id, actor: { id: 'U0DAN' }, action: 'approve' }),
+    ).rejects.toMatchObject({ code: 'not_allowed' });
     const third = await t.h.start('pair', 'draft the note');
     expect((await t.h.nextReview(third.id)).settings.delegates).toBeUndefined();
     await expect(t.h.engine.claims.away('U0ANN', new Date(Date.now() - 1000), 'U0DAN')).rejects.toMatchObject(

@@ -1,7 +1,13 @@
 /** The sign-off rules as pure functions: what one more approval does, and what a deadline does. */
 import { describe, expect, it } from 'vitest';
 import { checkpointSettings, parseWorkflowConfig } from '../../src/config/workflows.js';
-import { addApproval, atDeadline, escalatedReviewers, narrowRules } from '../../src/engine/sign-off-rules.js';
+import {
+  addApproval,
+  applyRules,
+  atDeadline,
+  escalatedReviewers,
+  narrowRules,
+} from '../../src/engine/sign-off-rules.js';
 import type { ReviewSettings } from '../../src/engine/types.js';
 
 const approval = (by: string) => ({ by, at: '2026-11-25T10:00:00.000Z', contentHash: 'h' });
@@ -240,5 +246,41 @@ describe('rules on what is asked, as the config file says them', () => {
         '        timeout: 1h\n        onTimeout: approve\n',
       ),
     ).toThrow(/rules\.0\.approvals: 2 approvals are needed, so a timeout may .* never approve/);
+  });
+});
+
+describe('rules that cannot be told', () => {
+  const parse = (yaml: string) => parseWorkflowConfig(yaml, 'team.yml');
+  it('raise the bar but never open a review to people the checkpoint does not name', () => {
+    const config = parse(
+      'workflows:\n  ask:\n    checkpoints:\n      tool_call:\n        reviewers: [U0LEAD]\n        rules:\n          - { name: wide, when: args.amount > 10, approvals: 1, reviewers: [anyone] }\n          - { name: high, when: args.amount > 1000, reviewers: [U0LEAD, U0CFO], approvals: 2 }\n',
+    );
+    const facts = [
+      {
+        workflow: 'ask',
+        checkpoint: 'tool_call',
+        channel: '',
+        requester: 'r',
+        door: '',
+        title: 't',
+        body: '',
+        tool: 'pay',
+        args: {},
+        input: {},
+        output: {},
+      },
+    ];
+    const ruled = applyRules(checkpointSettings(config, 'ask', 'tool_call'), facts);
+    expect(ruled.settings.reviewers).toEqual(['U0LEAD']);
+    expect(ruled.settings.approvals).toBe(2);
+    expect(ruled.fired.map((f) => f.name)).toEqual(['wide', 'high']);
+  });
+
+  it("refuse a workflow's budget beside its checkpoints' (a round's would lift the whole's)", () => {
+    expect(() =>
+      parse('workflows:\n  pair:\n    budget: 5\n    checkpoints:\n      review: { budget: 2 }\n'),
+    ).toThrow(
+      /workflows\.pair\.budget: a workflow's budget \(the whole task's\) or its checkpoints' \(a round's\), not both/,
+    );
   });
 });
