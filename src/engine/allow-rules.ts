@@ -99,6 +99,17 @@ export async function ruleCovering(
   return undefined;
 }
 
+/**
+ * Locks every active rule of `workflow`, in id order: a run that opens several reviews at once
+ * takes the rules they may need in one order, so two such runs never wait on each other's.
+ */
+export async function lockRulesOf(db: Queryable, workflow: string): Promise<void> {
+  await db.query(
+    `SELECT id FROM signoff.allow_rules WHERE status = 'active' AND scope->>'workflow' = $1 ORDER BY id FOR NO KEY UPDATE`,
+    [workflow],
+  );
+}
+
 /** Counts one review the rule approved. */
 export async function ruleApplied(db: Queryable, id: number): Promise<void> {
   await db.query('UPDATE signoff.allow_rules SET applied = applied + 1 WHERE id = $1', [id]);

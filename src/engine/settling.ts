@@ -18,7 +18,7 @@ import { contentHash } from '../workflows/protocol/content-hash.js';
 import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
-import { ruleApplied, ruleCovering } from './allow-rules.js';
+import { lockRulesOf, ruleApplied, ruleCovering } from './allow-rules.js';
 import { awayDelegates, withDelegates } from './claims.js';
 import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
@@ -165,6 +165,7 @@ export function createSettling(deps: {
 
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
+    if (deps.config.alwaysAllow && result.interrupts.length > 1) await lockRulesOf(db, task.workflow);
     for (const interrupt of result.interrupts) await open(db, task, interrupt, result.values);
     // A review still pending (opened now, or from before this run: a parallel branch) keeps the
     // task waiting; one approved by a rule runs it again.
