@@ -67,7 +67,7 @@ const unpriced = new Set<string>();
 export function usageWatch(deps: {
   pool: pg.Pool;
   config: Pick<WorkflowsConfig, 'prices'>;
-  task: Pick<Task, 'id'>;
+  task: Pick<Task, 'id' | 'budgetUsd'>;
   logger: Logger;
   reached: (why: BudgetReached) => void;
 }) {
@@ -76,6 +76,9 @@ export function usageWatch(deps: {
    * (the node runs again, from its start, once the budget is raised; the steps before it are kept).
    */
   const atBudget = async () => {
+    // No budget when the run began, none during it: a budget is set when a task starts, and a
+    // task with a round's budget starts with one. Its runs then read nothing per model call.
+    if (deps.task.budgetUsd === null) return;
     const r = await deps.pool
       .query<{ cost_usd: number; budget_usd: number | null }>(
         'SELECT cost_usd, budget_usd FROM signoff.tasks WHERE id = $1',
