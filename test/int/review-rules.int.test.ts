@@ -37,17 +37,14 @@ const YAML = `workflows:
 
 const t = harnessPerFile('review_rules', () => ({ yaml: YAML }));
 
-const pay = (args: Record<string, unknown>, title = 'Pay the invoice') =>
+/** An agent's ask through the API: `input` is the ask's (a title, and content or a tool call). */
+const ask = (input: { title: string } & Record<string, unknown>) =>
   t.h.engine
-    .start({
-      workflow: 'ask',
-      text: title,
-      requester: 'api:books',
-      surface: 'cli',
-      door: 'api',
-      input: { title, toolCall: { name: 'pay', arguments: args } },
-    })
+    .start({ workflow: 'ask', text: input.title, requester: 'api:books', surface: 'cli', door: 'api', input })
     .then((r) => r.task);
+
+const pay = (args: Record<string, unknown>, title = 'Pay the invoice') =>
+  ask({ title, toolCall: { name: 'pay', arguments: args } });
 
 const trail = async (taskId: string) =>
   (
@@ -135,20 +132,11 @@ describe('rules on what a review asks', () => {
   });
 
   it('a review asking for stricter rules through its door is never approved by a rule', async () => {
-    const task = (
-      await t.h.engine.start({
-        workflow: 'ask',
-        text: 'Pay 5',
-        requester: 'api:books',
-        surface: 'cli',
-        door: 'api',
-        input: {
-          title: 'Pay 5',
-          toolCall: { name: 'pay', arguments: { amount: 5, payee: 'acme' } },
-          rules: { approvals: 2 },
-        },
-      })
-    ).task;
+    const task = await ask({
+      title: 'Pay 5',
+      toolCall: { name: 'pay', arguments: { amount: 5, payee: 'acme' } },
+      rules: { approvals: 2 },
+    });
     const review = await t.h.nextReview(task.id);
     expect(review.settings).toMatchObject({ approvals: 2, ruled: ['small payments'] });
     expect(review.status).toBe('pending');
@@ -165,23 +153,12 @@ describe('rules on what a review asks', () => {
   });
 
   it("a rule on the workflow's structured output (its state as the review opens) fires on it", async () => {
-    const ask = (title: string) =>
-      t.h.engine
-        .start({
-          workflow: 'ask',
-          text: title,
-          requester: 'api:books',
-          surface: 'cli',
-          door: 'api',
-          input: { title, content: 'Check.' },
-        })
-        .then((r) => r.task);
-    const urgent = await ask('Urgent: rotate the keys');
+    const urgent = await ask({ title: 'Urgent: rotate the keys', content: 'Check.' });
     expect((await t.h.nextReview(urgent.id)).settings).toMatchObject({
       approvals: 2,
       ruled: ['urgent asks'],
     });
-    const calm = await ask('Rotate the keys next week');
+    const calm = await ask({ title: 'Rotate the keys next week', content: 'Check.' });
     expect((await t.h.nextReview(calm.id)).settings).toMatchObject({ approvals: 1 });
     for (const task of [urgent, calm]) await t.h.engine.cancel(task.id, { id: 'api:books' });
   });
