@@ -3,7 +3,7 @@
  * checkpoint's `exclusiveClaims`, only they decide it while it is claimed), handing it to a named
  * person, releasing it, and `away`: someone away until a time has their reviews (claimed by them,
  * or naming them) handed to their delegate, and so has each review opened while they are away
- * (settling.ts asks `awayDelegates`). Each change locks the task row first, as every writer of a
+ * (settling.ts asks `withAwayDelegates`). Each change locks the task row first, as every writer of a
  * task and its reviews does, and lands with its event and its audit entry.
  */
 import type pg from 'pg';
@@ -26,14 +26,30 @@ export interface ClaimDeps {
   directories: Partial<Record<Surface, GroupDirectory>>;
 }
 
-/** The people away now, each with their delegate (none: nobody decides in their place). */
-export async function awayDelegates(db: Queryable, people: string[]): Promise<Record<string, string>> {
-  if (!people.length) return {};
+/**
+ * Opening a review (shared) and going away or coming back (exclusive) serialize on this
+ * transaction-scoped lock: a review opened while someone goes away is either seen by their
+ * hand-over or opened with their delegate, never neither; and one opened as they come back keeps
+ * no delegate. Only the away row is written under the exclusive lock, so that it waits for no
+ * other lock.
+ */
+const AWAY_LOCK = "hashtextextended('signoff:away', 0)";
+
+/**
+ * A review's settings as it opens, with each away reviewer's delegate: called in the transaction
+ * that opens the review.
+ */
+export async function withAwayDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'delegates'>>(
+  db: Queryable,
+  settings: S,
+): Promise<S> {
+  if (!settings.reviewers.length) return settings;
+  await db.query(`SELECT pg_advisory_xact_lock_shared(${AWAY_LOCK})`);
   const r = await db.query<{ person: string; delegate: string }>(
     'SELECT person, delegate FROM signoff.away WHERE person = ANY($1) AND until > now() AND delegate IS NOT NULL',
-    [people],
+    [settings.reviewers],
   );
-  return Object.fromEntries(r.rows.map((row) => [row.person, row.delegate]));
+  return withDelegates(settings, Object.fromEntries(r.rows.map((row) => [row.person, row.delegate])));
 }
 
 /**
@@ -41,7 +57,7 @@ export async function awayDelegates(db: Queryable, people: string[]): Promise<Re
  * not a reviewer of their own (nothing in the config vouches for them: their standing is checked),
  * and one person with the one they stand in for towards a quorum (sign-off-rules.ts).
  */
-export function withDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'delegates'>>(
+function withDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'delegates'>>(
   settings: S,
   delegates: Record<string, string>,
 ): S {
@@ -51,6 +67,20 @@ export function withDelegates<S extends Pick<ReviewSettings, 'reviewers' | 'dele
     ...settings,
     delegates: { ...settings.delegates, ...Object.fromEntries(away.map((r) => [r, delegates[r] as string])) },
   };
+}
+
+/** Writes (or, with `until` null, deletes) a person's away row under the exclusive lock. */
+function setAway(pool: pg.Pool, person: string, until: Date | null, delegate?: string): Promise<void> {
+  return inTransaction(pool, async (db) => {
+    await db.query(`SELECT pg_advisory_xact_lock(${AWAY_LOCK})`);
+    if (until === null) await db.query('DELETE FROM signoff.away WHERE person = $1', [person]);
+    else
+      await db.query(
+        `INSERT INTO signoff.away (person, until, delegate) VALUES ($1, $2, $3)
+         ON CONFLICT (person) DO UPDATE SET until = $2, delegate = $3, set_at = now()`,
+        [person, until, delegate ?? null],
+      );
+  });
 }
 
 /** Writes a review's claim (`to`; null releases it) with its event and audit entry; nothing when it is not pending. */
@@ -179,7 +209,7 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
     async away(person, until, delegate) {
       if (until === null) {
         // Back: nobody decides in their place any more, on the reviews handed over too.
-        await pool.query('DELETE FROM signoff.away WHERE person = $1', [person]);
+        await setAway(pool, person, null);
         await pool.query(
           `UPDATE signoff.reviews SET settings = settings #- ARRAY['delegates', $1::text]
            WHERE status = 'pending' AND settings->'delegates' ? $1`,
@@ -190,11 +220,7 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
       if (until.getTime() <= deps.clock.now().getTime())
         throw new SignoffError('bad_arguments', 'Pick a day after today for when you are back.');
       if (delegate === person) throw new SignoffError('bad_arguments', 'Hand your reviews to someone else.');
-      await pool.query(
-        `INSERT INTO signoff.away (person, until, delegate) VALUES ($1, $2, $3)
-         ON CONFLICT (person) DO UPDATE SET until = $2, delegate = $3, set_at = now()`,
-        [person, until, delegate ?? null],
-      );
+      await setAway(pool, person, until, delegate);
       if (!delegate) return { handedOver: 0 };
       // Their reviews now: claimed by them, or naming them (their delegate decides beside them).
       const r = await pool.query<{ id: string; task_id: string }>(

@@ -19,7 +19,7 @@ import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { lockRulesOf, ruleApplied, ruleCovering } from './allow-rules.js';
-import { awayDelegates, withDelegates } from './claims.js';
+import { withAwayDelegates } from './claims.js';
 import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
 import { insertReview, reviewsOf } from './review-rows.js';
@@ -89,13 +89,7 @@ export function createSettling(deps: {
     // then no rule approves it.
     const narrowed = narrowRules(ruled.settings, request.rules).settings;
     // A named reviewer away (`/signoff away`) has their delegate decide beside them.
-    const delegated = withDelegates(
-      narrowed,
-      await awayDelegates(
-        db,
-        narrowed.reviewers.filter((r) => /^[UW]/.test(r)),
-      ),
-    );
+    const delegated = await withAwayDelegates(db, narrowed);
     const settings = deps.config.alwaysAllow ? { ...delegated, alwaysAllow: true } : delegated;
     const dueAt = settings.timeoutSeconds
       ? new Date(deps.clock.now().getTime() + settings.timeoutSeconds * 1000)

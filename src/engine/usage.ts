@@ -12,6 +12,7 @@ import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../c
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import { BUDGET_CHECKPOINT } from '../workflows/protocol/requests.js';
+import { withAwayDelegates } from './claims.js';
 import { insertReview } from './review-rows.js';
 import type { Lease } from './runtime/index.js';
 import { getTask, setStatus } from './task-rows.js';
@@ -167,7 +168,9 @@ export async function pauseAtBudget(
     await lease.fence(db);
     // Cancelled or redirected meanwhile: the next run starts the new goal (or nothing).
     if (current?.status === 'cancelled' || current?.generation !== task.generation) return;
-    const { rules: _, ...settings } = checkpointSettings(deps.config, task.workflow, BUDGET_CHECKPOINT);
+    const { rules: _, ...own } = checkpointSettings(deps.config, task.workflow, BUDGET_CHECKPOINT);
+    // A named reviewer away has their delegate decide beside them, as at every review.
+    const settings = await withAwayDelegates(db, own);
     await insertReview(db, {
       id: `${task.id}:budget:${Math.round(reached.budget * 100)}`,
       taskId: task.id,

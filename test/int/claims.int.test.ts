@@ -5,7 +5,10 @@
  * they are away, go to their delegate, who decides beside them. All in the audit.
  */
 import { describe, expect, it } from 'vitest';
+import { withAwayDelegates } from '../../src/engine/claims.js';
+import { insertReview } from '../../src/engine/review-rows.js';
 import { harnessPerFile } from '../helpers/harness.js';
+import { until } from '../helpers/slack-thread.js';
 
 const YAML = `workflows:
   ask:
@@ -108,5 +111,41 @@ describe('claim and hand-off', () => {
       },
     );
     for (const task of [second, third]) await t.h.engine.cancel(task.id, { id: 'ann' });
+  });
+
+  it('going away while a review opens: the hand-over waits for it and hands it to the delegate too, never missing it', async () => {
+    const task = await t.h.start('pair', 'draft the minutes');
+    const first = await t.h.nextReview(task.id);
+    // A review opening: its transaction read that nobody is away, and has not committed yet.
+    const opening = await t.h.db.pool.connect();
+    let going: Promise<{ handedOver: number }> | undefined;
+    try {
+      await opening.query('BEGIN');
+      const settings = await withAwayDelegates(opening, first.settings);
+      expect(settings.delegates ?? {}).toEqual({});
+      await insertReview(opening, {
+        id: `${first.id}:opened-meanwhile`,
+        taskId: task.id,
+        request: first.request,
+        settings,
+        dueAt: null,
+      });
+      going = t.h.engine.claims.away('U0BOB', new Date(Date.now() + 86_400_000), 'U0DAN');
+      await until('going away waits for the review to open', async () => {
+        const r = await t.h.db.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'
+             AND datname = current_database()`,
+        );
+        return r.rowCount ? true : undefined;
+      });
+      await opening.query('COMMIT');
+    } finally {
+      opening.release();
+    }
+    expect(await going).toEqual({ handedOver: 2 });
+    const pending = await t.h.engine.reviews(task.id, 'pending');
+    expect(pending.map((r) => r.settings.delegates)).toEqual([{ U0BOB: 'U0DAN' }, { U0BOB: 'U0DAN' }]);
+    await t.h.engine.claims.away('U0BOB', null);
+    await t.h.engine.cancel(task.id, { id: 'ann' });
   });
 });
