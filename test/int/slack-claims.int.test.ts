@@ -104,4 +104,19 @@ describe('claim and hand-off in Slack', () => {
       updatesOf(tsOf(card)).find((u) => /Approved by <@U0DAN>/.test(text(u))),
     );
   });
+
+  it('/signoff away with a day it cannot read and a typed @name: the form opens on tomorrow and says, at its top, what to pick', async () => {
+    const forms = slack.callsOf('views.open').length;
+    await postSigned(
+      file.events,
+      withTrigger(commandBody('away until next friday to @dan', 'U0BOB'), triggerId()),
+    );
+    const away = await until('the away form', () => slack.callsOf('views.open')[forms], 10_000);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const view = JSON.stringify(away.view);
+    expect(view).toContain(`"initial_date":"${tomorrow}"`);
+    expect(view).not.toContain('initial_user');
+    expect(view).toContain('\\"next friday\\" is not a day after today (write it as 2026-12-05): pick it below.');
+    expect(view).toContain('\\"@dan\\" names nobody Slack sent me for certain: pick the person below.');
+  });
 });

@@ -4,6 +4,7 @@
  */
 import type { types } from '@slack/bolt';
 import { type ReviseMeta, reviseMetadata } from './revise-meta.js';
+import { escapeMrkdwn } from './text.js';
 
 export const HAND_OVER_VIEW = 'signoff_hand_over';
 export const AWAY_VIEW = 'signoff_away';
@@ -31,11 +32,15 @@ export function handOverModal(meta: ReviseMeta): types.View {
   };
 }
 
-/** `/signoff away`: back on which day, and who decides your reviews meanwhile. */
+/**
+ * `/signoff away`: back on which day, and who decides your reviews meanwhile; `notes`: what the
+ * command said that the form could not take, shown at its top (as typed: escaped here).
+ */
 export function awayModal(
   today: string,
   meta: { channel: string; responseUrl?: string },
   delegate?: string,
+  notes: string[] = [],
 ): types.View {
   return {
     type: 'modal',
@@ -45,6 +50,10 @@ export function awayModal(
     submit: plain('Hand over'),
     close: plain('Cancel'),
     blocks: [
+      ...notes.map((text) => ({
+        type: 'context' as const,
+        elements: [{ type: 'mrkdwn' as const, text: escapeMrkdwn(text) }],
+      })),
       {
         type: 'input',
         block_id: UNTIL_BLOCK,

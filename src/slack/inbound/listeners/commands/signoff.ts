@@ -109,20 +109,25 @@ export function createSignoffCommand(deps: ListenerDeps) {
       }
       await ack();
       // `/signoff away until 2026-12-05` opens the form on that day; the person is picked there
-      // (Slack sends a typed "@name" as text, which names nobody for certain).
-      const said = /\buntil\s+(\d{4}-\d{2}-\d{2})\b/.exec(rest.join(' '))?.[1];
-      const tomorrow =
-        said && Date.parse(said) > Date.now()
-          ? said
-          : new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      // (Slack sends a typed "@name" as text, which names nobody for certain). What the form
+      // could not take from the command is said at its top, never dropped silently.
+      const said = rest.join(' ');
+      const day = /\buntil\s+(.+?)(?=\s+to\s|\s*$)/.exec(said)?.[1];
+      const named = /\bto\s+(\S+)/.exec(said)?.[1];
+      const mention = named && /^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(named)?.[1];
+      const readable = day && /^\d{4}-\d{2}-\d{2}$/.test(day) && Date.parse(day) > Date.now();
+      const notes = [
+        day && !readable && `"${day}" is not a day after today (write it as 2026-12-05): pick it below.`,
+        named && !mention && `"${named}" names nobody Slack sent me for certain: pick the person below.`,
+      ].filter((n): n is string => Boolean(n));
       await client.views
         .open({
           trigger_id: command.trigger_id,
           view: awayModal(
-            tomorrow,
+            readable ? day : new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
             { channel: command.channel_id, responseUrl: command.response_url },
-            // `to @someone` where Slack sent the mention as an id (a workspace that escapes them).
-            /\bto\s+<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/.exec(rest.join(' '))?.[1],
+            mention || undefined,
+            notes,
           ),
         })
         .catch(async (err) => {
