@@ -117,4 +117,44 @@ describe('a batch of reviews', () => {
     ]);
     expect(new Set(audit.rows.map((r) => r.review_id)).size).toBe(5);
   });
+
+  it('Slack takes no outcome modal from the Home tab (its trigger expired): what was decided is said in the app DM instead', async () => {
+    const tasks: string[] = [];
+    for (const name of ['first', 'second']) {
+      await postSigned(file.events, commandBody(`ask Sign off the ${name} lone item?`));
+      const thread = tsOf(await until('root', () => rootOf(`the ${name} lone item`)));
+      await until('card', () => cardsIn(thread)[0], 20_000);
+      const task = (await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '';
+      const review = (await engine().reviews(task, 'pending'))[0];
+      await engine().decide({ reviewId: review?.id ?? '', actor: { id: 'U0CAT' }, action: 'approve' });
+      tasks.push(task);
+    }
+    const drawn = slack.callsOf('views.publish').length;
+    await postSigned(file.events, appHomeOpened('U0BOB'), { json: true });
+    const tab = await until('the Home tab with its checkboxes', () =>
+      slack
+        .callsOf('views.publish')
+        .slice(drawn)
+        .find((c) => (batchOf(c.view) ?? []).filter((o) => /lone item/.test(o.text.text)).length === 2),
+    );
+    const picked = (batchOf(tab.view) ?? []).filter((o) => /lone item/.test(o.text.text));
+    slack.failNext('views.open', { error: 'expired_trigger_id' });
+    await postSigned(
+      file.events,
+      batchApproveClick(
+        'U0BOB',
+        picked.map((o) => o.value),
+      ),
+    );
+    const dm = await until(
+      'the outcome in the DM',
+      () =>
+        slack
+          .callsOf('chat.postMessage')
+          .find((p) => p.channel === 'D0BOB' && /Approved 2 of 2/.test(String(p.text))),
+      20_000,
+    );
+    expect(String(dm.text)).toMatch(/first lone item[\s\S]*second lone item/);
+    for (const task of tasks) expect((await engine().reviews(task, 'decided'))[0]?.decidedBy).toBe('U0BOB');
+  });
 });

@@ -3,7 +3,8 @@
  * decided as a click on its card would be (decide.ts), one by one: its own transaction, its own
  * audit entry, refused on its own (changed since the list was drawn, decided meanwhile, not the
  * person's to decide). What became of each is said at once: in a modal from the Home tab (which
- * is then drawn again), through the list's response URL from `/signoff list`.
+ * is then drawn again; in the app's DM when Slack takes no modal), through the list's response URL
+ * from `/signoff list`.
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { BATCH_ACTION_IDS, BATCH_BLOCK, readBatchValue } from '../../../blocks/batch.js';
@@ -48,11 +49,22 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           .then((r) => r.view?.id)
           .catch((err) => void deps.logger.warn({ err }, 'Slack did not open the batch outcome'))
       : undefined;
+    // Where the modal could not show it, the outcome goes to the person's DM with the app: what
+    // was decided and what was refused is never left unsaid.
+    const direct = async (text: string) => {
+      const user = body.user.id;
+      const channel = (await client.conversations.open({ users: user })).channel?.id ?? user;
+      await client.chat.postMessage({ channel, text });
+    };
     const say = async (text: string) => {
-      if (opened)
-        await client.views
-          .update({ view_id: opened, view: modal(text) })
-          .catch((err) => deps.logger.warn({ err }, 'Slack did not show the batch outcome'));
+      const shown =
+        opened &&
+        (await client.views.update({ view_id: opened, view: modal(text) }).then(
+          () => true,
+          (err) => void deps.logger.warn({ err }, 'Slack did not show the batch outcome'),
+        ));
+      if (fromHome && !shown)
+        await direct(text).catch((err) => deps.logger.warn({ err }, 'Slack took no batch outcome'));
       if (fromHome) await home.refresh({ client, user: body.user.id });
       else if (body.response_url) await respondPrivately(body.response_url, text, deps.logger);
     };
