@@ -119,10 +119,11 @@ export interface RuleControls {
 /** Claim and hand-off (claims.ts). */
 export interface ClaimControls {
   /**
-   * "I'll take it" (`to` absent: the actor), or hands the review to `to`; by anyone who may decide
-   * it or its claimer, to someone who may decide it. Refused with a sentence otherwise.
+   * "I'll take it" (`to` absent: the actor), or hands the review to `to` (as their surface knows
+   * them: their standing too); by anyone who may decide it or its claimer, to someone who may
+   * decide it. Refused with a sentence otherwise.
    */
-  claim(reviewId: string, actor: Actor, to?: string): Promise<Review>;
+  claim(reviewId: string, actor: Actor, to?: Actor): Promise<Review>;
   /** Nobody has it any more. */
   release(reviewId: string, actor: Actor): Promise<Review>;
   /**

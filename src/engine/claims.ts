@@ -144,9 +144,10 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
   }
 
   /** A change refused is in the audit (who tried what, and why) before it is thrown. */
-  async function change(reviewId: string, actor: Actor, to: string | null): Promise<Review> {
+  async function change(reviewId: string, actor: Actor, toActor: Actor | null): Promise<Review> {
+    const to = toActor?.id ?? null;
     try {
-      return await changeOnce(reviewId, actor, to);
+      return await changeOnce(reviewId, actor, toActor);
     } catch (error) {
       if (error instanceof SignoffError && error.code !== 'database_unavailable') {
         const action = to === null ? 'release' : to === actor.id ? 'claim' : 'hand_over';
@@ -161,11 +162,12 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
     }
   }
 
-  async function changeOnce(reviewId: string, actor: Actor, to: string | null): Promise<Review> {
+  async function changeOnce(reviewId: string, actor: Actor, toActor: Actor | null): Promise<Review> {
+    const to = toActor?.id ?? null;
     const found = await getReviewWithTask(pool, reviewId);
     if (!found) throw new SignoffError('unknown_review', 'That review does not exist here.');
     const who = await asked(found.review, found.task, actor);
-    const target = to && to !== actor.id ? await asked(found.review, found.task, { id: to }) : undefined;
+    const target = toActor && to !== actor.id ? await asked(found.review, found.task, toActor) : undefined;
     const changed = await inTransaction(pool, async (db) => {
       const locked = await getReviewWithTask(db, reviewId, true);
       if (locked?.review.status !== 'pending')
@@ -186,6 +188,11 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
       if (denied) throw new SignoffError(denied.code, denied.message);
       if (target) {
         const theirs = rightRefused(review.settings, task, target, 'approve');
+        if (theirs?.code === 'directory_unavailable')
+          throw new SignoffError(
+            theirs.code,
+            `Slack did not say just now whether <@${to}> may decide this review; try again in a minute.`,
+          );
         if (theirs)
           throw new SignoffError(
             'not_allowed',
@@ -203,7 +210,7 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
   }
 
   return {
-    claim: (reviewId, actor, to = actor.id) => change(reviewId, actor, to),
+    claim: (reviewId, actor, to = actor) => change(reviewId, actor, to),
     release: (reviewId, actor) => change(reviewId, actor, null),
 
     async away(person, until, delegate) {

@@ -45,14 +45,16 @@ describe('claim and hand-off', () => {
       message: expect.stringMatching(/<@U0BOB> has claimed this review/),
     });
     // Not to someone who may not decide it.
-    await expect(t.h.engine.claims.claim(review.id, { id: 'U0BOB' }, 'U0EVE')).rejects.toMatchObject({
+    await expect(t.h.engine.claims.claim(review.id, { id: 'U0BOB' }, { id: 'U0EVE' })).rejects.toMatchObject({
       message: '<@U0EVE> may not decide this review, so it cannot be handed to them.',
     });
     // Nor by someone who may not decide it.
     await expect(t.h.engine.claims.claim(review.id, { id: 'U0EVE' })).rejects.toMatchObject({
       code: 'not_allowed',
     });
-    expect((await t.h.engine.claims.claim(review.id, { id: 'U0BOB' }, 'U0CAT')).claimedBy).toBe('U0CAT');
+    expect((await t.h.engine.claims.claim(review.id, { id: 'U0BOB' }, { id: 'U0CAT' })).claimedBy).toBe(
+      'U0CAT',
+    );
     await expect(
       t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0BOB' }, action: 'approve' }),
     ).rejects.toMatchObject({ code: 'not_allowed' });

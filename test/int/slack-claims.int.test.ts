@@ -15,6 +15,10 @@ const YAML = `workflows:
   ask:
     checkpoints:
       review: { reviewers: [U0BOB, U0CAT, U0DAN], exclusiveClaims: true }
+  pair:
+    maxIterations: 1
+    checkpoints:
+      review: { reviewers: [anyone] }
 `;
 
 const file = slackPerFile('slack_claims', { yaml: YAML });
@@ -116,7 +120,25 @@ describe('claim and hand-off in Slack', () => {
     const view = JSON.stringify(away.view);
     expect(view).toContain(`"initial_date":"${tomorrow}"`);
     expect(view).not.toContain('initial_user');
-    expect(view).toContain('\\"next friday\\" is not a day after today (write it as 2026-12-05): pick it below.');
+    expect(view).toContain(
+      '\\"next friday\\" is not a day after today (write it as 2026-12-05): pick it below.',
+    );
     expect(view).toContain('\\"@dan\\" names nobody Slack sent me for certain: pick the person below.');
+  });
+
+  it('Hand over… to a guest of the workspace, where anyone may decide: refused with a sentence, the review stays unclaimed', async () => {
+    slack.users.U0GST = { is_restricted: true };
+    await postSigned(file.events, commandBody('pair Check the guest list?', 'U0BOB'));
+    const thread = tsOf(await until('root', () => rootOf('Check the guest list?')));
+    const card = await until('card', () => cardsIn(thread)[0], 20_000);
+    const opened = slack.callsOf('views.open').length;
+    await press('U0CAT', card, thread, 'signoff_hand_over', triggerId());
+    const modal = await until('the hand-over form', () => slack.callsOf('views.open')[opened], 10_000);
+    const metadata = (modal.view as { private_metadata: string }).private_metadata;
+    await postSigned(file.events, submit('U0CAT', 'signoff_hand_over', metadata, 'U0GST'));
+    await said('U0CAT', /<@U0GST> may not decide this review, so it cannot be handed to them/);
+    const task = await file.service.signoff.engine.taskAt('slack', { channel: 'C0WORK', thread });
+    const [review] = await file.service.signoff.engine.reviews(task?.id ?? '', 'pending');
+    expect(review?.claimedBy ?? null).toBeNull();
   });
 });

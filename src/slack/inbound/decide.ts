@@ -300,7 +300,12 @@ export async function claimFromSlack(
     const review =
       to === null
         ? await deps.engine.claims.release(reviewId, actor)
-        : await deps.engine.claims.claim(reviewId, actor, to);
+        : await deps.engine.claims.claim(
+            reviewId,
+            actor,
+            // Whom it is handed to, with their standing: a guest is not handed what they may not decide.
+            to === who.user ? actor : await slackActor(deps.directory, to, who.team),
+          );
     await tell(
       to === null
         ? 'Released: nobody has this review now.'
