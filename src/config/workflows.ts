@@ -123,12 +123,21 @@ const workflowSchema = z
   })
   .superRefine(checkToolCallTimer)
   .superRefine((w, ctx) => {
+    const rounds = Object.values(w.checkpoints).some((c) => c.budget !== undefined);
     // One budget a task: the whole task's, or a round's at its checkpoints (which would lift it).
-    if (w.budget !== undefined && Object.values(w.checkpoints).some((c) => c.budget !== undefined))
+    if (w.budget !== undefined && rounds)
       ctx.addIssue({
         code: 'custom',
         path: ['budget'],
         message: "a workflow's budget (the whole task's) or its checkpoints' (a round's), not both",
+      });
+    // A budget that could never pause anything would be a promise the file does not keep.
+    if (w.remote && (w.budget !== undefined || rounds))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['budget'],
+        message:
+          "a remote graph's models run on its LangGraph server, where signoff cannot count what they spend: remove the budget",
       });
   });
 export type WorkflowConfig = z.infer<typeof workflowSchema>;
@@ -213,7 +222,27 @@ const fileSchema = z
       }
     },
     { when: () => true },
-  );
+  )
+  // Without a price, what a model uses costs nothing here: a budget would never pause a task.
+  .superRefine((file, ctx) => {
+    const budgeted = Object.entries(file.workflows).find(
+      ([, w]) => w.budget !== undefined || Object.values(w.checkpoints).some((c) => c.budget !== undefined),
+    );
+    const remote = Object.entries(file.workflows).find(([, w]) => w.remote)?.[0];
+    if (remote && file.defaults.checkpoint.budget !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaults', 'checkpoint', 'budget'],
+        message: `it would apply to workflow "${remote}", a remote graph whose spending signoff cannot count: set budgets on each workflow instead`,
+      });
+    const where = budgeted ? `workflow "${budgeted[0]}"` : 'defaults.checkpoint';
+    if ((budgeted || file.defaults.checkpoint.budget !== undefined) && !Object.keys(file.prices).length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prices'],
+        message: `${where} has a budget, but prices: names no model, so no task would ever cost anything: add each model's price (USD per million tokens)`,
+      });
+  });
 export type WorkflowsConfig = z.infer<typeof fileSchema>;
 export type { AlwaysAllow };
 

@@ -283,4 +283,19 @@ describe('rules that cannot be told', () => {
       /workflows\.pair\.budget: a workflow's budget \(the whole task's\) or its checkpoints' \(a round's\), not both/,
     );
   });
+
+  it('refuse a budget that could never pause a task: no prices, a remote graph, a default that reaches one', () => {
+    expect(() => parse('workflows:\n  pair:\n    budget: 5\n')).toThrow(
+      /prices: workflow "pair" has a budget, but prices: names no model, so no task would ever cost anything/,
+    );
+    const prices = 'prices:\n  gpt-4o: { input: 2.5, output: 10 }\n';
+    expect(() => parse(`${prices}workflows:\n  pair:\n    budget: 5\n`)).not.toThrow();
+    const remote = '  release:\n    remote: { url: "http://localhost:2024", graph: release }\n';
+    expect(() => parse(`${prices}workflows:\n${remote}    budget: 5\n`)).toThrow(
+      /workflows\.release\.budget: a remote graph's models run on its LangGraph server, where signoff cannot count/,
+    );
+    expect(() => parse(`${prices}defaults:\n  checkpoint: { budget: 2 }\nworkflows:\n${remote}`)).toThrow(
+      /defaults\.checkpoint\.budget: it would apply to workflow "release", a remote graph/,
+    );
+  });
 });
