@@ -35,6 +35,19 @@ const batchOf = (view: unknown) => {
     ?.options;
 };
 
+/** Bob opens his Home tab: the checkboxes of the first tab drawn whose checkboxes `ok` accepts. */
+const homeCheckboxes = async (ok: (options: Checkbox[]) => boolean) => {
+  const drawn = slack.callsOf('views.publish').length;
+  await postSigned(file.events, appHomeOpened('U0BOB'), { json: true });
+  const tab = await until('the Home tab with its checkboxes', () =>
+    slack
+      .callsOf('views.publish')
+      .slice(drawn)
+      .find((c) => ok(batchOf(c.view) ?? [])),
+  );
+  return batchOf(tab.view) ?? [];
+};
+
 describe('a batch of reviews', () => {
   it('five ticked in the Home tab, one decided by someone else meanwhile: four decided on what the tab showed, each audited, the changed one refused on its own', async () => {
     const tasks: string[] = [];
@@ -65,15 +78,7 @@ describe('a batch of reviews', () => {
     );
     expect(batchOf(list)).toHaveLength(5);
 
-    const drawn = slack.callsOf('views.publish').length;
-    await postSigned(file.events, appHomeOpened('U0BOB'), { json: true });
-    const tab = await until('the Home tab with its checkboxes', () =>
-      slack
-        .callsOf('views.publish')
-        .slice(drawn)
-        .find((c) => (batchOf(c.view)?.length ?? 0) >= 5),
-    );
-    const options = batchOf(tab.view) ?? [];
+    const options = await homeCheckboxes((o) => o.length >= 5);
     expect(options).toHaveLength(5);
 
     // After the tab was drawn, Dan rejects the fifth: it changed.
@@ -129,15 +134,8 @@ describe('a batch of reviews', () => {
       await engine().decide({ reviewId: review?.id ?? '', actor: { id: 'U0CAT' }, action: 'approve' });
       tasks.push(task);
     }
-    const drawn = slack.callsOf('views.publish').length;
-    await postSigned(file.events, appHomeOpened('U0BOB'), { json: true });
-    const tab = await until('the Home tab with its checkboxes', () =>
-      slack
-        .callsOf('views.publish')
-        .slice(drawn)
-        .find((c) => (batchOf(c.view) ?? []).filter((o) => /lone item/.test(o.text.text)).length === 2),
-    );
-    const picked = (batchOf(tab.view) ?? []).filter((o) => /lone item/.test(o.text.text));
+    const lone = (options: Checkbox[]) => options.filter((o) => /lone item/.test(o.text.text));
+    const picked = lone(await homeCheckboxes((o) => lone(o).length === 2));
     slack.failNext('views.open', { error: 'expired_trigger_id' });
     await postSigned(
       file.events,
