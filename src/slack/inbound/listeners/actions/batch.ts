@@ -3,14 +3,14 @@
  * decided as a click on its card would be (decide.ts), one by one: its own transaction, its own
  * audit entry, refused on its own (changed since the list was drawn, decided meanwhile, not the
  * person's to decide). What became of each is said at once: in a modal from the Home tab (which
- * is then drawn again; in the app's DM when Slack takes no modal), through the list's response URL
- * from `/signoff list`.
+ * is then drawn again; home-notice.ts), through the list's response URL from `/signoff list`.
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { BATCH_ACTION_IDS, BATCH_BLOCK, readBatchValue } from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { decideFromSlack } from '../../decide.js';
 import { type ButtonArgs, COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
+import { homeNotice } from '../../home-notice.js';
 import type { HomeRefresh } from '../../home-refresh.js';
 import { respondPrivately } from '../../respond.js';
 
@@ -32,41 +32,21 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
       return v ? [v] : [];
     });
     const fromHome = body.view?.type === 'home';
-    const modal = (text: string) => ({
-      type: 'modal' as const,
-      title: {
-        type: 'plain_text' as const,
-        text: action === 'approve' ? 'Approve selected' : 'Reject selected',
-      },
-      close: { type: 'plain_text' as const, text: 'Close' },
-      blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: truncate(text, 3000) } }],
-    });
-    // From the Home tab, the answer's modal opens at once (the click's trigger lives 3 s) and is
-    // filled once every review is decided, however long that takes.
-    const opened = fromHome
-      ? await client.views
-          .open({ trigger_id: body.trigger_id, view: modal(`Deciding ${picked.length} reviews…`) })
-          .then((r) => r.view?.id)
-          .catch((err) => void deps.logger.warn({ err }, 'Slack did not open the batch outcome'))
-      : undefined;
-    // Where the modal could not show it, the outcome goes to the person's DM with the app: what
-    // was decided and what was refused is never left unsaid.
-    const direct = async (text: string) => {
-      const user = body.user.id;
-      const channel = (await client.conversations.open({ users: user })).channel?.id ?? user;
-      await client.chat.postMessage({ channel, text });
-    };
+    // From the Home tab, the outcome's notice opens at once and is filled in once every review is
+    // decided.
+    const notice =
+      fromHome &&
+      homeNotice(
+        { client, logger: deps.logger },
+        { triggerId: body.trigger_id, user: body.user.id },
+        action === 'approve' ? 'Approve selected' : 'Reject selected',
+        `Deciding ${picked.length} reviews…`,
+      );
     const say = async (text: string) => {
-      const shown =
-        opened &&
-        (await client.views.update({ view_id: opened, view: modal(text) }).then(
-          () => true,
-          (err) => void deps.logger.warn({ err }, 'Slack did not show the batch outcome'),
-        ));
-      if (fromHome && !shown)
-        await direct(text).catch((err) => deps.logger.warn({ err }, 'Slack took no batch outcome'));
-      if (fromHome) await home.refresh({ client, user: body.user.id });
-      else if (body.response_url) await respondPrivately(body.response_url, text, deps.logger);
+      if (notice) {
+        await notice(text);
+        await home.refresh({ client, user: body.user.id });
+      } else if (body.response_url) await respondPrivately(body.response_url, text, deps.logger);
     };
     await deps.afterAck.run(async () => {
       if (!picked.length) return say('Tick the reviews to decide first; nothing was decided.');

@@ -9,6 +9,7 @@ import { type AllowRule, scopeInWords } from '../../../../engine/index.js';
 import { isSignoffError } from '../../../../errors.js';
 import { safeJson, slackActor } from '../../decide.js';
 import { type ButtonArgs, COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
+import { homeNotice } from '../../home-notice.js';
 import type { HomeRefresh } from '../../home-refresh.js';
 import { tellClicker } from '../../tell-clicker.js';
 
@@ -29,14 +30,6 @@ export function ruleOutcome(rule: AllowRule, needed: number | undefined): string
   }
 }
 
-/** A sentence in a small modal: the Home tab has no channel to say it in. */
-const noticeModal = (text: string) => ({
-  type: 'modal' as const,
-  title: { type: 'plain_text' as const, text: 'Standing rules' },
-  close: { type: 'plain_text' as const, text: 'Close' },
-  blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }],
-});
-
 export function createRuleButton(
   deps: ListenerDeps,
   action: 'approve' | 'reject' | 'revoke',
@@ -44,7 +37,7 @@ export function createRuleButton(
 ) {
   return async ({ ack, body, action: button, client }: ButtonArgs) => {
     await ack();
-    // From the Home tab: the tab is drawn again, and a sentence comes in a modal (no channel there).
+    // From the Home tab: the tab is drawn again, and the sentence comes in a notice (home-notice.ts).
     const fromHome = body.view?.type === 'home';
     const inThread = tellClicker(
       { client, logger: deps.logger },
@@ -55,22 +48,17 @@ export function createRuleButton(
         responseUrl: body.response_url,
       },
     );
-    // The notice opens at once (the click's trigger lives 3 s) and says what happened once known.
-    const notice = fromHome
-      ? await client.views
-          .open({ trigger_id: body.trigger_id, view: noticeModal('Working on it…') })
-          .then((r) => r.view?.id)
-          .catch((err) => void deps.logger.warn({ err }, 'Slack did not open the rule notice'))
-      : undefined;
+    const notice =
+      fromHome &&
+      homeNotice(
+        { client, logger: deps.logger },
+        { triggerId: body.trigger_id, user: body.user.id },
+        'Standing rules',
+        'Working on it…',
+      );
     const tell = async (text: string) => {
-      if (!fromHome) return inThread(text);
-      await Promise.all([
-        notice &&
-          client.views
-            .update({ view_id: notice, view: noticeModal(text) })
-            .catch((err) => deps.logger.warn({ err }, 'Slack did not show the rule notice')),
-        home?.refresh({ client, user: body.user.id }),
-      ]);
+      if (!notice) return inThread(text);
+      await Promise.all([notice(text), home?.refresh({ client, user: body.user.id })]);
     };
     await deps.afterAck.run(async () => {
       const value = ruleValueSchema.safeParse(safeJson(button.value ?? ''));
