@@ -184,6 +184,7 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
     case 'review_claimed': {
       const what = `"${event.review.request.title}"`;
       if (event.away) return `→ ${event.by} is away until ${event.away}: ${event.to} has ${what} now`;
+      if (event.back) return `→ ${event.by} is back: ${event.to ?? 'nobody'} has ${what} now`;
       if (event.to === null) return `→ ${event.by} released ${what}`;
       return event.to === event.by
         ? `→ ${event.by} took ${what}`

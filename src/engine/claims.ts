@@ -87,7 +87,14 @@ function setAway(pool: pg.Pool, person: string, until: Date | null, delegate?: s
 async function setClaim(
   db: Queryable,
   review: Review,
-  change: { by: string; to: string | null; away?: string; settings?: ReviewSettings; claim?: string | null },
+  change: {
+    by: string;
+    to: string | null;
+    away?: string;
+    back?: true;
+    settings?: ReviewSettings;
+    claim?: string | null;
+  },
 ): Promise<Review | undefined> {
   // `claim`: who has it now, where that is not `to` (someone away: `to` is who decides for them).
   const claim = change.claim === undefined ? change.to : change.claim;
@@ -115,6 +122,7 @@ async function setClaim(
           by: change.by,
           to: change.to,
           ...(change.away && { away: change.away }),
+          ...(change.back && { back: true }),
         },
       },
     ]);
@@ -122,16 +130,47 @@ async function setClaim(
       taskId: review.taskId,
       reviewId: review.id,
       actor: change.by,
-      action: change.away
-        ? 'away'
-        : change.to === null
-          ? 'release'
-          : change.to === change.by
-            ? 'claim'
-            : 'hand_over',
+      action: change.back
+        ? 'back'
+        : change.away
+          ? 'away'
+          : change.to === null
+            ? 'release'
+            : change.to === change.by
+              ? 'claim'
+              : 'hand_over',
       detail: { to: change.to ? [change.to] : undefined, reason: change.away && `away until ${change.away}` },
     });
     return changed;
+  });
+}
+
+/**
+ * Someone goes away: their delegate decides beside them. Only what they had in hand is the
+ * delegate's to have, and only where the delegate stands in for them (a named reviewer); else it
+ * is released. An unclaimed review stays open to all. The delegate is told either way.
+ */
+function handOver(db: Queryable, review: Review, person: string, delegate: string, back: string) {
+  const settings = withDelegates(review.settings, { [person]: delegate });
+  const named = review.settings.reviewers.includes(person);
+  const claim = review.claimedBy === person ? (named ? delegate : null) : review.claimedBy;
+  return setClaim(db, review, { by: person, to: delegate, claim, away: back, settings });
+}
+
+/**
+ * Someone is back: their delegate no longer decides in their place, and what the delegate had in
+ * hand only as their stand-in is theirs again (else, on an exclusive checkpoint, nobody could
+ * decide it). The card is redrawn; nobody is pinged.
+ */
+function comeBack(db: Queryable, review: Review, person: string) {
+  const { [person]: delegate, ...delegates } = review.settings.delegates ?? {};
+  const standIn = review.claimedBy === delegate && !review.settings.reviewers.includes(delegate ?? '');
+  const claim = standIn ? person : review.claimedBy;
+  return setClaim(db, review, {
+    by: person,
+    to: claim,
+    back: true,
+    settings: { ...review.settings, delegates },
   });
 }
 
@@ -214,45 +253,41 @@ export function createClaims(deps: ClaimDeps): ClaimControls {
     release: (reviewId, actor) => change(reviewId, actor, null),
 
     async away(person, until, delegate) {
-      if (until === null) {
-        // Back: nobody decides in their place any more, on the reviews handed over too.
-        await setAway(pool, person, null);
-        await pool.query(
-          `UPDATE signoff.reviews SET settings = settings #- ARRAY['delegates', $1::text]
-           WHERE status = 'pending' AND settings->'delegates' ? $1`,
-          [person],
-        );
-        return { handedOver: 0 };
-      }
-      if (until.getTime() <= deps.clock.now().getTime())
+      if (until && until.getTime() <= deps.clock.now().getTime())
         throw new SignoffError('bad_arguments', 'Pick a day after today for when you are back.');
       if (delegate === person) throw new SignoffError('bad_arguments', 'Hand your reviews to someone else.');
       await setAway(pool, person, until, delegate);
-      if (!delegate) return { handedOver: 0 };
-      // Their reviews now: claimed by them, or naming them (their delegate decides beside them).
-      const r = await pool.query<{ id: string; task_id: string }>(
-        `SELECT id, task_id FROM signoff.reviews WHERE status = 'pending'
-           AND (claimed_by = $1 OR settings->'reviewers' ? $1)`,
+      if (until && !delegate) return { handedOver: 0 };
+      // Going away: their reviews (claimed by them, or naming them). Back: those their delegate
+      // decides in their place.
+      const r = await pool.query<{ id: string }>(
+        until
+          ? `SELECT id FROM signoff.reviews WHERE status = 'pending'
+               AND (claimed_by = $1 OR settings->'reviewers' ? $1) ORDER BY id`
+          : `SELECT id FROM signoff.reviews WHERE status = 'pending' AND settings->'delegates' ? $1 ORDER BY id`,
         [person],
       );
       let handedOver = 0;
-      const back = until.toISOString().slice(0, 10);
-      for (const row of r.rows) {
+      for (const { id } of r.rows) {
         const changed = await inTransaction(pool, async (db) => {
-          const locked = await getReviewWithTask(db, row.id, true);
-          if (locked?.review.status !== 'pending') return undefined;
-          const { review } = locked;
-          const settings = withDelegates(review.settings, { [person]: delegate });
-          // Only what they had in hand is the delegate's to have, and only where the delegate
-          // stands in for them (a named reviewer); else it is released. An unclaimed review stays
-          // open to all. The delegate is told either way: they decide in the person's place.
-          const named = review.settings.reviewers.includes(person);
-          const claim = review.claimedBy === person ? (named ? delegate : null) : review.claimedBy;
-          return setClaim(db, review, { by: person, to: delegate, claim, away: back, settings });
+          if (!(await getReviewWithTask(db, id, true))) return undefined;
+          // Read again now that the task is locked: the first read is as of before the lock.
+          const review = (await getReviewWithTask(db, id))?.review;
+          if (review?.status !== 'pending') return undefined;
+          // Under the shared lock, the away row as it is now: a later change of it (back, or
+          // away again to someone else) waits for this one, or this one sees it and does nothing.
+          await db.query(`SELECT pg_advisory_xact_lock_shared(${AWAY_LOCK})`);
+          const now = await db.query<{ delegate: string | null }>(
+            'SELECT delegate FROM signoff.away WHERE person = $1 AND until > now()',
+            [person],
+          );
+          if (!until) return now.rows[0] ? undefined : comeBack(db, review, person);
+          if (now.rows[0]?.delegate !== delegate) return undefined;
+          return handOver(db, review, person, delegate as string, until.toISOString().slice(0, 10));
         });
         if (changed) {
           handedOver += 1;
-          const task = await getReviewWithTask(pool, row.id);
+          const task = await getReviewWithTask(pool, id);
           if (task) void deps.delivery.kick(task.task);
         }
       }

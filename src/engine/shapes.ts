@@ -236,13 +236,15 @@ export const engineEventSchema = z.discriminatedUnion('type', [
   /** A rule proposed from one of this task's reviews was proposed, approved by one more, signed off, refused or revoked. */
   /**
    * A review was claimed, released or handed over (`to`: who has it now; null: nobody), by `by`;
-   * `away`: handed over because `by` is away until then.
+   * `away`: handed over because `by` is away until then; `back`: given back as `by` is back.
    */
   event('review_claimed', {
     review,
     by: z.string(),
     to: z.string().nullable(),
     away: z.string().optional(),
+    /** `by` is back from being away: their delegate no longer decides in their place. */
+    back: z.literal(true).optional(),
   }),
   event('rule_changed', {
     rule: allowRuleSchema,

@@ -99,9 +99,24 @@ describe('claim and hand-off', () => {
     const opened = await t.h.nextReview(second.id);
     expect(opened.settings).toMatchObject({ reviewers: ['U0ANN', 'U0BOB'], delegates: { U0ANN: 'U0DAN' } });
 
-    await t.h.engine.claims.away('U0ANN', null);
-    // Back: Dan no longer decides in Ann's place on the review handed over while she was away.
-    expect((await t.h.nextReview(second.id)).settings.delegates).toEqual({});
+    // Dan takes it, as Ann's stand-in (he is no reviewer of his own).
+    expect((await t.h.engine.claims.claim(opened.id, { id: 'U0DAN' })).claimedBy).toBe('U0DAN');
+
+    expect(await t.h.engine.claims.away('U0ANN', null)).toEqual({ handedOver: 1 });
+    // Back: Dan no longer decides in Ann's place on the review handed over while she was away,
+    // and what he had in hand only as her stand-in is hers again (none could decide it else).
+    const returned = await t.h.nextReview(second.id);
+    expect(returned.settings.delegates).toEqual({});
+    expect(returned.claimedBy).toBe('U0ANN');
+    const events = (await t.h.engine.events(second.id)).flatMap((e) =>
+      e.event.type === 'review_claimed' ? [[e.event.by, e.event.to, e.event.back ?? false]] : [],
+    );
+    expect(events.at(-1)).toEqual(['U0ANN', 'U0ANN', true]);
+    const audit = await t.h.db.pool.query<{ action: string }>(
+      'SELECT action FROM signoff.audit WHERE review_id = $1 ORDER BY id',
+      [opened.id],
+    );
+    expect(audit.rows.map((r) => r.action)).toEqual(['claim', 'back']);
     await expect(
       t.h.engine.decide({ reviewId: opened.id, actor: { id: 'U0DAN' }, action: 'approve' }),
     ).rejects.toMatchObject({ code: 'not_allowed' });

@@ -320,11 +320,11 @@ export function createSlackSink(deps: {
         if (FINAL_STATUSES.includes(task.status)) await deps.live?.closeLeftOpen(task, origin);
         return;
       case 'review_claimed':
-        // The card says who has it; whoever was handed it is pinged in the thread.
+        // The card says who has it; whoever was handed it is pinged in the thread (not on a return).
         await updateCard(e.review, origin, retried, (plain, below) =>
           reviewCard(e.review, task.requester, plain, below),
         );
-        if (e.to && e.to !== e.by)
+        if (e.to && e.to !== e.by && !e.back)
           await postOnce(
             `${event.taskId}:${event.key}`,
             origin,
