@@ -132,10 +132,11 @@ const workflowSchema = z
         message: "a workflow's budget (the whole task's) or its checkpoints' (a round's), not both",
       });
     // A budget that could never pause anything would be a promise the file does not keep.
-    if (w.remote && (w.budget !== undefined || rounds))
+    const round = Object.entries(w.checkpoints).find(([, c]) => c.budget !== undefined)?.[0];
+    if (w.remote && (w.budget !== undefined || round))
       ctx.addIssue({
         code: 'custom',
-        path: ['budget'],
+        path: w.budget !== undefined || !round ? ['budget'] : ['checkpoints', round, 'budget'],
         message:
           "a remote graph's models run on its LangGraph server, where signoff cannot count what they spend: remove the budget",
       });
@@ -240,7 +241,7 @@ const fileSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['prices'],
-        message: `${where} has a budget, but prices: names no model, so no task would ever cost anything: add each model's price (USD per million tokens)`,
+        message: `${where} has a budget, but \`prices:\` lists no model, so no task would ever cost anything: add each model's price (USD per million tokens)`,
       });
   });
 export type WorkflowsConfig = z.infer<typeof fileSchema>;

@@ -121,9 +121,9 @@ describe('claim and hand-off in Slack', () => {
     expect(view).toContain(`"initial_date":"${tomorrow}"`);
     expect(view).not.toContain('initial_user');
     expect(view).toContain(
-      '\\"next friday\\" is not a day after today (write it as 2026-12-05): pick it below.',
+      `I could not read \\"next friday\\": pick the day below (typed, a day reads ${tomorrow}).`,
     );
-    expect(view).toContain('\\"@dan\\" names nobody Slack sent me for certain: pick the person below.');
+    expect(view).toContain('Slack sent \\"@dan\\" as plain text, not as a person: pick them below.');
   });
 
   it('Hand over… to a guest of the workspace, where anyone may decide: refused with a sentence, the review stays unclaimed', async () => {

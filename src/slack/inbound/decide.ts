@@ -304,7 +304,8 @@ export async function claimFromSlack(
             reviewId,
             actor,
             // Whom it is handed to, with their standing: a guest is not handed what they may not decide.
-            to === who.user ? actor : await slackActor(deps.directory, to, who.team),
+            // (asked of their own workspace: the clicker's may be another organization's).
+            to === who.user ? actor : await slackActor(deps.directory, to),
           );
     await tell(
       to === null

@@ -9,6 +9,7 @@ import { isSignoffError } from '../../../../errors.js';
 import { awayModal } from '../../../blocks/claim-modals.js';
 import { startModal } from '../../../blocks/modals.js';
 import { NOT_IN_CHANNEL } from '../../../shared/final-errors.js';
+import { readAwayCommand } from '../../away-command.js';
 import { COULD_NOT_RECORD, type ListenerDeps, notOpened } from '../../deps.js';
 import { botIsOut } from '../../membership.js';
 import { listOpenTasks } from '../../overview.js';
@@ -87,7 +88,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
       return;
     }
     if (word === 'away') {
-      if (rest.join(' ') === 'off') {
+      if (rest.join(' ').toLowerCase() === 'off') {
         await ack();
         await deps.afterAck.run(async () => {
           const where = {
@@ -97,8 +98,13 @@ export function createSignoffCommand(deps: ListenerDeps) {
           };
           await deps.engine.claims
             .away(command.user_id, null)
-            .then(() =>
-              tell(deps, client, where, 'Welcome back: new reviews that name you come to you again.'),
+            .then(({ handedOver }) =>
+              tell(
+                deps,
+                client,
+                where,
+                `Welcome back: new reviews that name you come to you again${handedOver ? `, and the ${handedOver === 1 ? 'review' : `${handedOver} reviews`} your delegate decided in your place ${handedOver === 1 ? 'is' : 'are'} yours again` : ''}.`,
+              ),
             )
             .catch(async (err) => {
               deps.logger.error({ err }, 'away off failed');
@@ -108,26 +114,16 @@ export function createSignoffCommand(deps: ListenerDeps) {
         return;
       }
       await ack();
-      // `/signoff away until 2026-12-05` opens the form on that day; the person is picked there
-      // (Slack sends a typed "@name" as text, which names nobody for certain). What the form
-      // could not take from the command is said at its top, never dropped silently.
-      const said = rest.join(' ');
-      const day = /\buntil\s+(.+?)(?=\s+to\s|\s*$)/.exec(said)?.[1];
-      const named = /\bto\s+(\S+)/.exec(said)?.[1];
-      const mention = named && /^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(named)?.[1];
-      const readable = day && /^\d{4}-\d{2}-\d{2}$/.test(day) && Date.parse(day) > Date.now();
-      const notes = [
-        day && !readable && `"${day}" is not a day after today (write it as 2026-12-05): pick it below.`,
-        named && !mention && `"${named}" names nobody Slack sent me for certain: pick the person below.`,
-      ].filter((n): n is string => Boolean(n));
+      // `/signoff away until 2026-12-05 to @dan` opens the form on what it names for certain.
+      const away = readAwayCommand(rest.join(' '), new Date());
       await client.views
         .open({
           trigger_id: command.trigger_id,
           view: awayModal(
-            readable ? day : new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+            away.day,
             { channel: command.channel_id, responseUrl: command.response_url },
-            mention || undefined,
-            notes,
+            away.delegate,
+            away.notes,
           ),
         })
         .catch(async (err) => {
