@@ -7,6 +7,12 @@ import { z } from 'zod';
 import { conditionError } from './conditions.js';
 import { durationSeconds } from './duration.js';
 
+/** N of M where fewer than N people are named: said in words that read right for any N and M. */
+const tooFewNamed = (approvals: number, people: number) =>
+  `${approvals} ${approvals === 1 ? 'approval is' : 'approvals are'} needed but ${
+    people === 0 ? 'nobody is' : `only ${people} ${people === 1 ? 'person is' : 'people are'}`
+  } named as reviewers`;
+
 /** "90s", "30m", "2h", "1d", or a number of seconds → seconds. */
 export const duration = z.union([z.number().positive(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'number') return v;
@@ -315,7 +321,7 @@ function checkPeople(c: z.infer<typeof checkpointFileBase>, ctx: z.RefinementCtx
     ctx.addIssue({
       code: 'custom',
       path: [...at, 'approvals'],
-      message: `${c.approvals} approvals are needed but only ${people} ${people === 1 ? 'person is' : 'people are'} named as reviewers`,
+      message: tooFewNamed(c.approvals, people),
     });
   }
 }
@@ -354,7 +360,7 @@ export const alwaysAllowSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['approvals'],
-        message: `${a.approvals} approvals are needed but only ${people} ${people === 1 ? 'person is' : 'people are'} named as reviewers`,
+        message: tooFewNamed(a.approvals, people),
       });
   });
 export type AlwaysAllow = z.infer<typeof alwaysAllowSchema>;

@@ -226,9 +226,6 @@ const fileSchema = z
   )
   // Without a price, what a model uses costs nothing here: a budget would never pause a task.
   .superRefine((file, ctx) => {
-    const budgeted = Object.entries(file.workflows).find(
-      ([, w]) => w.budget !== undefined || Object.values(w.checkpoints).some((c) => c.budget !== undefined),
-    );
     const remote = Object.entries(file.workflows).find(([, w]) => w.remote)?.[0];
     if (remote && file.defaults.checkpoint.budget !== undefined)
       ctx.addIssue({
@@ -236,12 +233,23 @@ const fileSchema = z
         path: ['defaults', 'checkpoint', 'budget'],
         message: `it would apply to workflow "${remote}", a remote graph whose spending signoff cannot count: set budgets on each workflow instead`,
       });
-    const where = budgeted ? `workflow "${budgeted[0]}"` : 'defaults.checkpoint';
-    if ((budgeted || file.defaults.checkpoint.budget !== undefined) && !Object.keys(file.prices).length)
+    if (Object.keys(file.prices).length) return;
+    // Each budget is told, at its own line.
+    const budgets = [
+      ...(file.defaults.checkpoint.budget === undefined ? [] : [['defaults', 'checkpoint', 'budget']]),
+      ...Object.entries(file.workflows).flatMap(([name, w]) => [
+        ...(w.budget === undefined ? [] : [['workflows', name, 'budget']]),
+        ...Object.entries(w.checkpoints).flatMap(([c, v]) =>
+          v.budget === undefined ? [] : [['workflows', name, 'checkpoints', c, 'budget']],
+        ),
+      ]),
+    ];
+    for (const path of budgets)
       ctx.addIssue({
         code: 'custom',
-        path: ['prices'],
-        message: `${where} has a budget, but \`prices:\` lists no model, so no task would ever cost anything: add each model's price (USD per million tokens)`,
+        path,
+        message:
+          "a budget needs prices, and `prices:` lists no model, so no task would ever cost anything: add each model's price (USD per million tokens) under prices:",
       });
   });
 export type WorkflowsConfig = z.infer<typeof fileSchema>;

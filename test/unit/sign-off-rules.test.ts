@@ -286,7 +286,7 @@ describe('rules that cannot be told', () => {
 
   it('refuse a budget that could never pause a task: no prices, a remote graph, a default that reaches one', () => {
     expect(() => parse('workflows:\n  pair:\n    budget: 5\n')).toThrow(
-      /prices: workflow "pair" has a budget, but `prices:` lists no model, so no task would ever cost anything/,
+      /workflows\.pair\.budget: a budget needs prices, and `prices:` lists no model, so no task would ever cost anything/,
     );
     const prices = 'prices:\n  gpt-4o: { input: 2.5, output: 10 }\n';
     expect(() => parse(`${prices}workflows:\n  pair:\n    budget: 5\n`)).not.toThrow();
