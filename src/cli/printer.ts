@@ -4,6 +4,7 @@
  * is printed as text: control sequences in it (a screen clear, a window title, a hyperlink, a
  * cursor move) would act on the reader's terminal, so they are dropped before any styling.
  */
+
 import { stripVTControlCharacters } from 'node:util';
 import {
   type Action,
@@ -17,6 +18,7 @@ import {
   type Task,
 } from '../engine/index.js';
 import { atTheKeyboard } from '../failures.js';
+import { choicesOf } from './choices.js';
 import { CLI } from './help.js';
 import { PLAIN_STYLE, renderMarkdown, type Style } from './markdown.js';
 import { unseen } from './unseen.js';
@@ -32,6 +34,8 @@ export interface Output {
 export interface Show {
   style: Style;
   now(): Date;
+  /** The command as hints name it (with the config file, when there is one). */
+  cli?: string;
 }
 const PLAIN: Show = { style: PLAIN_STYLE, now: () => new Date() };
 
@@ -100,21 +104,6 @@ function printableValues<T>(value: T): T {
 export function formatReview(given: Review, show: Show = PLAIN, shown: string[] = []): string {
   const review = printableValues(given);
   const r = review.request;
-  const choices = [
-    r.actions.includes('approve')
-      ? // A tool call goes ahead on the typed word only (cli/answer.ts).
-        `${r.origin ? '' : 'Enter or '}"approve" to ${(r.labels.approve ?? 'approve').toLowerCase()}`
-      : undefined,
-    r.actions.includes('edit')
-      ? r.fields.length === 1 && !r.fields[0]?.choices
-        ? `type the arguments as one line of JSON to ${(r.labels.edit ?? 'edit').toLowerCase()} (that approves them)`
-        : `"edit" to ${(r.labels.edit ?? 'edit').toLowerCase()}`
-      : undefined,
-    r.actions.includes('revise')
-      ? `type feedback to ${(r.labels.revise ?? 'revise').toLowerCase()}`
-      : undefined,
-    r.actions.includes('reject') ? `"reject" to ${(r.labels.reject ?? 'reject').toLowerCase()}` : undefined,
-  ].filter(Boolean);
   const due = review.dueAt ? `  due ${when(review.dueAt, show.now())}` : '';
   const needed = approvalsNeeded(review.settings);
   const body = unseen(r.body, shown);
@@ -125,7 +114,7 @@ export function formatReview(given: Review, show: Show = PLAIN, shown: string[] 
     ...renderMarkdown(body, show.style)
       .split('\n')
       .map((line) => `│ ${line}`),
-    `└─ ${choices.join(', ')}.`,
+    `└─ ${choicesOf(review)}.`,
   ].join('\n');
 }
 
@@ -180,7 +169,7 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
     case 'delivery_failed':
       return `(${eventInWords(event.failedType)} could not be shown (${event.code}); it is kept: ${CLI} events)`;
     case 'rule_changed':
-      return ruleLine(event.rule);
+      return ruleLine(event.rule, show.cli);
     case 'review_claimed': {
       const what = `"${event.review.request.title}"`;
       if (event.away) return `→ ${event.by} is away until ${event.away}: ${event.to} has ${what} now`;
@@ -194,14 +183,14 @@ export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): stri
 }
 
 /** A standing rule's change, as the transcript says it. */
-export function ruleLine(rule: AllowRule): string {
+export function ruleLine(rule: AllowRule, cli = CLI): string {
   const what = `rule #${rule.id}: always allow ${scopeInWords(rule.scope)}`;
   const by = rule.approvals.map((a) => a.by).join(' and ');
   switch (rule.status) {
     case 'proposed':
       return rule.approvals.length
-        ? `⚖ ${what}: approved by ${by} so far; it needs more (${CLI} rules approve ${rule.id}).`
-        : `⚖ ${rule.proposedBy} proposed ${what}. It applies once signed off (${CLI} rules approve ${rule.id}).`;
+        ? `⚖ ${what}: approved by ${by} so far; it needs more (${cli} rules approve ${rule.id}).`
+        : `⚖ ${rule.proposedBy} proposed ${what}. It applies once signed off (${cli} rules approve ${rule.id}).`;
     case 'active':
       return `⚖ ${what}: signed off by ${by}; it now approves what it covers${rule.expiresAt ? ` until ${rule.expiresAt}` : ''}.`;
     case 'refused':

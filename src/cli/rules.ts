@@ -3,6 +3,7 @@
  * `signoff rules approve|reject|revoke <n>` to sign one off, refuse it or end it.
  */
 import { type AllowRule, type Engine, operator, scopeInWords } from '../engine/index.js';
+import { SignoffError } from '../errors.js';
 import { CLI } from './help.js';
 import type { Output } from './printer.js';
 
@@ -31,7 +32,12 @@ export async function rulesCommand(
   actor: string,
 ): Promise<number> {
   const [action, n] = rest;
-  const needed = engine.rules.signers()?.approvals;
+  const signers = engine.rules.signers();
+  const needed = signers?.approvals;
+  // Rules are kept in the database, but they apply only while the config file sets alwaysAllow.
+  const off = signers
+    ? ''
+    : `Always allow is not set up in this config (no alwaysAllow): these rules approve nothing, and none can be signed off. Run with the config file that sets it: SIGNOFF_CONFIG=<file> ${CLI} rules.\n`;
   if (!action) {
     const [rules, ended] = await Promise.all([
       engine.rules.list(['proposed', 'active']),
@@ -40,11 +46,12 @@ export async function rulesCommand(
     const past = ended.length ? `(${ended.length} revoked or refused: see ${CLI} audit)\n` : '';
     out.write(
       rules.length
-        ? `${rules.map((r) => ruleRow(r, new Date(), needed)).join('\n')}\n${past}`
+        ? `${rules.map((r) => ruleRow(r, new Date(), needed)).join('\n')}\n${past}${off}`
         : `No rules proposed or signed off.\n${past}`,
     );
     return 0;
   }
+  if (off && action !== 'revoke') throw new SignoffError('rules_off', off.trim());
   const id = Number(n);
   const rule =
     action === 'revoke'

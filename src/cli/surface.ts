@@ -117,7 +117,7 @@ export function terminalParts(
       (feed ??= createFeed({
         events: engine.events,
         out: shown,
-        show: { style, now: () => new Date() },
+        show: { style, now: () => new Date(), cli },
         streamed: live.printedAs,
         speaks: live.speaks,
         thinking: thinking.of,

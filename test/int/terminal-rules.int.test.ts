@@ -38,7 +38,12 @@ describe('rules at the terminal', () => {
       /1\. this task's reviews at "review"\n\s+2\. every review of ask at "review"/,
     );
     expect(first.stdout).toMatch(/Type a number from 1 to 2/);
+    expect(first.stdout).toContain('"reject" to reject, "always" to always allow….');
     expect(first.stdout).toMatch(/Approved; rule #1 is proposed\./);
+    // Its hint names the config file, without which no rule can be signed off.
+    expect(first.stdout).toMatch(
+      /It applies once signed off \(SIGNOFF_CONFIG=\S+strict\.yml npx signoff rules approve 1\)/,
+    );
     // The rule as the task's feed shows it, once.
     expect(first.stdout.match(/proposed rule #1: always allow/g)).toHaveLength(1);
     expect(first.stdout).toMatch(/task \S+: done/);
@@ -46,6 +51,16 @@ describe('rules at the terminal', () => {
     const listed = await runSignoff(['rules'], env('strict'));
     expect(listed.stdout).toMatch(
       /#1 {2}always allow every review of ask at "review" — proposed by cli:\S+ \(0 of 1 sign-offs\)/,
+    );
+    // Without the config file: listed, said to apply nothing, and not signed off.
+    const bare = { DATABASE_URL: db.url };
+    expect((await runSignoff(['rules'], bare)).stdout).toMatch(
+      /proposed by cli:\S+\nAlways allow is not set up in this config \(no alwaysAllow\): these rules approve nothing/,
+    );
+    const off = await runSignoff(['rules', 'approve', '1'], bare);
+    expect(off.code).toBe(2);
+    expect(off.stderr).toMatch(
+      /Run with the config file that sets it: SIGNOFF_CONFIG=<file> npx signoff rules/,
     );
     const own = await runSignoff(['rules', 'approve', '1'], env('strict'));
     expect(own.code).toBe(2);
