@@ -1,4 +1,5 @@
 import type { Action, Review } from '../engine/index.js';
+import { choicesOf } from './choices.js';
 
 /**
  * Exactly these (case aside) approve, as the card and `help` show them: Enter too, except at a tool
@@ -112,7 +113,7 @@ export function parseAnswer(line: string, review: Review): Answer {
   const pick = (action: Action, feedback?: string) =>
     allowed.includes(action)
       ? { action, feedback }
-      : { error: `"${action}" is not possible here; choose: ${allowed.join(', ')}.` };
+      : { error: `"${action}" is not possible here: ${choicesOf(review)}.` };
   const toolCall = r.origin !== undefined;
   if (HELP.has(word)) return { help: true };
   if (QUIT.has(plain)) return { quit: true };

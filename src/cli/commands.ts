@@ -244,7 +244,10 @@ async function interactive(
     );
     // A command pasted as the shell takes it ("npx signoff resume cli-…") is that command.
     const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/, '');
-    if (!line) return 0;
+    if (!line) {
+      await sayWaiting(engine, io);
+      return 0;
+    }
     const [first = '', ...words] = line.split(/\s+/);
     const workflow = first.toLowerCase();
     // The prompt's own commands; no workflow can be named so (the config file's names are checked).
@@ -272,6 +275,20 @@ async function interactive(
       io.out.write(`${error.message}\n`);
     }
   }
+}
+
+/** On leaving the prompt: what still waits for a review here, and how to come back to it. */
+async function sayWaiting(engine: Engine, io: CliIo): Promise<void> {
+  const waiting = await engine
+    .listTasks({ surface: 'cli', statuses: ['waiting'], limit: 100 })
+    .catch(() => []);
+  const [first] = waiting;
+  if (!first) return;
+  const cli = io.cli ?? CLI;
+  // After a Ctrl-C the cursor still stands on the prompt's line.
+  io.out.write(
+    `${io.stopping?.aborted ? '\n' : ''}${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review, kept for later: \`${cli} tasks\` lists them; \`${cli} resume ${first.id}\` picks ${waiting.length === 1 ? 'it' : 'one'} up.\n`,
+  );
 }
 
 /** The task `id` names, for `command`, whose own name the hint repeats when the id is missing. */

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { didYouMean } from '../config/names.js';
 import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
@@ -45,7 +46,7 @@ export function createStarts(deps: StartDeps) {
     if (!deps.workflows.has(input.workflow)) {
       throw new SignoffError(
         'unknown_workflow',
-        `There is no workflow "${input.workflow}". Try one of: ${names.join(', ')}.`,
+        `There is no workflow "${input.workflow}"${didYouMean(input.workflow, names)}. Try one of: ${names.join(', ')}.`,
       );
     }
     if (!names.includes(input.workflow)) {

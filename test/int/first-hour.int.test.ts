@@ -264,7 +264,10 @@ describe('hints say what to do next', () => {
       'reject\nrevise\nRefine\nkeep it under a week\n',
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('"reject" is not possible here; choose: approve, revise.');
+    // In the review's own words, as its card says them.
+    expect(r.stdout).toContain(
+      '"reject" is not possible here: Enter or "approve" to accept goal, type feedback to refine.',
+    );
     expect(
       r.stdout.split(
         'Type your feedback (what should change) and press Enter; an empty line goes back to the review.',
@@ -333,6 +336,18 @@ describe('hints say what to do next', () => {
     expect(r.stdout).toContain(`task ${id}: waiting for review\n`);
     expect(r.stdout).toMatch(/→ approve by cli:\S+\n/);
     expect(r.stdout).toContain(`task ${id}: done\n`);
+    // Nothing waits any more: leaving the prompt says nothing of waiting tasks.
+    expect(r.stdout).not.toContain('for a review, kept for later');
+  }, 120_000);
+
+  it('leaving the prompt (an empty line) with a task still waiting says so, and how to come back to it', async () => {
+    const env = await database('prompt_leave');
+    const r = await runSignoff([], env, 'pair name the release\nquit\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    const id = /Task (cli-[0-9a-f]+)/.exec(r.stdout)?.[1] as string;
+    expect(r.stdout).toContain(
+      `1 task waits for a review, kept for later: \`npx signoff tasks\` lists them; \`npx signoff resume ${id}\` picks it up.`,
+    );
   }, 120_000);
 });
 

@@ -130,12 +130,16 @@ describe('Slack surface', () => {
     ).toBe(401);
   });
 
-  it('unknown workflow or empty task: an ephemeral answer, nothing posted', async () => {
+  it('unknown workflow (a typo: the name it is close to), or empty task: an ephemeral answer, nothing posted', async () => {
     const before = posts().length;
     const unknown = await postSigned(file.events, commandBody('nonesuch do it'));
     expect(JSON.parse(unknown.body)).toMatchObject({ response_type: 'ephemeral' });
     expect(JSON.parse(unknown.body).text).toContain(
       'There is no workflow "nonesuch". Try one of: pair, specialist, goal-plan, proposal, ask.',
+    );
+    const typo = await postSigned(file.events, commandBody('pairr do it'));
+    expect(JSON.parse(typo.body).text).toContain(
+      'There is no workflow "pairr" (did you mean pair?). Try one of:',
     );
     const empty = await postSigned(file.events, commandBody('pair'));
     expect(JSON.parse(empty.body).text).toContain("Describe the task after the workflow's name");

@@ -144,7 +144,7 @@ describe('terminal answers', () => {
   });
   it('says which answers are possible when one is not', () => {
     expect(parseAnswer('more detail', review(['approve', 'reject']))).toEqual({
-      error: '"revise" is not possible here; choose: approve, reject.',
+      error: '"revise" is not possible here: Enter or "approve" to approve, "reject" to reject.',
     });
   });
   it('at a tool call: JSON is the edited arguments, "edit" asks the form, and words decide nothing', () => {
