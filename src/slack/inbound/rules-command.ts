@@ -27,8 +27,14 @@ export async function rulesAnswer(
     if (!rules) return COULD_NOT_READ;
     if (!deps.engine.rules.signers() && !rules.length)
       return "No rules: the config file's `alwaysAllow` names nobody to sign one off, so cards offer no Always allow.";
+    // Kept, but applying nothing while the config file sets no alwaysAllow: said, never shown as at work.
+    const off = deps.engine.rules.signers()
+      ? []
+      : [
+          "_The config file's `alwaysAllow` is not set: these rules approve nothing, and none can be signed off._",
+        ];
     return rules.length
-      ? [`*Standing rules* (${RULES_USAGE})`, ...rules.map((r) => ruleLine(r, new Date()))].join('\n')
+      ? [`*Standing rules* (${RULES_USAGE})`, ...rules.map((r) => ruleLine(r, new Date())), ...off].join('\n')
       : `No rules proposed or signed off. A reviewer proposes one with *Always allow…* on a card. ${RULES_USAGE}`;
   }
   if (!['approve', 'reject', 'revoke'].includes(action) || !/^\d+$/.test(n ?? '') || more.length)
