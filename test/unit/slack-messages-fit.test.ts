@@ -212,6 +212,31 @@ describe('every message signoff sends fits what Slack takes', () => {
       medianSeconds: 123_456,
     }));
     expect(viewRefusal(homeView(forYou, tasks, pace, links, 'r1'))).toBeUndefined();
+    // Standing rules while the config file sets no alwaysAllow: listed, and said to apply nothing.
+    const rule = {
+      id: 4,
+      status: 'active' as const,
+      scope: { kind: 'workflow' as const, workflow: 'pair', checkpoint: 'review', channel: 'C0WORK' },
+      taskId: 't0',
+      reviewId: 'r0',
+      proposedBy: 'U0ALI',
+      proposedAt: '2026-11-28T09:00:00Z',
+      approvals: [{ by: 'U0BOB', at: '2026-11-28T09:01:00Z', contentHash: '' }],
+      decidedBy: 'U0BOB',
+      decidedAt: '2026-11-28T09:01:00Z',
+      expiresAt: null,
+      revokedBy: null,
+      revokedAt: null,
+      applied: 3,
+    };
+    const off = homeView(forYou, tasks, pace, links, 'r1', undefined, { rules: [rule], off: true });
+    expect(viewRefusal(off)).toBeUndefined();
+    expect(JSON.stringify(off)).toContain(
+      '`alwaysAllow` is not set: these rules approve nothing until it is.',
+    );
+    expect(
+      JSON.stringify(homeView(forYou, [], [], links, undefined, undefined, { rules: [rule], off: false })),
+    ).not.toContain('is not set');
     expect(
       posted({ text: channelOverview(tasks, forYou, new Set(tasks.map((t) => t.id)), links), blocks: [] }),
     ).toBeUndefined();

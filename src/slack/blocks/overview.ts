@@ -231,7 +231,7 @@ export function homeView(
   links: ThreadLinks,
   after?: string,
   unchecked: Unchecked = ALL_CHECKED,
-  rules: AllowRule[] = [],
+  standing: { rules: AllowRule[]; off: boolean } = { rules: [], off: false },
 ) {
   const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
   const blocks: KnownBlock[] = [
@@ -248,18 +248,35 @@ export function homeView(
           section(truncate(pace.slice(0, 30).map(paceLine).join('\n'), LIMITS.sectionText)),
         ]
       : []),
-    ...rulesSection(rules),
+    ...rulesSection(standing),
   ];
   return { type: 'home' as const, blocks };
 }
 
-/** The standing rules of the person's channels, newest first, each with Revoke (the engine checks who may). */
-function rulesSection(rules: AllowRule[]): KnownBlock[] {
+/**
+ * The standing rules of the person's channels, newest first, each with Revoke (the engine checks
+ * who may); `off`: the config file sets no alwaysAllow, so they apply nothing.
+ */
+function rulesSection({ rules, off }: { rules: AllowRule[]; off: boolean }): KnownBlock[] {
   if (!rules.length) return [];
   const now = new Date();
   return [
     { type: 'divider' },
     { type: 'header', text: { type: 'plain_text', text: 'Standing rules' } },
+    // Kept, but applying nothing while the config file sets no alwaysAllow: said, never shown as at work.
+    ...(off
+      ? [
+          {
+            type: 'context' as const,
+            elements: [
+              {
+                type: 'mrkdwn' as const,
+                text: "The config file's `alwaysAllow` is not set: these rules approve nothing until it is.",
+              },
+            ],
+          },
+        ]
+      : []),
     ...rules.slice(0, HOME_RULES).map(
       (rule): KnownBlock => ({
         type: 'section',

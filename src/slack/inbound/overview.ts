@@ -180,7 +180,10 @@ export async function publishHome(
   ]);
   await client.views.publish({
     user_id: user,
-    view: homeView(forYou, mine.tasks, pace.pace, links, after, unchecked, rules),
+    view: homeView(forYou, mine.tasks, pace.pace, links, after, unchecked, {
+      rules,
+      off: !deps.engine.rules.signers(),
+    }),
   });
 }
 
