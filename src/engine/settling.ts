@@ -19,7 +19,7 @@ import { toReviewRequest } from '../workflows/protocol/review-request.js';
 import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js';
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { lockRulesOf, ruleApplied, ruleCovering } from './allow-rules.js';
-import { withAwayDelegates } from './claims.js';
+import { withAwayDelegates } from './away.js';
 import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
 import { insertReview, reviewsOf } from './review-rows.js';

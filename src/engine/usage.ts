@@ -12,7 +12,7 @@ import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../c
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import type { Logger } from '../logger.js';
 import { BUDGET_CHECKPOINT } from '../workflows/protocol/requests.js';
-import { withAwayDelegates } from './claims.js';
+import { withAwayDelegates } from './away.js';
 import { insertReview } from './review-rows.js';
 import type { Lease } from './runtime/index.js';
 import { getTask, setStatus } from './task-rows.js';

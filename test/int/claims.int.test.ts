@@ -5,7 +5,7 @@
  * they are away, go to their delegate, who decides beside them. All in the audit.
  */
 import { describe, expect, it } from 'vitest';
-import { withAwayDelegates } from '../../src/engine/claims.js';
+import { withAwayDelegates } from '../../src/engine/away.js';
 import { insertReview } from '../../src/engine/review-rows.js';
 import { harnessPerFile } from '../helpers/harness.js';
 import { until } from '../helpers/slack-thread.js';
@@ -163,6 +163,34 @@ describe('claim and hand-off', () => {
     const pending = await t.h.engine.reviews(task.id, 'pending');
     expect(pending.map((r) => r.settings.delegates)).toEqual([{ U0BOB: 'U0DAN' }, { U0BOB: 'U0DAN' }]);
     await t.h.engine.claims.away('U0BOB', null);
+    await t.h.engine.cancel(task.id, { id: 'ann' });
+  });
+
+  it('away to Dan, then to Eve: what Dan held for Ann is Eve’s; back twice: one return, the review Ann’s again', async () => {
+    const task = await t.h.start('pair', 'draft the agenda');
+    const review = await t.h.nextReview(task.id);
+    await t.h.engine.claims.claim(review.id, { id: 'U0ANN' });
+    const until = new Date(Date.now() + 86_400_000);
+    await t.h.engine.claims.away('U0ANN', until, 'U0DAN');
+    expect((await t.h.nextReview(task.id)).claimedBy).toBe('U0DAN');
+    expect(await t.h.engine.claims.away('U0ANN', until, 'U0EVE')).toEqual({ handedOver: 1 });
+    expect(await t.h.nextReview(task.id)).toMatchObject({
+      claimedBy: 'U0EVE',
+      settings: { delegates: { U0ANN: 'U0EVE' } },
+    });
+    expect(await t.h.engine.claims.away('U0ANN', null)).toEqual({ handedOver: 1 });
+    expect(await t.h.engine.claims.away('U0ANN', null)).toEqual({ handedOver: 0 });
+    expect(await t.h.nextReview(task.id)).toMatchObject({ claimedBy: 'U0ANN', settings: { delegates: {} } });
+    const audit = await t.h.db.pool.query<{ action: string; actor: string }>(
+      'SELECT action, actor FROM signoff.audit WHERE review_id = $1 ORDER BY id',
+      [review.id],
+    );
+    expect(audit.rows.map((r) => `${r.action} ${r.actor}`)).toEqual([
+      'claim U0ANN',
+      'away U0ANN',
+      'away U0ANN',
+      'back U0ANN',
+    ]);
     await t.h.engine.cancel(task.id, { id: 'ann' });
   });
 });
