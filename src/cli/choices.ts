@@ -21,7 +21,9 @@ export function choicesOf(review: Review): string {
     r.actions.includes('revise') ? `type feedback to ${word('revise', 'revise')}` : undefined,
     r.actions.includes('reject') ? `"reject" to ${word('reject', 'reject')}` : undefined,
     // Where the config file sets alwaysAllow (the review keeps it): approve and propose a rule.
-    r.actions.includes('approve') && review.settings.alwaysAllow ? '"always" to always allow…' : undefined,
+    r.actions.includes('approve') && review.settings.alwaysAllow
+      ? '"always" to approve and always allow'
+      : undefined,
   ]
     .filter(Boolean)
     .join(', ');

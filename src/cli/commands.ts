@@ -283,11 +283,11 @@ async function sayWaiting(engine: Engine, io: CliIo): Promise<void> {
     .listTasks({ surface: 'cli', statuses: ['waiting'], limit: 100 })
     .catch(() => []);
   const [first] = waiting;
-  if (!first) return;
+  // A Ctrl-C says its own sentence of what is kept (terminal.ts).
+  if (!first || io.stopping?.aborted) return;
   const cli = io.cli ?? CLI;
-  // After a Ctrl-C the cursor still stands on the prompt's line.
   io.out.write(
-    `${io.stopping?.aborted ? '\n' : ''}${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review, kept for later: \`${cli} tasks\` lists them; \`${cli} resume ${first.id}\` picks ${waiting.length === 1 ? 'it' : 'one'} up.\n`,
+    `${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review, kept for later: \`${cli} tasks\` lists them; \`${cli} resume ${first.id}\` picks ${waiting.length === 1 ? 'it' : 'one'} up.\n`,
   );
 }
 

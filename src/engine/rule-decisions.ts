@@ -31,7 +31,7 @@ export interface RuleDeps {
 const NOBODY = { reviewers: [] as string[], approvals: 1, allowSelfApproval: false, allowExternal: false };
 
 const OFF =
-  "Always allow is not set up here: the config file's `alwaysAllow` names who signs rules off, and it sets none. A review can still be approved on its own.";
+  'Always allow is not set up here: the config file sets no `alwaysAllow` (who signs rules off). A review can still be approved on its own.';
 
 export function createRuleControls(deps: RuleDeps): RuleControls {
   const { pool } = deps;

@@ -121,7 +121,7 @@ describe('claim and hand-off in Slack', () => {
     expect(view).toContain(`"initial_date":"${tomorrow}"`);
     expect(view).not.toContain('initial_user');
     expect(view).toContain(
-      `I could not read \\"next friday\\": pick the day below (typed, a day reads ${tomorrow}).`,
+      `I could not read \\"next friday\\": pick the day and the person below (write a day as ${tomorrow}).`,
     );
     expect(view).toContain('Slack sent \\"@dan\\" as plain text, not as a person: pick them below.');
   });

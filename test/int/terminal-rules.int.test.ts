@@ -38,7 +38,7 @@ describe('rules at the terminal', () => {
       /1\. this task's reviews at "review"\n\s+2\. every review of ask at "review"/,
     );
     expect(first.stdout).toMatch(/Type a number from 1 to 2/);
-    expect(first.stdout).toContain('"reject" to reject, "always" to always allow….');
+    expect(first.stdout).toContain('"reject" to reject, "always" to approve and always allow.');
     expect(first.stdout).toMatch(/Approved; rule #1 is proposed\./);
     // Its hint names the config file, without which no rule can be signed off.
     expect(first.stdout).toMatch(

@@ -25,13 +25,31 @@ describe('/signoff away …, read for its form', () => {
     expect(read('until next friday to @dan')).toEqual({
       day: '2026-11-29',
       notes: [
-        'I could not read "next friday": pick the day below (typed, a day reads 2026-11-29).',
         'Slack sent "@dan" as plain text, not as a person: pick them below.',
+        'I could not read "next friday": pick the day and the person below (write a day as 2026-11-29).',
       ],
     });
     // A date that is no day at all.
     expect(read('until 2026-13-45').notes).toEqual([
       '"2026-13-45" is not a day after today: pick the day you are back below.',
+    ]);
+  });
+
+  it('what is more than one, or no day at all, is said too: two people, two days, February 30th', () => {
+    expect(read('to <@U0DAN> <@U0EVE> until 2026-12-05')).toEqual({
+      day: '2026-12-05',
+      notes: ['Name one person to take your reviews: pick them below.'],
+    });
+    expect(read('2026-12-05 2026-12-06').notes).toEqual([
+      'Name one day, not 2026-12-05 and 2026-12-06: pick the day you are back below.',
+    ]);
+    expect(read('until 2027-02-30')).toEqual({
+      day: '2026-11-29',
+      notes: ['"2027-02-30" is not a day after today: pick the day you are back below.'],
+    });
+    expect(read('<@U0DAN> and @eve').notes).toEqual([
+      'Slack sent "@eve" as plain text, not as a person: pick them below.',
+      'I could not read "and": pick the day and the person below (write a day as 2026-11-29).',
     ]);
   });
 });

@@ -44,7 +44,9 @@ export function createSignoffCommand(deps: ListenerDeps) {
 
   return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs) => {
     const text = command.text.trim();
-    const [word = '', ...rest] = text.split(/\s+/);
+    const [typed = '', ...rest] = text.split(/\s+/);
+    // Commands and workflow names are lowercase: `/signoff Away off` is `away off`.
+    const word = typed.toLowerCase();
     if (!text) {
       const workflows = deps.engine.available(command.channel_id);
       // A form whose only choice is empty is refused by Slack: say why there is nothing to start.
@@ -88,7 +90,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
       return;
     }
     if (word === 'away') {
-      if (rest.join(' ').toLowerCase() === 'off') {
+      if (['off', 'back'].includes(rest.join(' ').toLowerCase())) {
         await ack();
         await deps.afterAck.run(async () => {
           const where = {
@@ -103,7 +105,7 @@ export function createSignoffCommand(deps: ListenerDeps) {
                 deps,
                 client,
                 where,
-                `Welcome back: new reviews that name you come to you again${handedOver ? `, and the ${handedOver === 1 ? 'review' : `${handedOver} reviews`} your delegate decided in your place ${handedOver === 1 ? 'is' : 'are'} yours again` : ''}.`,
+                `Welcome back: new reviews that name you come to you again${handedOver ? `, and your delegate no longer decides ${handedOver === 1 ? 'a review' : `${handedOver} reviews`} in your place` : ''}.`,
               ),
             )
             .catch(async (err) => {
