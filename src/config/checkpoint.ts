@@ -321,7 +321,11 @@ function checkPeople(c: z.infer<typeof checkpointFileBase>, ctx: z.RefinementCtx
     ctx.addIssue({
       code: 'custom',
       path: [...at, 'approvals'],
-      message: tooFewNamed(c.approvals, people),
+      message: `${tooFewNamed(c.approvals, people)}${
+        c.reviewers.includes('requester')
+          ? ' (the requester approves their own work only with allowSelfApproval: true)'
+          : ''
+      }`,
     });
   }
 }

@@ -284,6 +284,16 @@ describe('rules that cannot be told', () => {
     );
   });
 
+  it('N of M with too few named people reads right for one approval and for nobody, and says why the requester does not count', () => {
+    expect(() =>
+      parse(
+        'workflows:\n  pair:\n    checkpoints:\n      review: { reviewers: [requester], allowSelfApproval: false }\n',
+      ),
+    ).toThrow(
+      /1 approval is needed but nobody is named as reviewers \(the requester approves their own work only with allowSelfApproval: true\)/,
+    );
+  });
+
   it('refuse a budget that could never pause a task: no prices, a remote graph, a default that reaches one', () => {
     expect(() => parse('workflows:\n  pair:\n    budget: 5\n')).toThrow(
       /workflows\.pair\.budget: a budget needs prices, and `prices:` lists no model, so no task would ever cost anything/,
