@@ -25,6 +25,8 @@ export interface AskView {
   id: string;
   status: string;
   decision?: { by: string };
+  /** Why an ask is stuck or ended without a decision. */
+  reason?: string;
 }
 
 export class AskClient {
@@ -75,13 +77,21 @@ export class AskClient {
   }
 }
 
-/** What the API must say of an ask whose task is in `status`, its last review `action`. */
+/**
+ * What the API must say of an ask whose task is in `status`, its last review `action` (ask-view.ts):
+ * once made, a decision is the ask's answer (its callback may have gone already), and a cancel or
+ * a failure that comes after it does not take it back; a failed task may be retried from its
+ * Retry button, so its ask still waits (saying why).
+ */
 function expected(status: string, action: string | null): string[] {
+  if (action === 'approve' || action === 'edit') return ['approved'];
+  if (action === 'revise') return ['revised'];
+  if (action === 'reject') return ['rejected'];
   if (status === 'cancelled') return ['cancelled'];
   if (status === 'waiting') return ['pending'];
   if (status === 'rejected') return ['rejected'];
-  if (status === 'done') return action === 'revise' ? ['revised'] : ['approved'];
-  if (status === 'failed') return ['failed'];
+  if (status === 'done') return ['approved'];
+  if (status === 'failed') return ['pending', 'starting'];
   return ['starting', 'pending'];
 }
 
@@ -135,11 +145,13 @@ export async function checkAsks(
         detail: `${a.marker}: cancelled through the API, but ${task.status}`,
       });
     const want = expected(task.status, task.action);
-    if (!view || !want.includes(view.status))
+    // A failed task's ask waits, and says why.
+    const unexplained = task.status === 'failed' && !task.action && !view?.reason;
+    if (!view || !want.includes(view.status) || unexplained)
       out.push({
         kind: 'ask_mismatch',
         task: task.id,
-        detail: `${a.marker}: the API says ${view?.status ?? 'nothing'}; the task is ${task.status} (${task.action ?? 'undecided'})`,
+        detail: `${a.marker}: the API says ${view?.status ?? 'nothing'}${unexplained ? ' with no reason' : ''}; the task is ${task.status} (${task.action ?? 'undecided'})`,
       });
   }
   return out;
