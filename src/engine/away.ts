@@ -31,11 +31,14 @@ export async function withAwayDelegates<S extends Pick<ReviewSettings, 'reviewer
   db: Queryable,
   settings: S,
 ): Promise<S> {
-  if (!settings.reviewers.length) return settings;
+  // Only a person named by id can be away (the config file's reviewers are ids, groups,
+  // `requester` or `anyone`): a review that names none costs no lock and no read.
+  const people = settings.reviewers.filter((r) => /^[UW][A-Z0-9]+$/.test(r));
+  if (!people.length) return settings;
   await db.query(`SELECT pg_advisory_xact_lock_shared(${AWAY_LOCK})`);
   const r = await db.query<{ person: string; delegate: string }>(
     'SELECT person, delegate FROM signoff.away WHERE person = ANY($1) AND until > now() AND delegate IS NOT NULL',
-    [settings.reviewers],
+    [people],
   );
   return withDelegates(settings, Object.fromEntries(r.rows.map((row) => [row.person, row.delegate])));
 }
