@@ -12,6 +12,7 @@ import type { ClaimControls } from './api.js';
 import { setClaim } from './claim-rows.js';
 import type { Delivery } from './delivery.js';
 import { getReviewWithTask } from './review-rows.js';
+import { getTask } from './task-rows.js';
 import type { Clock, Review, ReviewSettings } from './types.js';
 
 /**
@@ -130,19 +131,20 @@ export function createAway(deps: { pool: pg.Pool; clock: Clock; delivery: Delive
     if (until && !delegate) return { handedOver: 0 };
     // Going away: their reviews (claimed by them, or naming them). Back: those their delegate
     // decides in their place.
-    const r = await pool.query<{ id: string }>(
+    const r = await pool.query<{ id: string; task_id: string }>(
       until
-        ? `SELECT id FROM signoff.reviews WHERE status = 'pending'
+        ? `SELECT id, task_id FROM signoff.reviews WHERE status = 'pending'
              AND (claimed_by = $1 OR settings->'reviewers' ? $1) ORDER BY id`
-        : `SELECT id FROM signoff.reviews WHERE status = 'pending' AND settings->'delegates' ? $1 ORDER BY id`,
+        : `SELECT id, task_id FROM signoff.reviews WHERE status = 'pending' AND settings->'delegates' ? $1 ORDER BY id`,
       [person],
     );
     let handedOver = 0;
-    for (const { id } of r.rows) {
+    for (const row of r.rows) {
       const changed = await inTransaction(pool, async (db) => {
-        if (!(await getReviewWithTask(db, id, true))) return undefined;
-        // Read again now that the task is locked: the first read is as of before the lock.
-        const review = (await getReviewWithTask(db, id))?.review;
+        // The task row first, as every writer of a task and its reviews; then the review as it is
+        // now that the task is locked.
+        const task = await getTask(db, row.task_id, true);
+        const review = task && (await getReviewWithTask(db, row.id))?.review;
         if (review?.status !== 'pending') return undefined;
         // Under the shared lock, the away row as it is now: a later change of it (back, or
         // away again to someone else) waits for this one, or this one sees it and does nothing.
@@ -151,14 +153,16 @@ export function createAway(deps: { pool: pg.Pool; clock: Clock; delivery: Delive
           'SELECT delegate FROM signoff.away WHERE person = $1 AND until > now()',
           [person],
         );
-        if (!until) return now.rows[0] ? undefined : comeBack(db, review, person);
-        if (now.rows[0]?.delegate !== delegate) return undefined;
-        return handOver(db, review, person, delegate as string, until.toISOString().slice(0, 10));
+        const stillAway = now.rows[0];
+        const done = until
+          ? stillAway?.delegate === delegate &&
+            (await handOver(db, review, person, delegate as string, until.toISOString().slice(0, 10)))
+          : !stillAway && (await comeBack(db, review, person));
+        return done ? task : undefined;
       });
       if (changed) {
         handedOver += 1;
-        const task = await getReviewWithTask(pool, id);
-        if (task) void deps.delivery.kick(task.task);
+        void deps.delivery.kick(changed);
       }
     }
     return { handedOver };
