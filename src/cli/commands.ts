@@ -279,12 +279,13 @@ async function interactive(
 
 /** On leaving the prompt: what still waits for a review here, and how to come back to it. */
 async function sayWaiting(engine: Engine, io: CliIo): Promise<void> {
+  // A Ctrl-C says its own sentence of what is kept (terminal.ts).
+  if (io.stopping?.aborted) return;
   const waiting = await engine
     .listTasks({ surface: 'cli', statuses: ['waiting'], limit: 100 })
     .catch(() => []);
   const [first] = waiting;
-  // A Ctrl-C says its own sentence of what is kept (terminal.ts).
-  if (!first || io.stopping?.aborted) return;
+  if (!first) return;
   const cli = io.cli ?? CLI;
   io.out.write(
     `${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review, kept for later: \`${cli} tasks\` lists them; \`${cli} resume ${first.id}\` picks ${waiting.length === 1 ? 'it' : 'one'} up.\n`,

@@ -123,16 +123,16 @@ const workflowSchema = z
   })
   .superRefine(checkToolCallTimer)
   .superRefine((w, ctx) => {
-    const rounds = Object.values(w.checkpoints).some((c) => c.budget !== undefined);
+    // A checkpoint with a round's budget, if one has it.
+    const round = Object.entries(w.checkpoints).find(([, c]) => c.budget !== undefined)?.[0];
     // One budget a task: the whole task's, or a round's at its checkpoints (which would lift it).
-    if (w.budget !== undefined && rounds)
+    if (w.budget !== undefined && round)
       ctx.addIssue({
         code: 'custom',
         path: ['budget'],
         message: "a workflow's budget (the whole task's) or its checkpoints' (a round's), not both",
       });
     // A budget that could never pause anything would be a promise the file does not keep.
-    const round = Object.entries(w.checkpoints).find(([, c]) => c.budget !== undefined)?.[0];
     if (w.remote && (w.budget !== undefined || round))
       ctx.addIssue({
         code: 'custom',
