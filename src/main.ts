@@ -23,6 +23,7 @@ import {
   createMetrics,
   createRunner,
   createRuntime,
+  createUsageCounter,
   type GroupDirectory,
   type LiveView,
   type LoadedWorkflow,
@@ -114,6 +115,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     const sinks = typeof options.sinks === 'function' ? options.sinks(db) : (options.sinks ?? {});
     const delivery = createDelivery({ pool: db.pool, runtime, sinks, logger });
     const modelFor = options.modelFor ?? createModelFor(config.model);
+    const usage = createUsageCounter({ pool: db.pool, config: config.workflows, logger });
     const documents = createDocuments(db.pool);
     const workflows = new Map<string, LoadedWorkflow>();
     const custom = await Promise.all(
@@ -145,6 +147,8 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
           // Its calls say whose words they stream (live.ts), whichever model it is.
           const model = modelFor(agent);
           model.metadata = { ...model.metadata, [AGENT_METADATA_KEY]: agent.name };
+          // What it uses counts on the task that called it (model-usage.ts).
+          usage.count(model);
           return model;
         },
         settings,
@@ -166,6 +170,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       logger,
       onRun: options.onRun,
       lives: typeof options.lives === 'function' ? options.lives(db) : options.lives,
+      usage,
     });
     const metrics = createMetrics(db.pool, runtime);
     const directories =

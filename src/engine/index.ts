@@ -46,6 +46,8 @@ export type { EventRecord } from './event-store.js';
 // What a surface shows of a run while it goes: words as the models write them.
 export { AGENT_METADATA_KEY, type LiveRun, type LiveRunInfo, type LiveView, type RunEnd } from './live.js';
 export { createMetrics, type Metrics } from './metrics.js';
+// What the models use, counted by a handler on each model (main.ts puts it there).
+export { createUsageCounter } from './model-usage.js';
 export type { Purger } from './retention.js';
 export type { ReviewTimes } from './review-stats.js';
 export { median } from './review-stats.js';

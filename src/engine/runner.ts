@@ -34,6 +34,7 @@ import { saidNotShown } from './event-store.js';
 import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
 import { type LiveView, openLive } from './live.js';
+import type { UsageCounter } from './model-usage.js';
 import { createProgress } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
@@ -51,7 +52,7 @@ import {
   type Task,
   threadOf,
 } from './types.js';
-import { pauseAtBudget, settleBudgets, usageWatch } from './usage.js';
+import { pauseAtBudget, settleBudgets } from './usage.js';
 
 /** Whether a task is over for its runs: a final status, or failed (until a retry). */
 const closed = (task: Task) => FINAL_STATUSES.includes(task.status) || task.status === 'failed';
@@ -72,6 +73,8 @@ export interface RunnerDeps {
   onRun?: (task: Task) => void;
   /** What each surface shows of a run while it goes (live.ts); a surface without one sees words once saved. */
   lives?: Partial<Record<Surface, LiveView>>;
+  /** Counts what the models use (the handler on every model main.ts makes) and watches budgets. */
+  usage: UsageCounter;
 }
 
 export type { LoadedWorkflow } from './settling.js';
@@ -170,18 +173,11 @@ export function createRunner(deps: RunnerDeps): Runner {
       // Stopping began while this run took its lease: it stops as the runs under way did, at
       // once, rather than hold the exit for its whole step (and its lease past the exit).
       if (stopping) controller.abort(new RunStopped(STOPPING));
-      // Each model answer is counted; at the task's budget the run stops before the next (usage.ts).
-      const usage = usageWatch({ ...deps, task, reached: (r) => controller.abort(r) });
+      // At the task's budget the run stops before its next model call (model-usage.ts).
+      const unwatch = deps.usage.watch(task, (r) => controller.abort(r));
       try {
         const signal = AbortSignal.any([controller.signal, lease.signal]);
-        return await run(
-          task,
-          workflow,
-          input,
-          { ...config, signal, callbacks: [usage] },
-          lease,
-          liveView(task, lease),
-        );
+        return await run(task, workflow, input, { ...config, signal }, lease, liveView(task, lease));
       } catch (error) {
         const ending = runEnding(error, {
           pool,
@@ -198,6 +194,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         return undefined;
       } finally {
         inFlight.delete(task.id);
+        unwatch();
       }
     };
 

@@ -1,24 +1,18 @@
 /**
- * What a task's models use, and its budget. Each model answer's `usage` (tokens in and out) is
- * added to the task as it comes, with its cost at the config file's `prices`: a run cut short or
- * failed was paid for all the same. A task whose cost reaches its budget has its run stopped (as
- * a cancel stops it) before its next model call and pauses with a review at `checkpoints.budget`:
- * "spent $4.10 of $5.00": continue with as much again, or stop. Never a silent kill.
+ * A task's budget. Its models' answers are counted as they come (model-usage.ts); a task whose
+ * cost reaches its budget has its run stopped (as a cancel stops it) before its next model call
+ * and pauses with a review at `checkpoints.budget`: "spent $4.10 of $5.00": continue with as
+ * much again, or stop. Never a silent kill.
  */
-import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
-import type { LLMResult } from '@langchain/core/outputs';
 import type pg from 'pg';
 import { checkpointSettings, type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
-import type { Logger } from '../logger.js';
 import { BUDGET_CHECKPOINT } from '../workflows/protocol/requests.js';
 import { withAwayDelegates } from './away.js';
 import { insertReview } from './review-rows.js';
 import type { Lease } from './runtime/index.js';
 import { getTask, setStatus } from './task-rows.js';
 import type { Review, ReviewRequest, Task } from './types.js';
-
-type Prices = WorkflowsConfig['prices'];
 
 /** A run stopped because its task reached its budget (the runner opens the review). */
 export class BudgetReached extends Error {
@@ -29,113 +23,6 @@ export class BudgetReached extends Error {
   ) {
     super(`the task reached its budget ($${spent.toFixed(2)} of $${budget.toFixed(2)})`);
   }
-}
-
-/** The price of `model` per million tokens: its own, else the longest name it starts with. */
-export function priceOf(prices: Prices, model: string | undefined) {
-  if (!model) return undefined;
-  if (prices[model]) return prices[model];
-  const name = Object.keys(prices)
-    .filter((p) => model.startsWith(p))
-    .sort((a, b) => b.length - a.length)[0];
-  return name ? prices[name] : undefined;
-}
-
-/** The tokens and model of one answer, whatever the provider put where. */
-function answerUsage(output: LLMResult): { model?: string; input: number; output: number }[] {
-  return output.generations.flat().flatMap((g) => {
-    const message = (
-      g as {
-        message?: { usage_metadata?: Record<string, number>; response_metadata?: Record<string, unknown> };
-      }
-    ).message;
-    const usage = message?.usage_metadata;
-    if (!usage) return [];
-    const meta = message?.response_metadata ?? {};
-    const model = (meta.model_name ?? meta.model) as string | undefined;
-    return [{ model, input: usage.input_tokens ?? 0, output: usage.output_tokens ?? 0 }];
-  });
-}
-
-/** Models already said to have no price (once per process). */
-const unpriced = new Set<string>();
-
-/**
- * A LangChain callback handler for one run of `task`: it adds each answer's usage to the task and,
- * when a model is about to be called on a task whose cost has reached its budget, calls `reached`
- * (the runner stops the run).
- */
-export function usageWatch(deps: {
-  pool: pg.Pool;
-  config: Pick<WorkflowsConfig, 'prices'>;
-  task: Pick<Task, 'id' | 'budgetUsd'>;
-  logger: Logger;
-  reached: (why: BudgetReached) => void;
-}) {
-  /**
-   * Before a model is called: a task at its budget stops here, before paying for another answer
-   * (the node runs again, from its start, once the budget is raised; the steps before it are kept).
-   */
-  const atBudget = async () => {
-    // No budget when the run began, none during it: a budget is set when a task starts, and a
-    // task with a round's budget starts with one. Its runs then read nothing per model call.
-    if (deps.task.budgetUsd === null) return;
-    const r = await deps.pool
-      .query<{ cost_usd: number; budget_usd: number | null }>(
-        'SELECT cost_usd, budget_usd FROM signoff.tasks WHERE id = $1',
-        [deps.task.id],
-      )
-      .catch(() => undefined);
-    const row = r?.rows[0];
-    if (row?.budget_usd != null && row.cost_usd >= row.budget_usd)
-      deps.reached(new BudgetReached(row.cost_usd, row.budget_usd));
-  };
-  // The model each call asked for (an answer streamed in parts may not name it).
-  const asked = new Map<string, string | undefined>();
-  const started = async (
-    _llm: unknown,
-    _input: unknown,
-    runId: string,
-    _parent?: string,
-    extra?: { invocation_params?: { model?: string; model_name?: string } },
-  ) => {
-    asked.set(runId, extra?.invocation_params?.model ?? extra?.invocation_params?.model_name);
-    await atBudget();
-  };
-  const handler = BaseCallbackHandler.fromMethods({
-    handleChatModelStart: started,
-    handleLLMStart: started,
-    async handleLLMEnd(output: LLMResult, runId: string) {
-      const model = asked.get(runId);
-      asked.delete(runId);
-      for (const u of answerUsage(output)) {
-        const price = priceOf(deps.config.prices, u.model ?? model) ?? priceOf(deps.config.prices, model);
-        // A model without a price costs nothing here, so a budget never stops it: said once.
-        const name = u.model ?? model ?? 'the model';
-        if (!price && !unpriced.has(name)) {
-          unpriced.add(name);
-          deps.logger.warn(
-            { model: name },
-            'a model has no price in the config file (prices:): its tasks count tokens at no cost',
-          );
-        }
-        const cost = price ? (u.input * price.input + u.output * price.output) / 1_000_000 : 0;
-        try {
-          await deps.pool.query(
-            `UPDATE signoff.tasks SET tokens_in = tokens_in + $2, tokens_out = tokens_out + $3, cost_usd = cost_usd + $4
-             WHERE id = $1`,
-            [deps.task.id, u.input, u.output, cost],
-          );
-        } catch (err) {
-          // Counting is not the run: a lost connection here fails nothing (the next answer counts).
-          deps.logger.warn({ err, task: deps.task.id }, 'could not count a model answer’s usage');
-        }
-      }
-    },
-  });
-  // Counted before the node goes on, so that the budget stops the run at the answer that reached it.
-  handler.awaitHandlers = true;
-  return handler;
 }
 
 /** The review a task pauses with at its budget. */

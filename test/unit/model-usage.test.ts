@@ -1,0 +1,31 @@
+/**
+ * The usage counter rides on the models themselves (not on each run's config): a model is made
+ * to count once, however often it is handed over, so no answer is counted twice.
+ */
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createUsageCounter } from '../../src/engine/model-usage.js';
+import { ScriptedChatModel } from '../../src/llm/scripted.js';
+import { createLogger } from '../../src/logger.js';
+
+// Never connects: making a model count queries nothing.
+const pool = new pg.Pool({ connectionString: 'postgres://unused@127.0.0.1:1/none' });
+const usage = createUsageCounter({ pool, config: { prices: {} }, logger: createLogger('silent') });
+
+describe('counting what models use', () => {
+  it('a model given twice carries the counting handler once (its answers are not counted twice)', () => {
+    const model = new ScriptedChatModel({ agent: 'Author' });
+    usage.count(model);
+    usage.count(model);
+    expect(Array.isArray(model.callbacks) && model.callbacks.length).toBe(1);
+  });
+
+  it("keeps a model's own handlers beside the counter", () => {
+    const own = { handleLLMEnd: () => undefined };
+    const model = new ScriptedChatModel({ agent: 'Author' });
+    model.callbacks = [own];
+    usage.count(model);
+    expect(Array.isArray(model.callbacks) && model.callbacks[0]).toBe(own);
+    expect(Array.isArray(model.callbacks) && model.callbacks.length).toBe(2);
+  });
+});
