@@ -92,6 +92,8 @@ export interface OpenOptions {
   onRun?: (task: Task) => void;
   /** What each surface shows of a run while it goes (words as written); a function when it needs the database. */
   lives?: Partial<Record<Surface, LiveView>> | ((db: Database) => Partial<Record<Surface, LiveView>>);
+  /** How often a run may redraw its plan (a second; tests that need a run to count as quick set more). */
+  planEveryMs?: number;
 }
 
 export async function openSignoff(config: Config, options: OpenOptions): Promise<Signoff> {
@@ -169,6 +171,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       clock,
       logger,
       onRun: options.onRun,
+      planEveryMs: options.planEveryMs,
       lives: typeof options.lives === 'function' ? options.lives(db) : options.lives,
       usage,
     });

@@ -9,7 +9,7 @@ import type { LLMResult } from '@langchain/core/outputs';
 import type pg from 'pg';
 import type { WorkflowsConfig } from '../config/workflows.js';
 import type { Logger } from '../logger.js';
-import { type Task, taskOfThread, threadOf } from './types.js';
+import { type Task, taskOfThread } from './types.js';
 import { BudgetReached } from './usage.js';
 
 type Prices = WorkflowsConfig['prices'];
@@ -59,20 +59,30 @@ export interface UsageCounter {
    * to be called while the task's cost has reached its budget calls `reached` (the runner stops
    * the run).
    */
-  watch(task: Watched['task'] & Pick<Task, 'generation'>, reached: Watched['reached']): () => void;
+  watch(task: Watched['task'], reached: Watched['reached']): Watching;
 }
+
+/** A run watched: the metadata its graph config carries (its model calls name the run by it). */
+export interface Watching {
+  metadata: Record<string, string>;
+  stop(): void;
+}
+
+/** The metadata key that names a watched run: each run its own, so that runs of one thread never mix. */
+const RUN_KEY = 'signoff_run';
 
 export function createUsageCounter(deps: {
   pool: pg.Pool;
   config: Pick<WorkflowsConfig, 'prices'>;
   logger: Logger;
 }): UsageCounter {
-  /** Runs watched, by graph thread. */
+  /** Runs watched, by their own key (RUN_KEY). */
   const watched = new Map<string, Watched>();
+  let runs = 0;
   /** Models already said to have no price (once per process). */
   const unpriced = new Set<string>();
-  /** The task and model of each call under way, by its LangChain run id. */
-  const calls = new Map<string, { taskId: string; model?: string }>();
+  /** The task, model and watched run of each call under way, by its LangChain run id. */
+  const calls = new Map<string, { taskId: string; model?: string; run?: string }>();
 
   /**
    * Before a model is called: a task at its budget stops here, before paying for another answer
@@ -107,11 +117,12 @@ export function createUsageCounter(deps: {
     if (typeof thread !== 'string') return;
     // The model each call asked for (an answer streamed in parts may not name it).
     const model = extra?.invocation_params?.model ?? extra?.invocation_params?.model_name;
-    calls.set(runId, { taskId: taskOfThread(thread), model });
-    const run = watched.get(thread);
-    if (run) await atBudget(run);
+    const run = typeof metadata?.[RUN_KEY] === 'string' ? metadata[RUN_KEY] : undefined;
+    calls.set(runId, { taskId: taskOfThread(thread), model, run });
+    const watching = run === undefined ? undefined : watched.get(run);
+    if (watching) await atBudget(watching);
   };
-  const count = async (taskId: string, u: ReturnType<typeof answerUsage>[number], model?: string) => {
+  const add = async (taskId: string, u: ReturnType<typeof answerUsage>[number], model?: string) => {
     const price = priceOf(deps.config.prices, u.model ?? model) ?? priceOf(deps.config.prices, model);
     // A model without a price costs nothing here, so a budget never stops it: said once.
     const name = u.model ?? model ?? 'the model';
@@ -137,11 +148,12 @@ export function createUsageCounter(deps: {
   const handler = BaseCallbackHandler.fromMethods({
     handleChatModelStart: started,
     handleLLMStart: started,
-    // A run cut short or failed was paid for all the same: whatever it reported is counted.
+    // Whatever an answer reported is counted, in a run that goes on to fail too (a call cut
+    // short reports nothing).
     async handleLLMEnd(output: LLMResult, runId: string) {
       const call = calls.get(runId);
       calls.delete(runId);
-      if (call) for (const u of answerUsage(output)) await count(call.taskId, u, call.model);
+      if (call) for (const u of answerUsage(output)) await add(call.taskId, u, call.model);
     },
     handleLLMError(_error: unknown, runId: string) {
       calls.delete(runId);
@@ -157,11 +169,15 @@ export function createUsageCounter(deps: {
       } else if (!own?.includes(handler)) model.callbacks = [...(own ?? []), handler];
     },
     watch(task, reached) {
-      const thread = threadOf(task);
-      const run = { task, reached };
-      watched.set(thread, run);
-      return () => {
-        if (watched.get(thread) === run) watched.delete(thread);
+      const run = `${task.id}:${++runs}`;
+      watched.set(run, { task, reached });
+      return {
+        metadata: { [RUN_KEY]: run },
+        stop() {
+          watched.delete(run);
+          // A call the run left without an end (a stream it broke off) is forgotten with it.
+          for (const [id, call] of calls) if (call.run === run) calls.delete(id);
+        },
       };
     },
   };

@@ -6,14 +6,12 @@
  * in progress; a failed node is an error. A cancel marks the step it cut short as stopped by its
  * actor (`stopSteps`, in the cancel's own transaction).
  *
- * The run writes its plan at most once per `everyMs`, the first `everyMs` after it began, and
- * only while it holds its lease and its task works on its generation: a plan never outlives its
- * run's right to speak. Each write is a status event; delivery shows only the latest. The last
- * state of a run that finished is written by settling, in the run's own transaction; that of a
- * run that failed, here. So a run shorter than `everyMs` (a quick step, a rule's approval, the
- * offline model) writes its plan once, as it ends: its root is not redrawn twice in a moment on
- * a method Slack limits (`chat.update`), and the run pays for no transaction and no delivery
- * of its own for it.
+ * The run writes its plan at most once per `everyMs`, the first `everyMs` after it began (the last
+ * state always, when the run finishes or fails), and only while it holds its lease and its task
+ * works on its generation: a plan never outlives its run's right to speak. Each write is a status
+ * event; delivery shows only the latest. So a run shorter than `everyMs` (a quick step, the
+ * offline model) writes its plan once, as it ends: its root is not redrawn twice in a moment on a
+ * method Slack limits (`chat.update`), and the run pays for one write, not two.
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -117,10 +115,9 @@ export interface PlanOfRun {
   see(chunk: unknown): void;
   /**
    * The run ended: with its result (`failed`: it threw; `aborted`: it was stopped on purpose or its
-   * lease was lost, and writes nothing more). A failed run's last state is written before this
-   * resolves; a finished run's is returned, for settling to write (undefined: nothing new).
+   * lease was lost, and writes nothing more). Resolves once the last state is written.
    */
-  end(how: { failed?: boolean; aborted?: boolean }): Promise<Progress | undefined>;
+  end(how: { failed?: boolean; aborted?: boolean }): Promise<void>;
 }
 
 export interface ProgressTracker {
@@ -252,19 +249,16 @@ export function createProgress(deps: {
         async end({ failed, aborted }) {
           clearTimeout(timer);
           timer = undefined;
-          if (aborted) {
-            await writes;
-            return undefined;
+          if (!aborted) {
+            // A step still shown running is over: it finished without a result in the stream (its
+            // writes were saved by an earlier run), or it failed with this run (one it started:
+            // a run refused before it began leaves the plan to the run that follows).
+            for (const s of plan.steps)
+              if (s.status === 'in_progress' && !s.waiting && (!failed || startedHere.has(s.node)))
+                setStep(s.node, { status: failed ? 'error' : 'complete' });
+            flush(false);
           }
-          // A step still shown running is over: it finished without a result in the stream (its
-          // writes were saved by an earlier run), or it failed with this run (one it started: a
-          // run refused before it began leaves the plan to the run that follows).
-          for (const s of plan.steps)
-            if (s.status === 'in_progress' && !s.waiting && (!failed || startedHere.has(s.node)))
-              setStep(s.node, { status: failed ? 'error' : 'complete' });
-          if (failed) flush(false);
           await writes;
-          return !failed && dirty ? plan : undefined;
         },
       };
     },

@@ -75,6 +75,8 @@ export interface RunnerDeps {
   lives?: Partial<Record<Surface, LiveView>>;
   /** Counts what the models use (the handler on every model main.ts makes) and watches budgets. */
   usage: UsageCounter;
+  /** How often a run may redraw its plan (progress.ts; a second). */
+  planEveryMs?: number;
 }
 
 export type { LoadedWorkflow } from './settling.js';
@@ -82,7 +84,7 @@ export type { LoadedWorkflow } from './settling.js';
 export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, logger } = deps;
   const { settle, gaveUp, fail } = createSettling(deps);
-  const run = createGraphRun({ ...deps, progress: createProgress(deps) });
+  const run = createGraphRun({ ...deps, progress: createProgress({ ...deps, everyMs: deps.planEveryMs }) });
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
@@ -174,10 +176,11 @@ export function createRunner(deps: RunnerDeps): Runner {
       // once, rather than hold the exit for its whole step (and its lease past the exit).
       if (stopping) controller.abort(new RunStopped(STOPPING));
       // At the task's budget the run stops before its next model call (model-usage.ts).
-      const unwatch = deps.usage.watch(task, (r) => controller.abort(r));
+      const watching = deps.usage.watch(task, (r) => controller.abort(r));
       try {
-        const signal = AbortSignal.any([controller.signal, lease.signal]);
-        return await run(task, workflow, input, { ...config, signal }, lease, liveView(task, lease));
+        const metadata = { ...config.metadata, ...watching.metadata };
+        const options = { ...config, signal: AbortSignal.any([controller.signal, lease.signal]), metadata };
+        return await run(task, workflow, input, options, lease, liveView(task, lease));
       } catch (error) {
         const ending = runEnding(error, {
           pool,
@@ -194,7 +197,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         return undefined;
       } finally {
         inFlight.delete(task.id);
-        unwatch();
+        watching.stop();
       }
     };
 

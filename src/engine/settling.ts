@@ -26,16 +26,9 @@ import { insertReview, reviewsOf } from './review-rows.js';
 import { decideReview } from './review-updates.js';
 import type { Lease, Runtime } from './runtime/index.js';
 import { applyRules, narrowRules, reviewFacts } from './sign-off-rules.js';
-import { audit, getTask, setStatus, writeProgress } from './task-rows.js';
+import { audit, getTask, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
-import {
-  type Clock,
-  type Decision,
-  type Progress,
-  type ReviewRequest,
-  SYSTEM_ACTOR,
-  type Task,
-} from './types.js';
+import { type Clock, type Decision, type ReviewRequest, SYSTEM_ACTOR, type Task } from './types.js';
 import { renewRoundBudget } from './usage.js';
 
 /** What a run left for settling. */
@@ -43,8 +36,6 @@ export interface RunResult {
   interrupts: { id: string; value: unknown }[];
   finished: boolean;
   values?: Record<string, unknown>;
-  /** The run's plan as it ended, when the run moved it (progress.ts). */
-  plan?: Progress;
 }
 
 /** What settling needs, read from saved state when an advance ran nothing. */
@@ -168,8 +159,6 @@ export function createSettling(deps: {
 
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
-    // The plan's last state first: the status that follows (waiting, done) shows it.
-    if (result.plan) await writeProgress(db, task.id, result.plan);
     if (deps.config.alwaysAllow && result.interrupts.length > 1) await lockRulesOf(db, task.workflow);
     for (const interrupt of result.interrupts) await open(db, task, interrupt, result.values);
     // A review still pending (opened now, or from before this run: a parallel branch) keeps the

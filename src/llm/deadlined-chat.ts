@@ -21,10 +21,17 @@ export class DeadlinedChatOpenAI extends ChatOpenAI {
 
   /**
    * Tools and structured output bind their options with `withConfig`, which in ChatOpenAI makes a
-   * plain ChatOpenAI from the same fields: made here as this class, so the deadline holds there too.
+   * plain ChatOpenAI from the same fields: made here as this class, so the deadline holds there
+   * too, with the callbacks and metadata the model carries now (given it after it was made: what
+   * counts its usage, whose words it streams), not those it was made with.
    */
   override withConfig(config: Partial<this['ParsedCallOptions']>): this {
-    const bound = new DeadlinedChatOpenAI({ ...this.fields, deadlineMs: this.deadlineMs });
+    const bound = new DeadlinedChatOpenAI({
+      ...this.fields,
+      callbacks: this.callbacks,
+      metadata: this.metadata,
+      deadlineMs: this.deadlineMs,
+    });
     bound.defaultOptions = { ...this.defaultOptions, ...config };
     return bound as this;
   }

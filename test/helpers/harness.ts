@@ -26,6 +26,8 @@ export interface HarnessOptions {
   /** And the daily retention run, as a server does (default false, as a terminal command). */
   retention?: boolean;
   clock?: Clock;
+  /** How often a run may redraw its plan (main.ts `planEveryMs`). */
+  planEveryMs?: number;
   /** Where delivered events are collected (share one list between harnesses on one database). */
   delivered?: DeliveredEvent[];
   /** Events the surface refuses for good, as Slack refuses a card it cannot take (invalid_blocks). */
@@ -97,6 +99,7 @@ export async function openHarness(options: HarnessOptions): Promise<Harness> {
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     modelFor: options.modelFor,
     clock: options.clock,
+    planEveryMs: options.planEveryMs,
     directories: options.directories,
     sinks: {
       cli: async (event) => {

@@ -74,7 +74,8 @@ describe('budgets', () => {
     expect(stopped.statusReason).toBe('stopped at its budget');
   });
 
-  it("a checkpoint's budget is a round's: each decision there gives the agents that much more from what they spent", async () => {
+  it("a checkpoint's budget is a round's: each decision there gives the agents that much more from what they spent, and every answer counts, structured ones too", async () => {
+    const before = model.calls.length;
     await postSigned(t.events, commandBody('specialist reconcile the ledger'));
     const thread = tsOf(await until('root', () => rootOf('reconcile the ledger')));
     const card = await until('the review', () => cardsIn(thread)[0], 30_000);
@@ -83,6 +84,9 @@ describe('budgets', () => {
     const first = await engine.getTask(id);
     // Before the first review the round's budget is the checkpoint's.
     expect(first?.budgetUsd).toBe(3);
+    // Every answer so far counted (10 tokens in each), the planner's structured one too: a model
+    // bound for structured output or tools keeps the handler that counts it.
+    expect(first?.tokensIn).toBe((model.calls.length - before) * 10);
     const value = JSON.parse(buttons(card).find((b) => b.action_id === 'signoff_approve')?.value ?? '{}');
     const meta = JSON.stringify({ value, channel: 'C0WORK', messageTs: tsOf(card), threadTs: thread });
     await postSigned(t.events, reviseSubmission('U0BOB', meta, 'use the March figures'));

@@ -70,18 +70,6 @@ describe("a task's plan", () => {
     expect(announced).toEqual(['Gather facts', 'Write draft', 'Check the draft against the brief']);
   });
 
-  it('a run that ends within a second writes its plan once, as it ends: no step announced, every step complete, before "done"', async () => {
-    const task = await t.h.start('steps', 'epsilon a quick memo');
-    const done = await t.h.waitFor(task.id, (x) => x.status === 'done');
-    expect(statuses(done)).toBe('complete complete complete');
-    const status = (await t.h.engine.eventRecords(task.id))
-      .map((e) => e.event)
-      .filter((e) => e.type === 'task_status');
-    expect(status.filter((e) => (e as { step?: string }).step)).toEqual([]);
-    // The run's own plan write is the one just before its end, in settling's transaction.
-    expect(status.map((e) => (e as { status: string }).status).slice(-2)).toEqual(['working', 'done']);
-  });
-
   it('shows the step that failed as an error, the steps before it complete and those after it pending', async () => {
     const task = await t.h.start('steps', 'beta broken draft');
     const failed = await t.h.waitFor(task.id, (x) => x.status === 'failed');
