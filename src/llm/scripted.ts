@@ -210,13 +210,15 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): ScriptedChatModel {
-    // The callbacks go along: they are how the terminal knows who is thinking (cli/thinking.ts),
-    // and a structured answer (`withStructuredOutput`) is a call of the bound model.
+    // The callbacks and metadata go along: they are how the terminal knows who is thinking
+    // (cli/thinking.ts), what counts its usage and whose words it streams, and a structured answer
+    // (`withStructuredOutput`) is a call of the bound model.
     const bound = new ScriptedChatModel({
       agent: this.agent,
       delayMs: this.delayMs,
       script: this.script,
       callbacks: this.callbacks,
+      metadata: this.metadata,
     });
     bound.tools = tools.map((t) => {
       const tool = t as {

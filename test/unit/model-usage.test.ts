@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createUsageCounter } from '../../src/engine/model-usage.js';
+import { DeadlinedChatOpenAI } from '../../src/llm/deadlined-chat.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
 
@@ -13,7 +14,7 @@ const pool = new pg.Pool({ connectionString: 'postgres://unused@127.0.0.1:1/none
 const usage = createUsageCounter({ pool, config: { prices: {} }, logger: createLogger('silent') });
 
 describe('counting what models use', () => {
-  it('a model given twice carries the counting handler once (its answers are not counted twice)', () => {
+  it('a model given twice carries the counting handler once', () => {
     const model = new ScriptedChatModel({ agent: 'Author' });
     usage.count(model);
     usage.count(model);
@@ -27,5 +28,20 @@ describe('counting what models use', () => {
     usage.count(model);
     expect(Array.isArray(model.callbacks) && model.callbacks[0]).toBe(own);
     expect(Array.isArray(model.callbacks) && model.callbacks.length).toBe(2);
+  });
+
+  it('a model bound for tools or structured output keeps the handler and metadata it was given after it was made', () => {
+    const models = [
+      new DeadlinedChatOpenAI({ apiKey: 'sk-unused', model: 'gpt-4o-mini', deadlineMs: 1000 }),
+      new ScriptedChatModel({ agent: 'Planner' }),
+    ];
+    for (const model of models) {
+      usage.count(model);
+      model.metadata = { agent: 'Planner' };
+      const tool = { name: 'route', description: 'route', schema: { type: 'object', properties: {} } };
+      const bound = model.bindTools?.([tool]) as unknown as { callbacks?: unknown; metadata?: unknown };
+      expect(bound.callbacks).toEqual(model.callbacks);
+      expect(bound.metadata).toMatchObject({ agent: 'Planner' });
+    }
   });
 });
