@@ -24,6 +24,9 @@ export const duration = z.union([z.number().positive(), z.string()]).transform((
   return seconds;
 });
 
+/** Whether a reviewer is a person named by id (U…/W…), not a group, `requester` or `anyone`. */
+export const isPersonId = (reviewer: string) => /^[UW][A-Z0-9]{2,}$/.test(reviewer);
+
 /** A user id (U…/W…) or a user group id (S…). */
 const userOrGroup = z
   .string()
@@ -316,7 +319,7 @@ function checkPeople(c: z.infer<typeof checkpointFileBase>, ctx: z.RefinementCtx
     (r) => r === 'anyone' || r.startsWith('S') || (r === 'requester' && c.allowSelfApproval),
   );
   const added = [...(c.escalateTo ?? []), ...(c.escalation ?? []).flatMap((e) => e.to)];
-  const people = new Set([...c.reviewers, ...added].filter((r) => /^[UW]/.test(r))).size;
+  const people = new Set([...c.reviewers, ...added].filter(isPersonId)).size;
   if (!open && !added.some((r) => r.startsWith('S')) && c.approvals > people) {
     ctx.addIssue({
       code: 'custom',
@@ -359,7 +362,7 @@ export const alwaysAllowSchema = z
   .strict()
   .superRefine((a, ctx) => {
     const open = a.reviewers.some((r) => r === 'anyone' || r.startsWith('S') || r === 'requester');
-    const people = new Set(a.reviewers.filter((r) => /^[UW]/.test(r))).size;
+    const people = new Set(a.reviewers.filter(isPersonId)).size;
     if (!open && a.approvals > people)
       ctx.addIssue({
         code: 'custom',

@@ -5,7 +5,9 @@
  * their place. Each change locks the task row first, as every writer of a task and its reviews
  * does, and lands with its event and its audit entry (claim-rows.ts).
  */
+
 import type pg from 'pg';
+import { isPersonId } from '../config/checkpoint.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import type { ClaimControls } from './api.js';
@@ -34,7 +36,7 @@ export async function withAwayDelegates<S extends Pick<ReviewSettings, 'reviewer
 ): Promise<S> {
   // Only a person named by id can be away (the config file's reviewers are ids, groups,
   // `requester` or `anyone`): a review that names none costs no lock and no read.
-  const people = settings.reviewers.filter((r) => /^[UW][A-Z0-9]+$/.test(r));
+  const people = settings.reviewers.filter(isPersonId);
   if (!people.length) return settings;
   await db.query(`SELECT pg_advisory_xact_lock_shared(${AWAY_LOCK})`);
   const r = await db.query<{ person: string; delegate: string }>(

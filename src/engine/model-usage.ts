@@ -15,7 +15,7 @@ import { BudgetReached } from './usage.js';
 type Prices = WorkflowsConfig['prices'];
 
 /** The price of `model` per million tokens: its own, else the longest name it starts with. */
-export function priceOf(prices: Prices, model: string | undefined) {
+function priceOf(prices: Prices, model: string | undefined) {
   if (!model) return undefined;
   if (prices[model]) return prices[model];
   const name = Object.keys(prices)

@@ -3,7 +3,7 @@
  * how many approvals a review needs and what one more does (N of M), and what its deadline does
  * (its own action, or escalation first), and the rules on what a review asks.
  */
-import type { CheckpointSettings, ReviewRule } from '../config/checkpoint.js';
+import { type CheckpointSettings, isPersonId, type ReviewRule } from '../config/checkpoint.js';
 import { evaluateCondition, type ReviewFacts } from '../config/conditions.js';
 import { callsAsEdited, toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
 import type { ToolCall } from '../workflows/protocol/tool-call-body.js';
@@ -130,9 +130,7 @@ export function narrowRules<
   }
   if (rules.approvals !== undefined) {
     const least = approvalsNeeded(settings);
-    const people = out.reviewers.every((r) => /^[UW]/.test(r))
-      ? out.reviewers.length
-      : Number.POSITIVE_INFINITY;
+    const people = out.reviewers.every(isPersonId) ? out.reviewers.length : Number.POSITIVE_INFINITY;
     if (rules.approvals < least) refused.push(`This checkpoint needs at least ${least} approvals.`);
     else if (rules.approvals > 1 && timerApproves)
       refused.push(

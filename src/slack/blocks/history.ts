@@ -5,7 +5,7 @@
 import type { types } from '@slack/bolt';
 import type { AuditEntry } from '../../engine/index.js';
 import { SYSTEM_ACTOR, type Task } from '../../engine/index.js';
-import { mentions, slackDate } from './people.js';
+import { isPerson, mentions, slackDate } from './people.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 /** Lines per section, and the most lines shown (a modal holds 100 blocks). */
@@ -25,7 +25,7 @@ const VERBS: Record<string, string> = {
 };
 
 const person = (who: string) =>
-  who === SYSTEM_ACTOR ? 'signoff' : /^[UW][A-Z0-9]+$/.test(who) ? `<@${who}>` : escapeMrkdwn(who);
+  who === SYSTEM_ACTOR ? 'signoff' : isPerson(who) ? `<@${who}>` : escapeMrkdwn(who);
 
 /** N of M: " (1 of 2 approvals)" for an approval counted or the one that completed the quorum. */
 const approvalsNote = (e: AuditEntry) => (e.approvals ? ` (${e.approvals.split(':')[0]} approvals)` : '');

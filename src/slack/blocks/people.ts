@@ -2,11 +2,12 @@
  * People and times as a Slack message names them: mentions (a user group as @group, "anyone" in
  * words) and dates shown in each reader's own time zone.
  */
+import { isPersonId } from '../../config/checkpoint.js';
 import type { Review } from '../../engine/index.js';
 import { escapeMrkdwn } from './text.js';
 
 /** A person's Slack id, not an agent that asked through a door (`api:deploy-bot`). */
-export const isPerson = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
+export const isPerson = isPersonId;
 
 const DOOR_WORDS: Record<string, string> = { api: 'through the API', mcp: 'through MCP' };
 

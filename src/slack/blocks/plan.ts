@@ -5,6 +5,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { Progress, ProgressStep, TaskStatus } from '../../engine/index.js';
+import { isPerson } from './people.js';
 import { truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
@@ -17,8 +18,6 @@ const MAX_TITLE = 256;
 /** Statuses whose steps never run are left out: the work is over and did not need them. */
 const ENDED: readonly TaskStatus[] = ['done', 'rejected', 'stopped'];
 
-const SLACK_USER = /^[UW][A-Z0-9]+$/;
-
 const words = (text: string): RichTextBlock => ({
   type: 'rich_text',
   elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }] }],
@@ -27,7 +26,7 @@ const words = (text: string): RichTextBlock => ({
 /** What a step's card says under its title, if anything. */
 function details(step: ProgressStep): RichTextBlock | undefined {
   if (step.stoppedBy) {
-    const who = SLACK_USER.test(step.stoppedBy)
+    const who = isPerson(step.stoppedBy)
       ? { type: 'user' as const, user_id: step.stoppedBy }
       : { type: 'text' as const, text: step.stoppedBy };
     return {

@@ -4,6 +4,7 @@
  * reminder, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged;
  * nor is anyone who is not in the task's channel.
  */
+
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Review, Task } from '../../engine/index.js';
@@ -83,7 +84,7 @@ export function createReviewerPings(deps: {
     for (const r of reviewers) {
       if (r === 'requester') {
         if (isPerson(task.requester)) users.add(task.requester);
-      } else if (/^[UW]/.test(r)) users.add(r);
+      } else if (isPerson(r)) users.add(r);
       else if (r.startsWith('S')) {
         try {
           // In the task's workspace: an org-wide install must name it (a workspace's ignores it).

@@ -12,6 +12,7 @@
  * else is this message refused (a few tries, then a fallback post). An update whose message is
  * gone has nothing left to do.
  */
+
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import {
@@ -27,6 +28,7 @@ import {
 import { DeliveryError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { agentMessages, redirectedMessage, rootMessage } from '../blocks/messages.js';
+import { isPerson } from '../blocks/people.js';
 import {
   decidedCard,
   notShownBecause,
@@ -77,7 +79,7 @@ export function createSlackSink(deps: {
    */
   const outsiders = async (task: Task, to: string[]): Promise<string[]> => {
     const members = await audience.membersOf(task).catch(() => undefined);
-    return members ? to.filter((u) => /^[UW]/.test(u) && !members.has(u)) : [];
+    return members ? to.filter((u) => isPerson(u) && !members.has(u)) : [];
   };
   /**
    * Direct messages are extra: one Slack refuses (a deactivated user, a DM the workspace blocks)
