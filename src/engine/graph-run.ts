@@ -131,7 +131,7 @@ export function createGraphRun(deps: {
       await close(config.signal?.aborted ? 'stopped' : 'failed');
       throw error;
     }
-    await plan.end({});
+    const last = await plan.end({});
     // Settling the run delivers these with the review they lead up to.
     await record([...finished, ...thisStep], false);
     await close('finished');
@@ -139,6 +139,7 @@ export function createGraphRun(deps: {
       interrupts: [...interrupts].map(([id, value]) => ({ id, value })),
       finished: interrupts.size === 0,
       values,
+      ...(last && { plan: last }),
     };
   };
 }

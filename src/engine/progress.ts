@@ -6,12 +6,13 @@
  * in progress; a failed node is an error. A cancel marks the step it cut short as stopped by its
  * actor (`stopSteps`, in the cancel's own transaction).
  *
- * The run writes its plan at most once per `everyMs`, the first `everyMs` after it began (the last
- * state always, when the run finishes or fails), and only while it holds its lease and its task
- * works on its generation: a plan never outlives its run's right to speak. Each write is a status
- * event; delivery shows only the latest. So a run shorter than `everyMs` (a quick step, the
- * offline model) writes its plan once, as it ends: its root is not redrawn twice in a moment on a
- * method Slack limits (`chat.update`), and the run pays for one write, not two.
+ * The run writes its plan at most once per `everyMs`, the first `everyMs` after it began, and only
+ * while it holds its lease and its task works on its generation: a plan never outlives its run's
+ * right to speak. Each write is a status event; delivery shows only the latest. Its last state goes
+ * with how the run ended: a failed run writes it; a finished run hands it to settling, whose
+ * transaction writes it before the status it sets (waiting, done), which shows it. So a run shorter
+ * than `everyMs` (a quick step, the offline model) pays for no write of its own, and its root is
+ * not redrawn twice in a moment on a method Slack limits (`chat.update`).
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -114,10 +115,12 @@ export interface PlanOfRun {
   /** A chunk of the run's `tasks` stream. */
   see(chunk: unknown): void;
   /**
-   * The run ended: with its result (`failed`: it threw; `aborted`: it was stopped on purpose or its
-   * lease was lost, and writes nothing more). Resolves once the last state is written.
+   * The run ended: with its result (`failed`: it threw, and its last state is written here;
+   * `aborted`: it was stopped on purpose or its lease was lost, and writes nothing more). Resolves
+   * once the writes under way are done, with a finished run's last state for settling to write
+   * (none when it did not move since its last write).
    */
-  end(how: { failed?: boolean; aborted?: boolean }): Promise<void>;
+  end(how: { failed?: boolean; aborted?: boolean }): Promise<Progress | undefined>;
 }
 
 export interface ProgressTracker {
@@ -256,9 +259,12 @@ export function createProgress(deps: {
             for (const s of plan.steps)
               if (s.status === 'in_progress' && !s.waiting && (!failed || startedHere.has(s.node)))
                 setStep(s.node, { status: failed ? 'error' : 'complete' });
-            flush(false);
+            if (failed) flush(false);
           }
           await writes;
+          if (failed || aborted || !dirty) return undefined;
+          dirty = false;
+          return plan;
         },
       };
     },

@@ -84,7 +84,8 @@ export type { LoadedWorkflow } from './settling.js';
 export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, logger } = deps;
   const { settle, gaveUp, fail } = createSettling(deps);
-  const run = createGraphRun({ ...deps, progress: createProgress({ ...deps, everyMs: deps.planEveryMs }) });
+  const progress = createProgress({ ...deps, everyMs: deps.planEveryMs });
+  const run = createGraphRun({ ...deps, progress });
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
@@ -251,16 +252,14 @@ export function createRunner(deps: RunnerDeps): Runner {
       } else {
         // Nothing to run (a run died after saving its step, before settling it): its streams
         // would stay open until the task's next run or end. A view opened and closed here closes
-        // what it left, as a run's would.
+        // what it left, and its plan's steps still shown running are over, as a run's would.
         await liveView(task, lease)?.view.close('stopped');
+        ran = fromState(before, await progress.follow(task, workflow.graph, lease).end({}));
       }
     }
     try {
       // Before the task is announced as waiting or finished, so nobody sees the history it drops.
-      const [result] = await Promise.all([
-        ran ?? workflow.graph.getState(config).then(fromState),
-        pruneCheckpoints(pool, threadOf(task)),
-      ]);
+      await pruneCheckpoints(pool, threadOf(task));
       // Everything the run decided lands together, and only while the lease is held.
       await inTransaction(pool, async (db) => {
         // The task row first, as in every command that changes a task and its reviews (no deadlock).
@@ -271,7 +270,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           toApply.map((r) => r.id),
         );
         if (current && !closed(current) && current.generation === task.generation)
-          await settle(db, task, workflow, result);
+          await settle(db, task, workflow, ran);
       });
     } catch (error) {
       if (!(await gaveUp(task, lease, error, attempt))) throw error;

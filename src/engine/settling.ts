@@ -26,9 +26,16 @@ import { insertReview, reviewsOf } from './review-rows.js';
 import { decideReview } from './review-updates.js';
 import type { Lease, Runtime } from './runtime/index.js';
 import { applyRules, narrowRules, reviewFacts } from './sign-off-rules.js';
-import { audit, getTask, setStatus } from './task-rows.js';
+import { audit, getTask, replaceProgress, setStatus } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
-import { type Clock, type Decision, type ReviewRequest, SYSTEM_ACTOR, type Task } from './types.js';
+import {
+  type Clock,
+  type Decision,
+  type Progress,
+  type ReviewRequest,
+  SYSTEM_ACTOR,
+  type Task,
+} from './types.js';
 import { renewRoundBudget } from './usage.js';
 
 /** What a run left for settling. */
@@ -36,14 +43,17 @@ export interface RunResult {
   interrupts: { id: string; value: unknown }[];
   finished: boolean;
   values?: Record<string, unknown>;
+  /** The run's plan as it ended, when it moved since its last write (progress.ts). */
+  plan?: Progress;
 }
 
 /** What settling needs, read from saved state when an advance ran nothing. */
-export const fromState = (state: StateSnapshot): RunResult => ({
+export const fromState = (state: StateSnapshot, plan?: Progress): RunResult => ({
   interrupts: pendingInterrupts(state),
   // Not `next`: it leaves out tasks whose writes were saved (a step cut off before its checkpoint).
   finished: state.tasks.length === 0,
   values: state.values as Record<string, unknown>,
+  ...(plan && { plan }),
 });
 
 export interface LoadedWorkflow {
@@ -159,6 +169,9 @@ export function createSettling(deps: {
 
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
+    // The plan's last state, without an event of its own: the status set below shows it (a run
+    // that rules send on at once leaves it for the next run's).
+    if (result.plan) await replaceProgress(db, task.id, result.plan);
     if (deps.config.alwaysAllow && result.interrupts.length > 1) await lockRulesOf(db, task.workflow);
     for (const interrupt of result.interrupts) await open(db, task, interrupt, result.values);
     // A review still pending (opened now, or from before this run: a parallel branch) keeps the

@@ -1,7 +1,8 @@
 /**
- * A run shorter than the plan's redraw interval writes its plan once, as it ends: its root is not
- * redrawn twice in a moment. The interval here is a minute, so that "shorter" holds on a loaded
- * machine too.
+ * A run's last plan goes with how it ended. A run shorter than the plan's redraw interval writes
+ * no plan of its own: its last state is written in settling's transaction, shown by the status
+ * that settles it, so its root is not redrawn twice in a moment. The interval here is a minute,
+ * so that "shorter" holds on a loaded machine too.
  */
 import { describe, expect, it } from 'vitest';
 import { harnessPerFile } from '../helpers/harness.js';
@@ -11,16 +12,45 @@ const t = harnessPerFile('progress-quick', () => ({
   planEveryMs: 60_000,
 }));
 
+const statusEvents = async (taskId: string) =>
+  (await t.h.engine.eventRecords(taskId))
+    .map((e) => e.event)
+    .filter((e): e is Extract<typeof e, { type: 'task_status' }> => e.type === 'task_status');
+
 describe("a quick run's plan", () => {
-  it('is written once, as the run ends: one status before "done", no step announced, every step complete', async () => {
+  it('is written with the status that settles the run ("done" shows it): no status of its own, no step announced, every step complete', async () => {
     const task = await t.h.start('steps', 'epsilon a quick memo');
     const done = await t.h.waitFor(task.id, (x) => x.status === 'done');
     expect(done.progress?.steps.map((s) => s.status)).toEqual(['complete', 'complete', 'complete']);
-    const status = (await t.h.engine.eventRecords(task.id))
-      .map((e) => e.event)
-      .filter((e) => e.type === 'task_status');
-    // A task starts working with no status event: the one before "done" is the plan's only write.
-    expect(status.map((e) => (e as { status: string }).status)).toEqual(['working', 'done']);
-    expect(status.filter((e) => (e as { step?: string }).step)).toEqual([]);
+    // A task starts working with no status event: "done" is the only one.
+    const status = await statusEvents(task.id);
+    expect(status.map((e) => e.status)).toEqual(['done']);
+    expect(status.filter((e) => 'step' in e && e.step)).toEqual([]);
+  });
+
+  it('of a run that died after saving its step, before settling it: the next run settles from the saved state, and the steps still shown running are complete', async () => {
+    const task = await t.h.start('pair', 'list the risks');
+    await t.h.nextReview(task.id);
+    const waiting = await t.h.engine.getTask(task.id);
+    const plan = waiting?.progress;
+    const ran = plan?.steps.findIndex((s) => s.status === 'complete') ?? -1;
+    expect(ran).toBeGreaterThanOrEqual(0);
+    // As the dead run left it: working, its last write showing a step that had not finished.
+    const cut = plan && {
+      ...plan,
+      steps: plan.steps.map((s, i) => (i === ran ? { ...s, status: 'in_progress' as const } : s)),
+    };
+    await t.h.db.pool.query("UPDATE signoff.tasks SET status = 'working', progress = $2 WHERE id = $1", [
+      task.id,
+      JSON.stringify(cut),
+    ]);
+    const said = (await t.h.engine.eventRecords(task.id)).length;
+    await t.h.runAndSettle(task);
+    const after = await t.h.engine.getTask(task.id);
+    expect(after?.status).toBe('waiting');
+    expect(after?.progress).toEqual(plan);
+    // Nothing ran again: the only new event is the status that shows the plan.
+    const events = (await t.h.engine.eventRecords(task.id)).slice(said).map((e) => e.event.type);
+    expect(events).toEqual(['task_status']);
   });
 });
