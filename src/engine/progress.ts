@@ -10,9 +10,11 @@
  * while it holds its lease and its task works on its generation: a plan never outlives its run's
  * right to speak. Each write is a status event; delivery shows only the latest. Its last state goes
  * with how the run ended: a failed run writes it; a finished run hands it to settling, whose
- * transaction writes it before the status it sets (waiting, done), which shows it. So a run shorter
+ * transaction writes it with the status it sets (waiting, done), which shows it. So a run shorter
  * than `everyMs` (a quick step, the offline model) pays for no write of its own, and its root is
- * not redrawn twice in a moment on a method Slack limits (`chat.update`).
+ * not redrawn twice in a moment on a method Slack limits (`chat.update`). A run that dies before
+ * settling takes its last state with it: the run that settles it from the saved state says what
+ * that state vouches for (`settledPlan`).
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -79,6 +81,28 @@ export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes:
   const listed = new Set(nodes.map((n) => n.node));
   for (const s of kept) if (!listed.has(s.node)) steps.push(s);
   return { generation: task.generation, steps };
+}
+
+/**
+ * The plan of a run settled from its saved state (it died after saving its step, before settling
+ * it): the nodes whose reviews are pending wait, and every other step still shown running is over.
+ * None when the run left no plan of this generation (the surface shows no steps it cannot vouch
+ * for), or when it already reads so.
+ */
+export function settledPlan(
+  task: Pick<Task, 'generation' | 'progress'>,
+  graph: RunnableGraph,
+  waiting: ReadonlySet<string>,
+): Progress | undefined {
+  if (task.progress?.generation !== task.generation) return undefined;
+  const plan = startingPlan(task, nodesOf(graph));
+  const steps = plan.steps.map((s): ProgressStep => {
+    const { node, title } = s;
+    if (waiting.has(node)) return { node, title, status: 'in_progress', waiting: true };
+    return s.status === 'in_progress' && !s.waiting ? { node, title, status: 'complete' } : s;
+  });
+  const settled = { ...plan, steps };
+  return JSON.stringify(settled) === JSON.stringify(task.progress) ? undefined : settled;
 }
 
 /**

@@ -35,7 +35,7 @@ import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
 import { type LiveView, openLive } from './live.js';
 import type { UsageCounter } from './model-usage.js';
-import { createProgress } from './progress.js';
+import { createProgress, settledPlan } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
@@ -84,8 +84,7 @@ export type { LoadedWorkflow } from './settling.js';
 export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, logger } = deps;
   const { settle, gaveUp, fail } = createSettling(deps);
-  const progress = createProgress({ ...deps, everyMs: deps.planEveryMs });
-  const run = createGraphRun({ ...deps, progress });
+  const run = createGraphRun({ ...deps, progress: createProgress({ ...deps, everyMs: deps.planEveryMs }) });
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
   let stopping = false;
@@ -252,9 +251,10 @@ export function createRunner(deps: RunnerDeps): Runner {
       } else {
         // Nothing to run (a run died after saving its step, before settling it): its streams
         // would stay open until the task's next run or end. A view opened and closed here closes
-        // what it left, and its plan's steps still shown running are over, as a run's would.
+        // what it left; its plan says what the saved state vouches for.
         await liveView(task, lease)?.view.close('stopped');
-        ran = fromState(before, await progress.follow(task, workflow.graph, lease).end({}));
+        const asking = before.tasks.filter((t) => t.interrupts.length && t.result === undefined);
+        ran = fromState(before, settledPlan(task, workflow.graph, new Set(asking.map((t) => t.name))));
       }
     }
     try {

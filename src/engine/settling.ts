@@ -26,7 +26,7 @@ import { insertReview, reviewsOf } from './review-rows.js';
 import { decideReview } from './review-updates.js';
 import type { Lease, Runtime } from './runtime/index.js';
 import { applyRules, narrowRules, reviewFacts } from './sign-off-rules.js';
-import { audit, getTask, replaceProgress, setStatus } from './task-rows.js';
+import { audit, getTask, replaceProgress, setStatus, writeProgress } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
 import {
   type Clock,
@@ -169,19 +169,18 @@ export function createSettling(deps: {
 
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
-    // The plan's last state, without an event of its own: the status set below shows it (a run
-    // that rules send on at once leaves it for the next run's).
-    if (result.plan) await replaceProgress(db, task.id, result.plan);
     if (deps.config.alwaysAllow && result.interrupts.length > 1) await lockRulesOf(db, task.workflow);
     for (const interrupt of result.interrupts) await open(db, task, interrupt, result.values);
     // A review still pending (opened now, or from before this run: a parallel branch) keeps the
     // task waiting; one approved by a rule runs it again.
-    if ((await reviewsOf(db, task.id, 'pending')).length) {
-      await setStatus(db, task.id, 'waiting', null);
-      return;
-    }
-    if (result.interrupts.length) return;
-    if (result.finished) {
+    const waits = (await reviewsOf(db, task.id, 'pending')).length > 0;
+    const ends = !waits && !result.interrupts.length && result.finished;
+    // The plan's last state. The status set below shows it; a run that goes on at once (its
+    // reviews answered by rules) shows it with a status of its own, as a run's timed writes do.
+    if (result.plan && (waits || ends)) await replaceProgress(db, task.id, result.plan);
+    else if (result.plan) await writeProgress(db, task.id, result.plan);
+    if (waits) await setStatus(db, task.id, 'waiting', null);
+    else if (ends) {
       const outcome = await honestOutcome(db, task.id, workflow.definition.outcome(result.values ?? {}));
       await setStatus(db, task.id, outcome.status, outcome.reason ?? null);
     }

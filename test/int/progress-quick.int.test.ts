@@ -28,23 +28,24 @@ describe("a quick run's plan", () => {
     expect(status.filter((e) => 'step' in e && e.step)).toEqual([]);
   });
 
-  it('of a run that died after saving its step, before settling it: the next run settles from the saved state, and the steps still shown running are complete', async () => {
+  it('of a run that died after saving its step, before settling it: the next run settles from the saved state; the step asking waits, a step still shown running is complete', async () => {
     const task = await t.h.start('pair', 'list the risks');
     await t.h.nextReview(task.id);
-    const waiting = await t.h.engine.getTask(task.id);
-    const plan = waiting?.progress;
-    const ran = plan?.steps.findIndex((s) => s.status === 'complete') ?? -1;
-    expect(ran).toBeGreaterThanOrEqual(0);
-    // As the dead run left it: working, its last write showing a step that had not finished.
+    const plan = (await t.h.engine.getTask(task.id))?.progress;
+    expect(plan?.steps.map((s) => [s.node, s.status, s.waiting ?? false])).toEqual([
+      ['agent1', 'complete', false],
+      ['agent2', 'complete', false],
+      ['review', 'in_progress', true],
+    ]);
+    // As the dead run left it: working, its last timed write made while the second agent and
+    // the review's node ran (a node that asks shows as running until its interrupt is seen).
     const cut = plan && {
       ...plan,
-      steps: plan.steps.map((s, i) => (i === ran ? { ...s, status: 'in_progress' as const } : s)),
+      steps: plan.steps.map((s) =>
+        s.node === 'agent1' ? s : { node: s.node, title: s.title, status: 'in_progress' as const },
+      ),
     };
-    await t.h.db.pool.query("UPDATE signoff.tasks SET status = 'working', progress = $2 WHERE id = $1", [
-      task.id,
-      JSON.stringify(cut),
-    ]);
-    const said = (await t.h.engine.eventRecords(task.id)).length;
+    const said = await dieBeforeSettling(task.id, cut);
     await t.h.runAndSettle(task);
     const after = await t.h.engine.getTask(task.id);
     expect(after?.status).toBe('waiting');
@@ -53,4 +54,23 @@ describe("a quick run's plan", () => {
     const events = (await t.h.engine.eventRecords(task.id)).slice(said).map((e) => e.event.type);
     expect(events).toEqual(['task_status']);
   });
+
+  it('of a run that died before settling, when no plan of its was written: none is made up from the saved state', async () => {
+    const task = await t.h.start('pair', 'list the risks');
+    await t.h.nextReview(task.id);
+    await dieBeforeSettling(task.id, null);
+    await t.h.runAndSettle(task);
+    const after = await t.h.engine.getTask(task.id);
+    expect(after?.status).toBe('waiting');
+    expect(after?.progress).toBeNull();
+  });
 });
+
+/** Leaves the task as a run that died after saving its step, before settling it; the events so far. */
+async function dieBeforeSettling(taskId: string, progress: unknown) {
+  await t.h.db.pool.query("UPDATE signoff.tasks SET status = 'working', progress = $2 WHERE id = $1", [
+    taskId,
+    progress === null ? null : JSON.stringify(progress),
+  ]);
+  return (await t.h.engine.eventRecords(taskId)).length;
+}
