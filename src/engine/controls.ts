@@ -14,7 +14,7 @@ import { assertMayControl, type ControlAction, withControlGroups } from './autho
 import type { Delivery } from './delivery.js';
 import { releaseUnreachable } from './delivery-failures.js';
 import { advanceQueue } from './job-names.js';
-import { stopSteps } from './progress.js';
+import { stopSteps } from './plan-steps.js';
 import { cancelPendingReviews } from './review-rows.js';
 import type { Runtime } from './runtime/index.js';
 import { audit, getTask, redirectTask, replaceProgress, setStatus } from './task-rows.js';

@@ -10,11 +10,13 @@
  * while it holds its lease and its task works on its generation: a plan never outlives its run's
  * right to speak. Each write is a status event; delivery shows only the latest. Its last state goes
  * with how the run ended: a failed run writes it; a finished run hands it to settling, whose
- * transaction writes it with the status it sets (waiting, done), which shows it. So a run shorter
- * than `everyMs` (a quick step, the offline model) pays for no write of its own, and its root is
- * not redrawn twice in a moment on a method Slack limits (`chat.update`). A run that dies before
- * settling takes its last state with it: the run that settles it from the saved state says what
- * that state vouches for (`settledPlan`).
+ * transaction writes it, shown by the status it sets (waiting, an outcome), or with a status of its
+ * own when the run goes on at once (its reviews answered by rules). So a run shorter than `everyMs`
+ * (a quick step, the offline model) that stops at a review or ends pays for no write of its own,
+ * and its root is not redrawn twice in a moment on a method Slack limits (`chat.update`). A
+ * settling that fails keeps the plan on its own before it is tried again; a run that dies before
+ * settling takes its last state with it, and the run that settles it from the saved state says
+ * what that state vouches for (`settledPlan`, plan-steps.ts).
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -23,102 +25,10 @@ import { isSignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RunnableGraph } from '../workflows/shared/types.js';
 import type { Delivery } from './delivery.js';
+import { INTERNAL_NODES, nodesOf, startingPlan, stepTitle } from './plan-steps.js';
 import type { Lease } from './runtime/index.js';
 import { writeProgress } from './task-rows.js';
 import type { Progress, ProgressStep, Task } from './types.js';
-
-/** LangGraph's own nodes, not steps of the work. */
-const INTERNAL_NODES = new Set(['__start__', '__end__']);
-
-/** A node's name as a person reads it: `write_draft`, `writeDraft` and `write-draft` read "Write draft". */
-export function stepTitle(node: string): string {
-  const words = node
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[_\-.:]+/g, ' ')
-    .trim()
-    .toLowerCase();
-  return words ? words[0]?.toUpperCase() + words.slice(1) : node;
-}
-
-/** A step of the graph: its node, and its title when the graph gives one (node metadata `title`). */
-export interface GraphStep {
-  node: string;
-  title?: string;
-}
-
-/**
- * The graph's nodes, in its order, each with the title a graph may give it in the node's
- * metadata (`addNode(name, fn, { metadata: { title } })`); none when the graph cannot say (steps
- * are then added as they run).
- */
-function nodesOf(graph: RunnableGraph): GraphStep[] {
-  try {
-    const nodes = graph.getGraph?.().nodes ?? {};
-    return Object.values(nodes)
-      .filter((n) => !INTERNAL_NODES.has(n.id))
-      .map((n) => {
-        const title = n.metadata?.title;
-        return typeof title === 'string' && title.trim()
-          ? { node: n.id, title: title.trim() }
-          : { node: n.id };
-      });
-  } catch {
-    return [];
-  }
-}
-
-/**
- * The plan a run starts from: the task's own for this generation (a resumed or retried run goes
- * on from where the last one left it), laid over the graph's nodes; else every step pending.
- */
-export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes: GraphStep[]): Progress {
-  const kept = task.progress?.generation === task.generation ? task.progress.steps : [];
-  const byNode = new Map(kept.map((s) => [s.node, s]));
-  const steps: ProgressStep[] = nodes.map(
-    ({ node, title }) => byNode.get(node) ?? { node, title: title ?? stepTitle(node), status: 'pending' },
-  );
-  // Steps the graph no longer lists but that ran: kept, after the others.
-  const listed = new Set(nodes.map((n) => n.node));
-  for (const s of kept) if (!listed.has(s.node)) steps.push(s);
-  return { generation: task.generation, steps };
-}
-
-/**
- * The plan of a run settled from its saved state (it died after saving its step, before settling
- * it): the nodes whose reviews are pending wait, and every other step still shown running is over.
- * None when the run left no plan of this generation (the surface shows no steps it cannot vouch
- * for), or when it already reads so.
- */
-export function settledPlan(
-  task: Pick<Task, 'generation' | 'progress'>,
-  graph: RunnableGraph,
-  waiting: ReadonlySet<string>,
-): Progress | undefined {
-  if (task.progress?.generation !== task.generation) return undefined;
-  const plan = startingPlan(task, nodesOf(graph));
-  const steps = plan.steps.map((s): ProgressStep => {
-    const { node, title } = s;
-    if (waiting.has(node)) return { node, title, status: 'in_progress', waiting: true };
-    return s.status === 'in_progress' && !s.waiting ? { node, title, status: 'complete' } : s;
-  });
-  const settled = { ...plan, steps };
-  return JSON.stringify(settled) === JSON.stringify(task.progress) ? undefined : settled;
-}
-
-/**
- * The plan as a cancel leaves it: the steps that were running are errors, stopped by `by` (none
- * for a rule's cancel, a timeout). A step waiting for its review is stopped too: it will not run again.
- */
-export function stopSteps(progress: Progress, by?: string): Progress {
-  return {
-    ...progress,
-    steps: progress.steps.map((s) =>
-      s.status === 'in_progress'
-        ? { node: s.node, title: s.title, status: 'error', ...(by ? { stoppedBy: by } : {}) }
-        : s,
-    ),
-  };
-}
 
 /** A `tasks` chunk: a node's task starting (`triggers`) or its result (`result`, `error`, `interrupts`). */
 const taskChunkSchema = z.object({
@@ -150,6 +60,25 @@ export interface PlanOfRun {
 export interface ProgressTracker {
   /** The plan of one run of `task`, written under `lease`. */
   follow(task: Task, graph: RunnableGraph, lease: Lease): PlanOfRun;
+}
+
+/**
+ * Writes a run's plan with a status event, only while the run holds its lease and its task works on
+ * the plan's generation; whether it did.
+ */
+export function writePlan(
+  pool: pg.Pool,
+  taskId: string,
+  lease: Lease,
+  plan: Progress,
+  step?: string,
+): Promise<boolean> {
+  return inTransaction(pool, async (db) => {
+    // The task's row first (the update locks it), then the lease, as every fenced write.
+    if (!(await writeProgress(db, taskId, plan, step))) return false;
+    await lease.fence(db);
+    return true;
+  });
 }
 
 /** At most one write a second per task: a plan redraws its root message, which Slack limits. */
@@ -209,13 +138,7 @@ export function createProgress(deps: {
       const write = async (snapshot: Progress, step: string | undefined) => {
         if (!lease.held()) return;
         try {
-          const wrote = await inTransaction(pool, async (db) => {
-            // The task's row first (the update locks it), then the lease, as every fenced write.
-            if (!(await writeProgress(db, task.id, snapshot, step))) return false;
-            await lease.fence(db);
-            return true;
-          });
-          if (wrote) void delivery.kick(task, { soon: true });
+          if (await writePlan(pool, task.id, lease, snapshot, step)) void delivery.kick(task, { soon: true });
         } catch (err) {
           // A plan is what people see of a run, never a reason for the run to fail.
           if (!isSignoffError(err, 'lease_lost')) logger.warn({ err, task: task.id }, 'progress not written');

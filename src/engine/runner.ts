@@ -35,7 +35,8 @@ import { createGraphRun } from './graph-run.js';
 import type { TaskJob } from './job-names.js';
 import { type LiveView, openLive } from './live.js';
 import type { UsageCounter } from './model-usage.js';
-import { createProgress, settledPlan } from './progress.js';
+import { settledPlan } from './plan-steps.js';
+import { createProgress } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
@@ -273,7 +274,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           await settle(db, task, workflow, ran);
       });
     } catch (error) {
-      if (!(await gaveUp(task, lease, error, attempt))) throw error;
+      if (!(await gaveUp(task, lease, error, attempt, ran.plan))) throw error;
     }
     void delivery.kick(task);
   }

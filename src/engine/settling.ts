@@ -22,6 +22,7 @@ import { lockRulesOf, ruleApplied, ruleCovering } from './allow-rules.js';
 import { withAwayDelegates } from './away.js';
 import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
+import { writePlan } from './progress.js';
 import { insertReview, reviewsOf } from './review-rows.js';
 import { decideReview } from './review-updates.js';
 import type { Lease, Runtime } from './runtime/index.js';
@@ -190,8 +191,21 @@ export function createSettling(deps: {
    * After settling threw on the job's `attempt`: true when the task was failed for it (its last
    * attempt, and not a lost connection or lease, which are always tried again); false to rethrow.
    */
-  async function gaveUp(task: Task, lease: Lease, error: unknown, attempt: number): Promise<boolean> {
-    if (isSignoffError(error, 'lease_lost') || isConnectionError(error, pool)) return false;
+  async function gaveUp(
+    task: Task,
+    lease: Lease,
+    error: unknown,
+    attempt: number,
+    plan?: Progress,
+  ): Promise<boolean> {
+    if (isSignoffError(error, 'lease_lost')) return false;
+    // The run's last plan, which settling would have written: the settling tried again (or the
+    // failure) reads no run's plan, so it is kept now, on its own, if it still can be.
+    if (plan)
+      await writePlan(pool, task.id, lease, plan).catch((err) =>
+        logger.warn({ err, task: task.id }, 'the run’s last plan was not written'),
+      );
+    if (isConnectionError(error, pool)) return false;
     const log = { task: task.id, workflow: task.workflow, attempt, err: error };
     if (attempt < SETTLE_ATTEMPTS) {
       logger.warn(log, 'settling the run failed; its job will try again');

@@ -72,7 +72,7 @@ export const taskSchema = z.object({
   /** How many times the task was redirected; each generation is its own graph thread. */
   generation: z.number().int().min(0),
   abandonedGoals: z.array(abandonedGoalSchema),
-  /** Its plan as its runs last wrote it; null before its first run (or from before plans). */
+  /** Its plan as its runs (and their settling) last wrote it; null before the first is written (or from before plans). */
   progress: progressSchema.nullable().default(null),
   /** Tokens its models read and wrote, and what they cost at the config file's prices (usage.ts). */
   tokensIn: z.coerce.number().default(0),

@@ -135,8 +135,8 @@ export async function writeProgress(
 
 /**
  * The plan as a cancel leaves it, or as a run settles it: inside that transaction, so the status
- * event that follows shows it (no event of its own). Its caller holds the task's row and checked
- * its generation.
+ * event that follows shows it (no event of its own). Its caller holds the task's row (settling has
+ * also checked the run's generation).
  */
 export async function replaceProgress(db: Queryable, taskId: string, progress: Progress): Promise<void> {
   await db.query('UPDATE signoff.tasks SET progress = $2 WHERE id = $1', [taskId, JSON.stringify(progress)]);
