@@ -63,22 +63,25 @@ export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes:
 }
 
 /**
- * The plan of a run settled from its saved state (it died after saving its step, before settling
- * it): the nodes whose reviews are pending wait, and every other step still shown running (or
- * waiting for a review since answered) is over.
- * None when the run left no plan of this generation (the surface shows no steps it cannot vouch
- * for), or when it already reads so.
+ * The plan of a run settled from its saved state (its run died after saving its step, or its
+ * settling failed): of the saved state's `unfinished` tasks, a node asking for a review waits and a
+ * node cut off stays as it was shown (it runs again when the task is resumed); every other step
+ * still shown running, or waiting for a review since answered, is over. None when no plan of this
+ * generation was written (the surface shows no steps it cannot vouch for), or when it reads so.
  */
 export function settledPlan(
   task: Pick<Task, 'generation' | 'progress'>,
   graph: RunnableGraph,
-  waiting: ReadonlySet<string>,
+  unfinished: readonly { name: string; interrupts: readonly unknown[] }[],
 ): Progress | undefined {
   if (task.progress?.generation !== task.generation) return undefined;
+  const asking = new Set(unfinished.filter((t) => t.interrupts.length).map((t) => t.name));
+  const cut = new Set(unfinished.filter((t) => !t.interrupts.length).map((t) => t.name));
   const plan = startingPlan(task, nodesOf(graph));
   const steps = plan.steps.map((s): ProgressStep => {
     const { node, title } = s;
-    if (waiting.has(node)) return { node, title, status: 'in_progress', waiting: true };
+    if (asking.has(node)) return { node, title, status: 'in_progress', waiting: true };
+    if (cut.has(node)) return s;
     return s.status === 'in_progress' ? { node, title, status: 'complete' } : s;
   });
   const settled = { ...plan, steps };

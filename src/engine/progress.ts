@@ -4,7 +4,7 @@
  * LangGraph stream (mode `tasks`) says a node started or finished. A node that asked for a review
  * stays in progress, waiting (it runs again with the answer); a node that runs again goes back to
  * in progress; a failed node is an error. A cancel marks the step it cut short as stopped by its
- * actor (`stopSteps`, in the cancel's own transaction).
+ * actor (`stopSteps`, plan-steps.ts, in the cancel's own transaction).
  *
  * The run writes its plan at most once per `everyMs`, the first `everyMs` after it began, and only
  * while it holds its lease and its task works on its generation: a plan never outlives its run's
@@ -64,21 +64,28 @@ export interface ProgressTracker {
 
 /**
  * Writes a run's plan with a status event, only while the run holds its lease and its task works on
- * the plan's generation; whether it did.
+ * the plan's generation, and asks for it to be shown. Never throws: a plan is what people see of a
+ * run, never a reason for the run, or its settling, to fail.
  */
-export function writePlan(
-  pool: pg.Pool,
-  taskId: string,
+export async function writePlan(
+  deps: { pool: pg.Pool; delivery: Delivery; logger: Logger },
+  task: Task,
   lease: Lease,
   plan: Progress,
   step?: string,
-): Promise<boolean> {
-  return inTransaction(pool, async (db) => {
-    // The task's row first (the update locks it), then the lease, as every fenced write.
-    if (!(await writeProgress(db, taskId, plan, step))) return false;
-    await lease.fence(db);
-    return true;
-  });
+): Promise<void> {
+  if (!lease.held()) return;
+  try {
+    const wrote = await inTransaction(deps.pool, async (db) => {
+      // The task's row first (the update locks it), then the lease, as every fenced write.
+      if (!(await writeProgress(db, task.id, plan, step))) return false;
+      await lease.fence(db);
+      return true;
+    });
+    if (wrote) void deps.delivery.kick(task, { soon: true });
+  } catch (err) {
+    if (!isSignoffError(err, 'lease_lost')) deps.logger.warn({ err, task: task.id }, 'progress not written');
+  }
 }
 
 /** At most one write a second per task: a plan redraws its root message, which Slack limits. */
@@ -90,7 +97,6 @@ export function createProgress(deps: {
   logger: Logger;
   everyMs?: number;
 }): ProgressTracker {
-  const { pool, delivery, logger } = deps;
   const everyMs = deps.everyMs ?? EVERY_MS;
 
   return {
@@ -135,15 +141,8 @@ export function createProgress(deps: {
           .map((s) => s.title)
           .join(', ');
 
-      const write = async (snapshot: Progress, step: string | undefined) => {
-        if (!lease.held()) return;
-        try {
-          if (await writePlan(pool, task.id, lease, snapshot, step)) void delivery.kick(task, { soon: true });
-        } catch (err) {
-          // A plan is what people see of a run, never a reason for the run to fail.
-          if (!isSignoffError(err, 'lease_lost')) logger.warn({ err, task: task.id }, 'progress not written');
-        }
-      };
+      const write = (snapshot: Progress, step: string | undefined) =>
+        writePlan(deps, task, lease, snapshot, step);
 
       const flush = (announce: boolean) => {
         timer = undefined;

@@ -250,12 +250,12 @@ export function createRunner(deps: RunnerDeps): Runner {
         ran = await execute(input);
         if (!ran) return;
       } else {
-        // Nothing to run (a run died after saving its step, before settling it): its streams
-        // would stay open until the task's next run or end. A view opened and closed here closes
-        // what it left; its plan says what the saved state vouches for.
+        // Nothing to run (a run died after saving its step, before settling it, or its settling
+        // failed): its streams would stay open until the task's next run or end. A view opened and
+        // closed here closes what it left; its plan says what the saved state vouches for.
         await liveView(task, lease)?.view.close('stopped');
-        const asking = before.tasks.filter((t) => t.interrupts.length && t.result === undefined);
-        ran = fromState(before, settledPlan(task, workflow.graph, new Set(asking.map((t) => t.name))));
+        const unfinished = before.tasks.filter((t) => t.result === undefined);
+        ran = fromState(before, settledPlan(task, workflow.graph, unfinished));
       }
     }
     try {

@@ -20,6 +20,7 @@ import { pendingInterrupts } from '../workflows/protocol/standard-interrupts.js'
 import type { RunnableGraph, WorkflowDefinition } from '../workflows/shared/types.js';
 import { lockRulesOf, ruleApplied, ruleCovering } from './allow-rules.js';
 import { withAwayDelegates } from './away.js';
+import type { Delivery } from './delivery.js';
 import { runJob } from './job-names.js';
 import { honestOutcome } from './outcome.js';
 import { writePlan } from './progress.js';
@@ -44,7 +45,10 @@ export interface RunResult {
   interrupts: { id: string; value: unknown }[];
   finished: boolean;
   values?: Record<string, unknown>;
-  /** The run's plan as it ended, when it moved since its last write (progress.ts). */
+  /**
+   * The run's plan as it ended, when it moved since its last write (progress.ts); of a run settled
+   * from saved state, what that state vouches for (plan-steps.ts's settledPlan).
+   */
   plan?: Progress;
 }
 
@@ -71,6 +75,7 @@ export function createSettling(deps: {
   config: WorkflowsConfig;
   clock: Clock;
   logger: Logger;
+  delivery: Delivery;
 }) {
   const { pool, logger } = deps;
 
@@ -190,6 +195,7 @@ export function createSettling(deps: {
   /**
    * After settling threw on the job's `attempt`: true when the task was failed for it (its last
    * attempt, and not a lost connection or lease, which are always tried again); false to rethrow.
+   * Either way, but for a lost connection or lease, the run's last `plan` is written first.
    */
   async function gaveUp(
     task: Task,
@@ -198,14 +204,11 @@ export function createSettling(deps: {
     attempt: number,
     plan?: Progress,
   ): Promise<boolean> {
-    if (isSignoffError(error, 'lease_lost')) return false;
+    // A lost connection or lease is tried again at once, with no write now.
+    if (isSignoffError(error, 'lease_lost') || isConnectionError(error, pool)) return false;
     // The run's last plan, which settling would have written: the settling tried again (or the
-    // failure) reads no run's plan, so it is kept now, on its own, if it still can be.
-    if (plan)
-      await writePlan(pool, task.id, lease, plan).catch((err) =>
-        logger.warn({ err, task: task.id }, 'the run’s last plan was not written'),
-      );
-    if (isConnectionError(error, pool)) return false;
+    // failure) has no run's plan to write, so it is kept now, on its own.
+    if (plan) await writePlan(deps, task, lease, plan);
     const log = { task: task.id, workflow: task.workflow, attempt, err: error };
     if (attempt < SETTLE_ATTEMPTS) {
       logger.warn(log, 'settling the run failed; its job will try again');

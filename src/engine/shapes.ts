@@ -35,7 +35,7 @@ export const STEP_STATUSES = ['pending', 'in_progress', 'complete', 'error'] as 
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
 /**
- * A task's plan (progress.ts): its workflow's steps, the graph's nodes in the graph's order, and
+ * A task's plan (plan-steps.ts, progress.ts): its workflow's steps, the graph's nodes in the graph's order, and
  * where each is. `generation`: the task's generation it belongs to (a redirect starts a new plan).
  */
 export const progressSchema = z.object({

@@ -1,6 +1,6 @@
 /**
  * A task's plan on its root message: Slack's `plan` block, one `task_card` per step of its
- * workflow (the graph's nodes, engine/progress.ts), each pending, in progress, complete or error.
+ * workflow (the graph's nodes, engine/plan-steps.ts), each pending, in progress, complete or error.
  * A step waiting for its review says so; a step a Stop cut short says who stopped it.
  */
 import type { types } from '@slack/bolt';

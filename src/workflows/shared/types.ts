@@ -32,7 +32,7 @@ export interface RunnableGraph {
     },
   ): Promise<AsyncIterable<unknown>>;
   getState(config: LangGraphRunnableConfig): Promise<StateSnapshot>;
-  /** The graph's shape: its nodes are a task's steps (engine/progress.ts). */
+  /** The graph's shape: its nodes are a task's steps (engine/plan-steps.ts). */
   getGraph?(): { nodes: Record<string, { id: string; metadata?: Record<string, unknown> }> };
 }
 
