@@ -68,6 +68,8 @@ export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes:
  * node cut off stays as it was shown (it runs again when the task is resumed); every other step
  * still shown running, or waiting for a review since answered, is over. None when no plan of this
  * generation was written (the surface shows no steps it cannot vouch for), or when it reads so.
+ * The saved state cannot tell a node cut off from one that finished writing nothing to the state
+ * (routing only): such a node, beside one asking, stays as shown until the task's next run.
  */
 export function settledPlan(
   task: Pick<Task, 'generation' | 'progress'>,

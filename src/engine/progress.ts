@@ -14,9 +14,10 @@
  * own when the run goes on at once (its reviews answered by rules). So a run shorter than `everyMs`
  * (a quick step, the offline model) that stops at a review or ends pays for no write of its own,
  * and its root is not redrawn twice in a moment on a method Slack limits (`chat.update`). A
- * settling that fails keeps the plan on its own before it is tried again; a run that dies before
- * settling takes its last state with it, and the run that settles it from the saved state says
- * what that state vouches for (`settledPlan`, plan-steps.ts).
+ * settling the database refuses keeps the plan on its own before it is tried again; a run that
+ * dies before settling, or whose settling lost its connection or lease, takes its last state with
+ * it, and the run that settles it from the saved state says what that state vouches for
+ * (`settledPlan`, plan-steps.ts).
  */
 import type pg from 'pg';
 import { z } from 'zod';

@@ -204,7 +204,8 @@ export function createSettling(deps: {
     attempt: number,
     plan?: Progress,
   ): Promise<boolean> {
-    // A lost connection or lease is tried again at once, with no write now.
+    // A lost connection or lease writes nothing now: the job is tried again (a lost lease's at
+    // once), and its settling, from the saved state, says what that state vouches for.
     if (isSignoffError(error, 'lease_lost') || isConnectionError(error, pool)) return false;
     // The run's last plan, which settling would have written: the settling tried again (or the
     // failure) has no run's plan to write, so it is kept now, on its own.

@@ -2,8 +2,8 @@
  * A run's last plan goes with how it ended. A run shorter than the plan's redraw interval writes
  * no plan of its own: its last state is written in settling's transaction, shown by the status
  * that settles it (or with a status of its own when rules send the run on at once). A settling
- * that fails keeps the plan before it is tried again; a run settled from saved state (its run
- * died before settling) shows what that state vouches for. The interval here is a minute, so
+ * the database refuses keeps the plan before it is tried again; a run settled from saved state
+ * (its run died before settling) shows what that state vouches for. The interval here is a minute, so
  * that "shorter" holds on a loaded machine too.
  */
 import { describe, expect, it } from 'vitest';
