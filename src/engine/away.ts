@@ -5,7 +5,6 @@
  * their place. Each change locks the task row first, as every writer of a task and its reviews
  * does, and lands with its event and its audit entry (claim-rows.ts).
  */
-
 import type pg from 'pg';
 import { isPersonId } from '../config/checkpoint.js';
 import { inTransaction, type Queryable } from '../db/queryable.js';

@@ -21,25 +21,26 @@ const graph = new StateGraph(Annotation.Root({ n: Annotation<number> }))
   .addEdge('review', END)
   .compile();
 
-const step = (node: string, status: ProgressStep['status'], waiting = false): ProgressStep => ({
-  node,
-  title: stepTitle(node),
-  status,
-  ...(waiting ? { waiting: true } : {}),
+/** A plan as it was shown, each step written as `statuses` reads it: `node:status[:waiting]`. */
+const shown = (...steps: string[]): Progress => ({
+  generation: 2,
+  steps: steps.map((spec) => {
+    const [node = '', status, waiting] = spec.split(':');
+    return {
+      node,
+      title: stepTitle(node),
+      status: status as ProgressStep['status'],
+      ...(waiting ? { waiting: true } : {}),
+    };
+  }),
 });
-const shown = (...steps: ProgressStep[]): Progress => ({ generation: 2, steps });
 const task = (progress: Progress | null) => ({ generation: 2, progress });
 const statuses = (p: Progress | undefined) =>
   p?.steps.map((s) => `${s.node}:${s.status}${s.waiting ? ':waiting' : ''}`);
 
 describe('settledPlan', () => {
   it('makes the node asking for a review wait and a step still shown running complete', () => {
-    const plan = shown(
-      step('write', 'in_progress'),
-      step('novelty', 'pending'),
-      step('feasibility', 'pending'),
-      step('review', 'pending'),
-    );
+    const plan = shown('write:in_progress', 'novelty:pending', 'feasibility:pending', 'review:pending');
     const settled = settledPlan(task(plan), graph, [{ name: 'novelty', interrupts: [{ id: 'i1' }] }]);
     expect(statuses(settled)).toEqual([
       'write:complete',
@@ -50,12 +51,7 @@ describe('settledPlan', () => {
   });
 
   it('leaves a sibling cut off beside the asking node as it was shown: it runs again on resume', () => {
-    const plan = shown(
-      step('write', 'complete'),
-      step('novelty', 'in_progress'),
-      step('feasibility', 'in_progress'),
-      step('review', 'pending'),
-    );
+    const plan = shown('write:complete', 'novelty:in_progress', 'feasibility:in_progress', 'review:pending');
     const settled = settledPlan(task(plan), graph, [
       { name: 'novelty', interrupts: [{ id: 'i1' }] },
       { name: 'feasibility', interrupts: [] },
@@ -70,10 +66,10 @@ describe('settledPlan', () => {
 
   it('makes a step that waited for a review since answered complete', () => {
     const plan = shown(
-      step('write', 'complete'),
-      step('novelty', 'complete'),
-      step('feasibility', 'complete'),
-      step('review', 'in_progress', true),
+      'write:complete',
+      'novelty:complete',
+      'feasibility:complete',
+      'review:in_progress:waiting',
     );
     expect(statuses(settledPlan(task(plan), graph, []))).toEqual([
       'write:complete',
@@ -85,13 +81,13 @@ describe('settledPlan', () => {
 
   it('makes up no plan where none of this generation was written, and writes none that would not change', () => {
     expect(settledPlan(task(null), graph, [{ name: 'review', interrupts: [{ id: 'i1' }] }])).toBeUndefined();
-    const older = { generation: 1, steps: [step('write', 'in_progress')] };
+    const older = { ...shown('write:in_progress'), generation: 1 };
     expect(settledPlan(task(older), graph, [])).toBeUndefined();
     const waiting = shown(
-      step('write', 'complete'),
-      step('novelty', 'complete'),
-      step('feasibility', 'complete'),
-      step('review', 'in_progress', true),
+      'write:complete',
+      'novelty:complete',
+      'feasibility:complete',
+      'review:in_progress:waiting',
     );
     expect(
       settledPlan(task(waiting), graph, [{ name: 'review', interrupts: [{ id: 'i1' }] }]),

@@ -4,7 +4,6 @@
  * reminder, even if a delivery is retried. `anyone` is nobody in particular, so it is not messaged;
  * nor is anyone who is not in the task's channel.
  */
-
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Review, Task } from '../../engine/index.js';

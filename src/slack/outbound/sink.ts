@@ -12,7 +12,6 @@
  * else is this message refused (a few tries, then a fallback post). An update whose message is
  * gone has nothing left to do.
  */
-
 import type { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import {
