@@ -28,7 +28,7 @@ import { insertReview, reviewsOf } from './review-rows.js';
 import { decideReview } from './review-updates.js';
 import type { Lease, Runtime } from './runtime/index.js';
 import { applyRules, narrowRules, reviewFacts } from './sign-off-rules.js';
-import { audit, getTask, replaceProgress, setStatus, writeProgress } from './task-rows.js';
+import { audit, getTask, setStatus, writeProgress } from './task-rows.js';
 import { scheduleTimers } from './timers.js';
 import {
   type Clock,
@@ -90,14 +90,15 @@ export function createSettling(deps: {
 
   /**
    * Opens the review of one pending interrupt, with its checkpoint's rules applied to what it
-   * asks; one a rule approves is decided at once, by the rule, and its task runs again.
+   * asks; one a rule approves is decided at once, by the rule, and its task runs again. Returns
+   * whether it opened one that waits for people.
    */
   async function open(
     db: Queryable,
     task: Task,
     interrupt: RunResult['interrupts'][number],
     state?: Record<string, unknown>,
-  ) {
+  ): Promise<boolean> {
     const request = toReviewRequest(interrupt.value);
     const facts = reviewFacts(task, request, state);
     const ruled = applyRules(checkpointSettings(deps.config, task.workflow, request.kind), facts);
@@ -112,7 +113,7 @@ export function createSettling(deps: {
       : null;
     // The review with its review_requested event (one transaction: the run's), and its timers.
     const review = await insertReview(db, { id: interrupt.id, taskId: task.id, request, settings, dueAt });
-    if (!review) return;
+    if (!review) return false;
     for (const rule of ruled.fired)
       await audit(db, {
         taskId: task.id,
@@ -128,8 +129,10 @@ export function createSettling(deps: {
       });
     // Neither kind of rule approves a review whose agent asked for stricter rules, nor one a rule
     // of the config file asks people for.
-    if (!request.rules && ruled.approvedBy)
-      return approveByRule(db, task, review.id, review.settings, request, { name: ruled.approvedBy });
+    if (!request.rules && ruled.approvedBy) {
+      await approveByRule(db, task, review.id, review.settings, request, { name: ruled.approvedBy });
+      return false;
+    }
     // Standing rules apply while the config file names who signs them off (else none is in force).
     const standing =
       deps.config.alwaysAllow && !request.rules && !ruled.asksPeople
@@ -137,14 +140,16 @@ export function createSettling(deps: {
         : undefined;
     if (standing) {
       await ruleApplied(db, standing.id);
-      return approveByRule(db, task, review.id, review.settings, request, {
+      await approveByRule(db, task, review.id, review.settings, request, {
         name: `#${standing.id}`,
         id: standing.id,
         proposedBy: standing.proposedBy,
         approvedBy: standing.approvals.map((a) => a.by),
       });
+      return false;
     }
     await scheduleTimers(deps.runtime, db, task.surface, review);
+    return true;
   }
 
   /** A review approved by a rule the moment it opens (its card shows it so); its task runs on. */
@@ -176,20 +181,20 @@ export function createSettling(deps: {
   /** In the run's transaction: pending interrupts become reviews (waiting), or the task is finished. */
   async function settle(db: Queryable, task: Task, workflow: LoadedWorkflow, result: RunResult) {
     if (deps.config.alwaysAllow && result.interrupts.length > 1) await lockRulesOf(db, task.workflow);
-    for (const interrupt of result.interrupts) await open(db, task, interrupt, result.values);
+    let opened = false;
+    for (const interrupt of result.interrupts)
+      if (await open(db, task, interrupt, result.values)) opened = true;
     // A review still pending (opened now, or from before this run: a parallel branch) keeps the
-    // task waiting; one approved by a rule runs it again.
-    const waits = (await reviewsOf(db, task.id, 'pending')).length > 0;
+    // task waiting; one approved by a rule runs it again. Read only when none opened now waits.
+    const waits = opened || (await reviewsOf(db, task.id, 'pending')).length > 0;
     const ends = !waits && !result.interrupts.length && result.finished;
-    // The plan's last state. The status set below shows it; a run that goes on at once (its
+    // The plan's last state, shown by the status set below; a run that goes on at once (its
     // reviews answered by rules) shows it with a status of its own, as a run's timed writes do.
-    if (result.plan && (waits || ends)) await replaceProgress(db, task.id, result.plan);
-    else if (result.plan) await writeProgress(db, task.id, result.plan);
-    if (waits) await setStatus(db, task.id, 'waiting', null);
+    if (waits) await setStatus(db, task.id, 'waiting', null, result.plan);
     else if (ends) {
       const outcome = await honestOutcome(db, task.id, workflow.definition.outcome(result.values ?? {}));
-      await setStatus(db, task.id, outcome.status, outcome.reason ?? null);
-    }
+      await setStatus(db, task.id, outcome.status, outcome.reason ?? null, result.plan);
+    } else if (result.plan) await writeProgress(db, task.id, result.plan);
   }
 
   /**

@@ -83,22 +83,27 @@ export async function listTasks(db: Queryable, filter: TaskFilter = {}): Promise
 
 /**
  * Moves the task to `status` and records a status event, when `STATUS_CHANGES` allows it and
- * something changes (the status or its reason). Returns whether it moved.
+ * something changes (the status or its reason). Returns whether it moved. `progress`: the plan
+ * its event shows (a run's as it settles), written in the same statement, or alone (as
+ * `replaceProgress`) when the status stays.
  */
 export function setStatus(
   db: Queryable,
   taskId: string,
   status: TaskStatus,
   reason: string | null,
+  progress?: Progress,
 ): Promise<boolean> {
   return atomically(db, async (db) => {
     const r = await db.query<{ version: number }>(
-      `UPDATE signoff.tasks SET status = $2, status_reason = $3, version = version + 1, updated_at = now()
+      `UPDATE signoff.tasks SET status = $2, status_reason = $3, progress = coalesce($5::jsonb, progress),
+         version = version + 1, updated_at = now()
        WHERE id = $1 AND (status <> $2 OR status_reason IS DISTINCT FROM $3) AND status = ANY($4)
        RETURNING version`,
-      [taskId, status, reason, statusesBefore(status)],
+      [taskId, status, reason, statusesBefore(status), progress ? JSON.stringify(progress) : null],
     );
     const moved = r.rows[0];
+    if (!moved && progress) await replaceProgress(db, taskId, progress);
     if (!moved) return false;
     await record(db, taskId, eventKey.status(moved.version), { type: 'task_status', status, reason });
     return true;
