@@ -30,7 +30,18 @@ export interface GraphStep {
  * metadata (`addNode(name, fn, { metadata: { title } })`); none when the graph cannot say (steps
  * are then added as they run).
  */
-export function nodesOf(graph: RunnableGraph): GraphStep[] {
+export function nodesOf(graph: RunnableGraph): readonly GraphStep[] {
+  const known = stepsOfGraph.get(graph);
+  if (known) return known;
+  const steps = readSteps(graph);
+  stepsOfGraph.set(graph, steps);
+  return steps;
+}
+
+/** A compiled graph's steps never change; drawing them (`getGraph`) is paid once per graph, not per run. */
+const stepsOfGraph = new WeakMap<RunnableGraph, readonly GraphStep[]>();
+
+function readSteps(graph: RunnableGraph): GraphStep[] {
   try {
     const nodes = graph.getGraph?.().nodes ?? {};
     return Object.values(nodes)
@@ -50,7 +61,10 @@ export function nodesOf(graph: RunnableGraph): GraphStep[] {
  * The plan a run starts from: the task's own for this generation (a resumed or retried run goes
  * on from where the last one left it), laid over the graph's nodes; else every step pending.
  */
-export function startingPlan(task: Pick<Task, 'generation' | 'progress'>, nodes: GraphStep[]): Progress {
+export function startingPlan(
+  task: Pick<Task, 'generation' | 'progress'>,
+  nodes: readonly GraphStep[],
+): Progress {
   const kept = task.progress?.generation === task.generation ? task.progress.steps : [];
   const byNode = new Map(kept.map((s) => [s.node, s]));
   const steps: ProgressStep[] = nodes.map(
