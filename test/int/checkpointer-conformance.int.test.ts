@@ -12,10 +12,11 @@ import {
   type BaseCheckpointSaver,
   END,
   emptyCheckpoint,
+  INTERRUPT,
   START,
   StateGraph,
 } from '@langchain/langgraph';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { LEASE_KEY, setupCheckpointer } from '../../src/engine/checkpointer.js';
 import { CHECKPOINT_SCHEMA } from '../../src/engine/prune.js';
@@ -110,6 +111,79 @@ describe('the checkpointer the suite ran against', () => {
       runKey('fenced-thread'),
     ]);
     await expect(saver.put(config, emptyCheckpoint(), metadata, {})).rejects.toThrow(/checkpoint refused/);
+    held.clear();
+  });
+
+  it('writes a checkpoint with its channels in one statement, and a refused one leaves none of its blobs', async () => {
+    const saver = asRunning(await setupCheckpointer(db.pool));
+    const config = { configurable: { thread_id: 'one-statement', checkpoint_ns: '' } };
+    const metadata = { source: 'loop' as const, step: 0, parents: {} };
+    const versions = { a: 1, b: 1, c: 1 };
+    const checkpoint = {
+      ...emptyCheckpoint(),
+      channel_values: { a: 'one', b: [2], c: { three: 3 } },
+      channel_versions: versions,
+    };
+    await leaseFor('one-statement');
+    // The lease is taken before the spy, so the one statement counted is the checkpoint's (the
+    // library's way is a transaction on a client of its own: BEGIN, a statement per blob, COMMIT).
+    const query = vi.spyOn(db.pool, 'query');
+    try {
+      const saved = await saver.put(config, checkpoint, metadata, versions);
+      expect(query).toHaveBeenCalledTimes(1);
+      expect((await saver.getTuple(saved))?.checkpoint.channel_values).toEqual(checkpoint.channel_values);
+    } finally {
+      query.mockRestore();
+    }
+    await db.pool.query("UPDATE signoff.jobs SET holder = 'another process' WHERE key = $1", [
+      runKey('one-statement'),
+    ]);
+    const next = { ...emptyCheckpoint(), channel_values: { a: 'two' }, channel_versions: { a: 2 } };
+    await expect(saver.put(config, next, metadata, { a: 2 })).rejects.toThrow(/checkpoint refused/);
+    const blobs = await db.pool.query(
+      `SELECT version FROM ${CHECKPOINT_SCHEMA}.checkpoint_blobs WHERE thread_id = 'one-statement' AND channel = 'a'`,
+    );
+    expect(blobs.rows.map((r) => r.version)).toEqual(['1']);
+    held.clear();
+  });
+
+  it("writes a call's pending writes in one statement, keeping what the library's one-by-one writes kept when a channel repeats", async () => {
+    const saver = asRunning(await setupCheckpointer(db.pool));
+    const thread = { configurable: { thread_id: 'pending-writes', checkpoint_ns: '' } };
+    const metadata = { source: 'loop' as const, step: 0, parents: {} };
+    const config = await saver.put(thread, emptyCheckpoint(), metadata, {});
+    const written = async (task: string) =>
+      (await saver.getTuple(config))?.pendingWrites?.filter(([id]) => id === task).map(([, c, v]) => [c, v]);
+    // Writes all to a special channel replace one another: the last stands.
+    const query = vi.spyOn(db.pool, 'query');
+    try {
+      await saver.putWrites(
+        config,
+        [
+          [INTERRUPT, 'first'],
+          [INTERRUPT, 'second'],
+        ],
+        'asking',
+      );
+      expect(query).toHaveBeenCalledTimes(1);
+    } finally {
+      query.mockRestore();
+    }
+    expect(await written('asking')).toEqual([[INTERRUPT, 'second']]);
+    // Among ordinary writes a special one written twice is kept as first written.
+    await saver.putWrites(
+      config,
+      [
+        ['said', 'words'],
+        [INTERRUPT, 'first'],
+        [INTERRUPT, 'second'],
+      ],
+      'mixed',
+    );
+    expect(await written('mixed')).toEqual([
+      [INTERRUPT, 'first'],
+      ['said', 'words'],
+    ]);
     held.clear();
   });
 
