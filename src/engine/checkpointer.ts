@@ -5,11 +5,13 @@
  * A run that outlived its lease without noticing fails at its next checkpoint instead of forking
  * the thread's history beside the new holder's. Reads strip the lease again: it is not the graph's.
  *
- * Writes go as one statement each: the library sends a transaction of one INSERT per channel blob
- * and per pending write (about 30 round trips a review round of the pair workflow), and on these
- * machines each round trip's write to the socket is the largest single cost of a round. The rows,
- * their serialization and their conflict rules are the library's; one statement is as atomic as its
- * transaction was, and the fence refusing the checkpoint takes its blobs with it.
+ * Writes go as one statement each: the library (1.0.x, which package.json pins) sends a checkpoint
+ * as a transaction of one INSERT per changed channel and then the checkpoint, and a step's pending
+ * writes one INSERT each: 54 of a pair review round's 99 statements, and on these machines each
+ * round trip's write to the socket is the largest single cost of a round. The rows, their
+ * serialization and their conflict rules are the library's (a test compares what both store); one
+ * statement is as atomic as its transaction was, and the fence refusing the checkpoint takes its
+ * blobs with it.
  */
 import type { CheckpointMetadata } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
@@ -25,7 +27,7 @@ export const isCheckpointRefused = (error: unknown) =>
   (error as { code?: string })?.code === '55P03' &&
   String((error as Error).message).includes('checkpoint refused');
 
-/** Rows past which a write goes the library's way (a transaction of statements): Postgres's limit on parameters. */
+/** Postgres's limit on a statement's parameters: a larger write goes the library's way. */
 const MAX_PARAMETERS = 65_535;
 
 /** `($1, $2), ($3, $4)`: placeholders for `rows` of `width` values, numbered on from `after`. */
@@ -56,9 +58,10 @@ class FencedSaver extends PostgresSaver {
     // Metadata is stored as given (a JSON object): the lease is one more key in it.
     const fenced = holder ? ({ ...metadata, [LEASE_KEY]: holder } as CheckpointMetadata) : metadata;
     const { thread_id, checkpoint_ns = '', checkpoint_id } = config.configurable ?? {};
-    const blobs = await this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions);
-    if (thread_id === undefined || (blobs.length + 1) * 6 > MAX_PARAMETERS)
+    // No thread: the library refuses it in its own words.
+    if (thread_id === undefined || (Object.keys(newVersions).length + 1) * 6 > MAX_PARAMETERS)
       return super.put(config, checkpoint, fenced, newVersions);
+    const blobs = await this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions);
     const row = [
       thread_id,
       checkpoint_ns,
@@ -84,17 +87,19 @@ class FencedSaver extends PostgresSaver {
   }
 
   override async putWrites(...[config, writes, taskId]: Parameters<PostgresSaver['putWrites']>) {
+    if (!writes.length) return;
+    if (writes.length * 8 > MAX_PARAMETERS) return super.putWrites(config, writes, taskId);
     const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable ?? {};
     const dumped = await this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes);
-    if (!dumped.length) return;
-    if (dumped.length * 8 > MAX_PARAMETERS) return super.putWrites(config, writes, taskId);
-    // Writes all to special channels (an error, an interrupt: a negative index) replace what was
-    // there, as the library's do; others are kept once written. One statement may not touch a
-    // row twice: the write that would have landed last (replacing) or first (kept) stands.
+    // Writes all to special channels (an error, an interrupt: those of WRITES_IDX_MAP, the only
+    // negative indexes `_dumpWrites` gives) replace what was there, as the library's do; others
+    // are kept once written. An upsert may not touch one row twice in a statement: of writes that
+    // share an index the last stands, as it did one statement at a time; and the first where
+    // they are kept.
     const replace = dumped.every((w) => w[4] < 0);
-    const byKey = new Map<number, (typeof dumped)[number]>();
-    for (const w of dumped) if (replace || !byKey.has(w[4])) byKey.set(w[4], w);
-    const rows = [...byKey.values()];
+    const byIndex = new Map<number, (typeof dumped)[number]>();
+    for (const w of dumped) if (replace || !byIndex.has(w[4])) byIndex.set(w[4], w);
+    const rows = [...byIndex.values()];
     await this.db.query(
       `INSERT INTO ${this.tables.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
        VALUES ${valuesOf(rows, 8)}

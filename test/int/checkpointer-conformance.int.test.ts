@@ -16,6 +16,8 @@ import {
   START,
   StateGraph,
 } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { LEASE_KEY, setupCheckpointer } from '../../src/engine/checkpointer.js';
@@ -34,6 +36,12 @@ let testDb: TestDatabase;
 let db: Database;
 /** The run leases held by the checkpointer in use, by lease key. */
 const held = new Map<string, Lease & { stop(): void; release(): Promise<void> }>();
+
+/** Stops the leases held (their heartbeats) and forgets them. */
+function stopLeases() {
+  for (const lease of held.values()) lease.stop();
+  held.clear();
+}
 
 /** The lease a task's run holds while it writes the graph thread `threadId` (see the fence). */
 const runKey = (threadId: string) => `run:${threadId.replace(/#\d+$/, '')}`;
@@ -95,9 +103,8 @@ validate({
     return asRunning(await setupCheckpointer(db.pool));
   },
   async destroyCheckpointer() {
-    for (const lease of held.values()) lease.stop();
+    stopLeases();
     await db.pool.query('DELETE FROM signoff.jobs');
-    held.clear();
   },
 });
 
@@ -111,10 +118,10 @@ describe('the checkpointer the suite ran against', () => {
       runKey('fenced-thread'),
     ]);
     await expect(saver.put(config, emptyCheckpoint(), metadata, {})).rejects.toThrow(/checkpoint refused/);
-    held.clear();
+    stopLeases();
   });
 
-  it('writes a checkpoint with its channels in one statement, and a refused one leaves none of its blobs', async () => {
+  it("sends a checkpoint with its channels, and a call's pending writes, as one statement each; a refused checkpoint leaves none of its blobs", async () => {
     const saver = asRunning(await setupCheckpointer(db.pool));
     const config = { configurable: { thread_id: 'one-statement', checkpoint_ns: '' } };
     const metadata = { source: 'loop' as const, step: 0, parents: {} };
@@ -125,15 +132,29 @@ describe('the checkpointer the suite ran against', () => {
       channel_versions: versions,
     };
     await leaseFor('one-statement');
-    // The lease is taken before the spy, so the one statement counted is the checkpoint's (the
-    // library's way is a transaction on a client of its own: BEGIN, a statement per blob, COMMIT).
-    const query = vi.spyOn(db.pool, 'query');
+    // Every statement any client sends; the checkpoint tables' (and any transaction) are counted.
+    // The library's way is BEGIN, an INSERT per row, COMMIT.
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const statements = () =>
+      sent.mock.calls.filter(([q]) => /checkpoint|BEGIN|COMMIT/i.test(typeof q === 'string' ? q : String(q)))
+        .length;
     try {
       const saved = await saver.put(config, checkpoint, metadata, versions);
-      expect(query).toHaveBeenCalledTimes(1);
+      expect(statements()).toBe(1);
+      await saver.putWrites(
+        saved,
+        [
+          ['said', 'words'],
+          [INTERRUPT, 'asks'],
+        ],
+        'mixed',
+      );
+      expect(statements()).toBe(2);
+      await saver.putWrites(saved, [[INTERRUPT, 'asks']], 'asking');
+      expect(statements()).toBe(3);
       expect((await saver.getTuple(saved))?.checkpoint.channel_values).toEqual(checkpoint.channel_values);
     } finally {
-      query.mockRestore();
+      sent.mockRestore();
     }
     await db.pool.query("UPDATE signoff.jobs SET holder = 'another process' WHERE key = $1", [
       runKey('one-statement'),
@@ -144,48 +165,66 @@ describe('the checkpointer the suite ran against', () => {
       `SELECT version FROM ${CHECKPOINT_SCHEMA}.checkpoint_blobs WHERE thread_id = 'one-statement' AND channel = 'a'`,
     );
     expect(blobs.rows.map((r) => r.version)).toEqual(['1']);
-    held.clear();
+    stopLeases();
   });
 
-  it("writes a call's pending writes in one statement, keeping what the library's one-by-one writes kept when a channel repeats", async () => {
-    const saver = asRunning(await setupCheckpointer(db.pool));
-    const thread = { configurable: { thread_id: 'pending-writes', checkpoint_ns: '' } };
-    const metadata = { source: 'loop' as const, step: 0, parents: {} };
-    const config = await saver.put(thread, emptyCheckpoint(), metadata, {});
-    const written = async (task: string) =>
-      (await saver.getTuple(config))?.pendingWrites?.filter(([id]) => id === task).map(([, c, v]) => [c, v]);
-    // Writes all to a special channel replace one another: the last stands.
-    const query = vi.spyOn(db.pool, 'query');
-    try {
+  it("stores and reads back what LangGraph's own saver does for the same calls: repeated, mixed, empty and too many writes, a channel without a value, a checkpoint written twice", async () => {
+    const plain = new PostgresSaver(db.pool, undefined, { schema: 'plain_saver' });
+    await plain.setup();
+    const fenced = asRunning(await setupCheckpointer(db.pool));
+    const thread = { configurable: { thread_id: 'as-the-library', checkpoint_ns: '' } };
+    const first = {
+      ...emptyCheckpoint(),
+      channel_values: { a: 'one', b: [2] },
+      // `c` has a version and no value: the library stores it as empty.
+      channel_versions: { a: 1, b: 1, c: 1 },
+    };
+    const second = {
+      ...emptyCheckpoint(),
+      channel_values: { a: 'two', b: [2] },
+      channel_versions: { a: 2, b: 1, c: 1 },
+    };
+    const many = Array.from({ length: 8_200 }, (_, i): [string, unknown] => [`channel-${i % 3}`, i]);
+    const play = async (saver: BaseCheckpointSaver) => {
+      const one = await saver.put(
+        thread,
+        first,
+        { source: 'input', step: -1, parents: {} },
+        { a: 1, b: 1, c: 1 },
+      );
       await saver.putWrites(
-        config,
+        one,
         [
           [INTERRUPT, 'first'],
           [INTERRUPT, 'second'],
         ],
         'asking',
       );
-      expect(query).toHaveBeenCalledTimes(1);
-    } finally {
-      query.mockRestore();
-    }
-    expect(await written('asking')).toEqual([[INTERRUPT, 'second']]);
-    // Among ordinary writes a special one written twice is kept as first written.
-    await saver.putWrites(
-      config,
-      [
-        ['said', 'words'],
-        [INTERRUPT, 'first'],
-        [INTERRUPT, 'second'],
-      ],
-      'mixed',
-    );
-    expect(await written('mixed')).toEqual([
-      [INTERRUPT, 'first'],
-      ['said', 'words'],
-    ]);
-    held.clear();
-  });
+      await saver.putWrites(
+        one,
+        [
+          ['said', 'words'],
+          [INTERRUPT, 'first'],
+          [INTERRUPT, 'second'],
+        ],
+        'mixed',
+      );
+      await saver.putWrites(one, [['said', 'again']], 'mixed');
+      await saver.putWrites(one, [], 'silent');
+      await saver.putWrites(one, many, 'busy');
+      // The same checkpoint again, with other metadata: it replaces the first.
+      await saver.put(thread, first, { source: 'loop', step: 0, parents: {} }, {});
+      const two = await saver.put(one, second, { source: 'loop', step: 1, parents: {} }, { a: 2 });
+      const tuples = [];
+      for await (const t of saver.list(thread)) tuples.push(t);
+      return { one: await saver.getTuple(one), two: await saver.getTuple(two), tuples };
+    };
+    const theirs = await play(plain);
+    const ours = await play(fenced);
+    expect(ours.one?.pendingWrites).toHaveLength(8_203);
+    expect(ours).toEqual(theirs);
+    stopLeases();
+  }, 60_000);
 
   it("a graph's state read back after a run does not show the run's lease, and an update outside any run that keeps the saved metadata is not refused for it", async () => {
     const graph = new StateGraph(Annotation.Root({ said: Annotation<string> }))
