@@ -7,6 +7,7 @@
  * that "shorter" holds on a loaded machine too.
  */
 import { describe, expect, it } from 'vitest';
+import { setStatus } from '../../src/engine/task-rows.js';
 import type { Task } from '../../src/engine/types.js';
 import { writeFails } from '../helpers/database.js';
 import { harnessPerFile } from '../helpers/harness.js';
@@ -73,6 +74,20 @@ describe("a quick run's plan", () => {
     ]);
     // The first run stopped at the review the rule approved: its plan went out as "working".
     expect((await statuses(task.id)).map((e) => e.status)).toEqual(['working', 'done']);
+  });
+
+  it('of a run that settles while its task already waits (a branch before it asked) is stored, though no status moves to show it', async () => {
+    const task = await t.h.start('pair', 'draft the memo');
+    await t.h.nextReview(task.id);
+    const before = await statuses(task.id);
+    const waiting = await t.h.engine.getTask(task.id);
+    const settled = {
+      generation: waiting?.generation ?? 0,
+      steps: [{ node: 'agent1', title: 'Agent 1', status: 'complete' as const }],
+    };
+    expect(await setStatus(t.h.db.pool, task.id, 'waiting', null, settled)).toBe(false);
+    expect((await t.h.engine.getTask(task.id))?.progress).toEqual(settled);
+    expect(await statuses(task.id)).toEqual(before);
   });
 
   it('of a run whose settling failed is kept before settling is tried again, then shown with the review it opens', async () => {
