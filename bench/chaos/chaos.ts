@@ -204,11 +204,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       let t1 = Date.now();
       let t2 = t1;
       const violations: Violation[] = [];
+      /** Slack failures the run's faults queued that no call met before the heal forgot them. */
+      let unmet = 0;
       try {
         tasks.push(...(await runScenario(ctx)));
         t1 = Date.now();
         // The faults end: refusals lifted, model faults forgotten, every process back.
-        await cluster.post('/heal', {});
+        unmet = Number((await cluster.post('/heal', {})).forgotten ?? 0);
         cluster.model.clearFaults();
         await cluster.heal();
         // Every ask the agent made has had its answer (the API is back).
@@ -271,7 +273,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
             Object.entries(faults)
               .map(([k, n]) => `${k}×${n}`)
               .join(' ') || 'none'
-          }; ` +
+          }${unmet ? ` (${unmet} Slack failures unmet, forgotten)` : ''}; ` +
           `${violations.length ? `VIOLATIONS ${violations.map((v) => `${v.kind}${v.task ? ` (${v.task})` : ''}`).join(', ')}` : 'ok'} ` +
           `[${s(Date.now() - t0)}: chaos ${s(t1 - t0)}, heal ${s(t2 - t1)}, quiet ${s(Date.now() - t2)}]`,
       );

@@ -324,12 +324,14 @@ export class Cluster {
     }
   }
 
-  async post(path: string, body: object): Promise<void> {
-    await fetch(`${this.control}${path}`, {
+  /** Asks the fake Slack's control endpoint; its JSON answer. */
+  async post(path: string, body: object): Promise<Record<string, unknown>> {
+    const res = await fetch(`${this.control}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
+    return (await res.json().catch(() => ({}))) as Record<string, unknown>;
   }
 
   async stop(options: { keepDir?: boolean } = {}): Promise<void> {

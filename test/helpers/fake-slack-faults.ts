@@ -62,6 +62,11 @@ export class SlackFaults {
     this.failures.push({ method, status: failure.status ?? 200, ...failure });
   }
 
+  /** Forgets the failures `failNext` queued that no call has met yet; returns how many there were. */
+  forgetFailures(): number {
+    return this.failures.splice(0).length;
+  }
+
   /**
    * Every call of `method` is answered 429 `ratelimited` with `Retry-After: retryAfter` (seconds),
    * as Slack answers a method whose limit is spent, until the returned undo is called.
