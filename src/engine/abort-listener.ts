@@ -2,8 +2,9 @@
  * Cancel and redirect stop a run wherever it runs: they NOTIFY `signoff_abort` with the task id,
  * and each worker process LISTENs on a connection of its own. Not a pooled client: LISTEN is
  * session state, and a pooled client that dies is simply dropped. This one is re-established,
- * with backoff, whenever it fails; an abort sent while it was down is caught anyway at the end of
- * the run, which applies nothing to a task that was cancelled or redirected meanwhile.
+ * with backoff, whenever it fails. An abort sent while it was down is missed: once it is back,
+ * `onReconnect` asks the database what changed meanwhile (else a cancelled run would go on, its
+ * agents' words streaming, until its end, which applies nothing to a task cancelled or redirected).
  *
  * At start it checks that a notification arrives at all: behind a transaction-mode pooler
  * (PgBouncer) LISTEN never hears anything, and the operator is told in one line what workers need.
@@ -28,6 +29,8 @@ export interface AbortListener {
 export function createAbortListener(deps: {
   pool: pg.Pool;
   onAbort: (taskId: string) => void;
+  /** Listening again after its connection was lost: the aborts sent meanwhile were not heard. */
+  onReconnect: () => Promise<void>;
   logger: Logger;
 }): AbortListener {
   const { pool, logger } = deps;
@@ -78,10 +81,16 @@ export function createAbortListener(deps: {
     const wait = Math.min(250 * 2 ** failures++, MAX_BACKOFF_MS);
     retry = setTimeout(() => {
       retry = undefined;
-      connect().catch((err: Error) => {
-        logger.warn({ err }, 'abort listener could not reconnect');
-        schedule();
-      });
+      connect().then(
+        () =>
+          deps
+            .onReconnect()
+            .catch((err: Error) => logger.warn({ err }, 'could not check the runs for aborts missed')),
+        (err: Error) => {
+          logger.warn({ err }, 'abort listener could not reconnect');
+          schedule();
+        },
+      );
     }, wait);
     retry.unref();
   }

@@ -249,6 +249,8 @@ export interface Runner {
    * the step applied); with `below`, only a run of an older generation than that (a redirect).
    */
   abort(taskId: string, below?: number): void;
+  /** The tasks whose runs are under way in this process. */
+  running(): string[];
   /**
    * The process is stopping: the runs under way stop now and no run starts any more. Returns the
    * tasks cut short: they stay working and go on from their last checkpoint in the next process

@@ -27,7 +27,7 @@ import { startRefusal } from './start-limits.js';
 import { createStarts } from './starts.js';
 import { audit, getTask, listTasks, taskAt } from './task-rows.js';
 import { timerQueue } from './timers.js';
-import type { Clock, GroupDirectory, Surface, Task } from './types.js';
+import { type Clock, type GroupDirectory, runsOver, type Surface, type Task } from './types.js';
 import { waitingFor, waitingPlaces } from './waiting-reviews.js';
 import { startWorkers } from './work.js';
 
@@ -62,6 +62,14 @@ export function createEngine(deps: EngineDeps): Engine {
     onAbort: (payload) => {
       const [taskId, generation] = payload.split('#');
       runner.abort(taskId as string, generation ? Number(generation) : undefined);
+    },
+    // What a missed abort would have said, read from the tasks: cancelled (or otherwise over),
+    // or redirected to a newer generation than the run's.
+    onReconnect: async () => {
+      for (const id of runner.running()) {
+        const task = await getTask(pool, id);
+        runner.abort(id, !task || runsOver(task) ? undefined : task.generation);
+      }
     },
   });
 

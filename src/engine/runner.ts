@@ -47,16 +47,13 @@ import { getTask, setStatus } from './task-rows.js';
 import {
   type Clock,
   type Decision,
-  FINAL_STATUSES,
   type Review,
+  runsOver,
   type Surface,
   type Task,
   threadOf,
 } from './types.js';
 import { pauseAtBudget, settleBudgets } from './usage.js';
-
-/** Whether a task is over for its runs: a final status, or failed (until a retry). */
-const closed = (task: Task) => FINAL_STATUSES.includes(task.status) || task.status === 'failed';
 
 export interface RunnerDeps {
   pool: pg.Pool;
@@ -107,7 +104,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     );
     const row = r.rows[0];
     const task = row?.task ? taskFromRow(row.task) : undefined;
-    if (!task || closed(task)) return undefined;
+    if (!task || runsOver(task)) return undefined;
     try {
       await step(task, (row?.decided ?? []).map(reviewFromRow), claim.lease, claim.attempt);
     } catch (error) {
@@ -270,7 +267,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           db,
           toApply.map((r) => r.id),
         );
-        if (current && !closed(current) && current.generation === task.generation)
+        if (current && !runsOver(current) && current.generation === task.generation)
           await settle(db, task, workflow, ran);
       });
     } catch (error) {
@@ -285,6 +282,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       const run = inFlight.get(taskId);
       if (run && run.generation < below) run.controller.abort(new Error('cancelled'));
     },
+    running: () => [...inFlight.keys()],
     // Ctrl-C: the runs' model calls are aborted as a cancel aborts them, instead of holding the
     // exit until their step ends; a job claimed meanwhile is handed back.
     stop: () => {

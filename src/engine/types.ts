@@ -57,6 +57,10 @@ export {
 /** `stopped`: ended without approval because a limit was reached (the proposal's revisions). */
 export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'rejected', 'stopped', 'cancelled'];
 
+/** Whether no run of the task is to go on: a final status, or failed (until a retry). */
+export const runsOver = (task: Pick<Task, 'status'>) =>
+  FINAL_STATUSES.includes(task.status) || task.status === 'failed';
+
 /**
  * A task's allowed status changes, the only ones `setStatus` makes (and the decision that
  * reopens a waiting task, `waiting → working`). A final status never changes: a cancelled task
