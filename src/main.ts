@@ -256,6 +256,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
       signoff,
       logger,
       directory: slack.directory(signoff.db),
+      live: slack.live(signoff.db),
       afterAckClock: options.afterAckClock,
       doors: createDoors({
         pool: signoff.db.pool,

@@ -32,6 +32,8 @@ export interface SlackEngineParts {
   sinks(db: Database): { slack: Sink };
   /** Agents' words streamed into the thread as they are written (outbound/streams.ts). */
   lives(db: Database): { slack: LiveView };
+  /** The same, for the surface's sweep of streams long left open (one per process). */
+  live(db: Database): SlackLive;
   directories(db: Database): { slack: GroupDirectory };
   /** Slack's directory, made once per process (the first call's database). */
   directory(db: Database): Directory;
@@ -93,6 +95,7 @@ export function slackEngineParts(
       return { slack: createSlackSink({ client, pool: db.pool, logger, live: liveOf(db) }) };
     },
     lives: (db) => ({ slack: liveOf(db) }),
+    live: liveOf,
     directories: (db) => ({ slack: slackGroups(directoryOf(db)) }),
     directory: directoryOf,
   };

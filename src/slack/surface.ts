@@ -17,6 +17,7 @@ import { createDoorStarts } from './inbound/door-starts.js';
 import { type Healthy, startHealthServer } from './inbound/health.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './inbound/start-task.js';
 import { boltLogger } from './shared/bolt-logger.js';
+import type { SlackLive } from './outbound/streams.js';
 import type { Directory } from './shared/directory.js';
 import { createLimitedFetch } from './shared/limited-fetch.js';
 import { createRateLimits } from './shared/rate-limits.js';
@@ -30,6 +31,8 @@ export interface SlackSurfaceOptions {
   logger: Logger;
   /** The directory the engine asks about user groups: the listeners ask the same one. */
   directory: Directory;
+  /** The streams of this process's runs (engine-parts.ts): where tasks run, it sweeps those left open. */
+  live?: Pick<SlackLive, 'closeAbandoned'>;
   /** Where the work after an ack reads the time (tests move it); real time by default. */
   afterAckClock?: AfterAckClock;
   /**
@@ -53,6 +56,9 @@ export interface SlackSurface {
   /** Stops taking requests and lets the accepted ones finish (up to a few seconds); the engine stays open. */
   stop(): Promise<void>;
 }
+
+/** How often a process that runs tasks looks for streams long left open (stream-closing.ts). */
+const ABANDONED_STREAMS_MS = 60_000;
 
 /** How long a stopping process waits for work it acked: a decision acked is a decision kept. */
 const DRAIN_MS = 10_000;
@@ -157,6 +163,13 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
       )
     : undefined;
   sweep?.unref();
+  const tidy = () =>
+    void o.live
+      ?.closeAbandoned(signoff.engine.getTask)
+      .catch((err) => logger.warn({ err }, 'the sweep of streams left open failed'));
+  const streams = config.role !== 'web' ? setInterval(tidy, ABANDONED_STREAMS_MS) : undefined;
+  streams?.unref();
+  if (streams) tidy();
   const address = (server as { address?: () => unknown } | undefined)?.address?.();
   const port = typeof address === 'object' && address ? (address as { port: number }).port : health?.port;
   logger.info(
@@ -169,6 +182,7 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
     stop: async () => {
       ready = false;
       clearInterval(sweep);
+      clearInterval(streams);
       stopping.abort();
       await doors?.stop();
       if (listen) await app.stop();

@@ -120,4 +120,34 @@ describe('a worker killed mid-stream', () => {
     expect(note.content).not.toMatch(/word3/);
     expect(dead.state).not.toBe('streaming');
   }, 60_000);
+
+  it('leaves a stream that nothing else would come back to (its task ended, the end shown before it started): a process that runs tasks closes it with a note', async () => {
+    const { thread, dead } = await killedMidStream(
+      'write the forgotten note',
+      async () => {
+        // As if a run that had not heard of the cancel yet started it after the cancel was shown,
+        // and its own close failed: the task is over, no status event is still to come, and the
+        // stream has been open for minutes.
+        const db = new pg.Client({ connectionString: file.db.url });
+        await db.connect();
+        try {
+          await db.query(
+            `UPDATE signoff.tasks SET status = 'cancelled' WHERE id IN (SELECT task_id FROM signoff.slack_streams WHERE state = 'live')`,
+          );
+          const r = await db.query(
+            `UPDATE signoff.slack_streams SET created_at = now() - interval '3 minutes' WHERE state = 'live'`,
+          );
+          expect(r.rowCount).toBe(1);
+        } finally {
+          await db.end();
+        }
+      },
+      'nothing',
+    );
+    const note = await until('note', () =>
+      shownIn(slack, thread).find((m) => m.ts === dead.ts && /Stopped before these words/.test(m.content)),
+    );
+    expect(note.content).not.toMatch(/word3/);
+    expect(dead.state).not.toBe('streaming');
+  }, 60_000);
 });

@@ -6,10 +6,10 @@
  * live again for the next closer, and the task's end that could not close one is delivered again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunEnd, Task } from '../../engine/index.js';
+import { FINAL_STATUSES, type RunEnd, type Task } from '../../engine/index.js';
 import { DeliveryError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { SlackOrigin } from '../shared/origin.js';
+import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import { type StreamCalls, slackCode } from './stream-calls.js';
 import type { StreamRows, StreamState } from './stream-rows.js';
 
@@ -129,5 +129,22 @@ export function createStreamClosing({
     }
   };
 
-  return { stopOnce, noted, removed, closeLeftOpen, removeUnanswered };
+  /**
+   * Streams still open long after they started, of tasks no run works on now: closed with a
+   * note. Their run's own close failed, and nothing else was to come back to them: the task's
+   * end was shown before the stream started (a run that had not heard of the cancel yet), or the
+   * task waits for a review (its next run would close them, days later maybe).
+   */
+  const closeAbandoned = async (taskOf: (id: string) => Promise<Task | undefined>) => {
+    for (const id of await rows.openLong()) {
+      const task = await taskOf(id);
+      const origin = slackOriginSchema.safeParse(task?.origin).data;
+      if (!task || !origin || task.status === 'working') continue;
+      await closeLeftOpen(task, origin, FINAL_STATUSES.includes(task.status)).catch((err) =>
+        logger.warn({ err, task: id }, 'could not close the streams a run left open; trying again later'),
+      );
+    }
+  };
+
+  return { stopOnce, noted, removed, closeLeftOpen, removeUnanswered, closeAbandoned };
 }

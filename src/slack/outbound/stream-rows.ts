@@ -56,7 +56,15 @@ export interface StreamRows {
   showing(ids: string[]): Promise<Set<string>>;
   /** A task's streams that stand for nothing yet and are not being finished. */
   leftOpen(taskId: string): Promise<StreamRow[]>;
+  /** The tasks with a stream still open that started longer ago than `ABANDONED_AFTER`. */
+  openLong(): Promise<string[]>;
 }
+
+/**
+ * A stream this old and still open is not its run's any more unless the run still works: no
+ * model call streams this long, and a stream's own closing gives up well within it.
+ */
+const ABANDONED_AFTER = "interval '2 minutes'";
 
 /**
  * How long a claim of a stream's stop stands: a stop waits up to 30 s for its slot (Tier 2), and
@@ -160,5 +168,12 @@ export function streamRows(pool: pg.Pool): StreamRows {
           [taskId],
         )
       ).rows,
+    openLong: async () =>
+      (
+        await pool.query<{ task_id: string }>(
+          `SELECT DISTINCT task_id FROM signoff.slack_streams
+           WHERE state IN ('starting', 'live', 'closing') AND created_at < now() - ${ABANDONED_AFTER}`,
+        )
+      ).rows.map((row) => row.task_id),
   };
 }

@@ -90,6 +90,8 @@ export interface SlackLive extends LiveView {
   ): Promise<{ channel: string; ts: string; shown?: string } | undefined>;
   /** The task is over: streams a dead run of it left open close with a note (no run of it comes). */
   closeLeftOpen(task: Task, origin: SlackOrigin): Promise<void>;
+  /** Streams long open of tasks no run works on (`taskOf`: the engine's): closed with a note. */
+  closeAbandoned(taskOf: (id: string) => Promise<Task | undefined>): Promise<void>;
 }
 
 export function createSlackLive(deps: {
@@ -101,7 +103,7 @@ export function createSlackLive(deps: {
   const { client, logger } = deps;
   const rows = streamRows(deps.pool);
   const slack = createStreamCalls(client, deps.limits);
-  const { stopOnce, noted, removed, closeLeftOpen, removeUnanswered } = createStreamClosing({
+  const { stopOnce, noted, removed, closeLeftOpen, removeUnanswered, closeAbandoned } = createStreamClosing({
     rows,
     slack,
     logger,
@@ -336,6 +338,7 @@ export function createSlackLive(deps: {
   return {
     open,
     closeLeftOpen: (task, origin) => closeLeftOpen(task, origin, true),
+    closeAbandoned,
     async handOver(id, task, origin) {
       // A stream of a run in this process: its run stops it, with its last words, and says what
       // it showed; the hand-over waits for that (the saved words' event can come first).
