@@ -1,5 +1,6 @@
 import type { Action, Review } from '../engine/index.js';
 import { choicesOf } from './choices.js';
+import { COMMANDS } from './usage.js';
 
 /**
  * Exactly these (case aside) approve, as the card and `help` show them: Enter too, except at a tool
@@ -63,6 +64,12 @@ const LIKE_REJECT = new Set([
 const HELP = new Set(['help', '?']);
 const QUIT = new Set(['quit', 'exit', 'q']);
 const CANCEL = new Set(['cancel', 'stop']);
+/**
+ * A command's name typed alone ("tasks", "resume"), or a shell command line: someone who thinks
+ * they are at the shell. Sent as feedback it would start another round on a word nobody meant.
+ */
+const COMMAND_WORDS = new Set([...COMMANDS, 'list', 'ls', 'status', 'workflows']);
+const SHELL_LINE = /^(signoff|npx|npm)\s/i;
 /** `reject: <why>` rejects with its reason (for a tool call, the message the agent gets). */
 const REJECT_WITH = /^reject\s*:\s*(.*)$/is;
 /** `revise: <feedback>` (or the review's own word for it: `refine: …`) is feedback, whatever it says. */
@@ -181,6 +188,11 @@ export function parseAnswer(line: string, review: Review): Answer {
           : 'Type "edit" to decide each call, or approve or reject them all.',
       };
     }
+  }
+  if (allowed.includes('revise') && (COMMAND_WORDS.has(plain) || SHELL_LINE.test(text))) {
+    return {
+      error: `"${text}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting and run the command in the shell. To send it as feedback, type "revise: ${text}".`,
+    };
   }
   return pick('revise', text);
 }

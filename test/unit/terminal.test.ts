@@ -354,6 +354,31 @@ describe('an answer typed at a review', () => {
     for (const typed of ['cancel', 'stop']) expect(parseAnswer(typed, pair)).toEqual({ cancel: true });
   });
 
+  it('a command typed at a review (a command word alone, a shell line) is asked about, not sent as feedback; "revise:" sends it', () => {
+    const pair = asked(['approve', 'revise', 'reject'], { approve: 'Approve', revise: 'Give feedback' });
+    for (const typed of [
+      'tasks',
+      'Tasks',
+      'resume',
+      'list',
+      'npm start',
+      'npx signoff tasks',
+      'signoff resume cli-1',
+    ]) {
+      const answer = parseAnswer(typed, pair);
+      expect([typed, 'error' in answer && answer.error]).toEqual([
+        typed,
+        `"${typed}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting and run the command in the shell. To send it as feedback, type "revise: ${typed}".`,
+      ]);
+    }
+    expect(parseAnswer('revise: tasks', pair)).toEqual({ action: 'revise', feedback: 'tasks' });
+    // Feedback that only starts with a command's word is feedback.
+    expect(parseAnswer('run the numbers again', pair)).toEqual({
+      action: 'revise',
+      feedback: 'run the numbers again',
+    });
+  });
+
   it('the card\'s own words choose: a proposal\'s "search more" is its reject, "continue" its approve', () => {
     expect(parseAnswer('Search more', asked())).toEqual({ action: 'reject' });
     expect(parseAnswer('continue', asked())).toEqual({ action: 'approve' });
