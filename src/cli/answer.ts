@@ -191,7 +191,7 @@ export function parseAnswer(line: string, review: Review): Answer {
   }
   if (allowed.includes('revise') && (COMMAND_WORDS.has(plain) || SHELL_LINE.test(text))) {
     return {
-      error: `"${text}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting and run the command in the shell. To send it as feedback, type "revise: ${text}".`,
+      error: `"${text}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,
     };
   }
   return pick('revise', text);

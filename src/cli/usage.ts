@@ -26,7 +26,9 @@ const ON_A_TASK = new Set(['resume', 'events', 'retry', 'cancel', 'redirect']);
 export function usageError(argv: readonly string[], workflows: readonly string[]): string | undefined {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'test' || command === 'help') return undefined;
-  if (!COMMANDS.has(command)) return `${unknownCommand(workflows, command, rest)}\n${USAGE}`;
+  // A hint that names the command meant is the whole answer; the usage only when none does.
+  if (!COMMANDS.has(command))
+    return unknownCommand(workflows, command, rest) ?? `Unknown command "${command}".\n${USAGE}`;
   if (ON_A_TASK.has(command) && !rest[0]) return nameTheTask(command);
   if (command === 'run') {
     const [workflow, ...words] = rest;
@@ -68,7 +70,7 @@ const SAME_AS: Record<string, string> = {
 };
 
 /** An unknown command, and the one meant when it can be told: `list` is `tasks`, `pair …` is `run pair …`. */
-function unknownCommand(workflows: readonly string[], command: string, rest: string[]): string {
+function unknownCommand(workflows: readonly string[], command: string, rest: string[]): string | undefined {
   const said = `Unknown command "${command}".`;
   const meant = SAME_AS[command.toLowerCase()];
   if (meant) return `${said} Did you mean: ${CLI} ${meant}${rest.length ? ` ${rest.join(' ')}` : ''}`;
@@ -76,5 +78,5 @@ function unknownCommand(workflows: readonly string[], command: string, rest: str
     const task = rest.join(' ') || 'summarise Q3 invoices';
     return `${said} To start a task: ${CLI} run ${command.toLowerCase()} "${task}"`;
   }
-  return said;
+  return undefined;
 }

@@ -368,7 +368,7 @@ describe('an answer typed at a review', () => {
       const answer = parseAnswer(typed, pair);
       expect([typed, 'error' in answer && answer.error]).toEqual([
         typed,
-        `"${typed}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting and run the command in the shell. To send it as feedback, type "revise: ${typed}".`,
+        `"${typed}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${typed}".`,
       ]);
     }
     expect(parseAnswer('revise: tasks', pair)).toEqual({ action: 'revise', feedback: 'tasks' });
