@@ -145,11 +145,19 @@ async function main(argv: string[]): Promise<number> {
     }
     test = read;
   }
+  // Ctrl-C while the modules load (a second or two): nothing has started yet; said, not a mute exit.
+  const loading = () => {
+    err.write('\nStopped before anything started.\n');
+    process.exit(130);
+  };
+  process.once('SIGINT', loading);
   await announceFirstStart(config);
   const [{ runTerminal }, { startTerminal }] = await Promise.all([
     import('./cli/terminal.js'),
     import('./main.js'),
   ]);
+  // From here the terminal handles the signals (cli/terminal.ts).
+  process.off('SIGINT', loading);
   return await runTerminal(
     argv,
     config,

@@ -56,11 +56,28 @@ export async function runTerminal(
   // At a terminal, what was typed before a question was shown never answers it; piped input is
   // a script of answers written ahead, read as it comes.
   const lines = linesFrom(process.stdin, { typedAhead: process.stdin.isTTY ? 'drop' : 'keep' });
+  const stopping = new AbortController();
+  let endedWith: number | undefined;
+  const end: EndEarly = (code) => {
+    // A second Ctrl-C does not wait.
+    if (stopping.signal.aborted) {
+      if (code !== 0) process.exit(code);
+      return;
+    }
+    endedWith = code;
+    stopping.abort();
+    // The end of input: a prompt returns, a session says where its task stands.
+    lines.close();
+  };
+  // From the start: a Ctrl-C while the database starts (seconds; initdb the first time) stops the
+  // command as soon as there is one, with the same sentence, instead of killing the process mute.
+  onEnd(end);
+  process.on('SIGINT', () => end(130));
+  process.on('SIGTERM', () => end(143));
   // A scenario runs in a database of its own, made for the run and dropped after it.
   const scratch = test ? await scenarioDatabase(config, logger) : undefined;
   if (scratch) config = { ...config, database: { ...config.database, url: scratch.url } };
   const screen = statusLine(io.out, io.tty);
-  const stopping = new AbortController();
   const terminalIo: TerminalIo = { screen, err, tty: io.tty, lines, stopping: stopping.signal };
   const { signoff, command, cli } = await start(config, { logger, argv, io: terminalIo, test }).catch(
     async (error) => {
@@ -80,22 +97,6 @@ export async function runTerminal(
       await scratch?.drop();
       return cut;
     })());
-  let endedWith: number | undefined;
-  const end: EndEarly = (code) => {
-    // A second Ctrl-C does not wait.
-    if (stopping.signal.aborted) {
-      if (code !== 0) process.exit(code);
-      return;
-    }
-    endedWith = code;
-    stopping.abort();
-    // The end of input: a prompt returns, a session says where its task stands.
-    lines.close();
-  };
-  onEnd(end);
-  process.on('SIGINT', () => end(130));
-  process.on('SIGTERM', () => end(143));
-
   let code: number;
   try {
     code = (await windUp(command, stopping.signal)) ?? 1;

@@ -108,4 +108,24 @@ describe('one embedded data folder, several processes', () => {
     expect(end.code).toBe(130);
     expect(serverRuns(data)).toBe(false);
   }, 180_000);
+
+  it('Ctrl-C while the embedded server starts: the same one line and exit 130 once it is up, no task begun, the server stopped', async () => {
+    const data = dataFolder();
+    const run = started(startSignoff(['run', 'pair', 'draft the early note'], { SIGNOFF_DATA_DIR: data }));
+    // The server is starting (its pid file written); signoff's migrations are still to run.
+    for (let i = 0; i < 3000 && !serverRuns(data); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(serverRuns(data)).toBe(true);
+    run.signalGroup('SIGINT');
+    const end = await run.exited;
+    expect(end.code).toBe(130);
+    expect(end.stderr).toBe(
+      `Starting the embedded PostgreSQL in ${data} (first run: ~10 s)…\n` +
+        `\nStopped. Tasks and reviews are kept in ${data}/; \`npx signoff tasks\` lists them.\n`,
+    );
+    expect(end.stdout).not.toMatch(/Task cli-/);
+    // Without waiting for the server, the process died mute and left it running, detached.
+    expect(serverRuns(data)).toBe(false);
+    const tasks = await runSignoff(['tasks'], { SIGNOFF_DATA_DIR: data });
+    expect(tasks.stdout).not.toMatch(/draft the early note/);
+  }, 180_000);
 });
