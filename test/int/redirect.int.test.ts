@@ -123,15 +123,17 @@ describe('redirect', () => {
     expect(review.request.body).toContain('plan only the interns');
   });
 
-  it('a cancel sent while the abort listener was reconnecting stops the run once it is back; a run whose task did not change goes on', async () => {
+  it('a cancel or a redirect sent while the abort listener was reconnecting stops the run once it is back; a run whose task did not change goes on', async () => {
     started.length = 0;
     const healthy = await t.h.start('pair', 'SLOW plan the offsite');
     const missed = await t.h.start('pair', 'SLOW plan the budget');
-    await untilThinking(3); // a call of each is thinking (30 s unless aborted)
-    expect(t.h.runner.running()).toEqual(expect.arrayContaining([healthy.id, missed.id]));
-    // What this process missed: the task was cancelled while nothing here listened (the status
-    // changed and no notification came).
+    const moved = await t.h.start('pair', 'SLOW plan the party');
+    await untilThinking(4); // a call of each is thinking (30 s unless aborted)
+    expect(t.h.runner.running()).toEqual(expect.arrayContaining([healthy.id, missed.id, moved.id]));
+    // What this process missed: one task was cancelled, another redirected, while nothing here
+    // listened (the rows changed and no notification came).
     await t.h.db.pool.query(`UPDATE signoff.tasks SET status = 'cancelled' WHERE id = $1`, [missed.id]);
+    await t.h.db.pool.query('UPDATE signoff.tasks SET generation = generation + 1 WHERE id = $1', [moved.id]);
     const [listener] = (
       await t.h.db.pool.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN signoff_abort'`,
@@ -139,14 +141,16 @@ describe('redirect', () => {
     ).rows;
     await t.h.db.pool.query('SELECT pg_terminate_backend($1)', [listener?.pid]);
     const t0 = Date.now();
-    for (let i = 0; i < 400 && t.h.runner.running().includes(missed.id); i++)
-      await new Promise((r) => setTimeout(r, 25));
-    // Without the check on reconnecting, the cancelled run would think on for 30 s.
+    const stopped = () => !t.h.runner.running().some((id) => id === missed.id || id === moved.id);
+    for (let i = 0; i < 400 && !stopped(); i++) await new Promise((r) => setTimeout(r, 25));
+    // Without the check on reconnecting, those runs would think on for 30 s.
     expect(t.h.runner.running()).not.toContain(missed.id);
+    expect(t.h.runner.running()).not.toContain(moved.id);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(t.h.runner.running()).toContain(healthy.id);
     expect((await t.h.engine.getTask(missed.id))?.status).toBe('cancelled');
     await t.h.engine.cancel(healthy.id, { id: 'ann' });
+    await t.h.engine.cancel(moved.id, { id: 'ann' });
   });
 
   it('only a working task can be redirected, and the new goal must say something', async () => {
