@@ -76,16 +76,22 @@ export function createAbortListener(deps: {
     }
   }
 
+  /** Asks what the aborts missed meanwhile said, again with backoff until the database answers. */
+  function recheck(attempt: number): void {
+    deps.onReconnect().catch((err: Error) => {
+      logger.warn({ err }, 'could not check the runs for aborts missed; trying again');
+      if (stopped) return;
+      setTimeout(() => recheck(attempt + 1), Math.min(1000 * 2 ** attempt, MAX_BACKOFF_MS)).unref();
+    });
+  }
+
   function schedule(): void {
     if (stopped || retry) return;
     const wait = Math.min(250 * 2 ** failures++, MAX_BACKOFF_MS);
     retry = setTimeout(() => {
       retry = undefined;
       connect().then(
-        () =>
-          deps
-            .onReconnect()
-            .catch((err: Error) => logger.warn({ err }, 'could not check the runs for aborts missed')),
+        () => recheck(0),
         (err: Error) => {
           logger.warn({ err }, 'abort listener could not reconnect');
           schedule();

@@ -246,7 +246,8 @@ export interface Runner {
   advance(claim: Claim<TaskJob>): Promise<After>;
   /**
    * Stops the task's run in this process, if one is under way (its model call aborted; nothing of
-   * the step applied); with `below`, only a run of an older generation than that (a redirect).
+   * the step applied), or one that starts soon after, having read the task before the change;
+   * with `below`, only a run of an older generation than that (a redirect).
    */
   abort(taskId: string, below?: number): void;
   /** The tasks whose runs are under way in this process. */

@@ -40,7 +40,8 @@ import { createProgress } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
 import { markApplied, unappliedDecisionsJson } from './review-rows.js';
 import { reviewFromRow, taskFromRow } from './rows.js';
-import { RunStopped, runEnding, STOPPING } from './run-endings.js';
+import { createRunAborts } from './run-aborts.js';
+import { RunStopped, runEnding } from './run-endings.js';
 import type { After, Claim, Lease, Runtime } from './runtime/index.js';
 import { createSettling, fromState, type LoadedWorkflow, type RunResult } from './settling.js';
 import { getTask, setStatus } from './task-rows.js';
@@ -83,9 +84,8 @@ export function createRunner(deps: RunnerDeps): Runner {
   const { pool, delivery, logger } = deps;
   const { settle, gaveUp, fail } = createSettling(deps);
   const run = createGraphRun({ ...deps, progress: createProgress({ ...deps, everyMs: deps.planEveryMs }) });
-  const inFlight = new Map<string, { controller: AbortController; generation: number }>();
-  /** Set once the process stops: no run starts any more, and a run cut short fails nothing. */
-  let stopping = false;
+  /** The runs under way here; once the process stops, no run starts and one cut short fails nothing. */
+  const runs = createRunAborts();
 
   /** What the task's surface shows of this run while it goes (live.ts), if it shows anything. */
   const liveView = (task: Task, lease: Lease) =>
@@ -97,7 +97,7 @@ export function createRunner(deps: RunnerDeps): Runner {
    */
   async function advance(claim: Claim<TaskJob>): Promise<After> {
     const { taskId } = claim.data;
-    if (stopping) return { againInMs: 0 };
+    if (runs.stopping()) return { againInMs: 0 };
     const r = await pool.query<{ task: unknown; decided: unknown[] }>(
       `SELECT (SELECT to_jsonb(t) FROM signoff.tasks t WHERE t.id = $1) AS task, ${unappliedDecisionsJson('$1')} AS decided`,
       [taskId],
@@ -147,8 +147,9 @@ export function createRunner(deps: RunnerDeps): Runner {
     /** The step failed: the task says why in a sentence, unless it was stopped on purpose. */
     const failStep = async (error: unknown) => {
       const current = await getTask(pool, task.id);
-      // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (cancel).
-      if (current?.status === 'cancelled' || current?.generation !== task.generation) return;
+      // Stopped on purpose: the next run starts the new goal (a redirect) or nothing (a cancel, or
+      // the task ended elsewhere meanwhile: it is not failed again).
+      if (!current || runsOver(current) || current.generation !== task.generation) return;
       // People see a coded sentence; the provider's own words stay in the log.
       const { code, sentence: reason } = describeFailure(error);
       log[failureLogLevel(code)]({ err: error, failure: code }, 'workflow step failed');
@@ -168,11 +169,9 @@ export function createRunner(deps: RunnerDeps): Runner {
         // Shown while the graph starts, ahead of what the agents say.
         void delivery.kick(task, { soon: true });
       }
-      const controller = new AbortController();
-      inFlight.set(task.id, { controller, generation: task.generation });
-      // Stopping began while this run took its lease: it stops as the runs under way did, at
-      // once, rather than hold the exit for its whole step (and its lease past the exit).
-      if (stopping) controller.abort(new RunStopped(STOPPING));
+      // Stopping began while this run took its lease, or a cancel came after the task was read:
+      // it stops at once, rather than hold the exit (or the task) for its whole step.
+      const { controller, done } = runs.register(task.id, task.generation);
       // At the task's budget the run stops before its next model call (model-usage.ts).
       const watching = deps.usage.watch(task, (r) => controller.abort(r));
       try {
@@ -184,7 +183,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           pool,
           lease: lease.signal,
           aborted: controller.signal.reason,
-          stopping,
+          stopping: runs.stopping(),
         });
         if ('rethrow' in ending) throw ending.rethrow;
         if ('failed' in ending) await failStep(ending.failed);
@@ -194,7 +193,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         }
         return undefined;
       } finally {
-        inFlight.delete(task.id);
+        done();
         watching.stop();
       }
     };
@@ -219,7 +218,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       } catch (error) {
         // A read of the saved state fails as a run does (a graph whose state lives on a server
         // that is down): a sentence and Retry, never a task left working while its job retries.
-        const ending = runEnding(error, { pool, lease: lease.signal, stopping, read: true });
+        const ending = runEnding(error, { pool, lease: lease.signal, stopping: runs.stopping(), read: true });
         if ('rethrow' in ending) throw ending.rethrow;
         await failStep('failed' in ending ? ending.failed : error);
         return;
@@ -278,18 +277,10 @@ export function createRunner(deps: RunnerDeps): Runner {
 
   return {
     advance,
-    abort: (taskId, below = Number.POSITIVE_INFINITY) => {
-      const run = inFlight.get(taskId);
-      if (run && run.generation < below) run.controller.abort(new Error('cancelled'));
-    },
-    running: () => [...inFlight.keys()],
+    abort: runs.abort,
+    running: runs.running,
     // Ctrl-C: the runs' model calls are aborted as a cancel aborts them, instead of holding the
     // exit until their step ends; a job claimed meanwhile is handed back.
-    stop: () => {
-      stopping = true;
-      const cut = [...inFlight.keys()];
-      for (const run of inFlight.values()) run.controller.abort(new RunStopped(STOPPING));
-      return cut;
-    },
+    stop: runs.stop,
   };
 }

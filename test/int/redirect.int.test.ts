@@ -4,6 +4,8 @@
  * workflow starts over on the new goal.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { createAbortListener } from '../../src/engine/abort-listener.js';
+import { createLogger } from '../../src/logger.js';
 import { type Harness, harnessPerFile, openHarness } from '../helpers/harness.js';
 import { scriptedWith, thinkUnlessAborted } from '../helpers/slack-service.js';
 
@@ -123,7 +125,7 @@ describe('redirect', () => {
     expect(review.request.body).toContain('plan only the interns');
   });
 
-  it('a cancel or a redirect sent while the abort listener was reconnecting stops the run once it is back; a run whose task did not change goes on', async () => {
+  it('a cancel or a redirect this process never heard (the task changed, no notification came) stops the run once its listener reconnects; a run whose task did not change goes on', async () => {
     started.length = 0;
     const healthy = await t.h.start('pair', 'SLOW plan the offsite');
     const missed = await t.h.start('pair', 'SLOW plan the budget');
@@ -151,6 +153,34 @@ describe('redirect', () => {
     expect((await t.h.engine.getTask(missed.id))?.status).toBe('cancelled');
     await t.h.engine.cancel(healthy.id, { id: 'ann' });
     await t.h.engine.cancel(moved.id, { id: 'ann' });
+  });
+
+  it('the check for aborts missed while reconnecting is asked again until the database answers it', async () => {
+    const asked: number[] = [];
+    const listener = createAbortListener({
+      pool: t.h.db.pool,
+      logger: createLogger('silent'),
+      onAbort: () => undefined,
+      onReconnect: async () => {
+        asked.push(Date.now());
+        if (asked.length === 1) throw new Error('the database did not answer');
+      },
+    });
+    await listener.start();
+    try {
+      const pids = async () =>
+        (
+          await t.h.db.pool.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN signoff_abort'`,
+          )
+        ).rows.map((r) => r.pid);
+      // Both listeners (the harness's and this one) are cut; this one reconnects and checks.
+      for (const pid of await pids()) await t.h.db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      for (let i = 0; i < 400 && asked.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(asked).toHaveLength(2);
+    } finally {
+      await listener.stop();
+    }
   });
 
   it('only a working task can be redirected, and the new goal must say something', async () => {

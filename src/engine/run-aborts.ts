@@ -1,0 +1,56 @@
+/**
+ * The runs under way in this process, and how each is stopped: by a cancel or a redirect (heard
+ * here or through the abort listener), or by the process stopping. An abort that comes while no
+ * run of its task is under way here is kept for a while: a run that read its task just before the
+ * change, and registers just after, is stopped as it registers (it would apply nothing anyway).
+ */
+import { RunStopped, STOPPING } from './run-endings.js';
+
+/** How long an abort that found no run waits for one that read its task just before. */
+const EARLY_ABORT_MS = 60_000;
+
+/** `now`: the clock an early abort's wait goes by. */
+export function createRunAborts(now: () => number = Date.now) {
+  const inFlight = new Map<string, { controller: AbortController; generation: number }>();
+  /** Aborts that found no run: the generation below which a run of the task stops, and when. */
+  const early = new Map<string, { below: number; at: number }>();
+  let stopping = false;
+
+  const stopEarly = (taskId: string) => {
+    const kept = early.get(taskId);
+    if (kept && now() - kept.at > EARLY_ABORT_MS) early.delete(taskId);
+    return early.get(taskId)?.below ?? Number.NEGATIVE_INFINITY;
+  };
+
+  return {
+    /** Whether the process is stopping: no run starts any more. */
+    stopping: () => stopping,
+    /**
+     * A run of `taskId` at `generation` starts: its controller, aborted at once if the process is
+     * stopping or an abort for it came first. `done` when it ends.
+     */
+    register(taskId: string, generation: number): { controller: AbortController; done(): void } {
+      const controller = new AbortController();
+      inFlight.set(taskId, { controller, generation });
+      if (stopping) controller.abort(new RunStopped(STOPPING));
+      else if (generation < stopEarly(taskId)) controller.abort(new Error('cancelled'));
+      return { controller, done: () => inFlight.delete(taskId) };
+    },
+    abort(taskId: string, below = Number.POSITIVE_INFINITY): void {
+      const run = inFlight.get(taskId);
+      if (run) {
+        if (run.generation < below) run.controller.abort(new Error('cancelled'));
+        return;
+      }
+      for (const [id, kept] of early) if (now() - kept.at > EARLY_ABORT_MS) early.delete(id);
+      early.set(taskId, { below: Math.max(below, stopEarly(taskId)), at: now() });
+    },
+    running: () => [...inFlight.keys()],
+    /** The process is stopping: the runs under way stop now; the tasks they were on. */
+    stop(): string[] {
+      stopping = true;
+      for (const run of inFlight.values()) run.controller.abort(new RunStopped(STOPPING));
+      return [...inFlight.keys()];
+    },
+  };
+}
