@@ -32,7 +32,7 @@ export interface SlackSurfaceOptions {
   /** The directory the engine asks about user groups: the listeners ask the same one. */
   directory: Directory;
   /** The streams of this process's runs (engine-parts.ts): where tasks run, it sweeps those left open. */
-  live?: Pick<SlackLive, 'closeAbandoned'>;
+  live: Pick<SlackLive, 'closeAbandoned'>;
   /** Where the work after an ack reads the time (tests move it); real time by default. */
   afterAckClock?: AfterAckClock;
   /**
@@ -163,10 +163,16 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
       )
     : undefined;
   sweep?.unref();
-  const tidy = () =>
-    void o.live
-      ?.closeAbandoned(signoff.engine.getTask)
-      .catch((err) => logger.warn({ err }, 'the sweep of streams left open failed'));
+  // One sweep at a time: one that waits for Slack's slots may outlast the minute.
+  let tidying: Promise<void> | undefined;
+  const tidy = () => {
+    tidying ??= o.live
+      .closeAbandoned(signoff.engine.getTask, stopping.signal)
+      .catch((err) => logger.warn({ err }, 'the sweep of streams left open failed'))
+      .finally(() => {
+        tidying = undefined;
+      });
+  };
   const streams = config.role !== 'web' ? setInterval(tidy, ABANDONED_STREAMS_MS) : undefined;
   streams?.unref();
   if (streams) tidy();

@@ -7,8 +7,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WebClient } from '@slack/web-api';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createSlackLive } from '../../src/slack/outbound/streams.js';
+import { createRateLimits } from '../../src/slack/shared/rate-limits.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { unusedPort } from '../helpers/ports.js';
 import { startScript } from '../helpers/processes.js';
@@ -124,24 +128,10 @@ describe('a worker killed mid-stream', () => {
   it('leaves a stream that nothing else would come back to (its task ended, the end shown before it started): a process that runs tasks closes it with a note', async () => {
     const { thread, dead } = await killedMidStream(
       'write the forgotten note',
-      async () => {
-        // As if a run that had not heard of the cancel yet started it after the cancel was shown,
-        // and its own close failed: the task is over, no status event is still to come, and the
-        // stream has been open for minutes.
-        const db = new pg.Client({ connectionString: file.db.url });
-        await db.connect();
-        try {
-          await db.query(
-            `UPDATE signoff.tasks SET status = 'cancelled' WHERE id IN (SELECT task_id FROM signoff.slack_streams WHERE state = 'live')`,
-          );
-          const r = await db.query(
-            `UPDATE signoff.slack_streams SET created_at = now() - interval '3 minutes' WHERE state = 'live'`,
-          );
-          expect(r.rowCount).toBe(1);
-        } finally {
-          await db.end();
-        }
-      },
+      // As if a run that had not heard of the cancel yet started it after the cancel was shown,
+      // and its own close failed: the task is over, no status event is still to come, and the
+      // stream has been open for minutes.
+      () => streamed("SET status = 'cancelled'", '3 minutes'),
       'nothing',
     );
     const note = await until('note', () =>
@@ -150,4 +140,54 @@ describe('a worker killed mid-stream', () => {
     expect(note.content).not.toMatch(/word3/);
     expect(dead.state).not.toBe('streaming');
   }, 60_000);
+
+  it('the sweep of streams left open leaves a young one and one whose task works, and closes an old one of a task waiting for a review', async () => {
+    const { thread, dead, second } = await killedMidStream(
+      'write the waiting note',
+      () => streamed("SET status = 'waiting'", '1 minute'),
+      'nothing',
+    );
+    const live = createSlackLive({
+      client: new WebClient('xoxb-test', { slackApiUrl: slack.url }),
+      pool: second.signoff.db.pool,
+      limits: createRateLimits(second.signoff.db.pool),
+      logger: createLogger('silent'),
+    });
+    const sweep = () => live.closeAbandoned(second.signoff.engine.getTask);
+    // A minute old: its run may still be closing it.
+    await sweep();
+    expect(dead.state).toBe('streaming');
+    // Three minutes old, but its task works: its run's own (the next run closes what was left).
+    await streamed("SET status = 'working'", '3 minutes');
+    await sweep();
+    expect(dead.state).toBe('streaming');
+    // Its task waits for a review: no run comes back to it until someone decides.
+    await streamed("SET status = 'waiting'", '3 minutes');
+    await sweep();
+    expect(dead.state).not.toBe('streaming');
+    const note = shownIn(slack, thread).find((m) => m.ts === dead.ts);
+    expect(note?.content).toMatch(/Interrupted before these words were saved/);
+    expect(note?.content).not.toMatch(/word3/);
+  }, 60_000);
 });
+
+/**
+ * The task with the one stream still live changed (`set`), no run of it due (the dead process's
+ * job gone, as if its run had ended), and that stream started `ago`.
+ */
+async function streamed(set: string, ago: string) {
+  const db = new pg.Client({ connectionString: file.db.url });
+  await db.connect();
+  try {
+    const live = `SELECT task_id FROM signoff.slack_streams WHERE state = 'live'`;
+    await db.query(`UPDATE signoff.tasks ${set} WHERE id IN (${live})`);
+    await db.query(`DELETE FROM signoff.jobs WHERE key IN (SELECT 'run:' || task_id FROM (${live}) s)`);
+    const r = await db.query(
+      `UPDATE signoff.slack_streams SET created_at = now() - $1::interval WHERE state = 'live'`,
+      [ago],
+    );
+    expect(r.rowCount).toBe(1);
+  } finally {
+    await db.end();
+  }
+}

@@ -11,10 +11,13 @@ import { DeliveryError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type SlackOrigin, slackOriginSchema } from '../shared/origin.js';
 import { type StreamCalls, slackCode } from './stream-calls.js';
-import type { StreamRows, StreamState } from './stream-rows.js';
+import type { StreamRow, StreamRows, StreamState } from './stream-rows.js';
 
 /** When the task's end comes back to close a stream that could not be closed. */
 const CLOSE_AGAIN_MS = 30_000;
+
+/** The most streams one sweep of those left open closes (closeAbandoned). */
+const SWEEP_STREAMS = 5;
 
 /** Waits between tries to close a stream (a note, a removal) that Slack did not take. */
 const CLOSE_RETRIES_MS = [5000, 15_000, undefined];
@@ -93,17 +96,19 @@ export function createStreamClosing({
     );
 
   /**
-   * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
-   * `over`: the task ended (no run of it comes). One its run is closing is closed here too (a
-   * second note is the same words), lest a run that fails at it leave it showing unsaved words.
-   * Throws when one could not be closed, so that the task's end is delivered again later.
+   * Closes the task's streams `left` with `note`, each once claimed from one of `from`; one whose
+   * message was asked of Slack but never recorded is looked for in the thread. Whether each closed.
    */
-  const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
-    const note = over ? NOTES.stopped : NOTES.interrupted;
-    const left = await rows.leftOpen(task.id);
+  const closeRows = async (
+    task: Task,
+    thread: SlackOrigin,
+    left: StreamRow[],
+    note: string,
+    from: StreamState[],
+  ): Promise<boolean[]> => {
     const closed: boolean[] = [];
     for (const row of left) {
-      if (!(await rows.claim(row.id, ['starting', 'live', 'closing'], 'closing'))) continue;
+      if (!(await rows.claim(row.id, from, 'closing'))) continue;
       if (!row.ts) await rows.set(row.id, 'closed');
       else closed.push(await noted(row.id, row.channel, row.ts, note));
     }
@@ -116,8 +121,50 @@ export function createStreamClosing({
         if (await rows.foundMessage(id, task.id, thread.channel, ts))
           closed.push(await noted(id, thread.channel, ts, note));
       }
+    return closed;
+  };
+
+  /**
+   * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
+   * `over`: the task ended (no run of it comes). One its run is closing is closed here too (a
+   * second note is the same words), lest a run that fails at it leave it showing unsaved words.
+   * Throws when one could not be closed, so that the task's end is delivered again later.
+   */
+  const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
+    const note = over ? NOTES.stopped : NOTES.interrupted;
+    const left = await rows.leftOpen(task.id);
+    const closed = await closeRows(task, thread, left, note, ['starting', 'live', 'closing']);
     if (closed.includes(false))
       throw new DeliveryError('temporary', 'stream_not_closed', { retryAfterMs: CLOSE_AGAIN_MS });
+  };
+
+  /**
+   * Streams open for minutes, of tasks no run works on now, closed with a note (a few a sweep:
+   * each stop spends one of Slack's twenty a minute). Their run's own close failed and nothing
+   * else was to come back to them: the task's end was shown before they started (a run that had
+   * not heard of its cancel yet), or the task waits for a review (its next run would close them,
+   * days later maybe). Only the streams found are closed, and only from open: one a run or a
+   * hand-over is finishing is theirs. One that fails stays open for a later sweep.
+   */
+  const closeAbandoned = async (taskOf: (id: string) => Promise<Task | undefined>, stop?: AbortSignal) => {
+    const tasks = new Map<string, StreamRow[]>();
+    for (const row of await rows.openLong(SWEEP_STREAMS))
+      tasks.set(row.taskId, [...(tasks.get(row.taskId) ?? []), row]);
+    for (const [id, left] of tasks) {
+      if (stop?.aborted) return;
+      try {
+        const task = await taskOf(id);
+        const origin = slackOriginSchema.safeParse(task?.origin).data;
+        if (!task || !origin || task.status === 'working') continue;
+        const note = FINAL_STATUSES.includes(task.status) ? NOTES.stopped : NOTES.interrupted;
+        await closeRows(task, origin, left, note, ['starting', 'live']);
+      } catch (err) {
+        logger.warn(
+          { err, task: id },
+          'could not close the streams a run left open; a later sweep tries again',
+        );
+      }
+    }
   };
 
   /** Streams in the thread that signoff never learnt of, for stream `id` whose start had no answer: removed. */
@@ -126,23 +173,6 @@ export function createStreamClosing({
       const found = `${id}:${ts}`;
       if (await rows.foundMessage(found, task.id, thread.channel, ts))
         await removed(found, thread.channel, ts);
-    }
-  };
-
-  /**
-   * Streams still open long after they started, of tasks no run works on now: closed with a
-   * note. Their run's own close failed, and nothing else was to come back to them: the task's
-   * end was shown before the stream started (a run that had not heard of the cancel yet), or the
-   * task waits for a review (its next run would close them, days later maybe).
-   */
-  const closeAbandoned = async (taskOf: (id: string) => Promise<Task | undefined>) => {
-    for (const id of await rows.openLong()) {
-      const task = await taskOf(id);
-      const origin = slackOriginSchema.safeParse(task?.origin).data;
-      if (!task || !origin || task.status === 'working') continue;
-      await closeLeftOpen(task, origin, FINAL_STATUSES.includes(task.status)).catch((err) =>
-        logger.warn({ err, task: id }, 'could not close the streams a run left open; trying again later'),
-      );
     }
   };
 

@@ -56,15 +56,19 @@ export interface StreamRows {
   showing(ids: string[]): Promise<Set<string>>;
   /** A task's streams that stand for nothing yet and are not being finished. */
   leftOpen(taskId: string): Promise<StreamRow[]>;
-  /** The tasks with a stream still open that started longer ago than `ABANDONED_AFTER`. */
-  openLong(): Promise<string[]>;
+  /**
+   * Streams still open (not being finished) that started between two minutes and a day ago, the
+   * newest first, at most `limit`: each with its task.
+   */
+  openLong(limit: number): Promise<(StreamRow & { taskId: string })[]>;
 }
 
 /**
- * A stream this old and still open is not its run's any more unless the run still works: no
- * model call streams this long, and a stream's own closing gives up well within it.
+ * Open this long, a stream is its run's own only while its task works (the sweep checks): the age
+ * leaves a run's own close (its retries, its waits for a slot) the time to finish first. Past a
+ * day, a stream that could not be closed (its channel archived) is left as it is.
  */
-const ABANDONED_AFTER = "interval '2 minutes'";
+const OPEN_LONG = "created_at < now() - interval '2 minutes' AND created_at > now() - interval '1 day'";
 
 /**
  * How long a claim of a stream's stop stands: a stop waits up to 30 s for its slot (Tier 2), and
@@ -168,12 +172,13 @@ export function streamRows(pool: pg.Pool): StreamRows {
           [taskId],
         )
       ).rows,
-    openLong: async () =>
+    openLong: async (limit) =>
       (
-        await pool.query<{ task_id: string }>(
-          `SELECT DISTINCT task_id FROM signoff.slack_streams
-           WHERE state IN ('starting', 'live', 'closing') AND created_at < now() - ${ABANDONED_AFTER}`,
+        await pool.query<StreamRow & { taskId: string }>(
+          `SELECT id, task_id AS "taskId", channel, ts, shown, state AS was FROM signoff.slack_streams
+           WHERE state IN ('starting', 'live') AND ${OPEN_LONG} ORDER BY created_at DESC LIMIT $1`,
+          [limit],
         )
-      ).rows.map((row) => row.task_id),
+      ).rows,
   };
 }

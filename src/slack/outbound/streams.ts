@@ -90,8 +90,11 @@ export interface SlackLive extends LiveView {
   ): Promise<{ channel: string; ts: string; shown?: string } | undefined>;
   /** The task is over: streams a dead run of it left open close with a note (no run of it comes). */
   closeLeftOpen(task: Task, origin: SlackOrigin): Promise<void>;
-  /** Streams long open of tasks no run works on (`taskOf`: the engine's): closed with a note. */
-  closeAbandoned(taskOf: (id: string) => Promise<Task | undefined>): Promise<void>;
+  /**
+   * Streams long open of tasks no run works on (`taskOf`: the engine's): closed with a note, until
+   * `stop` (the process stopping).
+   */
+  closeAbandoned(taskOf: (id: string) => Promise<Task | undefined>, stop?: AbortSignal): Promise<void>;
 }
 
 export function createSlackLive(deps: {
