@@ -164,13 +164,15 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
     : undefined;
   sweep?.unref();
   // One sweep at a time: one that waits for Slack's slots may outlast the minute.
-  let tidying: Promise<void> | undefined;
+  let tidying = false;
   const tidy = () => {
-    tidying ??= o.live
+    if (tidying) return;
+    tidying = true;
+    void o.live
       .closeAbandoned(signoff.engine.getTask, stopping.signal)
       .catch((err) => logger.warn({ err }, 'the sweep of streams left open failed'))
       .finally(() => {
-        tidying = undefined;
+        tidying = false;
       });
   };
   const streams = config.role !== 'web' ? setInterval(tidy, ABANDONED_STREAMS_MS) : undefined;
