@@ -151,13 +151,15 @@ async function main(argv: string[]): Promise<number> {
     process.exit(130);
   };
   process.once('SIGINT', loading);
-  await announceFirstStart(config);
-  const [{ runTerminal }, { startTerminal }] = await Promise.all([
-    import('./cli/terminal.js'),
-    import('./main.js'),
-  ]);
-  // From here the terminal handles the signals (cli/terminal.ts).
-  process.off('SIGINT', loading);
+  let loaded: [typeof import('./cli/terminal.js'), typeof import('./main.js')];
+  try {
+    await announceFirstStart(config);
+    loaded = await Promise.all([import('./cli/terminal.js'), import('./main.js')]);
+  } finally {
+    // From here the terminal handles the signals (cli/terminal.ts).
+    process.off('SIGINT', loading);
+  }
+  const [{ runTerminal }, { startTerminal }] = loaded;
   return await runTerminal(
     argv,
     config,

@@ -65,11 +65,16 @@ const HELP = new Set(['help', '?']);
 const QUIT = new Set(['quit', 'exit', 'q']);
 const CANCEL = new Set(['cancel', 'stop']);
 /**
- * A command's name typed alone ("tasks", "resume"), or a shell command line: someone who thinks
- * they are at the shell. Sent as feedback it would start another round on a word nobody meant.
+ * A command's name typed alone ("tasks", "resume"), or a shell command line ("npx signoff tasks",
+ * "npm start"): someone who thinks they are at the shell. Sent as feedback it would start another
+ * round on words nobody meant. Feedback that only begins with such a word ("npm install step is
+ * missing") is feedback.
  */
-const COMMAND_WORDS = new Set([...COMMANDS, 'list', 'ls', 'status', 'workflows']);
-const SHELL_LINE = /^(signoff|npx|npm)\s/i;
+const COMMAND_WORDS = new Set([...COMMANDS, 'list', 'ls', 'status']);
+const SHELL_LINE = new RegExp(
+  `^(npx\\s+signoff\\b|signoff\\s+(${[...COMMANDS].join('|')})\\b|npm\\s+(start|test|install|i|ci|run\\s+\\S+)$)`,
+  'i',
+);
 /** `reject: <why>` rejects with its reason (for a tool call, the message the agent gets). */
 const REJECT_WITH = /^reject\s*:\s*(.*)$/is;
 /** `revise: <feedback>` (or the review's own word for it: `refine: …`) is feedback, whatever it says. */

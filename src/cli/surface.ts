@@ -142,7 +142,7 @@ export async function startTerminalSurface(o: TerminalSurfaceOptions): Promise<n
   const { engine } = signoff;
   const feed = parts.feed(engine);
   // Stopped (Ctrl-C) while the database started: nothing begins, no task, no worker, no prompt.
-  if (io.stopping?.aborted) return 130;
+  if (io.stopping.aborted) return 130;
   // Only commands that follow a task run tasks: `tasks` or `audit` never start an agent.
   if (test || (runsTasks(argv) && !(await retryRefused(argv, engine))))
     await engine.work('cli', config.queue.workers);

@@ -58,6 +58,7 @@ export async function runTerminal(
   const lines = linesFrom(process.stdin, { typedAhead: process.stdin.isTTY ? 'drop' : 'keep' });
   const stopping = new AbortController();
   let endedWith: number | undefined;
+  let up = false;
   const end: EndEarly = (code) => {
     // A second Ctrl-C does not wait.
     if (stopping.signal.aborted) {
@@ -66,6 +67,8 @@ export async function runTerminal(
     }
     endedWith = code;
     stopping.abort();
+    // Said at once: the database may take seconds more (initdb, the first time).
+    if (!up && code !== 0) err.write('\nStopping once the database has started…\n');
     // The end of input: a prompt returns, a session says where its task stands.
     lines.close();
   };
@@ -85,6 +88,7 @@ export async function runTerminal(
       throw error;
     },
   );
+  up = true;
 
   // Once, whichever comes first: the end of the command, or an early end.
   let closed: Promise<string[]> | undefined;

@@ -109,7 +109,7 @@ describe('one embedded data folder, several processes', () => {
     expect(serverRuns(data)).toBe(false);
   }, 180_000);
 
-  it('Ctrl-C while the embedded server starts: the same one line and exit 130 once it is up, no task begun, the server stopped', async () => {
+  it('Ctrl-C while the embedded server starts says the command stops once the database is up, then stops as ever: exit 130, no task begun, the server stopped', async () => {
     const data = dataFolder();
     const run = started(startSignoff(['run', 'pair', 'draft the early note'], { SIGNOFF_DATA_DIR: data }));
     // The server is starting (its pid file written); signoff's migrations are still to run.
@@ -120,6 +120,7 @@ describe('one embedded data folder, several processes', () => {
     expect(end.code).toBe(130);
     expect(end.stderr).toBe(
       `Starting the embedded PostgreSQL in ${data} (first run: ~10 s)…\n` +
+        '\nStopping once the database has started…\n' +
         `\nStopped. Tasks and reviews are kept in ${data}/; \`npx signoff tasks\` lists them.\n`,
     );
     expect(end.stdout).not.toMatch(/Task cli-/);

@@ -362,6 +362,7 @@ describe('an answer typed at a review', () => {
       'resume',
       'list',
       'npm start',
+      'npm run chaos',
       'npx signoff tasks',
       'signoff resume cli-1',
     ]) {
@@ -373,10 +374,12 @@ describe('an answer typed at a review', () => {
     }
     expect(parseAnswer('revise: tasks', pair)).toEqual({ action: 'revise', feedback: 'tasks' });
     // Feedback that only starts with a command's word is feedback.
-    expect(parseAnswer('run the numbers again', pair)).toEqual({
-      action: 'revise',
-      feedback: 'run the numbers again',
-    });
+    for (const typed of [
+      'run the numbers again',
+      'npm install step is missing',
+      'Signoff date should be Friday',
+    ])
+      expect(parseAnswer(typed, pair)).toEqual({ action: 'revise', feedback: typed });
   });
 
   it('the card\'s own words choose: a proposal\'s "search more" is its reject, "continue" its approve', () => {
