@@ -17,6 +17,8 @@ import type { TerminalIo } from './surface.js';
 
 /** How long a command may take to wind up after Ctrl-C before the process stops regardless. */
 const WIND_UP_MS = 3000;
+/** Signals this close to the first are the same Ctrl-C, relayed: no person presses twice so fast. */
+const SAME_PRESS_MS = 300;
 
 /** Ends the command early with an exit code: 130 for Ctrl-C, 143 for SIGTERM, 0 for a closed stdout. */
 export type EndEarly = (code: number) => void;
@@ -59,12 +61,15 @@ export async function runTerminal(
   const stopping = new AbortController();
   let endedWith: number | undefined;
   let up = false;
+  let endedAt = 0;
   const end: EndEarly = (code) => {
-    // A second Ctrl-C does not wait.
+    // A second Ctrl-C does not wait. One that comes with the first is the same press, relayed
+    // (a wrapper that passes the terminal's signal on to the process that got it already).
     if (stopping.signal.aborted) {
-      if (code !== 0) process.exit(code);
+      if (code !== 0 && Date.now() - endedAt > SAME_PRESS_MS) process.exit(code);
       return;
     }
+    endedAt = Date.now();
     endedWith = code;
     stopping.abort();
     // Said at once: the database may take seconds more (initdb, the first time).

@@ -129,4 +129,18 @@ describe('one embedded data folder, several processes', () => {
     const tasks = await runSignoff(['tasks'], { SIGNOFF_DATA_DIR: data });
     expect(tasks.stdout).not.toMatch(/draft the early note/);
   }, 180_000);
+
+  it('two Ctrl-C signals together (a wrapper such as tsx relaying the terminal’s) are one press: the orderly stop, its line, the server stopped', async () => {
+    const data = dataFolder();
+    const run = started(startSignoff(['run', 'pair', 'draft the relayed note'], { SIGNOFF_DATA_DIR: data }));
+    await run.waitFor(/Review: /);
+    run.signalGroup('SIGINT');
+    await new Promise((r) => setTimeout(r, 40));
+    run.signalGroup('SIGINT');
+    const end = await run.exited;
+    expect(end.code).toBe(130);
+    expect(end.stderr).toMatch(/\nStopped\. Tasks and reviews are kept in /);
+    // Taken for a second press, it would exit at once and leave the detached server running.
+    expect(serverRuns(data)).toBe(false);
+  }, 180_000);
 });
