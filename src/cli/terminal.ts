@@ -87,12 +87,19 @@ export async function runTerminal(
   if (scratch) config = { ...config, database: { ...config.database, url: scratch.url } };
   const screen = statusLine(io.out, io.tty);
   const terminalIo: TerminalIo = { screen, err, tty: io.tty, lines, stopping: stopping.signal };
-  const { signoff, command, cli } = await start(config, { logger, argv, io: terminalIo, test }).catch(
-    async (error) => {
-      await scratch?.drop();
-      throw error;
-    },
-  );
+  const started = await start(config, { logger, argv, io: terminalIo, test }).catch(async (error) => {
+    await scratch?.drop();
+    // Stopped while the database was being made: the Ctrl-C reached its initdb too, whose
+    // failure is the stop's doing, not news (the next start makes the folder again).
+    if (!stopping.signal.aborted) throw error;
+    logger.info({ err: error }, 'stopped while starting');
+    return undefined;
+  });
+  if (!started) {
+    err.write('Stopped before signoff had started: nothing was begun.\n');
+    return endedWith ?? 130;
+  }
+  const { signoff, command, cli } = started;
   up = true;
 
   // Once, whichever comes first: the end of the command, or an early end.

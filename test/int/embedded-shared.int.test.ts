@@ -4,7 +4,7 @@
  * starts it, the others join it, the last to leave stops it; two starting at once on a fresh
  * folder do not collide. Ctrl-C stops a terminal task quietly, in one line, with exit code 130.
  */
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,17 @@ const dataFolder = () => {
   dirs.push(dir);
   return join(dir, 'data');
 };
+/** Whether an initdb making `data`'s database folder runs (Linux: its command line in /proc). */
+const initdbRuns = (data: string) =>
+  readdirSync('/proc').some((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      const line = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      return line.includes('initdb') && line.includes(data);
+    } catch {
+      return false;
+    }
+  });
 /** Processes on a first start run initdb and every migration: on 2 busy cores, tens of seconds. */
 const serverRuns = (data: string) => existsSync(join(data, 'pg', 'postmaster.pid'));
 const started = (r: Running) => {
@@ -142,5 +153,28 @@ describe('one embedded data folder, several processes', () => {
     expect(end.stderr).toMatch(/\nStopped\. Tasks and reviews are kept in /);
     // Taken for a second press, it would exit at once and leave the detached server running.
     expect(serverRuns(data)).toBe(false);
+  }, 180_000);
+
+  it('Ctrl-C while initdb makes the database folder never shows initdb’s failure: a sentence (stopped before starting, or once up), exit 130, no task, the next start works', async () => {
+    const data = dataFolder();
+    const env = { SIGNOFF_DATA_DIR: data };
+    const run = started(startSignoff(['run', 'pair', 'draft the first note'], env));
+    // initdb is making the folder (no server runs in it yet).
+    for (let i = 0; i < 3000 && !initdbRuns(data); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(initdbRuns(data)).toBe(true);
+    expect(serverRuns(data)).toBe(false);
+    run.signalGroup('SIGINT');
+    const end = await run.exited;
+    expect(end.code).toBe(130);
+    // Mostly initdb is cut short (its own failure is the stop's doing); near its end it finishes,
+    // and the command stops once the database is up.
+    expect(end.stderr).toMatch(
+      /(Stopped before signoff had started: nothing was begun\.|Stopped\. Tasks and reviews are kept in .*)\n$/,
+    );
+    expect(end.stderr).not.toMatch(/initdb|init script|signoff stopped/i);
+    expect(serverRuns(data)).toBe(false);
+    const tasks = await runSignoff(['tasks'], env);
+    expect(tasks.code, tasks.stderr).toBe(0);
+    expect(tasks.stdout).not.toMatch(/draft the first note/);
   }, 180_000);
 });
