@@ -31,6 +31,7 @@ afterAll(async () => {
 const env = (config: string) => ({ DATABASE_URL: db.url, SIGNOFF_CONFIG: configs[config] as string });
 
 describe('rules at the terminal', () => {
+  // Nine signoff processes one after another: on two busy cores, over a minute.
   it('always → a scope by number: approved and proposed; signed off with rules approve; the next review is approved by it; revoked, listed no more', async () => {
     const first = await runSignoff(['run', 'ask', 'Ship 2.3 tonight?'], env('strict'), 'always\n9\n2\n');
     expect(first.code, first.stderr).toBe(0);
@@ -83,5 +84,5 @@ describe('rules at the terminal', () => {
     const usage = await runSignoff(['rules', 'approve', 'x'], env('self'));
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/usage: .* rules \[approve\|reject\|revoke <number>\]/);
-  });
+  }, 180_000);
 });
