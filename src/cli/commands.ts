@@ -240,11 +240,12 @@ async function interactive(
     // Stopped (Ctrl-C) during a task: its session's status line stays the last line, no new prompt.
     if (io.stopping?.aborted) return 0;
     io.out.write(
-      '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (empty line or end of input to quit)\n> ',
+      '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (quit, or an empty line, to leave)\n> ',
     );
     // A command pasted as the shell takes it ("npx signoff resume cli-…") is that command.
     const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/, '');
-    if (!line) {
+    // `quit` alone leaves here as it leaves a review (a workflow's name alone starts nothing).
+    if (!line || /^(quit|exit|q)$/i.test(line)) {
       await sayWaiting(engine, io);
       return 0;
     }

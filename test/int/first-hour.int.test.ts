@@ -341,9 +341,11 @@ describe('hints say what to do next', () => {
     expect(r.stdout).not.toContain('for a review, kept for later');
   }, 120_000);
 
-  it('leaving the prompt (an empty line) with a task still waiting says so, and how to come back to it', async () => {
+  it('leaving the prompt with quit (as a review is left) while a task waits says so, and how to come back to it', async () => {
     const env = await database('prompt_leave');
-    const r = await runSignoff([], env, 'pair name the release\nquit\n\n');
+    const r = await runSignoff([], env, 'pair name the release\nquit\nquit\npair never started\n');
+    expect(r.stdout).not.toContain('There is no workflow');
+    expect(r.stdout).not.toContain('never started');
     expect(r.code, r.stderr).toBe(0);
     const id = /Task (cli-[0-9a-f]+)/.exec(r.stdout)?.[1] as string;
     expect(r.stdout).toContain(
