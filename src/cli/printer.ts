@@ -109,7 +109,8 @@ export function formatReview(given: Review, show: Show = PLAIN, shown: string[] 
   const body = unseen(r.body, shown);
   return [
     '',
-    `┌─ ${show.style.bold(`Review: ${r.title}`)}${r.title.includes(`round ${r.round}`) ? '' : `  [round ${r.round}]`}${due}`,
+    // The round, unless the title says it already ("… (cycle 2)", "round 2").
+    `┌─ ${show.style.bold(`Review: ${r.title}`)}${new RegExp(`\\b(round|cycle) ${r.round}\\b`, 'i').test(r.title) ? '' : `  [round ${r.round}]`}${due}`,
     ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
     ...renderMarkdown(body, show.style)
       .split('\n')

@@ -203,6 +203,12 @@ describe('terminal answers', () => {
   it('prints the review with its round and choices', () => {
     const text = formatReview(review());
     expect(text).toContain('Review: Check the plan  [round 2]');
+    // A title that names its round or cycle is not followed by it again.
+    const cycle = formatReview({
+      ...review(),
+      request: { ...review().request, title: 'Check the plan (cycle 2)' },
+    });
+    expect(cycle.split('\n')[1]).toBe('┌─ Review: Check the plan (cycle 2)');
     expect(text).toContain('│ step 2');
     expect(text).toContain('"reject" to reject');
     expect(text).not.toContain('approvals');
