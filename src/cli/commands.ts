@@ -236,6 +236,7 @@ async function interactive(
   loaded?: Loaded,
 ): Promise<number> {
   io.out.write(`signoff in the terminal (no Slack tokens set). Workflows:\n${describe(engine)}\n`);
+  await sayWaiting(engine, io, 'here');
   for (;;) {
     // Stopped (Ctrl-C) during a task: its session's status line stays the last line, no new prompt.
     if (io.stopping?.aborted) return 0;
@@ -278,8 +279,11 @@ async function interactive(
   }
 }
 
-/** On leaving the prompt: what still waits for a review here, and how to come back to it. */
-async function sayWaiting(engine: Engine, io: CliIo): Promise<void> {
+/**
+ * What waits for a review in the terminal, and how to come back to it: on leaving the prompt (the
+ * shell's commands), or on coming to it (`here`: the prompt's own).
+ */
+async function sayWaiting(engine: Engine, io: CliIo, at: 'here' | 'shell' = 'shell'): Promise<void> {
   // A Ctrl-C says its own sentence of what is kept (terminal.ts).
   if (io.stopping?.aborted) return;
   const waiting = await engine
@@ -287,9 +291,10 @@ async function sayWaiting(engine: Engine, io: CliIo): Promise<void> {
     .catch(() => []);
   const [first] = waiting;
   if (!first) return;
-  const cli = io.cli ?? CLI;
+  const cli = at === 'here' ? '' : `${io.cli ?? CLI} `;
+  const which = waiting.length === 1 ? 'it' : 'one';
   io.out.write(
-    `${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review, kept for later: \`${cli} tasks\` lists them; \`${cli} resume ${first.id}\` picks ${waiting.length === 1 ? 'it' : 'one'} up.\n`,
+    `${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review${at === 'here' ? '' : ', kept for later'}: \`${cli}tasks\` lists them; \`${cli}resume ${first.id}\` picks ${which} up.\n`,
   );
 }
 

@@ -325,13 +325,17 @@ describe('hints say what to do next', () => {
     expect(upper.stdout).toMatch(/Task cli-[0-9a-f]+ \(pair\): name the release/);
   }, 120_000);
 
-  it('at the interactive prompt, a command as the shell takes it runs there (resume cli-…, npx signoff resume cli-…)', async () => {
+  it('the interactive prompt says what waits for a review; a command as the shell takes it runs there (resume cli-…, npx signoff resume cli-…)', async () => {
     const env = await database('prompt_resume');
     const first = await runSignoff(['run', 'pair', 'name the release'], env);
     const id = /Task (cli-[0-9a-f]+)/.exec(first.stdout)?.[1] as string;
     // The first leaves the review with "quit"; the second, pasted with its "npx signoff", approves it.
     const r = await runSignoff([], env, `resume ${id}\nquit\nnpx signoff resume ${id}\n\n\n`);
     expect(r.code, r.stderr).toBe(0);
+    // Coming to the prompt says what waits, in the prompt's own words.
+    expect(r.stdout).toContain(
+      `1 task waits for a review: \`tasks\` lists them; \`resume ${id}\` picks it up.\n`,
+    );
     expect(r.stdout).not.toContain('There is no workflow');
     expect(r.stdout.split("Review: Review the agents' work")).toHaveLength(3);
     expect(r.stdout).toContain(`task ${id}: waiting for review\n`);
