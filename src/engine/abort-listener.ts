@@ -76,12 +76,19 @@ export function createAbortListener(deps: {
     }
   }
 
-  /** Asks what the aborts missed meanwhile said, again with backoff until the database answers. */
+  /**
+   * Asks what the aborts missed meanwhile said, again with backoff until the database answers
+   * (one such loop at a time: a later reconnect's check replaces it).
+   */
+  let rechecking: NodeJS.Timeout | undefined;
   function recheck(attempt: number): void {
+    clearTimeout(rechecking);
+    if (stopped) return;
     deps.onReconnect().catch((err: Error) => {
       logger.warn({ err }, 'could not check the runs for aborts missed; trying again');
       if (stopped) return;
-      setTimeout(() => recheck(attempt + 1), Math.min(1000 * 2 ** attempt, MAX_BACKOFF_MS)).unref();
+      rechecking = setTimeout(() => recheck(attempt + 1), Math.min(1000 * 2 ** attempt, MAX_BACKOFF_MS));
+      rechecking.unref();
     });
   }
 
@@ -129,6 +136,7 @@ export function createAbortListener(deps: {
     stop: async () => {
       stopped = true;
       clearTimeout(retry);
+      clearTimeout(rechecking);
       const c = client;
       client = undefined;
       await c?.end().catch(() => undefined);

@@ -247,9 +247,10 @@ export interface Runner {
   /**
    * Stops the task's run in this process, if one is under way (its model call aborted; nothing of
    * the step applied), or one that starts soon after, having read the task before the change;
-   * with `below`, only a run of an older generation than that (a redirect).
+   * with `below`, only a run of an older generation than that (a redirect); `underWay`: only a
+   * run under way now (a state read, not a command).
    */
-  abort(taskId: string, below?: number): void;
+  abort(taskId: string, below?: number, underWay?: boolean): void;
   /** The tasks whose runs are under way in this process. */
   running(): string[];
   /**

@@ -68,7 +68,7 @@ export function createEngine(deps: EngineDeps): Engine {
     onReconnect: async () => {
       for (const id of runner.running()) {
         const task = await getTask(pool, id);
-        runner.abort(id, !task || runsOver(task) ? undefined : task.generation);
+        runner.abort(id, !task || runsOver(task) ? undefined : task.generation, true);
       }
     },
   });

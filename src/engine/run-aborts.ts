@@ -9,7 +9,10 @@ import { RunStopped, STOPPING } from './run-endings.js';
 /** How long an abort that found no run waits for one that read its task just before. */
 const EARLY_ABORT_MS = 60_000;
 
-/** `now`: the clock an early abort's wait goes by. */
+/**
+ * `now`: the clock an early abort's wait goes by: real time, not the engine's settable clock, for
+ * it measures a race between processes.
+ */
 export function createRunAborts(now: () => number = Date.now) {
   const inFlight = new Map<string, { controller: AbortController; generation: number }>();
   /** Aborts that found no run: the generation below which a run of the task stops, and when. */
@@ -34,14 +37,24 @@ export function createRunAborts(now: () => number = Date.now) {
       inFlight.set(taskId, { controller, generation });
       if (stopping) controller.abort(new RunStopped(STOPPING));
       else if (generation < stopEarly(taskId)) controller.abort(new Error('cancelled'));
-      return { controller, done: () => inFlight.delete(taskId) };
+      // A late end of an older run never unregisters the run that took over.
+      const done = () => {
+        if (inFlight.get(taskId)?.controller === controller) inFlight.delete(taskId);
+      };
+      return { controller, done };
     },
-    abort(taskId: string, below = Number.POSITIVE_INFINITY): void {
+    /**
+     * A cancel or a redirect of `taskId`: its run here stops, if it is of a generation below
+     * `below`. `underWay`: only a run under way now (what the task's row says, read a moment ago,
+     * is no command: a failed task may be retried the next moment); otherwise the abort is kept.
+     */
+    abort(taskId: string, below = Number.POSITIVE_INFINITY, underWay = false): void {
       const run = inFlight.get(taskId);
       if (run) {
         if (run.generation < below) run.controller.abort(new Error('cancelled'));
         return;
       }
+      if (underWay) return;
       for (const [id, kept] of early) if (now() - kept.at > EARLY_ABORT_MS) early.delete(id);
       early.set(taskId, { below: Math.max(below, stopEarly(taskId)), at: now() });
     },

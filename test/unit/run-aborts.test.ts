@@ -20,6 +20,19 @@ describe('the runs under way in a process', () => {
     expect(runs.register('t2', 0).controller.signal.aborted).toBe(false);
   });
 
+  it('a check of the rows (underWay) stops only a run under way: a failed task retried the next moment runs', () => {
+    const runs = createRunAborts(() => 0);
+    runs.abort('t1', undefined, true);
+    expect(runs.register('t1', 0).controller.signal.aborted).toBe(false);
+    const older = runs.register('t2', 0);
+    const newer = runs.register('t2', 1);
+    // The older run's late end leaves the newer one registered.
+    older.done();
+    expect(runs.running()).toContain('t2');
+    runs.abort('t2', undefined, true);
+    expect(newer.controller.signal.aborted).toBe(true);
+  });
+
   it("a redirect's early abort stops a run of an older generation only", () => {
     const runs = createRunAborts(() => 0);
     runs.abort('t1', 2);
