@@ -169,6 +169,24 @@ describe('a worker killed mid-stream', () => {
     expect(note?.content).toMatch(/Interrupted before these words were saved/);
     expect(note?.content).not.toMatch(/word3/);
   }, 60_000);
+  it('leaves a stream whose closer died while closing it (its task cancelled): closing ten minutes on, the sweep closes it', async () => {
+    const { thread, dead } = await killedMidStream(
+      'write the half-closed note',
+      async () => {
+        await streamed("SET status = 'cancelled'", '11 minutes');
+        const db = new pg.Client({ connectionString: file.db.url });
+        await db.connect();
+        await db
+          .query(`UPDATE signoff.slack_streams SET state = 'closing' WHERE state = 'live'`)
+          .finally(() => db.end());
+      },
+      'nothing',
+    );
+    const note = await until('note', () =>
+      shownIn(slack, thread).find((m) => m.ts === dead.ts && /Stopped before these words/.test(m.content)),
+    );
+    expect(note.content).not.toMatch(/word3/);
+  }, 60_000);
 });
 
 /**

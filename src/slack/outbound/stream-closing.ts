@@ -16,8 +16,12 @@ import type { StreamRow, StreamRows, StreamState } from './stream-rows.js';
 /** When the task's end comes back to close a stream that could not be closed. */
 const CLOSE_AGAIN_MS = 30_000;
 
-/** The most streams one sweep of those left open closes (closeAbandoned). */
-const SWEEP_STREAMS = 5;
+/**
+ * The most streams one sweep of those left open tries to close (closeAbandoned), of the most it
+ * reads (some are of tasks that work: their runs' own).
+ */
+const SWEEP_CLOSES = 5;
+const SWEEP_READ = 50;
 
 /** Waits between tries to close a stream (a note, a removal) that Slack did not take. */
 const CLOSE_RETRIES_MS = [5000, 15_000, undefined];
@@ -61,8 +65,13 @@ export function createStreamClosing({
    * few times, as Slack's limits allow; if it still fails, the stream is live again, for whoever
    * closes what was left open next (the task's next run, or its end). True once closed.
    */
-  const closing = async (id: string, close: () => Promise<void>, done: StreamState = 'closed') => {
-    for (const wait of CLOSE_RETRIES_MS) {
+  const closing = async (
+    id: string,
+    close: () => Promise<void>,
+    done: StreamState = 'closed',
+    waits: readonly (number | undefined)[] = CLOSE_RETRIES_MS,
+  ) => {
+    for (const wait of waits) {
       try {
         await close();
         await rows.claim(id, ['closing', 'dropped'], done);
@@ -77,12 +86,20 @@ export function createStreamClosing({
     return false;
   };
 
-  /** Stops the message `ts` of the stream row `id` (claimed) and replaces its words by `note`. */
-  const noted = (id: string, channel: string, ts: string, note: string) =>
-    closing(id, async () => {
-      await stopOnce(id, channel, ts);
-      await slack.note(channel, ts, note);
-    });
+  /**
+   * Stops the message `ts` of the stream row `id` (claimed) and replaces its words by `note`;
+   * `once`: one try (a sweep's: the next sweep is its retry).
+   */
+  const noted = (id: string, channel: string, ts: string, note: string, once = false) =>
+    closing(
+      id,
+      async () => {
+        await stopOnce(id, channel, ts);
+        await slack.note(channel, ts, note);
+      },
+      'closed',
+      once ? [undefined] : CLOSE_RETRIES_MS,
+    );
 
   /** Stops and removes the message `ts` of the stream row `id` (claimed): its words were never said. */
   const removed = (id: string, channel: string, ts: string) =>
@@ -96,19 +113,17 @@ export function createStreamClosing({
     );
 
   /**
-   * Closes the task's streams `left` with `note`, each once claimed from one of `from`; one whose
-   * message was asked of Slack but never recorded is looked for in the thread. Whether each closed.
+   * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
+   * `over`: the task ended (no run of it comes). One its run is closing is closed here too (a
+   * second note is the same words), lest a run that fails at it leave it showing unsaved words.
+   * Throws when one could not be closed, so that the task's end is delivered again later.
    */
-  const closeRows = async (
-    task: Task,
-    thread: SlackOrigin,
-    left: StreamRow[],
-    note: string,
-    from: StreamState[],
-  ): Promise<boolean[]> => {
+  const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
+    const note = over ? NOTES.stopped : NOTES.interrupted;
+    const left = await rows.leftOpen(task.id);
     const closed: boolean[] = [];
     for (const row of left) {
-      if (!(await rows.claim(row.id, from, 'closing'))) continue;
+      if (!(await rows.claim(row.id, ['starting', 'live', 'closing'], 'closing'))) continue;
       if (!row.ts) await rows.set(row.id, 'closed');
       else closed.push(await noted(row.id, row.channel, row.ts, note));
     }
@@ -121,43 +136,36 @@ export function createStreamClosing({
         if (await rows.foundMessage(id, task.id, thread.channel, ts))
           closed.push(await noted(id, thread.channel, ts, note));
       }
-    return closed;
-  };
-
-  /**
-   * Streams an earlier run of the task left open (it died, or lost the task): closed with a note.
-   * `over`: the task ended (no run of it comes). One its run is closing is closed here too (a
-   * second note is the same words), lest a run that fails at it leave it showing unsaved words.
-   * Throws when one could not be closed, so that the task's end is delivered again later.
-   */
-  const closeLeftOpen = async (task: Task, thread: SlackOrigin, over = false) => {
-    const note = over ? NOTES.stopped : NOTES.interrupted;
-    const left = await rows.leftOpen(task.id);
-    const closed = await closeRows(task, thread, left, note, ['starting', 'live', 'closing']);
     if (closed.includes(false))
       throw new DeliveryError('temporary', 'stream_not_closed', { retryAfterMs: CLOSE_AGAIN_MS });
   };
 
   /**
-   * Streams open for minutes, of tasks no run works on now, closed with a note (a few a sweep:
-   * each stop spends one of Slack's twenty a minute). Their run's own close failed and nothing
-   * else was to come back to them: the task's end was shown before they started (a run that had
-   * not heard of its cancel yet), or the task waits for a review (its next run would close them,
-   * days later maybe). Only the streams found are closed, and only from open: one a run or a
-   * hand-over is finishing is theirs. One that fails stays open for a later sweep.
+   * Streams open for minutes, of tasks no run works on now, closed with a note, a few a sweep
+   * (each stop spends one of Slack's twenty a minute), one try each (the next sweep tries again).
+   * Their run's own close failed and nothing else was to come back to them: the task's end was
+   * shown before they started (a run that had not heard of its cancel yet), or the task waits
+   * for a review (its next run would close them, days later maybe). Only the streams found are
+   * closed, and only those whose message is known: one never recorded is looked for in the
+   * thread only by the task's next run or its end, lest a new run's stream be taken for it.
    */
   const closeAbandoned = async (taskOf: (id: string) => Promise<Task | undefined>, stop?: AbortSignal) => {
     const tasks = new Map<string, StreamRow[]>();
-    for (const row of await rows.openLong(SWEEP_STREAMS))
-      tasks.set(row.taskId, [...(tasks.get(row.taskId) ?? []), row]);
+    for (const row of await rows.openLong(SWEEP_READ))
+      if (row.ts) tasks.set(row.taskId, [...(tasks.get(row.taskId) ?? []), row]);
+    let closes = SWEEP_CLOSES;
     for (const [id, left] of tasks) {
-      if (stop?.aborted) return;
+      if (stop?.aborted || closes <= 0) return;
       try {
         const task = await taskOf(id);
         const origin = slackOriginSchema.safeParse(task?.origin).data;
         if (!task || !origin || task.status === 'working') continue;
         const note = FINAL_STATUSES.includes(task.status) ? NOTES.stopped : NOTES.interrupted;
-        await closeRows(task, origin, left, note, ['starting', 'live']);
+        for (const row of left.slice(0, closes)) {
+          closes--;
+          if (await rows.claim(row.id, [row.was], 'closing'))
+            await noted(row.id, row.channel, row.ts as string, note, true);
+        }
       } catch (err) {
         logger.warn(
           { err, task: id },

@@ -57,8 +57,8 @@ export interface StreamRows {
   /** A task's streams that stand for nothing yet and are not being finished. */
   leftOpen(taskId: string): Promise<StreamRow[]>;
   /**
-   * Streams still open (not being finished) that started between two minutes and a day ago, the
-   * newest first, at most `limit`: each with its task.
+   * Streams still open that started between two minutes and a day ago (and those being closed
+   * for ten minutes: their closer died), the newest first, at most `limit`: each with its task.
    */
   openLong(limit: number): Promise<(StreamRow & { taskId: string })[]>;
 }
@@ -176,7 +176,8 @@ export function streamRows(pool: pg.Pool): StreamRows {
       (
         await pool.query<StreamRow & { taskId: string }>(
           `SELECT id, task_id AS "taskId", channel, ts, shown, state AS was FROM signoff.slack_streams
-           WHERE state IN ('starting', 'live') AND ${OPEN_LONG} ORDER BY created_at DESC LIMIT $1`,
+           WHERE (state IN ('starting', 'live') OR state = 'closing' AND created_at < now() - interval '10 minutes')
+           AND ${OPEN_LONG} ORDER BY created_at DESC LIMIT $1`,
           [limit],
         )
       ).rows,
