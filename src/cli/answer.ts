@@ -72,8 +72,8 @@ const CANCEL = new Set(['cancel', 'stop']);
  */
 const COMMAND_WORDS = new Set([...COMMANDS, 'list', 'ls', 'status']);
 const SHELL_LINE = new RegExp(
+  // Case kept: the shell's words are lower case ("Signoff rules should…" is feedback).
   `^(npx\\s+signoff\\b|signoff\\s+(${[...COMMANDS].join('|')})\\b|npm\\s+(start|test|install|i|ci|run\\s+\\S+)$)`,
-  'i',
 );
 /** `reject: <why>` rejects with its reason (for a tool call, the message the agent gets). */
 const REJECT_WITH = /^reject\s*:\s*(.*)$/is;

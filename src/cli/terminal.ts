@@ -73,7 +73,7 @@ export async function runTerminal(
     endedWith = code;
     stopping.abort();
     // Said at once: the database may take seconds more (initdb, the first time).
-    if (!up && code !== 0) err.write('\nStopping once the database has started…\n');
+    if (!up && code !== 0) err.write('\nStopping once signoff has started…\n');
     // The end of input: a prompt returns, a session says where its task stands.
     lines.close();
   };
@@ -92,7 +92,7 @@ export async function runTerminal(
     // Stopped while the database was being made: the Ctrl-C reached its initdb too, whose
     // failure is the stop's doing, not news (the next start makes the folder again).
     if (!stopping.signal.aborted) throw error;
-    logger.info({ err: error }, 'stopped while starting');
+    logger.warn({ err: error }, 'stopped while starting; the start failed');
     return undefined;
   });
   if (!started) {

@@ -131,7 +131,7 @@ describe('one embedded data folder, several processes', () => {
     expect(end.code).toBe(130);
     expect(end.stderr).toBe(
       `Starting the embedded PostgreSQL in ${data} (first run: ~10 s)…\n` +
-        '\nStopping once the database has started…\n' +
+        '\nStopping once signoff has started…\n' +
         `\nStopped. Tasks and reviews are kept in ${data}/; \`npx signoff tasks\` lists them.\n`,
     );
     expect(end.stdout).not.toMatch(/Task cli-/);

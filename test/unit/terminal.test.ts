@@ -378,6 +378,7 @@ describe('an answer typed at a review', () => {
       'run the numbers again',
       'npm install step is missing',
       'Signoff date should be Friday',
+      'Signoff rules should name the owner',
     ])
       expect(parseAnswer(typed, pair)).toEqual({ action: 'revise', feedback: typed });
   });
