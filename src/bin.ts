@@ -11,6 +11,7 @@ import { startFailureInWords } from './cli/start-failure.js';
 import { usageError } from './cli/usage.js';
 import { type Config, loadConfig } from './config/config.js';
 import { isSignoffError } from './errors.js';
+import { onStopSignals } from './stop-signals.js';
 
 /**
  * A reader that stops early (`signoff audit | head -1`) closes stdout: nothing more is written
@@ -39,33 +40,11 @@ async function serveSlack(config: Config): Promise<number> {
   const [{ createLogger }, { startSlack }] = await Promise.all([import('./logger.js'), import('./main.js')]);
   const logger = createLogger(config.logLevel ?? 'info');
   const service = await startSlack(config, { logger });
-  onStopSignal((signal) => {
+  onStopSignals((code, signal) => {
     logger.info({ signal }, 'stopping');
-    return service.stop();
+    void service.stop().finally(() => process.exit(code));
   });
   return await new Promise<number>(() => undefined);
-}
-
-/** Signals this close to the first are the same one, relayed (a wrapper passing the terminal's on). */
-const SAME_SIGNAL_MS = 300;
-
-/**
- * On SIGINT or SIGTERM: `stop`, then exit (130 or 143). The same signal relayed a moment later
- * waits for that stop; a later one, a person's second Ctrl-C, exits at once.
- */
-function onStopSignal(stop: (signal: NodeJS.Signals) => Promise<unknown>): void {
-  let first = 0;
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
-    process.on(signal, () => {
-      if (first && Date.now() - first > SAME_SIGNAL_MS) process.exit(code);
-      if (first) return;
-      first = Date.now();
-      void stop(signal).finally(() => process.exit(code));
-    });
-  }
 }
 
 /**
@@ -94,7 +73,7 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
     io: { stdin: process.stdin, stdout: process.stdout },
   });
   logger.info({ client: read.client.name }, 'signoff mcp is serving on stdio');
-  onStopSignal(() => mcp.stop());
+  onStopSignals((code) => void mcp.stop().finally(() => process.exit(code)));
   await mcp.closed;
   await mcp.stop();
   return 0;

@@ -8,6 +8,7 @@
 import { relative } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../logger.js';
+import { onStopSignals } from '../stop-signals.js';
 import { linesFrom } from './lines.js';
 import { terminalLog } from './log-file.js';
 import type { Output } from './printer.js';
@@ -17,8 +18,6 @@ import type { TerminalIo } from './surface.js';
 
 /** How long a command may take to wind up after Ctrl-C before the process stops regardless. */
 const WIND_UP_MS = 3000;
-/** Signals this close to the first are the same Ctrl-C, relayed: no person presses twice so fast. */
-const SAME_PRESS_MS = 300;
 
 /** Ends the command early with an exit code: 130 for Ctrl-C, 143 for SIGTERM, 0 for a closed stdout. */
 export type EndEarly = (code: number) => void;
@@ -61,15 +60,12 @@ export async function runTerminal(
   const stopping = new AbortController();
   let endedWith: number | undefined;
   let up = false;
-  let endedAt = 0;
   const end: EndEarly = (code) => {
-    // A second Ctrl-C does not wait. One that comes with the first is the same press, relayed
-    // (a wrapper that passes the terminal's signal on to the process that got it already).
+    // A Ctrl-C after the end of output (a relayed one never comes here) does not wait.
     if (stopping.signal.aborted) {
-      if (code !== 0 && Date.now() - endedAt > SAME_PRESS_MS) process.exit(code);
+      if (code !== 0) process.exit(code);
       return;
     }
-    endedAt = Date.now();
     endedWith = code;
     stopping.abort();
     // Said at once: the database may take seconds more (initdb, the first time).
@@ -80,8 +76,7 @@ export async function runTerminal(
   // From the start: a Ctrl-C while the database starts (seconds; initdb the first time) stops the
   // command as soon as there is one, with the same sentence, instead of killing the process mute.
   onEnd(end);
-  process.on('SIGINT', () => end(130));
-  process.on('SIGTERM', () => end(143));
+  onStopSignals(end);
   // A scenario runs in a database of its own, made for the run and dropped after it.
   const scratch = test ? await scenarioDatabase(config, logger) : undefined;
   if (scratch) config = { ...config, database: { ...config.database, url: scratch.url } };
