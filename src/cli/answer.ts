@@ -107,6 +107,9 @@ const bare = (text: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/** Whether the line leaves the prompt it is typed at (a review's, or the interactive one). */
+export const isQuit = (line: string) => QUIT.has(bare(line));
+
 /**
  * One typed line → a decision: Enter/approve, reject (`reject: why` with its reason), feedback
  * (`revise: …`, or any other text) = revise with it; a line that reads like an approval or a

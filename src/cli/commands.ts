@@ -23,6 +23,7 @@ import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/index.js';
 import { operator, type Task } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
+import { isQuit } from './answer.js';
 import { exportAudit } from './audit.js';
 import { CLI, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
@@ -246,7 +247,7 @@ async function interactive(
     // A command pasted as the shell takes it ("npx signoff resume cli-…") is that command.
     const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/, '');
     // `quit` alone leaves here as it leaves a review (a workflow's name alone starts nothing).
-    if (!line || /^(quit|exit|q)$/i.test(line)) {
+    if (!line || isQuit(line)) {
       await sayWaiting(engine, io);
       return 0;
     }
