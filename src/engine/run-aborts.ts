@@ -19,9 +19,9 @@ export function createRunAborts(now: () => number = Date.now) {
   const early = new Map<string, { below: number; at: number }>();
   let stopping = false;
 
-  const stopEarly = (taskId: string) => {
-    const kept = early.get(taskId);
-    if (kept && now() - kept.at > EARLY_ABORT_MS) early.delete(taskId);
+  /** The generation below which a run of the task stops, by the aborts of the last minute. */
+  const stopsBelow = (taskId: string) => {
+    for (const [id, kept] of early) if (now() - kept.at > EARLY_ABORT_MS) early.delete(id);
     return early.get(taskId)?.below ?? Number.NEGATIVE_INFINITY;
   };
 
@@ -36,7 +36,7 @@ export function createRunAborts(now: () => number = Date.now) {
       const controller = new AbortController();
       inFlight.set(taskId, { controller, generation });
       if (stopping) controller.abort(new RunStopped(STOPPING));
-      else if (generation < stopEarly(taskId)) controller.abort(new Error('cancelled'));
+      else if (generation < stopsBelow(taskId)) controller.abort(new Error('cancelled'));
       // A late end of an older run never unregisters the run that took over.
       const done = () => {
         if (inFlight.get(taskId)?.controller === controller) inFlight.delete(taskId);
@@ -54,9 +54,7 @@ export function createRunAborts(now: () => number = Date.now) {
         if (run.generation < below) run.controller.abort(new Error('cancelled'));
         return;
       }
-      if (underWay) return;
-      for (const [id, kept] of early) if (now() - kept.at > EARLY_ABORT_MS) early.delete(id);
-      early.set(taskId, { below: Math.max(below, stopEarly(taskId)), at: now() });
+      if (!underWay) early.set(taskId, { below: Math.max(below, stopsBelow(taskId)), at: now() });
     },
     running: () => [...inFlight.keys()],
     /** The process is stopping: the runs under way stop now; the tasks they were on. */
