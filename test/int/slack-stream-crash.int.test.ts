@@ -118,9 +118,7 @@ describe('a worker killed mid-stream', () => {
     const { thread, dead, second } = await killedMidStream('write the cancelled note', undefined, 'nothing');
     const events = `http://127.0.0.1:${second.port}/slack/events`;
     await postSigned(events, click('U0ANN', 'signoff_cancel', 'task', thread));
-    const note = await until('note', () =>
-      shownIn(slack, thread).find((m) => m.ts === dead.ts && /Stopped before these words/.test(m.content)),
-    );
+    const note = await stoppedNote(thread, dead.ts);
     expect(note.content).not.toMatch(/word3/);
     expect(dead.state).not.toBe('streaming');
   }, 60_000);
@@ -134,9 +132,7 @@ describe('a worker killed mid-stream', () => {
       () => streamed("SET status = 'cancelled'", '3 minutes'),
       'nothing',
     );
-    const note = await until('note', () =>
-      shownIn(slack, thread).find((m) => m.ts === dead.ts && /Stopped before these words/.test(m.content)),
-    );
+    const note = await stoppedNote(thread, dead.ts);
     expect(note.content).not.toMatch(/word3/);
     expect(dead.state).not.toBe('streaming');
   }, 60_000);
@@ -182,12 +178,16 @@ describe('a worker killed mid-stream', () => {
       },
       'nothing',
     );
-    const note = await until('note', () =>
-      shownIn(slack, thread).find((m) => m.ts === dead.ts && /Stopped before these words/.test(m.content)),
-    );
+    const note = await stoppedNote(thread, dead.ts);
     expect(note.content).not.toMatch(/word3/);
   }, 60_000);
 });
+
+/** The dead stream's message once it reads the note of a stop. */
+const stoppedNote = (thread: string, ts: string) =>
+  until('note', () =>
+    shownIn(slack, thread).find((m) => m.ts === ts && /Stopped before these words/.test(m.content)),
+  );
 
 /**
  * The task with the one stream still live changed (`set`), no run of it due (the dead process's
