@@ -460,6 +460,17 @@ export class FakeSlack extends SlackFaults {
           return { ok: false, error: refused };
         }
         const ts = this.answers.nextTs();
+        // "Ephemeral messages in threads are only shown if there is already an active thread"
+        // (chat.postEphemeral's reference): into a thread with no reply yet, Slack answers ok and
+        // shows nothing. Marked on the call, which the tests' reading of what was shown leaves out.
+        const thread = args.thread_ts as string | undefined;
+        if (
+          thread &&
+          !this.messages.some((m) => m.channel === args.channel && m.thread_ts === thread && m.ts !== thread)
+        ) {
+          args.unshown = true;
+          return { ok: true, message_ts: ts };
+        }
         this.ephemerals.push({
           channel: String(args.channel),
           user: String(args.user),

@@ -41,12 +41,13 @@ export function slackThreads(slack: FakeSlack) {
     buttons: (card: Post) => card.blocks.find((b) => b.type === 'actions')?.elements ?? [],
     /**
      * What the bot told `user` alone (ephemeral messages, then answers through response URLs): only
-     * what Slack showed them. A chat.postEphemeral Slack refused or answered 429 showed nothing.
+     * what Slack showed them. A chat.postEphemeral Slack refused or answered 429 showed nothing, nor one into a thread with no
+     * reply yet.
      */
     ephemeralsTo: (user: string) => [
       ...slack
         .callsOf('chat.postEphemeral')
-        .filter((e) => e.user === user && !e.failed)
+        .filter((e) => e.user === user && !e.failed && !e.unshown)
         .map((e) => String(e.text)),
       ...slack.ephemerals.filter((e) => e.user === user && e.viaResponseUrl).map((e) => String(e.text)),
     ],

@@ -9,6 +9,7 @@ import { WebClient } from '@slack/web-api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { rootMessage } from '../../src/slack/blocks/messages.js';
 import { claimRequest } from '../../src/slack/inbound/claims.js';
+import { STARTS_LATER } from '../../src/slack/inbound/deps.js';
 import { LOADING_MESSAGES, WORKING_STATUS } from '../../src/slack/outbound/thinking.js';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
 import { postMetadata } from '../../src/slack/shared/posts.js';
@@ -257,6 +258,21 @@ describe('the Messages tab', () => {
         origin: { team: 'T0TEAM', channel: DM, ts: asked, root: posted.ts },
       },
     ]);
+    expect(topLevel()).toEqual([]);
+  });
+
+  it('a DM start Slack did not take yet is said in the message’s thread where Ann sees it (an ephemeral in a thread with no reply is not shown)', async () => {
+    gate = Promise.resolve();
+    const task = 'sort the conference invoices';
+    // The root's post fails for now: the start is left to the sweep, and Ann is told so.
+    slack.failNext('chat.postMessage', { status: 500 });
+    const asked = await write(`pair: ${task}`);
+    await until('the sentence', () => answersTo(asked).find((p) => p.text === STARTS_LATER));
+    expect(
+      slack.callsOf('chat.postEphemeral').filter((e) => e.channel === DM && e.thread_ts === asked),
+    ).toEqual([]);
+    expect(await sweepStarts(file.service, slack)).toBe(1);
+    await until('the card', () => cardsUnder(asked)[0], 20_000);
     expect(topLevel()).toEqual([]);
   });
 

@@ -21,6 +21,7 @@ import { postMetadata } from '../shared/posts.js';
 import { findRecentPost, findThreadPost } from '../shared/recent-post.js';
 import { claimRequest, linkRequest, recordRoot, takeUnfinishedStarts } from './claims.js';
 import { COULD_NOT_RECORD, NOT_STARTED, STARTS_LATER, type StartDeps } from './deps.js';
+import { answerInThread } from './messages-tab.js';
 import { afterRateLimit } from './rate-limited.js';
 import { respondPrivately } from './respond.js';
 import { tellClicker } from './tell-clicker.js';
@@ -123,8 +124,8 @@ export function startAfterAck(deps: StartDeps, client: WebClient, s: SlackStart)
 /**
  * A private sentence to whoever asked: through the response URL when there is one (it works
  * anywhere), else, or when Slack no longer takes it (past its 30 minutes: a start the sweep gives
- * up after every process was down a while), as an ephemeral message in the channel (in the thread
- * of the person's message, when the task was to live there).
+ * up after every process was down a while), as an ephemeral message in the channel; a start in
+ * the Messages tab is answered in its message's thread.
  */
 export async function tell(
   deps: StartDeps,
@@ -135,6 +136,9 @@ export async function tell(
   // An agent that asked through a door reads the refusal from its request (endRequest).
   if (!isPerson(s.user)) return;
   if (s.responseUrl && (await respondPrivately(s.responseUrl, text, deps.logger))) return;
+  // A start in the Messages tab lives in the thread of the person's message, in their own DM.
+  if (s.thread)
+    return void (await answerInThread(client, deps.logger, { channel: s.channel, ts: s.thread }, text));
   await tellClicker(
     { client, logger: deps.logger },
     { channel: s.channel, user: s.user, threadTs: s.thread },

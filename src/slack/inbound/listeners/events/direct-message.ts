@@ -13,15 +13,12 @@ import { isSignoffError } from '../../../../errors.js';
 import { howToStart, readStart } from '../../../blocks/agent-view.js';
 import { claimRequest } from '../../claims.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from '../../deps.js';
-import { afterRateLimit } from '../../rate-limited.js';
+import { answerInThread } from '../../messages-tab.js';
 import { startAfterAck } from '../../start-task.js';
 
 export function createDirectMessage(deps: ListenerDeps) {
-  /** An answer in the thread of the person's message; one Slack does not take is logged. */
   const answer = (client: WebClient, at: { channel: string; ts: string }, text: string) =>
-    afterRateLimit(() =>
-      client.chat.postMessage({ channel: at.channel, thread_ts: at.ts, text, unfurl_links: false }),
-    ).catch((err) => deps.logger.warn({ err }, 'could not answer a message in the Messages tab'));
+    answerInThread(client, deps.logger, at, text);
 
   /** Answers once per message (Slack sending the event again finds it claimed). */
   const answerOnce = (client: WebClient, at: { channel: string; ts: string }, key: string, text: string) =>
