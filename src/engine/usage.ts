@@ -49,6 +49,7 @@ export async function pauseAtBudget(
   lease: Lease,
   reached: BudgetReached,
 ): Promise<void> {
+  // What Continue gives is what its card says, whatever the file says by the time someone decides.
   const more = startBudget(deps.config, task.workflow) ?? reached.budget;
   await inTransaction(deps.pool, async (db) => {
     const current = await getTask(db, task.id, true);
@@ -57,7 +58,7 @@ export async function pauseAtBudget(
     if (current?.status === 'cancelled' || current?.generation !== task.generation) return;
     const { rules: _, ...own } = checkpointSettings(deps.config, task.workflow, BUDGET_CHECKPOINT);
     // A named reviewer away has their delegate decide beside them, as at every review.
-    const settings = await withAwayDelegates(db, own);
+    const settings = await withAwayDelegates(db, { ...own, budget: more });
     await insertReview(db, {
       id: `${task.id}:budget:${Math.round(reached.budget * 100)}`,
       taskId: task.id,
@@ -71,11 +72,14 @@ export async function pauseAtBudget(
 
 /**
  * What a task of `workflow` may spend before it pauses: its workflow's `budget`, else the least
- * of its checkpoints' (a round's, before the first review); null: no budget.
+ * of its checkpoints' (a round's, before the first review; the default checkpoint's stands for
+ * those the workflow does not configure); null: no budget.
  */
 export function startBudget(config: WorkflowsConfig, workflow: string): number | null {
   const own = workflowSettings(config, workflow);
-  const rounds = Object.values(own.checkpoints).flatMap((c) => (c.budget === undefined ? [] : [c.budget]));
+  const rounds = [...Object.values(own.checkpoints), config.defaults.checkpoint].flatMap((c) =>
+    c.budget === undefined ? [] : [c.budget],
+  );
   return own.budget ?? (rounds.length ? Math.min(...rounds) : null);
 }
 
@@ -87,9 +91,12 @@ export function startBudget(config: WorkflowsConfig, workflow: string): number |
 export async function renewRoundBudget(
   db: Queryable,
   task: Pick<Task, 'id'>,
-  review: { settings: { budget?: number } },
+  review: { id?: string; settings: { budget?: number } },
 ) {
+  // A budget review's amount is given by its Continue, behind the run's fence (settleBudgets), not
+  // a second time here: its Stop gives nothing.
   if (review.settings.budget === undefined) return;
+  if (review.id !== undefined && isBudgetReview({ id: review.id, taskId: task.id })) return;
   await db.query(
     'UPDATE signoff.tasks SET budget_usd = greatest(coalesce(budget_usd, 0), cost_usd + $2) WHERE id = $1',
     [task.id, review.settings.budget],
@@ -101,8 +108,8 @@ export const isBudgetReview = (r: Pick<Review, 'id' | 'taskId'>) => r.id.startsW
 
 /**
  * Takes the budget reviews out of a task's decisions and applies them behind the run's fence, each
- * once: continue raises the budget by the workflow's; stop stops the task (`stopped`). `rest`: the
- * graph's own decisions.
+ * once: continue raises the budget by the amount its card named; stop stops the task (`stopped`).
+ * `rest`: the graph's own decisions.
  */
 export async function settleBudgets(
   pool: pg.Pool,
@@ -117,29 +124,30 @@ export async function settleBudgets(
   const stopped = await inTransaction(pool, async (db) => {
     await getTask(db, task.id, true);
     await lease.fence(db);
-    return applyBudgetDecisions(db, task, budgets, config);
+    return applyBudgetDecisions(db, task, budgets, startBudget(config, task.workflow));
   });
   return { stopped, rest };
 }
 
+/** `before`: what a budget review opened before its card's amount was kept had on its card. */
 async function applyBudgetDecisions(
   db: Queryable,
   task: Task,
   reviews: Review[],
-  config: WorkflowsConfig,
+  before: number | null,
 ): Promise<boolean> {
-  const r = await db.query<{ id: string; decision: { action: string } }>(
-    `UPDATE signoff.reviews SET applied_at = now() WHERE id = ANY($1) AND applied_at IS NULL RETURNING id, decision`,
+  const r = await db.query<{ id: string; decision: { action: string }; more: number | null }>(
+    `UPDATE signoff.reviews SET applied_at = now() WHERE id = ANY($1) AND applied_at IS NULL
+     RETURNING id, decision, (settings->>'budget')::float8 AS more`,
     [reviews.map((x) => x.id)],
   );
   let stopped = false;
   for (const row of r.rows) {
     if (row.decision.action === 'approve') {
-      const more = startBudget(config, task.workflow);
       // "Continue with $5 more": five more from what is spent now.
       await db.query(
-        'UPDATE signoff.tasks SET budget_usd = greatest(budget_usd, cost_usd) + coalesce($2, budget_usd) WHERE id = $1',
-        [task.id, more ?? null],
+        'UPDATE signoff.tasks SET budget_usd = greatest(budget_usd, cost_usd) + coalesce($2, $3, budget_usd) WHERE id = $1',
+        [task.id, row.more, before],
       );
     } else stopped = true;
   }

@@ -22,6 +22,12 @@ workflows:
   specialist:
     checkpoints:
       review: { budget: 3 }
+  four-steps:
+    agents: { a: { name: A }, b: { name: B }, c: { name: C }, d: { name: D } }
+    stages:
+      - { id: work, agents: [a, b, c, d], review: done }
+    checkpoints:
+      budget: { budget: 5 }
 `;
 
 const model = new FakeOpenAI({ random: () => 0 });
@@ -57,6 +63,21 @@ describe('budgets', () => {
     const metrics = await t.service.signoff.metrics.text();
     expect(metrics).toMatch(/signoff_model_tokens\{workflow="pair",direction="input"\} \d+/);
     expect(metrics).toMatch(/signoff_model_cost_usd\{workflow="pair"\} \d+/);
+  });
+
+  it("Continue gives what its card says, once: a budget checkpoint's own budget is not given a second time", async () => {
+    await postSigned(t.events, commandBody('four-steps draft the launch email'));
+    const thread = tsOf(await until('root', () => rootOf('draft the launch email')));
+    const budget = await until('the budget card', () => cardsIn(thread)[0], 30_000);
+    expect(text(budget)).toMatch(/Budget reached: spent \$6.00 of \$5.00/);
+    expect(text(buttons(budget))).toMatch(/Continue with \$5\.00 more/);
+    const value = buttons(budget).find((b) => b.action_id === 'signoff_approve')?.value ?? '';
+    await postSigned(t.events, click('U0BOB', 'signoff_approve', value, tsOf(budget), thread));
+    await until('the review', () => cardsIn(thread)[1], 30_000);
+    const engine = t.service.signoff.engine;
+    const task = await engine.taskAt('slack', { channel: 'C0WORK', thread });
+    // $6 spent at the card, and $5 more: the fourth answer ($2) fits, and nothing more was given.
+    expect(task).toMatchObject({ costUsd: 8, budgetUsd: 11 });
   });
 
   it('Stop at the budget stops the task, saying why', async () => {

@@ -4,7 +4,9 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { parseWorkflowConfig } from '../../src/config/workflows.js';
 import { createUsageCounter } from '../../src/engine/model-usage.js';
+import { startBudget } from '../../src/engine/usage.js';
 import { DeadlinedChatOpenAI } from '../../src/llm/deadlined-chat.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { createLogger } from '../../src/logger.js';
@@ -43,5 +45,23 @@ describe('counting what models use', () => {
       expect(bound.callbacks).toEqual(model.callbacks);
       expect(bound.metadata).toMatchObject({ agent: 'Planner' });
     }
+  });
+});
+
+describe('what a task may spend before its first review', () => {
+  const config = (yaml: string) => parseWorkflowConfig(yaml, 'signoff.yml');
+
+  it("is the workflow's budget, else the least of its checkpoints', the default checkpoint's included", () => {
+    const prices = 'prices:\n  gpt-4o-mini: { input: 1, output: 1 }\n';
+    expect(startBudget(config(`${prices}workflows:\n  pair:\n    budget: 5\n`), 'pair')).toBe(5);
+    expect(
+      startBudget(
+        config(`${prices}workflows:\n  specialist:\n    checkpoints:\n      review: { budget: 3 }\n`),
+        'specialist',
+      ),
+    ).toBe(3);
+    // Every checkpoint the workflow leaves to the default has its round's budget.
+    expect(startBudget(config(`${prices}defaults:\n  checkpoint: { budget: 4 }\n`), 'pair')).toBe(4);
+    expect(startBudget(config(''), 'pair')).toBeNull();
   });
 });
