@@ -26,29 +26,29 @@ const outsiders = (what: string) =>
 const unsureMember = (why: string) =>
   `Sorry, Slack did not say just now whether you are a member of this workspace (${why}); try again in a minute.`;
 
-/**
- * Whether the checkpoint lists the actor: `anyone`, their id, `requester` (theirs), a group known
- * to hold them; or they decide in place of a named reviewer who is away (`delegates`, claims.ts).
- */
+/** The named reviewers, away, in whose place `id` decides (`delegates`, away.ts). */
+export function standsInFor(settings: Pick<ReviewSettings, 'reviewers' | 'delegates'>, id: string): string[] {
+  return Object.entries(settings.delegates ?? {})
+    .filter(([person, delegate]) => delegate === id && settings.reviewers.includes(person))
+    .map(([person]) => person);
+}
+
+/** Whether the checkpoint lists the actor themselves: `anyone`, their id, `requester` (theirs), a group known to hold them. */
+function listedThemselves(settings: Pick<ReviewSettings, 'reviewers'>, task: Task, actor: Actor): boolean {
+  const groups = new Set(actor.groups ?? []);
+  return settings.reviewers.some(
+    (r) =>
+      r === 'anyone' || r === actor.id || groups.has(r) || (r === 'requester' && actor.id === task.requester),
+  );
+}
+
+/** Whether the checkpoint lists the actor, or they decide in place of a named reviewer who is away. */
 function isListed(
   settings: Pick<ReviewSettings, 'reviewers' | 'delegates'>,
   task: Task,
   actor: Actor,
 ): boolean {
-  const groups = new Set(actor.groups ?? []);
-  const standsIn = Object.entries(settings.delegates ?? {}).some(
-    ([person, delegate]) => delegate === actor.id && settings.reviewers.includes(person),
-  );
-  return (
-    standsIn ||
-    settings.reviewers.some(
-      (r) =>
-        r === 'anyone' ||
-        r === actor.id ||
-        groups.has(r) ||
-        (r === 'requester' && actor.id === task.requester),
-    )
-  );
+  return listedThemselves(settings, task, actor) || standsInFor(settings, actor.id).length > 0;
 }
 
 /**
@@ -69,8 +69,14 @@ const keptOut = (settings: Pick<Rule, 'reviewers' | 'allowExternal'>, actor: Act
 export function refusal(settings: Rule, task: Task, actor: Actor, action: Action): string | undefined {
   if (keptOut(settings, actor)) return outsiders('decide this step');
   if (!isListed(settings, task, actor)) return 'you are not a reviewer for this step';
-  if (approves(action) && !settings.allowSelfApproval && actor.id === task.requester) {
-    return 'you started this task, so someone else has to approve it';
+  if (approves(action) && !settings.allowSelfApproval) {
+    if (actor.id === task.requester) return 'you started this task, so someone else has to approve it';
+    // In the requester's place, one stands where they do: their approval would be the requester's own.
+    if (
+      !listedThemselves(settings, task, actor) &&
+      standsInFor(settings, actor.id).every((p) => p === task.requester)
+    )
+      return 'you decide here in place of the person who started this task, so someone else has to approve it';
   }
   return undefined;
 }

@@ -12,7 +12,7 @@ import { contentHash } from '../workflows/protocol/content-hash.js';
 import { editMeans } from '../workflows/protocol/standard-interrupts.js';
 import { type Decided, type DecideInput, type DecisionRefusal, DecisionRefused } from './api.js';
 import { refusedText } from './audit-trail.js';
-import { askGroups, groupsToAsk, rightRefused } from './authorize.js';
+import { askGroups, groupsToAsk, rightRefused, standsInFor } from './authorize.js';
 import { invalidDecision } from './decision-input.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
@@ -214,7 +214,13 @@ export function createDecisions(deps: DecisionDeps) {
         if (invalidNow) return { refused: 'invalid_decision', message: invalidNow, review: current };
         return { review: (await countEdit(db, current, decision)) ?? current, task, counted: true };
       }
-      const approval = { by: input.actor.id, at: decision.at, contentHash: seen };
+      const [seat] = standsInFor(current.settings, input.actor.id);
+      const approval = {
+        by: input.actor.id,
+        at: decision.at,
+        contentHash: seen,
+        ...(seat ? { for: seat } : {}),
+      };
       const step = addApproval(current, approval);
       if (step.kind === 'counted_already') {
         const message = `You have approved this already. It has ${step.count} of ${step.needed} approvals; the rest must come from other reviewers.`;

@@ -104,7 +104,16 @@ export const reviewSettingsSchema = checkpointSettingsSchema
   });
 
 /** One person's approval of a review that needs several (N of M). */
-export const approvalSchema = z.object({ by: z.string(), at: z.string(), contentHash: z.string() });
+export const approvalSchema = z.object({
+  by: z.string(),
+  at: z.string(),
+  contentHash: z.string(),
+  /**
+   * The named reviewer, away, in whose place `by` approved: their seat stays filled when the
+   * delegate changes or they are back (one person counts once towards the quorum).
+   */
+  for: z.string().optional(),
+});
 
 /**
  * A decision as recorded. Its words are checked when it is made (decision-input.ts); versions

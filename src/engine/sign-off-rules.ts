@@ -29,10 +29,13 @@ export function addApproval(
 ): ApprovalOutcome {
   const needed = approvalsNeeded(review.settings);
   const so = review.approvals ?? [];
-  // Someone away and the one deciding in their place are one person towards the quorum.
+  // Someone away and the one deciding in their place are one person towards the quorum: the seat
+  // an approval filled is kept on it (`for`), and the delegates of now cover those without one.
   const standIn = review.settings.delegates ?? {};
-  const same = (a: string, b: string) => a === b || standIn[a] === b || standIn[b] === a;
-  if (so.some((a) => same(a.by, approval.by))) return { kind: 'counted_already', count: so.length, needed };
+  const seat = (a: Approval) => a.for ?? a.by;
+  const same = (a: Approval, b: Approval) =>
+    a.by === b.by || seat(a) === seat(b) || standIn[seat(a)] === b.by || standIn[seat(b)] === a.by;
+  if (so.some((a) => same(a, approval))) return { kind: 'counted_already', count: so.length, needed };
   const approvals = [...so, approval];
   return approvals.length >= needed ? { kind: 'quorum', approvals } : { kind: 'counted', approvals, needed };
 }

@@ -18,6 +18,9 @@ const YAML = `workflows:
     maxIterations: 1
     checkpoints:
       review: { reviewers: [U0ANN, U0BOB] }
+  specialist:
+    checkpoints:
+      review: { reviewers: [U0REQ, U0ANN, U0BOB, U0CAT], approvals: 3, allowSelfApproval: false }
 `;
 
 const t = harnessPerFile('claims', () => ({ yaml: YAML }));
@@ -164,6 +167,44 @@ describe('claim and hand-off', () => {
     expect(pending.map((r) => r.settings.delegates)).toEqual([{ U0BOB: 'U0DAN' }, { U0BOB: 'U0DAN' }]);
     await t.h.engine.claims.away('U0BOB', null);
     await t.h.engine.cancel(task.id, { id: 'ann' });
+  });
+
+  it('a stand-in fills the seat of whom they stand in for, once: a new delegate or the person back does not count it again, and the requester’s stand-in may not approve', async () => {
+    const { task } = await t.h.engine.start({
+      workflow: 'specialist',
+      text: 'reconcile the March invoices',
+      requester: 'U0REQ',
+      surface: 'cli',
+    });
+    const review = await t.h.nextReview(task.id);
+    const until = new Date(Date.now() + 86_400_000);
+    const approve = (id: string) =>
+      t.h.engine.decide({ reviewId: review.id, actor: { id }, action: 'approve' });
+    // The requester is named, but may not approve their own task; nor may one in their place.
+    await t.h.engine.claims.away('U0REQ', until, 'U0EVE');
+    await expect(approve('U0EVE')).rejects.toMatchObject({
+      code: 'not_allowed',
+      message: expect.stringContaining('in place of the person who started this task'),
+    });
+    await t.h.engine.claims.away('U0REQ', null);
+
+    await t.h.engine.claims.away('U0ANN', until, 'U0DAN');
+    expect((await approve('U0DAN')).review).toMatchObject({
+      status: 'pending',
+      approvals: [{ by: 'U0DAN' }],
+    });
+    await t.h.engine.claims.away('U0ANN', until, 'U0EVE');
+    // Eve stands in for Ann too: Ann's seat is filled already.
+    await expect(approve('U0EVE')).rejects.toMatchObject({ code: 'counted_already' });
+    await t.h.engine.claims.away('U0ANN', null);
+    await expect(approve('U0ANN')).rejects.toMatchObject({ code: 'counted_already' });
+    expect((await t.h.nextReview(task.id)).approvals.map((a) => [a.by, a.for])).toEqual([['U0DAN', 'U0ANN']]);
+    // Two more people, two more seats: the quorum of three.
+    expect((await approve('U0BOB')).review.status).toBe('pending');
+    expect((await approve('U0CAT')).review).toMatchObject({
+      status: 'decided',
+      decision: { action: 'approve' },
+    });
   });
 
   it('away to Dan, then to Eve: what Dan held for Ann is Eve’s; back twice: one return, the review Ann’s again', async () => {

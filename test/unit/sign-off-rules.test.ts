@@ -32,6 +32,19 @@ describe('quorum', () => {
     expect(addApproval(review, approval('U0BOB')).kind).toBe('quorum');
   });
 
+  it('keeps the seat a stand-in filled: another stand-in, or the person once back, counts no more', () => {
+    const dan = { ...approval('U0DAN'), for: 'U0ANN' };
+    const later = { settings: settings({ approvals: 3 }), approvals: [dan] };
+    expect(
+      addApproval(
+        { ...later, settings: { ...later.settings, delegates: { U0ANN: 'U0EVE' } } },
+        approval('U0EVE'),
+      ).kind,
+    ).toBe('counted_already');
+    expect(addApproval(later, approval('U0ANN')).kind).toBe('counted_already');
+    expect(addApproval(later, approval('U0BOB')).kind).toBe('counted');
+  });
+
   it('counts a person once: their second approval changes nothing', () => {
     const review = { settings: settings({ approvals: 3 }), approvals: [approval('U0A')] };
     expect(addApproval(review, approval('U0A'))).toEqual({ kind: 'counted_already', count: 1, needed: 3 });
