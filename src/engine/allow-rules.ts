@@ -8,7 +8,7 @@
 import type { ReviewFacts } from '../config/conditions.js';
 import { atomically, type Queryable } from '../db/queryable.js';
 import { canonicalJson } from '../workflows/protocol/canonical-json.js';
-import { toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
+import { callsAsEdited, toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
 import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
 import { rowReader } from './rows.js';
@@ -39,10 +39,14 @@ export function scopesFor(task: Task, review: Pick<Review, 'request' | 'id' | 't
     { kind: 'task', ...base, taskId: task.id },
     { kind: 'workflow', ...base },
   ];
-  const calls = toolCallsOf(review.request) ?? [];
+  const asked = toolCallsOf(review.request) ?? [];
+  // What an approval approves now: the calls as an Edit counted towards the quorum left them. A
+  // call the edit rejected is approved by nobody, so no rule on its tool or arguments is offered.
+  const { edit } = review.request;
+  const calls = edit ? (callsAsEdited(review.request, edit.values) ?? []) : asked;
   const tools = new Set(calls.map((c) => c.name));
   const [call] = calls;
-  if (call && tools.size === 1) {
+  if (call && tools.size === 1 && calls.length === asked.length) {
     scopes.push({ kind: 'tool', ...base, tool: call.name });
     if (calls.length === 1) scopes.push({ kind: 'call', ...base, tool: call.name, args: call.args });
   }

@@ -8,7 +8,10 @@ import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { harnessPerFile } from '../helpers/harness.js';
 
 const t = harnessPerFile('tool_call_quorum', () => ({
-  yaml: `workflows:
+  yaml: `alwaysAllow:
+  reviewers: [U0ADMIN, U0CFO]
+  approvals: 2
+workflows:
   mail:
     module: ./test/fixtures/hitl-graph.ts
     checkpoints:
@@ -85,6 +88,40 @@ describe('an edit towards a quorum', () => {
       expect(JSON.parse(JSON.parse(editEntry?.edited as string).args_0)).toEqual(edited);
       expect(trail.filter((e) => e.who === 'U0DAN').map((e) => e.result)).toEqual(['refused', 'decided']);
     }
+  });
+
+  it('"always allow" after an edit offers a rule for the calls as edited, the ones an approval now approves, and none for a call the edit rejected', async () => {
+    const task = await t.h.start('mail', 'one rule after an edit');
+    const review = await t.h.nextReview(task.id);
+    const sent = { ...edited, to: 'board@example.com' };
+    await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      action: 'edit',
+      values: { args_0: JSON.stringify(sent) },
+      contentHash: contentHash(review.request),
+    });
+    const [now] = await t.h.engine.reviews(task.id, 'pending');
+    const scopes = t.h.engine.rules.scopes(now as never, task);
+    expect(scopes.find((s) => s.kind === 'call')).toMatchObject({ tool: 'send_email', args: sent });
+    await t.h.engine.cancel(task.id, { id: 'ann' });
+
+    const two = await t.h.start('mail', 'two calls, one rejected');
+    const both = await t.h.nextReview(two.id);
+    await t.h.engine.decide({
+      reviewId: both.id,
+      actor: { id: 'U0BOB' },
+      action: 'edit',
+      values: {
+        decision_0: 'approve',
+        args_0: JSON.stringify({ to: 'team@example.com', subject: 'Launch', body: 'We ship today.' }),
+        decision_1: 'reject',
+      },
+      contentHash: contentHash(both.request),
+    });
+    const [left] = await t.h.engine.reviews(two.id, 'pending');
+    expect(t.h.engine.rules.scopes(left as never, two).map((s) => s.kind)).toEqual(['task', 'workflow']);
+    await t.h.engine.cancel(two.id, { id: 'ann' });
   });
 
   it("an edit that decides is audited with the arguments it approved; an approval's entry has none", async () => {
