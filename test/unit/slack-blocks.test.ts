@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Review } from '../../src/engine/types.js';
 import { SIGNOFF_FAILED } from '../../src/errors.js';
+import { batchValue, readBatchValue } from '../../src/slack/blocks/batch.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
 import { questionChoices, replyQuestion } from '../../src/slack/blocks/reply-question.js';
 import {
@@ -99,7 +100,10 @@ describe('an edit of an agent message', () => {
         expect(
           slackRefusal({ text: fitted, blocks: [{ type: 'markdown', text: 'x' }] }, 'chat.update'),
         ).toBeUndefined();
-        expect(fitted).not.toMatch(/\uFFFD|&[a-z]*…$/);
+        // No character cut in two (a replacement character the text did not have), no escape cut.
+        const replaced = (t: string) => t.split('\uFFFD').length;
+        expect(replaced(fitted)).toBeLessThanOrEqual(replaced(text));
+        expect(fitted).not.toMatch(/&[a-z]*…$/);
         if (Buffer.byteLength(text) <= UPDATE_TEXT_BYTES) expect(fitted).toBe(text);
       }),
     );
@@ -627,5 +631,26 @@ describe('the policy on a card', () => {
     expect(sent(decidedCard(byTeam, 'U0ANN'))).toContain(
       'by rule #4 (proposed by <@U0ALI>, approved by <@U0BOB> and <@U0CAR>)',
     );
+  });
+});
+
+describe('a batch checkbox', () => {
+  it('reads back the review it names, a budget review’s id with its colons included', () => {
+    const review = {
+      id: 'slack-C0WORK-1700000000.000100:budget:500',
+      request: {
+        kind: 'budget',
+        title: 'Budget reached',
+        body: 'Continue?',
+        actions: ['approve', 'reject'],
+        labels: {},
+        round: 1,
+        fields: [],
+      },
+    } as unknown as Review;
+    const value = batchValue(review);
+    expect(value.length).toBeLessThanOrEqual(150);
+    expect(readBatchValue(value)).toEqual({ review: review.id, h: value.slice(-16) });
+    expect(readBatchValue('no hash here')).toBeUndefined();
   });
 });
