@@ -123,6 +123,18 @@ describe('a batch of reviews', () => {
     expect(new Set(audit.rows.map((r) => r.review_id)).size).toBe(5);
   });
 
+  it('a ticked box this version cannot read is said to be out of date, never dropped in silence', async () => {
+    const updated = slack.callsOf('views.update').length;
+    await postSigned(file.events, batchApproveClick('U0BOB', ['a box from another version']));
+    const outcome = await until('the outcome', () =>
+      slack
+        .callsOf('views.update')
+        .slice(updated)
+        .find((c) => /None of the 1 was approved/.test(JSON.stringify(c.view))),
+    );
+    expect(JSON.stringify(outcome.view)).toMatch(/their boxes are out of date. Open the list again/);
+  });
+
   it('Slack takes no outcome modal from the Home tab (its trigger expired): what was decided is said in the app DM instead', async () => {
     const tasks: string[] = [];
     for (const name of ['first', 'second']) {

@@ -22,7 +22,8 @@ const MOST = 10;
 /** A checkbox's value: `<review>:<content hash>` (within an option value's 150 characters). */
 export const batchValue = (review: Review) => `${review.id}:${contentHash(review.request)}`;
 export const readBatchValue = (value: string): { review: string; h: string } | undefined => {
-  const m = /^([^:]{1,100}):([0-9a-f]{16})$/.exec(value);
+  // The hash after the last colon: a review's id may hold colons (a budget review's does).
+  const m = /^(.{1,130}):([0-9a-f]{16})$/.exec(value);
   return m ? { review: m[1] as string, h: m[2] as string } : undefined;
 };
 

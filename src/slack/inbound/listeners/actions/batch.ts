@@ -27,10 +27,13 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
   return async ({ ack, body, client }: ButtonArgs) => {
     await ack();
     const values = (body.view?.state?.values ?? body.state?.values ?? {}) as Values;
-    const picked = (values[BATCH_BLOCK]?.[BATCH_ACTION_IDS.pick]?.selected_options ?? []).flatMap((o) => {
+    const ticked = values[BATCH_BLOCK]?.[BATCH_ACTION_IDS.pick]?.selected_options ?? [];
+    const picked = ticked.flatMap((o) => {
       const v = readBatchValue(o.value);
       return v ? [v] : [];
     });
+    // A box this version cannot read (drawn by another) is said, never dropped in silence.
+    const unread = ticked.length - picked.length;
     const fromHome = body.view?.type === 'home';
     // From the Home tab, the outcome's notice opens at once and is filled in once every review is
     // decided.
@@ -49,9 +52,13 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
       } else if (body.response_url) await respondPrivately(body.response_url, text, deps.logger);
     };
     await deps.afterAck.run(async () => {
-      if (!picked.length) return say('Tick the reviews to decide first; nothing was decided.');
+      if (!ticked.length) return say('Tick the reviews to decide first; nothing was decided.');
       const done: string[] = [];
       const refused: string[] = [];
+      if (unread)
+        refused.push(
+          `• ${unread} of the ticked reviews: their boxes are out of date. Open the list again and tick them there.`,
+        );
       for (const { review: id, h } of picked) {
         const review = await deps.engine.review(id).catch(() => undefined);
         const title = review ? escapeMrkdwn(truncate(review.request.title, 80)) : id;
@@ -86,8 +93,8 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
       await say(
         [
           done.length
-            ? `*${verb} ${done.length} of ${picked.length}:*\n${done.join('\n')}`
-            : `*None of the ${picked.length} was ${verb.toLowerCase()}.*`,
+            ? `*${verb} ${done.length} of ${ticked.length}:*\n${done.join('\n')}`
+            : `*None of the ${ticked.length} was ${verb.toLowerCase()}.*`,
           refused.length ? `*Not decided* (each on its own):\n${refused.join('\n')}` : '',
         ]
           .filter(Boolean)
