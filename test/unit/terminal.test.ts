@@ -169,6 +169,18 @@ describe('a review in the terminal', () => {
     expect(unseen('Yes.\n\nShip it', ['Yes. We could.'])).toBe('Yes.\n\nShip it');
   });
 
+  it('keeps a paragraph an agent only quoted inside a sentence: the reviewer sees it is still there', () => {
+    const line = 'Send the quarterly report to all customers';
+    const said = [`The line '${line}' must be removed.`, `Agreed: ${line} is too broad.\nDrop it.`];
+    const body = `*Plan*\nDraft the report.\n\n${line}`;
+    expect(unseen(body, said)).toBe(body);
+    const card = formatReview(review(body), { style: PLAIN_STYLE, now: () => NOW }, said);
+    expect(card).toContain(`│ ${line}`);
+    expect(card).not.toContain('(what the agents said above)');
+    // Said as a line of its own, it was on the screen whole: then it is left out.
+    expect(unseen(body, [`Plan:\n${line}`])).toBe(`*Plan*\nDraft the report.\n\n${ABOVE}`);
+  });
+
   it('shows its due time in local time and relative, and its body rendered', () => {
     const text = formatReview(review('**Goal:** ship it', '2026-11-26T13:35:29.469Z'), show);
     expect(text).toContain('due ');
