@@ -27,7 +27,8 @@ export const ANSI_STYLE: Style = {
 const same = (text: string) => text;
 export const PLAIN_STYLE: Style = { bold: same, italic: same, code: same, heading: same, dim: same };
 
-const FENCE = /^\s*(```|~~~)/;
+/** A line that opens a code block: three or more backticks or tildes (a backtick one's info has none). */
+const FENCE = /^\s*(`{3,}(?!.*`)|~{3,})/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 const BULLET = /^(\s*)[-*+•]\s+(.*)$/;
 const QUOTE = /^\s*>\s?(.*)$/;
@@ -35,10 +36,15 @@ const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
 
 export function renderMarkdown(text: string, style: Style): string {
   const out: string[] = [];
-  let fenced = false;
+  /** The fence of the open code block, if any. */
+  let fenced: string | undefined;
   for (const line of text.split('\n')) {
-    if (FENCE.test(line)) {
-      fenced = !fenced;
+    // As CommonMark reads it: only a line of the block's own character, at least as long and with
+    // nothing after it, ends the block. Any fence line did here, so a `~~~` line in a tool call's
+    // arguments (fenced with ```) ended them, and the rest showed as Markdown (`_data_` in italics).
+    const fence = fenced ? undefined : FENCE.exec(line)?.[1];
+    if (fence || (fenced && closes(line, fenced))) {
+      fenced = fence;
       continue;
     }
     if (fenced) {
@@ -56,6 +62,12 @@ export function renderMarkdown(text: string, style: Style): string {
   }
   return out.join('\n');
 }
+
+/** Whether `line` closes a code block opened by `fence`. */
+const closes = (line: string, fence: string) => {
+  const run = /^\s*(`{3,}|~{3,})\s*$/.exec(line)?.[1];
+  return !!run && run[0] === fence[0] && run.length >= fence.length;
+};
 
 /**
  * Emphasis within a line. `*x*` is bold (Slack's mrkdwn, which the workflows write) and `_x_`

@@ -16,6 +16,7 @@ import {
   escapeMrkdwn,
   LIMITS,
   neutralizeMarkdown,
+  neutralizePlain,
   splitText,
   truncateBytes,
   UPDATE_TEXT_BYTES,
@@ -236,6 +237,40 @@ describe('review card', () => {
     for (const m of [reviewCard(full, 'U0ANN'), decidedCard(decided, 'U0ANN'), ...reviewTextMessages(full)]) {
       expect(slackRefusal({ ...m })).toBeUndefined();
     }
+    // The title that grows most when neutralized (a zero-width space every two characters).
+    const grown = (r: Review): Review => ({ ...r, request: { ...r.request, title: '<@'.repeat(75) } });
+    for (const m of [reviewCard(grown(full), 'U0ANN'), decidedCard(grown(decided), 'U0ANN')]) {
+      expect(slackRefusal({ ...m })).toBeUndefined();
+    }
+  });
+  it('a title its header cannot hold once its mentions are neutralized is shown whole under the header', () => {
+    const start = 'Pay <!here> and tell <@U0EVE> and @channel: ';
+    const end = ' and the amount is 9,000 EUR, not 900';
+    const title = `${start}${'x'.repeat(150 - start.length - end.length)}${end}`;
+    expect(title.length).toBe(150); // as long as a request's title may be
+    const plainTexts = (m: { blocks: unknown[] }) =>
+      JSON.stringify(m.blocks)
+        .match(/"type":"plain_text","text":"(?:[^"\\]|\\.)*"/g)
+        ?.map((t) => JSON.parse(`{${t}}`).text as string) ?? [];
+    const decided: Review = {
+      ...review({ title }),
+      status: 'decided',
+      decision: { action: 'approve', values: {}, by: 'U0BOB', at: '2026-11-22T11:00:00.000Z' },
+    };
+    for (const card of [reviewCard(review({ title }), 'U0ANN'), decidedCard(decided, 'U0ANN')]) {
+      expect(slackRefusal({ ...card })).toBeUndefined();
+      // The title's mentions stay broken (the reviewers' line pings, as it should).
+      expect(sent(card)).not.toMatch(/<!here>|<@U0EVE>|[^\u200b]@channel/);
+      const [header, next] = card.blocks as { type: string }[];
+      expect(header?.type).toBe('header');
+      expect(plainTexts({ blocks: [header] })[0]).toMatch(/…$/);
+      expect(next?.type).toBe('context');
+      expect(plainTexts({ blocks: [next] })).toEqual([`Title in full: ${neutralizePlain(title)}`]);
+    }
+    // A title the header holds, neutralized, is the header alone.
+    const fits = reviewCard(review({ title: `Pay <!here> ${'x'.repeat(100)}` }), 'U0ANN');
+    expect(fits.blocks[1]?.type).toBe('markdown');
+    expect(sent(fits)).not.toContain('Title in full');
   });
   it('a plain card (Slack refused the full one) cannot approve: no Approve, no Edit of arguments; it says where the content is', () => {
     const r = review();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Decision, reviewRequestSchema } from '../../src/engine/types.js';
+import { markdownParts } from '../../src/slack/blocks/text.js';
 import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { invalidEdit } from '../../src/workflows/protocol/review-form.js';
 import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
@@ -264,6 +265,28 @@ describe('a long tool call', () => {
     expect(request.body).toContain('iban: "DE00\\u202e1234"');
     expect(request.body).toContain('memo: "a\\u200bb"');
     expect(request.body).not.toMatch(/[\u200b\u202e]/);
+  });
+
+  it('three backticks in an argument end no code block for any reader: shown as escapes, in JSON', () => {
+    const asked = (args: Record<string, unknown>) =>
+      toReviewRequest({
+        actionRequests: [{ name: 'write', args }],
+        reviewConfigs: [{ actionName: 'write', allowedDecisions: ['approve', 'reject'] }],
+      }).body;
+    const content = `Use \`\`\`sh fences; *this* and the_data_dir stay as written. ${'word '.repeat(2_000)}`;
+    const body = asked({ content });
+    // The fences are the only backticks in threes: a reader that counts them anywhere (Slack's
+    // splitter) ends the blocks where CommonMark does.
+    const fenced = body.split('\n').filter((line) => line.includes('```'));
+    expect(fenced).toEqual(['```', '```', '```', '```']);
+    const shown = body.split('\n').find((line) => line.startsWith('"Use '));
+    expect(JSON.parse(shown ?? '')).toBe(content);
+    // Posted in parts (the full text before a long card), each part closes what it opens.
+    const parts = markdownParts(body, 4_000);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part.split('\n').filter((line) => line === '```').length % 2).toBe(0);
+    // A short value on its line too.
+    expect(asked({ note: 'a```b' })).toContain('note: "a\\u0060\\u0060\\u0060b"');
   });
 
   it('more calls than a form holds: approve or reject them all, no Edit', () => {

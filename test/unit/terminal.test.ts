@@ -21,6 +21,7 @@ import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { askStructured } from '../../src/llm/structured.js';
 import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
+import { toolCallsBody } from '../../src/workflows/protocol/tool-call-body.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const NOW = new Date('2026-11-26T11:35:29.469Z');
@@ -66,6 +67,29 @@ describe('Markdown for a terminal', () => {
   it('styles it on a TTY', () => {
     expect(renderMarkdown('*Author* **Goal:** _now_ `x`', ANSI_STYLE)).toBe(
       '\x1b[1mAuthor\x1b[22m \x1b[1mGoal:\x1b[22m \x1b[3mnow\x1b[23m \x1b[36mx\x1b[39m',
+    );
+  });
+
+  it("prints a tool call's arguments exactly: a `~~~` line in them does not end their code block", () => {
+    const script = [
+      "cat > cleanup.md <<'EOF'",
+      '~~~',
+      'rm -rf /srv/_data_/*.db',
+      '~~~',
+      'EOF',
+      'sh cleanup.md  # removes the *old* databases under /srv/_data_',
+    ].join('\n');
+    const shown = renderMarkdown(toolCallsBody([{ name: 'shell', args: { script } }]), PLAIN_STYLE);
+    const code = script.split('\n').map((line) => `    ${line}`);
+    expect(shown.split('\n')).toEqual([
+      'shell',
+      `    script: (${script.length} characters, in full below)`,
+      `    script (${script.length} characters):`,
+      ...code,
+    ]);
+    // A fence of the block's own character, at least as long, still ends it.
+    expect(renderMarkdown('~~~~\n```\n_a_\n~~~\n~~~~~\n_b_', PLAIN_STYLE)).toBe(
+      '    ```\n    _a_\n    ~~~\nb',
     );
   });
 });
@@ -167,6 +191,18 @@ describe('a review in the terminal', () => {
     ).toBe(ABOVE);
     // A short paragraph found inside something said is kept: it could be there by chance.
     expect(unseen('Yes.\n\nShip it', ['Yes. We could.'])).toBe('Yes.\n\nShip it');
+  });
+
+  it('keeps a paragraph an agent only quoted inside a sentence: the reviewer sees it is still there', () => {
+    const line = 'Send the quarterly report to all customers';
+    const said = [`The line '${line}' must be removed.`, `Agreed: ${line} is too broad.\nDrop it.`];
+    const body = `*Plan*\nDraft the report.\n\n${line}`;
+    expect(unseen(body, said)).toBe(body);
+    const card = formatReview(review(body), { style: PLAIN_STYLE, now: () => NOW }, said);
+    expect(card).toContain(`│ ${line}`);
+    expect(card).not.toContain('(what the agents said above)');
+    // Said as a line of its own, it was on the screen whole: then it is left out.
+    expect(unseen(body, [`Plan:\n${line}`])).toBe(`*Plan*\nDraft the report.\n\n${ABOVE}`);
   });
 
   it('shows its due time in local time and relative, and its body rendered', () => {

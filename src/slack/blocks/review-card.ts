@@ -7,7 +7,8 @@
  * (reviewTextMessages), and the card shows its beginning and says how much more is in those
  * posts. Content an edit changed is posted again, below the card, which then points there. A
  * card that cannot show the content at all (a plain one, after Slack refused the full card, or
- * before the changed content is posted) offers no Approve.
+ * before the changed content is posted) offers no Approve. A title longer than its header holds
+ * (once its mentions are neutralized) is given whole on a line under the header.
  */
 import type { types } from '@slack/bolt';
 import {
@@ -59,12 +60,15 @@ const DEFAULT_LABELS: Record<Action, string> = {
  * content's room, with the note saying where the rest is, and caps on everything else a card may
  * carry. The content's room is fixed, so that whether the full text goes to the thread never
  * depends on how long the reviewers' line or the feedback is: a decided card's five blocks (header
- * 150, content 7,000, two context lines of 600, the outcome) stay within blockTextRoom(5).
+ * 150, content 7,000, two context lines of 600, the outcome) stay within blockTextRoom(5); a sixth,
+ * the whole title when the header cannot hold it, is taken from the outcome's room.
  */
 const CARD_BODY = 7000;
 const CARD_NOTE = 250;
 const CARD_CONTEXT = 600;
-const CARD_OUTCOME = blockTextRoom(5) - (150 + CARD_BODY + 2 * CARD_CONTEXT);
+/** Slack's limit on a header's text. */
+const HEADER = 150;
+const CARD_OUTCOME = blockTextRoom(5) - (HEADER + CARD_BODY + 2 * CARD_CONTEXT);
 /** Each thread post of a long review's full text: a heading line and one part of the text (two blocks). */
 const TEXT_PART = blockTextRoom(2) - 500;
 
@@ -116,6 +120,29 @@ function byRule(rule: NonNullable<Decision['rule']>): string {
       )}`
     : '';
   return `by rule #${rule.id} (proposed by <@${rule.proposedBy}>${approved})`;
+}
+
+/**
+ * The title on a line of its own, when the header cannot hold all of it: a title fits a header
+ * before it is neutralized (150 characters), but each mention or broadcast in it gains a
+ * zero-width space, and a header cut then hides the title's end, which the decision counts for
+ * (contentHash) as much as the content. plain_text, as in the header: shown as typed.
+ */
+const titleInFull = (title: string) => {
+  const shown = neutralizePlain(title);
+  return shown.length > HEADER ? `Title in full: ${shown}` : undefined;
+};
+
+/** The header, and the whole title under it when the header cannot hold it. */
+function titleBlocks(title: string): KnownBlock[] {
+  const header: KnownBlock = {
+    type: 'header',
+    text: { type: 'plain_text', text: truncate(neutralizePlain(title), HEADER), emoji: true },
+  };
+  const whole = titleInFull(title);
+  return whole
+    ? [header, { type: 'context', elements: [{ type: 'plain_text', text: whole, emoji: true }] }]
+    : [header];
 }
 
 /** Which edit the content is, when several were posted below a card: " (edit 2)". */
@@ -215,10 +242,7 @@ function head(review: Review, requester: string, plain?: PlainCard, below = fals
   const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
   const quorum = approvalsNeeded(review.settings) > 1 ? [quorumLine(review, requester)] : [];
   return [
-    {
-      type: 'header',
-      text: { type: 'plain_text', text: truncate(neutralizePlain(r.title), 150), emoji: true },
-    },
+    ...titleBlocks(r.title),
     plain ? plainBlock(review, plain) : bodyBlock(review, below),
     contextLine(`${facts} · ${reviewersLine(review, requester)}`),
     ...quorum.map(contextLine),
@@ -345,12 +369,16 @@ export function decidedCard(
     review.status === 'cancelled' || !d
       ? `:heavy_minus_sign: Closed without a decision${why}`
       : `${verb ?? VERB[d.action]} ${who} ${slackDate(d.at)}${ended}${d.feedback ? `\n>${escapeMrkdwn(truncate(d.feedback, 2000)).replace(/\n/g, '\n>')}` : ''}`;
+  // What was approved: with an edit, the edited call.
+  const decided = { ...review, request: asDecided(review.request, d) };
+  // The title's own line, when there is one, comes out of the outcome's room: the card still fits.
+  const titleLine = titleInFull(decided.request.title);
+  const room = CARD_OUTCOME - (titleLine ? titleLine.length + LIMITS.blockOverhead : 0);
   return {
     text: escapeMrkdwn(`${review.request.title}: ${d ? d.action : 'closed'}`),
     blocks: [
-      // What was approved: with an edit, the edited call.
-      ...head({ ...review, request: asDecided(review.request, d) }, requester, plain, textBelow),
-      { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, CARD_OUTCOME) } },
+      ...head(decided, requester, plain, textBelow),
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(outcome, room) } },
     ],
   };
 }

@@ -4,7 +4,9 @@
  * long for its line is named there and given below: in full, unless the long values together pass
  * what a review holds, when each is cut, its line says so, and the review offers no approval
  * (`valuesCut`). Everything the agent wrote is inside code blocks, where Markdown does nothing,
- * and characters that hide or reorder text are shown as escapes.
+ * and characters that hide or reorder text are shown as escapes; so are runs of three backticks,
+ * which would end a block for a reader that counts them wherever they are (Slack's splitter,
+ * src/slack/blocks/text.ts), so that every reader ends the blocks where they were written.
  */
 
 /** What a reviewer decided for one call: run it as asked, run it with other arguments, or not. */
@@ -37,16 +39,24 @@ const INLINE = 120;
 /** All long values together; past it each is cut (the body must stay under 100,000 characters). */
 const LONG_BUDGET = 80_000;
 
-/** Zero-width, joiner and bidirectional control characters: shown, never obeyed. */
-const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
-const visible = (s: string) =>
-  s.replace(INVISIBLE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+/**
+ * Zero-width, joiner and bidirectional control characters, and runs of backticks that could end a
+ * block (a value holding one is given as JSON, where the escape means the backtick): shown, never
+ * obeyed.
+ */
+const ESCAPED = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|`{3,}/g;
+const unicodeEscape = (c: string) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
+const visible = (s: string) => s.replace(ESCAPED, (c) => [...c].map(unicodeEscape).join(''));
 
 const keyOf = (k: string) => visible(/^[A-Za-z_][A-Za-z0-9_.-]{0,79}$/.test(k) ? k : JSON.stringify(k));
 const json = (v: unknown, indent?: number) => JSON.stringify(v, null, indent) ?? String(v);
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** A long value as a block: a string as written (unless it could close the block), else JSON. */
+/**
+ * A long value as a block: a string as written, else JSON. A ``` anywhere in it could end the block
+ * (signoff writes only ``` fences, the one kind Slack documents): such a string is JSON, where its
+ * backticks can be escapes. A `~~~` line cannot end a ``` block (CommonMark), and stays as written.
+ */
 const longText = (v: unknown) => (typeof v === 'string' && !v.includes('```') ? v : json(v, 2));
 
 /** How long each long value may be shown: all of them together stay within LONG_BUDGET. */
