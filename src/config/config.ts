@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { SignoffError } from '../errors.js';
+import { defaultDataDir } from './data-folder.js';
 import { parseWorkflowConfig, type WorkflowsConfig } from './workflows.js';
 
 const optionalString = z
@@ -185,7 +186,10 @@ export function loadConfig(given: Env = process.env, cwd = process.cwd()): Confi
 
   return {
     slack,
-    database: { url: e.DATABASE_URL, dataDir: resolve(cwd, e.SIGNOFF_DATA_DIR ?? '.data') },
+    database: {
+      url: e.DATABASE_URL,
+      dataDir: e.SIGNOFF_DATA_DIR ? resolve(cwd, e.SIGNOFF_DATA_DIR) : defaultDataDir(cwd),
+    },
     model: {
       apiKey: e.OPENAI_API_KEY ?? (e.OPENAI_BASE_URL ? NO_KEY_PLACEHOLDER : undefined),
       baseUrl: e.OPENAI_BASE_URL,

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemorySaver } from '@langchain/langgraph';
@@ -97,6 +97,31 @@ describe('loadConfig', () => {
     expect(problems({ SIGNOFF_CONFIG: '/nonexistent/signoff.yml' })[0]).toMatch(
       /^SIGNOFF_CONFIG: cannot read \/nonexistent\/signoff.yml/,
     );
+  });
+});
+
+describe('the embedded database’s folder', () => {
+  it('is the project’s from any of its subfolders, as git finds .git; never one past the project; else this folder’s', () => {
+    const top = mkdtempSync(join(tmpdir(), 'signoff-data-'));
+    const project = join(top, 'project');
+    mkdirSync(join(project, 'examples', 'declared'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{}');
+    const sub = join(project, 'examples', 'declared');
+    // No database yet: a first start makes it where the command runs.
+    expect(loadConfig({}, sub).database.dataDir).toBe(join(sub, '.data'));
+    mkdirSync(join(project, '.data', 'pg'), { recursive: true });
+    writeFileSync(join(project, '.data', 'pg', 'PG_VERSION'), '18\n');
+    expect(loadConfig({}, sub).database.dataDir).toBe(join(project, '.data'));
+    expect(loadConfig({}, project).database.dataDir).toBe(join(project, '.data'));
+    // Another project below the top has its own, even with a database above it.
+    mkdirSync(join(top, '.data', 'pg'), { recursive: true });
+    writeFileSync(join(top, '.data', 'pg', 'PG_VERSION'), '18\n');
+    const other = join(top, 'other');
+    mkdirSync(other);
+    writeFileSync(join(other, 'package.json'), '{}');
+    expect(loadConfig({}, other).database.dataDir).toBe(join(other, '.data'));
+    // SIGNOFF_DATA_DIR decides, from where the command runs.
+    expect(loadConfig({ SIGNOFF_DATA_DIR: 'mine' }, sub).database.dataDir).toBe(join(sub, 'mine'));
   });
 });
 
