@@ -172,6 +172,29 @@ describe('HITLRequest', () => {
       ],
     });
   });
+
+  it('the words an edit came with, which the agent gets with the approval, are shown with it and part of what an approval saw', () => {
+    const edit = {
+      by: 'U0BOB',
+      at: '2026-11-22T10:00:00.000Z',
+      n: 1,
+      values: {
+        decision_0: 'approve',
+        args_0: JSON.stringify(mail),
+        decision_1: 'reject',
+      },
+    };
+    const quiet = withEdit(request, edit);
+    const noted = withEdit(request, { ...edit, feedback: 'Do not log this, ever.' });
+    expect(noted.body).toContain('With the edit, for the agent:');
+    expect(noted.body).toContain('> Do not log this, ever.');
+    expect(quiet.body).not.toContain('With the edit');
+    // A card drawn before the words were there does not approve them.
+    expect(contentHash(noted)).not.toBe(contentHash(quiet));
+    expect(resumeValue(noted, decision('approve'))).toMatchObject({
+      decisions: [{ type: 'approve' }, { type: 'reject', message: 'Do not log this, ever.' }],
+    });
+  });
 });
 
 describe('a review stored before calls were decided one by one', () => {

@@ -19,6 +19,8 @@ export function contentHash(request: ReviewRequest): string {
     // An edit counted towards a quorum is what is approved now (absent otherwise: hashes stay).
     // Its keys sorted: the database gives a JSON object's keys back in an order of its own.
     edit: request.edit && Object.entries(request.edit.values).sort(([a], [b]) => (a < b ? -1 : 1)),
+    // The edit's words go to the agent with the approval (absent without any: hashes stay).
+    note: request.edit?.feedback || undefined,
   };
   return createHash('sha256').update(JSON.stringify(seen)).digest('hex').slice(0, 16);
 }

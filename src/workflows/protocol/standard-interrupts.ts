@@ -21,6 +21,7 @@ import {
 import type { CallDecision, ToolCall } from './tool-call-body.js';
 import {
   decisionValues,
+  editNote,
   readDecisions,
   sameDecisions,
   shownDecisions,
@@ -217,7 +218,7 @@ export function withEdit(request: ReviewRequest, edit: PendingEdit): ReviewReque
   return {
     ...request,
     edit,
-    body: `${base}${EDITED}\n\`\`\`\n${lines.join('\n')}\n\`\`\``.slice(0, 100_000),
+    body: `${base}${EDITED}\n\`\`\`\n${lines.join('\n')}\n\`\`\`${editNote(edit)}`.slice(0, 100_000),
     fields: request.fields.map((f) =>
       f.choices ? f : { ...f, initial: edit.values[f.id]?.slice(0, FIELD_MAX) },
     ),

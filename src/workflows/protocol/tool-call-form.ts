@@ -49,6 +49,13 @@ function choicesFor(call: ToolCall, args: Record<string, unknown>): NonNullable<
   ];
 }
 
+/**
+ * The words an Edit came with: the agent gets them with the decision (as the rejected calls'
+ * message), so whoever approves the edit reads them too.
+ */
+export const editNote = (edit: Pick<PendingEdit, 'feedback'> | undefined) =>
+  edit?.feedback ? `\n\n**With the edit, for the agent:**\n${edit.feedback.replace(/^/gm, '> ')}` : '';
+
 /** The review of `calls`: title, body, buttons and the Edit form. */
 export function toolCallForm(
   calls: ToolCall[],
@@ -99,7 +106,8 @@ export function toolCallForm(
   const tooMany = inForm
     ? ''
     : `\n\n_There are ${n} calls, too many to decide one by one here: ${cut ? 'reject them all' : 'approve them all or reject them all'}._`;
-  const full = toolCallsBody(shownCalls.map((c, i) => ({ ...c, note: notes[i] }))) + tooMany;
+  const full =
+    toolCallsBody(shownCalls.map((c, i) => ({ ...c, note: notes[i] }))) + tooMany + editNote(o.edit);
   // Only thousands of keys could pass a review's 100,000 characters (long values are cut first).
   const over = full.length > BODY_MAX;
   const unseen = cut || over;
