@@ -25,6 +25,9 @@ export const ruleFromRow = rowReader('rule', allowRuleSchema, [
   'revoked_at',
 ]);
 
+/** The longest arguments (as canonical JSON) a rule for exactly these arguments may hold: a message shows them whole. */
+export const CALL_RULE_ARGS_MAX = 1000;
+
 /** The scopes a rule proposed from this review may take, narrowest last: a tool call's only for calls of one tool. */
 export function scopesFor(task: Task, review: Pick<Review, 'request' | 'id' | 'taskId'>): RuleScope[] {
   // A budget review is the engine's own: no rule may let a task spend on its own.
@@ -48,7 +51,9 @@ export function scopesFor(task: Task, review: Pick<Review, 'request' | 'id' | 't
   const [call] = calls;
   if (call && tools.size === 1 && calls.length === asked.length) {
     scopes.push({ kind: 'tool', ...base, tool: call.name });
-    if (calls.length === 1) scopes.push({ kind: 'call', ...base, tool: call.name, args: call.args });
+    // Signers approve arguments they read whole: those too long for a rule's message get no rule.
+    if (calls.length === 1 && canonicalJson(call.args).length <= CALL_RULE_ARGS_MAX)
+      scopes.push({ kind: 'call', ...base, tool: call.name, args: call.args });
   }
   return scopes;
 }
@@ -213,7 +218,7 @@ export function scopeInWords(scope: RuleScope, channel: (id: string) => string =
       return `every call of ${scope.tool} by ${where}`;
     case 'call': {
       const args = canonicalJson(scope.args ?? {});
-      // Whole, as far as a message holds it: signers approve what they read.
+      // Whole (no rule is proposed with longer ones; one proposed before that rule is cut at 2,000).
       return `calls of ${scope.tool} with exactly ${args.length > 2000 ? `${args.slice(0, 1999)}…` : args} by ${where}`;
     }
   }

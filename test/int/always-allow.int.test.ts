@@ -185,6 +185,18 @@ describe('always allow', () => {
     for (const task of [changed, again]) await t.h.engine.cancel(task.id, { id: 'api:ops' });
   });
 
+  it('arguments too long for a rule’s message to show whole get no rule for exactly them (a tool’s still may be)', async () => {
+    const long = await call('run_script', { script: `${'echo ok; '.repeat(120)}rm -rf /` });
+    const review = await t.h.nextReview(long.id);
+    expect(t.h.engine.rules.scopes(review, long).map((s) => s.kind)).toEqual(['task', 'workflow', 'tool']);
+    await expect(
+      t.h.engine.rules.propose({ reviewId: review.id, actor: { id: 'U0BOB' }, scope: 'call' }),
+    ).rejects.toMatchObject({ code: 'rules_off' });
+    // Refused whole: the approval it came with was not made either.
+    expect((await t.h.nextReview(long.id)).status).toBe('pending');
+    await t.h.engine.cancel(long.id, { id: 'api:ops' });
+  });
+
   it('reviews opening while the rule is revoked: none deadlocks, each is approved by it (before) or waits (after), and it counts exactly those', async () => {
     const seed = await call('purge_cache', { region: 'eu' });
     const first = await t.h.nextReview(seed.id);
