@@ -7,6 +7,7 @@
  * the modal. `/signoff list` offers the same checkboxes.
  */
 import { describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { appHomeOpened, batchApproveClick, commandBody, postSigned } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
@@ -121,6 +122,42 @@ describe('a batch of reviews', () => {
       'refused:approve',
     ]);
     expect(new Set(audit.rows.map((r) => r.review_id)).size).toBe(5);
+  });
+
+  it('a review whose content the list cannot show whole gets no box, and a box for it from elsewhere decides nothing; a short one is quoted whole above its box', async () => {
+    const words = `Sign off the long item: ${'the rollout plan covers every region in turn. '.repeat(8)}and then it ends`;
+    await postSigned(file.events, commandBody(`ask ${words}`));
+    const thread = tsOf(await until('root', () => rootOf('Sign off the long item')));
+    await until('card', () => cardsIn(thread)[0], 20_000);
+    const task = (await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '';
+    const [review] = await engine().reviews(task, 'pending');
+    expect(review?.request.body.length).toBeGreaterThan(300);
+    // Longer than a title, short enough to list: its words are its body, quoted under its line.
+    const shortWords = `Sign off the short item: ${'ship the fix to every region today. '.repeat(5)}`;
+    for (const ask of [shortWords, 'Sign off the other short item?']) {
+      await postSigned(file.events, commandBody(`ask ${ask}`));
+      const short = tsOf(await until('root', () => rootOf(ask.slice(0, 30))));
+      await until('card', () => cardsIn(short)[0], 20_000);
+    }
+
+    const published = slack.callsOf('views.publish').length;
+    const options = await homeCheckboxes((o) => o.filter((x) => /short item/.test(x.text.text)).length === 2);
+    expect(options.some((o) => /long item/.test(o.text.text))).toBe(false);
+    const tab = JSON.stringify(slack.callsOf('views.publish').slice(published).at(-1));
+    expect(tab).not.toContain('and then it ends');
+    expect(tab).toContain(`> ${shortWords.trim()}`);
+
+    const updated = slack.callsOf('views.update').length;
+    const value = `${review?.id}:${contentHash(review?.request as never)}`;
+    await postSigned(file.events, batchApproveClick('U0BOB', [value]));
+    const outcome = await until('the outcome', () =>
+      slack
+        .callsOf('views.update')
+        .slice(updated)
+        .find((c) => /None of the 1 was approved/.test(JSON.stringify(c.view))),
+    );
+    expect(JSON.stringify(outcome.view)).toContain('it asks more than a list shows');
+    expect((await engine().reviews(task, 'pending'))[0]?.approvals).toEqual([]);
   });
 
   it('a ticked box this version cannot read is said to be out of date, never dropped in silence', async () => {

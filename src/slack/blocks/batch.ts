@@ -1,9 +1,10 @@
 /**
  * Deciding several reviews at once, from the Home tab or `/signoff list`: a checkbox a review
- * (the first ten of the list that take Approve or Reject, tool calls aside: those are decided on
- * their cards, where their arguments show), and Approve selected / Reject selected.
- * A checkbox's value names the review and the hash of its content as the list showed it, so each
- * is decided on what was listed, or refused on its own when it changed since (decide.ts).
+ * whose whole content the list shows (its title and a short body, no form, no tool call: those
+ * are decided on their cards, where all of it shows), the first ten of them, and Approve selected
+ * / Reject selected. A checkbox's value names the review and the hash of its content as the list
+ * showed it, so each is decided on what was listed, or refused on its own when it changed since
+ * (decide.ts).
  */
 import type { types } from '@slack/bolt';
 import { contentHash, type Review, type Task } from '../../engine/index.js';
@@ -27,10 +28,19 @@ export const readBatchValue = (value: string): { review: string; h: string } | u
   return m ? { review: m[1] as string, h: m[2] as string } : undefined;
 };
 
+/** The longest body a list shows whole, under its review's line. */
+export const LISTED_BODY_MAX = 300;
+
+/**
+ * Whether a list shows all a review asks (so it may be decided from there): no tool call (its
+ * arguments show on its card), no form (its values do), a body short enough to show whole.
+ */
+export const listedWhole = (review: Review) =>
+  !review.request.origin && !review.request.fields.length && review.request.body.length <= LISTED_BODY_MAX;
+
 export function batchBlocks(items: { review: Review; task: Task }[]): types.KnownBlock[] {
-  // A tool call is decided on its card, where its arguments show: a list shows only its title.
   const open = items
-    .filter(({ review }) => !review.request.origin)
+    .filter(({ review }) => listedWhole(review))
     .filter(({ review }) => review.request.actions.some((a) => a === 'approve' || a === 'reject'))
     .slice(0, MOST);
   if (open.length < 2) return [];
@@ -45,8 +55,9 @@ export function batchBlocks(items: { review: Review; task: Task }[]): types.Know
           action_id: BATCH_ACTION_IDS.pick,
           options: open.map(({ review, task }) => ({
             value: batchValue(review),
-            text: plain(truncate(review.request.title, 75)),
-            description: plain(truncate(`${task.workflow} · round ${review.request.round}`, 75)),
+            // The task's words tell its line in the list apart (many reviews share a title).
+            text: plain(truncate(task.text.replace(/\s+/g, ' '), 75)),
+            description: plain(truncate(`${review.request.title} · round ${review.request.round}`, 75)),
           })),
         },
         {

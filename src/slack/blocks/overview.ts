@@ -7,7 +7,7 @@
 import type { types } from '@slack/bolt';
 import type { AllowRule, Review, Task, WaitingPage } from '../../engine/index.js';
 import { slackOriginSchema } from '../shared/origin.js';
-import { batchBlocks } from './batch.js';
+import { batchBlocks, listedWhole } from './batch.js';
 import { STATUS } from './messages.js';
 import { who } from './people.js';
 import { RULE_ACTION_IDS, ruleLine } from './rule-message.js';
@@ -74,7 +74,13 @@ const reviewLine = ({ review, task }: { review: Review; task: Task }, links: Thr
     `${escapeMrkdwn(truncate(review.request.title, 120))} (round ${review.request.round})`,
   ]
     .filter(Boolean)
-    .join(' · ');
+    .join(' · ') + listedBody(review);
+
+/** A short body in full, quoted under its line: what a checkbox of the list decides on. */
+const listedBody = (review: Review) =>
+  listedWhole(review) && review.request.body.trim()
+    ? `\n${escapeMrkdwn(review.request.body.trim()).replace(/^/gm, '> ')}`
+    : '';
 
 /**
  * What Slack did not answer just now while a list was drawn: how many channels it could not say

@@ -6,7 +6,7 @@
  * is then drawn again; home-notice.ts), through the list's response URL from `/signoff list`.
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { BATCH_ACTION_IDS, BATCH_BLOCK, readBatchValue } from '../../../blocks/batch.js';
+import { BATCH_ACTION_IDS, BATCH_BLOCK, listedWhole, readBatchValue } from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { decideFromSlack } from '../../decide.js';
 import { type ButtonArgs, COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
@@ -66,8 +66,10 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           refused.push(`• ${title}: ${COULD_NOT_READ}`);
           continue;
         }
-        if (review.request.origin) {
-          refused.push(`• ${title}: a tool call is decided on its card, where its arguments show.`);
+        if (!listedWhole(review)) {
+          refused.push(
+            `• ${title}: it asks more than a list shows; decide it on its card, where all of it shows.`,
+          );
           continue;
         }
         let why: string | undefined;
