@@ -32,6 +32,7 @@ import { FakeStreams } from './fake-slack-streams.js';
 import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
 import { FakeViews, homeRefusal } from './fake-slack-views.js';
 import { viewRefusal } from './slack-blocks.js';
+import { MANIFEST_SCOPES, scopesNeeded } from './slack-scopes.js';
 import { PUBLISHED_LIMITS, readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
 export { homeRefusal } from './fake-slack-views.js';
@@ -347,7 +348,24 @@ export class FakeSlack extends SlackFaults {
     return 0;
   }
 
+  /**
+   * The bot scopes the app was installed with: a method that needs another is refused with
+   * `missing_scope`, as Slack refuses it (manifest.yml's, unless a test installs it otherwise).
+   */
+  scopes: readonly string[] = MANIFEST_SCOPES;
+
   private answer(method: string, args: Record<string, unknown>): object {
+    const lacking = scopesNeeded(method, args).find((any) => !any.some((s) => this.scopes.includes(s)));
+    if (lacking) {
+      // Slack's answer names what was needed and what the token has.
+      this.refusals.push({ method, error: 'missing_scope' });
+      return {
+        ok: false,
+        error: 'missing_scope',
+        needed: lacking.join(','),
+        provided: this.scopes.join(','),
+      };
+    }
     const outside = IN_CHANNEL_METHODS.has(method) ? this.notJoined[String(args.channel)] : undefined;
     if (outside) {
       const error = outside === 'private' ? 'channel_not_found' : 'not_in_channel';
@@ -525,7 +543,11 @@ export class FakeSlack extends SlackFaults {
           this.refusals.push({ method, error: 'channel_not_found' });
           return { ok: false, error: 'channel_not_found' };
         }
-        const all = this.members[String(args.channel)] ?? this.people;
+        // A DM (the app's with one person: `D` and their id's rest) holds that person and the app.
+        const dm = String(args.channel).startsWith('D')
+          ? [`U${String(args.channel).slice(1)}`, BOT.user_id]
+          : undefined;
+        const all = this.members[String(args.channel)] ?? dm ?? this.people;
         const listed = pageOf(all, args, `${method}:${args.channel}`, MEMBERS_PAGES);
         return 'error' in listed
           ? { ok: false, error: listed.error }

@@ -43,6 +43,23 @@ describe('the fake Slack, as strict as Slack', () => {
     );
   });
 
+  it('a method whose scope the app lacks is missing_scope (a DM needs im:read); a DM holds its person and the app', async () => {
+    expect(await client.conversations.members({ channel: 'D0ANN' })).toMatchObject({
+      members: ['U0ANN', 'U0BOT'],
+    });
+    const installed = slack.scopes;
+    slack.scopes = installed.filter((s) => s !== 'im:read');
+    try {
+      expect(await answer(client.conversations.members({ channel: 'D0ANN' }))).toBe('missing_scope');
+      expect(await answer(client.conversations.info({ channel: 'D0ANN' }))).toBe('missing_scope');
+      expect(await answer(client.conversations.members({ channel: 'C0WORK' }))).toBe('ok');
+      slack.scopes = installed.filter((s) => s !== 'usergroups:read');
+      expect(await answer(client.usergroups.users.list({ usergroup: 'S0X' }))).toBe('missing_scope');
+    } finally {
+      slack.scopes = installed;
+    }
+  });
+
   it('a confirm dialog whose text is mrkdwn is invalid_blocks; in plain_text it is taken', async () => {
     const withConfirm = (type: 'mrkdwn' | 'plain_text') => [
       {

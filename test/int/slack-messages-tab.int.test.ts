@@ -16,6 +16,7 @@ import { postMetadata } from '../../src/slack/shared/posts.js';
 import { BOT_USER } from '../helpers/fake-slack.js';
 import {
   agentSessionStopped,
+  appHomeOpened,
   click,
   directMessage,
   messagesTabOpened,
@@ -274,6 +275,26 @@ describe('the Messages tab', () => {
     expect(await sweepStarts(file.service, slack)).toBe(1);
     await until('the card', () => cardsUnder(asked)[0], 20_000);
     expect(topLevel()).toEqual([]);
+  });
+
+  it('a DM task waiting for its review is in its owner’s Home tab, and in nobody else’s: Slack says who is in the DM', async () => {
+    gate = Promise.resolve();
+    const task = 'list the offsite venues';
+    const asked = await write(`pair: ${task}`);
+    await until('the card', () => cardsUnder(asked)[0], 20_000);
+    const home = async (user: string) => {
+      const drawn = slack.callsOf('views.publish').length;
+      await postSigned(file.events, appHomeOpened(user), { json: true });
+      return until(`${user}'s Home tab`, () =>
+        slack
+          .callsOf('views.publish')
+          .slice(drawn)
+          .find((c) => c.user_id === user),
+      );
+    };
+    expect(JSON.stringify((await home('U0ANN')).view)).toContain(task);
+    expect(JSON.stringify((await home('U0BOB')).view)).not.toContain(task);
+    expect(slack.refusals.filter((r) => r.error === 'missing_scope')).toEqual([]);
   });
 
   it('a thinking status Slack refuses is only logged: the task still reaches its card, once', async () => {

@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { METHOD_SCOPES } from '../helpers/slack-scopes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const manifest = parse(readFileSync(join(ROOT, 'manifest.yml'), 'utf8'));
@@ -62,41 +63,6 @@ function sources(dir: string): string[] {
     e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
   );
 }
-
-/**
- * What each Web API method signoff calls needs with a bot token (docs.slack.dev, each method's
- * "Scopes"; the conversations.* methods per kind of conversation: the kinds signoff reads).
- */
-const METHOD_SCOPES: Record<string, string[]> = {
-  // The Messages tab: its suggested prompts, and a DM task's thinking status (which takes
-  // chat:write, or assistant:write for now; Slack is moving it to chat:write alone).
-  'assistant.threads.setSuggestedPrompts': ['assistant:write'],
-  'assistant.threads.setStatus': ['chat:write'],
-  'auth.test': [],
-  'chat.delete': ['chat:write'],
-  'chat.getPermalink': [],
-  'chat.postEphemeral': ['chat:write'],
-  'chat.postMessage': ['chat:write'],
-  'chat.update': ['chat:write'],
-  // Agents' words streamed as they are written (a message of its own, under the agent's name).
-  'chat.startStream': ['chat:write'],
-  'chat.appendStream': ['chat:write'],
-  'chat.stopStream': ['chat:write'],
-  // Task channels (public, private) to find a root or a post; a reviewer's DM to find a ping.
-  'conversations.history': ['channels:history', 'groups:history', 'im:history'],
-  'conversations.members': ['channels:read', 'groups:read'],
-  // Whether signoff is in a channel (/signoff list says how to invite it when not).
-  'conversations.info': ['channels:read', 'groups:read'],
-  'conversations.open': ['im:write'],
-  'conversations.replies': ['channels:history', 'groups:history'],
-  'usergroups.users.list': ['usergroups:read'],
-  'users.info': ['users:read'],
-  // The channels a person is in (public, and private ones signoff shares): what their Home and list show.
-  'users.conversations': ['channels:read', 'groups:read'],
-  'views.open': [],
-  'views.publish': [],
-  'views.update': [],
-};
 
 /** What the app needs besides its methods' scopes, and why. */
 const FEATURE_SCOPES: Record<string, string> = {

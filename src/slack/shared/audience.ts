@@ -101,7 +101,8 @@ export function createAudience(deps: {
     };
   };
 
-  const among = async (user: string, places: readonly string[]): Promise<Among> => {
+  /** Which of `places` (channels) `user` is in: from the channels they are in, asked once. */
+  const inChannels = async (user: string, places: readonly string[]): Promise<Among> => {
     if (!places.length) return { seen: [], unchecked: [] };
     if (deps.userChannels) {
       try {
@@ -117,6 +118,22 @@ export function createAudience(deps: {
       }
     }
     return oneByOne(user, places);
+  };
+
+  const among = async (user: string, places: readonly string[]): Promise<Among> => {
+    // The channels someone is in (users.conversations) leave out DMs: a task of the Messages tab
+    // lives in one, whose members are asked of it.
+    const dms = places.filter((p) => p.startsWith('D'));
+    const [ofDms, ofChannels] = await Promise.all([
+      oneByOne(user, dms),
+      inChannels(
+        user,
+        places.filter((p) => !p.startsWith('D')),
+      ),
+    ]);
+    const seen = new Set([...ofDms.seen, ...ofChannels.seen]);
+    const unchecked = new Set([...ofDms.unchecked, ...ofChannels.unchecked]);
+    return { seen: places.filter((p) => seen.has(p)), unchecked: places.filter((p) => unchecked.has(p)) };
   };
 
   return {
