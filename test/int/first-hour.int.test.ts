@@ -100,6 +100,14 @@ describe('the config file', () => {
     expect(r.stderr).toContain('pair, specialist, goal-plan, proposal, ask, notes');
     expect(r.stdout).toBe('');
   });
+
+  it('a Slack deployment’s part (SIGNOFF_ROLE=worker) without Slack is refused with what to set, not a terminal instead', async () => {
+    const env = await database('role_without_slack');
+    const r = await runSignoff([], { ...env, SIGNOFF_ROLE: 'worker' }, 'pair never started\n');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('SIGNOFF_ROLE=worker runs a part of signoff in Slack, and no Slack is set');
+    expect(r.stdout).toBe('');
+  });
 });
 
 describe('a task of a workflow declared in a config file', () => {
