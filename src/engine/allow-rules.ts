@@ -7,7 +7,7 @@
  */
 import type { ReviewFacts } from '../config/conditions.js';
 import { atomically, type Queryable } from '../db/queryable.js';
-import { canonicalJson } from '../workflows/protocol/canonical-json.js';
+import { canonicalJson, shownJson } from '../workflows/protocol/canonical-json.js';
 import { callsAsEdited, toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
 import { eventKey } from './event-keys.js';
 import { record } from './event-store.js';
@@ -217,7 +217,7 @@ export function scopeInWords(scope: RuleScope, channel: (id: string) => string =
     case 'tool':
       return `every call of ${scope.tool} by ${where}`;
     case 'call': {
-      const args = canonicalJson(scope.args ?? {});
+      const args = shownJson(scope.args ?? {});
       // Whole (no rule is proposed with longer ones; one proposed before that rule is cut at 2,000).
       return `calls of ${scope.tool} with exactly ${args.length > 2000 ? `${args.slice(0, 1999)}…` : args} by ${where}`;
     }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Review } from '../../src/engine/types.js';
 import { SIGNOFF_FAILED } from '../../src/errors.js';
+import { alwaysModal } from '../../src/slack/blocks/always-modal.js';
 import { batchValue, readBatchValue } from '../../src/slack/blocks/batch.js';
 import { agentMessages, rootMessage } from '../../src/slack/blocks/messages.js';
 import { questionChoices, replyQuestion } from '../../src/slack/blocks/reply-question.js';
@@ -687,5 +688,32 @@ describe('a batch checkbox', () => {
     expect(value.length).toBeLessThanOrEqual(150);
     expect(readBatchValue(value)).toEqual({ review: review.id, h: value.slice(-16) });
     expect(readBatchValue('no hash here')).toBeUndefined();
+  });
+});
+
+describe('the always-allow form', () => {
+  it('shows a call’s arguments in one code block whole, three backticks in them included (as JSON escapes)', () => {
+    const args = { cmd: 'echo ```done``` && rm -rf /srv/data' };
+    const scope = {
+      kind: 'call',
+      workflow: 'ask',
+      checkpoint: 'tool_call',
+      channel: 'C0WORK',
+      tool: 'run',
+      args,
+    } as const;
+    const view = alwaysModal({ value: {} }, [scope], { reviewers: ['U0LEAD'], approvals: 1 });
+    const section =
+      (view.blocks as { text?: { text: string } }[])
+        .map((b) => b.text?.text ?? '')
+        .find((t) => t.startsWith('The arguments')) ?? '';
+    // One block: its own fences and no others, the command whole.
+    expect(section.split('```')).toHaveLength(3);
+    expect(section).toContain('rm -rf /srv/data');
+    const unescaped = (section.split('```')[1] ?? '')
+      .replaceAll('&lt;', '<')
+      .replaceAll('&gt;', '>')
+      .replaceAll('&amp;', '&');
+    expect(JSON.parse(unescaped)).toEqual(args);
   });
 });

@@ -5,7 +5,7 @@
  * click's trigger lives 3 s), then filled.
  */
 import type { types } from '@slack/bolt';
-import { canonicalJson, type RuleScope } from '../../engine/index.js';
+import { type RuleScope, shownJson } from '../../engine/index.js';
 import { type ReviseMeta, reviseMetadata } from './revise-meta.js';
 import { scopeMrkdwn } from './rule-message.js';
 import { escapeMrkdwn, truncate } from './text.js';
@@ -56,7 +56,7 @@ export function alwaysModal(meta: ReviseMeta, scopes: RuleScope[], signers: Sign
           text: {
             type: 'mrkdwn' as const,
             text: truncate(
-              `The arguments, for "exactly these":\n\`\`\`${escapeMrkdwn(canonicalJson(s.args ?? {}))}\`\`\``,
+              `The arguments, for "exactly these":\n\`\`\`${escapeMrkdwn(shownJson(s.args ?? {}))}\`\`\``,
               3000,
             ),
           },
@@ -84,7 +84,7 @@ export function alwaysModal(meta: ReviseMeta, scopes: RuleScope[], signers: Sign
               ? {
                   description: {
                     type: 'plain_text' as const,
-                    text: truncate(canonicalJson(s.args ?? {}), 75),
+                    text: truncate(shownJson(s.args ?? {}), 75),
                   },
                 }
               : {}),

@@ -8,3 +8,10 @@ export const canonicalJson = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   ) ?? 'null';
+
+/**
+ * The same, to be read: runs of three backticks as `\u0060` escapes (JSON's own, meaning the same
+ * value), so that no code block or inline code it is shown in ends early.
+ */
+export const shownJson = (value: unknown): string =>
+  canonicalJson(value).replace(/`{3,}/g, (run) => '\\u0060'.repeat(run.length));
