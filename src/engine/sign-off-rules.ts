@@ -96,9 +96,14 @@ export const escalatedReviewers = (reviewers: string[], to: string[]) => [...new
  * (undefined: it may). A tool call runs only when a person clicked; content whose card could not
  * be shown (`shown` false) was seen by nobody. The review then keeps waiting for a person.
  */
-export function timerMayNotApprove(request: Pick<ReviewRequest, 'origin'>, shown = true): string | undefined {
+export function timerMayNotApprove(
+  request: Pick<ReviewRequest, 'origin' | 'edit'>,
+  shown = true,
+): string | undefined {
   if (request.origin) return 'a tool call goes ahead only when a person approves it';
-  if (!shown) return 'its card could not show what it asks, so nobody saw what would be approved';
+  // Only the card as asked is known to have been shown; an edit's is another.
+  if (!shown || request.edit)
+    return 'its card could not show what it asks, so nobody saw what would be approved';
   return undefined;
 }
 

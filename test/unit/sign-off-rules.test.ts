@@ -7,6 +7,7 @@ import {
   atDeadline,
   escalatedReviewers,
   narrowRules,
+  timerMayNotApprove,
 } from '../../src/engine/sign-off-rules.js';
 import type { ReviewSettings } from '../../src/engine/types.js';
 
@@ -320,5 +321,15 @@ describe('rules that cannot be told', () => {
     expect(() => parse(`${prices}defaults:\n  checkpoint: { budget: 2 }\nworkflows:\n${remote}`)).toThrow(
       /defaults\.checkpoint\.budget: it would apply to workflow "release", a remote graph/,
     );
+  });
+});
+
+describe('what a timer may approve', () => {
+  it('never a tool call, a card that could not show its content, or content an edit changed (whose card is not known to have shown)', () => {
+    expect(timerMayNotApprove({}, true)).toBeUndefined();
+    expect(timerMayNotApprove({}, false)).toMatch(/nobody saw/);
+    expect(timerMayNotApprove({ origin: { format: 'hitl', value: {} } } as never, true)).toMatch(/tool call/);
+    const edit = { by: 'U0BOB', at: '2026-11-22T10:00:00.000Z', n: 1, values: { body: 'changed' } };
+    expect(timerMayNotApprove({ edit }, true)).toMatch(/nobody saw/);
   });
 });
