@@ -25,8 +25,14 @@ export const ruleFromRow = rowReader('rule', allowRuleSchema, [
   'revoked_at',
 ]);
 
-/** The longest arguments (as canonical JSON) a rule for exactly these arguments may hold: a message shows them whole. */
+/** The longest arguments (as shown) a rule for exactly these arguments may hold: a message shows them whole. */
 export const CALL_RULE_ARGS_MAX = 1000;
+
+/**
+ * How long the arguments may be once shown: as `shownJson` writes them, each character a surface
+ * may have to write as an entity (`&amp;`, `&lt;`) counted as five.
+ */
+const shownLength = (args: unknown) => shownJson(args).replace(/[&<>]/g, '&amp;').length;
 
 /** The scopes a rule proposed from this review may take, narrowest last: a tool call's only for calls of one tool. */
 export function scopesFor(task: Task, review: Pick<Review, 'request' | 'id' | 'taskId'>): RuleScope[] {
@@ -52,7 +58,7 @@ export function scopesFor(task: Task, review: Pick<Review, 'request' | 'id' | 't
   if (call && tools.size === 1 && calls.length === asked.length) {
     scopes.push({ kind: 'tool', ...base, tool: call.name });
     // Signers approve arguments they read whole: those too long for a rule's message get no rule.
-    if (calls.length === 1 && canonicalJson(call.args).length <= CALL_RULE_ARGS_MAX)
+    if (calls.length === 1 && shownLength(call.args) <= CALL_RULE_ARGS_MAX)
       scopes.push({ kind: 'call', ...base, tool: call.name, args: call.args });
   }
   return scopes;

@@ -195,6 +195,11 @@ describe('always allow', () => {
     // Refused whole: the approval it came with was not made either.
     expect((await t.h.nextReview(long.id)).status).toBe('pending');
     await t.h.engine.cancel(long.id, { id: 'api:ops' });
+    // Short as JSON, long as shown: each run of backticks is shown as escapes, & as an entity.
+    const marked = await call('run_script', { md: 'x```&'.repeat(190) });
+    const shown = await t.h.nextReview(marked.id);
+    expect(t.h.engine.rules.scopes(shown, marked).map((s) => s.kind)).not.toContain('call');
+    await t.h.engine.cancel(marked.id, { id: 'api:ops' });
   });
 
   it('reviews opening while the rule is revoked: none deadlocks, each is approved by it (before) or waits (after), and it counts exactly those', async () => {
