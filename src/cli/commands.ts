@@ -91,11 +91,16 @@ export async function runCommand(
   loaded?: Loaded,
 ): Promise<number> {
   const [command, ...rest] = argv;
-  /** The task `rest[0]` names, if this run can go on with it. */
+  /**
+   * The task `rest[0]` names, if this run can go on with it; followed from here on. At the prompt
+   * this process's workers already run: a run of the task they start after a decision is this
+   * session's to show, not one to announce as "continued here" (unfollowed.ts).
+   */
   const runnable = async () => {
     const task = await existing(engine, rest[0], command as string);
     if (loaded && !loaded.workflows.has(task.workflow))
       throw new SignoffError('unknown_workflow', notLoaded(task, command as string, loaded.configPath));
+    io.follow?.(task.id);
     return task;
   };
   const actor = terminalActor();
