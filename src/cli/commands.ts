@@ -25,7 +25,7 @@ import { operator, type Task } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { isQuit } from './answer.js';
 import { exportAudit } from './audit.js';
-import { CLI, workflowLines } from './help.js';
+import { CLI, TASKS_LISTED, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
 import { rulesCommand } from './rules.js';
@@ -271,8 +271,8 @@ async function interactive(
       continue;
     }
     // `resume cli-…`, as the stopped task's hint says: run here as from the shell (a workflow of
-    // that name, if the config file has one, keeps it).
-    if (PROMPT_COMMANDS.has(workflow) && !isWorkflow(names(engine), workflow)) {
+    // that name, if the config file has one, keeps it). `tasks` with words is refused as there.
+    if (COMMANDS.has(workflow) && !isWorkflow(names(engine), workflow)) {
       await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
       continue;
     }
@@ -329,7 +329,7 @@ async function listTasks(
   out: Output,
   start = `Start one with: ${CLI} run <workflow> <task…>`,
 ): Promise<void> {
-  const tasks = await engine.listTasks({ limit: 50 });
+  const tasks = await engine.listTasks({ limit: TASKS_LISTED });
   out.write(tasks.length ? taskTable(tasks, new Date()) : `No tasks yet. ${start}\n`);
 }
 

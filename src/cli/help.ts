@@ -26,6 +26,9 @@ const shortPath = (path: string) => {
   return near && !near.startsWith('..') ? near : path;
 };
 
+/** How many tasks `signoff tasks` lists: those updated last. */
+export const TASKS_LISTED = 50;
+
 export const USAGE = `usage:
   ${CLI} run <workflow> <task…>   start a task and review it here
   ${CLI} resume <task-id>         continue a task waiting for review

@@ -291,6 +291,37 @@ describe('hints say what to do next', () => {
     );
   });
 
+  it('a task id after status (or list) points to events, which shows that task; tasks refuses words it does not take, saying what it takes', async () => {
+    const env = await database('hint_status');
+    const run = await runSignoff(['run', 'pair', 'name the release'], env);
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    for (const alias of ['status', 'list']) {
+      const r = await runSignoff([alias, id], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`Unknown command "${alias}". Did you mean: npx signoff events ${id}\n`);
+    }
+    // The command suggested works, and shows that task.
+    const shown = await runSignoff(['events', id], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('[waiting for review]');
+    // `tasks` takes no words: neither a task id nor a flag is ignored in silence.
+    const one = await runSignoff(['tasks', id], env);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toBe(
+      `npx signoff tasks lists every task and takes no task id. One task, all it showed: npx signoff events ${id}\n`,
+    );
+    expect(one.stdout).toBe('');
+    const all = await runSignoff(['tasks', '--all'], env);
+    expect(all.code).toBe(2);
+    expect(all.stderr).toBe(
+      'npx signoff tasks takes nothing after it (not "--all"): it lists the 50 tasks updated last, with their status.\n',
+    );
+    // At the prompt too, rather than "There is no workflow".
+    const prompt = await runSignoff([], env, `tasks ${id}\n\n`);
+    expect(prompt.stdout).not.toContain('There is no workflow');
+    expect(prompt.stderr).toContain(`One task, all it showed: npx signoff events ${id}\n`);
+  }, 120_000);
+
   it('wrong words are answered before the database starts: with none that answers, the usage line and exit 2', async () => {
     const env = { DATABASE_URL: `postgres://nobody@127.0.0.1:${await unusedPort()}/none` };
     const cases: [string[], string | RegExp][] = [
