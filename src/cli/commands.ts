@@ -292,15 +292,18 @@ async function interactive(
 async function sayWaiting(engine: Engine, io: CliIo, at: 'here' | 'shell' = 'shell'): Promise<void> {
   // A Ctrl-C says its own sentence of what is kept (terminal.ts).
   if (io.stopping?.aborted) return;
-  const waiting = await engine
-    .listTasks({ surface: 'cli', statuses: ['waiting'], limit: 100 })
-    .catch(() => []);
-  const [first] = waiting;
-  if (!first) return;
+  // Every surface's, as `tasks` lists them (those asked through the HTTP API too): a count of
+  // the terminal's own said 3 where the table it points to showed 6 waiting.
+  const waiting = await engine.listTasks({ statuses: ['waiting'], limit: 100 }).catch(() => []);
+  if (!waiting.length) return;
+  // The one to pick up is the terminal's own when there is one: a review asked in Slack may name
+  // reviewers this terminal's user is not.
+  const first = waiting.find((t) => t.surface === 'cli') ?? (waiting[0] as Task);
   const cli = at === 'here' ? '' : `${io.cli ?? CLI} `;
   const which = waiting.length === 1 ? 'it' : 'one';
+  // On leaving, a line of its own: after Ctrl-D (or piped input) the cursor is still on "> ".
   io.out.write(
-    `${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review${at === 'here' ? '' : ', kept for later'}: \`${cli}tasks\` lists them; \`${cli}resume ${first.id}\` picks ${which} up.\n`,
+    `${at === 'here' ? '' : '\n'}${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review${at === 'here' ? '' : ', kept for later'}: \`${cli}tasks\` lists them; \`${cli}resume ${first.id}\` picks ${which} up.\n`,
   );
 }
 

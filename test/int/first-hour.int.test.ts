@@ -10,11 +10,13 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { unusedPort } from '../helpers/ports.js';
 import { runSignoff, startSignoff } from '../helpers/processes.js';
+import { seedWaiting } from '../helpers/seed-reviews.js';
 
 const made: TestDatabase[] = [];
 const dirs: string[] = [];
@@ -386,6 +388,32 @@ describe('hints say what to do next', () => {
     expect(r.stdout).toContain(
       `1 task waits for a review, kept for later: \`npx signoff tasks\` lists them; \`npx signoff resume ${id}\` picks it up.`,
     );
+  }, 120_000);
+
+  it('leaving the prompt counts what `tasks` lists as waiting (tasks asked through the API too), on a line of its own after Ctrl-D', async () => {
+    const env = await database('prompt_leave_count');
+    const own = await runSignoff(['run', 'pair', 'name the release'], env);
+    const id = /Task (cli-[0-9a-f]+)/.exec(own.stdout)?.[1] as string;
+    // Two tasks an agent asked through the HTTP API (Slack's surface), waiting on their review,
+    // updated after the terminal's.
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL });
+    await seedWaiting(pool, { prefix: 'asked', n: 2, channel: 'C0API', ageSeconds: 2 }).finally(() =>
+      pool.end(),
+    );
+    const listed = await runSignoff(['tasks'], env);
+    expect(listed.stdout.match(/ waiting for review /g)).toHaveLength(3);
+    // No input at all: the prompt's end of input, as Ctrl-D at once.
+    const r = await runSignoff([], env, '');
+    expect(r.code, r.stderr).toBe(0);
+    // The one named to pick up is the terminal's own, though the others were updated since.
+    expect(r.stdout).toContain(
+      `\n3 tasks wait for a review: \`tasks\` lists them; \`resume ${id}\` picks one up.\n`,
+    );
+    expect(
+      r.stdout.endsWith(
+        `\n> \n3 tasks wait for a review, kept for later: \`npx signoff tasks\` lists them; \`npx signoff resume ${id}\` picks one up.\n`,
+      ),
+    ).toBe(true);
   }, 120_000);
 });
 
