@@ -246,6 +246,12 @@ async function interactive(
   for (;;) {
     // Stopped (Ctrl-C) during a task: its session's status line stays the last line, no new prompt.
     if (io.stopping?.aborted) return 0;
+    // Ctrl-D at a review ended the input: that leaves here too, without a question nobody can
+    // answer (`quit` there comes back here).
+    if (io.lines.ended()) {
+      await sayWaiting(engine, io);
+      return 0;
+    }
     io.out.write(
       '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (quit, or an empty line, to leave)\n> ',
     );

@@ -402,8 +402,11 @@ describe('hints say what to do next', () => {
     );
     const listed = await runSignoff(['tasks'], env);
     expect(listed.stdout.match(/ waiting for review /g)).toHaveLength(3);
-    // No input at all: the prompt's end of input, as Ctrl-D at once.
-    const r = await runSignoff([], env, '');
+    // Ctrl-D at the prompt: the input ends once the question is on screen.
+    const prompt = startSignoff([], env);
+    await prompt.waitFor(/to leave\)\n> $/);
+    prompt.child.stdin?.end();
+    const r = await prompt.exited;
     expect(r.code, r.stderr).toBe(0);
     // The one named to pick up is the terminal's own, though the others were updated since.
     expect(r.stdout).toContain(

@@ -460,6 +460,7 @@ describe('an answer typed at a review', () => {
 const script = (lines: string[]): LineSource => ({
   next: async () => lines.shift(),
   asked: async () => 0,
+  ended: () => !lines.length,
   close: () => undefined,
 });
 
