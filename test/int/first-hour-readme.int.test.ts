@@ -44,3 +44,36 @@ describe('the README on leaving a review', () => {
     expect(readmeText).not.toContain('leaves the prompt as Ctrl-D does');
   }, 120_000);
 });
+
+describe("the README's sample screen", () => {
+  it("is what `run pair` prints now: every line of it, the review card's heading and choices too", async () => {
+    const start = README.indexOf('What the screen looks like');
+    const open = README.indexOf('```\n', start) + 4;
+    const sample = README.slice(open, README.indexOf('```', open));
+    const [command, ...rest] = sample.split('\n');
+    const text = /^\$ npx signoff run pair "(.+)"$/.exec(command ?? '')?.[1] as string;
+    expect(text, command).toBeTruthy();
+    const r = await runSignoff(['run', 'pair', text], env, 'name the formats\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    const id = /Task (cli-[0-9a-f]+)/.exec(r.stdout)?.[1] as string;
+    const actor = /→ give feedback by (cli:\S+):/.exec(r.stdout)?.[1] as string;
+    // Piped, what is typed is not echoed: a prompt's "> " starts the line printed after it.
+    const printed = new Set(r.stdout.split('\n').map((line) => line.replace(/^> /, '')));
+    const shown = rest
+      // Up to the next command (`tasks`: its times differ); the first run's line is on stderr; the
+      // typed lines are the person's; "…" alone stands for lines left out.
+      .slice(
+        0,
+        rest.findIndex((line) => line.startsWith('$ ')),
+      )
+      .filter(
+        (line) => line && line !== '…' && !line.startsWith('>') && !line.startsWith('Starting the embedded'),
+      )
+      // The sample's id and person are its own; `…` stands for the task's text.
+      .map((line) =>
+        line.replaceAll('cli-04eb13d0', id).replaceAll('cli:ann', actor).replaceAll('"…"', `"${text}"`),
+      );
+    expect(shown.length).toBeGreaterThan(10);
+    for (const line of shown) expect(printed, `${line}\n---\n${r.stdout}`).toContain(line);
+  }, 120_000);
+});
