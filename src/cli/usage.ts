@@ -83,6 +83,7 @@ const SAME_AS: Record<string, string> = {
   stop: 'cancel',
   rerun: 'retry',
   log: 'events',
+  version: '--version',
 };
 
 /** An unknown command, and the one meant when it can be told: `list` is `tasks`, `pair …` is `run pair …`. */

@@ -5,7 +5,7 @@
  * prompt knows `help` and `tasks`; what the agents said is not repeated on the card; failures to
  * start say what failed, without a stack trace.
  */
-import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,6 +160,22 @@ describe('help', () => {
       expect(r.stdout).toMatch(/\n {2}goal-plan +Agree the goal, then the plan/);
     }
   }, 120_000);
+
+  it('--version and -v print the package version, starting nothing (a database that cannot be reached does not matter); "version" points to --version', async () => {
+    const { version } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
+    );
+    const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    for (const flag of ['--version', '-v']) {
+      const r = await runSignoff([flag], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+      expect(r.stderr).toBe('');
+    }
+    const word = await runSignoff(['version'], env);
+    expect(word.code).toBe(2);
+    expect(word.stderr).toBe('Unknown command "version". Did you mean: npx signoff --version\n');
+  });
 
   it('at the prompt, help and tasks are commands, not workflow names', async () => {
     const env = await database('prompt_commands');
