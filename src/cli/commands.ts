@@ -23,7 +23,7 @@ import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/index.js';
 import { operator, type Task } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
-import { isQuit } from './answer.js';
+import { isQuit, readsLikeCommand } from './answer.js';
 import { exportAudit } from './audit.js';
 import { CLI, TASKS_LISTED, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
@@ -272,14 +272,21 @@ async function interactive(
       continue;
     }
     if ((workflow === 'tasks' || workflow === 'list') && !words.length) {
-      const example = `${engine.available()[0]?.name ?? 'pair'} write a product announcement`;
-      await listTasks(engine, io.out, `Start one here: type "<workflow> <task>", e.g. ${example}`);
+      await listTasks(engine, io.out, `Start one here: type "<workflow> <task>", e.g. ${example(engine)}`);
       continue;
     }
     // `resume cli-…`, as the stopped task's hint says: run here as from the shell (a workflow of
     // that name, if the config file has one, keeps it). `tasks` with words is refused as there.
     if (COMMANDS.has(workflow) && !isWorkflow(names(engine), workflow)) {
       await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
+      continue;
+    }
+    // A shell line (`npm start`, `clear`) typed here, as at a review: said to be one, not taken
+    // for a workflow of that name (the review's detection, one list for both).
+    if (!isWorkflow(names(engine), workflow) && readsLikeCommand(line)) {
+      io.out.write(
+        `"${line}" reads like a shell command, not a task: type "<workflow> <task>" (e.g. ${example(engine)}), help or tasks here; to run it, leave first with quit (or an empty line).\n`,
+      );
       continue;
     }
     try {
@@ -343,6 +350,8 @@ async function listTasks(
 }
 
 const names = (engine: Engine) => engine.available().map((w) => w.name);
+/** A task to type at the prompt, with the first workflow this run offers. */
+const example = (engine: Engine) => `${engine.available()[0]?.name ?? 'pair'} write a product announcement`;
 const describe = (engine: Engine) => workflowLines(engine.available());
 
 /** A line split as a shell would into words: quotes group ("…" or '…') and are removed. */

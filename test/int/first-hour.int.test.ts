@@ -177,6 +177,18 @@ describe('help', () => {
     expect(word.stderr).toBe('Unknown command "version". Did you mean: npx signoff --version\n');
   });
 
+  it('at the prompt, a shell line (npm start, clear, ls) is said to be one, as at a review, not taken for a workflow', async () => {
+    const env = await database('prompt_shell_lines');
+    const r = await runSignoff([], env, 'npm start\nclear\nls\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('There is no workflow');
+    for (const typed of ['npm start', 'clear', 'ls'])
+      expect(r.stdout).toContain(
+        `"${typed}" reads like a shell command, not a task: type "<workflow> <task>" (e.g. pair write a product announcement), help or tasks here; to run it, leave first with quit (or an empty line).\n`,
+      );
+    expect(r.stdout).not.toMatch(/Task cli-/);
+  });
+
   it('at the prompt, help and tasks are commands, not workflow names', async () => {
     const env = await database('prompt_commands');
     const r = await runSignoff([], env, 'help\ntasks\n\n');
