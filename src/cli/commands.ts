@@ -31,7 +31,7 @@ import { type createFeed, formatEventInFull, type Output, statusWords } from './
 import { rulesCommand } from './rules.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
-import { COMMANDS, isWorkflow, nameTheTask, usageError } from './usage.js';
+import { COMMANDS, isOtherName, isWorkflow, nameTheTask, usageError } from './usage.js';
 
 export interface CliIo {
   lines: LineSource;
@@ -287,6 +287,12 @@ async function interactive(
       io.out.write(
         `"${line}" reads like a shell command, not a task: type "<workflow> <task>" (e.g. ${example(engine)}), help or tasks here; to run it, leave first with quit (or an empty line).\n`,
       );
+      continue;
+    }
+    // A command by another name with its words (`status cli-…`, pasted from the shell): the
+    // shell's answer, which names the command meant.
+    if (isOtherName(workflow) && !isWorkflow(names(engine), workflow)) {
+      await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
       continue;
     }
     try {

@@ -86,6 +86,9 @@ const SAME_AS: Record<string, string> = {
   version: '--version',
 };
 
+/** Whether `word` is another name for a command (`status`, `ls`): usageError says which one is meant. */
+export const isOtherName = (word: string) => Object.hasOwn(SAME_AS, word.toLowerCase());
+
 /** An unknown command, and the one meant when it can be told: `list` is `tasks`, `pair …` is `run pair …`. */
 function unknownCommand(workflows: readonly string[], command: string, rest: string[]): string | undefined {
   const said = `Unknown command "${command}".`;

@@ -321,7 +321,7 @@ describe('hints say what to do next', () => {
     );
   });
 
-  it('a task id after status (or list) points to events, which shows that task; tasks refuses words it does not take, saying what it takes', async () => {
+  it('a task id after status (or list) points to events, which shows that task; tasks refuses words it does not take, saying what it takes; at the prompt too', async () => {
     const env = await database('hint_status');
     const run = await runSignoff(['run', 'pair', 'name the release'], env);
     const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
@@ -346,10 +346,11 @@ describe('hints say what to do next', () => {
     expect(all.stderr).toBe(
       'npx signoff tasks takes nothing after it (not "--all"): it lists the 50 tasks updated last, with their status.\n',
     );
-    // At the prompt too, rather than "There is no workflow".
-    const prompt = await runSignoff([], env, `tasks ${id}\n\n`);
+    // At the prompt too (pasted whole or not), rather than "There is no workflow".
+    const prompt = await runSignoff([], env, `tasks ${id}\nnpx signoff status ${id}\n\n`);
     expect(prompt.stdout).not.toContain('There is no workflow');
     expect(prompt.stderr).toContain(`One task, all it showed: npx signoff events ${id}\n`);
+    expect(prompt.stderr).toContain(`Unknown command "status". Did you mean: npx signoff events ${id}\n`);
   }, 120_000);
 
   it('wrong words are answered before the database starts: with none that answers, the usage line and exit 2', async () => {
