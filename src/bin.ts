@@ -1,14 +1,15 @@
 /**
  * Entry point for `npm start` and `signoff …`: Slack when its tokens are set, the terminal
- * otherwise. Help, and a command whose words are wrong, answer before anything else is loaded or
- * started (the rest is imported only when needed); configuration errors are printed one per line and exit 2; a failure to start
- * says what failed (cli/start-failure.ts).
+ * otherwise. `--version`, help, and a command whose words are wrong, answer before anything else is
+ * loaded or started (the rest is imported only when needed); configuration errors are printed one
+ * per line and exit 2; a failure to start says what failed (cli/start-failure.ts).
  */
 
 import { configuredWorkflows, helpText, USAGE } from './cli/help.js';
 import type { ScenarioTest } from './cli/scenario-run.js';
 import { startFailureInWords } from './cli/start-failure.js';
 import { usageError } from './cli/usage.js';
+import { packageVersion } from './cli/version.js';
 import { type Config, loadConfig } from './config/config.js';
 import { isSignoffError } from './errors.js';
 import { onStopSignals } from './stop-signals.js';
@@ -96,6 +97,11 @@ async function announceFirstStart(config: Config): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // Before the configuration is read: the version is the package's, whatever the settings.
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    out.write(`${packageVersion()}\n`);
+    return 0;
+  }
   const help = argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h';
   let config: Config;
   try {

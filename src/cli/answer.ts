@@ -66,15 +66,16 @@ const QUIT = new Set(['quit', 'exit', 'q']);
 const CANCEL = new Set(['cancel', 'stop']);
 /**
  * A command's name typed alone ("tasks", "resume"), or a shell command line ("npx signoff tasks",
- * "npm start"): someone who thinks they are at the shell. Sent as feedback it would start another
- * round on words nobody meant. Feedback that only begins with such a word ("npm install step is
- * missing") is feedback.
+ * "npm start", "clear"): someone who thinks they are at the shell. Sent as feedback it would start
+ * another round on words nobody meant; at the workflow prompt it is no workflow. Feedback that only
+ * begins with such a word ("npm install step is missing") is feedback.
  */
 const COMMAND_WORDS = new Set([...COMMANDS, 'list', 'ls', 'status']);
 const SHELL_LINE = new RegExp(
   // Case kept: the shell's words are lower case ("Signoff rules should…" is feedback).
-  `^(npx\\s+signoff\\b|signoff\\s+(${[...COMMANDS].join('|')})\\b|npm\\s+(start|test|install|i|ci|run\\s+\\S+)$)`,
+  `^(npx\\s+signoff\\b|signoff\\s+(${[...COMMANDS].join('|')})\\b|npm\\s+(start|test|install|i|ci|run\\s+\\S+)$|(clear|cls|pwd)$|cd(\\s+\\S+)?$)`,
 );
+
 /** `reject: <why>` rejects with its reason (for a tool call, the message the agent gets). */
 const REJECT_WITH = /^reject\s*:\s*(.*)$/is;
 /** `revise: <feedback>` (or the review's own word for it: `refine: …`) is feedback, whatever it says. */
@@ -109,6 +110,10 @@ const bare = (text: string) =>
 
 /** Whether the line leaves the prompt it is typed at (a review's, or the interactive one). */
 export const isQuit = (line: string) => QUIT.has(bare(line));
+
+/** Whether the line reads like a command for the shell (or a signoff command's name alone). */
+export const readsLikeCommand = (line: string) =>
+  COMMAND_WORDS.has(bare(line)) || SHELL_LINE.test(line.trim());
 
 /**
  * One typed line → a decision: Enter/approve, reject (`reject: why` with its reason), feedback
@@ -197,7 +202,7 @@ export function parseAnswer(line: string, review: Review): Answer {
       };
     }
   }
-  if (allowed.includes('revise') && (COMMAND_WORDS.has(plain) || SHELL_LINE.test(text))) {
+  if (allowed.includes('revise') && readsLikeCommand(text)) {
     return {
       error: `"${text}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,
     };

@@ -23,15 +23,15 @@ import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/index.js';
 import { operator, type Task } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
-import { isQuit } from './answer.js';
+import { isQuit, readsLikeCommand } from './answer.js';
 import { exportAudit } from './audit.js';
-import { CLI, workflowLines } from './help.js';
+import { CLI, TASKS_LISTED, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
 import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
 import { rulesCommand } from './rules.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
-import { COMMANDS, isWorkflow, nameTheTask, usageError } from './usage.js';
+import { COMMANDS, isOtherName, isWorkflow, nameTheTask, usageError } from './usage.js';
 
 export interface CliIo {
   lines: LineSource;
@@ -91,11 +91,16 @@ export async function runCommand(
   loaded?: Loaded,
 ): Promise<number> {
   const [command, ...rest] = argv;
-  /** The task `rest[0]` names, if this run can go on with it. */
+  /**
+   * The task `rest[0]` names, if this run can go on with it; followed from here on. At the prompt
+   * this process's workers already run: a run of the task they start after a decision is this
+   * session's to show, not one to announce as "continued here" (unfollowed.ts).
+   */
   const runnable = async () => {
     const task = await existing(engine, rest[0], command as string);
     if (loaded && !loaded.workflows.has(task.workflow))
       throw new SignoffError('unknown_workflow', notLoaded(task, command as string, loaded.configPath));
+    io.follow?.(task.id);
     return task;
   };
   const actor = terminalActor();
@@ -241,6 +246,12 @@ async function interactive(
   for (;;) {
     // Stopped (Ctrl-C) during a task: its session's status line stays the last line, no new prompt.
     if (io.stopping?.aborted) return 0;
+    // Ctrl-D at a review ended the input: that leaves here too, without a question nobody can
+    // answer (`quit` there comes back here).
+    if (io.lines.ended()) {
+      await sayWaiting(engine, io);
+      return 0;
+    }
     io.out.write(
       '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (quit, or an empty line, to leave)\n> ',
     );
@@ -261,13 +272,26 @@ async function interactive(
       continue;
     }
     if ((workflow === 'tasks' || workflow === 'list') && !words.length) {
-      const example = `${engine.available()[0]?.name ?? 'pair'} write a product announcement`;
-      await listTasks(engine, io.out, `Start one here: type "<workflow> <task>", e.g. ${example}`);
+      await listTasks(engine, io.out, `Start one here: type "<workflow> <task>", e.g. ${example(engine)}`);
       continue;
     }
     // `resume cli-…`, as the stopped task's hint says: run here as from the shell (a workflow of
-    // that name, if the config file has one, keeps it).
-    if (PROMPT_COMMANDS.has(workflow) && !isWorkflow(names(engine), workflow)) {
+    // that name, if the config file has one, keeps it). `tasks` with words is refused as there.
+    if (COMMANDS.has(workflow) && !isWorkflow(names(engine), workflow)) {
+      await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
+      continue;
+    }
+    // A shell line (`npm start`, `clear`) typed here, as at a review: said to be one, not taken
+    // for a workflow of that name (the review's detection, one list for both).
+    if (!isWorkflow(names(engine), workflow) && readsLikeCommand(line)) {
+      io.out.write(
+        `"${line}" reads like a shell command, not a task: type "<workflow> <task>" (e.g. ${example(engine)}), help or tasks here; to run it, leave first with quit (or an empty line).\n`,
+      );
+      continue;
+    }
+    // A command by another name with its words (`status cli-…`, pasted from the shell): the
+    // shell's answer, which names the command meant.
+    if (isOtherName(workflow) && !isWorkflow(names(engine), workflow)) {
       await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
       continue;
     }
@@ -287,15 +311,18 @@ async function interactive(
 async function sayWaiting(engine: Engine, io: CliIo, at: 'here' | 'shell' = 'shell'): Promise<void> {
   // A Ctrl-C says its own sentence of what is kept (terminal.ts).
   if (io.stopping?.aborted) return;
-  const waiting = await engine
-    .listTasks({ surface: 'cli', statuses: ['waiting'], limit: 100 })
-    .catch(() => []);
-  const [first] = waiting;
-  if (!first) return;
+  // Every surface's, as `tasks` lists them (those asked through the HTTP API too): a count of
+  // the terminal's own said 3 where the table it points to showed 6 waiting.
+  const waiting = await engine.listTasks({ statuses: ['waiting'], limit: 100 }).catch(() => []);
+  if (!waiting.length) return;
+  // The one to pick up is the terminal's own when there is one: a review asked in Slack may name
+  // reviewers this terminal's user is not.
+  const first = waiting.find((t) => t.surface === 'cli') ?? (waiting[0] as Task);
   const cli = at === 'here' ? '' : `${io.cli ?? CLI} `;
   const which = waiting.length === 1 ? 'it' : 'one';
+  // On leaving, a line of its own: after Ctrl-D (or piped input) the cursor is still on "> ".
   io.out.write(
-    `${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review${at === 'here' ? '' : ', kept for later'}: \`${cli}tasks\` lists them; \`${cli}resume ${first.id}\` picks ${which} up.\n`,
+    `${at === 'here' ? '' : '\n'}${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review${at === 'here' ? '' : ', kept for later'}: \`${cli}tasks\` lists them; \`${cli}resume ${first.id}\` picks ${which} up.\n`,
   );
 }
 
@@ -324,11 +351,13 @@ async function listTasks(
   out: Output,
   start = `Start one with: ${CLI} run <workflow> <task…>`,
 ): Promise<void> {
-  const tasks = await engine.listTasks({ limit: 50 });
+  const tasks = await engine.listTasks({ limit: TASKS_LISTED });
   out.write(tasks.length ? taskTable(tasks, new Date()) : `No tasks yet. ${start}\n`);
 }
 
 const names = (engine: Engine) => engine.available().map((w) => w.name);
+/** A task to type at the prompt, with the first workflow this run offers. */
+const example = (engine: Engine) => `${engine.available()[0]?.name ?? 'pair'} write a product announcement`;
 const describe = (engine: Engine) => workflowLines(engine.available());
 
 /** A line split as a shell would into words: quotes group ("…" or '…') and are removed. */

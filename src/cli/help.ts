@@ -26,6 +26,9 @@ const shortPath = (path: string) => {
   return near && !near.startsWith('..') ? near : path;
 };
 
+/** How many tasks `signoff tasks` lists: those updated last. */
+export const TASKS_LISTED = 50;
+
 export const USAGE = `usage:
   ${CLI} run <workflow> <task…>   start a task and review it here
   ${CLI} resume <task-id>         continue a task waiting for review
@@ -39,7 +42,8 @@ export const USAGE = `usage:
   ${CLI} docs add <folder> [collection]  add (or update) a folder's .md and .txt files (collection: docs)
   ${CLI} test <workflow> --scenario <file.yml>  run a scripted scenario offline and check it
   ${CLI} mcp [--client <name>]    an MCP server on stdio: request_signoff asks the team in Slack
-  ${CLI}                          choose a workflow and describe a task interactively`;
+  ${CLI}                          choose a workflow and describe a task interactively
+  ${CLI} --version                the version of signoff`;
 
 export interface WorkflowInWords {
   name: string;

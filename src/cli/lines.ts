@@ -17,6 +17,11 @@ export interface LineSource {
    * purpose (tests, `signoff run … < answers.txt`): nothing is dropped.
    */
   asked(): Promise<number>;
+  /**
+   * Whether the input has ended and every line was read: nothing more will come, so no question
+   * is worth asking (Ctrl-D at a review leaves the interactive prompt too).
+   */
+  ended(): boolean;
   close(): void;
 }
 
@@ -69,6 +74,7 @@ export function linesFrom(input: Readable, options: { typedAhead: 'drop' | 'keep
       await sleep(IN_FLIGHT_MS);
       return received.splice(0).length;
     },
+    ended: () => ended && !received.length,
     close: () => rl.close(),
   };
 }

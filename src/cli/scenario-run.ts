@@ -148,6 +148,8 @@ export async function runScenario(
     },
     // The script answers what is asked when it is asked: nothing is typed ahead to drop.
     asked: async () => 0,
+    // Its answers are made when asked, for as long as a review waits; only a session reads them.
+    ended: () => false,
     close: () => undefined,
   };
   // The scenario's database is dropped after the run: no hint points to the task.

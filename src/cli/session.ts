@@ -162,15 +162,21 @@ async function feedbackFor(deps: SessionDeps, review: Review): Promise<Decided |
   }
 }
 
+/**
+ * What confirms a cancel: the answer to the question asked ("yes"), or the word again. Both are
+ * said in the question; anything else ("y", Enter) goes back to the review, since a cancel ends the task.
+ */
+const CONFIRM_CANCEL = ['yes', 'cancel'];
+
 /** `cancel` at a review: asked once more, since it ends the task; the task when it ended. */
 async function cancelAsked(deps: SessionDeps, taskId: string): Promise<Task | undefined> {
   const line = await answerTo(
     deps.lines,
     deps.out,
-    `Cancel task ${taskId}? It ends now and its review closes without a decision. Type "cancel" again to confirm (anything else goes back to the review): `,
+    `Cancel task ${taskId}? It ends now and its review closes without a decision. Type "yes" (or "cancel" again) to confirm; anything else goes back to the review: `,
   );
   if (line === undefined) return await inputEnded(deps, taskId);
-  if (!['cancel', 'yes'].includes(line.trim().toLowerCase())) {
+  if (!CONFIRM_CANCEL.includes(line.trim().toLowerCase())) {
     deps.out.write('Not cancelled. Back to the review.\n');
     return undefined;
   }

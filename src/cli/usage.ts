@@ -4,7 +4,7 @@
  * here before the database opens (a fresh clone's first start is ~10 s of initdb, too long to
  * wait for a usage line); runCommand asks too, for the prompt, which runs the same commands.
  */
-import { CLI, USAGE } from './help.js';
+import { CLI, TASKS_LISTED, USAGE } from './help.js';
 
 /** The commands runCommand knows; `help` and `test` are answered in bin.ts. */
 export const COMMANDS: ReadonlySet<string> = new Set([
@@ -30,6 +30,8 @@ export function usageError(argv: readonly string[], workflows: readonly string[]
   if (!COMMANDS.has(command))
     return unknownCommand(workflows, command, rest) ?? `Unknown command "${command}".\n${USAGE}`;
   if (ON_A_TASK.has(command) && !rest[0]) return nameTheTask(command);
+  // Words after `tasks` would be read as a filter that is not applied: refused, not ignored.
+  if (command === 'tasks' && rest.length) return tasksTakeNothing(rest);
   if (command === 'run') {
     const [workflow, ...words] = rest;
     if (!workflow) return `Name a workflow: ${CLI} run <workflow> <task…> (${workflows.join(', ')}).`;
@@ -52,6 +54,20 @@ export function usageError(argv: readonly string[], workflows: readonly string[]
 export const nameTheTask = (command: string) =>
   `Name the task, e.g. ${CLI} ${command} cli-1a2b3c4d${command === 'redirect' ? ' <goal…>' : ''} (see: ${CLI} tasks).`;
 
+/** A word that names a task: `cli-1a2b3c4d`, `slack-C0123ABC-1700000000.000100` (a surface, a dash, the rest). */
+const looksLikeTaskId = (word: string | undefined) => /^[a-z]+-[\w.-]+$/i.test(word ?? '');
+
+/**
+ * `tasks` with words after it: it takes none. A task id there meant that one task, which `events`
+ * shows; any other word (`--all`) is said to be not taken, with what `tasks` lists instead.
+ */
+function tasksTakeNothing(rest: readonly string[]): string {
+  const [first] = rest;
+  if (looksLikeTaskId(first))
+    return `${CLI} tasks lists every task and takes no task id. One task, all it showed: ${CLI} events ${first}`;
+  return `${CLI} tasks takes nothing after it (not "${rest.join(' ')}"): it lists the ${TASKS_LISTED} tasks updated last, with their status.`;
+}
+
 /** Workflow names are lowercase (the config file allows no other), so "Pair" can only mean pair. */
 export const isWorkflow = (workflows: readonly string[], name: string) =>
   workflows.includes(name.toLowerCase());
@@ -67,12 +83,19 @@ const SAME_AS: Record<string, string> = {
   stop: 'cancel',
   rerun: 'retry',
   log: 'events',
+  version: '--version',
 };
+
+/** Whether `word` is another name for a command (`status`, `ls`): usageError says which one is meant. */
+export const isOtherName = (word: string) => Object.hasOwn(SAME_AS, word.toLowerCase());
 
 /** An unknown command, and the one meant when it can be told: `list` is `tasks`, `pair …` is `run pair …`. */
 function unknownCommand(workflows: readonly string[], command: string, rest: string[]): string | undefined {
   const said = `Unknown command "${command}".`;
   const meant = SAME_AS[command.toLowerCase()];
+  // `status <id>`: that one task, which `tasks` (it takes no words) does not show; `events` does.
+  if (meant === 'tasks')
+    return `${said} Did you mean: ${CLI} ${looksLikeTaskId(rest[0]) ? `events ${rest[0]}` : 'tasks'}`;
   if (meant) return `${said} Did you mean: ${CLI} ${meant}${rest.length ? ` ${rest.join(' ')}` : ''}`;
   if (isWorkflow(workflows, command)) {
     const task = rest.join(' ') || 'summarise Q3 invoices';

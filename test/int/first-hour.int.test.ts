@@ -5,16 +5,18 @@
  * prompt knows `help` and `tasks`; what the agents said is not repeated on the card; failures to
  * start say what failed, without a stack trace.
  */
-import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { unusedPort } from '../helpers/ports.js';
 import { runSignoff, startSignoff } from '../helpers/processes.js';
+import { seedWaiting } from '../helpers/seed-reviews.js';
 
 const made: TestDatabase[] = [];
 const dirs: string[] = [];
@@ -167,6 +169,34 @@ describe('help', () => {
     }
   }, 120_000);
 
+  it('--version and -v print the package version, starting nothing (a database that cannot be reached does not matter); "version" points to --version', async () => {
+    const { version } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
+    );
+    const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    for (const flag of ['--version', '-v']) {
+      const r = await runSignoff([flag], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+      expect(r.stderr).toBe('');
+    }
+    const word = await runSignoff(['version'], env);
+    expect(word.code).toBe(2);
+    expect(word.stderr).toBe('Unknown command "version". Did you mean: npx signoff --version\n');
+  });
+
+  it('at the prompt, a shell line (npm start, clear, ls) is said to be one, as at a review, not taken for a workflow', async () => {
+    const env = await database('prompt_shell_lines');
+    const r = await runSignoff([], env, 'npm start\nclear\nls\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('There is no workflow');
+    for (const typed of ['npm start', 'clear', 'ls'])
+      expect(r.stdout).toContain(
+        `"${typed}" reads like a shell command, not a task: type "<workflow> <task>" (e.g. pair write a product announcement), help or tasks here; to run it, leave first with quit (or an empty line).\n`,
+      );
+    expect(r.stdout).not.toMatch(/Task cli-/);
+  });
+
   it('at the prompt, help and tasks are commands, not workflow names', async () => {
     const env = await database('prompt_commands');
     const r = await runSignoff([], env, 'help\ntasks\n\n');
@@ -299,6 +329,38 @@ describe('hints say what to do next', () => {
     );
   });
 
+  it('a task id after status (or list) points to events, which shows that task; tasks refuses words it does not take, saying what it takes; at the prompt too', async () => {
+    const env = await database('hint_status');
+    const run = await runSignoff(['run', 'pair', 'name the release'], env);
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    for (const alias of ['status', 'list']) {
+      const r = await runSignoff([alias, id], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`Unknown command "${alias}". Did you mean: npx signoff events ${id}\n`);
+    }
+    // The command suggested works, and shows that task.
+    const shown = await runSignoff(['events', id], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('[waiting for review]');
+    // `tasks` takes no words: neither a task id nor a flag is ignored in silence.
+    const one = await runSignoff(['tasks', id], env);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toBe(
+      `npx signoff tasks lists every task and takes no task id. One task, all it showed: npx signoff events ${id}\n`,
+    );
+    expect(one.stdout).toBe('');
+    const all = await runSignoff(['tasks', '--all'], env);
+    expect(all.code).toBe(2);
+    expect(all.stderr).toBe(
+      'npx signoff tasks takes nothing after it (not "--all"): it lists the 50 tasks updated last, with their status.\n',
+    );
+    // At the prompt too (pasted whole or not), rather than "There is no workflow".
+    const prompt = await runSignoff([], env, `tasks ${id}\nnpx signoff status ${id}\n\n`);
+    expect(prompt.stdout).not.toContain('There is no workflow');
+    expect(prompt.stderr).toContain(`One task, all it showed: npx signoff events ${id}\n`);
+    expect(prompt.stderr).toContain(`Unknown command "status". Did you mean: npx signoff events ${id}\n`);
+  }, 120_000);
+
   it('wrong words are answered before the database starts: with none that answers, the usage line and exit 2', async () => {
     const env = { DATABASE_URL: `postgres://nobody@127.0.0.1:${await unusedPort()}/none` };
     const cases: [string[], string | RegExp][] = [
@@ -363,6 +425,35 @@ describe('hints say what to do next', () => {
     expect(r.stdout).toContain(
       `1 task waits for a review, kept for later: \`npx signoff tasks\` lists them; \`npx signoff resume ${id}\` picks it up.`,
     );
+  }, 120_000);
+
+  it('leaving the prompt counts what `tasks` lists as waiting (tasks asked through the API too), on a line of its own after Ctrl-D', async () => {
+    const env = await database('prompt_leave_count');
+    const own = await runSignoff(['run', 'pair', 'name the release'], env);
+    const id = /Task (cli-[0-9a-f]+)/.exec(own.stdout)?.[1] as string;
+    // Two tasks an agent asked through the HTTP API (Slack's surface), waiting on their review,
+    // updated after the terminal's.
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL });
+    await seedWaiting(pool, { prefix: 'asked', n: 2, channel: 'C0API', ageSeconds: 2 }).finally(() =>
+      pool.end(),
+    );
+    const listed = await runSignoff(['tasks'], env);
+    expect(listed.stdout.match(/ waiting for review /g)).toHaveLength(3);
+    // Ctrl-D at the prompt: the input ends once the question is on screen.
+    const prompt = startSignoff([], env);
+    await prompt.waitFor(/to leave\)\n> $/);
+    prompt.child.stdin?.end();
+    const r = await prompt.exited;
+    expect(r.code, r.stderr).toBe(0);
+    // The one named to pick up is the terminal's own, though the others were updated since.
+    expect(r.stdout).toContain(
+      `\n3 tasks wait for a review: \`tasks\` lists them; \`resume ${id}\` picks one up.\n`,
+    );
+    expect(
+      r.stdout.endsWith(
+        `\n> \n3 tasks wait for a review, kept for later: \`npx signoff tasks\` lists them; \`npx signoff resume ${id}\` picks one up.\n`,
+      ),
+    ).toBe(true);
   }, 120_000);
 });
 

@@ -100,7 +100,7 @@ describe('start limits', () => {
           err += s;
         },
       },
-      lines: { next: async () => undefined, asked: async () => 0, close: () => undefined },
+      lines: { next: async () => undefined, asked: async () => 0, ended: () => true, close: () => undefined },
     };
     const feed = createFeed({ events: async () => [], out: io.out });
     expect(await runCommand(['run', 'pair', 'one', 'more'], file.h.engine, feed, io)).toBe(2);

@@ -165,14 +165,17 @@ describe('no decision is inferred at the prompt', () => {
     expect(last(r.stdout)).toBe(`task ${id}: waiting for review`);
   });
 
-  it('"cancel" at a review asks first, then cancels the task', async () => {
-    const r = await runSignoff(['run', 'pair', 'name the launch'], env(), 'cancel\nno\nstop\ncancel\n');
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Not cancelled. Back to the review.');
-    expect(r.stdout.split('Type "cancel" again to confirm')).toHaveLength(3);
-    // The reason, said just above, is not said again on the last line.
-    expect(r.stdout).toMatch(/\[cancelled by cli:\S+\]\n/);
-    expect(r.stdout).toMatch(/\ntask \S+: cancelled\n$/);
+  it('"cancel" at a review asks first, naming both answers that confirm it ("yes", or "cancel" again); each cancels the task', async () => {
+    const asked = 'Type "yes" (or "cancel" again) to confirm; anything else goes back to the review: ';
+    for (const confirm of ['yes', 'cancel']) {
+      const r = await runSignoff(['run', 'pair', 'name the launch'], env(), `cancel\nno\nstop\n${confirm}\n`);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('Not cancelled. Back to the review.');
+      expect(r.stdout.split(asked)).toHaveLength(3);
+      // The reason, said just above, is not said again on the last line.
+      expect(r.stdout).toMatch(/\[cancelled by cli:\S+\]\n/);
+      expect(r.stdout).toMatch(/\ntask \S+: cancelled\n$/);
+    }
   });
 });
 

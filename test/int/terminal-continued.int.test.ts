@@ -4,6 +4,7 @@
  * settings than it started with: it says so as the run starts, and how the task ended (failed,
  * waiting for review) with the command that shows it, on stderr; stdout stays the session's own.
  * Its failure names the address it ran with; read from a process with another, it names none.
+ * A task resumed at the interactive prompt is that prompt's own: followed, never announced.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -87,5 +88,31 @@ describe('a task left working, continued by a later command', () => {
     );
     expect(end.stdout).not.toContain(id);
     expect(end.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^task ${own}: rejected`));
+  }, 120_000);
+});
+
+describe('a task resumed at the interactive prompt', () => {
+  it('is followed there as by `npx signoff resume`: no "continued here" notice, its words, next review and end in order on stdout', async () => {
+    // A database of its own: no task left working by the tests above runs here meanwhile.
+    const own = await createTestDatabase('terminal_resumed_at_prompt');
+    const env = { DATABASE_URL: own.url };
+    // Waiting for review before the prompt's process starts (the prompt's banner points to it).
+    const first = await runSignoff(['run', 'pair', 'second tagline'], env);
+    const id = /Task (cli-[0-9a-f]+)/.exec(first.stdout)?.[1] as string;
+    const r = await runSignoff([], env, `resume ${id}\nshorter\nreject\n\n`).finally(() => own.drop());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`\`resume ${id}\` picks it up.`);
+    // The prompt follows the task it resumed: nothing of it is announced as another's.
+    expect(r.stderr).not.toContain('continued here');
+    expect(r.stderr).not.toContain('does not follow it');
+    const order = [
+      '→ give feedback by',
+      'revised to address the feedback "shorter"',
+      "Review: Review the agents' work (cycle 2)",
+      '→ reject by',
+      `task ${id}: rejected`,
+    ].map((text) => r.stdout.indexOf(text));
+    expect(order, r.stdout).not.toContain(-1);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
   }, 120_000);
 });

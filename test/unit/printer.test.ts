@@ -106,7 +106,7 @@ describe('the task list', () => {
     const io = {
       out: { write },
       err: { write },
-      lines: { next: async () => undefined, asked: async () => 0, close: () => undefined },
+      lines: { next: async () => undefined, asked: async () => 0, ended: () => true, close: () => undefined },
     };
     expect(await runCommand(['tasks'], engine, feed, io)).toBe(0);
     expect(out).not.toMatch(CONTROL);

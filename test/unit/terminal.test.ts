@@ -401,6 +401,9 @@ describe('an answer typed at a review', () => {
       'npm run chaos',
       'npx signoff tasks',
       'signoff resume cli-1',
+      'clear',
+      'pwd',
+      'cd docs',
     ]) {
       const answer = parseAnswer(typed, pair);
       expect([typed, 'error' in answer && answer.error]).toEqual([
@@ -413,6 +416,7 @@ describe('an answer typed at a review', () => {
     for (const typed of [
       'run the numbers again',
       'npm install step is missing',
+      'clear up the intro',
       'Signoff date should be Friday',
       'Signoff rules should name the owner',
     ])
@@ -460,6 +464,7 @@ describe('an answer typed at a review', () => {
 const script = (lines: string[]): LineSource => ({
   next: async () => lines.shift(),
   asked: async () => 0,
+  ended: () => !lines.length,
   close: () => undefined,
 });
 
