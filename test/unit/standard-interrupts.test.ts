@@ -194,6 +194,14 @@ describe('HITLRequest', () => {
     expect(resumeValue(noted, decision('approve'))).toMatchObject({
       decisions: [{ type: 'approve' }, { type: 'reject', message: 'Do not log this, ever.' }],
     });
+    // Where no call is rejected the agent gets no message: nothing to show.
+    const kept = withEdit(request, {
+      ...edit,
+      values: { ...edit.values, decision_1: 'approve' },
+      feedback: 'Do not log this, ever.',
+    });
+    expect(kept.body).not.toContain('With the edit');
+    expect(JSON.stringify(resumeValue(kept, decision('approve')))).not.toContain('Do not log');
   });
 });
 

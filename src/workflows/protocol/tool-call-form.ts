@@ -50,8 +50,8 @@ function choicesFor(call: ToolCall, args: Record<string, unknown>): NonNullable<
 }
 
 /**
- * The words an Edit came with: the agent gets them with the decision (as the rejected calls'
- * message), so whoever approves the edit reads them too.
+ * The words an Edit came with, where the agent gets them with the decision (signoff's own
+ * request; the message of a tool call the edit rejects): whoever approves the edit reads them too.
  */
 export const editNote = (edit: Pick<PendingEdit, 'feedback'> | undefined) =>
   edit?.feedback ? `\n\n**With the edit, for the agent:**\n${edit.feedback.replace(/^/gm, '> ')}` : '';
@@ -106,8 +106,9 @@ export function toolCallForm(
   const tooMany = inForm
     ? ''
     : `\n\n_There are ${n} calls, too many to decide one by one here: ${cut ? 'reject them all' : 'approve them all or reject them all'}._`;
-  const full =
-    toolCallsBody(shownCalls.map((c, i) => ({ ...c, note: notes[i] }))) + tooMany + editNote(o.edit);
+  // A HITL agent gets the edit's note with the calls it rejects; an Agent Inbox one never does.
+  const noted = !o.inbox && shown.some((d) => d.type === 'reject') ? editNote(o.edit) : '';
+  const full = toolCallsBody(shownCalls.map((c, i) => ({ ...c, note: notes[i] }))) + tooMany + noted;
   // Only thousands of keys could pass a review's 100,000 characters (long values are cut first).
   const over = full.length > BODY_MAX;
   const unseen = cut || over;
