@@ -2,6 +2,7 @@ import { type RedirectWho, type WorkflowsConfig, workflowSettings } from '../con
 import type { Queryable } from '../db/queryable.js';
 import { SignoffError } from '../errors.js';
 import { reviewsOf } from './review-rows.js';
+import { seatFilled } from './sign-off-rules.js';
 import {
   type Action,
   type Actor,
@@ -40,6 +41,21 @@ function listedThemselves(settings: Pick<ReviewSettings, 'reviewers'>, task: Tas
     (r) =>
       r === 'anyone' || r === actor.id || groups.has(r) || (r === 'requester' && actor.id === task.requester),
   );
+}
+
+/**
+ * The seat an approval by the actor fills: none of another's when they are listed themselves; else
+ * the first of those they stand in for still open (the first, when all are filled).
+ */
+export function seatFor(
+  settings: Pick<ReviewSettings, 'reviewers' | 'delegates'>,
+  task: Task,
+  actor: Actor,
+  approvals: readonly { by: string; for?: string }[],
+): string | undefined {
+  if (listedThemselves(settings, task, actor)) return undefined;
+  const seats = standsInFor(settings, actor.id);
+  return seats.find((p) => !seatFilled(approvals, p)) ?? seats[0];
 }
 
 /** Whether the checkpoint lists the actor, or they decide in place of a named reviewer who is away. */
@@ -159,7 +175,7 @@ export async function choicesAt(
   const who = await askGroups(directory, actor, groupsToAsk(review.settings, task, actor), task);
   const refused = (a: Action) => rightRefused(review.settings, task, who, a);
   const actions = review.request.actions.filter(
-    (a) => !refused(a) && !(a === 'approve' && review.approvals.some((given) => given.by === actor.id)),
+    (a) => !refused(a) && !(a === 'approve' && seatFilled(review.approvals, actor.id)),
   );
   if (actions.length) return { actions };
   // The refusal of an action the review offers, not of one it may not offer: at an approve-only

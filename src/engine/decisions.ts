@@ -12,7 +12,7 @@ import { contentHash } from '../workflows/protocol/content-hash.js';
 import { editMeans } from '../workflows/protocol/standard-interrupts.js';
 import { type Decided, type DecideInput, type DecisionRefusal, DecisionRefused } from './api.js';
 import { refusedText } from './audit-trail.js';
-import { askGroups, groupsToAsk, rightRefused, standsInFor } from './authorize.js';
+import { askGroups, groupsToAsk, rightRefused, seatFor } from './authorize.js';
 import { invalidDecision } from './decision-input.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
@@ -214,7 +214,7 @@ export function createDecisions(deps: DecisionDeps) {
         if (invalidNow) return { refused: 'invalid_decision', message: invalidNow, review: current };
         return { review: (await countEdit(db, current, decision)) ?? current, task, counted: true };
       }
-      const [seat] = standsInFor(current.settings, input.actor.id);
+      const seat = seatFor(current.settings, task, input.actor, current.approvals);
       const approval = {
         by: input.actor.id,
         at: decision.at,
@@ -223,14 +223,24 @@ export function createDecisions(deps: DecisionDeps) {
       };
       const step = addApproval(current, approval);
       if (step.kind === 'counted_already') {
-        const message = `You have approved this already. It has ${step.count} of ${step.needed} approvals; the rest must come from other reviewers.`;
+        const other = current.approvals.find(
+          (a) => a.by !== approval.by && (a.for ?? a.by) === (seat ?? approval.by),
+        );
+        const given = other
+          ? `<@${other.by}> has approved this in place of <@${other.for}> already`
+          : 'You have approved this already';
+        const message = `${given}. It has ${step.count} of ${step.needed} approvals; the rest must come from other reviewers.`;
         return { refused: 'counted_already', message, review: current };
       }
       if (step.kind === 'counted') {
         const counted = await countApproval(db, review.id, approval, step.needed);
         return { review: counted ?? current, task, counted: true };
       }
-      decision.approvals = step.approvals.map(({ by, at }) => ({ by, at }));
+      decision.approvals = step.approvals.map(({ by, at, for: seat }) => ({
+        by,
+        at,
+        ...(seat ? { for: seat } : {}),
+      }));
     }
     const decided = await decideReview(db, review.id, decision);
     // Closed while this waited for the task's lock: read it again, as it is now.

@@ -30,15 +30,20 @@ export function addApproval(
   const needed = approvalsNeeded(review.settings);
   const so = review.approvals ?? [];
   // Someone away and the one deciding in their place are one person towards the quorum: the seat
-  // an approval filled is kept on it (`for`), and the delegates of now cover those without one.
+  // an approval filled is kept on it (`for`, which the caller sets); one recorded before seats
+  // were kept is matched through the delegates of now.
   const standIn = review.settings.delegates ?? {};
   const seat = (a: Approval) => a.for ?? a.by;
   const same = (a: Approval, b: Approval) =>
-    a.by === b.by || seat(a) === seat(b) || standIn[seat(a)] === b.by || standIn[seat(b)] === a.by;
+    a.by === b.by || seat(a) === seat(b) || (!a.for && (standIn[a.by] === b.by || standIn[b.by] === a.by));
   if (so.some((a) => same(a, approval))) return { kind: 'counted_already', count: so.length, needed };
   const approvals = [...so, approval];
   return approvals.length >= needed ? { kind: 'quorum', approvals } : { kind: 'counted', approvals, needed };
 }
+
+/** Whether `id`'s seat is filled: by their own approval, or by one given in their place. */
+export const seatFilled = (approvals: readonly { by: string; for?: string }[], id: string) =>
+  approvals.some((a) => a.by === id || a.for === id);
 
 /**
  * How many more people could still approve, when the reviewers are all named people (undefined
@@ -47,7 +52,7 @@ export function addApproval(
  */
 export function approversLeft(
   settings: Pick<ReviewSettings, 'reviewers' | 'allowSelfApproval'>,
-  approvals: { by: string }[],
+  approvals: { by: string; for?: string }[],
   requester: string,
 ): number | undefined {
   const people = new Set<string>();
@@ -56,7 +61,10 @@ export function approversLeft(
     people.add(r === 'requester' ? requester : r);
   }
   if (!settings.allowSelfApproval) people.delete(requester);
-  for (const a of approvals) people.delete(a.by);
+  for (const a of approvals) {
+    people.delete(a.by);
+    if (a.for) people.delete(a.for);
+  }
   return people.size;
 }
 

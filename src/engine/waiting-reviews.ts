@@ -91,8 +91,9 @@ export async function waitingFor(
        SELECT r.id, r.created_at FROM signoff.reviews r JOIN signoff.tasks t ON t.id = r.task_id
        WHERE ${IN_SCOPE}
          AND (${LISTED_AS_THEMSELVES} OR r.settings->'reviewers' ?| $6::text[])
-         -- An approval already given: the rest of the quorum is others' to give.
-         AND NOT r.approvals @> jsonb_build_array(jsonb_build_object('by', $4::text))),
+         -- An approval already given (theirs, or one in their place): the rest is others' to give.
+         AND NOT r.approvals @> jsonb_build_array(jsonb_build_object('by', $4::text))
+         AND NOT r.approvals @> jsonb_build_array(jsonb_build_object('for', $4::text))),
      start AS (SELECT created_at, id FROM signoff.reviews WHERE id = $7),
      -- After the previous page's last review (decided since or not); from the first when it is gone.
      rest AS (SELECT * FROM mine m

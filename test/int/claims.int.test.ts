@@ -195,13 +195,29 @@ describe('claim and hand-off', () => {
     });
     await t.h.engine.claims.away('U0ANN', until, 'U0EVE');
     // Eve stands in for Ann too: Ann's seat is filled already.
-    await expect(approve('U0EVE')).rejects.toMatchObject({ code: 'counted_already' });
+    const filled = {
+      code: 'counted_already',
+      message: expect.stringContaining('<@U0DAN> has approved this in place of <@U0ANN> already'),
+    };
+    await expect(approve('U0EVE')).rejects.toMatchObject(filled);
     await t.h.engine.claims.away('U0ANN', null);
-    await expect(approve('U0ANN')).rejects.toMatchObject({ code: 'counted_already' });
+    await expect(approve('U0ANN')).rejects.toMatchObject(filled);
+    // Ann, back, is offered no approval: her seat is filled.
+    const ann = await t.h.engine.choicesFor(await t.h.nextReview(task.id), task, { id: 'U0ANN' });
+    expect(ann.actions).not.toContain('approve');
     expect((await t.h.nextReview(task.id)).approvals.map((a) => [a.by, a.for])).toEqual([['U0DAN', 'U0ANN']]);
     // Two more people, two more seats: the quorum of three.
     expect((await approve('U0BOB')).review.status).toBe('pending');
-    expect((await approve('U0CAT')).review).toMatchObject({
+    // Cat is listed herself: her approval fills her own seat, though she stands in for Ann too.
+    await t.h.engine.claims.away('U0ANN', until, 'U0CAT');
+    const decided = (await approve('U0CAT')).review;
+    expect(decided.decision?.approvals).toEqual([
+      expect.objectContaining({ by: 'U0DAN', for: 'U0ANN' }),
+      expect.objectContaining({ by: 'U0BOB' }),
+      { by: 'U0CAT', at: expect.any(String) },
+    ]);
+    await t.h.engine.claims.away('U0ANN', null);
+    expect(decided).toMatchObject({
       status: 'decided',
       decision: { action: 'approve' },
     });

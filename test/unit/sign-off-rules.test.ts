@@ -39,7 +39,7 @@ describe('quorum', () => {
     expect(
       addApproval(
         { ...later, settings: { ...later.settings, delegates: { U0ANN: 'U0EVE' } } },
-        approval('U0EVE'),
+        { ...approval('U0EVE'), for: 'U0ANN' },
       ).kind,
     ).toBe('counted_already');
     expect(addApproval(later, approval('U0ANN')).kind).toBe('counted_already');

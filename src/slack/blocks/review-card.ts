@@ -108,7 +108,9 @@ const reviewersLine = (review: Review, requester: string) => {
 };
 
 /** The people who approved, as mentions. */
-const approvers = (list: { by: string }[], separator = ', ') => list.map((a) => `<@${a.by}>`).join(separator);
+/** Who approved: "@dan (for @ann)" where one stood in for a named reviewer away. */
+const approvers = (list: { by: string; for?: string }[], separator = ', ') =>
+  list.map((a) => `<@${a.by}>${a.for ? ` (for <@${a.for}>)` : ''}`).join(separator);
 
 /** "by rule #4 (proposed by @alice, approved by @bob and @carol)", or a config file's rule by name. */
 function byRule(rule: NonNullable<Decision['rule']>): string {
@@ -268,9 +270,12 @@ function atTheDeadline(review: Review, requester: string, shown: boolean): strin
 export function quorumLine(review: Review, requester: string): string {
   const needed = approvalsNeeded(review.settings);
   // The approval that completed the quorum is in the decision only.
-  const got: { by: string }[] = review.decision?.approvals ?? review.approvals ?? [];
+  const got: { by: string; for?: string }[] = review.decision?.approvals ?? review.approvals ?? [];
   const by = got.length ? `: ${approvers(got)}` : '';
-  const barred = [...got.map((a) => a.by), ...(review.settings.allowSelfApproval ? [] : [requester])];
+  const barred = [
+    ...got.flatMap((a) => (a.for ? [a.by, a.for] : [a.by])),
+    ...(review.settings.allowSelfApproval ? [] : [requester]),
+  ];
   const others = [...new Set(barred)].map((u) => `<@${u}>`).join(', ');
   const still = `${mentions(review.settings.reviewers, requester)}${others ? ` (not ${others})` : ''}`;
   if (review.status !== 'pending') return `:ballot_box_with_check: ${got.length} of ${needed} approvals${by}`;

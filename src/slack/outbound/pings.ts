@@ -120,7 +120,7 @@ export function createReviewerPings(deps: {
     // Slack not saying who is in it is a temporary failure: the ping is tried again with the event.
     const members = await deps.audience.membersOf(task);
     // Whoever approved already (N of M) is not asked again.
-    const approved = new Set((review.approvals ?? []).map((a) => a.by));
+    const approved = new Set((review.approvals ?? []).flatMap((a) => (a.for ? [a.by, a.for] : [a.by])));
     for (const user of await people(task, only ?? review.settings.reviewers)) {
       if (!members.has(user) || approved.has(user)) continue;
       const key = why === 'request' ? `dm:${review.id}:${user}` : `dm:${why}:${user}`;

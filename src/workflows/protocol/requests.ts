@@ -155,6 +155,7 @@ export const decisionSchema = z.object({
   /** A hash of the content the person decided on (what they saw). */
   contentHash: z.string().optional(),
   /** With a quorum (N of M): everyone whose approval counted, in order; `by` is the last. */
-  approvals: z.array(z.object({ by: z.string(), at: z.string() })).optional(),
+  /** Who approved, and in whose place (`for`: a named reviewer away). */
+  approvals: z.array(z.object({ by: z.string(), at: z.string(), for: z.string().optional() })).optional(),
 });
 export type Decision = z.infer<typeof decisionSchema>;
