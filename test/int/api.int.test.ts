@@ -347,12 +347,15 @@ describe('the HTTP API', () => {
         status: 'approved',
         decision: { by: 'U0DAN' },
       });
-      const row = await file.service.signoff.db.pool.query(
-        'SELECT attempts, delivered_at FROM signoff.ask_callbacks WHERE ask_id = $1',
-        [created.body.id],
-      );
-      expect(row.rows[0]).toMatchObject({ attempts: 2 });
-      expect(row.rows[0]?.delivered_at).not.toBeNull();
+      // Recorded once the receiver has answered: after it saw the call.
+      const row = await until('the callback recorded as delivered', async () => {
+        const r = await file.service.signoff.db.pool.query(
+          'SELECT attempts, delivered_at FROM signoff.ask_callbacks WHERE ask_id = $1',
+          [created.body.id],
+        );
+        return r.rows[0]?.delivered_at ? r.rows[0] : undefined;
+      });
+      expect(row).toMatchObject({ attempts: 2 });
       expect(received.filter((r) => r.review === created.body.id)).toHaveLength(1);
     });
   });
