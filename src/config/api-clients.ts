@@ -6,18 +6,25 @@
  *   api:
  *     clients:
  *       deploy-bot:
- *         tokenSha256: 5e88…   # printf %s "$TOKEN" | sha256sum
+ *         tokenSha256: 5b0e…   # printf %s "$TOKEN" | sha256sum
  *         channels: [C0123ABC]
  *         perMinute: 60
  *         callbackUrls: [https://ci.example.com/hooks/]
  */
 import { z } from 'zod';
 
+const PASSWORD_SHA256 = '5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8';
+
 const clientSchema = z
   .object({
     tokenSha256: z
       .string()
-      .regex(/^[0-9a-f]{64}$/, 'expected the SHA-256 of the token as 64 lowercase hex digits'),
+      .regex(/^[0-9a-f]{64}$/, 'expected the SHA-256 of the token as 64 lowercase hex digits')
+      // Earlier examples carried the hash of "password": a file copied from one lets anyone in.
+      .refine((h) => h !== PASSWORD_SHA256, {
+        message:
+          'this is the SHA-256 of "password", which anyone can send: make a token of your own (openssl rand -hex 24) and put its SHA-256 here',
+      }),
     /** The Slack channels its reviews may be asked in. */
     channels: z.array(z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a channel id (C…)')).min(1),
     /**

@@ -125,6 +125,22 @@ describe('the embedded database’s folder', () => {
   });
 });
 
+describe('API clients in the config file', () => {
+  it('refuses a token hash anyone can send (that of "password", in earlier examples), saying what to do', () => {
+    const file = (hash: string) =>
+      `api:\n  clients:\n    deploy-bot:\n      tokenSha256: ${hash}\n      channels: [C0123ABCD]\n`;
+    expect(() =>
+      parseWorkflowConfig(
+        file('5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8'),
+        'signoff.yml',
+      ),
+    ).toThrow(
+      /signoff.yml:4:7 api.clients.deploy-bot.tokenSha256: .*SHA-256 of "password".*openssl rand -hex 24/,
+    );
+    expect(parseWorkflowConfig(file('b'.repeat(64)), 'signoff.yml').api.clients['deploy-bot']).toBeDefined();
+  });
+});
+
 describe('the workflow config file', () => {
   it('names file, line, field path and expectation for each error', () => {
     const yaml = [
