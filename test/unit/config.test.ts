@@ -101,14 +101,17 @@ describe('loadConfig', () => {
 });
 
 describe('the embedded database’s folder', () => {
-  it('is the project’s from any of its subfolders, as git finds .git; never one past the project; else this folder’s', () => {
+  it('is the project’s from any of its subfolders, as git finds .git, made there first; never one past the project; outside any, this folder’s', () => {
     const top = mkdtempSync(join(tmpdir(), 'signoff-data-'));
     const project = join(top, 'project');
     mkdirSync(join(project, 'examples', 'declared'), { recursive: true });
     writeFileSync(join(project, 'package.json'), '{}');
     const sub = join(project, 'examples', 'declared');
-    // No database yet: a first start makes it where the command runs.
-    expect(loadConfig({}, sub).database.dataDir).toBe(join(sub, '.data'));
+    // No database yet: the first start makes it in the project's folder, where the next ones look.
+    expect(loadConfig({}, sub).database.dataDir).toBe(join(project, '.data'));
+    // Outside any project: this folder's.
+    const loose = mkdtempSync(join(tmpdir(), 'signoff-loose-'));
+    expect(loadConfig({}, loose).database.dataDir).toBe(join(loose, '.data'));
     mkdirSync(join(project, '.data', 'pg'), { recursive: true });
     writeFileSync(join(project, '.data', 'pg', 'PG_VERSION'), '18\n');
     expect(loadConfig({}, sub).database.dataDir).toBe(join(project, '.data'));
