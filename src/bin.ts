@@ -132,7 +132,8 @@ async function main(argv: string[]): Promise<number> {
     await announceFirstStart(config);
     return await serveSlack(config);
   }
-  // A part of a Slack deployment asked for without Slack: said, never a terminal instead.
+  // A web or worker process asked for without Slack (a deployment's .env missing its tokens):
+  // opening the terminal there would serve nobody and look like a start.
   if (argv.length === 0 && config.role !== 'all') {
     err.write(
       `SIGNOFF_ROLE=${config.role} runs a part of signoff in Slack, and no Slack is set: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN), or unset SIGNOFF_ROLE to use signoff in this terminal.\n`,

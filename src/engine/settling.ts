@@ -174,7 +174,7 @@ export function createSettling(deps: {
       contentHash: contentHash(request),
     });
     // A round's budget at this checkpoint is renewed by a rule's decision as by a person's.
-    await renewRoundBudget(db, task, { settings });
+    await renewRoundBudget(db, task, { id, settings });
     await deps.runtime.schedule(db, runJob(task));
   }
 

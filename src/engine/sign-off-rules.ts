@@ -109,9 +109,10 @@ export function timerMayNotApprove(
   shown = true,
 ): string | undefined {
   if (request.origin) return 'a tool call goes ahead only when a person approves it';
+  if (!shown) return 'its card could not show what it asks, so nobody saw what would be approved';
   // Only the card as asked is known to have been shown; an edit's is another.
-  if (!shown || request.edit)
-    return 'its card could not show what it asks, so nobody saw what would be approved';
+  if (request.edit)
+    return 'an edit changed what it asks, and a timer approves only what a card was known to show';
   return undefined;
 }
 

@@ -91,12 +91,11 @@ export function startBudget(config: WorkflowsConfig, workflow: string): number |
 export async function renewRoundBudget(
   db: Queryable,
   task: Pick<Task, 'id'>,
-  review: { id?: string; settings: { budget?: number } },
+  review: { id: string; settings: { budget?: number } },
 ) {
   // A budget review's amount is given by its Continue, behind the run's fence (settleBudgets), not
   // a second time here: its Stop gives nothing.
-  if (review.settings.budget === undefined) return;
-  if (review.id !== undefined && isBudgetReview({ id: review.id, taskId: task.id })) return;
+  if (review.settings.budget === undefined || isBudgetReview({ id: review.id, taskId: task.id })) return;
   await db.query(
     'UPDATE signoff.tasks SET budget_usd = greatest(coalesce(budget_usd, 0), cost_usd + $2) WHERE id = $1',
     [task.id, review.settings.budget],

@@ -60,6 +60,22 @@ describe('the fake Slack, as strict as Slack', () => {
     }
   });
 
+  it('an ephemeral into a thread with no reply yet is answered ok and shown to nobody; once the thread has a reply, shown', async () => {
+    const parent = slack.said('C0WORK', 'U0ANN', 'a question for the app');
+    const before = slack.ephemerals.length;
+    const hidden = await client.chat.postEphemeral({
+      channel: 'C0WORK',
+      user: 'U0ANN',
+      text: 'unseen',
+      thread_ts: parent,
+    });
+    expect(hidden.ok).toBe(true);
+    expect(slack.ephemerals.length).toBe(before);
+    slack.said('C0WORK', 'U0BOB', 'a reply', parent);
+    await client.chat.postEphemeral({ channel: 'C0WORK', user: 'U0ANN', text: 'seen', thread_ts: parent });
+    expect(slack.ephemerals.slice(before).map((e) => e.text)).toEqual(['seen']);
+  });
+
   it('a confirm dialog whose text is mrkdwn is invalid_blocks; in plain_text it is taken', async () => {
     const withConfirm = (type: 'mrkdwn' | 'plain_text') => [
       {

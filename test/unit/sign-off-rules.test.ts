@@ -330,6 +330,6 @@ describe('what a timer may approve', () => {
     expect(timerMayNotApprove({}, false)).toMatch(/nobody saw/);
     expect(timerMayNotApprove({ origin: { format: 'hitl', value: {} } } as never, true)).toMatch(/tool call/);
     const edit = { by: 'U0BOB', at: '2026-11-22T10:00:00.000Z', n: 1, values: { body: 'changed' } };
-    expect(timerMayNotApprove({ edit }, true)).toMatch(/nobody saw/);
+    expect(timerMayNotApprove({ edit }, true)).toMatch(/an edit changed what it asks/);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Starting a task from Slack, after the request was acked: claim the request with what it asks
  * (a retry of the same command finds it claimed), post the root message (in a channel its ts
- * names the thread and the task; in the app's Messages tab it is the first reply in the thread of
+ * names the thread and the task; in the app's Messages tab it is the bot's reply in the thread of
  * the person's message, which names them), record the root, start the task.
  *
  * A process can die anywhere in between. Once the claim is in, the start is finished by someone:
@@ -139,10 +139,7 @@ export async function tell(
   // A start in the Messages tab lives in the thread of the person's message, in their own DM.
   if (s.thread)
     return void (await answerInThread(client, deps.logger, { channel: s.channel, ts: s.thread }, text));
-  await tellClicker(
-    { client, logger: deps.logger },
-    { channel: s.channel, user: s.user, threadTs: s.thread },
-  )(text);
+  await tellClicker({ client, logger: deps.logger }, { channel: s.channel, user: s.user })(text);
 }
 
 /**

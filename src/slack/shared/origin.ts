@@ -10,7 +10,7 @@ import type { Engine, Task } from '../../engine/index.js';
  *
  * In a channel the bot's root message (status, plan, buttons) starts the thread: `ts` is both.
  * In the app's Messages tab every message of the person's is a conversation of its own, so a task
- * started there lives in that message's thread (`ts`), and its root is the bot's first reply in it
+ * started there lives in that message's thread (`ts`), and its root is the bot's reply in it
  * (`root`). Origins recorded before `root` existed have none: their root is `ts`.
  */
 export const slackOriginSchema = z.object({

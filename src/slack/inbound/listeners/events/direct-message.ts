@@ -3,7 +3,7 @@
  * starts it there, as `/signoff <workflow> <task>` does in a channel (the same checks, start limits
  * and once-only start, the same root message, cards and rules). Each message there is a
  * conversation of its own (Slack's agent view), so the task lives in the message's thread: the
- * root is the bot's first reply to it, and the task is named by the message. Any other message gets a short answer in its thread: how to start a task and which
+ * root is the bot's reply in it (after a sentence, when the start had to wait), and the task is named by the message. Any other message gets a short answer in its thread: how to start a task and which
  * workflows there are, or why that one cannot start. Replies in a task's thread are the thread's
  * (thread-reply.ts), as in a channel; messages by bots (the app's own) and edits are not read.
  */
