@@ -30,19 +30,14 @@ export const readBatchValue = (value: string): { review: string; h: string } | u
 
 /** The longest body a list shows whole, under its review's line. */
 export const LISTED_BODY_MAX = 300;
-/** The longest title a list shows whole (a longer one is cut there). */
-export const LISTED_TITLE_MAX = 120;
 
 /**
  * Whether a list shows all a review asks (so it may be decided from there): no tool call (its
- * arguments show on its card), no form (its values do), a title and a body short enough to show
- * whole.
+ * arguments show on its card), no form (its values do), a body short enough to show whole (its
+ * title, at most 150 characters, is shown whole).
  */
 export const listedWhole = (review: Review) =>
-  !review.request.origin &&
-  !review.request.fields.length &&
-  review.request.title.length <= LISTED_TITLE_MAX &&
-  review.request.body.length <= LISTED_BODY_MAX;
+  !review.request.origin && !review.request.fields.length && review.request.body.length <= LISTED_BODY_MAX;
 
 export function batchBlocks(items: { review: Review; task: Task }[]): types.KnownBlock[] {
   const open = items

@@ -7,7 +7,7 @@
 import type { types } from '@slack/bolt';
 import type { AllowRule, Review, Task, WaitingPage } from '../../engine/index.js';
 import { slackOriginSchema } from '../shared/origin.js';
-import { batchBlocks, LISTED_TITLE_MAX, listedWhole } from './batch.js';
+import { batchBlocks, listedWhole } from './batch.js';
 import { STATUS } from './messages.js';
 import { who } from './people.js';
 import { RULE_ACTION_IDS, ruleLine } from './rule-message.js';
@@ -71,7 +71,8 @@ const reviewLine = ({ review, task }: { review: Review; task: Task }, links: Thr
     `:raised_hand: *${taskWords(task)}*`,
     threadLink(task, links),
     channelOf(task),
-    `${escapeMrkdwn(truncate(review.request.title, LISTED_TITLE_MAX))} (round ${review.request.round})`,
+    // Whole (a title holds at most 150 characters): a checkbox of the list approves what it shows.
+    `${escapeMrkdwn(review.request.title)} (round ${review.request.round})`,
   ]
     .filter(Boolean)
     .join(' · ') + listedBody(review);
