@@ -65,7 +65,7 @@ describe('a declared workflow (examples/declared/release-notes.yml)', () => {
     const ended = await t.h.waitFor(task.id, (x) => x.status !== 'working' && x.status !== 'waiting');
     expect([ended.status, ended.statusReason]).toEqual([
       'stopped',
-      'stopped at the revision limit of the final stage',
+      'revision limit of the final stage reached',
     ]);
   });
 });
@@ -96,7 +96,7 @@ describe('the proposal structure, declared (examples/declared/proposal.yml)', ()
     const ended = await proposal.h.waitFor(task.id, (x) => x.status !== 'working' && x.status !== 'waiting');
     expect([ended.status, ended.statusReason]).toEqual([
       'stopped',
-      'stopped at the revision limit of the reviews stage',
+      'revision limit of the reviews stage reached',
     ]);
     await proposal.h.shown(task.id);
     const chair = proposal.h.delivered.filter(

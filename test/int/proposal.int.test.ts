@@ -106,7 +106,7 @@ describe('proposal', () => {
     const done = await t.h.waitFor(task.id, (x) => x.status !== 'working' && x.status !== 'waiting');
     // Not a green "Done": it ended without approval.
     expect(done.status).toBe('stopped');
-    expect(done.statusReason).toBe('stopped at the revision limit (3 drafts) without approval');
+    expect(done.statusReason).toBe('revision limit reached: 3 drafts');
     await t.h.shown(task.id);
     expect(said(task.id).at(-1)?.text).toContain('the limit is 3');
   });

@@ -233,7 +233,7 @@ export function declaredWorkflow(name: string, description?: string): WorkflowDe
       if (values.outcome === 'stopped')
         return {
           status: 'stopped',
-          reason: `stopped at the revision limit of the ${values.stoppedAt} stage`,
+          reason: `revision limit of the ${values.stoppedAt} stage reached`,
         };
       return { status: 'done' };
     },

@@ -298,7 +298,7 @@ export const proposalWorkflow: WorkflowDefinition = {
     if (values.outcome === 'max_revisions') {
       return {
         status: 'stopped',
-        reason: `stopped at the revision limit (${values.revisions} drafts) without approval`,
+        reason: `revision limit reached: ${values.revisions} drafts`,
       };
     }
     return { status: 'done', reason: 'approved' };
