@@ -214,7 +214,7 @@ export function createDecisions(deps: DecisionDeps) {
         if (invalidNow) return { refused: 'invalid_decision', message: invalidNow, review: current };
         return { review: (await countEdit(db, current, decision)) ?? current, task, counted: true };
       }
-      const seat = seatFor(current.settings, task, input.actor, current.approvals);
+      const seat = seatFor(current.settings, task, actor, current.approvals);
       const approval = {
         by: input.actor.id,
         at: decision.at,
