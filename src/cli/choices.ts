@@ -4,6 +4,10 @@
  */
 import type { Review } from '../engine/index.js';
 
+/** "The query to search instead" → "the query to search instead" within a sentence ("SQL" stays). */
+const lowerFirst = (text: string) =>
+  /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+
 export function choicesOf(review: Review): string {
   const r = review.request;
   const word = (action: keyof typeof r.labels, fallback: string) =>
@@ -18,7 +22,11 @@ export function choicesOf(review: Review): string {
         ? `type the arguments as one line of JSON to ${word('edit', 'edit')} (that approves them)`
         : `"edit" to ${word('edit', 'edit')}`
       : undefined,
-    r.actions.includes('revise') ? `type feedback to ${word('revise', 'revise')}` : undefined,
+    r.actions.includes('revise')
+      ? r.feedbackLabel
+        ? `type ${lowerFirst(r.feedbackLabel)}`
+        : `type feedback to ${word('revise', 'revise')}`
+      : undefined,
     r.actions.includes('reject') ? `"reject" to ${word('reject', 'reject')}` : undefined,
     // Where the config file sets alwaysAllow (the review keeps it): approve and propose a rule.
     r.actions.includes('approve') && review.settings.alwaysAllow

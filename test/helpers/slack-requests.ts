@@ -70,6 +70,8 @@ export function click(
   messageTs: string,
   threadTs?: string,
   channel = 'C0WORK',
+  /** The button's label, as Slack sends it with the click (`actions[].text`). */
+  text?: string,
 ) {
   return payloadBody({
     type: 'block_actions',
@@ -91,6 +93,7 @@ export function click(
         action_id: actionId,
         block_id: 'review',
         value,
+        ...(text ? { text: { type: 'plain_text', text, emoji: true } } : {}),
         action_ts: String(Date.now() / 1000),
       },
     ],

@@ -31,8 +31,13 @@ const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
 
 const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
 const button = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id);
-const clickOn = (card: Post, thread: string, id: string, user = 'U0BOB') =>
-  postSigned(file.events, click(user, id, button(card, id)?.value ?? '', tsOf(card), thread));
+const clickOn = (card: Post, thread: string, id: string, user = 'U0BOB') => {
+  const pressed = button(card, id) as { value?: string; text?: { text?: string } } | undefined;
+  return postSigned(
+    file.events,
+    click(user, id, pressed?.value ?? '', tsOf(card), thread, undefined, pressed?.text?.text),
+  );
+};
 
 describe('goal-plan in Slack', () => {
   it('refine the goal three times in the thread, accept, modify the plan in the modal, approve: it runs', async () => {
@@ -161,14 +166,22 @@ describe('redirect in Slack', () => {
 });
 
 describe('proposal in Slack', () => {
-  it('a typed query overrides the generated one; parallel reviews; stops at the revision limit', async () => {
+  it('a query typed in "Use my query" (its box asks for the query, not a change) overrides the generated one; parallel reviews; stops at the revision limit', async () => {
     await postSigned(file.events, commandBody('proposal solar microgrids'));
     const thread = tsOf(await until('root', () => rootOf('solar microgrids')));
     const query = await until('query card', () => cardsIn(thread)[0]);
     expect(JSON.stringify(buttons(query))).toContain('Use my query');
-    await postSigned(file.events, threadMessage('U0BOB', 'revise: microgrid battery sizing', thread), {
-      json: true,
-    });
+    const from = slack.callsOf('views.open').length;
+    await clickOn(query, thread, 'signoff_revise');
+    const opened = await until('the query modal', () => slack.callsOf('views.open')[from]);
+    const view = opened.view as { title: { text: string }; private_metadata: string; blocks: unknown[] };
+    expect(view.title.text).toBe('Use my query');
+    expect(JSON.stringify(view.blocks)).toContain('The query to search instead');
+    expect(JSON.stringify(view.blocks)).not.toContain('What should change?');
+    await postSigned(
+      file.events,
+      reviseSubmission('U0BOB', view.private_metadata, 'microgrid battery sizing'),
+    );
     const search = await until('search in the thread', () =>
       inThread(thread).find((p) => p.text.includes('Search:')),
     );

@@ -35,6 +35,8 @@ describe('toReviewRequest', () => {
     ],
     ['a kind that is no checkpoint name', { kind: 'Payment Review!', title: 'Pay?', body: 'Pay Bob' }],
     ['labels too long', { title: 'Pay?', body: '', labels: { approve: 'A'.repeat(80) }, actions: ['nope'] }],
+    ['a feedback label too long', { title: 'Query?', body: '', feedbackLabel: `  ${'q'.repeat(300)}` }],
+    ['a feedback label not text', { title: 'Query?', body: '', feedbackLabel: { text: 'query' } }],
     ['nothing at all', undefined],
     ['a string', 'approve this?'],
   ])('never throws and always validates: %s', (_what, value) => {
@@ -51,6 +53,19 @@ describe('toReviewRequest', () => {
         },
       ),
     );
+  });
+
+  it("a workflow's feedbackLabel (what the words typed for revise are) is kept, trimmed to 100 characters", () => {
+    expect(
+      toReviewRequest({ title: 'Search?', body: '', feedbackLabel: ' The query to search instead ' })
+        .feedbackLabel,
+    ).toBe('The query to search instead');
+    expect(
+      toReviewRequest({ title: 'Search?', body: '', feedbackLabel: 'q'.repeat(300) }).feedbackLabel,
+    ).toHaveLength(100);
+    expect(
+      toReviewRequest({ title: 'Search?', body: '', feedbackLabel: '   ' }).feedbackLabel,
+    ).toBeUndefined();
   });
 
   it('a long title is cut and given whole in the body; a long body is cut with a note and cannot be approved', () => {

@@ -88,21 +88,34 @@ export function reviseModal(
   title: string,
   maxLength: number,
   fields: ModalField[] = [],
+  /** Where the workflow's words ask for something else than a change (`feedbackLabel`), and its button's name. */
+  asked?: { ask: string; button?: string },
 ): types.View {
   const editing = fields.length > 0;
   const deciding = fields.some((f) => f.choices);
+  const heading = deciding
+    ? 'Decide each call'
+    : editing
+      ? 'Edit before it runs'
+      : asked?.button
+        ? truncate(neutralizePlain(asked.button), 24)
+        : 'Ask for a revision';
   return {
     type: 'modal',
     callback_id: REVISE_VIEW,
     private_metadata: reviseMetadata(meta),
-    title: {
-      type: 'plain_text',
-      text: deciding ? 'Decide each call' : editing ? 'Edit before it runs' : 'Ask for a revision',
-    },
+    title: { type: 'plain_text', text: heading },
     submit: { type: 'plain_text', text: 'Send' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
-      { type: 'section', text: { type: 'plain_text', text: truncate(neutralizePlain(title), 2000) } },
+      ...(asked
+        ? []
+        : [
+            {
+              type: 'section' as const,
+              text: { type: 'plain_text' as const, text: truncate(neutralizePlain(title), 2000) },
+            },
+          ]),
       ...fields.map(fieldBlock),
       {
         type: 'input',
@@ -114,7 +127,9 @@ export function reviseModal(
             ? 'Message for the calls you reject (optional)'
             : editing
               ? 'Note (optional)'
-              : 'What should change?',
+              : asked
+                ? truncate(neutralizePlain(asked.ask), 2000)
+                : 'What should change?',
         },
         element: {
           type: 'plain_text_input',

@@ -303,7 +303,12 @@ export function reviewCard(
     type: 'button' as const,
     action_id: ACTION_IDS[action],
     text: { type: 'plain_text' as const, text: label(action), emoji: true },
-    value: buttonValue(review),
+    // Revise's modal opens before the review is read (the click's trigger lives 3 s): what its
+    // box asks comes with the click.
+    value:
+      action === 'revise' && r.feedbackLabel
+        ? JSON.stringify({ ...JSON.parse(buttonValue(review)), ask: r.feedbackLabel })
+        : buttonValue(review),
     ...(action === 'approve' ? { style: 'primary' as const } : {}),
     ...(action === 'reject'
       ? {

@@ -22,6 +22,8 @@ export const buttonValueSchema = z.object({
   task: z.string().min(1).max(300),
   /** The hash of the content the card showed (cards posted before it existed carry none). */
   h: z.string().max(64).optional(),
+  /** Revise's only: what its box asks, where the workflow says (`feedbackLabel`). */
+  ask: z.string().max(100).optional(),
 });
 export type ButtonValue = z.infer<typeof buttonValueSchema>;
 

@@ -122,6 +122,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         round: s.cycle,
         actions: ['approve', 'revise'],
         labels: { approve: 'Continue', revise: 'Use my query' },
+        feedbackLabel: 'The query to search instead',
       });
       const typed = d.action === 'revise' ? (d.feedback?.trim() ?? '') : '';
       if (!typed) return {};

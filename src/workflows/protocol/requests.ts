@@ -115,6 +115,11 @@ export const reviewRequestSchema = z.object({
     .default([...DEFAULT_ACTIONS]),
   /** Button labels where the workflow's words differ (e.g. approve → "Accept goal"). */
   labels: z.partialRecord(z.enum(ACTIONS), z.string().min(1).max(30)).default({}),
+  /**
+   * What the words typed for `revise` are, where they are not feedback on the content (a
+   * proposal's "The query to search instead"): the Revise box's label, and the terminal's prompt.
+   */
+  feedbackLabel: z.string().min(1).max(100).optional(),
   round: z.number().int().min(1).default(1),
   /** What Edit asks (a tool call's decision and arguments, per call): at most 10 calls' worth. */
   fields: z.array(reviewFieldSchema).max(20).default([]),

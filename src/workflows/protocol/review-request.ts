@@ -23,6 +23,7 @@ import { fromStandard } from './standard-interrupts.js';
 const UNTITLED = 'The workflow asks for your review';
 const TITLE_MAX = 150;
 const LABEL_MAX = 30;
+const FEEDBACK_LABEL_MAX = 100;
 /**
  * The schema's own limit (protocol.ts): a standard interrupt's Edit form has up to two fields a call (its
  * decision and its arguments) for up to ten calls, and a modal of 20 fields and two more blocks
@@ -120,6 +121,10 @@ function shortened(value: Record<string, unknown>): ReviewRequest {
     body: lead ? `${lead}\n\n${body}` : body,
     actions,
     labels: fitLabels(v.labels),
+    feedbackLabel:
+      typeof v.feedbackLabel === 'string' && v.feedbackLabel.trim()
+        ? v.feedbackLabel.trim().slice(0, FEEDBACK_LABEL_MAX)
+        : undefined,
     round: Number.isInteger(v.round) && (v.round as number) >= 1 ? v.round : 1,
     fields,
     origin: v.origin,

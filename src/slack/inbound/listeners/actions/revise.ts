@@ -44,7 +44,10 @@ export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit'
     const opened = await client.views
       .open({
         trigger_id: body.trigger_id,
-        view: action === 'revise' ? reviseModal(meta, REVISE_TEXT, 3000) : editLoading(),
+        view:
+          action === 'revise'
+            ? reviseModal(meta, REVISE_TEXT, 3000, [], asked(value.data?.ask, button))
+            : editLoading(),
       })
       .catch((err) => {
         deps.logger.warn({ err, action }, 'Slack did not open the revise modal');
@@ -67,6 +70,13 @@ export function createReviseAction(deps: ListenerDeps, action: 'revise' | 'edit'
       );
     }
   };
+}
+
+/** What the Revise box asks where the card's button says (a proposal's query), with the button's name. */
+function asked(ask: string | undefined, button: ButtonArgs['action']) {
+  if (!ask) return undefined;
+  const text = (button as { text?: { text?: unknown } }).text?.text;
+  return { ask, ...(typeof text === 'string' && text ? { button: text } : {}) };
 }
 
 /**
