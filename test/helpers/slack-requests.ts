@@ -282,7 +282,8 @@ export const threadMessage = (
   user: string,
   text: string,
   threadTs: string,
-  o: { broadcast?: boolean } = {},
+  /** `ts`: the message's own (Slack delivers a message written a while ago with its ts of then). */
+  o: { broadcast?: boolean; ts?: string } = {},
 ) =>
   eventCallback({
     type: 'message',
@@ -291,7 +292,7 @@ export const threadMessage = (
     channel_type: 'channel',
     user,
     text,
-    ts: `${Date.now() / 1000}`,
+    ts: o.ts ?? `${Date.now() / 1000}`,
     thread_ts: threadTs,
   });
 

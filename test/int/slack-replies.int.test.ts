@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { COULD_NOT_RECORD } from '../../src/slack/inbound/deps.js';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
 import { plainCardKey, recordPost } from '../../src/slack/shared/posts.js';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { commandBody, ephemeralClick, postSigned, threadMessage } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
@@ -31,6 +32,10 @@ workflows:
     module: ./test/fixtures/asks.ts
     checkpoints:
       review: { reviewers: [U0BOB] }
+  priced:
+    module: ./test/fixtures/asks.ts
+    checkpoints:
+      review: { reviewers: [U0BOB, U0CAT], approvals: 2 }
 `;
 
 const file = slackPerFile('slack_replies', { yaml });
@@ -163,6 +168,38 @@ describe('a reply at a review (replies: ask, the default)', () => {
     // The closed review: a late tap is refused, in the engine's words.
     await tap(catAgain, 'signoff_reply_revise');
     await until('refused', () => replaced(catAgain).find((t) => t.includes('This review is closed')));
+  });
+
+  it('a reply written before an edit was counted gets a question with no Approve (it was about the old content), saying who edited it; one written after gets Approve', async () => {
+    const { thread } = await startTask('priced priced launch plan');
+    const [review] = await file.service.signoff.engine.reviews(taskOf(thread));
+    if (!review) throw new Error('no review');
+    const writtenBefore = `${Date.now() / 1000 - 5}`;
+    // Bob edits the price: his edit counts as his approval, and the card now shows it.
+    await file.service.signoff.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      action: 'edit',
+      values: { price: '12' },
+      contentHash: contentHash(review.request),
+    });
+    // Cat's reply, written before the edit, reaches signoff after it.
+    await postSigned(file.events, threadMessage('U0CAT', 'fine by me', thread, { ts: writtenBefore }), {
+      json: true,
+    });
+    const old = await until('the question on the old content', () => ephemeralsIn(thread, 'U0CAT')[0]);
+    expect(questionButtons(old).map((b) => b.action_id)).not.toContain('signoff_reply_approve');
+    expect(JSON.stringify(old.blocks)).toContain('<@U0BOB> edited it after your reply');
+
+    await reply('U0CAT', 'the new price is fine', thread);
+    const now = await until('the question on the edited content', () => ephemeralsIn(thread, 'U0CAT')[1]);
+    expect(questionButtons(now).map((b) => b.action_id)).toContain('signoff_reply_approve');
+    expect(JSON.stringify(now.blocks)).not.toContain('edited it after your reply');
+    await tap(now, 'signoff_reply_approve');
+    await until('decided', async () => {
+      const [r] = await file.service.signoff.engine.reviews(taskOf(thread));
+      return r?.status === 'decided' ? r : undefined;
+    });
   });
 
   it('"Revise with it" sends the whole reply as feedback: the next round has it', async () => {

@@ -8,6 +8,7 @@ import type { types } from '@slack/bolt';
 import type { Action, Review } from '../../engine/index.js';
 import { answeredWithWords } from '../../engine/index.js';
 import type { SlackMessage } from './messages.js';
+import { who } from './people.js';
 import { buttonValue } from './review-card.js';
 import { escapeMrkdwn, LIMITS, neutralizePlain, truncate } from './text.js';
 
@@ -77,6 +78,14 @@ function label(review: Review, choice: QuestionChoice): string {
   }
 }
 
+/**
+ * Whether the review's content was edited after the reply was written (its Slack ts): an edit
+ * counted towards a quorum changes what an approval approves, and the reply was about what the
+ * card showed before. Its question then offers no approval (the card's buttons show the edit).
+ */
+export const editedSince = (review: Review, replyTs: string) =>
+  review.request.edit !== undefined && Date.parse(review.request.edit.at) > Number(replyTs) * 1000;
+
 /** What a reject does, said in its confirm dialog (as on the card, Slack asks before it is sent). */
 function rejectConfirm(review: Review) {
   const title = neutralizePlain(review.request.title);
@@ -114,7 +123,10 @@ export function replyQuestion(
   const tooLong = fitsAsWords(review, reply.text)
     ? ''
     : ` Your reply is too long to send as is (${count(reply.text.trim().length)} characters; this review takes at most ${count(review.settings.feedback.maxLength)}): to send it, shorten it and reply again.`;
-  const text = `:speech_balloon: You replied while *${title}* waits for a decision:\n${quoted(reply.text)}\n${what}${tooLong}${isToolCall(review) && choices.length ? ' Or:' : ''}`;
+  const edited = editedSince(review, reply.ts)
+    ? ` ${who(review.request.edit?.by ?? '')} edited it after your reply: to approve it as it is now, look at the card and use its buttons.`
+    : '';
+  const text = `:speech_balloon: You replied while *${title}* waits for a decision:\n${quoted(reply.text)}\n${what}${edited}${tooLong}${isToolCall(review) && choices.length ? ' Or:' : ''}`;
   const value = questionValue(review, reply.ts);
   const button = (choice: QuestionChoice) => ({
     type: 'button' as const,
