@@ -52,6 +52,23 @@ describe('audience', () => {
     expect(await a.sees('U0ANN', taskIn('G0PRIV'))).toBe(false);
   });
 
+  it("asks a DM's members once a day, not once a minute: a DM is the app and one person for good", async () => {
+    slack.members = { D0ANN: ['U0ANN', 'U0BOT'], C0WORK: ['U0ANN'] };
+    const { a, later } = audience();
+    const before = asked();
+    expect((await a.among('U0ANN', ['D0ANN', 'C0WORK'])).seen).toEqual(['D0ANN', 'C0WORK']);
+    const first = asked() - before;
+    later(30 * 60_000);
+    expect(await a.sees('U0ANN', taskIn('D0ANN'))).toBe(true);
+    expect(await a.sees('U0BOB', taskIn('D0ANN'))).toBe(false);
+    expect(await a.sees('U0ANN', taskIn('C0WORK'))).toBe(true);
+    // Half an hour on: the channel was asked again, the DM was not.
+    expect(asked() - before).toBe(first + 1);
+    later(24 * 60 * 60_000);
+    expect(await a.sees('U0ANN', taskIn('D0ANN'))).toBe(true);
+    expect(asked() - before).toBe(first + 2);
+  });
+
   it('shows nothing when Slack cannot say, and asks again next time', async () => {
     slack.members = { G0PRIV: ['U0ANN'] };
     const { a } = audience();

@@ -13,7 +13,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Task } from '../../engine/index.js';
 import { isSignoffError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { SlackOrigin } from '../shared/origin.js';
+import { isDirectMessage, type SlackOrigin } from '../shared/origin.js';
 
 /** What Slack shows after the app's name while agents work ("signoff is working on it…"). */
 export const WORKING_STATUS = 'is working on it…';
@@ -23,9 +23,6 @@ export const LOADING_MESSAGES = [
   'The agents are working on your task…',
   'A review card comes here when they need you…',
 ];
-
-/** A direct message with the app (the Messages tab): Slack's ids of DMs start with D. */
-export const isDirectMessage = (channel: string) => channel.startsWith('D');
 
 /**
  * Shows the task's thread as thinking while the task is `working`, and clears it otherwise. Only

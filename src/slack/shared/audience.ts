@@ -10,12 +10,17 @@
 import type { WebClient } from '@slack/web-api';
 import type { Task } from '../../engine/index.js';
 import type { Logger } from '../../logger.js';
-import { slackOriginSchema } from './origin.js';
+import { isDirectMessage, slackOriginSchema } from './origin.js';
 import { ttlCache } from './ttl-cache.js';
 import type { UserChannels } from './user-channels.js';
 
 /** How long a channel's members are trusted: someone removed stops seeing it within this. */
 export const MEMBERS_TTL_MS = 60_000;
+/**
+ * How long a DM's are: a DM (an id starting with D) is the app and one person for as long as it
+ * exists, so its members never change; a day keeps the cache from holding every DM for ever.
+ */
+export const DM_MEMBERS_TTL_MS = 86_400_000;
 
 export interface Audience {
   /** The members of the task's channel (none for a task not in one); throws when Slack cannot say. */
@@ -60,7 +65,10 @@ export function createAudience(deps: {
     return members;
   };
   // A failed answer is not kept: the next look asks again.
-  const inChannel = ttlCache(ask, { ttlMs: deps.ttlMs ?? MEMBERS_TTL_MS, now: deps.now ?? Date.now });
+  const now = deps.now ?? Date.now;
+  const ofChannel = ttlCache(ask, { ttlMs: deps.ttlMs ?? MEMBERS_TTL_MS, now });
+  const ofDm = ttlCache(ask, { ttlMs: DM_MEMBERS_TTL_MS, now });
+  const inChannel = (channel: string) => (isDirectMessage(channel) ? ofDm(channel) : ofChannel(channel));
 
   const seesChannel = async (user: string, channel: string): Promise<boolean> => {
     try {
@@ -123,12 +131,12 @@ export function createAudience(deps: {
   const among = async (user: string, places: readonly string[]): Promise<Among> => {
     // The channels someone is in (users.conversations) leave out DMs: a task of the Messages tab
     // lives in one, whose members are asked of it.
-    const dms = places.filter((p) => p.startsWith('D'));
+    const dms = places.filter(isDirectMessage);
     const [ofDms, ofChannels] = await Promise.all([
       oneByOne(user, dms),
       inChannels(
         user,
-        places.filter((p) => !p.startsWith('D')),
+        places.filter((p) => !isDirectMessage(p)),
       ),
     ]);
     const seen = new Set([...ofDms.seen, ...ofChannels.seen]);

@@ -21,6 +21,9 @@ export const slackOriginSchema = z.object({
 });
 export type SlackOrigin = z.infer<typeof slackOriginSchema>;
 
+/** A direct message with the app (the Messages tab): Slack's ids of DMs start with D. */
+export const isDirectMessage = (channel: string) => channel.startsWith('D');
+
 /** The task's root message (the one whose status, plan and buttons are edited): `root`, else the thread's first. */
 export const rootOf = (origin: SlackOrigin): { channel: string; ts: string } => ({
   channel: origin.channel,
