@@ -175,6 +175,7 @@ export class FakeSlack extends SlackFaults {
   });
   /** The Messages tab's prompts and threads' thinking status (fake-slack-assistant.ts). */
   readonly agentView = new FakeAgentView(
+    this.now,
     (channel) => this.hasChannel(channel),
     (channel, ts) => this.messages.some((m) => m.channel === channel && m.ts === ts),
   );
@@ -195,7 +196,8 @@ export class FakeSlack extends SlackFaults {
 
   /**
    * Slack's clock moves on by `ms` (without waiting): response URLs handed out before are that much
-   * older (spent after 30 minutes), trigger ids too, and rate limits have refilled as they would.
+   * older (spent after 30 minutes), trigger ids too, a thread's thinking status (gone two minutes
+   * after it was set), and rate limits have refilled as they would.
    */
   later(ms: number): void {
     this.ahead += ms;

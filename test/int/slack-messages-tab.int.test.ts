@@ -449,4 +449,22 @@ describe('the fake Slack’s agent view keeps to Slack’s reference', () => {
     await call('chat.postMessage', { channel: 'D0BOB', thread_ts: ts, text: 'done' });
     expect(slack.agentView.statusOf('D0BOB', ts)).toBe('');
   });
+
+  it('drops a status two minutes after it was set when no message followed, and not before', async () => {
+    const method = 'assistant.threads.setStatus';
+    const ts = slack.said('D0BOB', 'U0BOB', 'a long one');
+    expect(await call(method, { channel_id: 'D0BOB', thread_ts: ts, status: 'is working' })).toEqual({
+      ok: true,
+    });
+    slack.later(119_000);
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('is working');
+    slack.later(1_000);
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('');
+    // Set again, it shows for two more minutes.
+    expect(await call(method, { channel_id: 'D0BOB', thread_ts: ts, status: 'is working' })).toEqual({
+      ok: true,
+    });
+    slack.later(90_000);
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('is working');
+  });
 });
