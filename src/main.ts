@@ -41,7 +41,7 @@ import { scenarioModels } from './llm/scenario-models.js';
 import type { Logger } from './logger.js';
 import { serveStdio } from './mcp/stdio.js';
 import { createMcpServer } from './mcp/tools.js';
-import { slackEngineParts } from './slack/engine-parts.js';
+import { slackEngineParts, type ThinkingClock } from './slack/engine-parts.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
 import {
   type AfterAckClock,
@@ -227,6 +227,8 @@ export interface SlackService extends SlackSurface {
 export interface SlackOptions extends OpenOptions {
   /** Where the work after an ack reads the time (tests move it); real time by default. */
   afterAckClock?: AfterAckClock;
+  /** When a run sets its DM thread's thinking status again (tests move it); real time by default. */
+  thinkingClock?: ThinkingClock;
   /** How often an MCP call waiting for a decision says so (tests shorten it). */
   mcpProgressEveryMs?: number;
   /** How long an MCP call that hears no progress waits before answering pending (tests shorten it). */

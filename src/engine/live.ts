@@ -31,10 +31,10 @@ export function openLive(
   lives: Partial<Record<Task['surface'], LiveView>> | undefined,
   task: Task,
   lease: { held(): boolean },
-  unshown: LiveRunInfo['unshown'],
+  reads: Pick<LiveRunInfo, 'unshown' | 'status'>,
 ): { view: LiveRun; id: string } | undefined {
   const id = randomUUID();
-  const view = lives?.[task.surface]?.open(task, { id, held: () => lease.held(), unshown });
+  const view = lives?.[task.surface]?.open(task, { id, held: () => lease.held(), ...reads });
   return view && { view, id };
 }
 
@@ -42,6 +42,11 @@ export interface LiveRunInfo {
   id: string;
   held(): boolean;
   unshown(): Promise<(string | null)[]>;
+  /**
+   * The task's status as the database has it now: a cancel or a redirect changes it while the run
+   * still goes (its abort comes after), so what a surface shows of the run checks it here.
+   */
+  status(): Promise<Task['status'] | undefined>;
 }
 
 export interface LiveRun {

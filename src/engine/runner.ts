@@ -89,7 +89,10 @@ export function createRunner(deps: RunnerDeps): Runner {
 
   /** What the task's surface shows of this run while it goes (live.ts), if it shows anything. */
   const liveView = (task: Task, lease: Lease) =>
-    openLive(deps.lives, task, lease, () => saidNotShown(pool, task.id));
+    openLive(deps.lives, task, lease, {
+      unshown: () => saidNotShown(pool, task.id),
+      status: async () => (await getTask(pool, task.id))?.status,
+    });
 
   /**
    * The task and its decisions not yet applied are read once the lease is held, so they include

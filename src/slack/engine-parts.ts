@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import { createDeliveryClient } from './outbound/delivery-client.js';
 import { createSlackSink } from './outbound/sink.js';
 import { createSlackLive, type SlackLive } from './outbound/streams.js';
+import { keepThinking, type ThinkingClock } from './outbound/thinking-keeper.js';
 import { boltLogger } from './shared/bolt-logger.js';
 import { createDirectory, type Directory } from './shared/directory.js';
 import { slackGroups } from './shared/groups.js';
@@ -19,6 +20,8 @@ import { createLimitedFetch } from './shared/limited-fetch.js';
 import { quickClient } from './shared/quick-client.js';
 import { createRateLimits } from './shared/rate-limits.js';
 import { createStandingStore } from './shared/standing-store.js';
+
+export type { ThinkingClock };
 
 /**
  * Two quick retries of a repeatable Web API call Slack did not answer (never of a post; see
@@ -39,29 +42,36 @@ export interface SlackEngineParts {
   directory(db: Database): Directory;
 }
 
-/** `clock`: the engine's; how long Slack's answers about people are kept goes by it too. */
+/**
+ * `clock`: the engine's; how long Slack's answers about people are kept goes by it too.
+ * `thinkingClock`: when a run sets its DM thread's thinking status again (tests move it).
+ */
 export function slackEngineParts(
   slack: NonNullable<Config['slack']>,
-  deps: { logger: Logger; clock?: Clock },
+  deps: { logger: Logger; clock?: Clock; thinkingClock?: ThinkingClock },
 ): SlackEngineParts {
   const { logger } = deps;
   let directory: Directory | undefined;
   let live: SlackLive | undefined;
   // One per process: the sink hands a stream's message over from the runs this process streams.
   const liveOf = (db: Database): SlackLive => {
-    live ??= createSlackLive({
-      // Its own calls keep to Slack's limits by taking their slots first (streams.ts), so its
-      // client neither waits for a 429 nor retries: a stream's words are never sent twice.
-      client: new WebClient(slack.botToken, {
-        ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
-        logger: boltLogger(logger),
-        rejectRateLimitedCalls: true,
-        retryConfig: { retries: 0 },
-        timeout: DELIVERY_TIMEOUT_MS,
-      }),
-      pool: db.pool,
-      limits: createRateLimits(db.pool),
+    if (live) return live;
+    // Its own calls keep to Slack's limits by taking their slots first (streams.ts), so its
+    // client neither waits for a 429 nor retries: a stream's words are never sent twice.
+    const client = new WebClient(slack.botToken, {
+      ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+      logger: boltLogger(logger),
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      timeout: DELIVERY_TIMEOUT_MS,
+    });
+    const limits = createRateLimits(db.pool);
+    // A run of a DM task also keeps its thread's thinking status up (Slack drops it after 2 min).
+    live = keepThinking(createSlackLive({ client, pool: db.pool, limits, logger }), {
+      client,
+      limits,
       logger,
+      clock: deps.thinkingClock,
     });
     return live;
   };

@@ -9,7 +9,9 @@
  * - `assistant.threads.setStatus`: `channel_id`, `thread_ts` and `status` required (an empty
  *   status clears it); `loading_messages` at most 10. `channel_not_found` for an unknown channel,
  *   `invalid_thread_ts` for a thread that channel does not have. Slack clears a status by itself
- *   when the app posts in the thread (and two minutes after it was set, which no test waits for).
+ *   when the app posts in the thread, and "a two minute timeout applies, which will cause the
+ *   status to be removed if no message has been sent": two minutes after it was set, by Slack's
+ *   clock (the fake's `now`, which a test moves on with `later`), it is gone.
  *
  * A required argument missing, or one of the wrong shape, is `invalid_arguments`, as Slack answers.
  */
@@ -24,16 +26,21 @@ export interface ThreadStatus {
   loading_messages?: string[];
 }
 
+/** How long Slack shows a status that no message followed. */
+export const STATUS_TIMEOUT_MS = 120_000;
+
 const isText = (v: unknown): v is string => typeof v === 'string';
 const INVALID = { ok: false, error: 'invalid_arguments' } as const;
 
 export class FakeAgentView {
   /** The prompts each channel's Messages tab shows now. */
   readonly prompts = new Map<string, Prompts>();
-  /** Each thread's status as shown now (`channel:thread_ts`); absent or '' when none. */
-  private statuses = new Map<string, ThreadStatus>();
+  /** Each thread's status as last set (`channel:thread_ts`), and when; absent or '' when none. */
+  private statuses = new Map<string, ThreadStatus & { at: number }>();
 
   constructor(
+    /** Slack's time now (ms since the epoch). */
+    private readonly now: () => number,
     /** Whether Slack has the channel (for the bot). */
     private readonly hasChannel: (channel: string) => boolean,
     /** Whether the channel has a message with this ts (a thread's root). */
@@ -65,6 +72,7 @@ export class FakeAgentView {
     if (!this.hasChannel(channel)) return { ok: false, error: 'channel_not_found' };
     if (!this.hasMessage(channel, thread)) return { ok: false, error: 'invalid_thread_ts' };
     this.statuses.set(`${channel}:${thread}`, {
+      at: this.now(),
       status,
       ...(status && loading ? { loading_messages: loading as string[] } : {}),
     });
@@ -76,8 +84,10 @@ export class FakeAgentView {
     if (thread) this.statuses.delete(`${channel}:${thread}`);
   }
 
-  /** The thread's status as shown now ('' when none). */
+  /** The thread's status as shown now ('' when none, or when two minutes passed since it was set). */
   statusOf(channel: string, thread: string): string {
-    return this.statuses.get(`${channel}:${thread}`)?.status ?? '';
+    const shown = this.statuses.get(`${channel}:${thread}`);
+    if (!shown || this.now() - shown.at >= STATUS_TIMEOUT_MS) return '';
+    return shown.status;
   }
 }

@@ -2,8 +2,10 @@
  * Slack's cursor pagination, as the fake answers it ("Pagination" in Slack's docs): a page holds at
  * most `limit` items (each method has its default and its most), `response_metadata.next_cursor`
  * is an opaque string that names the next page ('' on the last), and a cursor Slack did not hand
- * out for this very listing is `invalid_cursor`. A client that reads one page, or makes up a
- * cursor, is caught.
+ * out for this very listing is `invalid_cursor`. "It's possible to receive fewer results than your
+ * specified limit, even when there are additional results to retrieve": a listing given `shorter`
+ * holds fewer (never none, so that every cursor moves on). A client that reads one page, takes a
+ * short page for the last, or makes up a cursor, is caught.
  */
 
 export interface PageRule {
@@ -24,15 +26,22 @@ const cursorFor = (listing: string, from: number) =>
   Buffer.from(`${listing}|next:${from}`, 'utf8').toString('base64');
 
 /**
+ * How many items a page holds when `limit` were asked (and allowed): Slack may answer fewer, with
+ * more to come. At least 1 is kept whatever it says.
+ */
+export type ShortPages = (limit: number) => number;
+
+/**
  * The page of `items` that `args` (`limit`, `cursor`) asks for, within `listing` (the method and
  * what it lists, e.g. `conversations.members:C0WORK`): the page and the page's metadata, or Slack's
- * error.
+ * error. `shorter`: how many a page holds of the `limit` asked (all of them without it).
  */
 export function pageOf<T>(
   items: T[],
   args: Record<string, unknown>,
   listing: string,
   rule: PageRule,
+  shorter?: ShortPages,
 ):
   | { page: T[]; meta: { has_more: boolean; response_metadata: { next_cursor: string } } }
   | { error: string } {
@@ -48,25 +57,30 @@ export function pageOf<T>(
       return { error: 'invalid_cursor' };
     from = Number(match[2]);
   }
-  const page = items.slice(from, from + limit);
-  const more = from + limit < items.length;
+  const holds = shorter ? Math.max(1, Math.min(limit, Math.floor(shorter(limit)))) : limit;
+  const page = items.slice(from, from + holds);
+  const more = from + holds < items.length;
   return {
     page,
     meta: {
       has_more: more,
-      response_metadata: { next_cursor: more ? cursorFor(listing, from + limit) : '' },
+      response_metadata: { next_cursor: more ? cursorFor(listing, from + holds) : '' },
     },
   };
 }
 
-/** A page of messages as conversations.history and .replies answer it (metadata only when asked). */
+/**
+ * A page of messages as conversations.history and .replies answer it (metadata only when asked),
+ * holding as many as `shorter` says of the `limit` asked.
+ */
 export function listMessages(
   messages: { metadata?: unknown }[],
   args: Record<string, unknown>,
   listing: string,
   rule: PageRule,
+  shorter: ShortPages,
 ): object {
-  const listed = pageOf(messages, args, listing, rule);
+  const listed = pageOf(messages, args, listing, rule, shorter);
   if ('error' in listed) return { ok: false, error: listed.error };
   const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
   return {

@@ -12,7 +12,8 @@
  * off its rules (fake-slack-streams.ts: recipients, one mode, sizes, chunks, sealed after 300 s, a
  * person's Stop, no edit while it streams), the Messages tab's suggested prompts and a thread's
  * thinking status off theirs (fake-slack-assistant.ts). Lists come in pages with
- * opaque cursors (fake-slack-pages.ts); `users.conversations` lists a person's channels where the bot
+ * opaque cursors (fake-slack-pages.ts), a channel's or a thread's messages in pages shorter than
+ * asked with more to come (`messagesPerPage`); `users.conversations` lists a person's channels where the bot
  * is too, public or private (fake-slack-channels.ts). It keeps Slack's published rate limits (429 with
  * Retry-After past a method's tier, or a channel's posts), and answers 429 when told to; its faults
  * (fake-slack-faults.ts) include a call carried out and answered late. Clicks carry response URLs
@@ -25,7 +26,14 @@ import type { AddressInfo } from 'node:net';
 import { FakeAgentView } from './fake-slack-assistant.js';
 import { usersConversations } from './fake-slack-channels.js';
 import { SlackFaults } from './fake-slack-faults.js';
-import { HISTORY_PAGES, listMessages, MEMBERS_PAGES, pageOf, REPLIES_PAGES } from './fake-slack-pages.js';
+import {
+  HISTORY_PAGES,
+  listMessages,
+  MEMBERS_PAGES,
+  pageOf,
+  REPLIES_PAGES,
+  type ShortPages,
+} from './fake-slack-pages.js';
 import { type FakeEphemeral, FakeResponseUrls } from './fake-slack-responses.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
 import { FakeStreams } from './fake-slack-streams.js';
@@ -154,6 +162,13 @@ export class FakeSlack extends SlackFaults {
     metadata?: unknown;
     user?: string;
   }[] = [];
+  /**
+   * How many messages a page of conversations.history or .replies holds when `limit` were asked:
+   * "it's possible to receive fewer results than your specified limit, even when there are
+   * additional results to retrieve" (Slack's Pagination), so by default half, rounded up; a test
+   * sets fewer to walk a reader through many short pages.
+   */
+  messagesPerPage: ShortPages = (limit) => Math.ceil(limit / 2);
   /** The ts each chat.postMessage call's message got, by the call's recorded arguments. */
   private readonly postedAt = new WeakMap<object, string>();
   /** The ts of the message a recorded chat.postMessage call made (undefined if it made none). */
@@ -175,6 +190,7 @@ export class FakeSlack extends SlackFaults {
   });
   /** The Messages tab's prompts and threads' thinking status (fake-slack-assistant.ts). */
   readonly agentView = new FakeAgentView(
+    this.now,
     (channel) => this.hasChannel(channel),
     (channel, ts) => this.messages.some((m) => m.channel === channel && m.ts === ts),
   );
@@ -195,7 +211,8 @@ export class FakeSlack extends SlackFaults {
 
   /**
    * Slack's clock moves on by `ms` (without waiting): response URLs handed out before are that much
-   * older (spent after 30 minutes), trigger ids too, and rate limits have refilled as they would.
+   * older (spent after 30 minutes), trigger ids too, a thread's thinking status (gone two minutes
+   * after it was set), and rate limits have refilled as they would.
    */
   later(ms: number): void {
     this.ahead += ms;
@@ -416,12 +433,18 @@ export class FakeSlack extends SlackFaults {
           (m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts),
         );
         if (thread.length === 0) return { ok: false, error: 'thread_not_found' };
-        return listMessages(thread, args, `${method}:${args.channel}:${args.ts}`, REPLIES_PAGES);
+        return listMessages(
+          thread,
+          args,
+          `${method}:${args.channel}:${args.ts}`,
+          REPLIES_PAGES,
+          this.messagesPerPage,
+        );
       }
       case 'conversations.history': {
         // Newest first, as Slack lists a channel.
         const top = this.messages.filter((m) => m.channel === args.channel && !m.thread_ts).reverse();
-        return listMessages(top, args, `${method}:${args.channel}`, HISTORY_PAGES);
+        return listMessages(top, args, `${method}:${args.channel}`, HISTORY_PAGES, this.messagesPerPage);
       }
       case 'chat.startStream':
       case 'chat.appendStream':

@@ -156,6 +156,40 @@ describe('the fake Slack, as strict as Slack', () => {
     ).toBe('invalid_cursor');
   });
 
+  it('conversations.history and .replies answer pages shorter than `limit` with more to come (Slack may); read to the end they list every message once', async () => {
+    const root = slack.said('C0SHORT', 'U0ANN', 'a thread');
+    for (let i = 0; i < 30; i += 1) {
+      slack.said('C0SHORT', 'U0ANN', `top ${i}`);
+      slack.said('C0SHORT', 'U0BOB', `reply ${i}`, root);
+    }
+    const first = await client.conversations.history({ channel: 'C0SHORT', limit: 20 });
+    expect(first.messages?.length).toBeLessThan(20);
+    expect(first.has_more).toBe(true);
+    expect(first.response_metadata?.next_cursor).not.toBe('');
+    const read = async (method: 'conversations.history' | 'conversations.replies', args: object) => {
+      const all: string[] = [];
+      for await (const page of client.paginate(method, { channel: 'C0SHORT', limit: 20, ...args }))
+        all.push(...((page as { messages?: { ts: string }[] }).messages ?? []).map((m) => m.ts));
+      return all;
+    };
+    const top = slack.messages.filter((m) => m.channel === 'C0SHORT' && !m.thread_ts).map((m) => m.ts);
+    expect(await read('conversations.history', {})).toEqual(top.reverse());
+    const thread = slack.messages
+      .filter((m) => m.channel === 'C0SHORT' && (m.ts === root || m.thread_ts === root))
+      .map((m) => m.ts);
+    expect(await read('conversations.replies', { ts: root })).toEqual(thread);
+    // A test may make them shorter still: a message a page.
+    const usual = slack.messagesPerPage;
+    slack.messagesPerPage = () => 1;
+    try {
+      const one = await client.conversations.replies({ channel: 'C0SHORT', ts: root, limit: 20 });
+      expect(one.messages).toHaveLength(1);
+      expect(one.has_more).toBe(true);
+    } finally {
+      slack.messagesPerPage = usual;
+    }
+  });
+
   it('conversations.members answers at most 999 a page ("a limit value under 1000"), whatever is asked', async () => {
     slack.members.C0HUGE = Array.from({ length: 1500 }, (_, i) => `U2${String(i).padStart(4, '0')}`);
     const first = await client.conversations.members({ channel: 'C0HUGE', limit: 1000 });

@@ -11,6 +11,7 @@ import { rootMessage } from '../../src/slack/blocks/messages.js';
 import { claimRequest } from '../../src/slack/inbound/claims.js';
 import { STARTS_LATER } from '../../src/slack/inbound/deps.js';
 import { LOADING_MESSAGES, WORKING_STATUS } from '../../src/slack/outbound/thinking.js';
+import { KEEP_THINKING_MS } from '../../src/slack/outbound/thinking-keeper.js';
 import { slackTaskId } from '../../src/slack/shared/origin.js';
 import { postMetadata } from '../../src/slack/shared/posts.js';
 import { BOT_USER } from '../helpers/fake-slack.js';
@@ -24,6 +25,7 @@ import {
 } from '../helpers/slack-requests.js';
 import { scriptedWith, slackPerFile, sweepStarts } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
+import { virtualClock } from '../helpers/virtual-clock.js';
 
 const DM = 'D0ANN';
 
@@ -35,10 +37,14 @@ const held = () =>
   });
 let gate = held();
 
+/** When runs set their DM thread's thinking status again: moved by the tests, with Slack's clock. */
+const thinkingClock = virtualClock();
+
 const file = slackPerFile('slack_messages_tab', {
   // specialist is kept to one channel: not a workflow anyone may start in a DM.
   yaml: 'workflows:\n  pair:\n    maxIterations: 1\n  specialist:\n    channels: [C0WORK]\n',
   options: {
+    thinkingClock,
     modelFor: scriptedWith(async (_agent, input, options) => {
       if (!JSON.stringify(input.map((m) => m.content)).includes('HOLD')) return;
       await new Promise<void>((resolve, reject) => {
@@ -89,6 +95,15 @@ const statusesOf = (thread: string) =>
     .filter((c) => c.channel_id === DM && c.thread_ts === thread && !c.failed)
     .map((c) => String(c.status));
 
+/**
+ * Waits for a run's keeper of its thread's status to be asleep again, its set done (a few seconds
+ * at most: with no keeper, nothing comes, and what the thread shows says so).
+ */
+const keeperAsleep = () =>
+  until('a keeper of the status asleep', () => (thinkingClock.sleeping() > 0 ? true : undefined), 3000).catch(
+    () => undefined,
+  );
+
 /** The bot's answers in the thread of a person's message. */
 const answersTo = (ts: string) => posts().filter((p) => p.channel === DM && p.thread_ts === ts);
 
@@ -126,7 +141,8 @@ describe('the Messages tab', () => {
     const root = await rootFor(asked, task);
     // The agents are held: the thread shows them working, with the loading messages.
     await until('the thinking status', () => (slack.agentView.statusOf(DM, asked) ? true : undefined));
-    expect(statusesOf(asked)).toEqual([WORKING_STATUS]);
+    // Set as the task starts, and as its run does: working, and nothing else.
+    expect(new Set(statusesOf(asked))).toEqual(new Set([WORKING_STATUS]));
     const setting = slack.callsOf('assistant.threads.setStatus').find((c) => c.thread_ts === asked);
     expect(setting?.loading_messages).toEqual(LOADING_MESSAGES);
     release();
@@ -158,6 +174,59 @@ describe('the Messages tab', () => {
     );
     await until('the status cleared at the end', () => (statusesOf(asked).at(-1) === '' ? true : undefined));
     expect(slack.agentView.statusOf(DM, asked)).toBe('');
+  });
+
+  it('a DM task whose agents work longer than two minutes keeps its thinking status all along (Slack drops one two minutes after it was set)', async () => {
+    gate = held();
+    const task = 'reconcile a year of ledgers HOLD';
+    const asked = await write(`pair: ${task}`);
+    await rootFor(asked, task);
+    await until('the thinking status', () => (slack.agentView.statusOf(DM, asked) ? true : undefined));
+    await keeperAsleep();
+    // Four minutes, half a minute at a time, for the process and for Slack alike; no post meanwhile.
+    for (let passed = 30_000; passed <= 240_000; passed += 30_000) {
+      await thinkingClock.advance(30_000);
+      await keeperAsleep();
+      slack.later(30_000);
+      expect(slack.agentView.statusOf(DM, asked), `${passed / 1000} s on`).toBe(WORKING_STATUS);
+    }
+    release();
+    await until('the card', () => cardsUnder(asked)[0], 20_000);
+    await until('the status cleared', () => (statusesOf(asked).at(-1) === '' ? true : undefined));
+    expect(slack.agentView.statusOf(DM, asked)).toBe('');
+  });
+
+  it('a cancel while a run sets its thread’s status again leaves no status: a set that reaches Slack after the sink’s clear is cleared again', async () => {
+    gate = held();
+    const task = 'archive the old invoices HOLD';
+    const asked = await write(`pair: ${task}`);
+    const root = await rootFor(asked, task);
+    const taskId = slackTaskId({ channel: DM, ts: asked });
+    // Set as the task started and as its run did; the run's keeper waits for its next turn.
+    await until('both sets', () => (statusesOf(asked).length >= 2 ? true : undefined));
+    await until('the keeper asleep', () => (thinkingClock.sleeping() > 0 ? true : undefined));
+    // Its next set is on its way to Slack, slowly...
+    const late = slack.holdNext(
+      'assistant.threads.setStatus',
+      (a) => a.thread_ts === asked && a.status === WORKING_STATUS,
+    );
+    await thinkingClock.advance(KEEP_THINKING_MS);
+    await late.reached;
+    // ...while Ann cancels: the task is cancelled, and the sink clears the status.
+    const res = await postSigned(file.events, click('U0ANN', 'signoff_cancel', 'task', root.ts, asked, DM));
+    expect(res.status).toBe(200);
+    await until('the task cancelled', async () =>
+      (await file.service.signoff.engine.getTask(taskId))?.status === 'cancelled' ? true : undefined,
+    );
+    await until('the sink’s clear', () => (statusesOf(asked).at(-1) === '' ? true : undefined));
+    // The held set reaches Slack after the clear: the thread would show a cancelled task working.
+    const cleared = statusesOf(asked).length;
+    late.release();
+    await until('the late set answered', () => (statusesOf(asked).length > cleared ? true : undefined));
+    await until('the status cleared again', () =>
+      statusesOf(asked).at(-1) === '' && !slack.agentView.statusOf(DM, asked) ? true : undefined,
+    );
+    release();
   });
 
   it('a task started from a DM message lives in that message’s thread: the root is the bot’s first reply there, the agents’ words and the card follow it, nothing at the top of the DM', async () => {
@@ -448,5 +517,23 @@ describe('the fake Slack’s agent view keeps to Slack’s reference', () => {
     // Slack clears it when the app posts in the thread.
     await call('chat.postMessage', { channel: 'D0BOB', thread_ts: ts, text: 'done' });
     expect(slack.agentView.statusOf('D0BOB', ts)).toBe('');
+  });
+
+  it('drops a status two minutes after it was set when no message followed, and not before', async () => {
+    const method = 'assistant.threads.setStatus';
+    const ts = slack.said('D0BOB', 'U0BOB', 'a long one');
+    expect(await call(method, { channel_id: 'D0BOB', thread_ts: ts, status: 'is working' })).toEqual({
+      ok: true,
+    });
+    slack.later(119_000);
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('is working');
+    slack.later(1_000);
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('');
+    // Set again, it shows for two more minutes.
+    expect(await call(method, { channel_id: 'D0BOB', thread_ts: ts, status: 'is working' })).toEqual({
+      ok: true,
+    });
+    slack.later(90_000);
+    expect(slack.agentView.statusOf('D0BOB', ts)).toBe('is working');
   });
 });

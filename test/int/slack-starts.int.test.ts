@@ -73,6 +73,30 @@ describe('starts a web process left half done', () => {
     await until('the card', () => cardsIn(posted.ts as string)[0]);
   });
 
+  it('the root it posted is found under 300 newer messages when Slack answers short pages (40 of the 200 asked): the sweep reads the latest 1,000 messages, not five pages, and posts no second root', async () => {
+    const text = 'list the renewals due in May';
+    const start = await abandoned('command:trigger-died-short', text);
+    const posted = await client().chat.postMessage({
+      channel: start.channel,
+      ...rootMessage({ requester: start.user, workflow: start.workflow, text }, 'working'),
+      metadata: postMetadata('start:command:trigger-died-short'),
+    });
+    for (let i = 0; i < 300; i += 1) slack.said('C0WORK', 'U0BOB', 'chatter');
+    const usual = slack.messagesPerPage;
+    slack.messagesPerPage = () => 40;
+    try {
+      expect(await sweep()).toBe(1);
+    } finally {
+      slack.messagesPerPage = usual;
+    }
+    expect(rootsOf(text)).toHaveLength(1);
+    const task = await file.service.signoff.engine.getTask(
+      slackTaskId({ channel: 'C0WORK', ts: String(posted.ts) }),
+    );
+    expect(task?.text).toBe(text);
+    await until('the card', () => cardsIn(posted.ts as string)[0]);
+  });
+
   it('with no root out yet, the sweep posts one and starts the task', async () => {
     const text = 'draft the on-call handover';
     await abandoned('command:trigger-died-2', text);

@@ -3,7 +3,8 @@
  * agents work, the thread shows "signoff is working on it…" with rotating loading messages
  * (`assistant.threads.setStatus`); when the task waits for a review or ends, the status is cleared
  * (an empty status, as Slack's reference says). Slack clears it by itself too, two minutes after
- * it was set without a message, or when the app posts in the thread.
+ * it was set without a message, or when the app posts in the thread: the sink sets it again after
+ * each post, and a run keeps it up meanwhile (thinking-keeper.ts).
  *
  * It is a courtesy: a status Slack does not take (its rate limit, a thread gone, Slack down) is
  * logged and left, never a reason to deliver the event again nor to fail it (only a lost delivery
@@ -13,7 +14,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Task } from '../../engine/index.js';
 import { isSignoffError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { isDirectMessage, type SlackOrigin } from '../shared/origin.js';
+import { isDirectMessage, type SlackOrigin, type SlackThread } from '../shared/origin.js';
 
 /** What Slack shows after the app's name while agents work ("signoff is working on it…"). */
 export const WORKING_STATUS = 'is working on it…';
@@ -24,6 +25,14 @@ export const LOADING_MESSAGES = [
   'A review card comes here when they need you…',
 ];
 
+/** assistant.threads.setStatus's arguments: the thread shows the agents working, or nothing. */
+export const threadStatus = (thread: SlackThread, working: boolean) => ({
+  channel_id: thread.channel,
+  thread_ts: thread.ts,
+  status: working ? WORKING_STATUS : '',
+  ...(working ? { loading_messages: LOADING_MESSAGES } : {}),
+});
+
 /**
  * Shows the task's thread as thinking while the task is `working`, and clears it otherwise. Only
  * a task whose thread is in a DM with the app: a channel's threads show the root's status line.
@@ -31,14 +40,8 @@ export const LOADING_MESSAGES = [
 export function createThinking(deps: { client: WebClient; logger: Logger }) {
   return async (origin: SlackOrigin, task: Pick<Task, 'id' | 'status'>): Promise<void> => {
     if (!isDirectMessage(origin.channel)) return;
-    const working = task.status === 'working';
     try {
-      await deps.client.assistant.threads.setStatus({
-        channel_id: origin.channel,
-        thread_ts: origin.ts,
-        status: working ? WORKING_STATUS : '',
-        ...(working ? { loading_messages: LOADING_MESSAGES } : {}),
-      });
+      await deps.client.assistant.threads.setStatus(threadStatus(origin, task.status === 'working'));
     } catch (error) {
       // A deliverer that lost its lease stops there, as for any other call.
       if (isSignoffError(error, 'lease_lost')) throw error;
