@@ -26,7 +26,7 @@ const YAML = `api:
       tokenSha256: ${sha(TOKEN)}
       channels: [C0WORK, C0SHUT]
       perMinute: 600
-      callbackUrls: ['http://127.0.0.1:']
+      callbackUrls: ['http://127.0.0.1:', 'https://hooks.example.test', 'https://ci.example.test/signoff/']
     slow-bot:
       tokenSha256: ${sha(OTHER)}
       channels: [C0WORK]
@@ -279,6 +279,23 @@ describe('the HTTP API', () => {
       if (e.who === 'api:deploy-bot' && e.result === 'refused') refused.push(e.reason ?? '');
     expect(refused.some((r) => r.includes('C0OTHER'))).toBe(true);
     expect(refused.some((r) => r.includes('U0EVE is not a reviewer'))).toBe(true);
+  });
+
+  it('calls back only where the config file says, read as the URL is fetched: no user name in front of another host, no longer host name, no ../ out of the path', async () => {
+    const before = (await file.service.signoff.engine.listTasks({ limit: 1000 })).length;
+    for (const callbackUrl of [
+      // "127.0.0.1:" is a user name and an empty password here: the host is the metadata service.
+      'http://127.0.0.1:@169.254.169.254/latest',
+      'https://hooks.example.test@evil.test/hook',
+      'https://hooks.example.test.evil.test/hook',
+      'https://ci.example.test/signoff/../admin',
+      'https://ci.example.test/signoff/%2e%2e/admin',
+    ]) {
+      const refused = await call('POST', '/reviews', { body: ask({ callbackUrl }) });
+      expect(refused.status, callbackUrl).toBe(403);
+      expect(refused.body, callbackUrl).toMatchObject({ error: { code: 'not_allowed' } });
+    }
+    expect((await file.service.signoff.engine.listTasks({ limit: 1000 })).length).toBe(before);
   });
 
   it('holds a client to its rate (kept in Postgres), with a Retry-After that refusals do not push back', async () => {
