@@ -217,6 +217,56 @@ describe('the HTTP API', () => {
     expect(rejected.body.decision).not.toHaveProperty('arguments');
   });
 
+  it('each tool call is edited against its own schema, even when two schemas share an $id, and a form may be sent again after a refusal', async () => {
+    const $id = 'https://schemas.example.test/mail.json';
+    const mail = { $id, type: 'object', properties: { to: { type: 'string' } }, required: ['to'] };
+    const memo = { $id, type: 'object', properties: { subject: { type: 'string' } }, required: ['subject'] };
+    /** Asks for a call with `schema`, opens its Edit form, and sends `args` in it. */
+    const edit = async (schema: object, tries: object[]) => {
+      const body = ask({
+        content: undefined,
+        toolCall: { name: 'send', arguments: { to: 'a@x.test' }, schema },
+      });
+      const created = await call('POST', '/reviews', { body });
+      const { card, thread } = await cardOf(body.title);
+      const before = slack.callsOf('views.update').length;
+      await press('U0CAT', card, thread, 'Edit');
+      const view = (await until('the form', () => slack.callsOf('views.update')[before])).view as {
+        private_metadata: string;
+      };
+      const answers = [];
+      for (const args of tries)
+        answers.push(
+          await postSigned(
+            file.events,
+            reviseSubmission('U0CAT', view.private_metadata, '', { field_args_0: JSON.stringify(args) }),
+          ),
+        );
+      return { id: created.body.id as string, answers };
+    };
+    const first = await edit(mail, [{ subject: 'no recipient' }, { to: 'team@x.test' }]);
+    expect(JSON.parse(first.answers[0]?.body ?? '')).toMatchObject({
+      response_action: 'errors',
+      errors: { field_args_0: expect.stringContaining('to') },
+    });
+    expect(first.answers[1]?.body).toBe('');
+    expect((await call('GET', `/reviews/${first.id}?wait=20`)).body).toMatchObject({
+      status: 'approved',
+      decision: { arguments: { to: 'team@x.test' }, edited: true },
+    });
+    // The same $id, another schema: checked against this one, not the first one seen.
+    const second = await edit(memo, [{ to: 'team@x.test' }, { subject: 'Notes' }]);
+    expect(JSON.parse(second.answers[0]?.body ?? '')).toMatchObject({
+      response_action: 'errors',
+      errors: { field_args_0: expect.stringContaining('subject') },
+    });
+    expect(second.answers[1]?.body).toBe('');
+    expect((await call('GET', `/reviews/${second.id}?wait=20`)).body).toMatchObject({
+      status: 'approved',
+      decision: { arguments: { subject: 'Notes' }, edited: true },
+    });
+  });
+
   it('cancels a review: the card loses its buttons and the client reads cancelled', async () => {
     const body = ask();
     const created = await call('POST', '/reviews', { body });
