@@ -236,13 +236,18 @@ export function createAsks(deps: AsksDeps) {
     }
     const task = await engine.getTask(start.taskId);
     if (task && !FINAL_STATUSES.includes(task.status)) {
-      await engine.cancel(
-        task.id,
-        { id: requester(ask.door, client) },
-        {
-          reason: `cancelled by ${client.name} (${ask.door === 'api' ? 'through the API' : 'through MCP'})`,
-        },
-      );
+      await engine
+        .cancel(
+          task.id,
+          { id: requester(ask.door, client) },
+          {
+            reason: `cancelled by ${client.name} (${ask.door === 'api' ? 'through the API' : 'through MCP'})`,
+          },
+        )
+        // A decision came first and the task ended meanwhile: the answer is that decision.
+        .catch((error: unknown) => {
+          if (!isSignoffError(error, 'task_not_waiting')) throw error;
+        });
     }
     return view(client.name, id);
   }

@@ -283,6 +283,33 @@ describe('the HTTP API', () => {
     );
   });
 
+  it('a cancel overtaken by a decision (the task ended before it could be cancelled) answers with that decision, not a refusal', async () => {
+    const body = ask();
+    const created = await call('POST', '/reviews', { body });
+    const { card, thread } = await cardOf(body.title);
+    await until('pending', async () =>
+      (await call('GET', `/reviews/${created.body.id}`)).body.status === 'pending' ? true : undefined,
+    );
+    const engine = file.service.signoff.engine;
+    const cancel = engine.cancel;
+    // The reviewer's Approve lands, and its task ends, after the cancel read the task and before it cancels.
+    engine.cancel = async (taskId, ...rest) => {
+      engine.cancel = cancel;
+      await press('U0BOB', card, thread, 'Approve');
+      await until('the task done', async () =>
+        (await engine.getTask(taskId))?.status === 'done' ? true : undefined,
+      );
+      return cancel(taskId, ...rest);
+    };
+    try {
+      const cancelled = await call('POST', `/reviews/${created.body.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toMatchObject({ status: 'approved', decision: { by: 'U0BOB' } });
+    } finally {
+      engine.cancel = cancel;
+    }
+  });
+
   it('refuses bad input, a wrong token, a channel not the client’s and looser rules, with a sentence and nothing created', async () => {
     const before = (await file.service.signoff.engine.listTasks({ limit: 1000 })).length;
     const notJson = await call('POST', '/reviews', { raw: '{"title": ' });
