@@ -484,6 +484,17 @@ describe('the HTTP API', () => {
     expect(request({ channel: 'C0WORK', content: 'x' })).toBe(false);
     expect(request(ask({ approvals: 0 }))).toBe(false);
     expect(request(ask({ callbackUrl: 'ftp://x' }))).toBe(false);
+    // Content or a tool call, exactly one; a title of blanks is no title; a key of no characters is none.
+    expect(request(ask({ content: undefined }))).toBe(false);
+    expect(request(ask({ toolCall: { name: 'x', arguments: {} } }))).toBe(false);
+    expect(request(ask({ content: undefined, toolCall: { name: 'x', arguments: {} } }))).toBe(true);
+    expect(request(ask({ title: '   ' }))).toBe(false);
+    const create = (
+      doc.paths['/api/v1/reviews'] as unknown as { post: { parameters: { name: string; schema: object }[] } }
+    ).post;
+    const key = ajv.compile(create.parameters.find((p) => p.name === 'Idempotency-Key')?.schema ?? {});
+    expect(key('')).toBe(false);
+    expect(key('deploy-1')).toBe(true);
     for (const s of seen) {
       const op = route(s.method, `/api/v1${s.path}`);
       expect(op, `${s.method} ${s.path} is in the document`).toBeDefined();
