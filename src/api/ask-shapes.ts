@@ -10,7 +10,8 @@ import { oneOfContentOrCall, requestRulesSchema, toolCallSchema } from '../engin
 export const askFields = {
   /** The Slack channel the card is posted in (one of the client's). */
   channel: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel id (C…)'),
-  title: z.string().trim().min(1).max(150),
+  // The pattern says in the OpenAPI document what trim then min(1) does: blanks are no title.
+  title: z.string().trim().min(1).max(150).regex(/\S/, 'give a title that is not only blanks'),
   /** What to review, as Markdown. Either this or toolCall. */
   content: z.string().max(90_000).optional(),
   /** A call the agent wants to make: approved as is, edited (checked against schema), or rejected. */

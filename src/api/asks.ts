@@ -25,6 +25,7 @@ import type { Logger } from '../logger.js';
 import { type AskRow, getAsk, getAskByKey, insertAsk } from './ask-rows.js';
 import { type AskView, type CreateAsk, FINAL_ASK_STATUSES } from './ask-shapes.js';
 import { askView } from './ask-view.js';
+import { allowedCallbackUrl } from './callback-urls.js';
 
 export const ASK_WORKFLOW = 'ask';
 /** A cancel waits this long for a start under way to post its card (it usually takes a second). */
@@ -49,8 +50,15 @@ export function createAsks(deps: AsksDeps) {
 
   const requester = (door: Door, client: ApiClient) => `${door}:${client.name}`;
 
-  /** The ask checked before anything is recorded: a refusal is a `SignoffError` with its sentence. */
-  async function check(door: Door, client: ApiClient, body: CreateAsk): Promise<AskInput> {
+  /**
+   * The ask checked before anything is recorded, and where to call it back (as it will be
+   * fetched); a refusal is a `SignoffError` with its sentence.
+   */
+  async function check(
+    door: Door,
+    client: ApiClient,
+    body: CreateAsk,
+  ): Promise<{ input: AskInput; callbackUrl?: string }> {
     if (!client.channels.includes(body.channel)) {
       throw new SignoffError(
         'not_allowed',
@@ -58,7 +66,8 @@ export function createAsks(deps: AsksDeps) {
       );
     }
     engine.validate({ workflow: ASK_WORKFLOW, text: body.title, channel: body.channel });
-    if (body.callbackUrl && !client.callbackUrls.some((prefix) => body.callbackUrl?.startsWith(prefix))) {
+    const callbackUrl = body.callbackUrl && allowedCallbackUrl(body.callbackUrl, client.callbackUrls);
+    if (body.callbackUrl && !callbackUrl) {
       throw new SignoffError(
         'not_allowed',
         client.callbackUrls.length
@@ -84,12 +93,13 @@ export function createAsks(deps: AsksDeps) {
       channel: body.channel,
     });
     if (limit) throw new SignoffError('too_many_tasks', limit);
-    return {
+    const input = {
       title: body.title,
       ...(body.content !== undefined ? { content: body.content } : {}),
       ...(body.toolCall ? { toolCall: body.toolCall } : {}),
       ...(rules ? { rules } : {}),
     };
+    return { input, ...(callbackUrl ? { callbackUrl } : {}) };
   }
 
   /**
@@ -109,7 +119,7 @@ export function createAsks(deps: AsksDeps) {
     // A key used before answers as before, even if the channel's rules changed since.
     const before = idempotencyKey ? await getAskByKey(pool, client.name, idempotencyKey) : undefined;
     if (before) return { view: await replay(before, fingerprint), created: false };
-    const input = await check(door, client, body).catch(async (error: unknown) => {
+    const { input, callbackUrl } = await check(door, client, body).catch(async (error: unknown) => {
       // Every ask is in the audit, those refused too (with the sentence the agent was given).
       if (isSignoffError(error))
         await engine.auditRefusal({
@@ -141,7 +151,7 @@ export function createAsks(deps: AsksDeps) {
         requestKey,
         channel: body.channel,
         title: body.title,
-        callbackUrl: body.callbackUrl ?? null,
+        callbackUrl: callbackUrl ?? null,
       });
       if (inserted.created) await starts.claim(db, requestKey, start);
       return inserted;
@@ -226,13 +236,18 @@ export function createAsks(deps: AsksDeps) {
     }
     const task = await engine.getTask(start.taskId);
     if (task && !FINAL_STATUSES.includes(task.status)) {
-      await engine.cancel(
-        task.id,
-        { id: requester(ask.door, client) },
-        {
-          reason: `cancelled by ${client.name} (${ask.door === 'api' ? 'through the API' : 'through MCP'})`,
-        },
-      );
+      await engine
+        .cancel(
+          task.id,
+          { id: requester(ask.door, client) },
+          {
+            reason: `cancelled by ${client.name} (${ask.door === 'api' ? 'through the API' : 'through MCP'})`,
+          },
+        )
+        // A decision came first and the task ended meanwhile: the answer is that decision.
+        .catch((error: unknown) => {
+          if (!isSignoffError(error, 'task_not_waiting')) throw error;
+        });
     }
     return view(client.name, id);
   }

@@ -59,7 +59,7 @@ export function openApiDocument() {
               name: 'Idempotency-Key',
               in: 'header',
               required: false,
-              schema: { type: 'string', maxLength: 200 },
+              schema: { type: 'string', minLength: 1, maxLength: 200 },
             },
           ],
           requestBody: {
@@ -151,7 +151,11 @@ export function openApiDocument() {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        CreateReview: json(createAskSchema, 'input'),
+        CreateReview: {
+          ...json(createAskSchema, 'input'),
+          // The refinement zod cannot write as JSON Schema (oneOfContentOrCall): exactly one of them.
+          oneOf: [{ required: ['content'] }, { required: ['toolCall'] }],
+        },
         Review: json(askViewSchema),
         Error: json(apiErrorSchema),
         CallbackKey: {

@@ -28,8 +28,9 @@ const clientSchema = z
     /** The Slack channels its reviews may be asked in. */
     channels: z.array(z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a channel id (C…)')).min(1),
     /**
-     * Where it may be called back: an ask's callbackUrl must start with one of these (no list, no
-     * callbacks). The server POSTs there, so only addresses the operator chose.
+     * Where it may be called back: an ask's callbackUrl, as it will be fetched, must start with one
+     * of these and name its host (api/callback-urls.ts; no list, no callbacks). The server POSTs
+     * there, so only addresses the operator chose.
      */
     callbackUrls: z.array(z.url({ protocol: /^https?$/ })).default([]),
     /** Calls a minute (reads and long-polls included), shared by every process. */

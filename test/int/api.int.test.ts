@@ -26,7 +26,7 @@ const YAML = `api:
       tokenSha256: ${sha(TOKEN)}
       channels: [C0WORK, C0SHUT]
       perMinute: 600
-      callbackUrls: ['http://127.0.0.1:']
+      callbackUrls: ['http://127.0.0.1:', 'https://hooks.example.test', 'https://ci.example.test/signoff/']
     slow-bot:
       tokenSha256: ${sha(OTHER)}
       channels: [C0WORK]
@@ -217,6 +217,56 @@ describe('the HTTP API', () => {
     expect(rejected.body.decision).not.toHaveProperty('arguments');
   });
 
+  it('each tool call is edited against its own schema, even when two schemas share an $id, and a form may be sent again after a refusal', async () => {
+    const $id = 'https://schemas.example.test/mail.json';
+    const mail = { $id, type: 'object', properties: { to: { type: 'string' } }, required: ['to'] };
+    const memo = { $id, type: 'object', properties: { subject: { type: 'string' } }, required: ['subject'] };
+    /** Asks for a call with `schema`, opens its Edit form, and sends `args` in it. */
+    const edit = async (schema: object, tries: object[]) => {
+      const body = ask({
+        content: undefined,
+        toolCall: { name: 'send', arguments: { to: 'a@x.test' }, schema },
+      });
+      const created = await call('POST', '/reviews', { body });
+      const { card, thread } = await cardOf(body.title);
+      const before = slack.callsOf('views.update').length;
+      await press('U0CAT', card, thread, 'Edit');
+      const view = (await until('the form', () => slack.callsOf('views.update')[before])).view as {
+        private_metadata: string;
+      };
+      const answers = [];
+      for (const args of tries)
+        answers.push(
+          await postSigned(
+            file.events,
+            reviseSubmission('U0CAT', view.private_metadata, '', { field_args_0: JSON.stringify(args) }),
+          ),
+        );
+      return { id: created.body.id as string, answers };
+    };
+    const first = await edit(mail, [{ subject: 'no recipient' }, { to: 'team@x.test' }]);
+    expect(JSON.parse(first.answers[0]?.body ?? '')).toMatchObject({
+      response_action: 'errors',
+      errors: { field_args_0: expect.stringContaining('to') },
+    });
+    expect(first.answers[1]?.body).toBe('');
+    expect((await call('GET', `/reviews/${first.id}?wait=20`)).body).toMatchObject({
+      status: 'approved',
+      decision: { arguments: { to: 'team@x.test' }, edited: true },
+    });
+    // The same $id, another schema: checked against this one, not the first one seen.
+    const second = await edit(memo, [{ to: 'team@x.test' }, { subject: 'Notes' }]);
+    expect(JSON.parse(second.answers[0]?.body ?? '')).toMatchObject({
+      response_action: 'errors',
+      errors: { field_args_0: expect.stringContaining('subject') },
+    });
+    expect(second.answers[1]?.body).toBe('');
+    expect((await call('GET', `/reviews/${second.id}?wait=20`)).body).toMatchObject({
+      status: 'approved',
+      decision: { arguments: { subject: 'Notes' }, edited: true },
+    });
+  });
+
   it('cancels a review: the card loses its buttons and the client reads cancelled', async () => {
     const body = ask();
     const created = await call('POST', '/reviews', { body });
@@ -231,6 +281,33 @@ describe('the HTTP API', () => {
     await until('the card updated', () =>
       updatesOf(tsOf(card)).find((u) => !(u.blocks as Post['blocks'])?.some((b) => b.type === 'actions')),
     );
+  });
+
+  it('a cancel overtaken by a decision (the task ended before it could be cancelled) answers with that decision, not a refusal', async () => {
+    const body = ask();
+    const created = await call('POST', '/reviews', { body });
+    const { card, thread } = await cardOf(body.title);
+    await until('pending', async () =>
+      (await call('GET', `/reviews/${created.body.id}`)).body.status === 'pending' ? true : undefined,
+    );
+    const engine = file.service.signoff.engine;
+    const cancel = engine.cancel;
+    // The reviewer's Approve lands, and its task ends, after the cancel read the task and before it cancels.
+    engine.cancel = async (taskId, ...rest) => {
+      engine.cancel = cancel;
+      await press('U0BOB', card, thread, 'Approve');
+      await until('the task done', async () =>
+        (await engine.getTask(taskId))?.status === 'done' ? true : undefined,
+      );
+      return cancel(taskId, ...rest);
+    };
+    try {
+      const cancelled = await call('POST', `/reviews/${created.body.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toMatchObject({ status: 'approved', decision: { by: 'U0BOB' } });
+    } finally {
+      engine.cancel = cancel;
+    }
   });
 
   it('refuses bad input, a wrong token, a channel not the client’s and looser rules, with a sentence and nothing created', async () => {
@@ -279,6 +356,23 @@ describe('the HTTP API', () => {
       if (e.who === 'api:deploy-bot' && e.result === 'refused') refused.push(e.reason ?? '');
     expect(refused.some((r) => r.includes('C0OTHER'))).toBe(true);
     expect(refused.some((r) => r.includes('U0EVE is not a reviewer'))).toBe(true);
+  });
+
+  it('calls back only where the config file says, read as the URL is fetched: no user name in front of another host, no longer host name, no ../ out of the path', async () => {
+    const before = (await file.service.signoff.engine.listTasks({ limit: 1000 })).length;
+    for (const callbackUrl of [
+      // "127.0.0.1:" is a user name and an empty password here: the host is the metadata service.
+      'http://127.0.0.1:@169.254.169.254/latest',
+      'https://hooks.example.test@evil.test/hook',
+      'https://hooks.example.test.evil.test/hook',
+      'https://ci.example.test/signoff/../admin',
+      'https://ci.example.test/signoff/%2e%2e/admin',
+    ]) {
+      const refused = await call('POST', '/reviews', { body: ask({ callbackUrl }) });
+      expect(refused.status, callbackUrl).toBe(403);
+      expect(refused.body, callbackUrl).toMatchObject({ error: { code: 'not_allowed' } });
+    }
+    expect((await file.service.signoff.engine.listTasks({ limit: 1000 })).length).toBe(before);
   });
 
   it('holds a client to its rate (kept in Postgres), with a Retry-After that refusals do not push back', async () => {
@@ -390,6 +484,17 @@ describe('the HTTP API', () => {
     expect(request({ channel: 'C0WORK', content: 'x' })).toBe(false);
     expect(request(ask({ approvals: 0 }))).toBe(false);
     expect(request(ask({ callbackUrl: 'ftp://x' }))).toBe(false);
+    // Content or a tool call, exactly one; a title of blanks is no title; a key of no characters is none.
+    expect(request(ask({ content: undefined }))).toBe(false);
+    expect(request(ask({ toolCall: { name: 'x', arguments: {} } }))).toBe(false);
+    expect(request(ask({ content: undefined, toolCall: { name: 'x', arguments: {} } }))).toBe(true);
+    expect(request(ask({ title: '   ' }))).toBe(false);
+    const create = (
+      doc.paths['/api/v1/reviews'] as unknown as { post: { parameters: { name: string; schema: object }[] } }
+    ).post;
+    const key = ajv.compile(create.parameters.find((p) => p.name === 'Idempotency-Key')?.schema ?? {});
+    expect(key('')).toBe(false);
+    expect(key('deploy-1')).toBe(true);
     for (const s of seen) {
       const op = route(s.method, `/api/v1${s.path}`);
       expect(op, `${s.method} ${s.path} is in the document`).toBeDefined();

@@ -3,13 +3,15 @@
  * real in-memory server of `@langchain/langgraph-api` running examples/remote-graph: its
  * interrupts (signoff's own shape, then a HITLRequest; the Agent Inbox's) are cards, a click
  * resumes the run on the server and it ends; a redirect cancels the run on the server and starts
- * the new goal on a new thread there; a server down at the start, killed mid-run or silent is a
- * sentence and Retry, and Retry once it is back goes on; a cancel cancels the run on the server.
+ * the new goal on a new thread there; a server down at the start, killed mid-run or silent, or a
+ * run's stream cut short, is a sentence and Retry, and Retry once it is back goes on; a cancel
+ * cancels the run on the server.
  */
 import { createServer } from 'node:http';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteThreadId } from '../../src/workflows/remote/thread-ids.js';
+import { type CuttingProxy, cuttingProxy } from '../helpers/cutting-proxy.js';
 import { type HoldingProxy, holdingProxy } from '../helpers/holding-proxy.js';
 import { langGraphServer } from '../helpers/langgraph-server.js';
 import { unusedPort } from '../helpers/ports.js';
@@ -24,6 +26,9 @@ const silentPort = await unusedPort();
 // In front of the server, a proxy that never tells it that signoff hung up a run's stream.
 const proxyPort = await unusedPort();
 let proxy: HoldingProxy;
+// In front of the server, a proxy that ends the first run's stream early, as if it were over.
+const cuttingPort = await unusedPort();
+let cutting: CuttingProxy;
 
 const file = slackPerFile('slack_remote_graph', {
   yaml: `workflows:
@@ -37,6 +42,8 @@ const file = slackPerFile('slack_remote_graph', {
     remote: { url: "http://127.0.0.1:${proxyPort}", graph: inbox }
   held:
     remote: { url: "http://127.0.0.1:${proxyPort}", graph: hanging, timeoutSeconds: 5 }
+  cut:
+    remote: { url: "http://127.0.0.1:${cuttingPort}", graph: release }
   mute:
     remote: { url: "http://127.0.0.1:${silentPort}", graph: release, timeoutSeconds: 1 }
 `,
@@ -49,9 +56,11 @@ beforeAll(async () => {
   await server.start();
   await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
   proxy = await holdingProxy(proxyPort, server.url);
+  cutting = await cuttingProxy(cuttingPort, server.url);
 });
 afterAll(async () => {
   await proxy?.close();
+  await cutting?.close();
   silent.closeAllConnections();
   await new Promise((resolve) => silent.close(resolve));
   await server.stop();
@@ -175,6 +184,19 @@ describe('a graph on a LangGraph server', () => {
     const state = await client.threads.getState(fresh);
     expect(state.next).toEqual(['ask']);
     expect(JSON.stringify(state.values)).toContain('Ready to deploy: the payments service');
+  });
+
+  it('a run whose stream ends before the run did (cut short, no error): a sentence and Retry, never Done without its review; Retry reaches the card', async () => {
+    const thread = await start('cut', 'the cut release');
+    const failed = await rootSays(thread, 'The LangGraph server this workflow runs on', 30_000);
+    expect(cutting.cut()).toBe(1);
+    expect(JSON.stringify(failed.blocks)).toContain('signoff_retry');
+    expect(
+      slack.callsOf('chat.update').some((u) => u.ts === thread && JSON.stringify(u.blocks).includes('Done')),
+    ).toBe(false);
+    await postSigned(file.events, click('U0ANN', 'signoff_retry', 'task', thread));
+    const card = await until('review card after the retry', () => cardsIn(thread)[0], 30_000);
+    expect(JSON.stringify(card.blocks)).toContain('Publish this release note?');
   });
 
   it('a server down when the task starts: a sentence and Retry, not a task left working; Retry once it is back runs it', async () => {

@@ -135,7 +135,15 @@ export function toolCallForm(
   };
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+/**
+ * The arguments checked against their call's schema, by an Ajv of their own: a shared one keeps
+ * every schema it compiled (each form read from the database is a new object: it would grow for
+ * ever) and refuses a second schema with an `$id` it has seen, which an agent's schemas share.
+ */
+function argsError(schema: Record<string, unknown>, args: Record<string, unknown>): string | undefined {
+  const ajv = new Ajv({ allErrors: false, strict: false });
+  return ajv.validate(schema, args) ? undefined : ajv.errorsText(ajv.errors, { dataVar: 'arguments' });
+}
 
 const parseArgs = (text: string): Record<string, unknown> | undefined => {
   try {
@@ -179,12 +187,9 @@ export function readDecisions(
         errors[argsId(i)] = `Write the arguments of ${name} as a JSON object, such as {"to": "…"}.`;
         return { type: 'reject' };
       }
-      if (call.argsSchema && !ajv.validate(call.argsSchema, parsed)) {
-        errors[argsId(i)] =
-          `Not valid for ${call.name}: ${ajv.errorsText(ajv.errors, { dataVar: 'arguments' })}.`.slice(
-            0,
-            150,
-          );
+      const invalid = call.argsSchema && argsError(call.argsSchema, parsed);
+      if (invalid) {
+        errors[argsId(i)] = `Not valid for ${call.name}: ${invalid}.`.slice(0, 150);
         return { type: 'reject' };
       }
       args = parsed;

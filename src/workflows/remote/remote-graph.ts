@@ -13,8 +13,12 @@
  * - a resume names interrupts that must be pending (the engine's strict resume), checked first;
  * - a server down, refusing or silent fails the step with a RemoteGraphError, which the engine
  *   shows as a sentence with Retry: a request gets `timeoutSeconds`; a run that streams nothing
- *   for that long is asked about, and a server that does not answer that either ends it.
+ *   for that long is asked about, and a server that does not answer that either ends it;
+ * - a stream that ends without a word (cut by a proxy, its run cancelled on the server) counts
+ *   only when the server says the run succeeded and every interrupt it stopped at was told.
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Command,
   isCommand,
@@ -114,6 +118,8 @@ export function createRemoteGraph(remote: RemoteSettings, logger?: Logger): Runn
     const watchdog = new AbortController();
     let failure: RemoteGraphError | undefined;
     let runId: string | undefined;
+    /** The interrupts the stream told of: a review the run stopped at that it did not is looked for. */
+    const told = new Set<string>();
     let heard = Date.now();
     const stop = (why: RemoteGraphError) => {
       failure ??= why;
@@ -179,6 +185,8 @@ export function createRemoteGraph(remote: RemoteSettings, logger?: Logger): Runn
         }
         // Subgraphs' events (namespaced `mode|ns`) and the SDK's own (metadata, end) are not the graph's.
         if (!config.streamMode.includes(event.event)) continue;
+        const asked = (event.data as { __interrupt__?: { id?: unknown }[] } | null)?.__interrupt__;
+        if (Array.isArray(asked)) for (const i of asked) if (i?.id) told.add(String(i.id));
         yield [event.event, event.data];
       }
     } catch (error) {
@@ -192,6 +200,61 @@ export function createRemoteGraph(remote: RemoteSettings, logger?: Logger): Runn
     // The SDK ends a stream it was told to stop without a word: a stopped run did not finish.
     if (caller?.aborted) throw caller.reason;
     if (failure) throw failure;
+    // It also ends one cut short without a word (a proxy's time limit, a run cancelled on the
+    // server): only a run the server says succeeded ends the step, never a task done without
+    // the review its graph did not get to.
+    await ended(thread, runId, told, caller);
+  }
+
+  /**
+   * Waits (up to the timeout) for the run whose stream ended to end; refuses one that did not
+   * succeed, or whose stream did not tell of an interrupt it stopped at (cut after the run ended).
+   * A refusal fails the step; its Retry reads the thread's state, interrupts included.
+   */
+  async function ended(
+    thread: string,
+    runId: string | undefined,
+    told: Set<string>,
+    caller: AbortSignal | undefined,
+  ) {
+    if (!runId)
+      throw new RemoteGraphError('graph_server_error', 'the run ended its stream before it started');
+    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(caller ? [caller] : [])]);
+    let status: string;
+    try {
+      for (;;) {
+        status = (await client.runs.get(thread, runId, { signal })).status;
+        if (!GOING.has(status)) break;
+        await sleep(Math.min(500, timeoutMs), undefined, { signal });
+      }
+    } catch (error) {
+      if (caller?.aborted) throw caller.reason;
+      if (!signal.aborted) throw remoteFailure(error, 'asking the LangGraph server how a run ended');
+      // Still going with its stream gone: it is stopped, and the step fails.
+      cancel(thread, runId);
+      status = 'still running';
+    }
+    if (status !== 'success')
+      throw new RemoteGraphError(
+        status === 'error' ? 'graph_failed' : 'graph_server_error',
+        `the run's stream ended while the run was ${status}`,
+      );
+    let state: ThreadState;
+    try {
+      state = await client.threads.getState(thread, undefined, { signal });
+    } catch (error) {
+      if (caller?.aborted) throw caller.reason;
+      throw remoteFailure(error, 'reading the thread on the LangGraph server');
+    }
+    const untold = (state.tasks ?? [])
+      .filter((t) => t.result == null)
+      .flatMap((t) => t.interrupts.map((i) => String(i.id)))
+      .filter((id) => !told.has(id));
+    if (untold.length)
+      throw new RemoteGraphError(
+        'graph_server_error',
+        `the run's stream ended before it told of interrupts ${untold.join(', ')}`,
+      );
   }
 
   /** The run stops on the server too; if the server cannot be told, it cancels the run itself once signoff's stream is gone. */
