@@ -34,6 +34,8 @@ const STATUS: Record<string, number> = {
   idempotency_mismatch: 409,
   still_starting: 409,
   database_unavailable: 503,
+  // Slack did not say who is in a group just now: worth asking again, unlike a refusal.
+  directory_unavailable: 503,
 };
 
 class ApiError extends Error {

@@ -253,6 +253,24 @@ describe('a long tool call', () => {
     expect(request.actions).toEqual(['approve', 'reject']);
   });
 
+  it("a description past one line is shown whole below the call's name, not its first 300 characters; past 10,000, the card says how much more there is", () => {
+    const said = `I will send the letter to the whole list. ${'It has the figures. '.repeat(30)}Then I delete the old copy.`;
+    const one = toReviewRequest({
+      actionRequests: [{ name: 'send_email', args: { to: 'all@example.com' }, description: said }],
+      reviewConfigs: [{ actionName: 'send_email', allowedDecisions: ['approve', 'reject'] }],
+    });
+    expect(one.body).toContain(`**send_email**\n${said}\n`);
+    expect(one.actions).toContain('approve');
+
+    const endless = toReviewRequest({
+      actionRequests: [
+        { name: 'send_email', args: { to: 'a@example.com' }, description: 'y'.repeat(12_000) },
+      ],
+      reviewConfigs: [{ actionName: 'send_email', allowedDecisions: ['approve', 'reject'] }],
+    });
+    expect(endless.body).toContain(`${'y'.repeat(10_000)} _(… 2,000 more characters)_`);
+  });
+
   it('200,000 characters: cut with what is left said, under the body limit; never a throw', () => {
     const request = toReviewRequest({
       actionRequests: [{ name: 'upload', args: { data: 'x'.repeat(200_000), to: 'bucket' } }],

@@ -80,14 +80,26 @@ export function toolCallsBody(calls: ShownCall[]): string {
   return calls.map((c, i) => callBody(c, calls.length > 1 ? i + 1 : undefined, cut)).join('\n\n');
 }
 
+/** How much of a call's description its heading line holds; a longer one is given below it. */
+const DESCRIPTION_INLINE = 300;
+/** The most of a description shown (what the API takes); past it, the card says how much is cut. */
+const DESCRIPTION_MAX = 10_000;
+
 /**
- * The call's description, short and on one line. LangChain's default one ends with the arguments
- * as first asked: left out, since the list below shows them as they now are.
+ * The call's description, on one line: after its name when short, else whole below it (a reviewer
+ * reads all the agent says of the call, never its start alone). LangChain's default one ends with
+ * the arguments as first asked: left out, since the list below shows them as they now are.
  */
-function describe(c: ShownCall): string | undefined {
+function describe(c: ShownCall): { inline?: string; below?: string } {
   const d = c.description ?? '';
   const asked = d.indexOf(`\n\nTool: ${c.name}\nArgs: `);
-  return visible((asked >= 0 ? d.slice(0, asked) : d).replace(/\s+/g, ' ').trim().slice(0, 300)) || undefined;
+  const text = (asked >= 0 ? d.slice(0, asked) : d).replace(/\s+/g, ' ').trim();
+  if (!text) return {};
+  if (text.length <= DESCRIPTION_INLINE) return { inline: visible(text) };
+  const cut = text.length - DESCRIPTION_MAX;
+  return {
+    below: `${visible(text.slice(0, DESCRIPTION_MAX))}${cut > 0 ? ` _(… ${count(cut)} more characters)_` : ''}`,
+  };
 }
 
 const argsOf = (c: ShownCall) => (c.state?.type === 'edit' ? c.state.args : c.args);
@@ -96,7 +108,7 @@ function callBody(c: ShownCall, number: number | undefined, cut: number): string
   const args = argsOf(c);
   const entries = Object.entries(args);
   const description = describe(c);
-  const head = `**${number ? `${number}. ` : ''}${visible(c.name.slice(0, 100))}**${description ? `: ${description}` : ''}`;
+  const head = `**${number ? `${number}. ` : ''}${visible(c.name.slice(0, 100))}**${description.inline ? `: ${description.inline}` : ''}${description.below ? `\n${description.below}` : ''}`;
   const state =
     c.state?.type === 'edit'
       ? '\n_Changed at review: it runs with the arguments below._'
