@@ -3,8 +3,9 @@
  * also when another process asks), nothing of it is posted, the abandoned goal is kept and the
  * workflow starts over on the new goal.
  */
+import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAbortListener } from '../../src/engine/abort-listener.js';
+import { createAbortListener, DEAF_CHECK_MS } from '../../src/engine/abort-listener.js';
 import { createLogger } from '../../src/logger.js';
 import { type Harness, harnessPerFile, openHarness } from '../helpers/harness.js';
 import { scriptedWith, thinkUnlessAborted } from '../helpers/slack-service.js';
@@ -161,7 +162,7 @@ describe('redirect', () => {
       pool: t.h.db.pool,
       logger: createLogger('silent'),
       onAbort: () => undefined,
-      onReconnect: async () => {
+      checkRuns: async () => {
         asked.push(Date.now());
         if (asked.length === 1) throw new Error('the database did not answer');
       },
@@ -181,6 +182,28 @@ describe('redirect', () => {
     } finally {
       await listener.stop();
     }
+  });
+
+  it('where notifications never arrive (a transaction-mode pooler), the runs under way are checked against the database every few seconds', async () => {
+    const asked: number[] = [];
+    // A pool through which a NOTIFY reaches no listener, as behind PgBouncer in transaction mode.
+    const deaf = { options: t.h.db.pool.options, query: async () => ({ rows: [] }) } as unknown as pg.Pool;
+    const listener = createAbortListener({
+      pool: deaf,
+      logger: createLogger('silent'),
+      onAbort: () => undefined,
+      checkRuns: async () => void asked.push(Date.now()),
+    });
+    await listener.start();
+    try {
+      for (let i = 0; i < 400 && asked.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(asked.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await listener.stop();
+    }
+    const after = asked.length;
+    await new Promise((r) => setTimeout(r, DEAF_CHECK_MS + 500));
+    expect(asked).toHaveLength(after);
   });
 
   it('only a working task can be redirected, and the new goal must say something', async () => {
