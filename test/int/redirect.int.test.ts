@@ -23,6 +23,8 @@ const t = harnessPerFile('redirect', () => ({
       started.push(name);
       if (started.length > 1) await thinkUnlessAborted(30_000, options?.signal);
     }
+    // Each call about a HUSH task thinks a moment, so that its task can change while it runs.
+    if (prompt.includes('HUSH')) await thinkUnlessAborted(700, options?.signal);
     // The new goal's first call thinks a moment, so that a late abort can arrive while it runs.
     if (prompt.includes('LATE') && prompt.includes('replaces the earlier goal') && !lateStarted) {
       lateStarted = true;
@@ -154,6 +156,25 @@ describe('redirect', () => {
     expect((await t.h.engine.getTask(missed.id))?.status).toBe('cancelled');
     await t.h.engine.cancel(healthy.id, { id: 'ann' });
     await t.h.engine.cancel(moved.id, { id: 'ann' });
+  });
+
+  it('a run whose task was cancelled without its hearing it (a pooler, a notification not arrived yet) posts nothing more of what its agents say', async () => {
+    const task = await t.h.start('pair', 'HUSH plan the picnic');
+    const said = async () =>
+      (await t.h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said').map((e) => e.id);
+    for (let i = 0; i < 400 && (await said()).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    const before = await said();
+    expect(before).toHaveLength(1);
+    // Cancelled where this process hears nothing of it: the run goes on to its end.
+    await t.h.db.pool.query(`UPDATE signoff.tasks SET status = 'cancelled' WHERE id = $1`, [task.id]);
+    for (let i = 0; i < 40 && !t.h.runner.running().includes(task.id); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 400 && t.h.runner.running().includes(task.id); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(t.h.runner.running()).not.toContain(task.id);
+    // The Reviewer and the Author answered after the cancel; neither is recorded, so neither is shown.
+    expect(await said()).toEqual(before);
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('cancelled');
   });
 
   it('the check for aborts missed while reconnecting is asked again until the database answers it', async () => {
