@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
-import type { ApiClient, ApiConfig } from '../config/api-clients.js';
+import { type ApiClient, type ApiConfig, tokenHashes } from '../config/api-clients.js';
 
 export interface ClientAuth {
   /** The client whose token this `Authorization` header carries, if any. */
@@ -15,11 +15,10 @@ export interface ClientAuth {
 }
 
 export function createClientAuth(pool: pg.Pool, api: ApiConfig): ClientAuth {
-  const clients = Object.entries(api.clients).map(([name, c]) => ({
-    ...c,
-    name,
-    hash: Buffer.from(c.tokenSha256, 'hex'),
-  }));
+  // A client with several tokens (one being rotated) is one entry per token.
+  const clients = Object.entries(api.clients).flatMap(([name, c]) =>
+    tokenHashes(c).map((hash) => ({ ...c, name, hash: Buffer.from(hash, 'hex') })),
+  );
   return {
     authenticate(header) {
       const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];

@@ -104,5 +104,12 @@ function databaseProblem(e: CodedError, url: string): string | undefined {
     return `${where} refused the login of "${decodeURIComponent(target.username)}" (${e.message}): check the user and password in DATABASE_URL`;
   if (e.code === '3D000')
     return `${where} has no database "${decodeURIComponent(target.pathname.slice(1))}": create it, or check DATABASE_URL`;
+  // Migrations run at every start and create the schemas `signoff` and `langgraph`: a user that
+  // may only connect (PostgreSQL's default for a database it does not own) fails the first one.
+  if (e.code === '42501') {
+    const user = decodeURIComponent(target.username);
+    const name = decodeURIComponent(target.pathname.slice(1));
+    return `${where}: user "${user}" may not create or change signoff's schemas in database "${name}" (${e.message}): make it the database's owner (ALTER DATABASE ${name} OWNER TO ${user}), or GRANT CREATE ON DATABASE ${name} TO ${user}`;
+  }
   return undefined;
 }

@@ -6,7 +6,7 @@
  *   api:
  *     clients:
  *       deploy-bot:
- *         tokenSha256: 5b0e…   # printf %s "$TOKEN" | sha256sum
+ *         tokenSha256: 5b0e…   # printf %s "$TOKEN" | sha256sum; a list while rotating
  *         channels: [C0123ABC]
  *         perMinute: 60
  *         callbackUrls: [https://ci.example.com/hooks/]
@@ -15,16 +15,25 @@ import { z } from 'zod';
 
 const PASSWORD_SHA256 = '5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8';
 
+const tokenHashSchema = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'expected the SHA-256 of the token as 64 lowercase hex digits')
+  // Earlier examples carried the hash of "password": a file copied from one lets anyone in.
+  .refine((h) => h !== PASSWORD_SHA256, {
+    message:
+      'this is the SHA-256 of "password", which anyone can send: make a token of your own (openssl rand -hex 24) and put its SHA-256 here',
+  });
+
+/** The hashes a client's tokens may have: one, or a few while a token is rotated. */
+export const tokenHashes = (c: Pick<ApiClient, 'tokenSha256'>): string[] => [c.tokenSha256].flat();
+
 const clientSchema = z
   .object({
-    tokenSha256: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, 'expected the SHA-256 of the token as 64 lowercase hex digits')
-      // Earlier examples carried the hash of "password": a file copied from one lets anyone in.
-      .refine((h) => h !== PASSWORD_SHA256, {
-        message:
-          'this is the SHA-256 of "password", which anyone can send: make a token of your own (openssl rand -hex 24) and put its SHA-256 here',
-      }),
+    /**
+     * A list lets the old token and the new one in at once while a token is rotated: add the new
+     * hash, give the client its new token, then remove the old hash.
+     */
+    tokenSha256: z.union([tokenHashSchema, z.array(tokenHashSchema).min(1).max(4)]),
     /** The Slack channels its reviews may be asked in. */
     channels: z.array(z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a channel id (C…)')).min(1),
     /**
@@ -52,15 +61,19 @@ export const apiSchema = z
   .superRefine((api, ctx) => {
     // One token, one client: the audit names whoever called.
     const seen = new Map<string, string>();
-    for (const [name, c] of Object.entries(api.clients ?? {})) {
-      const other = seen.get(c.tokenSha256);
-      if (other)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['clients', name, 'tokenSha256'],
-          message: `the same token as client ${other}: give each client its own`,
-        });
-      seen.set(c.tokenSha256, name);
-    }
+    for (const [name, c] of Object.entries(api.clients ?? {}))
+      for (const hash of tokenHashes(c)) {
+        const other = seen.get(hash);
+        if (other)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['clients', name, 'tokenSha256'],
+            message:
+              other === name
+                ? 'the same token twice: list each token once'
+                : `the same token as client ${other}: give each client its own`,
+          });
+        seen.set(hash, name);
+      }
   });
 export type ApiConfig = z.infer<typeof apiSchema>;

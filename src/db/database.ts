@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { startEmbeddedPostgres } from './embedded.js';
-import { migrate, readMigrations } from './migrate.js';
+import { migrate, newerMigrations, readMigrations } from './migrate.js';
 
 /** `migrations/` at the package root: two levels up from src/db, three from dist/src/db. */
 export const MIGRATIONS_DIR = (() => {
@@ -66,8 +66,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // reopen a connection for nearly each one.
   const heartbeats = connect(2, 60_000);
   try {
-    const applied = await migrate(pool, readMigrations(MIGRATIONS_DIR));
+    const migrations = readMigrations(MIGRATIONS_DIR);
+    const applied = await migrate(pool, migrations);
     if (applied.length) options.logger.info({ applied }, 'migrations applied');
+    // Not refused: during a rolling upgrade an old replica may start after a new one migrated.
+    // But a rollback runs code that has never seen these tables as they are now, and says so.
+    const newer = await newerMigrations(pool, migrations);
+    if (newer.length)
+      options.logger.warn(
+        { newer, version: migrations.at(-1)?.name },
+        `this database was migrated by a newer signoff (${newer.join(', ')}), which this version does not know: run the newer version on it, or restore the backup taken before the upgrade`,
+      );
   } catch (error) {
     await pool.end();
     await heartbeats.end();

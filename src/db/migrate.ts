@@ -73,3 +73,16 @@ export async function migrate(pool: pg.Pool, migrations: Migration[]): Promise<s
   }
   return applied;
 }
+
+/**
+ * The migrations recorded in the database that this version does not have: a newer version
+ * migrated it (this one was rolled back, or is an old replica still starting during an upgrade).
+ */
+export async function newerMigrations(pool: pg.Pool, migrations: Migration[]): Promise<string[]> {
+  const known = migrations.map((m) => m.id);
+  const r = await pool.query<{ name: string }>(
+    'SELECT name FROM signoff.migrations WHERE NOT (id = ANY($1::int[])) ORDER BY id',
+    [known],
+  );
+  return r.rows.map((row) => row.name);
+}

@@ -3,11 +3,13 @@
  * and each worker process LISTENs on a connection of its own. Not a pooled client: LISTEN is
  * session state, and a pooled client that dies is simply dropped. This one is re-established,
  * with backoff, whenever it fails. An abort sent while it was down is missed: once it is back,
- * `onReconnect` asks the database what changed meanwhile (else a cancelled run would go on, its
+ * `checkRuns` asks the database what changed meanwhile (else a cancelled run would go on, its
  * agents' words streaming, until its end, which applies nothing to a task cancelled or redirected).
  *
  * At start it checks that a notification arrives at all: behind a transaction-mode pooler
- * (PgBouncer) LISTEN never hears anything, and the operator is told in one line what workers need.
+ * (PgBouncer) LISTEN never hears anything. The operator is told in one line, and the runs under
+ * way are then checked against the database every few seconds instead (`checkRuns`): else a
+ * cancelled run would go on thinking, at the model's cost, until its end.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -20,6 +22,8 @@ const PROBE_PREFIX = 'probe:';
 const MAX_BACKOFF_MS = 30_000;
 /** How long the start-up check waits for its own notification. */
 const PROBE_MS = 3000;
+/** How often the runs under way are checked when no notification can arrive. */
+export const DEAF_CHECK_MS = 2000;
 
 export interface AbortListener {
   start(): Promise<void>;
@@ -29,8 +33,11 @@ export interface AbortListener {
 export function createAbortListener(deps: {
   pool: pg.Pool;
   onAbort: (taskId: string) => void;
-  /** Listening again after its connection was lost: the aborts sent meanwhile were not heard. */
-  onReconnect: () => Promise<void>;
+  /**
+   * Asks the database what aborts this process did not hear would have said, for the runs under
+   * way: after its connection was lost, and every few seconds when notifications never arrive.
+   */
+  checkRuns: () => Promise<void>;
   logger: Logger;
 }): AbortListener {
   const { pool, logger } = deps;
@@ -38,6 +45,7 @@ export function createAbortListener(deps: {
   let stopped = false;
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
+  let deafChecks: NodeJS.Timeout | undefined;
   const probes = new Map<string, () => void>();
 
   async function connect(): Promise<void> {
@@ -84,7 +92,7 @@ export function createAbortListener(deps: {
   function recheck(attempt: number): void {
     clearTimeout(rechecking);
     if (stopped) return;
-    deps.onReconnect().catch((err: Error) => {
+    deps.checkRuns().catch((err: Error) => {
       logger.warn({ err }, 'could not check the runs for aborts missed; trying again');
       if (stopped) return;
       rechecking = setTimeout(() => recheck(attempt + 1), Math.min(1000 * 2 ** attempt, MAX_BACKOFF_MS));
@@ -128,13 +136,31 @@ export function createAbortListener(deps: {
     start: async () => {
       stopped = false;
       await connect();
-      if (!(await heard()))
+      if (!(await heard())) {
         logger.warn(
-          'LISTEN/NOTIFY does not reach this worker (a transaction-mode pooler?): cancel and redirect stop a run only at its end. Connect workers directly or through a session-mode pool.',
+          `LISTEN/NOTIFY does not reach this worker (a transaction-mode pooler?): cancel and redirect stop a run within ${DEAF_CHECK_MS / 1000} s, when the database is next asked, instead of at once. Connect workers directly or through a session-mode pool for immediate stops.`,
         );
+        // One check at a time: a slow database never piles them up.
+        const check = () => {
+          deafChecks = setTimeout(() => {
+            deps
+              .checkRuns()
+              .catch((err: Error) => {
+                // A check cut short by the process stopping (its pool closed) is no problem.
+                if (!stopped) logger.warn({ err }, 'could not check the runs for cancels and redirects');
+              })
+              .finally(() => {
+                if (!stopped) check();
+              });
+          }, DEAF_CHECK_MS);
+          deafChecks.unref();
+        };
+        if (!stopped) check();
+      }
     },
     stop: async () => {
       stopped = true;
+      clearTimeout(deafChecks);
       clearTimeout(retry);
       clearTimeout(rechecking);
       const c = client;

@@ -65,7 +65,7 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     // What a missed abort would have said, read from the tasks: cancelled (or otherwise over),
     // or redirected to a newer generation than the run's.
-    onReconnect: async () => {
+    checkRuns: async () => {
       for (const id of runner.running()) {
         const task = await getTask(pool, id);
         runner.abort(id, !task || runsOver(task) ? undefined : task.generation, true);

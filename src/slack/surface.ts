@@ -73,8 +73,9 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
   const { config, signoff, logger } = o;
   const slack = config.slack;
   if (!slack) throw new Error('the Slack surface needs Slack settings');
-  // A team that forgot the key must not get canned answers in its channels without a word.
-  if (!config.model.apiKey) {
+  // A team that forgot the key must not get canned answers in its channels without a word. A web
+  // process runs no model: the key may rightly be kept from it, and a warning there misleads.
+  if (!config.model.apiKey && config.role !== 'web') {
     logger.warn(
       'no OPENAI_API_KEY or OPENAI_BASE_URL: agents answer with the offline scripted model (marked [offline model]); set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server, for a real model',
     );

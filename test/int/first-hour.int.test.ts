@@ -489,6 +489,34 @@ describe('failures to start say what failed', () => {
     }
   });
 
+  it("a database user that may not create signoff's schemas: says which privilege and how to grant it", async () => {
+    const { DATABASE_URL } = await database('no_create');
+    const role = `r_${Math.random().toString(36).slice(2, 10)}`;
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'secret'`);
+      const url = new URL(DATABASE_URL);
+      url.username = role;
+      url.password = 'secret';
+      const name = url.pathname.slice(1);
+      const r = await runSignoff(['tasks'], { DATABASE_URL: url.toString() });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(
+        `user "${role}" may not create or change signoff's schemas in database "${name}" (permission denied for database ${name}): make it the database's owner (ALTER DATABASE ${name} OWNER TO ${role}), or GRANT CREATE ON DATABASE ${name} TO ${role}`,
+      );
+      expect(r.stderr).not.toContain('secret');
+      expect(r.stderr).not.toMatch(NO_STACK);
+    } finally {
+      await admin.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+      await admin.end();
+      const other = new pg.Client({ connectionString: DATABASE_URL.replace(/\/[^/]*$/, '/postgres') });
+      await other.connect();
+      await other.query(`DROP ROLE IF EXISTS ${role}`);
+      await other.end();
+    }
+  });
+
   it('a data folder that cannot be made', async () => {
     // A regular file where a folder should be; nobody, root included, can make a folder in it.
     const file = join(folder(), 'not-a-folder');

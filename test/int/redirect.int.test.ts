@@ -3,8 +3,9 @@
  * also when another process asks), nothing of it is posted, the abandoned goal is kept and the
  * workflow starts over on the new goal.
  */
+import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAbortListener } from '../../src/engine/abort-listener.js';
+import { createAbortListener, DEAF_CHECK_MS } from '../../src/engine/abort-listener.js';
 import { createLogger } from '../../src/logger.js';
 import { type Harness, harnessPerFile, openHarness } from '../helpers/harness.js';
 import { scriptedWith, thinkUnlessAborted } from '../helpers/slack-service.js';
@@ -22,6 +23,8 @@ const t = harnessPerFile('redirect', () => ({
       started.push(name);
       if (started.length > 1) await thinkUnlessAborted(30_000, options?.signal);
     }
+    // Each call about a HUSH task thinks a moment, so that its task can change while it runs.
+    if (prompt.includes('HUSH')) await thinkUnlessAborted(700, options?.signal);
     // The new goal's first call thinks a moment, so that a late abort can arrive while it runs.
     if (prompt.includes('LATE') && prompt.includes('replaces the earlier goal') && !lateStarted) {
       lateStarted = true;
@@ -155,13 +158,32 @@ describe('redirect', () => {
     await t.h.engine.cancel(moved.id, { id: 'ann' });
   });
 
+  it('a run whose task was cancelled without its hearing it (a pooler, a notification not arrived yet) posts nothing more of what its agents say', async () => {
+    const task = await t.h.start('pair', 'HUSH plan the picnic');
+    const said = async () =>
+      (await t.h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said').map((e) => e.id);
+    for (let i = 0; i < 400 && (await said()).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    const before = await said();
+    expect(before).toHaveLength(1);
+    // Cancelled where this process hears nothing of it: the run goes on to its end.
+    await t.h.db.pool.query(`UPDATE signoff.tasks SET status = 'cancelled' WHERE id = $1`, [task.id]);
+    for (let i = 0; i < 40 && !t.h.runner.running().includes(task.id); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 400 && t.h.runner.running().includes(task.id); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(t.h.runner.running()).not.toContain(task.id);
+    // The Reviewer and the Author answered after the cancel; neither is recorded, so neither is shown.
+    expect(await said()).toEqual(before);
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('cancelled');
+  });
+
   it('the check for aborts missed while reconnecting is asked again until the database answers it', async () => {
     const asked: number[] = [];
     const listener = createAbortListener({
       pool: t.h.db.pool,
       logger: createLogger('silent'),
       onAbort: () => undefined,
-      onReconnect: async () => {
+      checkRuns: async () => {
         asked.push(Date.now());
         if (asked.length === 1) throw new Error('the database did not answer');
       },
@@ -181,6 +203,28 @@ describe('redirect', () => {
     } finally {
       await listener.stop();
     }
+  });
+
+  it('where notifications never arrive (a transaction-mode pooler), the runs under way are checked against the database every few seconds', async () => {
+    const asked: number[] = [];
+    // A pool through which a NOTIFY reaches no listener, as behind PgBouncer in transaction mode.
+    const deaf = { options: t.h.db.pool.options, query: async () => ({ rows: [] }) } as unknown as pg.Pool;
+    const listener = createAbortListener({
+      pool: deaf,
+      logger: createLogger('silent'),
+      onAbort: () => undefined,
+      checkRuns: async () => void asked.push(Date.now()),
+    });
+    await listener.start();
+    try {
+      for (let i = 0; i < 400 && asked.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(asked.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await listener.stop();
+    }
+    const after = asked.length;
+    await new Promise((r) => setTimeout(r, DEAF_CHECK_MS + 500));
+    expect(asked).toHaveLength(after);
   });
 
   it('only a working task can be redirected, and the new goal must say something', async () => {

@@ -67,12 +67,14 @@ it('a web process queues the run; a worker process runs it; the click on the web
   }
 });
 
-it('Slack on the offline model warns at start-up, in one line; with a key it does not', async () => {
+it('Slack on the offline model warns at start-up, in one line, where tasks run; with a key, or on a web process (it runs no model), it does not', async () => {
   const lines: string[] = [];
   const logger = createLogger('warn', { write: (line: string) => lines.push(line) });
   const start = async (env: Record<string, string>) => {
-    await file.startService({ env: { SIGNOFF_ROLE: 'web', ...env }, options: { logger } });
+    await file.startService({ env: { SIGNOFF_ROLE: 'worker', ...env }, options: { logger } });
   };
+  await start({ SIGNOFF_ROLE: 'web' });
+  expect(lines.filter((l) => l.includes('offline scripted model'))).toEqual([]);
   await start({});
   const offline = lines.filter((l) => l.includes('offline scripted model'));
   expect(offline).toHaveLength(1);

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemorySaver } from '@langchain/langgraph';
+import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { createClientAuth } from '../../src/api/clients.js';
 import { loadConfig, NO_KEY_PLACEHOLDER } from '../../src/config/config.js';
 import { checkpointSettings, parseWorkflowConfig, workflowSettings } from '../../src/config/workflows.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
@@ -141,6 +144,36 @@ describe('API clients in the config file', () => {
       /signoff.yml:4:7 api.clients.deploy-bot.tokenSha256: .*SHA-256 of "password".*openssl rand -hex 24/,
     );
     expect(parseWorkflowConfig(file('b'.repeat(64)), 'signoff.yml').api.clients['deploy-bot']).toBeDefined();
+  });
+});
+
+describe('rotating an API token', () => {
+  const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+  const yaml = (hashes: string) =>
+    `api:\n  clients:\n    deploy-bot:\n      tokenSha256: ${hashes}\n      channels: [C0123ABCD]\n`;
+  const auth = (hashes: string) =>
+    createClientAuth({} as pg.Pool, parseWorkflowConfig(yaml(hashes), 'signoff.yml').api);
+
+  it('lets both the old token and the new one in, as the same client, while the file lists both', () => {
+    const both = auth(`[${sha('old-token-0123456789')}, ${sha('new-token-0123456789')}]`);
+    expect(both.authenticate('Bearer old-token-0123456789')?.name).toBe('deploy-bot');
+    expect(both.authenticate('Bearer new-token-0123456789')?.name).toBe('deploy-bot');
+    expect(both.authenticate('Bearer another-token-0123')).toBeUndefined();
+    // Once the old hash is removed, only the new token is let in.
+    const rotated = auth(sha('new-token-0123456789'));
+    expect(rotated.authenticate('Bearer old-token-0123456789')).toBeUndefined();
+    expect(rotated.authenticate('Bearer new-token-0123456789')?.name).toBe('deploy-bot');
+  });
+
+  it('checks each hash of the list as it checks one', () => {
+    expect(() =>
+      auth(
+        `[${sha('new-token-0123456789')}, 5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8]`,
+      ),
+    ).toThrow(/api.clients.deploy-bot.tokenSha256.1: .*SHA-256 of "password"/);
+    expect(() => auth(`[${sha('a-token-0123456789')}, ${sha('a-token-0123456789')}]`)).toThrow(
+      /the same token twice/,
+    );
   });
 });
 
