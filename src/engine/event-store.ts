@@ -11,31 +11,33 @@ import { type DeliveredEvent, type EngineEvent, FINAL_STATUSES, type Task } from
 export const record = async (db: Queryable, taskId: string, key: string, event: EngineEvent) =>
   (await recordAll(db, taskId, [{ key, event }])).at(0);
 
-/** Records several events of a task, in order, each once per key (one statement); returns those it recorded. */
+/**
+ * Records several events of a task, in order, each once per key (one statement); returns those it
+ * recorded. `whileRunning`: only while the task still runs that generation (what a run's agents
+ * said). A cancel or redirect this process has not heard yet (or never hears, behind a
+ * transaction-mode pooler) leaves the run going a moment; what it says meanwhile is not the task's
+ * any more and must not be posted after "cancelled".
+ */
 export async function recordAll(
   db: Queryable,
   taskId: string,
   events: readonly { key: string; event: EngineEvent }[],
+  whileRunning?: Pick<Task, 'generation'>,
 ): Promise<DeliveredEvent[]> {
   if (events.length === 0) return [];
   const r = await db.query<{ id: string; key: string }>(
     `INSERT INTO signoff.events (task_id, key, type, payload)
      SELECT $1, e->>'key', e->'event'->>'type', e->'event' FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
+     WHERE $3::int IS NULL OR EXISTS (SELECT 1 FROM signoff.tasks t
+       WHERE t.id = $1 AND t.generation = $3 AND NOT t.status = ANY($4::text[]))
      ORDER BY n
      ON CONFLICT (task_id, key) DO NOTHING RETURNING id, key`,
-    [taskId, JSON.stringify(events)],
+    // The statuses in which no run goes on (`runsOver`).
+    [taskId, JSON.stringify(events), whileRunning?.generation ?? null, [...FINAL_STATUSES, 'failed']],
   );
-  return recordedRows(taskId, events, r.rows);
-}
-
-function recordedRows(
-  taskId: string,
-  events: readonly { key: string; event: EngineEvent }[],
-  rows: { id: string; key: string }[],
-): DeliveredEvent[] {
   // A key given twice is recorded as it was given first.
   const byKey = new Map(events.toReversed().map((e) => [e.key, e.event]));
-  return rows
+  return r.rows
     .map((row) => ({
       id: Number(row.id),
       taskId,
@@ -44,29 +46,6 @@ function recordedRows(
       attempts: 0,
     }))
     .sort((a, b) => a.id - b.id);
-}
-
-/**
- * As `recordAll`, for what a run's agents said: nothing once its task has ended, failed or moved
- * to another generation. A cancel or redirect whose notification this process has not heard yet
- * (or never hears, behind a transaction-mode pooler) leaves the run going a moment; what it says
- * meanwhile is not the task's any more and must not be posted after "cancelled".
- */
-export async function recordWhileRunning(
-  db: Queryable,
-  task: Pick<Task, 'id' | 'generation'>,
-  events: readonly { key: string; event: EngineEvent }[],
-): Promise<DeliveredEvent[]> {
-  if (events.length === 0) return [];
-  const r = await db.query<{ id: string; key: string }>(
-    `INSERT INTO signoff.events (task_id, key, type, payload)
-     SELECT $1, e->>'key', e->'event'->>'type', e->'event' FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
-     WHERE EXISTS (SELECT 1 FROM signoff.tasks t WHERE t.id = $1 AND t.generation = $3 AND NOT t.status = ANY($4::text[]))
-     ORDER BY n
-     ON CONFLICT (task_id, key) DO NOTHING RETURNING id, key`,
-    [task.id, JSON.stringify(events), task.generation, [...FINAL_STATUSES, 'failed']],
-  );
-  return recordedRows(task.id, events, r.rows);
 }
 
 /**

@@ -8,7 +8,7 @@ import { type WorkflowsConfig, workflowSettings } from '../config/workflows.js';
 import { saidSchema } from '../workflows/shared/say.js';
 import type { Delivery } from './delivery.js';
 import { eventKey } from './event-keys.js';
-import { recordWhileRunning } from './event-store.js';
+import { recordAll } from './event-store.js';
 import { createWordStreams, type LiveRun, type RunEnd } from './live.js';
 import type { ProgressTracker } from './progress.js';
 import { pruneCheckpoints } from './prune.js';
@@ -53,7 +53,7 @@ export function createGraphRun(deps: {
     // Words as the models write them go to the surface's live view (live.ts), if it has one.
     const words = live && createWordStreams(live.view, live.id);
     const record = async (spoken: Spoken[], kick: boolean) => {
-      const recorded = new Set((await recordWhileRunning(pool, task, spoken)).map((e) => e.key));
+      const recorded = new Set((await recordAll(pool, task.id, spoken, task)).map((e) => e.key));
       // A key saved before (said again by a step run twice) keeps its first words: this stream
       // stands for nothing.
       const streamed = (saved: boolean) =>
