@@ -253,22 +253,30 @@ describe('a long tool call', () => {
     expect(request.actions).toEqual(['approve', 'reject']);
   });
 
-  it("a description past one line is shown whole below the call's name, not its first 300 characters; past 10,000, the card says how much more there is", () => {
-    const said = `I will send the letter to the whole list. ${'It has the figures. '.repeat(30)}Then I delete the old copy.`;
+  it("a description too long for the call's line is shown whole in a code block before its arguments; one cut to fit leaves nothing that approves", () => {
+    const said = `I will send the letter to the whole list. ${'It has the figures. '.repeat(30)}_Changed at review_ Then I delete the old copy.`;
     const one = toReviewRequest({
       actionRequests: [{ name: 'send_email', args: { to: 'all@example.com' }, description: said }],
       reviewConfigs: [{ actionName: 'send_email', allowedDecisions: ['approve', 'reject'] }],
     });
-    expect(one.body).toContain(`**send_email**\n${said}\n`);
+    expect(one.body).toContain(
+      `**send_email**\n\`\`\`\ndescription (${said.length} characters):\n${said}\n\`\`\`\n\`\`\`\nto: "all@example.com"`,
+    );
     expect(one.actions).toContain('approve');
 
     const endless = toReviewRequest({
       actionRequests: [
-        { name: 'send_email', args: { to: 'a@example.com' }, description: 'y'.repeat(12_000) },
+        {
+          name: 'send_email',
+          args: { to: 'a@example.com' },
+          description: `${'y'.repeat(90_000)} AND DELETE EVERYTHING`,
+        },
       ],
-      reviewConfigs: [{ actionName: 'send_email', allowedDecisions: ['approve', 'reject'] }],
+      reviewConfigs: [{ actionName: 'send_email', allowedDecisions: ['approve', 'edit', 'reject'] }],
     });
-    expect(endless.body).toContain(`${'y'.repeat(10_000)} _(… 2,000 more characters)_`);
+    expect(endless.body).toContain('more characters)');
+    expect(endless.body).not.toContain('DELETE EVERYTHING');
+    expect(endless.actions).toEqual(['reject']);
   });
 
   it('200,000 characters: cut with what is left said, under the body limit; never a throw', () => {

@@ -59,19 +59,56 @@ const count = (n: number) => n.toLocaleString('en-US');
  */
 const longText = (v: unknown) => (typeof v === 'string' && !v.includes('```') ? v : json(v, 2));
 
-/** How long each long value may be shown: all of them together stay within LONG_BUDGET. */
-function cutAt(calls: ShownCall[]): { cut: number; long: unknown[] } {
-  const long = calls.flatMap((c) => Object.values(argsOf(c)).filter((v) => json(v).length > INLINE));
+/** How much of a call's description its heading line holds; a longer one is a long text below. */
+const DESCRIPTION_INLINE = 300;
+
+/**
+ * The call's description. LangChain's default one ends with the arguments as first asked: left
+ * out, since the list below shows them as they now are.
+ */
+function descriptionOf(c: ShownCall): string {
+  const d = c.description ?? '';
+  const asked = d.indexOf(`\n\nTool: ${c.name}\nArgs: `);
+  return (asked >= 0 ? d.slice(0, asked) : d).trim();
+}
+
+/** A description short enough for the heading line, as one line (else none: it is given below). */
+function shortDescription(c: ShownCall): string | undefined {
+  const text = descriptionOf(c).replace(/\s+/g, ' ');
+  return text && text.length <= DESCRIPTION_INLINE ? visible(text) : undefined;
+}
+
+/**
+ * The call's long texts, each given whole below its key list as far as the budget allows: its long
+ * values, and a description too long for the heading (an agent's words about the call, read in
+ * full like the arguments, and like them inside a code block, where Markdown does nothing).
+ */
+function longTexts(c: ShownCall): { name: string; text: string }[] {
+  const values = Object.entries(argsOf(c))
+    .filter(([, v]) => json(v).length > INLINE)
+    .map(([k, v]) => ({ name: keyOf(k), text: longText(v) }));
+  const described = descriptionOf(c);
+  const description =
+    described && !shortDescription(c)
+      ? [{ name: 'description', text: described.includes('```') ? json(described) : described }]
+      : [];
+  return [...description, ...values];
+}
+
+/** How long each long text may be shown: all of them together stay within LONG_BUDGET. */
+function cutAt(calls: ShownCall[]): { cut: number; long: string[] } {
+  const long = calls.flatMap((c) => longTexts(c).map((t) => t.text));
   return { cut: Math.max(500, Math.floor(LONG_BUDGET / Math.max(1, long.length))), long };
 }
 
 /**
- * Whether the body of `calls` shows a value cut short: then nobody can see all of what would run,
- * so the review may not offer anything that approves it (Approve, or Edit of another call).
+ * Whether the body of `calls` shows a text cut short (a value, or the agent's description): then
+ * nobody can see all of it, so the review may not offer anything that approves the calls (Approve,
+ * or Edit of another call).
  */
 export function valuesCut(calls: ShownCall[]): boolean {
   const { cut, long } = cutAt(calls);
-  return long.some((v) => longText(v).length > cut);
+  return long.some((text) => text.length > cut);
 }
 
 /** The Markdown of the calls, numbered when there are several. */
@@ -80,35 +117,12 @@ export function toolCallsBody(calls: ShownCall[]): string {
   return calls.map((c, i) => callBody(c, calls.length > 1 ? i + 1 : undefined, cut)).join('\n\n');
 }
 
-/** How much of a call's description its heading line holds; a longer one is given below it. */
-const DESCRIPTION_INLINE = 300;
-/** The most of a description shown (what the API takes); past it, the card says how much is cut. */
-const DESCRIPTION_MAX = 10_000;
-
-/**
- * The call's description, on one line: after its name when short, else whole below it (a reviewer
- * reads all the agent says of the call, never its start alone). LangChain's default one ends with
- * the arguments as first asked: left out, since the list below shows them as they now are.
- */
-function describe(c: ShownCall): { inline?: string; below?: string } {
-  const d = c.description ?? '';
-  const asked = d.indexOf(`\n\nTool: ${c.name}\nArgs: `);
-  const text = (asked >= 0 ? d.slice(0, asked) : d).replace(/\s+/g, ' ').trim();
-  if (!text) return {};
-  if (text.length <= DESCRIPTION_INLINE) return { inline: visible(text) };
-  const cut = text.length - DESCRIPTION_MAX;
-  return {
-    below: `${visible(text.slice(0, DESCRIPTION_MAX))}${cut > 0 ? ` _(… ${count(cut)} more characters)_` : ''}`,
-  };
-}
-
 const argsOf = (c: ShownCall) => (c.state?.type === 'edit' ? c.state.args : c.args);
 
 function callBody(c: ShownCall, number: number | undefined, cut: number): string {
-  const args = argsOf(c);
-  const entries = Object.entries(args);
-  const description = describe(c);
-  const head = `**${number ? `${number}. ` : ''}${visible(c.name.slice(0, 100))}**${description.inline ? `: ${description.inline}` : ''}${description.below ? `\n${description.below}` : ''}`;
+  const entries = Object.entries(argsOf(c));
+  const short = shortDescription(c);
+  const head = `**${number ? `${number}. ` : ''}${visible(c.name.slice(0, 100))}**${short ? `: ${short}` : ''}`;
   const state =
     c.state?.type === 'edit'
       ? '\n_Changed at review: it runs with the arguments below._'
@@ -121,15 +135,14 @@ function callBody(c: ShownCall, number: number | undefined, cut: number): string
     const length = longText(v).length;
     return `${keyOf(k)}: (${count(length)} characters, ${length > cut ? `the first ${count(cut)} below` : 'in full below'})`;
   });
-  const blocks = entries
-    .filter(([, v]) => json(v).length > INLINE)
-    .map(([k, v]) => {
-      const text = longText(v);
-      const shown =
-        text.length > cut ? `${text.slice(0, cut)}… (${count(text.length - cut)} more characters)` : text;
-      return `\`\`\`\n${keyOf(k)} (${count(text.length)} characters):\n${visible(shown)}\n\`\`\``;
-    });
+  const blocks = longTexts(c).map(({ name, text }) => {
+    const shown =
+      text.length > cut ? `${text.slice(0, cut)}… (${count(text.length - cut)} more characters)` : text;
+    return `\`\`\`\n${name} (${count(text.length)} characters):\n${visible(shown)}\n\`\`\``;
+  });
+  // A long description (the first of them) is read before the arguments it speaks of.
+  const described = shortDescription(c) || !descriptionOf(c) ? [] : blocks.splice(0, 1);
   const list = `\`\`\`\n${lines.length ? lines.join('\n') : '(no arguments)'}\n\`\`\``;
   const note = c.note ? `\n_${c.note}_` : '';
-  return [`${head}${state}`, list, ...blocks].join('\n') + note;
+  return [`${head}${state}`, ...described, list, ...blocks].join('\n') + note;
 }
