@@ -170,12 +170,11 @@ describe('a reply at a review (replies: ask, the default)', () => {
     await until('refused', () => replaced(catAgain).find((t) => t.includes('This review is closed')));
   });
 
-  it('a reply written before an edit was counted gets a question with no Approve (it was about the old content), saying who edited it; one written after gets Approve', async () => {
+  it("once an Edit was counted, a reply's question offers no Approve, whenever the reply was written (the card may not show the edit yet), and says who edited it; a forged Approve approves nothing", async () => {
     const { thread } = await startTask('priced priced launch plan');
     const [review] = await file.service.signoff.engine.reviews(taskOf(thread));
     if (!review) throw new Error('no review');
-    const writtenBefore = `${Date.now() / 1000 - 5}`;
-    // Bob edits the price: his edit counts as his approval, and the card now shows it.
+    // Bob edits the price: his edit counts as his approval.
     await file.service.signoff.engine.decide({
       reviewId: review.id,
       actor: { id: 'U0BOB' },
@@ -183,23 +182,29 @@ describe('a reply at a review (replies: ask, the default)', () => {
       values: { price: '12' },
       contentHash: contentHash(review.request),
     });
-    // Cat's reply, written before the edit, reaches signoff after it.
+    // Cat's replies: one written before the edit that reaches signoff after it, one written after.
+    const writtenBefore = `${Date.now() / 1000 - 5}`;
     await postSigned(file.events, threadMessage('U0CAT', 'fine by me', thread, { ts: writtenBefore }), {
       json: true,
     });
-    const old = await until('the question on the old content', () => ephemeralsIn(thread, 'U0CAT')[0]);
-    expect(questionButtons(old).map((b) => b.action_id)).not.toContain('signoff_reply_approve');
-    expect(JSON.stringify(old.blocks)).toContain('<@U0BOB> edited it after your reply');
-
     await reply('U0CAT', 'the new price is fine', thread);
-    const now = await until('the question on the edited content', () => ephemeralsIn(thread, 'U0CAT')[1]);
-    expect(questionButtons(now).map((b) => b.action_id)).toContain('signoff_reply_approve');
-    expect(JSON.stringify(now.blocks)).not.toContain('edited it after your reply');
-    await tap(now, 'signoff_reply_approve');
-    await until('decided', async () => {
-      const [r] = await file.service.signoff.engine.reviews(taskOf(thread));
-      return r?.status === 'decided' ? r : undefined;
+    for (const n of [0, 1]) {
+      const question = await until(`question ${n + 1}`, () => ephemeralsIn(thread, 'U0CAT')[n]);
+      expect(questionButtons(question).map((b) => b.action_id)).not.toContain('signoff_reply_approve');
+      expect(JSON.stringify(question.blocks)).toContain('<@U0BOB> edited it');
+    }
+    // An Approve forged onto the question (the edited content's hash, the reply's ts) is refused.
+    const [edited] = await file.service.signoff.engine.reviews(taskOf(thread));
+    const question = ephemeralsIn(thread, 'U0CAT')[1] as Shown;
+    const forged = JSON.stringify({
+      ...JSON.parse(questionButtons(question)[0]?.value ?? '{}'),
+      h: contentHash(edited?.request as never),
     });
+    await tap(question, 'signoff_reply_approve', forged);
+    await until('refused', () => replaced(question)[0]);
+    const [still] = await file.service.signoff.engine.reviews(taskOf(thread));
+    expect(still?.status).toBe('pending');
+    expect(still?.approvals.map((a) => a.by)).toEqual(['U0BOB']);
   });
 
   it('"Revise with it" sends the whole reply as feedback: the next round has it', async () => {

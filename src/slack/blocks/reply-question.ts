@@ -54,7 +54,13 @@ const count = (n: number) => n.toLocaleString('en-US');
  */
 export function questionChoices(review: Review, allowed: Action[]): QuestionDecision[] {
   const may = (a: Action) => allowed.includes(a) && review.request.actions.includes(a);
-  if (!isToolCall(review)) return (['revise', 'approve', 'reject'] as const).filter(may);
+  // Once edited (an Edit counted towards a quorum), what an approval approves changed: a reply
+  // may have been about what the card showed before, and the card may not show the edit yet (its
+  // update waits its turn in the outbox). Its buttons approve the edit; a question never does.
+  if (!isToolCall(review))
+    return (['revise', 'approve', 'reject'] as const).filter(
+      (a) => may(a) && !(a === 'approve' && review.request.edit),
+    );
   return [
     ...(answeredWithWords(review.request) && may('revise') ? (['revise'] as const) : []),
     ...(may('reject') ? (['reject'] as const) : []),
@@ -77,14 +83,6 @@ function label(review: Review, choice: QuestionChoice): string {
       return 'Ignore';
   }
 }
-
-/**
- * Whether the review's content was edited after the reply was written (its Slack ts): an edit
- * counted towards a quorum changes what an approval approves, and the reply was about what the
- * card showed before. Its question then offers no approval (the card's buttons show the edit).
- */
-export const editedSince = (review: Review, replyTs: string) =>
-  review.request.edit !== undefined && Date.parse(review.request.edit.at) > Number(replyTs) * 1000;
 
 /** What a reject does, said in its confirm dialog (as on the card, Slack asks before it is sent). */
 function rejectConfirm(review: Review) {
@@ -123,9 +121,10 @@ export function replyQuestion(
   const tooLong = fitsAsWords(review, reply.text)
     ? ''
     : ` Your reply is too long to send as is (${count(reply.text.trim().length)} characters; this review takes at most ${count(review.settings.feedback.maxLength)}): to send it, shorten it and reply again.`;
-  const edited = editedSince(review, reply.ts)
-    ? ` ${who(review.request.edit?.by ?? '')} edited it after your reply: to approve it as it is now, look at the card and use its buttons.`
-    : '';
+  const edited =
+    review.request.edit && !isToolCall(review)
+      ? ` ${who(review.request.edit.by)} edited it: to approve it as it is now, look at the card and use its buttons.`
+      : '';
   const text = `:speech_balloon: You replied while *${title}* waits for a decision:\n${quoted(reply.text)}\n${what}${edited}${tooLong}${isToolCall(review) && choices.length ? ' Or:' : ''}`;
   const value = questionValue(review, reply.ts);
   const button = (choice: QuestionChoice) => ({

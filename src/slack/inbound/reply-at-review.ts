@@ -10,13 +10,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Review, Task } from '../../engine/index.js';
-import {
-  carriesWords,
-  editedSince,
-  fitsAsWords,
-  questionChoices,
-  replyQuestion,
-} from '../blocks/reply-question.js';
+import { carriesWords, fitsAsWords, questionChoices, replyQuestion } from '../blocks/reply-question.js';
 import { cardText } from '../shared/posts.js';
 import { decideFromSlack, slackActor } from './decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
@@ -97,10 +91,8 @@ export async function replyAtReview(
     const { plain } = await cardText(deps.pool, review.id, review.request);
     // A reply too long to send as is offers no choice that sends it (the question says so).
     const fits = fitsAsWords(review, r.text);
-    // Nor does one whose content was edited after the reply was written: it was about the old one.
-    const edited = editedSince(review, r.ts);
     offered = questionChoices(review, choices.actions).filter(
-      (c) => !((plain || edited) && c === 'approve') && (fits || !carriesWords(review, c)),
+      (c) => !(plain && c === 'approve') && (fits || !carriesWords(review, c)),
     );
     if (offered.length) {
       await recordReply(deps.pool, {
