@@ -66,6 +66,10 @@ describe('toReviewRequest', () => {
     expect(
       toReviewRequest({ title: 'Search?', body: '', feedbackLabel: '   ' }).feedbackLabel,
     ).toBeUndefined();
+    // A request already in signoff's shape (a kind) is trimmed the same way.
+    const asked = { kind: 'query_review', title: 'Search?', body: '' };
+    expect(toReviewRequest({ ...asked, feedbackLabel: ' The query ' }).feedbackLabel).toBe('The query');
+    expect(toReviewRequest({ ...asked, feedbackLabel: '   ' }).feedbackLabel).toBeUndefined();
   });
 
   it('a long title is cut and given whole in the body; a long body is cut with a note and cannot be approved', () => {

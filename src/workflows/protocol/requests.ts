@@ -119,7 +119,7 @@ export const reviewRequestSchema = z.object({
    * What the words typed for `revise` are, where they are not feedback on the content (a
    * proposal's "The query to search instead"): the Revise box's label, and the terminal's prompt.
    */
-  feedbackLabel: z.string().min(1).max(100).optional(),
+  feedbackLabel: z.string().trim().min(1).max(100).optional(),
   round: z.number().int().min(1).default(1),
   /** What Edit asks (a tool call's decision and arguments, per call): at most 10 calls' worth. */
   fields: z.array(reviewFieldSchema).max(20).default([]),
