@@ -223,7 +223,8 @@ const control = createServer(async (req, res) => {
         args.channel === r.channel &&
         (r.threadTs === undefined || args.thread_ts === r.threadTs) &&
         (r.ts === undefined || args.ts === r.ts) &&
-        !String(args.text ?? '').includes(FALLBACK_MARK);
+        // A fallback says so in its text, or (a review's plain card) in its blocks.
+        !`${args.text ?? ''} ${JSON.stringify(args.blocks ?? [])}`.includes(FALLBACK_MARK);
       lifts.push(slack.refuse(r.method, applies, r.error));
       return reply({ ok: true });
     }

@@ -1,7 +1,7 @@
 /** SQL for the events outbox: recorded once per (task, key), read in order, marked delivered. */
 import type { Queryable } from '../db/queryable.js';
 import { EVENT_TYPES, engineEventSchema } from './shapes.js';
-import { type DeliveredEvent, type EngineEvent, FINAL_STATUSES, type Task } from './types.js';
+import type { DeliveredEvent, EngineEvent, Task } from './types.js';
 
 /**
  * Records an event once per (task, key) (keys: event-keys.ts); returns it if this call recorded
@@ -13,10 +13,12 @@ export const record = async (db: Queryable, taskId: string, key: string, event: 
 
 /**
  * Records several events of a task, in order, each once per key (one statement); returns those it
- * recorded. `whileRunning`: only while the task still runs that generation (what a run's agents
- * said). A cancel or redirect this process has not heard yet (or never hears, behind a
- * transaction-mode pooler) leaves the run going a moment; what it says meanwhile is not the task's
- * any more and must not be posted after "cancelled".
+ * recorded. `whileRunning`: only while the task is not cancelled and still runs that generation
+ * (what a run's agents said). A cancel or redirect this process has not heard yet (or never hears,
+ * behind a transaction-mode pooler) leaves the run going a moment; what it says meanwhile is not
+ * the task's any more and must not be posted after "cancelled". The task's row is read FOR SHARE,
+ * so a cancel committing meanwhile is waited for and seen. A task failed meanwhile (its thread
+ * unreachable) keeps its words, as every event it has: they fail with the thread.
  */
 export async function recordAll(
   db: Queryable,
@@ -29,11 +31,10 @@ export async function recordAll(
     `INSERT INTO signoff.events (task_id, key, type, payload)
      SELECT $1, e->>'key', e->'event'->>'type', e->'event' FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS x(e, n)
      WHERE $3::int IS NULL OR EXISTS (SELECT 1 FROM signoff.tasks t
-       WHERE t.id = $1 AND t.generation = $3 AND NOT t.status = ANY($4::text[]))
+       WHERE t.id = $1 AND t.generation = $3 AND t.status <> 'cancelled' FOR SHARE)
      ORDER BY n
      ON CONFLICT (task_id, key) DO NOTHING RETURNING id, key`,
-    // The statuses in which no run goes on (`runsOver`).
-    [taskId, JSON.stringify(events), whileRunning?.generation ?? null, [...FINAL_STATUSES, 'failed']],
+    [taskId, JSON.stringify(events), whileRunning?.generation ?? null],
   );
   // A key given twice is recorded as it was given first.
   const byKey = new Map(events.toReversed().map((e) => [e.key, e.event]));

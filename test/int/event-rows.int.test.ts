@@ -3,10 +3,12 @@
  * (another version wrote it, say) is read, wherever it is read, as a note that it could not be
  * shown: its surface says so instead of being shown a guess, and the events after it go on.
  */
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { record } from '../../src/engine/event-store.js';
+import { record, recordAll } from '../../src/engine/event-store.js';
 import { deliveryJob, deliveryQueue } from '../../src/engine/job-names.js';
 import { harnessPerFile } from '../helpers/harness.js';
+import { until } from '../helpers/slack-thread.js';
 
 const t = harnessPerFile('event_rows', () => ({ yaml: 'workflows:\n  pair:\n    maxIterations: 1\n' }));
 
@@ -50,5 +52,42 @@ describe('event rows, parsed when read', () => {
     expect(read).toEqual(shown.map((e) => e.event));
     const records = await t.h.engine.eventRecords(task.id);
     expect(records.find((e) => e.key === 'old:card')).toMatchObject({ state: 'delivered' });
+  });
+
+  it("a run's words recorded while a cancel of its task commits are not recorded: the task's row is waited for and read as cancelled", async () => {
+    const task = await t.h.start('pair', 'name the ferry');
+    await t.h.nextReview(task.id);
+    const { pool } = t.h.db;
+    const said = (key: string) => [
+      { key, event: { type: 'agent_said' as const, agent: 'Author', text: key } },
+    ];
+    // While the task runs that generation, its words are recorded.
+    expect(await recordAll(pool, task.id, said('words:before'), task)).toHaveLength(1);
+
+    const cancel = new pg.Client({ connectionString: t.db.url });
+    await cancel.connect();
+    try {
+      await cancel.query('BEGIN');
+      await cancel.query(`UPDATE signoff.tasks SET status = 'cancelled' WHERE id = $1`, [task.id]);
+      const recording = recordAll(pool, task.id, said('words:during'), task);
+      // The record waits for the cancel's row lock (seen in pg_locks, not slept for).
+      await until('the record waits for the cancel', async () => {
+        const r = await pool.query(
+          `SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+           WHERE NOT l.granted AND c.relname = 'tasks' UNION ALL
+           SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO signoff.events%'`,
+        );
+        return r.rowCount ? true : undefined;
+      });
+      await cancel.query('COMMIT');
+      expect(await recording).toEqual([]);
+    } finally {
+      await cancel.end();
+    }
+    const kept = await pool.query('SELECT key FROM signoff.events WHERE task_id = $1 AND key LIKE $2', [
+      task.id,
+      'words:%',
+    ]);
+    expect(kept.rows.map((r) => r.key)).toEqual(['words:before']);
   });
 });
