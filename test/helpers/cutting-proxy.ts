@@ -5,9 +5,9 @@
  * run (`onDisconnect: cancel`). As a proxy or load balancer with a response time limit may do.
  * Only the first `cuts` run streams are cut; everything else passes as it is.
  */
-import { httpProxy, type Proxy } from './http-proxy.js';
+import { httpProxy, type TestProxy } from './http-proxy.js';
 
-export interface CuttingProxy extends Proxy {
+export interface CuttingProxy extends TestProxy {
   /** How many run streams it cut. */
   cut(): number;
 }

@@ -5,9 +5,9 @@
  * stream's client disconnects never hears of it through this proxy, so only an explicit cancel
  * stops the run.
  */
-import { httpProxy, type Proxy } from './http-proxy.js';
+import { httpProxy, type TestProxy } from './http-proxy.js';
 
-export type HoldingProxy = Proxy;
+export type HoldingProxy = TestProxy;
 
 export const holdingProxy = (port: number, upstream: string): Promise<HoldingProxy> =>
   httpProxy(port, upstream, (_req, _up, answer, res) => {

@@ -12,7 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 
-export interface Proxy {
+export interface TestProxy {
   readonly url: string;
   close(): Promise<void>;
 }
@@ -25,7 +25,7 @@ export type Answer = (
   res: ServerResponse,
 ) => void;
 
-export async function httpProxy(port: number, upstream: string, answer: Answer): Promise<Proxy> {
+export async function httpProxy(port: number, upstream: string, answer: Answer): Promise<TestProxy> {
   const target = new URL(upstream);
   const open = new Set<ClientRequest>();
   const server = createServer((req, res) => {
