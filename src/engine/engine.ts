@@ -27,7 +27,7 @@ import { startRefusal } from './start-limits.js';
 import { createStarts } from './starts.js';
 import { audit, getTask, listTasks, taskAt } from './task-rows.js';
 import { timerQueue } from './timers.js';
-import { type Clock, type GroupDirectory, runsOver, type Surface, type Task } from './types.js';
+import { type Clock, FINAL_STATUSES, type GroupDirectory, type Surface, type Task } from './types.js';
 import { waitingFor, waitingPlaces } from './waiting-reviews.js';
 import { startWorkers } from './work.js';
 
@@ -63,12 +63,13 @@ export function createEngine(deps: EngineDeps): Engine {
       const [taskId, generation] = payload.split('#');
       runner.abort(taskId as string, generation ? Number(generation) : undefined);
     },
-    // What a missed abort would have said, read from the tasks: cancelled (or otherwise over),
-    // or redirected to a newer generation than the run's.
+    // What a missed abort would have said, read from the tasks: cancelled (or otherwise ended),
+    // or redirected to a newer generation than the run's. Not failed: a failed task may be retried
+    // between this read and the abort, and the abort would stop the retry's run.
     checkRuns: async () => {
       for (const id of runner.running()) {
         const task = await getTask(pool, id);
-        runner.abort(id, !task || runsOver(task) ? undefined : task.generation, true);
+        runner.abort(id, !task || FINAL_STATUSES.includes(task.status) ? undefined : task.generation, true);
       }
     },
   });

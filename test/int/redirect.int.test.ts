@@ -128,13 +128,17 @@ describe('redirect', () => {
     expect(review.request.body).toContain('plan only the interns');
   });
 
-  it('a cancel or a redirect this process never heard (the task changed, no notification came) stops the run once its listener reconnects; a run whose task did not change goes on', async () => {
+  it('a cancel or a redirect this process never heard (the task changed, no notification came) stops the run once its listener reconnects; a run whose task did not change, or failed (a retry may take it up the next moment), goes on', async () => {
     started.length = 0;
     const healthy = await t.h.start('pair', 'SLOW plan the offsite');
     const missed = await t.h.start('pair', 'SLOW plan the budget');
     const moved = await t.h.start('pair', 'SLOW plan the party');
-    await untilThinking(4); // a call of each is thinking (30 s unless aborted)
-    expect(t.h.runner.running()).toEqual(expect.arrayContaining([healthy.id, missed.id, moved.id]));
+    const failed = await t.h.start('pair', 'SLOW plan the picnic');
+    await untilThinking(5); // a call of each is thinking (30 s unless aborted)
+    expect(t.h.runner.running()).toEqual(
+      expect.arrayContaining([healthy.id, missed.id, moved.id, failed.id]),
+    );
+    await t.h.db.pool.query(`UPDATE signoff.tasks SET status = 'failed' WHERE id = $1`, [failed.id]);
     // What this process missed: one task was cancelled, another redirected, while nothing here
     // listened (the rows changed and no notification came).
     await t.h.db.pool.query(`UPDATE signoff.tasks SET status = 'cancelled' WHERE id = $1`, [missed.id]);
@@ -153,9 +157,12 @@ describe('redirect', () => {
     expect(t.h.runner.running()).not.toContain(moved.id);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(t.h.runner.running()).toContain(healthy.id);
+    expect(t.h.runner.running()).toContain(failed.id);
     expect((await t.h.engine.getTask(missed.id))?.status).toBe('cancelled');
     await t.h.engine.cancel(healthy.id, { id: 'ann' });
     await t.h.engine.cancel(moved.id, { id: 'ann' });
+    await t.h.db.pool.query(`UPDATE signoff.tasks SET status = 'working' WHERE id = $1`, [failed.id]);
+    await t.h.engine.cancel(failed.id, { id: 'ann' });
   });
 
   it('a run whose task was cancelled without its hearing it (a pooler, a notification not arrived yet) posts nothing more of what its agents say', async () => {
