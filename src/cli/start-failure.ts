@@ -107,9 +107,17 @@ function databaseProblem(e: CodedError, url: string): string | undefined {
   // Migrations run at every start and create the schemas `signoff` and `langgraph`: a user that
   // may only connect (PostgreSQL's default for a database it does not own) fails the first one.
   if (e.code === '42501') {
-    const user = decodeURIComponent(target.username);
+    const user = decodeURIComponent(target.username) || 'the user DATABASE_URL names';
     const name = decodeURIComponent(target.pathname.slice(1));
-    return `${where}: user "${user}" may not create or change signoff's schemas in database "${name}" (${e.message}): make it the database's owner (ALTER DATABASE ${name} OWNER TO ${user}), or GRANT CREATE ON DATABASE ${name} TO ${user}`;
+    const role = target.username ? ident(user) : 'CURRENT_USER';
+    // Only "permission denied for database" is a missing CREATE; a schema or table refused belongs
+    // to another role (another signoff's), which no grant on the database mends.
+    return /for database/.test(e.message ?? '')
+      ? `${where}: user "${user}" may not create signoff's schemas in database "${name}" (${e.message}): make it the database's owner (ALTER DATABASE ${ident(name)} OWNER TO ${role}), or GRANT CREATE ON DATABASE ${ident(name)} TO ${role}`
+      : `${where}: user "${user}" may not use signoff's tables in database "${name}" (${e.message}): they belong to another role; connect as that role, or have it grant this one its rights (or give signoff a database of its own)`;
   }
   return undefined;
 }
+
+/** A name as SQL quotes it where it must: "signoff-np", not signoff-np. */
+const ident = (name: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`);

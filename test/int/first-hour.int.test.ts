@@ -503,7 +503,7 @@ describe('failures to start say what failed', () => {
       const r = await runSignoff(['tasks'], { DATABASE_URL: url.toString() });
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain(
-        `user "${role}" may not create or change signoff's schemas in database "${name}" (permission denied for database ${name}): make it the database's owner (ALTER DATABASE ${name} OWNER TO ${role}), or GRANT CREATE ON DATABASE ${name} TO ${role}`,
+        `user "${role}" may not create signoff's schemas in database "${name}" (permission denied for database ${name}): make it the database's owner (ALTER DATABASE ${name} OWNER TO ${role}), or GRANT CREATE ON DATABASE ${name} TO ${role}`,
       );
       expect(r.stderr).not.toContain('secret');
       expect(r.stderr).not.toMatch(NO_STACK);
