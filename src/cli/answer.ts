@@ -1,5 +1,5 @@
 import type { Action, Review } from '../engine/index.js';
-import { choicesOf } from './choices.js';
+import { choicesOf, lowerFirst } from './choices.js';
 import { COMMANDS } from './usage.js';
 
 /**
@@ -73,8 +73,10 @@ const CANCEL = new Set(['cancel', 'stop']);
 const COMMAND_WORDS = new Set([...COMMANDS, 'list', 'ls', 'status']);
 const SHELL_LINE = new RegExp(
   // Case kept: the shell's words are lower case ("Signoff rules should…" is feedback).
-  `^(npx\\s+signoff\\b|signoff\\s+(${[...COMMANDS].join('|')})\\b|npm\\s+(start|test|install|i|ci|run\\s+\\S+)$|(clear|cls|pwd)$|cd(\\s+\\S+)?$)`,
+  `^(npx\\s+signoff\\b|signoff\\s+(${[...COMMANDS].join('|')})\\b|npm\\s+(start|test|install|i|ci|run\\s+\\S+)$|(clear|cls|pwd)$|cd(\\s+\\S+)?$|git\\s+(status|log|diff|show|pull|push|fetch|stash|branch|checkout|switch)(\\s+\\S+)*$)`,
 );
+/** Where a line holds several commands ("clear; npx signoff resume …"), each is one. */
+const COMMAND_SEPARATOR = /\s*(?:;|&&|\|\|)\s*/;
 
 /** `reject: <why>` rejects with its reason (for a tool call, the message the agent gets). */
 const REJECT_WITH = /^reject\s*:\s*(.*)$/is;
@@ -108,12 +110,20 @@ const bare = (text: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/** What Revise's words are, as a placeholder: "feedback", or the review's own ("the query to search instead"). */
+const typed = (review: Review) =>
+  review.request.feedbackLabel ? lowerFirst(review.request.feedbackLabel) : 'feedback';
+
 /** Whether the line leaves the prompt it is typed at (a review's, or the interactive one). */
 export const isQuit = (line: string) => QUIT.has(bare(line));
 
 /** Whether the line reads like a command for the shell (or a signoff command's name alone). */
 export const readsLikeCommand = (line: string) =>
-  COMMAND_WORDS.has(bare(line)) || SHELL_LINE.test(line.trim());
+  COMMAND_WORDS.has(bare(line)) ||
+  line
+    .trim()
+    .split(COMMAND_SEPARATOR)
+    .some((part) => SHELL_LINE.test(part));
 
 /**
  * One typed line → a decision: Enter/approve, reject (`reject: why` with its reason), feedback
@@ -173,7 +183,9 @@ export function parseAnswer(line: string, review: Review): Answer {
   const typo = misspelt(plain);
   if (LIKE_APPROVE.has(plain) || LIKE_REJECT.has(plain) || typo) {
     const meant: Action = typo ?? (LIKE_APPROVE.has(plain) ? 'approve' : 'reject');
-    const feedback = allowed.includes('revise') ? [`"revise: <feedback>" to ${verb(review, 'revise')}`] : [];
+    const feedback = allowed.includes('revise')
+      ? [`"revise: <${typed(review)}>" to ${verb(review, 'revise')}`]
+      : [];
     if (!allowed.includes(meant)) {
       return { error: `"${text}" is not one of the choices: type ${choices(review)}.` };
     }
@@ -276,8 +288,14 @@ export function answerHelp(review: Review, resume: string, always = false): stri
       : []),
     ...(has('revise')
       ? [
-          ['revise: <feedback>', `${verb(review, 'revise')} (a sentence works too)`] as [string, string],
-          ['revise', 'asks for the feedback on the next line'] as [string, string],
+          [`revise: <${typed(review)}>`, `${verb(review, 'revise')} (a sentence works too)`] as [
+            string,
+            string,
+          ],
+          [
+            'revise',
+            `asks for ${review.request.feedbackLabel ? typed(review) : 'the feedback'} on the next line`,
+          ] as [string, string],
         ]
       : []),
     ...(has('edit')

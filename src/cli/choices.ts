@@ -5,7 +5,7 @@
 import type { Review } from '../engine/index.js';
 
 /** "The query to search instead" → "the query to search instead" within a sentence ("SQL" stays). */
-const lowerFirst = (text: string) =>
+export const lowerFirst = (text: string) =>
   /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 
 export function choicesOf(review: Review): string {

@@ -8,6 +8,7 @@ import { contentHash, DecisionRefused, operator } from '../engine/index.js';
 import { isSignoffError } from '../errors.js';
 import { alwaysAllow } from './always-allow.js';
 import { answerHelp, type Decided, parseAnswer, parseFeedback } from './answer.js';
+import { lowerFirst } from './choices.js';
 import { fillForm } from './form.js';
 import { CLI } from './help.js';
 import { answerTo, type LineSource } from './lines.js';
@@ -146,9 +147,9 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
  * 'ended' at end of input.
  */
 async function feedbackFor(deps: SessionDeps, review: Review): Promise<Decided | 'ended' | undefined> {
-  deps.out.write(
-    'Type your feedback (what should change) and press Enter; an empty line goes back to the review.\n',
-  );
+  // In the review's own words where its Revise asks for something else (a proposal's query).
+  const asked = review.request.feedbackLabel ?? 'your feedback (what should change)';
+  deps.out.write(`Type ${lowerFirst(asked)} and press Enter; an empty line goes back to the review.\n`);
   for (;;) {
     const line = await answerTo(deps.lines, deps.out, 'feedback> ');
     if (line === undefined) return 'ended';

@@ -28,8 +28,10 @@ export function invalidDecision(review: Review, input: DecideInput): string | un
     const errors = [...new Set(Object.values(invalidEdit(review.request, input.values ?? {})))];
     return errors.length ? errors.join(' ') : undefined;
   }
-  if (input.action === 'revise' && feedback.length < Math.max(1, minLength))
+  if (input.action === 'revise' && feedback.length === 0)
     return 'Say what should change: the feedback is empty.';
+  if (input.action === 'revise' && feedback.length < minLength)
+    return `Nothing was recorded: your message is ${count(feedback.length)} characters, and this review takes at least ${count(minLength)}. Say more and try again.`;
   return undefined;
 }
 

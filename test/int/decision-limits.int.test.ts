@@ -15,7 +15,7 @@ const t = harnessPerFile('decision_limits', () => ({
     maxIterations: 1
   specialist:
     checkpoints:
-      review: { feedback: { maxLength: 200 } }
+      review: { feedback: { minLength: 3, maxLength: 200 } }
   mail:
     module: ./test/fixtures/hitl-graph.ts
     checkpoints:
@@ -62,6 +62,18 @@ describe('words over the limit', () => {
         action,
       ).rejects.toThrow('this review takes at most 200');
     }
+    expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
+  });
+
+  it("feedback under the checkpoint's feedback.minLength is refused saying the least it takes, not that it is empty", async () => {
+    const task = await t.h.start('specialist', 'reconcile the receipts');
+    const review = await t.h.nextReview(task.id);
+    const revise = (feedback: string) =>
+      t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0BOB' }, action: 'revise', feedback });
+    await expect(revise('ab')).rejects.toThrow(
+      'Nothing was recorded: your message is 2 characters, and this review takes at least 3. Say more and try again.',
+    );
+    await expect(revise('  ')).rejects.toThrow('Say what should change: the feedback is empty.');
     expect((await t.h.engine.getTask(task.id))?.status).toBe('waiting');
   });
 

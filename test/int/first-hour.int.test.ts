@@ -81,9 +81,15 @@ describe('documents for proposal', () => {
 describe("a proposal's reviews in the terminal", () => {
   it('ask for a query as a query ("type the query to search instead", not "feedback") and echo a decision in the words of the card: a typed query is "use my query", reject is "search more"', async () => {
     const env = await database('proposal_words');
-    const r = await runSignoff(['run', 'proposal', 'home batteries'], env, 'battery degradation\nreject\n');
+    const r = await runSignoff(
+      ['run', 'proposal', 'home batteries'],
+      env,
+      'help\nrevise\nbattery degradation\nreject\n',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('└─ Enter or "approve" to continue, type the query to search instead.');
+    expect(r.stdout).toContain('revise: <the query to search instead>');
+    expect(r.stdout).toContain('Type the query to search instead and press Enter');
     expect(r.stdout).toContain('"reject" to search more');
     expect(r.stdout).toMatch(/→ use my query by cli:\S+: battery degradation\n/);
     expect(r.stdout).toMatch(/→ search more by cli:\S+\n/);

@@ -404,6 +404,9 @@ describe('an answer typed at a review', () => {
       'clear',
       'pwd',
       'cd docs',
+      'git status',
+      'git log --oneline -3',
+      'clear; npx signoff resume cli-21eb1d50',
     ]) {
       const answer = parseAnswer(typed, pair);
       expect([typed, 'error' in answer && answer.error]).toEqual([
@@ -419,6 +422,8 @@ describe('an answer typed at a review', () => {
       'clear up the intro',
       'Signoff date should be Friday',
       'Signoff rules should name the owner',
+      'git history should be kept; say so in the intro',
+      'shorter; and clear',
     ])
       expect(parseAnswer(typed, pair)).toEqual({ action: 'revise', feedback: typed });
   });
