@@ -6,9 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface LineSource {
   /**
    * The next line. With `signal`, the wait can be given up: an abort rejects with the signal's
-   * reason, and the line that comes next is kept for the next call.
+   * reason, and the line that comes next is kept for the next call. `pasted`: on a terminal, the
+   * lines that come with it (a paste of several lines arrives at once; nobody types two lines
+   * within PASTE_MS) are part of it, joined with newlines: pasted feedback is sent whole, never
+   * its first line alone with the rest dropped as typed ahead.
    */
-  next(signal?: AbortSignal): Promise<string | undefined>;
+  next(signal?: AbortSignal, o?: { pasted?: boolean }): Promise<string | undefined>;
   /**
    * Says that a question was just shown: the lines received before it are no answer to it and
    * are dropped; returns how many. On a terminal they were typed while agents worked, or are the
@@ -30,6 +33,8 @@ export interface LineSource {
  * had already sent, still on its way in. Nobody reads a question and answers it this fast.
  */
 const IN_FLIGHT_MS = 50;
+/** How long after a line the lines of the same paste may still come in. */
+const PASTE_MS = 30;
 
 /** Lines from `input`; `typedAhead: 'drop'` (a terminal) makes `asked` drop what came before. */
 export function linesFrom(input: Readable, options: { typedAhead: 'drop' | 'keep' }): LineSource {
@@ -51,23 +56,31 @@ export function linesFrom(input: Readable, options: { typedAhead: 'drop' | 'keep
     waiting?.(undefined);
     waiting = undefined;
   });
+  const one = (signal?: AbortSignal): Promise<string | undefined> => {
+    if (received.length) return Promise.resolve(received.shift());
+    if (ended) return Promise.resolve(undefined);
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      waiting = resolve;
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (waiting !== resolve) return;
+          waiting = undefined;
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
+  };
   return {
-    next: (signal) => {
-      if (received.length) return Promise.resolve(received.shift());
-      if (ended) return Promise.resolve(undefined);
-      signal?.throwIfAborted();
-      return new Promise((resolve, reject) => {
-        waiting = resolve;
-        signal?.addEventListener(
-          'abort',
-          () => {
-            if (waiting !== resolve) return;
-            waiting = undefined;
-            reject(signal.reason);
-          },
-          { once: true },
-        );
-      });
+    next: async (signal, o) => {
+      const first = await one(signal);
+      if (first === undefined || !o?.pasted || options.typedAhead === 'keep') return first;
+      await sleep(PASTE_MS);
+      const rest = received.splice(0);
+      // A paste's last line break leaves an empty line: no part of the answer.
+      return rest.length ? [first, ...rest].join('\n').replace(/\n+$/, '') : first;
     },
     asked: async () => {
       if (options.typedAhead === 'keep') return 0;
@@ -97,5 +110,5 @@ export async function answerTo(
     );
   }
   out.write(prompt);
-  return lines.next(signal);
+  return lines.next(signal, { pasted: true });
 }
