@@ -102,7 +102,8 @@ async function main(argv: string[]): Promise<number> {
     out.write(`${packageVersion()}\n`);
     return 0;
   }
-  const help = argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h';
+  // `--help` after a command too ("run pair --help"): asked for help, never a task named "--help".
+  const help = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
   let config: Config;
   try {
     config = loadConfig();

@@ -162,9 +162,9 @@ describe('a task of a workflow declared in a config file', () => {
 });
 
 describe('help', () => {
-  it('starts nothing (a database that cannot be reached does not matter) and lists the workflows with their descriptions', async () => {
+  it('starts nothing (a database that cannot be reached does not matter) and lists the workflows with their descriptions; so does --help after a command, never a task named "--help"', async () => {
     const file = configFile('workflows:\n  pair:\n    description: Two heads, then yours.\n');
-    for (const args of [['help'], ['--help']]) {
+    for (const args of [['help'], ['--help'], ['run', 'pair', '--help'], ['resume', '-h']]) {
       const r = await runSignoff(args, {
         DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
         SIGNOFF_CONFIG: file,
