@@ -71,7 +71,11 @@ const NO_ANSWER: Record<string, { cause: string; fix: (at: string) => string }> 
   },
   ENOTFOUND: {
     cause: 'no such host: its host name is not known',
-    fix: () => 'Retry once the host name in OPENAI_BASE_URL is right (a typo?).',
+    // OpenAI's own host (no OPENAI_BASE_URL set) is no typo: this machine cannot look it up.
+    fix: (at) =>
+      at.startsWith('api.openai.com:')
+        ? 'Retry once this machine can look up api.openai.com (is it online? does its DNS answer?).'
+        : 'Retry once the host name in OPENAI_BASE_URL is right (a typo?).',
   },
   EAI_AGAIN: {
     cause: 'its host name could not be looked up',

@@ -120,6 +120,10 @@ describe('a model service that gives no answer', () => {
     expect(typo).toBe(
       'The model service at llm.internl:443 could not be reached (no such host: its host name is not known). Retry once the host name in OPENAI_BASE_URL is right (a typo?).',
     );
+    // OpenAI's own address (OPENAI_BASE_URL unset) is no typo: the machine cannot look it up.
+    expect(atTheKeyboard(describeFailure(noHost).sentence, 'api.openai.com:443')).toBe(
+      'The model service at api.openai.com:443 could not be reached (no such host: its host name is not known). Retry once this machine can look up api.openai.com (is it online? does its DNS answer?).',
+    );
     expect(atTheKeyboard(describeFailure(badPort).sentence, '127.0.0.1:9')).toMatch(
       /^The model service's address 127\.0\.0\.1:9 cannot be used: web clients never call that port/,
     );
