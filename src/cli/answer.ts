@@ -179,6 +179,15 @@ export function parseAnswer(line: string, review: Review): Answer {
   const spaced = word.replace(/\s+/g, ' ');
   if (allowed.includes('reject') && spaced === label('reject')) return { action: 'reject' };
   if (allowed.includes('approve') && !toolCall && spaced === label('approve')) return { action: 'approve' };
+  // The first word of a choice the card names in several ("search" for "Search more") is that
+  // choice half typed, not the words to revise with: asked about, never sent.
+  const halfTyped = (['approve', 'reject'] as const).find(
+    (a) => allowed.includes(a) && !toolCall && label(a)?.includes(' ') && label(a)?.split(' ')[0] === plain,
+  );
+  if (halfTyped)
+    return {
+      error: `Did you mean "${label(halfTyped)}"? Type it whole${allowed.includes('revise') ? `, or "revise: ${text}" to ${verb(review, 'revise')} with these words` : ''}. ("help" lists every choice.)`,
+    };
   // A misspelt choice ("aprove", "rejcet") is a typo, never feedback: a revise may end the task.
   const typo = misspelt(plain);
   if (LIKE_APPROVE.has(plain) || LIKE_REJECT.has(plain) || typo) {

@@ -428,8 +428,12 @@ describe('an answer typed at a review', () => {
       expect(parseAnswer(typed, pair)).toEqual({ action: 'revise', feedback: typed });
   });
 
-  it('the card\'s own words choose: a proposal\'s "search more" is its reject, "continue" its approve', () => {
+  it('the card\'s own words choose: a proposal\'s "search more" is its reject, "continue" its approve; "search" alone is asked about, not sent as words', () => {
     expect(parseAnswer('Search more', asked())).toEqual({ action: 'reject' });
+    expect(parseAnswer('search', asked())).toEqual({
+      error:
+        'Did you mean "search more"? Type it whole, or "revise: search" to refine the gap with these words. ("help" lists every choice.)',
+    });
     expect(parseAnswer('continue', asked())).toEqual({ action: 'approve' });
     expect(parseAnswer('refine the gap', asked())).toEqual({ feedback: true });
     expect(parseAnswer('"approve" to continue', asked())).toEqual({
