@@ -106,7 +106,11 @@ function databaseProblem(e: CodedError, url: string): string | undefined {
     return `${where} has no database "${decodeURIComponent(target.pathname.slice(1))}": create it, or check DATABASE_URL`;
   // Migrations run at every start and create the schemas `signoff` and `langgraph`: a user that
   // may only connect (PostgreSQL's default for a database it does not own) fails the first one.
-  if (e.code === '42501') {
+  // Another refusal (creating a database: `signoff test`'s own sentence says what to grant) is not this one.
+  if (
+    e.code === '42501' &&
+    /permission denied for (database|schema|table|relation|sequence)\b/.test(e.message ?? '')
+  ) {
     const user = decodeURIComponent(target.username) || 'the user DATABASE_URL names';
     const name = decodeURIComponent(target.pathname.slice(1));
     const role = target.username ? ident(user) : 'CURRENT_USER';

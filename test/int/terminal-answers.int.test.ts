@@ -1,8 +1,8 @@
 /**
  * What answers a review at the terminal, through the real CLI process: on a terminal (a
  * pseudo-terminal here), only a line typed once the review is on screen: Enter pressed while
- * agents work, or the blank line of a paste, is dropped and said to be; piped answers written
- * ahead are read as they come. A tool call is approved by the word "approve" only.
+ * agents work is dropped and said to be, and lines pasted together are one answer; piped answers
+ * written ahead are read as they come. A tool call is approved by the word "approve" only.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +26,7 @@ afterAll(async () => {
 const IGNORED = /\(A line typed before this was asked was ignored\.\)/g;
 
 describe('at a terminal', () => {
-  it('Enter pressed while agents work, and the blank line of pasted feedback, answer no review: dropped, and said to be', async () => {
+  it('Enter pressed while agents work answers no review (dropped, and said to be); feedback pasted with a blank line after it is one answer, the blank line part of it', async () => {
     const run = startInTerminal(['run', 'pair', 'name the launch'], {
       DATABASE_URL: db.url,
       SIGNOFF_CONFIG: config,
@@ -36,10 +36,10 @@ describe('at a terminal', () => {
       run.send('');
       await run.waitFor(IGNORED);
       expect(run.stdout()).not.toMatch(/→ approve/);
-      // Feedback pasted with a blank line after it: the words revise; the blank answers nothing.
+      // Feedback pasted with a blank line after it: one answer, the words; the blank answers nothing.
       run.send('name the formats\n');
-      await run.waitFor(/Review the agents' work \(cycle 2\)[\s\S]*typed before this was asked was ignored/);
-      expect(run.stdout().match(IGNORED)).toHaveLength(2);
+      await run.waitFor(/Review the agents' work \(cycle 2\)[\s\S]*> $/);
+      expect(run.stdout().match(IGNORED)).toHaveLength(1);
       expect(run.stdout()).toMatch(/→ give feedback by \S+: name the formats/);
       expect(run.stdout()).not.toMatch(/→ approve/);
       run.send('approve');

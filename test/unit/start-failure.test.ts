@@ -18,6 +18,10 @@ describe('a permission refused at start', () => {
     );
   });
 
+  it('to create a database (signoff test): none of these, so the sentence that wraps it is said', () => {
+    expect(words('permission denied to create database', 'postgres://ann@db:5432/signoff')).toBeUndefined();
+  });
+
   it('on a schema or table another role owns: no database grant is offered, for none would mend it', () => {
     const said = words('permission denied for schema signoff', 'postgres://ann@db:5432/signoff');
     expect(said).toContain('belong to another role');
