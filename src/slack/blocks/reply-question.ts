@@ -28,8 +28,7 @@ export type QuestionDecision = Exclude<QuestionChoice, 'ignore'>;
 const EXCERPT = 300;
 
 /** A question button's value: the card's (review, task, content hash) and the reply it is about. */
-export const questionValue = (review: Review, replyTs: string) =>
-  JSON.stringify({ ...(JSON.parse(buttonValue(review)) as object), reply: replyTs });
+export const questionValue = (review: Review, replyTs: string) => buttonValue(review, { reply: replyTs });
 
 const isToolCall = (review: Review) => review.request.origin !== undefined;
 

@@ -97,9 +97,14 @@ const contextLine = (text: string): KnownBlock => ({
   elements: [{ type: 'mrkdwn', text: truncate(text, CARD_CONTEXT) }],
 });
 
-/** What a button carries: its review and task, and a hash of the content shown (approve what you saw). */
-export const buttonValue = (review: Pick<Review, 'id' | 'taskId' | 'request'>) =>
-  JSON.stringify({ review: review.id, task: review.taskId, h: contentHash(review.request) });
+/**
+ * What a button carries: its review and task, and a hash of the content shown (approve what you
+ * saw); `more`, what one kind of button adds (a reply question's reply, Revise's ask).
+ */
+export const buttonValue = (
+  review: Pick<Review, 'id' | 'taskId' | 'request'>,
+  more: Record<string, string> = {},
+) => JSON.stringify({ review: review.id, task: review.taskId, h: contentHash(review.request), ...more });
 
 /** Reviewers and whom else the card tells, as mentions (each person once). */
 const reviewersLine = (review: Review, requester: string) => {
@@ -305,10 +310,7 @@ export function reviewCard(
     text: { type: 'plain_text' as const, text: label(action), emoji: true },
     // Revise's modal opens before the review is read (the click's trigger lives 3 s): what its
     // box asks comes with the click.
-    value:
-      action === 'revise' && r.feedbackLabel
-        ? JSON.stringify({ ...JSON.parse(buttonValue(review)), ask: r.feedbackLabel })
-        : buttonValue(review),
+    value: buttonValue(review, action === 'revise' && r.feedbackLabel ? { ask: r.feedbackLabel } : {}),
     ...(action === 'approve' ? { style: 'primary' as const } : {}),
     ...(action === 'reject'
       ? {
