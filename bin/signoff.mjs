@@ -4,8 +4,14 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { thisNodeRefusal } from './node-floor.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const refusal = thisNodeRefusal(join(root, 'package.json'));
+if (refusal) {
+  process.stderr.write(`${refusal}\n`);
+  process.exit(1);
+}
 const source = join(root, 'src', 'bin.ts');
 if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
