@@ -99,11 +99,11 @@ const noAnswerCause = (errno: string | undefined) =>
   errno ? NO_ANSWER[SAME_CAUSE[errno] ?? errno] : undefined;
 
 /**
- * What the terminal's sentences say in place of an address they were not given: a sentence
+ * What the terminal's sentences name in place of an address they were not given: a sentence
  * another process stored (a Slack worker, an earlier run with other settings) is about the
  * address that process had, which need not be this terminal's.
  */
-const ATTHE_ADDRESS = 'the address OPENAI_BASE_URL had where the task ran';
+const AS_IT_RAN = 'OPENAI_BASE_URL as it was set when the task ran';
 
 /** The team's sentence for a call that got no answer, with its cause when known. */
 function unreachableSentence(errno: string | undefined): string {
@@ -113,9 +113,11 @@ function unreachableSentence(errno: string | undefined): string {
     : FAILURE_SENTENCES.unreachable;
 }
 
-/** The keyboard's: the address, the cause and what to fix, then Retry. */
-function keyboardUnreachable(errno: string | undefined, at: string): string {
+/** The keyboard's: the address, the cause and what to fix, then Retry; without the address, what to check. */
+function keyboardUnreachable(errno: string | undefined, at: string | undefined): string {
   const known = noAnswerCause(errno);
+  if (!at)
+    return `The model service could not be reached${known ? ` (${known.cause})` : ''}. Check that a model service answers at ${AS_IT_RAN} (it may differ from this terminal's), then Retry.`;
   return known
     ? `The model service at ${at} could not be reached (${known.cause}). ${known.fix(at)}`
     : `The model service at ${at} could not be reached. Retry once it runs there, or OPENAI_BASE_URL names the address where one does.`;
@@ -131,23 +133,20 @@ function badAddressSentence(refusal: string | undefined): string {
     : FAILURE_SENTENCES.bad_address;
 }
 
-function keyboardBadAddress(refusal: string | undefined, at: string): string {
-  const address =
-    at === ATTHE_ADDRESS
-      ? "The model service's address (OPENAI_BASE_URL where the task ran)"
-      : `The model service's address ${at}`;
+function keyboardBadAddress(refusal: string | undefined, at: string | undefined): string {
+  const address = at ? `The model service's address ${at}` : `The model service's address, ${AS_IT_RAN},`;
   return refusal === BAD_PORT
     ? `${address} cannot be used: web clients never call that port (fetch refuses it). Retry once OPENAI_BASE_URL is the service's address, with its own port.`
     : `${address} cannot be used: its scheme is not http or https, or it is not a URL. Retry once OPENAI_BASE_URL is the service's http(s) address.`;
 }
 
 /** Every team sentence about the model's address, and the terminal's, given the address. */
-const ADDRESS_SENTENCES: [string, (at: string) => string][] = [
-  ...[undefined, ...Object.keys(NO_ANSWER)].map((errno): [string, (at: string) => string] => [
+const ADDRESS_SENTENCES: [string, (at?: string) => string][] = [
+  ...[undefined, ...Object.keys(NO_ANSWER)].map((errno): [string, (at?: string) => string] => [
     unreachableSentence(errno),
     (at) => keyboardUnreachable(errno, at),
   ]),
-  ...[undefined, BAD_PORT].map((refusal): [string, (at: string) => string] => [
+  ...[undefined, BAD_PORT].map((refusal): [string, (at?: string) => string] => [
     badAddressSentence(refusal),
     (at) => keyboardBadAddress(refusal, at),
   ]),
@@ -169,8 +168,8 @@ export const FAILURE_SENTENCES_AT_THE_KEYBOARD: Record<FailureCode, string> = {
   model_not_found:
     "The model service does not offer the configured model. Retry once OPENAI_MODEL (or the agent's `model` in the config file) names a model it offers.",
   bad_request: `The model service refused the request as invalid. Retry; if it fails again, ${IN_THE_LOG}.`,
-  unreachable: keyboardUnreachable(undefined, ATTHE_ADDRESS),
-  bad_address: keyboardBadAddress(undefined, ATTHE_ADDRESS),
+  unreachable: keyboardUnreachable(undefined, undefined),
+  bad_address: keyboardBadAddress(undefined, undefined),
   untrusted:
     "The model service's certificate is not trusted. Retry once it is fixed: check OPENAI_BASE_URL, or for a private certificate authority set NODE_EXTRA_CA_CERTS to its certificate's file.",
   unsaved: `signoff could not save what this step ended with (a review to ask for, or the task's end), so the task stopped here. Retry; if it fails again, ${IN_THE_LOG}.`,
@@ -199,8 +198,8 @@ export function atTheKeyboard(text: string, modelAddress?: string): string {
     if (own !== FAILURE_SENTENCES[code]) said = said.replaceAll(FAILURE_SENTENCES[code], own);
   }
   for (const [team, own] of ADDRESS_SENTENCES) {
-    said = said.replaceAll(team, own(ATTHE_ADDRESS));
-    if (modelAddress) said = said.replaceAll(own(ATTHE_ADDRESS), own(modelAddress));
+    said = said.replaceAll(team, own());
+    if (modelAddress) said = said.replaceAll(own(), own(modelAddress));
   }
   return said;
 }

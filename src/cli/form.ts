@@ -28,7 +28,7 @@ export async function fillForm(
       const line = await answerTo(
         lines,
         out,
-        f.choices ? `${f.label}: ${options}? ` : `${f.label}, as one line of JSON (${keep}): `,
+        f.choices ? `${f.label}: ${options}? ` : `${withoutJson(f.label)}, as one line of JSON (${keep}): `,
       );
       if (line === undefined) return undefined;
       const text = line.trim();
@@ -62,6 +62,12 @@ export async function fillForm(
     );
   }
 }
+
+/**
+ * A field's label without its "(JSON)" (Slack's form says the box takes JSON that way): the
+ * prompt says it, and how, once.
+ */
+const withoutJson = (label: string) => label.replace(/\s*\(JSON\)\s*$/i, '');
 
 /** Pretty JSON as one line (as typed at a prompt); other text as it is. */
 function oneLine(text: string): string {

@@ -16,6 +16,7 @@ import {
   type Sink,
   scopeInWords,
   type Task,
+  titleWithRound,
 } from '../engine/index.js';
 import { atTheKeyboard } from '../failures.js';
 import { choicesOf } from './choices.js';
@@ -109,8 +110,7 @@ export function formatReview(given: Review, show: Show = PLAIN, shown: string[] 
   const body = unseen(r.body, shown);
   return [
     '',
-    // The round, unless the title says it already ("… (cycle 2)", "round 2").
-    `┌─ ${show.style.bold(`Review: ${r.title}`)}${new RegExp(`\\b(round|cycle) ${r.round}\\b`, 'i').test(r.title) ? '' : `  [round ${r.round}]`}${due}`,
+    `┌─ ${show.style.bold(`Review: ${titleWithRound(r)}`)}${due}`,
     ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
     ...renderMarkdown(body, show.style)
       .split('\n')

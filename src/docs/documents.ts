@@ -16,6 +16,7 @@ import { partsOf } from './parts.js';
 export const DEFAULT_COLLECTION = 'docs';
 
 const TEXT_FILE = /\.(md|markdown|txt|text)$/i;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** A passage is cut around the matches; whole documents would not fit a prompt. */
 const PASSAGE_WORDS = 60;
 
@@ -59,7 +60,19 @@ export function createDocuments(pool: pg.Pool) {
       await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`signoff:docs:${collection}`]);
       for (const file of files) {
         const name = relative(folder, file);
-        const content = await readFile(file, 'utf8');
+        // Strictly: Node's 'utf8' would turn bytes of another encoding (Latin-1's é) into U+FFFD
+        // and store the text mangled, found by no search for the word it was.
+        const bytes = await readFile(file);
+        let content: string;
+        try {
+          content = UTF8.decode(bytes);
+        } catch (error) {
+          throw new SignoffError(
+            'bad_arguments',
+            `"${name}" is not UTF-8 text; save it as UTF-8 and add it again. Nothing was added: the collection "${collection}" is as it was.`,
+            { cause: error },
+          );
+        }
         // Postgres's text cannot hold NUL: a binary file named .txt.
         if (content.includes('\u0000')) {
           throw new SignoffError(

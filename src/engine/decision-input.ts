@@ -1,8 +1,10 @@
 /**
  * What a decision may say on a review, whoever sends it: an action the review offers (never words
- * for a tool call), words within the checkpoint's limits, an edit the review's form takes.
+ * for a tool call), words within the checkpoint's limits and not among those it refuses, an edit
+ * the review's form takes.
  */
 
+import { refusedRevise } from '../workflows/protocol/refused-words.js';
 import { invalidEdit } from '../workflows/protocol/review-form.js';
 import { invalidToolDecision } from '../workflows/protocol/standard-interrupts.js';
 import type { DecideInput } from './api.js';
@@ -32,7 +34,7 @@ export function invalidDecision(review: Review, input: DecideInput): string | un
     return 'Say what should change: the feedback is empty.';
   if (input.action === 'revise' && feedback.length < minLength)
     return `Nothing was recorded: your message is ${count(feedback.length)} characters, and this review takes at least ${count(minLength)}. Say more and try again.`;
-  return undefined;
+  return input.action === 'revise' ? refusedRevise(review.request, feedback) : undefined;
 }
 
 const count = (n: number) => n.toLocaleString('en-US');

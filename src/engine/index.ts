@@ -17,6 +17,7 @@ export { canonicalJson, shownJson } from '../workflows/protocol/canonical-json.j
 export { contentHash } from '../workflows/protocol/content-hash.js';
 export { requestRulesSchema } from '../workflows/protocol/requests.js';
 export { FORM, invalidEdit } from '../workflows/protocol/review-form.js';
+export { titleNamesRound, titleWithRound } from '../workflows/protocol/review-title.js';
 export { answeredWithWords, asDecided } from '../workflows/protocol/standard-interrupts.js';
 export { scopeInWords } from './allow-rules.js';
 // Commands in, queries out: the engine's API.

@@ -3,8 +3,9 @@
  * prompt, each clearly marked as offline, so every workflow runs end to end without a key.
  *
  * A plain call gets a short reply that names the agent and the task, says whether it answers
- * feedback (quoting it) and how many messages of context it was given (so a test can see the
- * full history arrived). A structured call (a bound tool, `withStructuredOutput`) gets an object
+ * feedback (quoting it) and how many words of context it was given (so a test can see the
+ * full history arrived). Words, not messages: a workflow may render the whole history into one
+ * message (the specialist does), where "read 1 message" would say it saw almost nothing. A structured call (a bound tool, `withStructuredOutput`) gets an object
  * built from the schema: choices (enums) follow the latest human message, as routings and
  * verdicts follow what a person said.
  */
@@ -76,7 +77,9 @@ function text(message: BaseMessage): string {
 export function scriptedReply(messages: BaseMessage[], agent: string): string {
   const humans = messages.filter((m) => m.getType() === 'human');
   const latest = humans.length ? text(humans[humans.length - 1] as BaseMessage) : '';
-  const context = messages.filter((m) => m.getType() !== 'system').length;
+  const context = messages
+    .filter((m) => m.getType() !== 'system')
+    .reduce((n, m) => n + (text(m).match(/\S+/g)?.length ?? 0), 0);
   const task = humans.length ? plainTask(text(humans[0] as BaseMessage)) : '';
   const feedback = LATEST_FEEDBACK.exec(latest);
   const speaker = /^([A-Z][\w ]{0,40}):/.exec(latest);
@@ -85,7 +88,7 @@ export function scriptedReply(messages: BaseMessage[], agent: string): string {
     : humans.length > 1 && speaker
       ? `building on what ${speaker[1]} said`
       : 'a first draft';
-  return `${OFFLINE_MARK} ${agent} on "${excerpt(task, 60)}": ${clause} (read ${context} message${context === 1 ? '' : 's'} of context).`;
+  return `${OFFLINE_MARK} ${agent} on "${excerpt(task, 60)}": ${clause} (read ${context.toLocaleString('en-US')} word${context === 1 ? '' : 's'} of context).`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * their names when it loads. Each workflow's definition takes its description from here.
  */
 export const BUILT_IN_DESCRIPTIONS = {
-  pair: 'Two agents take turns on the task, then you review; feedback starts another round.',
+  pair: 'Two agents take turns on the task, then you review; feedback starts another cycle.',
   specialist:
     'A planner routes the task to a specialist (invoice, closing, audit); you approve or ask for revisions.',
   'goal-plan': 'Agree the goal, then the plan, with the agents; then they carry the plan out on their own.',

@@ -1,7 +1,8 @@
 /**
  * `signoff docs add`: a document of any size is stored in parts that Postgres's full-text search
  * can hold (one tsvector holds at most 1 MB), and found; a folder goes in whole or not at all,
- * so a file that cannot be stored leaves the collection as it was, and says which file.
+ * so a file that cannot be stored (not text, not UTF-8) leaves the collection as it was, and says
+ * which file.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,5 +77,26 @@ describe('documents', () => {
     expect(failed?.message).toBe(
       '"b.txt" is not text (it holds NUL bytes); nothing was added, the collection "plans" is as it was.',
     );
+  });
+
+  it('a file that is not UTF-8 (Latin-1) is refused by name, and nothing of the folder is added', async () => {
+    const dir = folder({ 'a.md': 'Menu, first draft.' });
+    await documents.addFolder(dir, 'menus');
+    writeFileSync(join(dir, 'a.md'), 'Menu, second draft.');
+    // "Café crème" in Latin-1: é and è are single bytes that are no UTF-8.
+    writeFileSync(join(dir, 'b.md'), Buffer.from('Caf\xe9 cr\xe8me', 'latin1'));
+    const failed = await documents.addFolder(dir, 'menus').then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(failed?.message).toBe(
+      '"b.md" is not UTF-8 text; save it as UTF-8 and add it again. Nothing was added: the collection "menus" is as it was.',
+    );
+    expect(await documents.count('menus')).toBe(1);
+    expect((await documents.search('menus', 'draft'))[0]?.text).toBe('Menu, first draft');
+    // Saved as UTF-8, it goes in, its words searchable as written.
+    writeFileSync(join(dir, 'b.md'), 'Café crème');
+    await documents.addFolder(dir, 'menus');
+    expect((await documents.search('menus', 'crème'))[0]?.name).toBe('b.md');
   });
 });

@@ -95,6 +95,28 @@ describe("a proposal's reviews in the terminal", () => {
     expect(r.stdout).toMatch(/→ search more by cli:\S+\n/);
     expect(r.stdout).not.toMatch(/→ (reject|revise) by/);
   }, 120_000);
+
+  it('a typed query searched before is refused at once, never echoed as "use my query"; the next one typed is searched', async () => {
+    const env = await database('proposal_typed_repeat');
+    const r = await runSignoff(
+      ['run', 'proposal', 'home batteries'],
+      env,
+      'battery degradation\nreject\nBattery  Degradation\nsolar inverters\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'Nothing was recorded: "Battery  Degradation" was searched before, so it would find nothing new; type another query, or continue.',
+    );
+    expect(r.stdout).not.toMatch(/→ use my query by cli:\S+: Battery {2}Degradation/);
+    expect(r.stdout.match(/→ use my query by cli:\S+: [^\n]*/g)).toEqual([
+      expect.stringMatching(/: battery degradation$/),
+      expect.stringMatching(/: solar inverters$/),
+    ]);
+    expect(r.stdout.match(/Search: "[^"]*"/g)).toEqual([
+      'Search: "battery degradation"',
+      'Search: "solar inverters"',
+    ]);
+  }, 120_000);
 });
 
 describe('the config file', () => {

@@ -97,7 +97,7 @@ describe('a model address fetch refuses, in the terminal', () => {
       const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
       const events = await runSignoff(['events', id], env);
       expect(events.stdout).toContain(
-        "The model service's address (OPENAI_BASE_URL where the task ran) cannot be used: web clients never call that port (fetch refuses it).",
+        "The model service's address, OPENAI_BASE_URL as it was set when the task ran, cannot be used: web clients never call that port (fetch refuses it).",
       );
       expect(events.stdout).not.toContain('127.0.0.1:9');
     } finally {

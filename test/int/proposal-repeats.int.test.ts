@@ -1,7 +1,8 @@
 /**
  * Seed 004's "never repeat a query" with a model that always answers the same query: it is asked
  * again (bounded), then the person is told plainly and asked for one; a query the person types
- * that was searched before is refused, and a new one is searched.
+ * that was searched before is refused before anything is recorded (the review stays as it was,
+ * undecided), and a new one is searched.
  */
 import { AIMessageChunk } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
@@ -59,12 +60,13 @@ describe('proposal with a model that repeats itself', () => {
     const q2 = await t.h.nextReview(task.id, i1.id);
     expect(queryCalls).toBe(3); // asked, then asked again twice
     expect(q2.request.body).toContain('**No new query:** the query generator only repeated earlier ones');
-    await decide(q2.id, 'revise', '  Battery   STORAGE costs ');
-    const again = await t.h.nextReview(task.id, q2.id);
-    expect(again.request.kind).toBe('query_review');
-    expect(again.request.body).toContain('was searched before; it would find nothing new');
-    await decide(again.id, 'revise', 'grid tariffs for home batteries');
-    await t.h.nextReview(task.id, again.id); // the insight review after the search
+    await expect(decide(q2.id, 'revise', '  Battery   STORAGE costs ')).rejects.toThrow(
+      'Nothing was recorded: "Battery   STORAGE costs" was searched before, so it would find nothing new; type another query, or continue.',
+    );
+    // Refused, not decided: the same review waits, with no decision that a surface would echo.
+    expect(await t.h.engine.review(q2.id)).toMatchObject({ status: 'pending', decision: null });
+    await decide(q2.id, 'revise', 'grid tariffs for home batteries');
+    await t.h.nextReview(task.id, q2.id); // the insight review after the search
     await t.h.shown(task.id);
     expect(searches(task.id).map((s) => s.split('\n')[0])).toEqual([
       `**Search:** "${SAME}"`,

@@ -88,7 +88,8 @@ describe('106 reviews waiting for one person', () => {
     expect(page.header).toBe('Waiting for your review (106)');
     expect(page.where).toBe('1–20 of 106, oldest first, and 86 more.');
     expect(page.lines[0]).toContain('<#C0WORK>');
-    expect(page.lines[0]).toContain("Review the agents' work (cycle 1) (round 1)");
+    // The title names its cycle: no "(round 1)" after it.
+    expect(page.lines[0]).toMatch(/ · Review the agents' work \(cycle 1\)(\n|$)/);
     const seen = [...page.tasks];
     const where = [page.where];
     while (page.button('signoff_home_more')) {

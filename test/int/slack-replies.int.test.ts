@@ -216,7 +216,7 @@ describe('a reply at a review (replies: ask, the default)', () => {
     await nothingDecided(thread);
     await tap(question, 'signoff_reply_revise');
     const second = await until('round 2 card', () => cardsIn(thread)[1], 20_000);
-    expect(JSON.stringify(second.blocks)).toContain('Round 2');
+    expect(JSON.stringify(second.blocks)).toContain("Review the agents' work (cycle 2)");
     const [first] = await file.service.signoff.engine.reviews(taskOf(thread), 'decided');
     expect(first?.decision).toMatchObject({ action: 'revise', by: 'U0CAT', feedback: long });
     await cardSays(cardTs, 'Revision asked by <@U0CAT>');

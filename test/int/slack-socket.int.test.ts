@@ -61,7 +61,7 @@ it('connects, acks a command, a thread reply and a click, and finishes the task'
     JSON.parse(threadMessage('U0BOB', 'revise: shorter, please', thread)),
   );
   const second = await until('round 2 card', () => cardsIn(thread)[1]);
-  expect(JSON.stringify(second.blocks)).toContain('Round 2');
+  expect(JSON.stringify(second.blocks)).toContain("Review the agents' work (cycle 2)");
   expect(first).not.toBe(second);
 
   const approve = buttons(second).find((b) => b.action_id === 'signoff_approve')?.value ?? '';

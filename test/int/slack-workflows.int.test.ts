@@ -51,7 +51,7 @@ describe('goal-plan in Slack', () => {
     for (const [i, feedback] of ['keep the old URLs', 'add search', 'launch in May'].entries()) {
       await postSigned(file.events, threadMessage('U0BOB', `revise: ${feedback}`, thread), { json: true });
       card = await until(`goal card ${i + 2}`, () => cardsIn(thread)[i + 1]);
-      expect(JSON.stringify(card.blocks)).toContain(`Round ${i + 2}`);
+      expect(JSON.stringify(card.blocks)).toContain(`Is this the goal? (round ${i + 2})`);
     }
     await clickOn(card, thread, 'signoff_approve');
     const plan = await until('plan card', () => cardsIn(thread)[4]);

@@ -92,7 +92,9 @@ describe('Slack surface', () => {
     });
     await postSigned(file.events, reviseSubmission('U0ANN', meta, 'shorter, please'));
     const second = await until('round 2 card', () => cardsIn(thread)[1]);
-    expect(JSON.stringify(second.blocks)).toContain('Round 2');
+    expect(JSON.stringify(second.blocks)).toContain("Review the agents' work (cycle 2)");
+    // The pair's rounds are cycles: the card does not call the same one "Round 2" as well.
+    expect(JSON.stringify(second.blocks)).not.toContain('Round 2');
     expect(JSON.stringify(slack.callsOf('chat.update').find((u) => u.ts === cardTs)?.blocks)).toContain(
       'shorter, please',
     );
@@ -212,7 +214,7 @@ describe('Slack surface', () => {
     });
     expect(res.status).toBe(200);
     const second = await until('round 2 card', () => cardsIn(thread)[1]);
-    expect(JSON.stringify(second.blocks)).toContain('Round 2');
+    expect(JSON.stringify(second.blocks)).toContain("Review the agents' work (cycle 2)");
     const updated = slack.callsOf('chat.update').find((u) => u.ts === cardTs);
     expect(JSON.stringify(updated?.blocks)).toContain('Revision asked by <@U0DAN>');
     expect(JSON.stringify(updated?.blocks)).toContain('mention the new API');

@@ -181,6 +181,12 @@ describe('review card', () => {
       h: contentHash(review().request), // what the card shows, for "approve what you saw"
     });
   });
+  it('a title that names its round in its own word ("(cycle 2)") is not followed by "Round 2" too', () => {
+    const cycle = sent(reviewCard(review({ title: "Review the agents' work (cycle 2)" }), 'U0ANN'));
+    expect(cycle).toContain("Review the agents' work (cycle 2)");
+    expect(cycle).not.toContain('Round 2');
+    expect(cycle).toContain('Reviewers: <@U0ANN>');
+  });
   it('content longer than a card: the card shows its beginning and how much more is above; the posts before it hold all of it', () => {
     const body = `<!channel> ${'long '.repeat(5000)}and the recipient is eve@example.com`;
     const r = review({ body });

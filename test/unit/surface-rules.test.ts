@@ -200,10 +200,10 @@ describe('terminal answers', () => {
     expect(refusal(s, task, { id: 'U_ANN' }, 'edit')).toContain('someone else has to approve');
     expect(refusal(s, task, { id: 'U_BOB' }, 'edit')).toBeUndefined();
   });
-  it('prints the review with its round and choices', () => {
+  it('prints the review with its round, in the form titles give it, and its choices', () => {
     const text = formatReview(review());
-    expect(text).toContain('Review: Check the plan  [round 2]');
-    // A title that names its round or cycle is not followed by it again.
+    expect(text.split('\n')[1]).toBe('┌─ Review: Check the plan (round 2)');
+    // A title that names its round as a cycle is not followed by "(round 2)" too.
     const cycle = formatReview({
       ...review(),
       request: { ...review().request, title: 'Check the plan (cycle 2)' },

@@ -482,7 +482,10 @@ describe("a tool call's Edit form at the prompt", () => {
     const fields = toReviewRequest(REQUESTS.one).fields;
     const printed = collected();
     expect(await fillForm(fields, script(['']), printed.out, 3000)).toEqual({ unchanged: true });
-    expect(printed.text()).toContain('(Enter changes nothing and goes back to the review)');
+    // Says JSON once: the field's label ("send_email arguments (JSON)", as Slack's form shows it) loses its "(JSON)".
+    expect(printed.text()).toBe(
+      'send_email arguments, as one line of JSON (Enter changes nothing and goes back to the review): ',
+    );
     const edited = JSON.stringify({ to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' });
     expect(await fillForm(fields, script([edited]), printed.out, 3000)).toEqual({
       values: { args_0: edited },

@@ -112,7 +112,20 @@ describe('the offline model', () => {
     expect(a.startsWith(OFFLINE_MARK)).toBe(true);
     expect(a).toContain('"write a limerick"');
     expect(a).toContain('address the feedback "funnier"');
-    expect(a).toContain('read 3 messages of context');
+    // Words, not messages: "write a limerick", "There once…", "Feedback: funnier".
+    expect(a).toContain('(read 7 words of context)');
+  });
+  it('counts the words of a history rendered into one message, not the one message', () => {
+    const history = renderHistory('pay suppliers', [
+      { iteration: 1, agent: 'Invoice specialist', result: 'a draft of ten words, give or take a few more' },
+      { iteration: 1, agent: 'HITL', userFeedback: 'add dates' },
+    ]);
+    const reply = scriptedReply(
+      [new SystemMessage('You are the specialist.'), new HumanMessage(history)],
+      'Invoice specialist',
+    );
+    expect(reply).toContain(`(read ${history.split(/\s+/).length} words of context)`);
+    expect(reply).not.toContain('1 message');
   });
   it('answers a choice (an enum) with the option the latest human message names, else the first', async () => {
     const route = (task: string) =>

@@ -7,7 +7,7 @@
  * (decide.ts).
  */
 import type { types } from '@slack/bolt';
-import { contentHash, type Review, type Task } from '../../engine/index.js';
+import { contentHash, type Review, type Task, titleWithRound } from '../../engine/index.js';
 import { truncate } from './text.js';
 
 export const BATCH_ACTION_IDS = {
@@ -58,7 +58,7 @@ export function batchBlocks(items: { review: Review; task: Task }[]): types.Know
             value: batchValue(review),
             // The task's words tell its line in the list apart (many reviews share a title).
             text: plain(truncate(task.text.replace(/\s+/g, ' '), 75)),
-            description: plain(truncate(`${review.request.title} · round ${review.request.round}`, 75)),
+            description: plain(truncate(titleWithRound(review.request), 75)),
           })),
         },
         {

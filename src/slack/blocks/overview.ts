@@ -5,7 +5,13 @@
  * thread, with the link Slack gave, and names its channel.
  */
 import type { types } from '@slack/bolt';
-import type { AllowRule, Review, Task, WaitingPage } from '../../engine/index.js';
+import {
+  type AllowRule,
+  type Review,
+  type Task,
+  titleWithRound,
+  type WaitingPage,
+} from '../../engine/index.js';
 import { slackOriginSchema } from '../shared/origin.js';
 import { batchBlocks, listedWhole } from './batch.js';
 import { STATUS } from './messages.js';
@@ -72,7 +78,7 @@ const reviewLine = ({ review, task }: { review: Review; task: Task }, links: Thr
     threadLink(task, links),
     channelOf(task),
     // Whole (a title holds at most 150 characters): a checkbox of the list approves what it shows.
-    `${escapeMrkdwn(review.request.title)} (round ${review.request.round})`,
+    escapeMrkdwn(titleWithRound(review.request)),
   ]
     .filter(Boolean)
     .join(' · ') + listedBody(review);

@@ -24,6 +24,7 @@ import {
   type ReviewRequest,
   SYSTEM_ACTOR,
   timerMayNotApprove,
+  titleNamesRound,
 } from '../../engine/index.js';
 import { SIGNOFF_FAILED } from '../../errors.js';
 import { claimLines, withPolicyButtons } from './card-policy.js';
@@ -246,12 +247,13 @@ function head(review: Review, requester: string, plain?: PlainCard, below = fals
   const due = review.dueAt
     ? `due ${slackDate(review.dueAt)}${atTheDeadline(review, requester, !plain)}`
     : undefined;
-  const facts = [`Round ${r.round}`, due].filter(Boolean).join(' · ');
+  // A title that names its round ("… (cycle 2)") is not followed by "Round 2": one word for it.
+  const round = titleNamesRound(r) ? undefined : `Round ${r.round}`;
   const quorum = approvalsNeeded(review.settings) > 1 ? [quorumLine(review, requester)] : [];
   return [
     ...titleBlocks(r.title),
     plain ? plainBlock(review, plain) : bodyBlock(review, below),
-    contextLine(`${facts} · ${reviewersLine(review, requester)}`),
+    contextLine([round, due, reviewersLine(review, requester)].filter(Boolean).join(' · ')),
     ...quorum.map(contextLine),
   ];
 }

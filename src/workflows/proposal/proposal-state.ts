@@ -1,4 +1,5 @@
 import { Annotation } from '@langchain/langgraph';
+import { wordsKey } from '../protocol/refused-words.js';
 import { last } from '../shared/annotations.js';
 
 /** Seed 004's state: query cycles over the team's documents, then a plan reviewed until approved. */
@@ -36,7 +37,7 @@ export type ProposalStateType = typeof ProposalState.State;
 export function dedupeQueries(queries: string[]): string[] {
   const seen = new Set<string>();
   return queries.filter((q) => {
-    const key = q.trim().toLowerCase().replace(/\s+/g, ' ');
+    const key = wordsKey(q);
     if (!key || seen.has(key)) return false;
     seen.add(key);
     return true;

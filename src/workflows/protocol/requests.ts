@@ -120,6 +120,14 @@ export const reviewRequestSchema = z.object({
    * proposal's "The query to search instead"): the Revise box's label, and the terminal's prompt.
    */
   feedbackLabel: z.string().trim().min(1).max(100).optional(),
+  /**
+   * Words the revise may not be, and why (a proposal's queries searched before): a decision saying
+   * one of them, case and spacing aside, is refused before anything is recorded (refused-words.ts).
+   * `because` goes on from `"<the words typed>" …`: "was searched before, so …".
+   */
+  refusedWords: z
+    .object({ words: z.array(z.string().max(3000)), because: z.string().trim().min(1).max(200) })
+    .optional(),
   round: z.number().int().min(1).default(1),
   /** What Edit asks (a tool call's decision and arguments, per call): at most 10 calls' worth. */
   fields: z.array(reviewFieldSchema).max(20).default([]),

@@ -126,6 +126,7 @@ function shortened(value: Record<string, unknown>): ReviewRequest {
         ? v.feedbackLabel.trim().slice(0, FEEDBACK_LABEL_MAX)
         : undefined,
     round: Number.isInteger(v.round) && (v.round as number) >= 1 ? v.round : 1,
+    refusedWords: reviewRequestSchema.shape.refusedWords.safeParse(v.refusedWords).data,
     fields,
     origin: v.origin,
     rules: reviewRequestSchema.shape.rules.safeParse(v.rules).data,
