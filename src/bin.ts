@@ -80,6 +80,7 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
     err.write(`${read.error}\n`);
     return 2;
   }
+  if (config.slackMissing) return halfSlack(config.slackMissing);
   if (!config.slack) {
     err.write(
       'signoff mcp asks in Slack: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN), as for npm start.\n',
@@ -115,6 +116,15 @@ async function announceFirstStart(config: Config): Promise<void> {
   if (isFirstStart(config.database.dataDir)) {
     err.write(`Starting the embedded PostgreSQL in ${config.database.dataDir} (first run: ~10 s)…\n`);
   }
+}
+
+/**
+ * What needs Slack (a server, `signoff mcp`) with some of its variables set and one missing: refused
+ * as a configuration error, naming the variable. Commands that need no Slack run meanwhile.
+ */
+function halfSlack(missing: string): number {
+  err.write(`signoff cannot start; fix the configuration:\n  ${missing}\n`);
+  return 2;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -154,6 +164,8 @@ async function main(argv: string[]): Promise<number> {
     await announceFirstStart(config);
     return await serveSlack(config);
   }
+  // A half-configured Slack is meant for a server: refused here, never the terminal in its place.
+  if (argv.length === 0 && config.slackMissing) return halfSlack(config.slackMissing);
   // A web or worker process asked for without Slack (a deployment's .env missing its tokens):
   // opening the terminal there would serve nobody and look like a start.
   if (argv.length === 0 && config.role !== 'all') {
