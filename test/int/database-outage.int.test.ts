@@ -11,8 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { createLogger } from '../../src/logger.js';
-import { unusedPort } from '../helpers/ports.js';
-import { killedAfterFile, startSignoff } from '../helpers/processes.js';
+import { killedAfterFile, startSlackWorker } from '../helpers/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'signoff-outage-'));
 let server: EmbeddedServer | undefined;
@@ -36,16 +35,7 @@ it('a worker whose database stops logs one line saying so, nothing while its loo
 }, async () => {
   const logger = createLogger('silent');
   server = await startEmbeddedPostgres(dir, logger);
-  const worker = started(
-    startSignoff([], {
-      SIGNOFF_ROLE: 'worker',
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_SIGNING_SECRET: 'test-secret',
-      SLACK_API_URL: `http://127.0.0.1:${await unusedPort()}/api/`,
-      PORT: '0',
-      DATABASE_URL: server.url,
-    }),
-  );
+  const worker = started(await startSlackWorker(server.url));
   await worker.waitFor(/running Slack tasks/, 60_000, 'stderr');
   const ready = worker.stderr().split('\n').filter(Boolean).length;
 

@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { unusedPort } from '../helpers/ports.js';
-import { killedAfterFile, startSignoff } from '../helpers/processes.js';
+import { killedAfterFile, startSlackWorker } from '../helpers/processes.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -18,16 +17,7 @@ afterAll(async () => {
 const started = killedAfterFile();
 
 it('a worker sent SIGTERM logs "stopping", then, as its last line, that it stopped and how long that took; exit 143', async () => {
-  const worker = started(
-    startSignoff([], {
-      SIGNOFF_ROLE: 'worker',
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_SIGNING_SECRET: 'test-secret',
-      SLACK_API_URL: `http://127.0.0.1:${await unusedPort()}/api/`,
-      PORT: '0',
-      DATABASE_URL: db.url,
-    }),
-  );
+  const worker = started(await startSlackWorker(db.url));
   await worker.waitFor(/running Slack tasks/, 60_000, 'stderr');
   worker.child.kill('SIGTERM');
   const { code, stderr } = await worker.exited;
