@@ -12,6 +12,7 @@ import { usageError } from './cli/usage.js';
 import { packageVersion } from './cli/version.js';
 import { type Config, loadConfig } from './config/config.js';
 import { isSignoffError } from './errors.js';
+import type { Logger } from './logger.js';
 import { onStopSignals } from './stop-signals.js';
 
 /**
@@ -41,11 +42,31 @@ async function serveSlack(config: Config): Promise<number> {
   const [{ createLogger }, { startSlack }] = await Promise.all([import('./logger.js'), import('./main.js')]);
   const logger = createLogger(config.logLevel ?? 'info');
   const service = await startSlack(config, { logger });
-  onStopSignals((code, signal) => {
-    logger.info({ signal }, 'stopping');
-    void service.stop().finally(() => process.exit(code));
-  });
+  stopOnSignals(logger, service.stop);
   return await new Promise<number>(() => undefined);
+}
+
+/**
+ * On SIGINT or SIGTERM a server stops, then exits with the signal's code. It says so twice: as it
+ * begins, and once it has stopped (its runs handed back, its database closed), with how long that
+ * took: an operator waiting on a deploy knows it is over, and what took the time.
+ */
+function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
+  onStopSignals((code, signal) => {
+    const began = Date.now();
+    logger.info({ signal }, 'stopping');
+    void stop()
+      .then(
+        () => {
+          const ms = Date.now() - began;
+          const took = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+          logger.info({ signal, ms }, `stopped after ${took}: runs handed back, database closed`);
+        },
+        (err: unknown) =>
+          logger.error({ err, signal, ms: Date.now() - began }, 'stopping failed; exiting anyway'),
+      )
+      .finally(() => process.exit(code));
+  });
 }
 
 /**
@@ -59,6 +80,7 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
     err.write(`${read.error}\n`);
     return 2;
   }
+  if (config.slackMissing) return halfSlack(config.slackMissing);
   if (!config.slack) {
     err.write(
       'signoff mcp asks in Slack: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN), as for npm start.\n',
@@ -74,7 +96,7 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
     io: { stdin: process.stdin, stdout: process.stdout },
   });
   logger.info({ client: read.client.name }, 'signoff mcp is serving on stdio');
-  onStopSignals((code) => void mcp.stop().finally(() => process.exit(code)));
+  stopOnSignals(logger, mcp.stop);
   await mcp.closed;
   await mcp.stop();
   return 0;
@@ -94,6 +116,15 @@ async function announceFirstStart(config: Config): Promise<void> {
   if (isFirstStart(config.database.dataDir)) {
     err.write(`Starting the embedded PostgreSQL in ${config.database.dataDir} (first run: ~10 s)…\n`);
   }
+}
+
+/**
+ * What needs Slack (a server, `signoff mcp`) with some of its variables set and one missing: refused
+ * as a configuration error, naming the variable. Commands that need no Slack run meanwhile.
+ */
+function halfSlack(missing: string): number {
+  err.write(`signoff cannot start; fix the configuration:\n  ${missing}\n`);
+  return 2;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -133,6 +164,8 @@ async function main(argv: string[]): Promise<number> {
     await announceFirstStart(config);
     return await serveSlack(config);
   }
+  // A half-configured Slack is meant for a server: refused here, never the terminal in its place.
+  if (argv.length === 0 && config.slackMissing) return halfSlack(config.slackMissing);
   // A web or worker process asked for without Slack (a deployment's .env missing its tokens):
   // opening the terminal there would serve nobody and look like a start.
   if (argv.length === 0 && config.role !== 'all') {

@@ -13,6 +13,7 @@ import type { ApiClient } from './config/api-clients.js';
 import type { Config } from './config/config.js';
 import { workflowSettings } from './config/workflows.js';
 import { type Database, openDatabase } from './db/database.js';
+import { condenseOutages } from './db/outages.js';
 import { createDocuments, type Documents } from './docs/documents.js';
 import type { Engine } from './engine/index.js';
 import {
@@ -59,6 +60,8 @@ import type { WorkflowDefinition, WorkflowParts } from './workflows/shared/types
 export interface Signoff {
   config: Config;
   db: Database;
+  /** The logger given, its database outages condensed: what the surfaces on this engine log with. */
+  logger: Logger;
   documents: Documents;
   engine: Engine;
   runner: Runner;
@@ -97,15 +100,16 @@ export interface OpenOptions {
 }
 
 export async function openSignoff(config: Config, options: OpenOptions): Promise<Signoff> {
-  const { logger } = options;
   const db =
     options.database ??
     (await openDatabase({
       url: config.database.url,
       dataDir: config.database.dataDir,
-      logger,
+      logger: options.logger,
       poolSize: config.queue.workers * 2 + 10,
     }));
+  // While the database is down, one line for the outage rather than one per poll (db/outages.ts).
+  const logger = condenseOutages(options.logger, [db.pool, db.heartbeats]);
   try {
     const checkpointer = await setupCheckpointer(db.pool);
     const runtime = createRuntime({
@@ -195,6 +199,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
     return {
       config,
       db,
+      logger,
       documents,
       engine,
       runner,
@@ -250,8 +255,8 @@ async function openSlackSignoff(config: Config, options: SlackOptions, who: stri
 
 /** Runs signoff on Slack: the engine, given Slack's sink and directory, and the Slack surface. */
 export async function startSlack(config: Config, options: SlackOptions): Promise<SlackService> {
-  const { logger } = options;
   const { slack, signoff } = await openSlackSignoff(config, options, 'startSlack');
+  const { logger } = signoff;
   try {
     const surface = await startSlackSurface({
       config,
@@ -298,8 +303,8 @@ export async function startMcp(
   config: Config,
   options: McpOptions,
 ): Promise<{ closed: Promise<void>; stop(): Promise<void> }> {
-  const { logger } = options;
   const { signoff } = await openSlackSignoff(config, options, 'startMcp');
+  const { logger } = signoff;
   try {
     const doors = await startSlackDoorStarts({ config, signoff, logger });
     const asks = createAsks({

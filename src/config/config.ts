@@ -107,6 +107,12 @@ export interface Config {
     mode: { kind: 'http'; signingSecret: string; port: number } | { kind: 'socket'; appToken: string };
     apiUrl?: string;
   };
+  /**
+   * Set when some of Slack's variables are and not all it needs (then `slack` is unset): the sentence
+   * naming the one missing. What needs Slack (a server, `signoff mcp`) refuses with it; a command that
+   * needs no Slack (`signoff tasks`) runs.
+   */
+  slackMissing?: string;
   database: { url?: string; dataDir: string };
   /** `maxRetries`: how often the client retries a failed call (timeouts, 429, 5xx, unreadable answers). */
   /**
@@ -153,16 +159,21 @@ export interface Config {
   configPath?: string;
 }
 
-/** Parses the environment once; throws one `config_invalid` error listing every problem. */
+/**
+ * Parses the environment once; throws one `config_invalid` error listing every problem, but for a
+ * half-configured Slack alone, which only what needs Slack refuses (`slackMissing`).
+ */
 export function loadConfig(given: Env = process.env, cwd = process.cwd()): Config {
   const env = setOnly(given);
   const parsed = envSchema.safeParse(env);
   const problems: string[] = parsed.success
     ? []
     : parsed.error.issues.map((i) => i.message || `${i.path.join('.')}: invalid`);
-  // Report a half-configured Slack too, even when another variable is already wrong.
-  const slack = slackFrom(parsed.success ? parsed.data : lenient(env), problems);
-  if (!parsed.success) throw new SignoffError('config_invalid', problems.join('\n'));
+  // A half-configured Slack is said with any other problem: it is one more thing to fix.
+  const { slack, missing } = slackFrom(parsed.success ? parsed.data : lenient(env));
+  const invalid = () =>
+    new SignoffError('config_invalid', [...problems, ...(missing ? [missing] : [])].join('\n'));
+  if (!parsed.success) throw invalid();
   const e = parsed.data;
 
   const configPath = e.SIGNOFF_CONFIG ? resolve(cwd, e.SIGNOFF_CONFIG) : undefined;
@@ -182,10 +193,11 @@ export function loadConfig(given: Env = process.env, cwd = process.cwd()): Confi
       }
     }
   }
-  if (problems.length) throw new SignoffError('config_invalid', problems.join('\n'));
+  if (problems.length) throw invalid();
 
   return {
     slack,
+    slackMissing: missing,
     database: {
       url: e.DATABASE_URL,
       dataDir: e.SIGNOFF_DATA_DIR ? resolve(cwd, e.SIGNOFF_DATA_DIR) : defaultDataDir(cwd),
@@ -227,30 +239,34 @@ const lenient = (env: Env): SlackEnv => ({
   PORT: 0,
 });
 
-/** Slack is all or nothing: a half-configured Slack is an error, never a silent fallback. */
-function slackFrom(e: SlackEnv, problems: string[]): Config['slack'] {
+/**
+ * Slack is all or nothing: a half-configured Slack is no Slack, and `missing` says which variable
+ * it lacks, for whatever needs Slack to refuse with (never a silent fallback to the terminal).
+ */
+function slackFrom(e: SlackEnv): { slack?: Config['slack']; missing?: string } {
   const any = e.SLACK_BOT_TOKEN || e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN;
-  if (!any) return undefined;
-  if (!e.SLACK_BOT_TOKEN) {
-    problems.push('SLACK_BOT_TOKEN is missing: Slack needs the bot token (xoxb-…) as well');
-    return undefined;
-  }
+  if (!any) return {};
+  if (!e.SLACK_BOT_TOKEN)
+    return { missing: 'SLACK_BOT_TOKEN is missing: Slack needs the bot token (xoxb-…) as well' };
   if (e.SLACK_APP_TOKEN) {
     return {
-      botToken: e.SLACK_BOT_TOKEN,
-      mode: { kind: 'socket', appToken: e.SLACK_APP_TOKEN },
-      apiUrl: e.SLACK_API_URL,
+      slack: {
+        botToken: e.SLACK_BOT_TOKEN,
+        mode: { kind: 'socket', appToken: e.SLACK_APP_TOKEN },
+        apiUrl: e.SLACK_API_URL,
+      },
     };
   }
   if (!e.SLACK_SIGNING_SECRET) {
-    problems.push(
-      'SLACK_SIGNING_SECRET is missing: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)',
-    );
-    return undefined;
+    return {
+      missing: 'SLACK_SIGNING_SECRET is missing: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)',
+    };
   }
   return {
-    botToken: e.SLACK_BOT_TOKEN,
-    mode: { kind: 'http', signingSecret: e.SLACK_SIGNING_SECRET, port: e.PORT },
-    apiUrl: e.SLACK_API_URL,
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      mode: { kind: 'http', signingSecret: e.SLACK_SIGNING_SECRET, port: e.PORT },
+      apiUrl: e.SLACK_API_URL,
+    },
   };
 }

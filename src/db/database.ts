@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { migrate, newerMigrations, readMigrations } from './migrate.js';
+import { isConnectionError } from './queryable.js';
 
 /** `migrations/` at the package root: two levels up from src/db, three from dist/src/db. */
 export const MIGRATIONS_DIR = (() => {
@@ -40,11 +41,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const connect = (max: number, idleTimeoutMillis = 10_000) => {
     // keepAlive: a connection the network dropped without a word is noticed instead of hanging.
     const pool = new pg.Pool({ connectionString: url, max, keepAlive: true, idleTimeoutMillis });
-    // An idle client losing its server must not crash the process; the next query reports it.
-    // (Only code and message: a pg error carries its whole client object.)
+    // An idle client losing its server must not crash the process; the next query reports it, and
+    // when the server went away that report is the outage's (outages.ts): one line each here would
+    // be one per idle client. (Only code and message: a pg error carries its whole client object.)
     pool.on('error', (error: Error & { code?: string }) => {
-      if (!closing)
-        options.logger.warn({ code: error.code, message: error.message }, 'idle database client failed');
+      if (closing) return;
+      const level = isConnectionError(error, pool) ? 'debug' : 'warn';
+      options.logger[level]({ code: error.code, message: error.message }, 'idle database client failed');
     });
     // A checked-out client whose connection dies between queries emits 'error' with nobody
     // listening (pg-pool only listens while a client is idle), which would crash the process.

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { unusedPort } from './ports.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -93,6 +94,22 @@ export function startSignoff(args: string[], env: Record<string, string>, script
     detached: true,
   });
   return running(child);
+}
+
+/**
+ * Starts a Slack worker process (`signoff` with `SIGNOFF_ROLE=worker`, as a deployment runs it) on
+ * `databaseUrl`. Its Slack is a port nothing answers: a worker calls Slack only to show a task's
+ * events, and reaching it is no condition of its start.
+ */
+export async function startSlackWorker(databaseUrl: string): Promise<Running> {
+  return startSignoff([], {
+    SIGNOFF_ROLE: 'worker',
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: 'test-secret',
+    SLACK_API_URL: `http://127.0.0.1:${await unusedPort()}/api/`,
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+  });
 }
 
 /**

@@ -210,4 +210,24 @@ describe('the terminal says what is wrong', () => {
     expect(r.stderr).toContain('PORT must be a whole number');
     expect(r.stderr).toContain('SLACK_SIGNING_SECRET is missing');
   });
+
+  it('a half-configured Slack refuses only what needs Slack, naming the variable missing; tasks and help still run', async () => {
+    const half = { ...env(), SLACK_BOT_TOKEN: 'xoxb-1' };
+    const tasks = await runSignoff(['tasks'], half);
+    expect(tasks.code, tasks.stderr).toBe(0);
+    expect(tasks.stdout).toMatch(/^No tasks yet|^ID\s/m);
+    const help = await runSignoff(['--help'], half);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('npx signoff tasks');
+
+    // A server needs Slack: refused with the variable it lacks, never the terminal instead.
+    const server = await runSignoff([], half);
+    expect(server.code).toBe(2);
+    expect(server.stderr).toBe(
+      'signoff cannot start; fix the configuration:\n  SLACK_SIGNING_SECRET is missing: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)\n',
+    );
+    const worker = await runSignoff([], { ...env(), SIGNOFF_ROLE: 'worker', SLACK_APP_TOKEN: 'xapp-1' });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toContain('SLACK_BOT_TOKEN is missing: Slack needs the bot token (xoxb-…) as well');
+  });
 });

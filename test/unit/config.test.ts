@@ -82,10 +82,18 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('refuses a half-configured Slack instead of falling back to the terminal', () => {
-    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
+  it('a half-configured Slack is no Slack, with the sentence naming the variable missing (for what needs Slack to refuse with)', () => {
+    const httpHalf = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1' });
+    expect(httpHalf.slack).toBeUndefined();
+    expect(httpHalf.slackMissing).toBe(
       'SLACK_SIGNING_SECRET is missing: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)',
-    ]);
+    );
+    const noBot = loadConfig({ SLACK_APP_TOKEN: 'xapp-1' });
+    expect(noBot.slack).toBeUndefined();
+    expect(noBot.slackMissing).toBe('SLACK_BOT_TOKEN is missing: Slack needs the bot token (xoxb-…) as well');
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slackMissing).toBeUndefined();
+    expect(loadConfig({}).slackMissing).toBeUndefined();
+    // A token of the wrong kind is a wrong value, refused like any other.
     expect(problems({ SLACK_BOT_TOKEN: 'xoxp-user' })[0]).toContain(
       'must be a bot token starting with xoxb-',
     );

@@ -1,0 +1,33 @@
+/**
+ * SIGTERM to a server (the real entry point, as a deploy sends it): it says it is stopping, and
+ * once it has stopped (its runs handed back, its database closed) it says that too, with how long
+ * it took, as its last line; then it exits 143.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { killedAfterFile, startSlackWorker } from '../helpers/processes.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase('server_stop');
+});
+afterAll(async () => {
+  await db?.drop();
+});
+const started = killedAfterFile();
+
+it('a worker sent SIGTERM logs "stopping", then, as its last line, that it stopped and how long that took; exit 143', async () => {
+  const worker = started(await startSlackWorker(db.url));
+  await worker.waitFor(/running Slack tasks/, 60_000, 'stderr');
+  worker.child.kill('SIGTERM');
+  const { code, stderr } = await worker.exited;
+  expect(code).toBe(143);
+  const lines = stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { msg: string; signal?: string; ms?: number });
+  const last = lines.at(-1);
+  expect(lines.at(-2)).toMatchObject({ msg: 'stopping', signal: 'SIGTERM' });
+  expect(last?.msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
+  expect(last).toMatchObject({ signal: 'SIGTERM', ms: expect.any(Number) });
+});
