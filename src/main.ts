@@ -109,7 +109,7 @@ export async function openSignoff(config: Config, options: OpenOptions): Promise
       poolSize: config.queue.workers * 2 + 10,
     }));
   // While the database is down, one line for the outage rather than one per poll (db/outages.ts).
-  const logger = condenseOutages(options.logger, [db.pool, db.heartbeats]);
+  const logger = condenseOutages(options.logger, db.pool);
   try {
     const checkpointer = await setupCheckpointer(db.pool);
     const runtime = createRuntime({

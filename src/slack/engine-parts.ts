@@ -7,6 +7,7 @@
 import { WebClient } from '@slack/web-api';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
+import { condenseOutages } from '../db/outages.js';
 import { type Clock, type GroupDirectory, type LiveView, type Sink, systemClock } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { createDeliveryClient } from './outbound/delivery-client.js';
@@ -50,12 +51,14 @@ export function slackEngineParts(
   slack: NonNullable<Config['slack']>,
   deps: { logger: Logger; clock?: Clock; thinkingClock?: ThinkingClock },
 ): SlackEngineParts {
-  const { logger } = deps;
+  // Logging as the engine does: while the database is down, one line for the outage (db/outages.ts).
+  const loggerOf = (db: Database) => condenseOutages(deps.logger, db.pool);
   let directory: Directory | undefined;
   let live: SlackLive | undefined;
   // One per process: the sink hands a stream's message over from the runs this process streams.
   const liveOf = (db: Database): SlackLive => {
     if (live) return live;
+    const logger = loggerOf(db);
     // Its own calls keep to Slack's limits by taking their slots first (streams.ts), so its
     // client neither waits for a 429 nor retries: a stream's words are never sent twice.
     const client = new WebClient(slack.botToken, {
@@ -76,6 +79,7 @@ export function slackEngineParts(
     return live;
   };
   const directoryOf = (db: Database): Directory => {
+    const logger = loggerOf(db);
     // A group lookup keeps to Slack's limits like every call (shared through Postgres).
     directory ??= createDirectory({
       client: quickClient(slack, logger, createLimitedFetch({ limits: createRateLimits(db.pool), logger })),
@@ -92,6 +96,7 @@ export function slackEngineParts(
     // gives up within seconds (the default policy retries for about 30 minutes) and the event is
     // retried with backoff; a post is never sent twice by the client (see delivery-client.ts).
     sinks: (db) => {
+      const logger = loggerOf(db);
       const client = createDeliveryClient(
         slack.botToken,
         {

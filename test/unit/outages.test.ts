@@ -27,7 +27,7 @@ function capture() {
   const lines: Record<string, unknown>[] = [];
   let t = 1_000_000;
   const raw = createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) });
-  const logger = condenseOutages(raw, [database], () => t);
+  const logger = condenseOutages(raw, database, () => t);
   return { logger, lines, move: (ms: number) => (t += ms) };
 }
 
@@ -86,6 +86,31 @@ describe('a database that does not answer', () => {
     logger.warn({ err: bug }, 'job failed; it will be tried again');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatchObject({ err: { stack: expect.stringContaining('outages.test.ts') } });
+  });
+
+  it('with the log kept to errors, still says the outage (at error), not drop it with its warnings', () => {
+    const lines: Record<string, unknown>[] = [];
+    const raw = createLogger('error', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const logger = condenseOutages(raw, database);
+    logger.error({ err: refused }, 'settling the run failed on every attempt; the task fails');
+    logger.error({ err: refused }, 'settling the run failed on every attempt; the task fails');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: expect.stringMatching(/^database unavailable: settling the run failed on every attempt/),
+    });
+  });
+
+  it("is one outage a database, said once, though the engine's and Slack's parts each ask for the logger", () => {
+    const lines: Record<string, unknown>[] = [];
+    const raw = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+    const engine = condenseOutages(raw, database);
+    const slack = condenseOutages(raw, database).child({ part: 'delivery' });
+    engine.warn({ err: refused }, 'could not look for jobs; looking again shortly');
+    slack.warn({ err: refused }, 'delivery sweep failed');
+    expect(lines.map((l) => l.msg)).toEqual([
+      expect.stringMatching(/^database unavailable: could not look for jobs/),
+    ]);
   });
 
   it("does not take another server's refusal for the database's", async () => {
