@@ -6,7 +6,8 @@ import semver from 'semver';
 
 /** What to tell a person whose Node.js is outside `engines.node`, or nothing when it is inside. */
 export function nodeRefusal(version, range) {
-  if (semver.satisfies(version, range)) return undefined;
+  // A nightly or a release candidate of a version inside the range is inside it too.
+  if (semver.satisfies(version, range, { includePrerelease: true })) return undefined;
   return `signoff needs Node.js ${range.replace(/^>=\s*/, '')} or newer, and this is ${version}: install a current LTS (Node.js 22 or 24) and run it again.`;
 }
 

@@ -74,13 +74,14 @@ function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
  * Nothing else may write to stdout: the log goes to stderr, as a server's does.
  */
 async function serveMcp(config: Config, argv: string[]): Promise<number> {
+  // Slack first: the missing variable is what to fix before any client is named.
+  if (config.slackMissing) return halfSlack(config.slackMissing);
   const { readMcpArgs } = await import('./cli/mcp-args.js');
   const read = readMcpArgs(argv, config.workflows.api);
   if ('error' in read) {
     err.write(`${read.error}\n`);
     return 2;
   }
-  if (config.slackMissing) return halfSlack(config.slackMissing);
   if (!config.slack) {
     err.write(
       'signoff mcp asks in Slack: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN), as for npm start.\n',

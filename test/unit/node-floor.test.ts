@@ -34,8 +34,15 @@ describe('the Node.js floor', () => {
     expect(nodeRefusal('v18.20.4', floor)).toMatch(/^signoff needs Node\.js 20\.19 or newer/);
   });
 
-  it('lets this Node.js and the current LTS lines through', () => {
-    for (const version of [process.version, 'v20.19.0', 'v22.12.0', 'v24.0.0']) {
+  it('lets this Node.js, the current LTS lines and their release candidates and nightlies through', () => {
+    for (const version of [
+      process.version,
+      'v20.19.0',
+      'v22.12.0',
+      'v24.0.0',
+      'v24.0.0-rc.1',
+      'v25.0.0-nightly2026112',
+    ]) {
       expect(nodeRefusal(version, floor)).toBeUndefined();
     }
   });

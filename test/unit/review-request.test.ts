@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { reviewRequestSchema } from '../../src/engine/types.js';
 import { reviseModal } from '../../src/slack/blocks/modals.js';
 import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
+import { titleWithRound } from '../../src/workflows/protocol/review-title.js';
 
 const circular: Record<string, unknown> = { a: 1 };
 circular.self = circular;
@@ -135,4 +136,23 @@ describe('toReviewRequest', () => {
       expect(modal.blocks.length).toBeLessThanOrEqual(100);
     },
   );
+});
+
+describe("a review's title with its round", () => {
+  it('adds "(round N)" unless the title ends with its round already, as a cycle, draft or round', () => {
+    expect(titleWithRound({ title: "Review the agents' work (cycle 2)", round: 2 })).toBe(
+      "Review the agents' work (cycle 2)",
+    );
+    expect(titleWithRound({ title: 'Review the proposal (draft 3)', round: 3 })).toBe(
+      'Review the proposal (draft 3)',
+    );
+    expect(titleWithRound({ title: 'Approve the plan?', round: 2 })).toBe('Approve the plan? (round 2)');
+    // Words in the title that happen to read as a round are the title's, not its round.
+    expect(titleWithRound({ title: 'Sign off draft 1 of the Q3 budget', round: 1 })).toBe(
+      'Sign off draft 1 of the Q3 budget (round 1)',
+    );
+    expect(titleWithRound({ title: 'Review the proposal (draft 2)', round: 3 })).toBe(
+      'Review the proposal (draft 2) (round 3)',
+    );
+  });
 });

@@ -11,6 +11,6 @@ export const wordsKey = (words: string) => words.trim().toLowerCase().replace(/\
 /** Why `words` cannot be the revise of `request`, in a sentence; undefined when they can. */
 export function refusedRevise(request: ReviewRequest, words: string): string | undefined {
   const refused = request.refusedWords;
-  if (!refused || !refused.words.some((w) => wordsKey(w) === wordsKey(words))) return undefined;
+  if (!refused?.words.some((w) => wordsKey(w) === wordsKey(words))) return undefined;
   return `Nothing was recorded: "${words.trim()}" ${refused.because}.`;
 }

@@ -6,9 +6,12 @@
  */
 import type { ReviewRequest } from './requests.js';
 
-/** Whether the title names its round already, as "round N", "cycle N" or "draft N". */
+/**
+ * Whether the title ends with its round already, "(round N)", "(cycle N)" or "(draft N)": only
+ * there, so that "Sign off draft 1 of the Q3 budget" still gets its "(round 1)".
+ */
 export const titleNamesRound = (r: Pick<ReviewRequest, 'title' | 'round'>): boolean =>
-  new RegExp(`\\b(round|cycle|draft) ${r.round}\\b`, 'i').test(r.title);
+  new RegExp(`\\((round|cycle|draft) ${r.round}\\)\\s*$`, 'i').test(r.title);
 
 /** "Approve the plan? (round 2)"; a title that names its round as it is. */
 export const titleWithRound = (r: Pick<ReviewRequest, 'title' | 'round'>): string =>
