@@ -10,8 +10,14 @@ import { invalidToolDecision } from '../workflows/protocol/standard-interrupts.j
 import type { DecideInput } from './api.js';
 import type { Review } from './types.js';
 
-/** Why `input` cannot decide `review`, in a sentence for the person; undefined when it can. */
-export function invalidDecision(review: Review, input: DecideInput): string | undefined {
+/**
+ * Why `input` cannot decide `review`, in a sentence for the person; undefined when it can. Also
+ * asked by a form before it closes (Slack's Revise modal), so the person fixes their words there.
+ */
+export function invalidDecision(
+  review: Review,
+  input: Pick<DecideInput, 'action' | 'feedback' | 'values'>,
+): string | undefined {
   // Words never stand for a tool call's decision, whatever the review lists.
   const tool = invalidToolDecision(review.request, input.action);
   if (tool) return tool;

@@ -39,6 +39,7 @@ export type { AuditEntry, AuditFilter } from './audit-trail.js';
 // The parts main.ts wires together.
 export type { ChannelStart, ChannelStarts } from './channel-starts.js';
 export { setupCheckpointer } from './checkpointer.js';
+export { invalidDecision } from './decision-input.js';
 export { createDelivery } from './delivery.js';
 // A Slack post is sent only while its run still holds the task (the client checks before each call).
 export { assertDeliveryHeld } from './delivery-guard.js';

@@ -212,4 +212,45 @@ describe('proposal in Slack', () => {
     expect(JSON.stringify(end.blocks)).not.toContain('Done');
     expect(cardsIn(thread)).toHaveLength(4);
   });
+
+  it('a query searched before, typed in "Use my query", is refused in the modal itself (the words kept to change), and nothing is recorded', async () => {
+    await postSigned(file.events, commandBody('proposal river turbines'));
+    const thread = tsOf(await until('root', () => rootOf('river turbines')));
+    const useMyQuery = async (card: Post, words: string) => {
+      const from = slack.callsOf('views.open').length;
+      await clickOn(card, thread, 'signoff_revise');
+      const opened = await until('the query modal', () => slack.callsOf('views.open')[from]);
+      const meta = (opened.view as { private_metadata: string }).private_metadata;
+      return postSigned(file.events, reviseSubmission('U0BOB', meta, words));
+    };
+    expect(
+      (await useMyQuery(await until('query card', () => cardsIn(thread)[0]), 'turbine siting')).body,
+    ).toBe('');
+    const insight = await until('insight card', () => cardsIn(thread)[1]);
+    await clickOn(insight, thread, 'signoff_reject'); // "Search more"
+    const again = await until('second query card', () => cardsIn(thread)[2]);
+
+    const refused = await useMyQuery(again, '  Turbine   SITING ');
+    expect(JSON.parse(refused.body)).toEqual({
+      response_action: 'errors',
+      errors: {
+        feedback:
+          'Nothing was recorded: "Turbine   SITING" was searched before, so it would find nothing new; type another query, or continue.',
+      },
+    });
+    const task = (await file.service.signoff.engine.listTasks({ surface: 'slack' })).find(
+      (t) => t.text === 'river turbines',
+    );
+    // The query review still waits, as it was: no decision recorded on it.
+    const pending = await file.service.signoff.engine.reviews(task?.id ?? '', 'pending');
+    expect(pending.map((r) => [r.id, r.decision, r.decidedBy])).toEqual([[expect.any(String), null, null]]);
+
+    expect((await useMyQuery(again, 'fish-safe turbine design')).body).toBe('');
+    const searches = await until('the second search', () => {
+      const found = inThread(thread).filter((p) => p.text.includes('Search:'));
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(searches[0]?.text).toContain('"turbine siting"');
+    expect(searches[1]?.text).toContain('"fish-safe turbine design"');
+  });
 });

@@ -1,11 +1,12 @@
 /**
- * The revise or edit modal's submission: empty feedback, or an Edit form that cannot be read, is
- * refused inside the modal; otherwise decide. What happened is said to the person as a click's is
+ * The revise or edit modal's submission: empty feedback, words the review will not take (too
+ * short or long, a query searched before), or an Edit form that cannot be read, is refused inside
+ * the modal, where the person still has their words to change; otherwise decide. What happened is said to the person as a click's is
  * (tell-clicker.ts): Slack sends a submission with no response URL, so the modal carries the one of
  * the click that opened it (revise-meta.ts), which reaches someone Slack shows no ephemeral there.
  */
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
-import { FORM, invalidEdit } from '../../../../engine/index.js';
+import { FORM, invalidDecision, invalidEdit } from '../../../../engine/index.js';
 import { FIELD_BLOCK } from '../../../blocks/modals.js';
 import { placeOfMeta, readReviseMeta } from '../../../blocks/revise-meta.js';
 import { buttonValueSchema, decideClick } from '../../decide.js';
@@ -29,12 +30,13 @@ export function createReviseSubmission(deps: ListenerDeps) {
     ) as Record<string, string>;
     const meta = readReviseMeta(view.private_metadata);
     const action = meta?.action === 'edit' ? 'edit' : 'revise';
+    // The review is read before the ack, so that a mistake is shown in the form itself. When it
+    // cannot be read (the database down), the decision says what happened, as a click's does.
+    const named = meta ? buttonValueSchema.safeParse(meta.value) : undefined;
+    const reviewNamed = () =>
+      named?.success ? deps.engine.review(named.data.review).catch(() => undefined) : undefined;
     if (action === 'edit') {
-      // The form is checked here, so that a mistake is shown in the form itself.
-      const named = meta ? buttonValueSchema.safeParse(meta.value) : undefined;
-      const review = named?.success
-        ? await deps.engine.review(named.data.review).catch(() => undefined)
-        : undefined;
+      const review = await reviewNamed();
       const errors = review ? invalidEdit(review.request, values) : {};
       if (Object.keys(errors).length) {
         const fields = new Set(review?.request.fields.map((f) => f.id));
@@ -45,12 +47,15 @@ export function createReviseSubmission(deps: ListenerDeps) {
         await ack({ response_action: 'errors', errors: shown });
         return;
       }
-    } else if (!feedback) {
-      await ack({
-        response_action: 'errors',
-        errors: { feedback: 'Say what should change; the feedback is empty.' },
-      });
-      return;
+    } else {
+      const review = feedback ? await reviewNamed() : undefined;
+      const refused = feedback
+        ? review && invalidDecision(review, { action, feedback })
+        : 'Say what should change; the feedback is empty.';
+      if (refused) {
+        await ack({ response_action: 'errors', errors: { feedback: refused } });
+        return;
+      }
     }
     await ack();
     await decideClick(deps, client, {
