@@ -3,11 +3,11 @@
  * prompt, each clearly marked as offline, so every workflow runs end to end without a key.
  *
  * A plain call gets a short reply that names the agent and the task, says whether it answers
- * feedback (quoting it) and how many words of context it was given (so a test can see the
- * full history arrived). Words, not messages: a workflow may render the whole history into one
- * message (the specialist does), where "read 1 message" would say it saw almost nothing. A structured call (a bound tool, `withStructuredOutput`) gets an object
- * built from the schema: choices (enums) follow the latest human message, as routings and
- * verdicts follow what a person said.
+ * feedback (quoting it) and how many words of context it was given. Words, not messages: a
+ * workflow may render the whole history into one message (the specialist does), where "read 1
+ * message" would say it saw almost nothing. A structured call (a bound tool,
+ * `withStructuredOutput`) gets an object built from the schema: choices (enums) follow the latest
+ * human message, as routings and verdicts follow what a person said.
  */
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import {
