@@ -62,11 +62,15 @@ describe('a task outlives its process', () => {
       await h.nextReview(task.id);
       const said = (await h.engine.events(task.id)).filter((e) => e.event.type === 'agent_said');
       expect(said.map((e) => (e.event as { agent: string }).agent)).toEqual(['Author', 'Reviewer', 'Author']);
-      expect(said.map((e) => (e.event as { text: string }).text.match(/read (\d+) message/)?.[1])).toEqual([
-        '1',
-        '2',
-        '3',
-      ]);
+      // Each step was given the history as it stood, no step's words twice: the same context as a
+      // run that was never killed (the offline model says how many words it read).
+      const contextOf = (events: typeof said) =>
+        events.map((e) => (e.event as { text: string }).text.match(/read (\d+) words? of context/)?.[1]);
+      const calm = await h.start('pair', 'draft the launch email');
+      await h.nextReview(calm.id);
+      const calmSaid = (await h.engine.events(calm.id)).filter((e) => e.event.type === 'agent_said');
+      expect(contextOf(said)).toEqual(contextOf(calmSaid));
+      expect(new Set(contextOf(said)).size).toBe(3);
       expect(await h.engine.reviews(task.id, 'pending')).toHaveLength(1);
     } finally {
       worker.kill('SIGKILL');
