@@ -82,12 +82,7 @@ export function condenseOutages(
 /** The loggers made so far, by the logger and the database they condense for. */
 const condensed = new WeakMap<Logger, WeakMap<pg.Pool, Logger>>();
 
-function condensing(
-  logger: Logger,
-  pool: pg.Pool,
-  now: () => number,
-  probeEveryMs: number,
-): Logger {
+function condensing(logger: Logger, pool: pg.Pool, now: () => number, probeEveryMs: number): Logger {
   let outage: Outage | undefined;
   let asking = false;
   const seconds = (since: number) => Math.round((now() - since) / 1000);
