@@ -41,8 +41,11 @@ let started: Config | undefined;
 async function serveSlack(config: Config): Promise<number> {
   const [{ createLogger }, { startSlack }] = await Promise.all([import('./logger.js'), import('./main.js')]);
   const logger = createLogger(config.logLevel ?? 'info');
-  const service = await startSlack(config, { logger });
-  stopOnSignals(logger, service.stop);
+  const starting = startSlack(config, { logger });
+  // Heard from the first moment: a deploy's SIGTERM while the server starts stops it once it has
+  // started, as any stop, rather than killing it halfway (Node's default for an unheard signal).
+  stopOnSignals(logger, () => starting.then((service) => service.stop()));
+  await starting;
   return await new Promise<number>(() => undefined);
 }
 

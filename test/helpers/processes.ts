@@ -184,7 +184,15 @@ function running(child: ChildProcess): Running {
 export function killedAfterFile(): (r: Running) => Running {
   const running: Running[] = [];
   afterAll(() => {
-    for (const r of running) if (r.child.exitCode === null) r.signalGroup('SIGKILL');
+    for (const r of running) {
+      // Its group, even when it has died itself (of a signal, exitCode null): what it started may
+      // live on. A group with nobody left in it is gone already (ESRCH).
+      try {
+        r.signalGroup('SIGKILL');
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'ESRCH') throw error;
+      }
+    }
   });
   return (r) => {
     running.push(r);
