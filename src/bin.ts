@@ -94,13 +94,15 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
   await announceFirstStart(config);
   const [{ createLogger }, { startMcp }] = await Promise.all([import('./logger.js'), import('./main.js')]);
   const logger = createLogger(config.logLevel ?? 'info');
-  const mcp = await startMcp(config, {
+  const starting = startMcp(config, {
     logger,
     client: read.client,
     io: { stdin: process.stdin, stdout: process.stdout },
   });
+  // As a server's: a signal while it starts stops it once started.
+  stopOnSignals(logger, () => starting.then((mcp) => mcp.stop()));
+  const mcp = await starting;
   logger.info({ client: read.client.name }, 'signoff mcp is serving on stdio');
-  stopOnSignals(logger, mcp.stop);
   await mcp.closed;
   await mcp.stop();
   return 0;
