@@ -41,11 +41,22 @@ let started: Config | undefined;
 async function serveSlack(config: Config): Promise<number> {
   const [{ createLogger }, { startSlack }] = await Promise.all([import('./logger.js'), import('./main.js')]);
   const logger = createLogger(config.logLevel ?? 'info');
-  const starting = startSlack(config, { logger });
-  // Heard from the first moment: a deploy's SIGTERM while the server starts stops it once it has
-  // started, as any stop, rather than killing it halfway (Node's default for an unheard signal).
-  stopOnSignals(logger, () => starting.then((service) => service.stop()));
-  await starting;
+  // Heard from the first moment: a signal while the server starts (waiting for Slack, say) ends
+  // the start, which closes what it opened, rather than killing it halfway (Node's default for an
+  // unheard signal) or waiting for a Slack that may never answer.
+  const stopping = new AbortController();
+  const starting = startSlack(config, { logger, stopping: stopping.signal });
+  stopOnSignals(logger, async () => {
+    stopping.abort();
+    const service = await starting.catch(() => undefined);
+    await service?.stop();
+  });
+  try {
+    await starting;
+  } catch (error) {
+    // Given up for the stop: the signal's handler says so and exits.
+    if (!stopping.signal.aborted) throw error;
+  }
   return await new Promise<number>(() => undefined);
 }
 

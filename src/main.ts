@@ -234,6 +234,8 @@ export interface SlackOptions extends OpenOptions {
   afterAckClock?: AfterAckClock;
   /** When a run sets its DM thread's thinking status again (tests move it); real time by default. */
   thinkingClock?: ThinkingClock;
+  /** Aborted by a stop asked for while it starts: the start gives up and closes what it opened. */
+  stopping?: AbortSignal;
   /** How often an MCP call waiting for a decision says so (tests shorten it). */
   mcpProgressEveryMs?: number;
   /** How long an MCP call that hears no progress waits before answering pending (tests shorten it). */
@@ -265,6 +267,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
       directory: slack.directory(signoff.db),
       live: slack.live(signoff.db),
       afterAckClock: options.afterAckClock,
+      stopping: options.stopping,
       doors: createDoors({
         pool: signoff.db.pool,
         engine: signoff.engine,

@@ -35,6 +35,8 @@ export interface SlackSurfaceOptions {
   live: Pick<SlackLive, 'closeAbandoned'>;
   /** Where the work after an ack reads the time (tests move it); real time by default. */
   afterAckClock?: AfterAckClock;
+  /** Aborted by a stop asked for while it starts: it stops waiting for Slack and gives up. */
+  stopping?: AbortSignal;
   /**
    * The other doors (the HTTP API, MCP over HTTP): their routes on the port, given how to start a
    * task in a channel; served by a process that takes requests, in HTTP mode.
@@ -137,6 +139,7 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
     if (listen)
       await initSlackApp(app, {
         logger,
+        stopping: o.stopping,
         waiting: async () =>
           mode.kind === 'http'
             ? (await startHealthServer(mode.port, healthy, metrics, doors?.routes)).stop

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { killedAfterFile, startSlackWorker } from '../helpers/processes.js';
+import { unusedPort } from '../helpers/ports.js';
+import { killedAfterFile, startSignoff, startSlackWorker } from '../helpers/processes.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -41,4 +42,32 @@ it('a worker sent SIGTERM while it is still starting (its first log line out) st
   expect(code).toBe(143);
   const last = stderr.split('\n').filter(Boolean).at(-1) ?? '';
   expect(JSON.parse(last).msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
+});
+
+it('a web process that cannot reach Slack (auth.test) says so in one line a try, no stack, and one Ctrl-C stops it: "stopped after …", exit 130', async () => {
+  const slack = `http://127.0.0.1:${await unusedPort()}/api/`;
+  const web = started(
+    startSignoff([], {
+      SIGNOFF_ROLE: 'web',
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_SIGNING_SECRET: 'test-secret',
+      SLACK_API_URL: slack,
+      PORT: '0',
+      DATABASE_URL: db.url,
+    }),
+  );
+  await web.waitFor(/asking again in 2 s/, 60_000, 'stderr');
+  web.child.kill('SIGINT');
+  const { code, stderr } = await web.exited;
+  expect(code).toBe(130);
+  const lines = stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { msg: string; err?: unknown });
+  const tries = lines.filter((l) => l.msg.startsWith('Slack did not say who the bot is'));
+  expect(tries[0]?.msg).toMatch(
+    /^Slack did not say who the bot is \(auth\.test: .*ECONNREFUSED.*\); asking again in 1 s$/,
+  );
+  expect(tries.every((l) => l.err === undefined)).toBe(true);
+  expect(lines.at(-1)?.msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
 });

@@ -131,11 +131,13 @@ const INIT_MAX_WAIT_MS = 30_000;
  */
 export async function initSlackApp(
   app: App,
-  o: { logger: Logger; waiting?: () => Promise<() => Promise<void>> },
+  o: { logger: Logger; waiting?: () => Promise<() => Promise<void>>; stopping?: AbortSignal },
 ): Promise<void> {
   let undo: (() => Promise<void>) | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
+      // A stop asked for meanwhile (Ctrl-C, a deploy's SIGTERM) ends the wait for Slack.
+      o.stopping?.throwIfAborted();
       try {
         await app.init();
         return;
@@ -151,9 +153,17 @@ export async function initSlackApp(
             { cause: err },
           );
         }
-        o.logger.warn({ err }, 'Slack did not say who the bot is (auth.test); asking again');
+        // One line, no stack: a Slack that cannot be reached is said, not a trace each time.
+        const wait = Math.min(1000 * 2 ** attempt, INIT_MAX_WAIT_MS);
+        // The Web API's request error wraps fetch's, which wraps the socket's ("getaddrinfo ENOTFOUND slack.com").
+        const original = (err as { original?: { message?: string; cause?: { message?: string } } }).original;
+        const reason = original?.cause?.message ?? original?.message ?? (err as Error).message;
+        o.logger.warn(
+          { reason },
+          `Slack did not say who the bot is (auth.test: ${reason}); asking again in ${wait / 1000} s`,
+        );
         undo ??= await o.waiting?.();
-        await sleep(Math.min(1000 * 2 ** attempt, INIT_MAX_WAIT_MS));
+        await sleep(wait, undefined, { signal: o.stopping });
       }
     }
   } finally {
