@@ -8,9 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProposalStateType } from '../../src/workflows/proposal/proposal-state.js';
-import { harnessPerFile } from '../helpers/harness.js';
+import { harnessPerFile, recordingModels } from '../helpers/harness.js';
 
-const t = harnessPerFile('proposal', () => ({ yaml: 'workflows:\n  proposal:\n    collection: energy\n' }));
+const models = recordingModels();
+const t = harnessPerFile('proposal', () => ({
+  yaml: 'workflows:\n  proposal:\n    collection: energy\n',
+  modelFor: models.modelFor,
+}));
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'docs');
 /** The documents the proposal tests search; each test loads them (in place if already there). */
 const loadEnergy = () => t.h.documents.addFolder(FIXTURES, 'energy');
@@ -85,9 +89,16 @@ describe('proposal', () => {
     const q1 = await t.h.nextReview(task.id);
     await decide(q1.id, 'approve');
     const i1 = await t.h.nextReview(task.id, q1.id);
-    await decide(i1.id, 'reject');
+    await decide(i1.id, 'reject', 'more on storage costs');
     const q2 = await t.h.nextReview(task.id, i1.id);
     expect(q2.request.kind).toBe('query_review');
+    // "Search more, saying why": the Query generator was given the why for the second query.
+    const asked = models.calls
+      .filter((c) => c.messages.some((m) => String(m.content).includes('community solar')))
+      .map((c) => c.messages.map((m) => String(m.content)).join('\n'))
+      .filter((prompt) => prompt.includes('What the person wants searched next'));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('What the person wants searched next: more on storage costs');
     await decide(q2.id, 'approve');
     const i2 = await t.h.nextReview(task.id, q2.id);
     await decide(i2.id, 'approve');

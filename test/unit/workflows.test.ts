@@ -13,6 +13,7 @@ import {
 import { nextAfterReview, nextAfterTurn } from '../../src/workflows/pair/pair-graph.js';
 import { afterChair, afterInsight } from '../../src/workflows/proposal/proposal-graph.js';
 import { dedupeQueries } from '../../src/workflows/proposal/proposal-state.js';
+import { refusedRevise } from '../../src/workflows/protocol/refused-words.js';
 import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 import { renderHistory } from '../../src/workflows/specialist/prompts.js';
 import {
@@ -161,12 +162,33 @@ describe('goal-plan routing (seed 001)', () => {
 });
 
 describe('proposal routing and queries (seed 004)', () => {
-  it('dedupes queries keeping their order', () => {
-    expect(dedupeQueries(['AI safety', 'machine learning', 'ai  safety', 'neural networks'])).toEqual([
-      'AI safety',
-      'machine learning',
-      'neural networks',
-    ]);
+  it('dedupes queries keeping their order, case, spacing and punctuation aside (the search reads them alike)', () => {
+    expect(
+      dedupeQueries([
+        'AI safety',
+        'machine learning',
+        'ai  safety',
+        'AI safety.',
+        '"machine-learning"',
+        'neural networks',
+      ]),
+    ).toEqual(['AI safety', 'machine learning', 'neural networks']);
+  });
+  it('a typed query that differs from one searched only by case, spacing or punctuation is refused', () => {
+    const request = toReviewRequest({
+      kind: 'query_review',
+      title: 'Search for this?',
+      body: 'Continue, or type the query to search instead.',
+      actions: ['approve', 'revise'],
+      refusedWords: {
+        words: ['battery degradation in cold climates overview'],
+        because: 'was searched before',
+      },
+    });
+    expect(refusedRevise(request, 'Battery Degradation in cold climates overview.')).toBe(
+      'Nothing was recorded: "Battery Degradation in cold climates overview." was searched before.',
+    );
+    expect(refusedRevise(request, 'battery degradation in hot climates')).toBeUndefined();
   });
   it('the chair: approved ends; not approved loops to a person until the limit', () => {
     expect(afterChair({ isApproved: true, revisions: 0 }, 3)).toBe(END);

@@ -76,7 +76,12 @@ export function buildProposalGraph(deps: WorkflowDeps) {
     const messages = [
       new SystemMessage(agents.query.prompt),
       new HumanMessage(
-        [labelled(LABEL.topic, s.topic), earlier, s.knowledgeGap ? `Knowledge gap: ${s.knowledgeGap}` : '']
+        [
+          labelled(LABEL.topic, s.topic),
+          earlier,
+          s.knowledgeGap ? `Knowledge gap: ${s.knowledgeGap}` : '',
+          s.searchFor ? `What the person wants searched next: ${s.searchFor}` : '',
+        ]
           .filter(Boolean)
           .join('\n\n'),
       ),
@@ -87,7 +92,12 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       ).query.trim();
       if (!repeats(query, s.searchQueries)) {
         say(config, { agent: agents.query.name, text: `Next search: "${query}"` });
-        return { searchQueries: [...s.searchQueries, query], currentQuery: query, cycle: s.cycle + 1 };
+        return {
+          searchQueries: [...s.searchQueries, query],
+          currentQuery: query,
+          cycle: s.cycle + 1,
+          searchFor: null,
+        };
       }
       messages.push(
         new HumanMessage(
@@ -99,7 +109,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       agent: agents.query.name,
       text: 'I could only come up with queries already searched. Type a new one on the card, or continue with what was found.',
     });
-    return { currentQuery: null, cycle: s.cycle + 1 };
+    return { currentQuery: null, cycle: s.cycle + 1, searchFor: null };
   };
 
   const dedupe = (s: ProposalStateType) => ({ searchQueries: dedupeQueries(s.searchQueries) });
@@ -184,7 +194,8 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       actions: ['approve', 'revise', 'reject'],
       labels: { approve: 'Continue', revise: 'Refine the gap', reject: 'Search more' },
     });
-    if (d.action === 'reject') return { next: 'search' as const };
+    // "Search more, saying why": the words go to the next query, not only to the audit.
+    if (d.action === 'reject') return { next: 'search' as const, searchFor: d.feedback?.trim() || null };
     const refined = d.feedback?.trim();
     return { next: 'plan' as const, ...(d.action === 'revise' && refined ? { knowledgeGap: refined } : {}) };
   };

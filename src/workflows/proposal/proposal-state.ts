@@ -26,6 +26,8 @@ export const ProposalState = Annotation.Root({
   revisions: last(() => 0),
   /** The person's latest feedback on a draft, for the next one (and weighed by the chair). */
   humanFeedback: last<string | null>(() => null),
+  /** Why the person asked to search more ("Search more" with words): the next query looks for it. */
+  searchFor: last<string | null>(() => null),
   /** Where the insight review sent the work: on to the plan, or another search cycle. */
   next: last<'plan' | 'search'>(() => 'plan'),
   /** How it ended: approved by the chair, stopped at the revision limit, or rejected by a person. */
@@ -33,7 +35,7 @@ export const ProposalState = Annotation.Root({
 });
 export type ProposalStateType = typeof ProposalState.State;
 
-/** Order kept, repeats (ignoring case and spacing) dropped. */
+/** Order kept, repeats (ignoring case, spacing and punctuation) dropped. */
 export function dedupeQueries(queries: string[]): string[] {
   const seen = new Set<string>();
   return queries.filter((q) => {

@@ -5,8 +5,15 @@
  */
 import type { ReviewRequest } from './requests.js';
 
-/** Words as compared: case and spacing aside ("  Battery   STORAGE " is "battery storage"). */
-export const wordsKey = (words: string) => words.trim().toLowerCase().replace(/\s+/g, ' ');
+/**
+ * Words as compared: case, spacing and punctuation aside ("  Battery   STORAGE. " is "battery
+ * storage"), as the full-text search reads a query: one that differs only so finds the same.
+ */
+export const wordsKey = (words: string) =>
+  words
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 /** Why `words` cannot be the revise of `request`, in a sentence; undefined when they can. */
 export function refusedRevise(request: ReviewRequest, words: string): string | undefined {
