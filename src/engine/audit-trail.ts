@@ -36,7 +36,7 @@ export const auditEntrySchema = z.object({
   approvals: z.string().nullable(),
   /**
    * An edit (approved with edits): what was approved instead of what was asked, as JSON (each
-   * form field's value: a call's edited arguments). `contentHash` is of what the person saw.
+   * form field's value; a call's edited arguments as an object). `contentHash` is of what the person saw.
    */
   edited: z.string().nullable(),
 });
@@ -115,8 +115,24 @@ function toEntry(row: Row): AuditEntry {
     rule,
     to: Array.isArray(d.to) ? d.to.join(' ') : null,
     approvals: approvalsOf(d),
-    edited: action === 'edit' && d.values && typeof d.values === 'object' ? JSON.stringify(d.values) : null,
+    edited: action === 'edit' && d.values && typeof d.values === 'object' ? editedOf(d.values) : null,
   });
+}
+
+/**
+ * The form as approved, one JSON: a call's arguments (typed as a line of JSON) as the object they
+ * are, not a string of JSON inside it; any other field's value as typed.
+ */
+function editedOf(values: object): string {
+  const asTyped = (value: unknown) => {
+    if (typeof value !== 'string' || !/^\s*[{[]/.test(value)) return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  };
+  return JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, asTyped(v)])));
 }
 
 function approvalsOf(d: Record<string, unknown>): string | null {
