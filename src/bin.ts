@@ -54,8 +54,10 @@ async function serveSlack(config: Config): Promise<number> {
   try {
     await starting;
   } catch (error) {
-    // Given up for the stop: the signal's handler says so and exits.
-    if (!stopping.signal.aborted) throw error;
+    // Given up for the stop: the signal's handler says so and exits. Any other failure, even one
+    // after a signal (a token Slack refused, a migration), is said as a failure to start.
+    const aborted = error === stopping.signal.reason || (error as Error)?.name === 'AbortError';
+    if (!stopping.signal.aborted || !aborted) throw error;
   }
   return await new Promise<number>(() => undefined);
 }

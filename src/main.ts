@@ -260,6 +260,8 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
   const { slack, signoff } = await openSlackSignoff(config, options, 'startSlack');
   const { logger } = signoff;
   try {
+    // A stop asked for while the database started: nothing of the surface (its workers) begins.
+    options.stopping?.throwIfAborted();
     const surface = await startSlackSurface({
       config,
       signoff,

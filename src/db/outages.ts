@@ -12,7 +12,7 @@
  * A logger rather than a call in each loop: the loops live in the engine, the Slack surface and the
  * API, and one that forgot the call would be the flood again.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import type pino from 'pino';
 import type { Logger } from '../logger.js';
 import { isConnectionError } from './queryable.js';
@@ -103,21 +103,26 @@ function condensing(logger: Logger, pool: pg.Pool, now: () => number, probeEvery
     );
   };
 
-  /** Asks the database whether it answers; the first answer ends the outage. */
+  /**
+   * Asks the database whether it answers, on a connection of its own: a session the pool already
+   * holds may answer while new ones are refused (a smart shutdown), and the pool's failures are
+   * its new connections'. The first answer ends the outage.
+   */
   const probe = () => {
     const ended = (pool as pg.Pool & { ending?: boolean }).ending;
     if (ended && outage) clearInterval(outage.probe);
     if (ended || asking) return;
     asking = true;
-    pool.query('SELECT 1').then(
-      () => {
+    const client = new pg.Client(pool.options);
+    client.on('error', () => undefined);
+    client
+      .connect()
+      .then(() => client.query('SELECT 1'))
+      .then(answered, () => undefined)
+      .finally(() => {
         asking = false;
-        answered();
-      },
-      () => {
-        asking = false;
-      },
-    );
+        client.end().catch(() => undefined);
+      });
   };
 
   function failed(what: string, error: unknown): void {

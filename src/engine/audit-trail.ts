@@ -7,6 +7,7 @@
 
 import type pg from 'pg';
 import { z } from 'zod';
+import { isArgumentsField } from '../workflows/protocol/tool-call-form.js';
 
 export const auditEntrySchema = z.object({
   id: z.number(),
@@ -124,15 +125,15 @@ function toEntry(row: Row): AuditEntry {
  * are, not a string of JSON inside it; any other field's value as typed.
  */
 function editedOf(values: object): string {
-  const asTyped = (value: unknown) => {
-    if (typeof value !== 'string' || !/^\s*[{[]/.test(value)) return value;
+  const asTyped = (field: string, value: unknown) => {
+    if (!isArgumentsField(field) || typeof value !== 'string') return value;
     try {
       return JSON.parse(value) as unknown;
     } catch {
       return value;
     }
   };
-  return JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, asTyped(v)])));
+  return JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, asTyped(k, v)])));
 }
 
 function approvalsOf(d: Record<string, unknown>): string | null {

@@ -185,8 +185,9 @@ export function killedAfterFile(): (r: Running) => Running {
   const running: Running[] = [];
   afterAll(() => {
     for (const r of running) {
-      // Its group, even when it has died itself (of a signal, exitCode null): what it started may
-      // live on. A group with nobody left in it is gone already (ESRCH).
+      // Not one that ended by itself: its group id may be another process's by now. One killed by
+      // a signal (exitCode null) may have left what it started; a group with nobody left is ESRCH.
+      if (r.child.exitCode !== null) continue;
       try {
         r.signalGroup('SIGKILL');
       } catch (error) {

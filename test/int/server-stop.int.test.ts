@@ -33,17 +33,6 @@ it('a worker sent SIGTERM logs "stopping", then, as its last line, that it stopp
   expect(last).toMatchObject({ signal: 'SIGTERM', ms: expect.any(Number) });
 });
 
-it('a worker sent SIGTERM while it is still starting (its first log line out) stops as any stop once started: "stopped after …", exit 143, not killed halfway', async () => {
-  const worker = started(await startSlackWorker(db.url));
-  await worker.waitFor(/"msg"/, 60_000, 'stderr');
-  expect(worker.stderr()).not.toMatch(/running Slack tasks/);
-  worker.child.kill('SIGTERM');
-  const { code, stderr } = await worker.exited;
-  expect(code).toBe(143);
-  const last = stderr.split('\n').filter(Boolean).at(-1) ?? '';
-  expect(JSON.parse(last).msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
-});
-
 it('a web process that cannot reach Slack (auth.test) says so in one line a try, no stack, and one Ctrl-C stops it: "stopped after …", exit 130', async () => {
   const slack = `http://127.0.0.1:${await unusedPort()}/api/`;
   const web = started(

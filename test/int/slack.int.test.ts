@@ -88,7 +88,7 @@ describe('Slack surface', () => {
     const empty = await postSigned(file.events, reviseSubmission('U0ANN', meta, '   '));
     expect(JSON.parse(empty.body)).toEqual({
       response_action: 'errors',
-      errors: { feedback: 'Say what should change; the feedback is empty.' },
+      errors: { feedback: 'Say what should change: the feedback is empty.' },
     });
     await postSigned(file.events, reviseSubmission('U0ANN', meta, 'shorter, please'));
     const second = await until('round 2 card', () => cardsIn(thread)[1]);

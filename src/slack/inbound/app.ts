@@ -157,7 +157,10 @@ export async function initSlackApp(
         const wait = Math.min(1000 * 2 ** attempt, INIT_MAX_WAIT_MS);
         // The Web API's request error wraps fetch's, which wraps the socket's ("getaddrinfo ENOTFOUND slack.com").
         const original = (err as { original?: { message?: string; cause?: { message?: string } } }).original;
-        const reason = original?.cause?.message ?? original?.message ?? (err as Error).message;
+        // Node's AggregateError (every address of a name refused) has an empty message: its code then.
+        const cause = original?.cause as { message?: string; code?: string } | undefined;
+        const reason = cause?.message || cause?.code || original?.message || (err as Error).message;
+        if (o.stopping?.aborted) throw o.stopping.reason;
         o.logger.warn(
           { reason },
           `Slack did not say who the bot is (auth.test: ${reason}); asking again in ${wait / 1000} s`,

@@ -12,7 +12,8 @@ import type { ReviewRequest } from './requests.js';
 export const wordsKey = (words: string) =>
   words
     .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    // Letters with their marks (Hindi's, Thai's vowel signs) and digits; the rest is spacing.
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')
     .trim();
 
 /** Why `words` cannot be the revise of `request`, in a sentence; undefined when they can. */

@@ -26,6 +26,8 @@ const BODY_MAX = 99_000;
 const UNSEEN = 'This is too long to show in full, so it cannot be approved or edited here.';
 const choiceId = (i: number) => `decision_${i}`;
 const argsId = (i: number) => `args_${i}`;
+/** Whether a form field is a call's arguments (a line of JSON), as the audit records them. */
+export const isArgumentsField = (id: string) => /^args_\d+$/.test(id);
 
 const pretty = (args: Record<string, unknown>) => JSON.stringify(args, null, 2);
 const count = (n: number) => n.toLocaleString('en-US');

@@ -5,12 +5,16 @@
  * (tell-clicker.ts): Slack sends a submission with no response URL, so the modal carries the one of
  * the click that opened it (revise-meta.ts), which reaches someone Slack shows no ephemeral there.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { FORM, invalidDecision, invalidEdit } from '../../../../engine/index.js';
 import { FIELD_BLOCK } from '../../../blocks/modals.js';
 import { placeOfMeta, readReviseMeta } from '../../../blocks/revise-meta.js';
 import { buttonValueSchema, decideClick } from '../../decide.js';
 import type { ListenerDeps } from '../../deps.js';
+
+/** How long the form waits for the review before its ack (Slack's limit is 3 s). */
+const FORM_READ_MS = 1_500;
 
 type State = SlackViewMiddlewareArgs['view']['state']['values'][string][string];
 /** A text input's value, or the value of the option chosen in a menu (nothing chosen: absent). */
@@ -31,10 +35,16 @@ export function createReviseSubmission(deps: ListenerDeps) {
     const meta = readReviseMeta(view.private_metadata);
     const action = meta?.action === 'edit' ? 'edit' : 'revise';
     // The review is read before the ack, so that a mistake is shown in the form itself. When it
-    // cannot be read (the database down), the decision says what happened, as a click's does.
+    // cannot be read in time (the database down or slow: Slack waits 3 s for the ack), the
+    // decision says what happened, as a click's does; the engine checks the words again anyway.
     const named = meta ? buttonValueSchema.safeParse(meta.value) : undefined;
-    const reviewNamed = () =>
-      named?.success ? deps.engine.review(named.data.review).catch(() => undefined) : undefined;
+    const reviewNamed = async () =>
+      named?.success
+        ? await Promise.race([
+            deps.engine.review(named.data.review).catch(() => undefined),
+            sleep(FORM_READ_MS).then(() => undefined),
+          ])
+        : undefined;
     if (action === 'edit') {
       const review = await reviewNamed();
       const errors = review ? invalidEdit(review.request, values) : {};
@@ -49,9 +59,11 @@ export function createReviseSubmission(deps: ListenerDeps) {
       }
     } else {
       const review = feedback ? await reviewNamed() : undefined;
+      // Only on a review still waiting: one decided or cancelled gets that refusal after the ack,
+      // not a note about the words first.
       const refused = feedback
-        ? review && invalidDecision(review, { action, feedback })
-        : 'Say what should change; the feedback is empty.';
+        ? review?.status === 'pending' && invalidDecision(review, { action, feedback })
+        : 'Say what should change: the feedback is empty.';
       if (refused) {
         await ack({ response_action: 'errors', errors: { feedback: refused } });
         return;
