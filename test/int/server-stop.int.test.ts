@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { unusedPort } from '../helpers/ports.js';
-import { killedAfterFile, startSignoff, startSlackWorker } from '../helpers/processes.js';
+import { killedAfterFile, type Running, startSignoff, startSlackWorker } from '../helpers/processes.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -17,16 +17,22 @@ afterAll(async () => {
 });
 const started = killedAfterFile();
 
-it('a worker sent SIGTERM logs "stopping", then, as its last line, that it stopped and how long that took; exit 143', async () => {
-  const worker = started(await startSlackWorker(db.url));
-  await worker.waitFor(/running Slack tasks/, 60_000, 'stderr');
-  worker.child.kill('SIGTERM');
-  const { code, stderr } = await worker.exited;
-  expect(code).toBe(143);
+/** A process that was sent `signal`: its exit code and its log lines, once it has exited. */
+async function stopped(r: Running, signal: NodeJS.Signals) {
+  r.child.kill(signal);
+  const { code, stderr } = await r.exited;
   const lines = stderr
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { msg: string; signal?: string; ms?: number });
+    .map((l) => JSON.parse(l) as { msg: string; signal?: string; ms?: number; err?: unknown });
+  return { code, lines };
+}
+
+it('a worker sent SIGTERM logs "stopping", then, as its last line, that it stopped and how long that took; exit 143', async () => {
+  const worker = started(await startSlackWorker(db.url));
+  await worker.waitFor(/running Slack tasks/, 60_000, 'stderr');
+  const { code, lines } = await stopped(worker, 'SIGTERM');
+  expect(code).toBe(143);
   const last = lines.at(-1);
   expect(lines.at(-2)).toMatchObject({ msg: 'stopping', signal: 'SIGTERM' });
   expect(last?.msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
@@ -46,13 +52,8 @@ it('a web process that cannot reach Slack (auth.test) says so in one line a try,
     }),
   );
   await web.waitFor(/asking again in 2 s/, 60_000, 'stderr');
-  web.child.kill('SIGINT');
-  const { code, stderr } = await web.exited;
+  const { code, lines } = await stopped(web, 'SIGINT');
   expect(code).toBe(130);
-  const lines = stderr
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { msg: string; err?: unknown });
   const tries = lines.filter((l) => l.msg.startsWith('Slack did not say who the bot is'));
   expect(tries[0]?.msg).toMatch(
     /^Slack did not say who the bot is \(auth\.test: .*ECONNREFUSED.*\); asking again in 1 s$/,
