@@ -38,13 +38,19 @@ export function createReviseSubmission(deps: ListenerDeps) {
     // cannot be read in time (the database down or slow: Slack waits 3 s for the ack), the
     // decision says what happened, as a click's does; the engine checks the words again anyway.
     const named = meta ? buttonValueSchema.safeParse(meta.value) : undefined;
-    const reviewNamed = async () =>
-      named?.success
-        ? await Promise.race([
-            deps.engine.review(named.data.review).catch(() => undefined),
-            sleep(FORM_READ_MS).then(() => undefined),
-          ])
-        : undefined;
+    const reviewNamed = async () => {
+      if (!named?.success) return undefined;
+      // The wait is cut short once the review is read: no timer left behind each submission.
+      const read = new AbortController();
+      const late = sleep(FORM_READ_MS, undefined, { signal: read.signal }).then(
+        () => undefined,
+        () => undefined,
+      );
+      const review = deps.engine.review(named.data.review).catch(() => undefined);
+      const found = await Promise.race([review, late]);
+      read.abort();
+      return found;
+    };
     if (action === 'edit') {
       const review = await reviewNamed();
       const errors = review ? invalidEdit(review.request, values) : {};
