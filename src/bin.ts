@@ -81,7 +81,8 @@ function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
         (err: unknown) =>
           logger.error({ err, signal, ms: Date.now() - began }, 'stopping failed; exiting anyway'),
       )
-      .finally(() => process.exit(code));
+      // The last line written before the exit, not left in the logger's buffer.
+      .finally(() => logger.flush(() => process.exit(code)));
   });
 }
 
