@@ -11,7 +11,7 @@ import type { Config } from '../config/config.js';
 import type { ChannelStarts, Engine, Metrics } from '../engine/index.js';
 import type { Logger } from '../logger.js';
 import { type AfterAckClock, createAfterAck } from './inbound/after-ack.js';
-import { createSlackApp, initSlackApp } from './inbound/app.js';
+import { createSlackApp, initSlackApp, startSlackApp } from './inbound/app.js';
 import { watchSlackConnection } from './inbound/connection.js';
 import { createDoorStarts } from './inbound/door-starts.js';
 import { type Healthy, startHealthServer } from './inbound/health.js';
@@ -145,10 +145,9 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
             ? (await startHealthServer(mode.port, healthy, metrics, doors?.routes)).stop
             : async () => undefined,
       });
-    server = listen
-      ? ((await (mode.kind === 'http' ? app.start(mode.port) : app.start())) as unknown)
-      : undefined;
+    server = listen ? await startSlackApp(app, mode, o.stopping) : undefined;
   } catch (error) {
+    await doors?.stop();
     await health?.stop();
     throw error;
   }

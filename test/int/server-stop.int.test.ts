@@ -3,6 +3,8 @@
  * once it has stopped (its runs handed back, its database closed) it says that too, with how long
  * it took, as its last line; then it exits 143.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { unusedPort } from '../helpers/ports.js';
@@ -61,3 +63,47 @@ it('a web process that cannot reach Slack (auth.test) says so in one line a try,
   expect(tries.every((l) => l.err === undefined)).toBe(true);
   expect(lines.at(-1)?.msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
 });
+
+it('a Socket Mode process whose socket cannot connect (Slack said who the bot is, the socket host refuses) stops on SIGTERM at once: "stopped after …", exit 143', async () => {
+  // Slack's Web API answers; the WebSocket URL it hands out refuses connections, so Bolt's
+  // app.start() keeps reconnecting (for hours, with growing waits) and would hold the stop.
+  const socketPort = await unusedPort();
+  const opens: number[] = [];
+  const api = createServer((req, res) => {
+    const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0];
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (method === 'apps.connections.open') opens.push(Date.now());
+    const answers: Record<string, object> = {
+      'auth.test': { ok: true, user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM' },
+      'apps.connections.open': { ok: true, url: `ws://127.0.0.1:${socketPort}/link` },
+    };
+    res.end(JSON.stringify(answers[method ?? ''] ?? { ok: false, error: 'unknown_method' }));
+  });
+  await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+  try {
+    const web = started(
+      startSignoff([], {
+        SIGNOFF_ROLE: 'web',
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_APP_TOKEN: 'xapp-test',
+        SLACK_API_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}/api/`,
+        PORT: '0',
+        DATABASE_URL: db.url,
+      }),
+    );
+    // Two opens: the first socket was refused, and the client is in its reconnect loop.
+    const deadline = Date.now() + 30_000;
+    while (opens.length < 2) {
+      if (Date.now() > deadline) throw new Error(`opens: ${opens.length}; ${web.stderr()}`);
+      if (web.child.exitCode !== null) throw new Error(`signoff exited: ${web.stderr()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const began = Date.now();
+    const { code, lines } = await stopped(web, 'SIGTERM');
+    expect(code).toBe(143);
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(lines.at(-1)?.msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
+  } finally {
+    await new Promise((r) => api.close(r));
+  }
+}, 60_000);

@@ -173,3 +173,35 @@ export async function initSlackApp(
     await undo?.();
   }
 }
+
+/**
+ * Bolt's `app.start()`, given up for a stop. In Socket Mode it resolves once the socket is
+ * connected, and while Slack's socket cannot be reached it reconnects for hours, hearing no stop:
+ * a deploy's SIGTERM would wait for it. A stop meanwhile tells the socket client to disconnect
+ * (not waited for: a socket never opened may never say it closed) and throws the stop's reason.
+ */
+export async function startSlackApp(
+  app: App,
+  mode: NonNullable<Config['slack']>['mode'],
+  stopping?: AbortSignal,
+): Promise<unknown> {
+  const starting = mode.kind === 'http' ? app.start(mode.port) : app.start();
+  if (!stopping) return await starting;
+  let giveUp = () => undefined as void;
+  const stopped = new Promise<never>((_, reject) => {
+    giveUp = () => reject(stopping.reason);
+  });
+  stopping.addEventListener('abort', giveUp, { once: true });
+  if (stopping.aborted) giveUp();
+  try {
+    return await Promise.race([starting, stopped]);
+  } catch (error) {
+    if (stopping.aborted) {
+      starting.catch(() => undefined);
+      void app.stop().catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    stopping.removeEventListener('abort', giveUp);
+  }
+}
