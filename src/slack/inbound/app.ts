@@ -187,7 +187,7 @@ export async function startSlackApp(
 ): Promise<unknown> {
   const starting = mode.kind === 'http' ? app.start(mode.port) : app.start();
   if (!stopping) return await starting;
-  let giveUp = () => undefined as void;
+  let giveUp: () => void = () => undefined;
   const stopped = new Promise<never>((_, reject) => {
     giveUp = () => reject(stopping.reason);
   });
