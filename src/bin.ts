@@ -118,7 +118,14 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
   const mcp = await starting;
   logger.info({ client: read.client.name }, 'signoff mcp is serving on stdio');
   await mcp.closed;
+  const began = Date.now();
   await mcp.stop();
+  // Said as a signal's stop is: the client ended it, and nothing is left running.
+  logger.info(
+    { client: read.client.name, ms: Date.now() - began },
+    'the MCP client closed stdin: stopped, runs handed back, database closed',
+  );
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
   return 0;
 }
 

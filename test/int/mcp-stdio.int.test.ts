@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { startSignoff } from '../helpers/processes.js';
 import { click, postSigned, SIGNING_SECRET } from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { type Post, slackThreads, until } from '../helpers/slack-thread.js';
@@ -33,24 +34,29 @@ const file = slackPerFile('mcp_stdio', { yaml: YAML, env: { SIGNOFF_ROLE: 'web' 
 const { slack } = file;
 const { posts, cardsIn, tsOf, buttons } = slackThreads(slack);
 
-function startMcp(): { client: Client; transport: StdioClientTransport; stderr: () => string } {
+/** The environment of `signoff mcp` against this file's database and fake Slack. */
+function mcpEnv(logLevel: string): Record<string, string> {
   const dir = mkdtempSync(join(tmpdir(), 'signoff-mcp-'));
   writeFileSync(join(dir, 'signoff.yml'), YAML);
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DATABASE_URL: file.db.url,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    SIGNOFF_CONFIG: join(dir, 'signoff.yml'),
+    LOG_LEVEL: logLevel,
+  };
+}
+
+function startMcp(): { client: Client; transport: StdioClientTransport; stderr: () => string } {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', join(ROOT, 'src', 'bin.ts'), 'mcp', '--client', 'coding-agent'],
     cwd: ROOT,
     stderr: 'pipe',
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      DATABASE_URL: file.db.url,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: slack.url,
-      SIGNOFF_CONFIG: join(dir, 'signoff.yml'),
-      LOG_LEVEL: 'warn',
-    },
+    env: mcpEnv('warn'),
   });
   let stderr = '';
   transport.stderr?.on('data', (d) => {
@@ -101,5 +107,22 @@ describe('MCP over stdio (signoff mcp)', () => {
       await client.close();
     }
     expect(stderr()).toBe('');
+  });
+
+  it('ends when its client closes stdin, saying so as its last line (stopped, runs handed back, database closed); exit 0', async () => {
+    const mcp = startSignoff(['mcp', '--client', 'coding-agent'], mcpEnv('info'), 'src/bin.ts');
+    try {
+      await mcp.waitFor(/serving on stdio/, 60_000, 'stderr');
+      mcp.child.stdin?.end();
+      const { code, stderr } = await mcp.exited;
+      expect(code).toBe(0);
+      const last = JSON.parse(stderr.trim().split('\n').at(-1) ?? '{}') as { msg?: string; client?: string };
+      expect(last).toMatchObject({
+        msg: 'the MCP client closed stdin: stopped, runs handed back, database closed',
+        client: 'coding-agent',
+      });
+    } finally {
+      if (mcp.child.exitCode === null) mcp.child.kill('SIGKILL');
+    }
   });
 });
