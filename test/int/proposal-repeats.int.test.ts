@@ -86,4 +86,18 @@ describe('proposal with a model that repeats itself', () => {
     await t.h.shown(task.id);
     expect(searches(task.id)).toHaveLength(1);
   });
+
+  it('a typed query of punctuation alone is told it has no words to search for (not that it was searched before), and the query is asked again', async () => {
+    const task = await t.h.start('proposal', 'solar canopies');
+    const q1 = await t.h.nextReview(task.id);
+    await decide(q1.id, 'revise', '?!…');
+    const again = await t.h.nextReview(task.id, q1.id);
+    expect(again.request.kind).toBe('query_review');
+    expect(again.request.body).toContain('_"?!…" has no words to search for._');
+    expect(again.request.body).not.toContain('searched before');
+    await decide(again.id, 'revise', 'carport solar yield');
+    await t.h.nextReview(task.id, again.id);
+    await t.h.shown(task.id);
+    expect(searches(task.id).map((s) => s.split('\n')[0])).toEqual(['**Search:** "carport solar yield"']);
+  });
 });

@@ -13,6 +13,7 @@ import { DEFAULT_COLLECTION } from '../../docs/documents.js';
 import { LABEL, labelled } from '../../llm/prompt-labels.js';
 import { askStructured } from '../../llm/structured.js';
 import { BUILT_IN_CHECKPOINTS, BUILT_IN_DESCRIPTIONS } from '../catalog.js';
+import { wordsKey } from '../protocol/refused-words.js';
 import { type Agent, agentFor } from '../shared/agents.js';
 import { goalOf } from '../shared/goal.js';
 import { contentOf } from '../shared/messages.js';
@@ -145,9 +146,11 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       });
       const typed = d.action === 'revise' ? (d.feedback?.trim() ?? '') : '';
       if (!typed) return {};
+      // Only punctuation: the search would read no word of it (and it is no repeat of anything).
+      if (!wordsKey(typed)) note = `_"${typed}" has no words to search for._\n\n`;
       // A typed query overrides the generated one: it becomes the query searched, and the history.
-      if (!repeats(typed, earlier)) return { searchQueries: [...earlier, typed], currentQuery: typed };
-      note = `_"${typed}" was searched before; it would find nothing new._\n\n`;
+      else if (!repeats(typed, earlier)) return { searchQueries: [...earlier, typed], currentQuery: typed };
+      else note = `_"${typed}" was searched before; it would find nothing new._\n\n`;
     }
   };
 
