@@ -5,6 +5,7 @@
  * with Slack's Web API at a port where nothing listens until the test starts the fake there.
  * An HTTP process does the same until Slack has said who the bot is (Bolt's auth.test).
  */
+import { createServer } from 'node:http';
 import { afterAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { parseWorkflowConfig } from '../../src/config/workflows.js';
@@ -21,7 +22,13 @@ const slack = new FakeSlack();
 let httpDb: TestDatabase | undefined;
 let httpService: SlackService | undefined;
 const httpSlack = new FakeSlack();
+let socketDb: TestDatabase | undefined;
+let socketService: Promise<SlackService> | undefined;
+const stopping = new AbortController();
 afterAll(async () => {
+  stopping.abort();
+  await socketService?.catch(() => undefined);
+  await socketDb?.drop();
   await service?.stop();
   await slack.stop();
   await db?.drop();
@@ -44,7 +51,7 @@ const healthAt = async (port: number) => {
  * A service starting on a new database while nothing listens where it looks for Slack's Web API;
  * `env` says how it talks to Slack (Socket Mode or HTTP). Start the fake at `slackPort` later.
  */
-async function startBeforeSlack(label: string, env: Record<string, string>) {
+async function startBeforeSlack(label: string, env: Record<string, string>, stop?: AbortSignal) {
   const testDb = await createTestDatabase(label);
   const [slackPort, port] = [await unusedPort(), await unusedPort()];
   const slackUrl = `http://127.0.0.1:${slackPort}/api/`;
@@ -57,7 +64,7 @@ async function startBeforeSlack(label: string, env: Record<string, string>) {
   });
   const starting = startSlack(
     { ...config, workflows: parseWorkflowConfig('', 'test.yml') },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') },
+    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), stopping: stop },
   );
   return { db: testDb, slackPort, port, slackUrl, starting };
 }
@@ -110,4 +117,44 @@ it('an HTTP process answers /healthz while Slack cannot be reached: 503 saying w
   // (Polled: a kept-alive connection to the server that answered meanwhile is closed with it.)
   expect(await until('Bolt answering', () => healthAt(port))).toEqual([200, 'ok']);
   expect(httpSlack.callsOf('auth.test').length).toBeGreaterThan(0);
+});
+
+it('says on /healthz when Slack answers but its socket cannot be opened: 503 "unhealthy: Slack\'s socket (Socket Mode) could not be opened", not "starting"', async () => {
+  const started = await startBeforeSlack(
+    'slack_socket_refused',
+    { SLACK_APP_TOKEN: 'xapp-test' },
+    stopping.signal,
+  );
+  socketDb = started.db;
+  socketService = started.starting;
+  // Slack's Web API answers; the socket URL it hands out refuses connections.
+  const socketPort = await unusedPort();
+  const api = createServer((req, res) => {
+    const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
+    const answers: Record<string, object> = {
+      'auth.test': { ok: true, user_id: 'U0BOT', bot_id: 'B0BOT', team_id: 'T0TEAM' },
+      'apps.connections.open': { ok: true, url: `ws://127.0.0.1:${socketPort}/link` },
+    };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answers[method] ?? { ok: false, error: 'unknown_method' }));
+  });
+  await new Promise<void>((r) => api.listen(started.slackPort, '127.0.0.1', r));
+  try {
+    const failing = await until(
+      'the socket said',
+      async () => {
+        const h = await healthAt(started.port);
+        return h?.[1].includes('socket') ? h : undefined;
+      },
+      30_000,
+    );
+    expect(failing).toEqual([
+      503,
+      "unhealthy: Slack's socket (Socket Mode) could not be opened; still trying",
+    ]);
+  } finally {
+    stopping.abort();
+    await socketService.catch(() => undefined);
+    await new Promise((r) => api.close(r));
+  }
 });

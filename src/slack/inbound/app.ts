@@ -3,7 +3,7 @@
  * Socket Mode. SLACK_API_URL reaches every Web API client the app makes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { App, type CustomRoute } from '@slack/bolt';
+import { App, type CustomRoute, SocketModeReceiver } from '@slack/bolt';
 import { ErrorCode } from '@slack/web-api';
 import type { Config } from '../../config/config.js';
 import { SignoffError } from '../../errors.js';
@@ -27,7 +27,7 @@ export interface SlackAppDeps extends StartDeps {
   healthy: Healthy;
   metrics: MetricsRoute;
   /** Watches how reaching Slack goes until the app is connected (for /healthz). */
-  connection?: Pick<SlackConnection, 'fetch'>;
+  connection?: Pick<SlackConnection, 'fetch' | 'watchSocket'>;
   /** Slack's limits, kept with delivery (shared through Postgres): every listener call takes its slot. */
   limits: RateLimits;
   /** Who a person is (the engine asks the same directory about user groups). */
@@ -71,14 +71,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
   };
   const app =
     slack.mode.kind === 'socket'
-      ? new App({
-          ...common,
-          appToken: slack.mode.appToken,
-          socketMode: true,
-          // Socket Mode's own client (apps.connections.open, which retries for hours as it should)
-          // reads these, with the watched fetch.
-          installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
-        })
+      ? new App({ ...common, receiver: socketReceiver(slack.mode.appToken, clientOptions, deps) })
       : new App({
           ...common,
           signingSecret: slack.mode.signingSecret,
@@ -118,6 +111,26 @@ export function createSlackApp(deps: SlackAppDeps): App {
     }),
   });
   return app;
+}
+
+/**
+ * Socket Mode's receiver, made here (as Bolt would for `socketMode: true`) so that the connection
+ * watcher hears its client: a socket that cannot be opened is said on /healthz.
+ */
+function socketReceiver(
+  appToken: string,
+  clientOptions: { slackApiUrl: string } | undefined,
+  deps: Pick<SlackAppDeps, 'connection' | 'logger'>,
+): SocketModeReceiver {
+  const receiver = new SocketModeReceiver({
+    appToken,
+    logger: boltLogger(deps.logger),
+    // Socket Mode's own client (apps.connections.open, which retries for hours as it should)
+    // reads these, with the watched fetch.
+    installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
+  });
+  deps.connection?.watchSocket(receiver.client);
+  return receiver;
 }
 
 /** How long the app waits between asking Slack who the bot is, at most. */

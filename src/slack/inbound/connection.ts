@@ -8,6 +8,11 @@
 export interface SlackConnection {
   /** The `fetch` for Socket Mode's own Web API client: records how each attempt ended. */
   fetch: typeof fetch;
+  /**
+   * Socket Mode's client: its socket failing to open (Slack handed out its URL, and the socket
+   * host refused or hung up) is said too. The client's error carries no reason to give.
+   */
+  watchSocket(client: { on(event: 'error', listener: () => void): unknown }): void;
   /** The socket is connected: nothing to report any more. */
   connected(): void;
   /** What /healthz says while not connected (503); undefined once connected. */
@@ -36,6 +41,11 @@ export function watchSlackConnection(apiUrl: string): SlackConnection {
         if (!init?.signal?.aborted) failure = `Slack cannot be reached at ${apiUrl} (${reasonOf(error)})`;
         throw error;
       }
+    },
+    watchSocket: (client) => {
+      client.on('error', () => {
+        failure = "Slack's socket (Socket Mode) could not be opened";
+      });
     },
     connected: () => {
       connected = true;
