@@ -103,16 +103,20 @@ describe('audit trail', () => {
     await expect(exported(['--since', 'last week'])).rejects.toThrow(/--since takes a duration/);
   });
 
-  it('signoff audit --format csv: one header and one row per entry, quoted, formulas defused', async () => {
+  it('signoff audit --format csv: one header and one row per entry, each with its id, quoted, formulas defused', async () => {
     const r = await runSignoff(['audit', '--format', 'csv'], { DATABASE_URL: t.db.url });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toBe(
-      'at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule,to,approvals,edited',
+      'id,at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule,to,approvals,edited',
     );
-    const { n } = await exported([]);
+    const { n, lines } = await exported([]);
     expect(rows).toHaveLength(n + 1);
+    // Each row starts with the id its JSON line has: a row can be cited, and found again.
+    expect(rows.slice(1).map((row) => Number(row.split(',')[0]))).toEqual(
+      lines.map((l) => (JSON.parse(l) as { id: number }).id),
+    );
     // Feedback a spreadsheet would run is exported as text: quoted and prefixed.
     expect(r.stdout).toContain(`"'=HYPERLINK(""http://evil"",""click"") and say why"`);
     const unknown = await runSignoff(['audit', 'cli-nothere'], { DATABASE_URL: t.db.url });
