@@ -27,6 +27,7 @@ const COLUMNS: (keyof AuditEntry)[] = [
   'feedback',
   'contentHash',
   'reason',
+  'code',
   'rule',
   'to',
   'approvals',

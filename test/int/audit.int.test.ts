@@ -75,13 +75,43 @@ describe('audit trail', () => {
     ]);
     expect(trail.every((e) => e.task === task.id && e.workflow === 'pair')).toBe(true);
     expect(trail.slice(1).every((e) => e.checkpoint === 'review')).toBe(true);
-    expect(trail[1]?.reason).toBe('not_allowed: Sorry, you are not a reviewer for this step.');
-    expect(trail[2]?.reason).toMatch(/^stale_review: This card is out of date/);
+    expect(trail[1]).toMatchObject({
+      reason: 'Sorry, you are not a reviewer for this step.',
+      code: 'not_allowed',
+    });
+    expect(trail[2]).toMatchObject({
+      reason: expect.stringMatching(/^This card is out of date/),
+      code: 'stale_review',
+    });
     expect(trail[2]?.contentHash).toBe('not-what-it-shows');
     expect(trail[3]).toMatchObject({ feedback: INJECTION, contentHash: contentHash(first.request) });
     expect(trail[4]).toMatchObject({ contentHash: contentHash(second.request), approvals: '1 of 2' });
     expect(trail[6]?.approvals).toBe('2 of 2: U0ALICE U0BOB');
-    expect(trail[5]?.reason).toMatch(/^counted_already: You have approved this already/);
+    expect(trail[5]).toMatchObject({
+      reason: expect.stringMatching(/^You have approved this already/),
+      code: 'counted_already',
+    });
+    expect(trail[3]?.code).toBeNull();
+  });
+
+  it("a reject's words are its reason, not its feedback, in the JSON and the CSV export", async () => {
+    const task = await t.h.start('specialist', 'pay the April invoices');
+    const review = await t.h.nextReview(task.id);
+    await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'ann' },
+      action: 'reject',
+      feedback: 'wrong month',
+    });
+    await t.h.waitFor(task.id, (x) => x.status === 'rejected');
+    const { lines } = await exported([task.id]);
+    const reject = lines.map((l) => JSON.parse(l)).find((e) => e.action === 'reject');
+    expect(reject).toMatchObject({ result: 'decided', reason: 'wrong month', feedback: null, code: null });
+    const csv = await runSignoff(['audit', task.id, '--format', 'csv'], { DATABASE_URL: t.db.url });
+    const [header = '', ...rows] = csv.stdout.trim().split('\n');
+    const row = rows.find((r) => r.includes(',reject,'))?.split(',') ?? [];
+    const column = (name: string) => row[header.split(',').indexOf(name)];
+    expect([column('reason'), column('feedback')]).toEqual(['wrong month', '']);
   });
 
   it('an automatic decision is exported with the rule that made it; --since leaves older entries out', async () => {
@@ -109,7 +139,7 @@ describe('audit trail', () => {
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toBe(
-      'id,at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule,to,approvals,edited',
+      'id,at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,code,rule,to,approvals,edited',
     );
     const { n, lines } = await exported([]);
     expect(rows).toHaveLength(n + 1);
