@@ -27,7 +27,7 @@ import { isQuit, readsLikeCommand } from './answer.js';
 import { exportAudit } from './audit.js';
 import { CLI, TASKS_LISTED, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
-import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
+import { type createFeed, formatEventInFull, type Output, statusWords, taskHeading } from './printer.js';
 import { rulesCommand } from './rules.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
@@ -121,6 +121,8 @@ export async function runCommand(
           io.err.write(`Task ${task.id} is ${statusWords(task.status)}; there is nothing to decide.\n`);
           return 1;
         }
+        // Its history is not printed again, but which task this is, is: as `run` says it first.
+        io.out.write(`${taskHeading(task)}\n`);
         await feed.pump(task.id, true);
         return followed(await runSession(session, task.id));
       }

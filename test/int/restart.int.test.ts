@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('a task outlives its process', () => {
-  it('is started in one process, left waiting at end of input, and finished by another', async () => {
+  it('is started in one process, left waiting at end of input, and finished by another, whose resume names the task first', async () => {
     const env = { DATABASE_URL: db.url };
     const first = await runSignoff(['run', 'specialist', 'reconcile the audit findings'], env, '');
     expect(first.code).toBe(0);
@@ -30,6 +30,8 @@ describe('a task outlives its process', () => {
 
     const second = await runSignoff(['resume', id as string], env, 'split it by quarter\napprove\n');
     expect(second.code, second.stderr).toBe(0);
+    // Headed as `run` heads it: which task this is, before its review.
+    expect(second.stdout.split('\n')[0]).toBe(`Task ${id} (specialist): reconcile the audit findings`);
     expect(second.stdout).toContain('revised to address the feedback "split it by quarter"');
     expect(second.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: done`);
 
