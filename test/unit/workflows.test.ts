@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
 import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
+import { askWorkflow } from '../../src/workflows/ask/ask-graph.js';
 import {
   afterGoalReview,
   afterPlanReview,
@@ -207,5 +208,20 @@ describe('proposal routing and queries (seed 004)', () => {
     const model = new ScriptedChatModel({ agent: 'Q' });
     const next = await model.withStructuredOutput(z.object({ query: z.string() })).invoke(prompt);
     expect(earlier).not.toContain(next.query);
+  });
+});
+
+describe('how an ask ends', () => {
+  it("a revised ask is done, saying in plain words that the asker got the reviewer's words back", () => {
+    const outcome = askWorkflow.outcome({
+      answer: { action: 'revise', feedback: 'wait for the fix', by: 'cli:ann', at: '2026-11-29T10:00:00Z' },
+    });
+    expect(outcome).toEqual({
+      status: 'done',
+      reason: "the asker got the reviewer's words back: wait for the fix",
+    });
+    expect(
+      askWorkflow.outcome({ answer: { action: 'approve', by: 'cli:ann', at: '2026-11-29T10:00:00Z' } }),
+    ).toEqual({ status: 'done' });
   });
 });
