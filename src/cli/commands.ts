@@ -189,6 +189,13 @@ export async function runCommand(
       }
       case 'redirect': {
         const task = await runnable();
+        // Waiting, its agents are idle: what the person has to say reaches them as the review's feedback.
+        if (task.status === 'waiting') {
+          io.err.write(
+            `Task ${task.id} is waiting for a review, so no agent is working to redirect. Send the agents your words as feedback instead: ${io.cli ?? CLI} resume ${task.id}, then type "revise: <your words>".\n`,
+          );
+          return 1;
+        }
         await engine.redirect(task.id, rest.slice(1).join(' '), operator(actor));
         io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
         return followed(await runSession(session, task.id));

@@ -192,13 +192,13 @@ describe('the terminal says what is wrong', () => {
     expect(r.stdout).toBe('2 documents in the collection "energy" (added or updated).\n');
   });
 
-  it('redirect needs a task whose agents are working', async () => {
+  it('redirect needs a task whose agents are working; on one waiting for a review it says how to send feedback instead', async () => {
     const waiting = await runSignoff(['run', 'pair', 'name the release'], env());
     const id = /task (\S+): waiting for review/.exec(waiting.stdout)?.[1] as string;
     const r = await runSignoff(['redirect', id, 'name the codename instead'], env());
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      'The task is waiting; only a task whose agents are working can be redirected.',
+    expect(r.stderr).toBe(
+      `Task ${id} is waiting for a review, so no agent is working to redirect. Send the agents your words as feedback instead: npx signoff resume ${id}, then type "revise: <your words>".\n`,
     );
   });
 
