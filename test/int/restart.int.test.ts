@@ -83,6 +83,7 @@ describe('a task outlives its process', () => {
 
 describe('the terminal says what is wrong', () => {
   const env = () => ({ DATABASE_URL: db.url });
+  const empty = mkdtempSync(join(tmpdir(), 'no-docs-'));
   it.each([
     [
       ['run', 'nonesuch', 'do it'],
@@ -95,12 +96,14 @@ describe('the terminal says what is wrong', () => {
     [['frobnicate'], 2, 'Unknown command "frobnicate"'],
     [['docs', 'add', 'no/such/folder'], 2, 'There is no folder "no/such/folder".'],
     [['docs'], 2, 'usage: npx signoff docs add <folder> [collection]'],
+    // Words right, nothing to do it with: could not do what was asked (1), not done (0).
+    [['docs', 'add', empty], 1, `No .md or .txt files under "${empty}"; nothing added.`],
     [
       ['redirect', 'cli-nope', 'new goal'],
       2,
       'There is no task "cli-nope". See them with: npx signoff tasks',
     ],
-  ])('signoff %j → exit %i', async (args, code, message) => {
+  ])('signoff %j → exit %i (0 done, 1 could not, 2 bad usage)', async (args, code, message) => {
     const r = await runSignoff(args as string[], env());
     expect(r.code).toBe(code);
     expect(r.stderr).toContain(message);
