@@ -3,9 +3,12 @@ import { END } from '@langchain/langgraph';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { formatReview } from '../../src/cli/printer.js';
+import type { Review } from '../../src/engine/types.js';
 import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
 import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
 import { askWorkflow } from '../../src/workflows/ask/ask-graph.js';
+import { askReviewRequest } from '../../src/workflows/ask/ask-request.js';
 import {
   afterGoalReview,
   afterPlanReview,
@@ -223,5 +226,18 @@ describe('how an ask ends', () => {
     expect(
       askWorkflow.outcome({ answer: { action: 'approve', by: 'cli:ann', at: '2026-11-29T10:00:00Z' } }),
     ).toEqual({ status: 'done' });
+  });
+});
+
+describe('an ask with no details', () => {
+  it('shows a sentence saying the asker gave none, never a blank body (the terminal and the Slack card render this body)', () => {
+    for (const content of ['', '  \n ']) {
+      const request = askReviewRequest({ title: 'Ship 2.3 tonight?', content });
+      expect(request.body).toBe('The asker gave no details beyond the title above.');
+      const shown = formatReview({ request, settings: {}, approvals: [] } as unknown as Review);
+      expect(shown).toContain('│ The asker gave no details beyond the title above.');
+      expect(shown).not.toMatch(/│\s*\n/);
+    }
+    expect(askReviewRequest({ title: 'Ship?', content: 'Notes: **green**' }).body).toBe('Notes: **green**');
   });
 });
