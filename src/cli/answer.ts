@@ -110,6 +110,27 @@ const bare = (text: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/**
+ * The words that, typed alone, choose each of this review's actions: its name, and the card's own
+ * word for it ("search more" for a proposal's reject, "refine the gap" for its revise). At a tool
+ * call only the word "approve" approves, never a label. `parseAnswer` matches these and `help`
+ * lists these: one source, so help never leaves out a word that works, nor lists one that does not.
+ */
+export function choiceWords(review: Review): Record<'approve' | 'reject' | 'revise' | 'edit', string[]> {
+  const r = review.request;
+  const of = (action: Action, labelled = true) => {
+    if (!r.actions.includes(action)) return [];
+    const label = r.labels[action]?.toLowerCase().replace(/\s+/g, ' ').trim();
+    return [action, ...(labelled && label && label !== action ? [label] : [])];
+  };
+  return {
+    approve: of('approve', r.origin === undefined),
+    reject: of('reject'),
+    revise: of('revise'),
+    edit: of('edit'),
+  };
+}
+
 /** What Revise's words are, as a placeholder: "feedback", or the review's own ("the query to search instead"). */
 const typed = (review: Review) =>
   review.request.feedbackLabel ? lowerFirst(review.request.feedbackLabel) : 'feedback';
@@ -162,8 +183,8 @@ export function parseAnswer(line: string, review: Review): Answer {
     if (why) return pick('reject', why);
     return { error: 'Type the reason after "reject:", or "reject" alone to reject without one.' };
   }
-  const label = (action: Action) => r.labels[action]?.toLowerCase();
-  const revise = allowed.includes('revise') ? ['revise', label('revise')] : [];
+  const words = choiceWords(review);
+  const revise = words.revise;
   // `revise: <feedback>`: the words after the colon are the feedback, even one that reads like a choice.
   const withWords = WITH_WORDS.exec(text);
   if (withWords && revise.includes(bare(withWords[1] ?? ''))) {
@@ -177,16 +198,16 @@ export function parseAnswer(line: string, review: Review): Answer {
   // them too; at a tool call only the word "approve" approves, never a label.
   // Typed as shown, without punctuation: "Reject." is asked about like "Approve." is.
   const spaced = word.replace(/\s+/g, ' ');
-  if (allowed.includes('reject') && spaced === label('reject')) return { action: 'reject' };
-  if (allowed.includes('approve') && !toolCall && spaced === label('approve')) return { action: 'approve' };
+  if (words.reject.includes(spaced)) return { action: 'reject' };
+  if (words.approve.includes(spaced)) return { action: 'approve' };
   // The first word of a choice the card names in several ("search" for "Search more") is that
   // choice half typed, not the words to revise with: asked about, never sent.
-  const halfTyped = (['approve', 'reject'] as const).find(
-    (a) => allowed.includes(a) && !toolCall && label(a)?.includes(' ') && label(a)?.split(' ')[0] === plain,
+  const halfTyped = [...words.approve, ...words.reject].find(
+    (w) => w.includes(' ') && w.split(' ')[0] === plain,
   );
   if (halfTyped)
     return {
-      error: `Did you mean "${label(halfTyped)}"? Type it whole${allowed.includes('revise') ? `, or "revise: ${text}" to ${verb(review, 'revise')} with these words` : ''}. ("help" lists every choice.)`,
+      error: `Did you mean "${halfTyped}"? Type it whole${allowed.includes('revise') ? `, or "revise: ${text}" to ${verb(review, 'revise')} with these words` : ''}. ("help" lists every choice.)`,
     };
   // A misspelt choice ("aprove", "rejcet") is a typo, never feedback: a revise may end the task.
   const typo = misspelt(plain);
@@ -206,7 +227,7 @@ export function parseAnswer(line: string, review: Review): Answer {
   if (allowed.includes('edit')) {
     const fields = r.fields;
     const only = fields.length === 1 && !fields[0]?.choices ? fields[0] : undefined;
-    if (word === 'edit' || plain === label('edit')) return { form: true };
+    if (words.edit.includes(plain)) return { form: true };
     if (only && text.startsWith('{')) {
       // The arguments as shown, typed again, change nothing: that is no edit, and no approval.
       if (sameJson(text, only.initial ?? ''))
@@ -279,41 +300,64 @@ function choices(review: Review, only?: Action[]): string {
   ].join(', or ');
 }
 
-/** Every line that can be typed at this review, one a line: what `help` prints there. */
+/**
+ * The words that do one thing, as a help row names them: "reject / search more". A slash, not "or":
+ * a card's word may hold an "or" of its own ("edit or decide each").
+ */
+const orList = (words: string[]) => words.join(' / ');
+
+/**
+ * Every line that can be typed at this review, one a line: what `help` prints there. The words
+ * come from `choiceWords` and the prompt's own sets, as `parseAnswer` reads them.
+ */
 export function answerHelp(review: Review, resume: string, always = false): string {
   const r = review.request;
   const toolCall = r.origin !== undefined;
-  const has = (a: Action) => r.actions.includes(a);
+  const words = choiceWords(review);
   const only = r.fields.length === 1 && !r.fields[0]?.choices;
+  const [revise = 'revise', ...otherRevise] = words.revise;
   const rows: [string, string][] = [
-    ...(has('approve')
-      ? [[toolCall ? 'approve' : 'Enter or approve', verb(review, 'approve')] as [string, string]]
-      : []),
-    ...(has('reject')
+    ...(words.approve.length
       ? [
-          ['reject', verb(review, 'reject')] as [string, string],
-          ['reject: <why>', `${verb(review, 'reject')}, saying why`] as [string, string],
-        ]
-      : []),
-    ...(has('revise')
-      ? [
-          [`revise: <${typed(review)}>`, `${verb(review, 'revise')} (a sentence works too)`] as [
+          [orList([...(toolCall ? [] : ['Enter']), ...words.approve]), verb(review, 'approve')] as [
             string,
             string,
           ],
+        ]
+      : []),
+    ...(words.reject.length
+      ? [
+          [orList(words.reject), verb(review, 'reject')] as [string, string],
+          ['reject: <why>', `${verb(review, 'reject')}, saying why`] as [string, string],
+        ]
+      : []),
+    ...(words.revise.length
+      ? [
           [
-            'revise',
+            `${revise}: <${typed(review)}>`,
+            `${verb(review, 'revise')} (a sentence works too${otherRevise.map((w) => `, and "${w}: …"`).join('')})`,
+          ] as [string, string],
+          [
+            orList(words.revise),
             `asks for ${review.request.feedbackLabel ? typed(review) : 'the feedback'} on the next line`,
           ] as [string, string],
         ]
       : []),
-    ...(has('edit')
-      ? only
-        ? [['{…} (one line of JSON)', 'the edited arguments (that approves them)'] as [string, string]]
-        : [['edit', `${verb(review, 'edit')}, field by field`] as [string, string]]
+    ...(words.edit.length && only
+      ? [['{…} (one line of JSON)', 'the edited arguments (that approves them)'] as [string, string]]
+      : []),
+    ...(words.edit.length
+      ? [
+          [
+            orList(words.edit),
+            only
+              ? 'asks for the edited arguments on the next line'
+              : `${verb(review, 'edit')}, field by field`,
+          ] as [string, string],
+        ]
       : []),
     // Where the config file names who signs rules off (and the review may be always allowed).
-    ...(has('approve') && always
+    ...(words.approve.length && always
       ? [
           ['always', 'approve, and propose a rule that approves what this covers from now on'] as [
             string,
@@ -321,9 +365,9 @@ export function answerHelp(review: Review, resume: string, always = false): stri
           ],
         ]
       : []),
-    ['quit', `leave this prompt; the task keeps waiting: ${resume}`],
-    ['cancel', 'cancel the task (asks first)'],
-    ['help', 'this list'],
+    [orList([...QUIT]), `leave this prompt; the task keeps waiting: ${resume}`],
+    [orList([...CANCEL]), 'cancel the task (asks first)'],
+    [orList([...HELP]), 'this list'],
   ];
   const width = Math.max(...rows.map(([typed]) => typed.length)) + 2;
   return `At this review, type:\n${rows.map(([typed, does]) => `  ${typed.padEnd(width)}${does}`).join('\n')}\n`;

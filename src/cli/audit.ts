@@ -12,7 +12,9 @@ import type { Output } from './printer.js';
 
 export const AUDIT_USAGE = `usage: ${CLI} audit [<task-id>] [--since 7d | --since 2026-11-01] [--format jsonl|csv]`;
 
+/** Every field of an entry, `id` first: the key an auditor cites a row by, as in the JSON export. */
 const COLUMNS: (keyof AuditEntry)[] = [
+  'id',
   'at',
   'task',
   'workflow',
@@ -25,6 +27,7 @@ const COLUMNS: (keyof AuditEntry)[] = [
   'feedback',
   'contentHash',
   'reason',
+  'code',
   'rule',
   'to',
   'approvals',

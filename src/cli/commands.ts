@@ -12,9 +12,9 @@
  *   signoff redirect <task-id> <goal…>  gives a working task a new goal (seed 003)
  *   signoff docs add <folder> [collection]  ingests text and Markdown files for searches
  *   signoff test <workflow> --scenario <file>  runs a scenario file offline, checks it (bin.ts)
- * Bad input: one clear line and exit code 2 (1 when the task is in the wrong state). A command that
- * follows a task exits 3 when the task ends failed, so that a script can tell. `help`, and words
- * that are wrong on their own (usage.ts), are answered in bin.ts, before anything starts.
+ * Exit codes follow one rule (exit-codes.ts): 0 done, 1 could not do what was asked, 2 bad usage, 3
+ * the followed task failed. `help`, and words that are wrong on their own (usage.ts), are answered
+ * in bin.ts, before anything starts.
  */
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -25,9 +25,10 @@ import { operator, type Task } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { isQuit, readsLikeCommand } from './answer.js';
 import { exportAudit } from './audit.js';
+import { EXIT_COULD_NOT, EXIT_USAGE, exitCodeOf } from './exit-codes.js';
 import { CLI, TASKS_LISTED, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
-import { type createFeed, formatEventInFull, type Output, statusWords } from './printer.js';
+import { type createFeed, formatEventInFull, type Output, statusWords, taskHeading } from './printer.js';
 import { rulesCommand } from './rules.js';
 import { runSession } from './session.js';
 import { taskTable } from './task-table.js';
@@ -119,8 +120,10 @@ export async function runCommand(
         const task = await runnable();
         if (task.status !== 'waiting' && task.status !== 'working') {
           io.err.write(`Task ${task.id} is ${statusWords(task.status)}; there is nothing to decide.\n`);
-          return 1;
+          return EXIT_COULD_NOT;
         }
+        // Its history is not printed again, but which task this is, is: as `run` says it first.
+        io.out.write(`${taskHeading(task)}\n`);
         await feed.pump(task.id, true);
         return followed(await runSession(session, task.id));
       }
@@ -152,7 +155,7 @@ export async function runCommand(
           io.err.write(
             `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${io.cli ?? CLI} resume ${task.id}\n`,
           );
-          return 1;
+          return EXIT_COULD_NOT;
         }
         // What happened so far, then a mark: the old "[failed: …]" is not this attempt's. (Nothing
         // runs a failed task meanwhile: what the retry's run says comes after the mark.)
@@ -178,27 +181,37 @@ export async function runCommand(
           );
         }
         const added = await documents.addFolder(folder, collection);
+        // A folder with nothing to add is no success: the collection a search reads is as it was.
+        if (!added.files) {
+          io.err.write(`No .md or .txt files under "${folder}"; nothing added.\n`);
+          return EXIT_COULD_NOT;
+        }
         io.out.write(
-          added.files
-            ? `${added.files} document${added.files === 1 ? '' : 's'} in the collection "${added.collection}" (added or updated).\n`
-            : `No .md or .txt files under "${folder}"; nothing added.\n`,
+          `${added.files} document${added.files === 1 ? '' : 's'} in the collection "${added.collection}" (added or updated).\n`,
         );
         return 0;
       }
       case 'redirect': {
         const task = await runnable();
+        // Waiting, its agents are idle: what the person has to say reaches them as the review's feedback.
+        if (task.status === 'waiting') {
+          io.err.write(
+            `Task ${task.id} is waiting for a review, so no agent is working to redirect. Send the agents your words as feedback instead: ${io.cli ?? CLI} resume ${task.id}, then type "revise: <your words>".\n`,
+          );
+          return EXIT_COULD_NOT;
+        }
         await engine.redirect(task.id, rest.slice(1).join(' '), operator(actor));
         io.out.write(`task ${task.id}: redirected; the agents start over on the new goal.\n`);
         return followed(await runSession(session, task.id));
       }
       default:
         // Every other command is refused by usageError above.
-        return 2;
+        return EXIT_USAGE;
     }
   } catch (error) {
     if (isSignoffError(error)) {
       io.err.write(`${error.message}\n`);
-      return error.code === 'task_not_waiting' || error.code === 'task_not_working' ? 1 : 2;
+      return exitCodeOf(error.code);
     }
     throw error;
   }
@@ -367,5 +380,5 @@ function shellWords(line: string): string[] {
 
 function fail(io: CliIo, message: string): number {
   io.err.write(`${message}\n`);
-  return 2;
+  return EXIT_USAGE;
 }

@@ -123,12 +123,16 @@ export function formatReview(given: Review, show: Show = PLAIN, shown: string[] 
 export const approvalProgress = (review: Review) =>
   `${review.approvals.length} of ${approvalsNeeded(review.settings)} approvals${review.approvals.length ? `: ${review.approvals.map((a) => a.by).join(', ')}` : ''}`;
 
+/** The line that opens a followed task (`run`, `resume`): which task, its workflow, what it is. */
+export const taskHeading = (task: Pick<Task, 'id' | 'workflow' | 'text'>) =>
+  `Task ${task.id} (${task.workflow}): ${printable(task.text)}`;
+
 export function formatEvent(delivered: DeliveredEvent, show: Show = PLAIN): string | undefined {
   const event = printableValues(delivered.event);
   const due = (iso: string | null) => (iso ? when(iso, show.now()) : 'never');
   switch (event.type) {
     case 'task_started':
-      return `Task ${event.task.id} (${event.task.workflow}): ${event.task.text}`;
+      return taskHeading(event.task);
     case 'agent_said':
       return `\n${show.style.bold(`${event.agent}:`)}\n${renderMarkdown(event.text, show.style)}`;
     case 'review_requested':

@@ -25,10 +25,16 @@ export const auditEntrySchema = z.object({
   action: z.string(),
   /** decided, counted (one approval of several), refused, automatic, or done (a control). */
   result: z.enum(['decided', 'counted', 'refused', 'automatic', 'done']),
+  /** A revise's words; a refused attempt's text (what was tried). */
   feedback: z.string().nullable(),
   contentHash: z.string().nullable(),
-  /** Why an attempt was refused (its code and sentence). */
+  /**
+   * Why: a reject's words (for a tool call, the message its agent got), a refusal's sentence, a
+   * cancel's reason. Plain words for a reader; a refusal's machine code is in `code`.
+   */
   reason: z.string().nullable(),
+  /** A refused attempt's code (`not_allowed`, `stale_review`, `invalid_decision`…), for a filter. */
+  code: z.string().nullable(),
   /** The rule that decided for nobody (a timeout's action, an escalation, a rule), or the standing rule an entry is about. */
   rule: z.string().nullable(),
   /** Whom an escalation added as reviewers (space-separated). */
@@ -87,6 +93,7 @@ function toEntry(row: Row): AuditEntry {
   const d = row.detail ?? {};
   const refused = row.action.startsWith('refused:');
   const action = refused ? row.action.slice('refused:'.length) : row.action;
+  const rejected = action === 'reject' && !refused;
   const automatic = text(d.automatic);
   // A standing rule's own entries (proposed, approved, revoked) name it by number.
   const rule = automatic ?? (typeof d.rule === 'number' ? `rule #${d.rule}` : null);
@@ -110,9 +117,14 @@ function toEntry(row: Row): AuditEntry {
     who: row.actor,
     action,
     result,
-    feedback: text(d.feedback),
+    // A reject's words are its reason, where a reader looks for why; the row keeps them as
+    // `feedback` (older rows too), so the move is made here, on read.
+    feedback: rejected ? null : text(d.feedback),
     contentHash: text(d.contentHash),
-    reason: refused ? [text(d.code), text(d.message)].filter(Boolean).join(': ') || null : text(d.reason),
+    reason: refused
+      ? (text(d.message) ?? text(d.code))
+      : (text(d.reason) ?? (rejected ? text(d.feedback) : null)),
+    code: refused ? text(d.code) : null,
     rule,
     to: Array.isArray(d.to) ? d.to.join(' ') : null,
     approvals: approvalsOf(d),

@@ -75,13 +75,43 @@ describe('audit trail', () => {
     ]);
     expect(trail.every((e) => e.task === task.id && e.workflow === 'pair')).toBe(true);
     expect(trail.slice(1).every((e) => e.checkpoint === 'review')).toBe(true);
-    expect(trail[1]?.reason).toBe('not_allowed: Sorry, you are not a reviewer for this step.');
-    expect(trail[2]?.reason).toMatch(/^stale_review: This card is out of date/);
+    expect(trail[1]).toMatchObject({
+      reason: 'Sorry, you are not a reviewer for this step.',
+      code: 'not_allowed',
+    });
+    expect(trail[2]).toMatchObject({
+      reason: expect.stringMatching(/^This card is out of date/),
+      code: 'stale_review',
+    });
     expect(trail[2]?.contentHash).toBe('not-what-it-shows');
     expect(trail[3]).toMatchObject({ feedback: INJECTION, contentHash: contentHash(first.request) });
     expect(trail[4]).toMatchObject({ contentHash: contentHash(second.request), approvals: '1 of 2' });
     expect(trail[6]?.approvals).toBe('2 of 2: U0ALICE U0BOB');
-    expect(trail[5]?.reason).toMatch(/^counted_already: You have approved this already/);
+    expect(trail[5]).toMatchObject({
+      reason: expect.stringMatching(/^You have approved this already/),
+      code: 'counted_already',
+    });
+    expect(trail[3]?.code).toBeNull();
+  });
+
+  it("a reject's words are its reason, not its feedback, in the JSON and the CSV export", async () => {
+    const task = await t.h.start('specialist', 'pay the April invoices');
+    const review = await t.h.nextReview(task.id);
+    await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'ann' },
+      action: 'reject',
+      feedback: 'wrong month',
+    });
+    await t.h.waitFor(task.id, (x) => x.status === 'rejected');
+    const { lines } = await exported([task.id]);
+    const reject = lines.map((l) => JSON.parse(l)).find((e) => e.action === 'reject');
+    expect(reject).toMatchObject({ result: 'decided', reason: 'wrong month', feedback: null, code: null });
+    const csv = await runSignoff(['audit', task.id, '--format', 'csv'], { DATABASE_URL: t.db.url });
+    const [header = '', ...rows] = csv.stdout.trim().split('\n');
+    const row = rows.find((r) => r.includes(',reject,'))?.split(',') ?? [];
+    const column = (name: string) => row[header.split(',').indexOf(name)];
+    expect([column('reason'), column('feedback')]).toEqual(['wrong month', '']);
   });
 
   it('an automatic decision is exported with the rule that made it; --since leaves older entries out', async () => {
@@ -103,16 +133,20 @@ describe('audit trail', () => {
     await expect(exported(['--since', 'last week'])).rejects.toThrow(/--since takes a duration/);
   });
 
-  it('signoff audit --format csv: one header and one row per entry, quoted, formulas defused', async () => {
+  it('signoff audit --format csv: one header and one row per entry, each with its id, quoted, formulas defused', async () => {
     const r = await runSignoff(['audit', '--format', 'csv'], { DATABASE_URL: t.db.url });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toBe(
-      'at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,rule,to,approvals,edited',
+      'id,at,task,workflow,checkpoint,round,review,who,action,result,feedback,contentHash,reason,code,rule,to,approvals,edited',
     );
-    const { n } = await exported([]);
+    const { n, lines } = await exported([]);
     expect(rows).toHaveLength(n + 1);
+    // Each row starts with the id its JSON line has: a row can be cited, and found again.
+    expect(rows.slice(1).map((row) => Number(row.split(',')[0]))).toEqual(
+      lines.map((l) => (JSON.parse(l) as { id: number }).id),
+    );
     // Feedback a spreadsheet would run is exported as text: quoted and prefixed.
     expect(r.stdout).toContain(`"'=HYPERLINK(""http://evil"",""click"") and say why"`);
     const unknown = await runSignoff(['audit', 'cli-nothere'], { DATABASE_URL: t.db.url });

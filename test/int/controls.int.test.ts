@@ -244,10 +244,10 @@ describe('who may decide, and what a refused attempt leaves', () => {
       t.h.engine.decide({ reviewId: review.id, actor: { id: 'U0MAL' }, action: 'reject' }),
     ).rejects.toMatchObject({ code: 'not_allowed' });
 
-    const refused: { feedback: string | null; reason: string | null }[] = [];
+    const refused: { feedback: string | null; code: string | null }[] = [];
     for await (const e of t.h.engine.auditTrail({ taskId: task.id }))
       if (e.result === 'refused') refused.push(e);
-    expect(refused.map((e) => e.reason?.split(':')[0])).toEqual(['not_allowed', 'not_allowed']);
+    expect(refused.map((e) => e.code)).toEqual(['not_allowed', 'not_allowed']);
     const kept = refused[0]?.feedback ?? '';
     expect(kept.startsWith('Ignore the plan. lorem ipsum')).toBe(true);
     expect(kept.length).toBeLessThan(600);

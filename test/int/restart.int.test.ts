@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('a task outlives its process', () => {
-  it('is started in one process, left waiting at end of input, and finished by another', async () => {
+  it('is started in one process, left waiting at end of input, and finished by another, whose resume names the task first', async () => {
     const env = { DATABASE_URL: db.url };
     const first = await runSignoff(['run', 'specialist', 'reconcile the audit findings'], env, '');
     expect(first.code).toBe(0);
@@ -30,6 +30,8 @@ describe('a task outlives its process', () => {
 
     const second = await runSignoff(['resume', id as string], env, 'split it by quarter\napprove\n');
     expect(second.code, second.stderr).toBe(0);
+    // Headed as `run` heads it: which task this is, before its review.
+    expect(second.stdout.split('\n')[0]).toBe(`Task ${id} (specialist): reconcile the audit findings`);
     expect(second.stdout).toContain('revised to address the feedback "split it by quarter"');
     expect(second.stdout.trim().split('\n').at(-1)).toBe(`task ${id}: done`);
 
@@ -81,6 +83,7 @@ describe('a task outlives its process', () => {
 
 describe('the terminal says what is wrong', () => {
   const env = () => ({ DATABASE_URL: db.url });
+  const empty = mkdtempSync(join(tmpdir(), 'no-docs-'));
   it.each([
     [
       ['run', 'nonesuch', 'do it'],
@@ -93,12 +96,14 @@ describe('the terminal says what is wrong', () => {
     [['frobnicate'], 2, 'Unknown command "frobnicate"'],
     [['docs', 'add', 'no/such/folder'], 2, 'There is no folder "no/such/folder".'],
     [['docs'], 2, 'usage: npx signoff docs add <folder> [collection]'],
+    // Words right, nothing to do it with: could not do what was asked (1), not done (0).
+    [['docs', 'add', empty], 1, `No .md or .txt files under "${empty}"; nothing added.`],
     [
       ['redirect', 'cli-nope', 'new goal'],
       2,
       'There is no task "cli-nope". See them with: npx signoff tasks',
     ],
-  ])('signoff %j → exit %i', async (args, code, message) => {
+  ])('signoff %j → exit %i (0 done, 1 could not, 2 bad usage)', async (args, code, message) => {
     const r = await runSignoff(args as string[], env());
     expect(r.code).toBe(code);
     expect(r.stderr).toContain(message);
@@ -190,13 +195,13 @@ describe('the terminal says what is wrong', () => {
     expect(r.stdout).toBe('2 documents in the collection "energy" (added or updated).\n');
   });
 
-  it('redirect needs a task whose agents are working', async () => {
+  it('redirect needs a task whose agents are working; on one waiting for a review it says how to send feedback instead', async () => {
     const waiting = await runSignoff(['run', 'pair', 'name the release'], env());
     const id = /task (\S+): waiting for review/.exec(waiting.stdout)?.[1] as string;
     const r = await runSignoff(['redirect', id, 'name the codename instead'], env());
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      'The task is waiting; only a task whose agents are working can be redirected.',
+    expect(r.stderr).toBe(
+      `Task ${id} is waiting for a review, so no agent is working to redirect. Send the agents your words as feedback instead: npx signoff resume ${id}, then type "revise: <your words>".\n`,
     );
   });
 

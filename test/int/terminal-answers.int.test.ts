@@ -152,10 +152,10 @@ describe('no decision is inferred at the prompt', () => {
     ).toHaveLength(7);
     expect(r.stdout.split('Did you mean reject?')).toHaveLength(3);
     expect(r.stdout).toContain('Type the reason after "reject:", or "reject" alone to reject without one.');
-    expect(r.stdout).toMatch(/At this review, type:\n {2}Enter or approve +approve\n/);
+    expect(r.stdout).toMatch(/At this review, type:\n {2}Enter \/ approve +approve\n/);
     expect(r.stdout).toMatch(
       // This file's runs load a config file: the command names it, or that resume would be refused.
-      /\n {2}quit +leave this prompt; the task keeps waiting: SIGNOFF_CONFIG=\S+signoff\.yml npx signoff resume cli-/,
+      /\n {2}quit \/ exit \/ q +leave this prompt; the task keeps waiting: SIGNOFF_CONFIG=\S+signoff\.yml npx signoff resume cli-/,
     );
     const id = /Task (cli-[0-9a-f]+)/.exec(r.stdout)?.[1];
     expect(r.stdout).toContain(

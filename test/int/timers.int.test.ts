@@ -157,7 +157,8 @@ describe('review timers', () => {
     expect(trail.find((e) => e.who === 'signoff')).toMatchObject({
       action: 'approve',
       result: 'refused',
-      reason: expect.stringContaining('approval_withheld'),
+      code: 'approval_withheld',
+      reason: 'Not approved automatically: a tool call goes ahead only when a person approves it.',
     });
     // A person still decides it, and only then does the call run.
     await h.engine.decide({ reviewId: review.id, actor: { id: 'bob' }, action: 'approve' });

@@ -254,6 +254,7 @@ describe('every message signoff sends fits what Slack takes', () => {
       feedback: worst(3000),
       contentHash: 'f'.repeat(16),
       reason: null,
+      code: null,
       rule: worst(300),
       to: many('U4').join(' '),
       approvals: '2 of 3',

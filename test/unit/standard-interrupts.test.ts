@@ -10,6 +10,7 @@ import {
   invalidToolDecision,
   withEdit,
 } from '../../src/workflows/protocol/standard-interrupts.js';
+import { readDecisions } from '../../src/workflows/protocol/tool-call-form.js';
 import { REQUESTS } from '../fixtures/hitl-graph.js';
 
 const decision = (action: Decision['action'], more: Partial<Decision> = {}): Decision => ({
@@ -355,5 +356,25 @@ describe('a long tool call', () => {
     expect(request.actions).toEqual(['approve', 'reject']);
     expect(request.fields).toEqual([]);
     expect(request.body).toContain('too many to decide one by one here');
+  });
+});
+
+describe("a tool call's edited arguments", () => {
+  const call = {
+    name: 'send_email',
+    args: { to: 'team@example.com', subject: 'Launch' },
+    allowed: ['approve', 'edit', 'reject'] as const,
+  };
+  it('a truncated line of JSON is said not to parse, and where; JSON that is no object is asked for as one', () => {
+    expect(readDecisions([call], {}, { args_0: '{"to": "ops@example.com", "subj' })).toEqual({
+      errors: {
+        args_0: expect.stringMatching(
+          /^The arguments of send_email could not be read as JSON \(.*at character 32\): write them as one JSON object, such as \{"to": "…"\}\.$/,
+        ),
+      },
+    });
+    expect(readDecisions([call], {}, { args_0: '["ops@example.com"]' })).toEqual({
+      errors: { args_0: 'Write the arguments of send_email as a JSON object, such as {"to": "…"}.' },
+    });
   });
 });

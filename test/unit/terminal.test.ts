@@ -456,6 +456,30 @@ describe('an answer typed at a review', () => {
     expect(help).toContain('leave this prompt; the task keeps waiting: npx signoff resume cli-1');
   });
 
+  it('help lists exactly the words that work: the card\'s own ("search more", "continue", "refine the gap") and "edit" at a tool call, each one answering', () => {
+    const rows = (review: Review) =>
+      answerHelp(review, 'npx signoff resume cli-1')
+        .split('\n')
+        .slice(1, -1)
+        .map((row) => row.trim().split(/ {2,}/)[0] ?? '');
+    const insight = rows(asked());
+    expect(insight).toEqual(
+      expect.arrayContaining([
+        'Enter / approve / continue',
+        'reject / search more',
+        'revise / refine the gap',
+      ]),
+    );
+    const tool = rows(toolCall());
+    expect(tool).toContain('edit');
+    const several = { ...review(''), request: toReviewRequest(REQUESTS.two) } as Review;
+    // Every word a row names (not a placeholder's row) is read as something other than a mistake.
+    for (const one of [asked(), toolCall(), several])
+      for (const typed of rows(one).filter((cell) => !/[<{]/.test(cell)))
+        for (const word of typed.split(' / ').filter((w) => w !== 'Enter'))
+          expect([word, parseAnswer(word, one)]).not.toEqual([word, { error: expect.anything() }]);
+  });
+
   it('the line after "revise" is feedback; empty, or a choice, goes back to the review', () => {
     const pair = asked(['approve', 'revise', 'reject'], { revise: 'Give feedback' });
     expect(parseFeedback('shorter please', pair)).toEqual({ action: 'revise', feedback: 'shorter please' });

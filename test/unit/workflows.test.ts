@@ -3,8 +3,12 @@ import { END } from '@langchain/langgraph';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { formatReview } from '../../src/cli/printer.js';
+import type { Review } from '../../src/engine/types.js';
 import { decisionSchema, reviewRequestSchema } from '../../src/engine/types.js';
 import { OFFLINE_MARK, ScriptedChatModel, scriptedReply } from '../../src/llm/scripted.js';
+import { askWorkflow } from '../../src/workflows/ask/ask-graph.js';
+import { askReviewRequest } from '../../src/workflows/ask/ask-request.js';
 import {
   afterGoalReview,
   afterPlanReview,
@@ -207,5 +211,33 @@ describe('proposal routing and queries (seed 004)', () => {
     const model = new ScriptedChatModel({ agent: 'Q' });
     const next = await model.withStructuredOutput(z.object({ query: z.string() })).invoke(prompt);
     expect(earlier).not.toContain(next.query);
+  });
+});
+
+describe('how an ask ends', () => {
+  it("a revised ask is done, saying in plain words that the asker got the reviewer's words back", () => {
+    const outcome = askWorkflow.outcome({
+      answer: { action: 'revise', feedback: 'wait for the fix', by: 'cli:ann', at: '2026-11-29T10:00:00Z' },
+    });
+    expect(outcome).toEqual({
+      status: 'done',
+      reason: "the asker got the reviewer's words back: wait for the fix",
+    });
+    expect(
+      askWorkflow.outcome({ answer: { action: 'approve', by: 'cli:ann', at: '2026-11-29T10:00:00Z' } }),
+    ).toEqual({ status: 'done' });
+  });
+});
+
+describe('an ask with no details', () => {
+  it('shows a sentence saying the asker gave none, never a blank body (the terminal and the Slack card render this body)', () => {
+    for (const content of ['', '  \n ']) {
+      const request = askReviewRequest({ title: 'Ship 2.3 tonight?', content });
+      expect(request.body).toBe('The asker gave no details beyond the title above.');
+      const shown = formatReview({ request, settings: {}, approvals: [] } as unknown as Review);
+      expect(shown).toContain('│ The asker gave no details beyond the title above.');
+      expect(shown).not.toMatch(/│\s*\n/);
+    }
+    expect(askReviewRequest({ title: 'Ship?', content: 'Notes: **green**' }).body).toBe('Notes: **green**');
   });
 });

@@ -39,7 +39,9 @@ export function historyLine(e: AuditEntry): string {
       ? `tried to ${e.action}${step}: *refused* (${escapeMrkdwn(truncate(e.reason ?? '', 200))})`
       : `${verb}${step}${e.to ? ` to ${mentions(e.to.split(' '), '')}` : ''}${approvalsNote(e)}`;
   const rule = e.rule ? ` automatically: ${escapeMrkdwn(truncate(e.rule, 200))}` : '';
-  const feedback = e.feedback ? `\n>${escapeMrkdwn(truncate(e.feedback, 300)).replace(/\n/g, ' ')}` : '';
+  // A person's words under the line: a revise's feedback, or a reject's reason (a refusal's is above).
+  const words = e.feedback ?? (e.action === 'reject' && e.result !== 'refused' ? e.reason : null);
+  const feedback = words ? `\n>${escapeMrkdwn(truncate(words, 300)).replace(/\n/g, ' ')}` : '';
   const hash = e.contentHash && e.result !== 'refused' ? ` \`${e.contentHash}\`` : '';
   return `${slackDate(e.at)} ${person(e.who)} ${what}${rule}${hash}${feedback}`;
 }

@@ -51,10 +51,11 @@ export const askWorkflow: WorkflowDefinition = {
   checkpoints: () => BUILT_IN_CHECKPOINTS.ask,
   outcome: (values) => {
     if (rejected(values.answer)) return { status: 'rejected', reason: 'rejected at review' };
-    // Sent back with words: the asker acts on them; the ask itself is over.
+    // Sent back with words: the asker acts on them; the ask itself is over. Said as what happened
+    // ("sent back" alone read like a delivery state, not a person's answer).
     const d = decisionSchema.safeParse(values.answer);
-    return d.success && d.data.action === 'revise'
-      ? { status: 'done', reason: `sent back: ${d.data.feedback ?? ''}`.trim() }
-      : { status: 'done' };
+    if (!d.success || d.data.action !== 'revise') return { status: 'done' };
+    const words = d.data.feedback?.trim();
+    return { status: 'done', reason: `the asker got the reviewer's words back${words ? `: ${words}` : ''}` };
   },
 };

@@ -64,11 +64,20 @@ export const askInputSchema = z
   .superRefine(oneOfContentOrCall);
 export type AskInput = z.infer<typeof askInputSchema>;
 
+/**
+ * The body of an ask that came with its title only (`/signoff ask Ship 2.3 tonight?`, an API call
+ * with empty content): said, so that no card (Slack's or the terminal's) shows a blank as if
+ * something failed to load.
+ */
+export const NO_DETAILS = 'The asker gave no details beyond the title above.';
+
 /** The review the `ask` workflow interrupts with: signoff's own shape, or a tool call's (HITL). */
 export function askReviewRequest(input: AskInput): ReviewRequest {
   const { title, rules } = input;
-  if (!input.toolCall)
-    return reviewRequestSchema.parse({ kind: 'review', title, body: input.content, rules });
+  if (!input.toolCall) {
+    const body = input.content?.trim() ? input.content : NO_DETAILS;
+    return reviewRequestSchema.parse({ kind: 'review', title, body, rules });
+  }
   const { name, arguments: args, schema, description } = input.toolCall;
   // LangChain's HITLRequest: approve, edit (checked against its schema) or reject the call, and
   // the answer goes back in that shape (standard-answers.ts).

@@ -147,14 +147,28 @@ function argsError(schema: Record<string, unknown>, args: Record<string, unknown
   return ajv.validate(schema, args) ? undefined : ajv.errorsText(ajv.errors, { dataVar: 'arguments' });
 }
 
-const parseArgs = (text: string): Record<string, unknown> | undefined => {
+/** The arguments typed, or why they are none: not JSON at all (and where), or JSON but no object. */
+const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadable?: string } => {
+  let v: unknown;
   try {
-    const v = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+    v = JSON.parse(text);
+  } catch (error) {
+    return { unreadable: jsonTrouble(error) };
   }
+  return v && typeof v === 'object' && !Array.isArray(v) ? { args: v as Record<string, unknown> } : {};
 };
+
+/**
+ * What the JSON parser found, in short: "unterminated string at character 32". A truncated paste
+ * told only "write a JSON object" looks like one already; where it broke says what to fix.
+ */
+function jsonTrouble(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const at = /at position (\d+)/.exec(message)?.[1];
+  const what = message.split(/ in JSON| \(line /)[0]?.replace(/\.$/, '') ?? '';
+  const said = what.length > 0 && what.length <= 60 ? what.charAt(0).toLowerCase() + what.slice(1) : '';
+  return [said, at === undefined ? '' : `at character ${Number(at) + 1}`].filter(Boolean).join(', ');
+}
 
 export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => canonicalJson(a) === canonicalJson(b);
 
@@ -184,11 +198,15 @@ export function readDecisions(
     const text = values[argsId(i)];
     let args = argsShown(call, shown[i]);
     if (text !== undefined) {
-      const parsed = parseArgs(text);
-      if (!parsed) {
-        errors[argsId(i)] = `Write the arguments of ${name} as a JSON object, such as {"to": "…"}.`;
+      const read = parseArgs(text);
+      if (!('args' in read)) {
+        errors[argsId(i)] =
+          read.unreadable === undefined
+            ? `Write the arguments of ${name} as a JSON object, such as {"to": "…"}.`
+            : `The arguments of ${name} could not be read as JSON${read.unreadable ? ` (${read.unreadable})` : ''}: write them as one JSON object, such as {"to": "…"}.`;
         return { type: 'reject' };
       }
+      const parsed = read.args;
       const invalid = call.argsSchema && argsError(call.argsSchema, parsed);
       if (invalid) {
         errors[argsId(i)] = `Not valid for ${call.name}: ${invalid}.`.slice(0, 150);
