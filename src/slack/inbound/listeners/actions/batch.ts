@@ -6,7 +6,13 @@
  * is then drawn again; home-notice.ts), through the list's response URL from `/signoff list`.
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { BATCH_ACTION_IDS, BATCH_BLOCK, listedWhole, readBatchValue } from '../../../blocks/batch.js';
+import {
+  BATCH_ACTION_IDS,
+  BATCH_BLOCK,
+  listedWhole,
+  ownChoiceWords,
+  readBatchValue,
+} from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { decideFromSlack } from '../../decide.js';
 import { type ButtonArgs, COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
@@ -69,6 +75,13 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
         if (!listedWhole(review)) {
           refused.push(
             `• ${title}: it asks more than a list shows; decide it on its card, where all of it shows.`,
+          );
+          continue;
+        }
+        const own = ownChoiceWords(review);
+        if (own) {
+          refused.push(
+            `• ${title}: its card names its choices in words of its own (${escapeMrkdwn(own)}); decide it there.`,
           );
           continue;
         }
