@@ -34,6 +34,8 @@ const YAML = `workflows:
 
 const file = slackPerFile('slack_batch', { yaml: YAML });
 const { slack } = file;
+// A private channel of Bob's (set before any test: who is in which channel is kept a minute).
+slack.members.G0PRIV = ['U0ANN', 'U0BOB', 'U0CAT'];
 const { cardsIn, rootOf, tsOf } = slackThreads(slack);
 const engine = () => file.service.signoff.engine;
 
@@ -261,6 +263,41 @@ describe('a batch of reviews', () => {
         .find((c) => /None of the 2 was rejected/.test(JSON.stringify(c.view))),
     );
     expect(JSON.stringify(outcome.view)).toContain('its card names its choices in words of its own');
+    for (const t of tasks) expect((await engine().reviews(t, 'pending')).length).toBe(1);
+  });
+
+  it('a review in a channel its reviewer has left since the tab was drawn is not decided from the tab: its box is refused on its own', async () => {
+    const tasks: string[] = [];
+    for (const name of ['first', 'second']) {
+      const words = `Sign off the ${name} private item?`;
+      await postSigned(file.events, commandBody(`asks ${words}`, 'U0ANN', { channel_id: 'G0PRIV' }));
+      const thread = tsOf(await until('root', () => rootOf(`the ${name} private item`)));
+      await until('card', () => cardsIn(thread)[0], 20_000);
+      tasks.push((await engine().taskAt('slack', { channel: 'G0PRIV', thread }))?.id ?? '');
+    }
+    const mine = (options: Checkbox[]) => options.filter((o) => /private item/.test(o.text.text));
+    const picked = mine(await homeCheckboxes((o) => mine(o).length === 2));
+    // Bob leaves the channel; a minute later Slack's answer about him is asked again.
+    slack.members.G0PRIV = ['U0ANN', 'U0CAT'];
+    await file.service.signoff.db.pool.query(
+      `DELETE FROM signoff.slack_user_channels WHERE user_id = 'U0BOB'`,
+    );
+    const updated = slack.callsOf('views.update').length;
+    await postSigned(
+      file.events,
+      batchApproveClick(
+        'U0BOB',
+        picked.map((o) => o.value),
+      ),
+    );
+    const outcome = await until('the outcome', () =>
+      slack
+        .callsOf('views.update')
+        .slice(updated)
+        .find((c) => /of 2:|None of the 2/.test(JSON.stringify(c.view))),
+    );
+    expect(JSON.stringify(outcome.view)).toContain('None of the 2 was approved');
+    expect(JSON.stringify(outcome.view)).toContain('you are not in its channel now');
     for (const t of tasks) expect((await engine().reviews(t, 'pending')).length).toBe(1);
   });
 });
