@@ -7,6 +7,7 @@
  * it, and the Home tab lists it with Revoke.
  */
 import { describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import { triggerId } from '../helpers/fake-slack-views.js';
 import {
   alwaysSubmission,
@@ -32,6 +33,9 @@ workflows:
 
 const file = slackPerFile('slack_always_allow', { yaml: YAML });
 const { slack } = file;
+// A private channel without Cat, who signs rules off (set before any test: who is in which
+// channel is kept for a minute once asked).
+slack.members.G0SECRET = ['U0ANN', 'U0BOB', 'U0DAN'];
 const { cardsIn, rootOf, tsOf, buttons, ephemeralsTo, updatesOf } = slackThreads(slack);
 const text = (p: { text?: string; blocks?: unknown[] }) => JSON.stringify(p.blocks ?? p.text);
 
@@ -136,5 +140,36 @@ describe('always allow in Slack', () => {
     const third = await start();
     const waiting = await until('the third card', () => cardsIn(third)[0], 20_000);
     expect(buttons(waiting).map((b) => b.action_id)).toContain('signoff_approve');
+  });
+
+  it('/signoff rules approve <n> signs off only a rule its signer can see: one proposed in a private channel they are not in is refused and stays unapproved', async () => {
+    const engine = file.service.signoff.engine;
+    const inSecret = { channel_id: 'G0SECRET', channel_name: 'secret' };
+    await postSigned(file.events, commandBody('mail one secret mail', 'U0ANN', inSecret));
+    const thread = tsOf(await until('root', () => rootOf('one secret mail')));
+    await until('card', () => cardsIn(thread)[0], 20_000);
+    const task = await engine.taskAt('slack', { channel: 'G0SECRET', thread });
+    const [review] = await engine.reviews(task?.id ?? '', 'pending');
+    if (!review) throw new Error('no review');
+    // Bob approves the call there and proposes a rule for every such call in that channel.
+    const { rule } = await engine.rules.propose({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      contentHash: contentHash(review.request),
+      scope: 'tool',
+    });
+    // Cat signs rules off but is not in that channel: she has never seen the rule, nor can she.
+    await postSigned(file.events, commandBody(`rules approve ${rule.id}`, 'U0CAT'));
+    const answer = await until('the answer to Cat', () =>
+      ephemeralsTo('U0CAT').find((t) => t.includes(`rule #${rule.id}`)),
+    );
+    expect(answer).toMatch(new RegExp(`^You can see no rule #${rule.id} here`));
+    await postSigned(file.events, commandBody(`rules reject ${rule.id}`, 'U0CAT'));
+    await file.service.settled();
+    const still = (await engine.rules.list(['proposed'])).find((r) => r.id === rule.id);
+    expect(still?.approvals).toEqual([]);
+    // Dan, in that channel, signs it off by its number.
+    await postSigned(file.events, commandBody(`rules approve ${rule.id}`, 'U0DAN', inSecret));
+    await said('U0DAN', new RegExp(`Your approval of rule #${rule.id} is recorded \\(1 of 2\\)`));
   });
 });

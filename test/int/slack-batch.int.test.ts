@@ -8,7 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/workflows/protocol/content-hash.js';
-import { appHomeOpened, batchApproveClick, commandBody, postSigned } from '../helpers/slack-requests.js';
+import {
+  appHomeOpened,
+  batchApproveClick,
+  commandBody,
+  homeClick,
+  postSigned,
+} from '../helpers/slack-requests.js';
 import { slackPerFile } from '../helpers/slack-service.js';
 import { slackThreads, until } from '../helpers/slack-thread.js';
 
@@ -16,6 +22,10 @@ const YAML = `workflows:
   ask:
     checkpoints:
       review: { reviewers: [U0BOB, U0CAT, U0DAN], approvals: 2 }
+  asks:
+    module: ./test/fixtures/asks.ts
+    checkpoints:
+      review: { reviewers: [U0BOB] }
   mail:
     module: ./test/fixtures/hitl-graph.ts
     checkpoints:
@@ -24,6 +34,8 @@ const YAML = `workflows:
 
 const file = slackPerFile('slack_batch', { yaml: YAML });
 const { slack } = file;
+// A private channel of Bob's (set before any test: who is in which channel is kept a minute).
+slack.members.G0PRIV = ['U0ANN', 'U0BOB', 'U0CAT'];
 const { cardsIn, rootOf, tsOf } = slackThreads(slack);
 const engine = () => file.service.signoff.engine;
 
@@ -203,5 +215,89 @@ describe('a batch of reviews', () => {
     );
     expect(String(dm.text)).toMatch(/first lone item[\s\S]*second lone item/);
     for (const task of tasks) expect((await engine().reviews(task, 'decided'))[0]?.decidedBy).toBe('U0BOB');
+  });
+
+  it('a review whose card names Approve or Reject in its own words gets no box, and Reject selected from elsewhere does not record its Search more', async () => {
+    const tasks: string[] = [];
+    for (const name of ['battery ageing', 'cell chemistry']) {
+      await postSigned(file.events, commandBody(`asks labelled ${name}`));
+      const thread = tsOf(await until('root', () => rootOf(`labelled ${name}`)));
+      const card = await until('card', () => cardsIn(thread)[0], 20_000);
+      expect(JSON.stringify(card.blocks)).toContain('Search more');
+      tasks.push((await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '');
+    }
+    for (const name of ['first', 'second']) {
+      await postSigned(file.events, commandBody(`asks Sign off the ${name} plain item?`));
+      const thread = tsOf(await until('root', () => rootOf(`the ${name} plain item`)));
+      await until('card', () => cardsIn(thread)[0], 20_000);
+    }
+    const published = slack.callsOf('views.publish').length;
+    const options = await homeCheckboxes((o) => o.filter((x) => /plain item/.test(x.text.text)).length === 2);
+    expect(options.filter((o) => /labelled/.test(o.text.text))).toEqual([]);
+    // Listed all the same, with its own words: it is decided on its card.
+    expect(JSON.stringify(slack.callsOf('views.publish').slice(published).at(-1))).toContain(
+      'The gap: labelled',
+    );
+
+    // Boxes for them from elsewhere (an older tab, another version): "Reject selected", whose
+    // confirmation says the task ends, would record their "Search more", which goes on.
+    const boxes = await Promise.all(
+      tasks.map(async (t) => {
+        const [review] = await engine().reviews(t, 'pending');
+        return `${review?.id}:${contentHash(review?.request as never)}`;
+      }),
+    );
+    const updated = slack.callsOf('views.update').length;
+    await postSigned(
+      file.events,
+      homeClick('U0BOB', 'signoff_batch_reject', '', {
+        signoff_batch: {
+          signoff_batch_pick: { type: 'checkboxes', selected_options: boxes.map((value) => ({ value })) },
+        },
+      }),
+    );
+    const outcome = await until('the outcome', () =>
+      slack
+        .callsOf('views.update')
+        .slice(updated)
+        .find((c) => /None of the 2 was rejected/.test(JSON.stringify(c.view))),
+    );
+    expect(JSON.stringify(outcome.view)).toContain('its card names its choices in words of its own');
+    for (const t of tasks) expect((await engine().reviews(t, 'pending')).length).toBe(1);
+  });
+
+  it('a review in a channel its reviewer has left since the tab was drawn is not decided from the tab: its box is refused on its own', async () => {
+    const tasks: string[] = [];
+    for (const name of ['first', 'second']) {
+      const words = `Sign off the ${name} private item?`;
+      await postSigned(file.events, commandBody(`asks ${words}`, 'U0ANN', { channel_id: 'G0PRIV' }));
+      const thread = tsOf(await until('root', () => rootOf(`the ${name} private item`)));
+      await until('card', () => cardsIn(thread)[0], 20_000);
+      tasks.push((await engine().taskAt('slack', { channel: 'G0PRIV', thread }))?.id ?? '');
+    }
+    const mine = (options: Checkbox[]) => options.filter((o) => /private item/.test(o.text.text));
+    const picked = mine(await homeCheckboxes((o) => mine(o).length === 2));
+    // Bob leaves the channel; a minute later Slack's answer about him is asked again.
+    slack.members.G0PRIV = ['U0ANN', 'U0CAT'];
+    await file.service.signoff.db.pool.query(
+      `DELETE FROM signoff.slack_user_channels WHERE user_id = 'U0BOB'`,
+    );
+    const updated = slack.callsOf('views.update').length;
+    await postSigned(
+      file.events,
+      batchApproveClick(
+        'U0BOB',
+        picked.map((o) => o.value),
+      ),
+    );
+    const outcome = await until('the outcome', () =>
+      slack
+        .callsOf('views.update')
+        .slice(updated)
+        .find((c) => /of 2:|None of the 2/.test(JSON.stringify(c.view))),
+    );
+    expect(JSON.stringify(outcome.view)).toContain('None of the 2 was approved');
+    expect(JSON.stringify(outcome.view)).toContain('you are not in its channel now');
+    for (const t of tasks) expect((await engine().reviews(t, 'pending')).length).toBe(1);
   });
 });

@@ -257,6 +257,41 @@ describe('a reply at a review (replies: ask, the default)', () => {
   });
 });
 
+describe('a reply written before the card of the review now waiting', () => {
+  it('decides nothing there: an addressed one is told it came before the card, a plain one gets no question about content its author had not seen', async () => {
+    const { thread, cardTs } = await startTask('pair write the release notes');
+    // Bob writes at round 1's card; Slack delivers his messages only once round 2 waits (an
+    // event late, or signoff behind): their ts is the time they were written.
+    const addressedTs = slack.said('C0WORK', 'U0BOB', 'revise: name the formats', thread);
+    const plainTs = slack.said('C0WORK', 'U0BOB', 'lgtm', thread);
+    await reply('U0CAT', 'revise: shorter please', thread);
+    await until('round 2 card', () => cardsIn(thread)[1], 20_000);
+    await cardSays(cardTs, 'Revision asked by <@U0CAT>');
+    await file.service.settled();
+    for (const [text, ts] of [
+      ['revise: name the formats', addressedTs],
+      ['lgtm', plainTs],
+    ] as const)
+      await postSigned(file.events, threadMessage('U0BOB', text, thread, { ts }), { json: true });
+    const told = await until('Bob told', () => ephemeralsIn(thread, 'U0BOB')[0]);
+    await file.service.settled();
+    expect(told.text).toContain('Nothing was recorded: you wrote this before the card of');
+    expect(questionButtons(told)).toEqual([]);
+    expect(ephemeralsIn(thread, 'U0BOB')).toHaveLength(1);
+    const reviews = await file.service.signoff.engine.reviews(taskOf(thread));
+    expect(reviews.map((r) => [r.status, r.decision?.by ?? null])).toEqual([
+      ['decided', 'U0CAT'],
+      ['pending', null],
+    ]);
+    expect(cardsIn(thread)).toHaveLength(2);
+    // Written once round 2's card is there, the same words are feedback on it.
+    await reply('U0BOB', 'revise: name the formats', thread);
+    await until('round 3 card', () => cardsIn(thread)[2], 20_000);
+    const [, second] = await file.service.signoff.engine.reviews(taskOf(thread), 'decided');
+    expect(second?.decision).toMatchObject({ action: 'revise', by: 'U0BOB', feedback: 'name the formats' });
+  });
+});
+
 describe('a reply at a review whose card then went plain', () => {
   it("the question's Approve, offered while the card showed the content, approves nothing once the card cannot: the author is told why", async () => {
     const { thread, cardTs } = await startTask('asks long letter to the shareholders');

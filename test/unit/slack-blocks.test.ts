@@ -181,6 +181,42 @@ describe('review card', () => {
       h: contentHash(review().request), // what the card shows, for "approve what you saw"
     });
   });
+  it("a Reject's confirmation says what that reject does, on the card as on a reply's question: a tool call's that the call does not run, a Search more that it answers so, only another that the task ends", () => {
+    type Confirm = { title: { text: string }; text: { text: string }; confirm: { text: string } };
+    const confirms = (r: Review) => {
+      const card = reviewCard(r, 'U0ANN').blocks.at(-1) as {
+        elements: { action_id: string; confirm?: Confirm }[];
+      };
+      const question = replyQuestion(r, { ts: '1.2', text: 'no' }, ['reject']).blocks.at(-1) as {
+        elements: { action_id: string; confirm?: Confirm }[];
+      };
+      return [card, question].map((b) => {
+        const c = b.elements.find((e) => /reject/.test(e.action_id))?.confirm;
+        return [c?.title.text, c?.text.text, c?.confirm.text];
+      });
+    };
+    const call = review(toReviewRequest(REQUESTS.one));
+    expect(confirms(call)).toEqual([
+      ['Reject this?', 'The agent is told no; the call does not run.', 'Reject'],
+      [
+        'Reject this?',
+        'The agent is told no, with your reply as the reason; the call does not run.',
+        'Reject with this message',
+      ],
+    ]);
+    const searchMore = review({
+      title: 'Is this the gap to work on? (cycle 1)',
+      labels: { approve: 'Continue', revise: 'Refine the gap', reject: 'Search more' },
+    });
+    for (const c of confirms(searchMore))
+      expect(c).toEqual([
+        'Search more?',
+        'This answers "Is this the gap to work on? (cycle 1)" with Search more.',
+        'Search more',
+      ]);
+    for (const c of confirms(review()))
+      expect(c).toEqual(['Reject this?', 'This ends the task: Approve the plan?', 'Reject']);
+  });
   it('a title that names its round in its own word ("(cycle 2)") is not followed by "Round 2" too', () => {
     const cycle = sent(reviewCard(review({ title: "Review the agents' work (cycle 2)" }), 'U0ANN'));
     expect(cycle).toContain("Review the agents' work (cycle 2)");

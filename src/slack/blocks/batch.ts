@@ -1,7 +1,8 @@
 /**
  * Deciding several reviews at once, from the Home tab or `/signoff list`: a checkbox a review
  * whose whole content the list shows (its title and a short body, no form, no tool call: those
- * are decided on their cards, where all of it shows), the first ten of them, and Approve selected
+ * are decided on their cards, where all of it shows) and whose card calls its choices Approve and
+ * Reject as the list does, the first ten of them, and Approve selected
  * / Reject selected. A checkbox's value names the review and the hash of its content as the list
  * showed it, so each is decided on what was listed, or refused on its own when it changed since
  * (decide.ts).
@@ -39,9 +40,27 @@ export const LISTED_BODY_MAX = 300;
 export const listedWhole = (review: Review) =>
   !review.request.origin && !review.request.fields.length && review.request.body.length <= LISTED_BODY_MAX;
 
+const BATCH_WORDS = { approve: 'Approve', reject: 'Reject' } as const;
+
+/**
+ * The card's own words for Approve and Reject where they differ from the list's (a proposal's
+ * insight review: Continue, Search more), or undefined. Such a review is decided on its card:
+ * "Reject selected", whose confirmation says the task ends, would record its "Search more", and
+ * "Approve selected" a "Retry"; the list's words would not be the choice recorded.
+ */
+export function ownChoiceWords(review: Review): string | undefined {
+  const own = (['approve', 'reject'] as const).flatMap((a) => {
+    const label = review.request.labels[a];
+    return review.request.actions.includes(a) && label !== undefined && label !== BATCH_WORDS[a]
+      ? [label]
+      : [];
+  });
+  return own.length ? own.join(', ') : undefined;
+}
+
 export function batchBlocks(items: { review: Review; task: Task }[]): types.KnownBlock[] {
   const open = items
-    .filter(({ review }) => listedWhole(review))
+    .filter(({ review }) => listedWhole(review) && !ownChoiceWords(review))
     .filter(({ review }) => review.request.actions.some((a) => a === 'approve' || a === 'reject'))
     .slice(0, MOST);
   if (open.length < 2) return [];

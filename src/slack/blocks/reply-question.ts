@@ -9,8 +9,8 @@ import type { Action, Review } from '../../engine/index.js';
 import { answeredWithWords } from '../../engine/index.js';
 import type { SlackMessage } from './messages.js';
 import { who } from './people.js';
-import { buttonValue } from './review-card.js';
-import { escapeMrkdwn, LIMITS, neutralizePlain, truncate } from './text.js';
+import { buttonValue, rejectConfirm } from './review-card.js';
+import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -83,23 +83,6 @@ function label(review: Review, choice: QuestionChoice): string {
   }
 }
 
-/** What a reject does, said in its confirm dialog (as on the card, Slack asks before it is sent). */
-function rejectConfirm(review: Review) {
-  const title = neutralizePlain(review.request.title);
-  const text = !isToolCall(review)
-    ? `This ends the task: ${title}`
-    : review.request.origin?.format === 'hitl'
-      ? 'The agent is told no, with your reply as the reason; the call does not run.'
-      : 'The call does not run.';
-  return {
-    title: { type: 'plain_text' as const, text: 'Reject this?' },
-    text: { type: 'plain_text' as const, text: truncate(text, 300) },
-    confirm: { type: 'plain_text' as const, text: truncate(label(review, 'reject'), 30) },
-    deny: { type: 'plain_text' as const, text: 'Keep reviewing' },
-    style: 'danger' as const,
-  };
-}
-
 /** The reply, quoted: its start, escaped, each line marked as a quote. */
 const quoted = (text: string) => `>${escapeMrkdwn(truncate(text, EXCERPT)).replace(/\n/g, '\n>')}`;
 
@@ -132,7 +115,13 @@ export function replyQuestion(
     text: { type: 'plain_text' as const, text: truncate(label(review, choice), 75), emoji: true },
     value,
     ...(choice === 'approve' ? { style: 'primary' as const } : {}),
-    ...(choice === 'reject' ? { style: 'danger' as const, confirm: rejectConfirm(review) } : {}),
+    // What a reject does, said in its confirm dialog (as on the card, Slack asks before it is sent).
+    ...(choice === 'reject'
+      ? {
+          style: 'danger' as const,
+          confirm: rejectConfirm(review.request, label(review, 'reject'), carriesWords(review, 'reject')),
+        }
+      : {}),
   });
   const buttons: KnownBlock[] = choices.length
     ? [

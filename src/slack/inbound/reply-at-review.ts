@@ -6,12 +6,15 @@
  * `ignore`: replies decide nothing. A tool call is never approved or edited by words: a reply to
  * one always gets the question, which offers no approval and no edit. Someone who may not decide
  * hears nothing about a plain reply (colleagues talk in threads), and the refusal when they
- * addressed the bot.
+ * addressed the bot. Only a reply written once the review's card was in the thread counts: one
+ * written before (at an earlier round's card) decides nothing and asks nothing, as the terminal
+ * takes only a line typed once the review is on screen.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Review, Task } from '../../engine/index.js';
 import { carriesWords, fitsAsWords, questionChoices, replyQuestion } from '../blocks/reply-question.js';
-import { cardText } from '../shared/posts.js';
+import { escapeMrkdwn, truncate } from '../blocks/text.js';
+import { cardKey, cardText, findPost, later } from '../shared/posts.js';
 import { decideFromSlack, slackActor } from './decide.js';
 import { COULD_NOT_RECORD, type ListenerDeps } from './deps.js';
 import { recordReply } from './replies.js';
@@ -34,6 +37,19 @@ export interface ReplyAtReview {
 const SEVERAL = 'Several reviews are waiting in this thread; use the buttons on the card you mean.';
 const IGNORED =
   "Replies in this thread do not decide this review; use the card's buttons to approve, revise or reject.";
+const WRITTEN_BEFORE = (review: Review) =>
+  `Nothing was recorded: you wrote this before the card of *${escapeMrkdwn(truncate(review.request.title, 150))}* was posted in this thread, so it cannot be about what that card shows. Read the card, then reply again or use its buttons.`;
+
+/**
+ * Whether the reply was written once the review's card was in the thread: Slack gives a message
+ * the ts of when it was written, however late its event comes (a retry, a busy listener). Words
+ * written before (at an earlier round's card, or before this one was posted) are about other
+ * content, whatever review waits when they are read.
+ */
+async function writtenAtCard(deps: ListenerDeps, review: Review, r: ReplyAtReview): Promise<boolean> {
+  const card = await findPost(deps.pool, cardKey(review.id));
+  return card !== undefined && card.channel === r.channel && later(r.ts, card.ts);
+}
 
 /** Handles the reply; `tell` says a sentence (or asks the question) to its author alone, in the thread. */
 export async function replyAtReview(
@@ -67,6 +83,17 @@ export async function replyAtReview(
     return;
   }
   const words = review.request.origin === undefined && review.request.actions.includes('revise');
+  // Never a decision, nor a question, on content the reply's author could not have seen yet.
+  if (!(await writtenAtCard(deps, review, r))) {
+    // Told where the words would have been taken as a decision; a colleague's remark stays unanswered.
+    const meant =
+      r.addressed ||
+      (words &&
+        mode === 'feedback' &&
+        (await deps.engine.choicesFor(review, r.task, actor)).actions.includes('revise'));
+    if (meant) await tell(WRITTEN_BEFORE(review));
+    return;
+  }
   const revise = () =>
     decideFromSlack(deps, client, {
       click: { review: review.id, task: r.task.id },

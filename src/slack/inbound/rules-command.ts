@@ -1,7 +1,8 @@
 /**
  * `/signoff rules`: the standing rules proposed or signed off ("Approve and always allow…"), and
  * `/signoff rules approve|reject|revoke <n>` to move one, answered privately in a sentence. The
- * same checks as the rule's buttons (the engine's).
+ * same checks as the rule's buttons (the engine's), and, as the buttons are on the rule's message,
+ * a rule is signed off or refused only by someone in the channel where it can be read.
  */
 
 import { isSignoffError } from '../../errors.js';
@@ -13,6 +14,23 @@ import { rulesSeen } from './overview.js';
 
 export const RULES_USAGE =
   '`/signoff rules` lists them; `/signoff rules approve|reject|revoke <number>` moves one.';
+
+/**
+ * Why `user` may not sign off (or refuse) rule `id` by its number: its message is in a channel
+ * they are not in (or in the terminal), so they cannot have read what it would approve from then
+ * on; `/signoff rules` does not list it to them either. Undefined when they can see it, or when no
+ * such rule waits for sign-off (the engine then says why). A revoke approves nothing: not asked.
+ */
+async function notInSight(deps: ListenerDeps, user: string, id: number): Promise<string | undefined> {
+  const rule = (await deps.engine.rules.list(['proposed'])).find((r) => r.id === id);
+  if (!rule) return undefined;
+  const channel = rule.scope.channel;
+  const where = channel ? await deps.audience.among(user, [channel]) : { seen: [], unchecked: [] };
+  if (where.seen.includes(channel)) return undefined;
+  if (where.unchecked.includes(channel))
+    return 'Slack did not say just now whether you are in the channel of that rule; nothing was changed. Try again in a minute.';
+  return `You can see no rule #${id} here: its message is in a channel you are not in, so nothing was changed. A rule is signed off by someone who can read it, on its message or with this command.`;
+}
 
 /** The answer to `/signoff rules …` (`words`: what followed "rules"). */
 export async function rulesAnswer(
@@ -41,6 +59,10 @@ export async function rulesAnswer(
     return `Say which rule and what to do: ${RULES_USAGE}`;
   const id = Number(n);
   try {
+    if (action !== 'revoke') {
+      const unseen = await notInSight(deps, who.user, id);
+      if (unseen) return unseen;
+    }
     const signers = deps.engine.rules.signers();
     const actor = await slackActor(deps.directory, who.user, who.team, signers && [signers.reviewers]);
     const rule =

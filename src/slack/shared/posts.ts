@@ -56,7 +56,7 @@ export interface CardText {
 }
 
 /** Whether Slack message ts `a` is later than `b` (seconds and microseconds, compared as numbers). */
-const later = (a: string, b: string) => {
+export const later = (a: string, b: string) => {
   const [as = 0, au = 0] = a.split('.').map(Number);
   const [bs = 0, bu = 0] = b.split('.').map(Number);
   return as !== bs ? as > bs : au > bu;

@@ -2,12 +2,20 @@
  * Approve selected / Reject selected, from the Home tab or `/signoff list`: each review ticked is
  * decided as a click on its card would be (decide.ts), one by one: its own transaction, its own
  * audit entry, refused on its own (changed since the list was drawn, decided meanwhile, not the
- * person's to decide). What became of each is said at once: in a modal from the Home tab (which
+ * person's to decide, in a channel they have left since). What became of each is said at once: in a modal from the Home tab (which
  * is then drawn again; home-notice.ts), through the list's response URL from `/signoff list`.
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { BATCH_ACTION_IDS, BATCH_BLOCK, listedWhole, readBatchValue } from '../../../blocks/batch.js';
+import type { Review } from '../../../../engine/index.js';
+import {
+  BATCH_ACTION_IDS,
+  BATCH_BLOCK,
+  listedWhole,
+  ownChoiceWords,
+  readBatchValue,
+} from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
+import { slackOriginSchema } from '../../../shared/origin.js';
 import { decideFromSlack } from '../../decide.js';
 import { type ButtonArgs, COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
 import { homeNotice } from '../../home-notice.js';
@@ -22,6 +30,21 @@ export const createBatchPick =
   };
 
 type Values = Record<string, Record<string, { selected_options?: { value: string }[] }>>;
+
+/**
+ * Why `user` may not decide `review` from a list now: its channel is not one they are in (the list
+ * was drawn before they left it, and nobody sees a review from a channel they are not in), or
+ * Slack did not say just now. Asked as the list was drawn (audience.ts, kept a minute).
+ */
+async function notInChannel(deps: ListenerDeps, user: string, review: Review): Promise<string | undefined> {
+  const task = await deps.engine.getTask(review.taskId);
+  const channel = slackOriginSchema.safeParse(task?.origin).data?.channel;
+  const where = channel ? await deps.audience.among(user, [channel]) : { seen: [], unchecked: [] };
+  if (channel && where.seen.includes(channel)) return undefined;
+  if (channel && where.unchecked.includes(channel))
+    return 'Slack did not say just now whether you are in its channel; try again in a minute.';
+  return 'you are not in its channel now, so it is not yours to decide from a list.';
+}
 
 export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'reject', home: HomeRefresh) {
   return async ({ ack, body, client }: ButtonArgs) => {
@@ -70,6 +93,18 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           refused.push(
             `• ${title}: it asks more than a list shows; decide it on its card, where all of it shows.`,
           );
+          continue;
+        }
+        const own = ownChoiceWords(review);
+        if (own) {
+          refused.push(
+            `• ${title}: its card names its choices in words of its own (${escapeMrkdwn(own)}); decide it there.`,
+          );
+          continue;
+        }
+        const away = await notInChannel(deps, body.user.id, review).catch(() => COULD_NOT_READ);
+        if (away) {
+          refused.push(`• ${title}: ${away}`);
           continue;
         }
         let why: string | undefined;
