@@ -117,7 +117,8 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
   stopOnSignals(logger, () => starting.then((mcp) => mcp.stop()));
   const mcp = await starting;
   logger.info({ client: read.client.name }, 'signoff mcp is serving on stdio');
-  await mcp.closed;
+  // Closed by a signal's stop: its handler says so and exits, with the signal's code.
+  if ((await mcp.closed) === 'stopped') return await new Promise<number>(() => undefined);
   const began = Date.now();
   await mcp.stop();
   // Said as a signal's stop is: the client ended it, and nothing is left running.

@@ -40,7 +40,7 @@ import {
 import { createModelFor, type ModelFor } from './llm/models.js';
 import { scenarioModels } from './llm/scenario-models.js';
 import type { Logger } from './logger.js';
-import { serveStdio } from './mcp/stdio.js';
+import { type McpClosed, serveStdio } from './mcp/stdio.js';
 import { createMcpServer } from './mcp/tools.js';
 import { slackEngineParts, type ThinkingClock } from './slack/engine-parts.js';
 import { purgeSlackBookkeeping } from './slack/retention.js';
@@ -307,7 +307,7 @@ export interface McpOptions extends SlackOptions {
 export async function startMcp(
   config: Config,
   options: McpOptions,
-): Promise<{ closed: Promise<void>; stop(): Promise<void> }> {
+): Promise<{ closed: Promise<McpClosed>; stop(): Promise<void> }> {
   const { signoff } = await openSlackSignoff(config, options, 'startMcp');
   const { logger } = signoff;
   try {

@@ -6,16 +6,24 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
+/** `input`: the client closed stdin; `stopped`: the process closed it (a signal's stop). */
+export type McpClosed = 'input' | 'stopped';
+
 export async function serveStdio(
   server: McpServer,
   io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
-): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
+): Promise<{ closed: Promise<McpClosed>; close(): Promise<void> }> {
   const transport = new StdioServerTransport(io.stdin as never, io.stdout as never);
-  const closed = new Promise<void>((resolve) => {
-    server.server.onclose = chain(server.server.onclose, resolve);
+  // Why it closed, for the process's last word: its client's end of input, or a stop (a signal).
+  let why: McpClosed = 'stopped';
+  const closed = new Promise<McpClosed>((resolve) => {
+    server.server.onclose = chain(server.server.onclose, () => resolve(why));
   });
   await server.connect(transport);
-  const end = () => void server.close();
+  const end = () => {
+    why = 'input';
+    void server.close();
+  };
   io.stdin.once('end', end);
   io.stdin.once('close', end);
   return { closed, close: () => server.close() };

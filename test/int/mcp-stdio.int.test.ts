@@ -125,4 +125,22 @@ describe('MCP over stdio (signoff mcp)', () => {
       if (mcp.child.exitCode === null) mcp.child.kill('SIGKILL');
     }
   });
+
+  it('stopped by SIGTERM, it says it stopped (never that its client closed stdin) as its last line; exit 143', async () => {
+    const mcp = startSignoff(['mcp', '--client', 'coding-agent'], mcpEnv('info'), 'src/bin.ts');
+    try {
+      await mcp.waitFor(/serving on stdio/, 60_000, 'stderr');
+      mcp.child.kill('SIGTERM');
+      const { code, stderr } = await mcp.exited;
+      expect(code).toBe(143);
+      const said = stderr
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { msg: string }).msg);
+      expect(said.at(-1)).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
+      expect(said.filter((m) => m.includes('closed stdin'))).toEqual([]);
+    } finally {
+      if (mcp.child.exitCode === null) mcp.child.kill('SIGKILL');
+    }
+  });
 });
