@@ -52,6 +52,16 @@ export const FINAL_ASK_STATUSES: readonly AskStatus[] = [
 ];
 export type AskStatus = (typeof ASK_STATUSES)[number];
 
+/** One approval as the client reads it (the engine's record, less its content hash). */
+export const approvalViewSchema = z.object({
+  by: z.string().describe('Who approved (a Slack user id).'),
+  at: z.string().describe('When (ISO 8601).'),
+  for: z
+    .string()
+    .optional()
+    .describe('A named reviewer who was away, in whose place `by` (their delegate) approved.'),
+});
+
 export const askViewSchema = z.object({
   id: z.uuid(),
   status: z.enum(ASK_STATUSES),
@@ -73,6 +83,16 @@ export const askViewSchema = z.object({
       /** A tool call approved: the arguments to run it with. */
       arguments: z.record(z.string(), z.unknown()).optional(),
       edited: z.boolean().optional(),
+      /**
+       * Beside `by` (the last to decide), which says one name where a quorum (N of M) had several:
+       * what an agent reads to say who approved. Empty when a timer or a rule decided, or the
+       * answer is revised or rejected (no approval made it).
+       */
+      approvals: z
+        .array(approvalViewSchema)
+        .describe(
+          'Everyone whose approval made the decision, in the order they approved: one for a single approval, several for a checkpoint that needs N of M; empty when it was decided automatically or revised or rejected.',
+        ),
     })
     .optional(),
   /**

@@ -2,9 +2,32 @@
  * What an ask is now, as its client reads it: derived from its start (posted, refused), its task
  * and its review as the engine keeps them. Pure: the API, the callbacks and MCP show the same.
  */
-import { approvalsNeeded, askAnswer, type Review, type Task } from '../engine/index.js';
+import {
+  type AskAnswer,
+  approvalsNeeded,
+  askAnswer,
+  type Decision,
+  type Review,
+  type Task,
+} from '../engine/index.js';
 import type { AskRow } from './ask-rows.js';
 import type { AskView } from './ask-shapes.js';
+
+type ApprovalView = NonNullable<AskView['decision']>['approvals'][number];
+
+/**
+ * The approvals that made a decision, oldest first. A quorum's decision records each (the last is
+ * its `by`); a single approval is its decider alone. A timer or a rule approved for nobody, and a
+ * revise or reject is no approval, whatever was counted before it.
+ */
+function approvalsOf(d: Decision, outcome: AskAnswer['outcome']): ApprovalView[] {
+  if (d.automatic || outcome !== 'approved') return [];
+  return (d.approvals ?? [{ by: d.by, at: d.at }]).map((a) => ({
+    by: a.by,
+    at: a.at,
+    ...(a.for ? { for: a.for } : {}),
+  }));
+}
 
 export function askView(
   ask: AskRow,
@@ -37,6 +60,7 @@ export function askView(
         ...(d.automatic ? { automatic: d.automatic } : {}),
         ...(answer.feedback ? { feedback: answer.feedback } : {}),
         ...(answer.arguments ? { arguments: answer.arguments, edited: answer.edited ?? false } : {}),
+        approvals: approvalsOf(d, answer.outcome),
       },
     };
   }

@@ -131,7 +131,7 @@ export function createMcpServer(deps: McpDeps, client: ApiClient): McpServer {
     {
       title: 'Ask the team for sign-off',
       description:
-        'Asks people in a Slack channel to approve, revise or reject content or a tool call, and waits until they decide. Returns approved (with the arguments to run a tool call with, maybe edited), revised (with feedback) or rejected. Sends progress while waiting ("waiting for U0BOB; 0 of 1 approvals"); cancelling the call cancels the review. People may take hours: pass an idempotencyKey, and if the call times out call again with the same key (the same review, not a second one), or call get_signoff with the id. Without progress notifications it returns after about 50 s with status pending and the id.',
+        'Asks people in a Slack channel to approve, revise or reject content or a tool call, and waits until they decide. Returns approved (with the arguments to run a tool call with, maybe edited; decision.approvals names everyone who approved, in order), revised (with feedback) or rejected. Sends progress while waiting ("waiting for U0BOB; 0 of 1 approvals"); cancelling the call cancels the review. People may take hours: pass an idempotencyKey, and if the call times out call again with the same key (the same review, not a second one), or call get_signoff with the id. Without progress notifications it returns after about 50 s with status pending and the id.',
       inputSchema: requestInput,
       outputSchema: askViewSchema,
     },

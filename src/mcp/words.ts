@@ -23,10 +23,26 @@ export function waitingWords(view: AskView): string {
   return view.status;
 }
 
+/** "U0BOB, U0EVE (for U0CAT) and U0DAN": a list as a sentence names it. */
+const listed = (names: string[]) =>
+  names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
+
+/**
+ * Who decided. An approval names everyone whose approval made it (a model reading "by U0CAT" alone
+ * would think one person approved what needed two), and whom a delegate stood in for.
+ */
+function decidedBy(d: NonNullable<AskView['decision']>): string {
+  if (d.automatic) return `automatically (${d.automatic})`;
+  if (!d.approvals.length) return `by ${d.by}`;
+  const names = d.approvals.map((a) => (a.for ? `${a.by} (for ${a.for})` : a.by));
+  const count = d.approvals.length > 1 ? ` (${d.approvals.length} approvals)` : '';
+  return `by ${listed(names)}${count}`;
+}
+
 /** The answer in a sentence or two, for a model that reads text rather than structured content. */
 export function answerWords(view: AskView): string {
   const d = view.decision;
-  const by = d ? (d.automatic ? `automatically (${d.automatic})` : `by ${d.by}`) : '';
+  const by = d ? decidedBy(d) : '';
   const feedback = d?.feedback ? `\nFeedback: ${d.feedback}` : '';
   switch (view.status) {
     case 'approved':

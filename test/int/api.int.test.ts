@@ -106,13 +106,17 @@ describe('the HTTP API', () => {
     const answered = await waiting;
     expect(answered.status).toBe(200);
     expect(answered.body).toMatchObject({ status: 'approved', decision: { by: 'U0BOB' } });
+    // A single approval is a list of one.
+    expect((answered.body.decision as { approvals: unknown }).approvals).toEqual([
+      { by: 'U0BOB', at: (answered.body.decision as { at: string }).at },
+    ]);
     // The start and the decision are in the audit, the start with its door and client.
     const trail = [];
     for await (const e of file.service.signoff.engine.auditTrail({})) trail.push(e);
     expect(trail.some((e) => e.who === 'api:deploy-bot' && e.action === 'start')).toBe(true);
   });
 
-  it('rules asked make the review stricter: only the reviewers named decide, and two of them must approve', async () => {
+  it('rules asked make the review stricter: only the reviewers named decide, and two of them must approve (the answer lists both, in order)', async () => {
     const body = ask({ reviewers: ['U0BOB', 'U0CAT'], approvals: 2, timeoutSeconds: 3600 });
     const created = await call('POST', '/reviews', { body });
     const { card, thread } = await cardOf(body.title);
@@ -136,6 +140,47 @@ describe('the HTTP API', () => {
     await press('U0CAT', card, thread, 'Approve');
     const answered = await call('GET', `/reviews/${created.body.id}?wait=20`);
     expect(answered.body).toMatchObject({ status: 'approved', decision: { by: 'U0CAT' } });
+    // `by` names the last approver only: the list says two people approved, and who first.
+    const approvals = (answered.body.decision as { approvals: { by: string; at: string }[] }).approvals;
+    expect(approvals).toEqual([
+      { by: 'U0BOB', at: expect.any(String) },
+      { by: 'U0CAT', at: (answered.body.decision as { at: string }).at },
+    ]);
+    expect(Date.parse(approvals[0]?.at ?? '')).toBeLessThanOrEqual(Date.parse(approvals[1]?.at ?? ''));
+  });
+
+  it('two of two where one reviewer is away: the answer says their delegate approved in their place', async () => {
+    const body = ask({ reviewers: ['U0BOB', 'U0CAT'], approvals: 2 });
+    const created = await call('POST', '/reviews', { body });
+    const { card, thread } = await cardOf(body.title);
+    await until('pending', async () => {
+      const r = await call('GET', `/reviews/${created.body.id}`);
+      return r.body.status === 'pending' ? r : undefined;
+    });
+    const claims = file.service.signoff.engine.claims;
+    await claims.away('U0CAT', new Date(Date.now() + 86_400_000), 'U0EVE');
+    try {
+      await press('U0BOB', card, thread, 'Approve');
+      await until('one approval', async () => {
+        const r = await call('GET', `/reviews/${created.body.id}`);
+        return (r.body.approvals as { count: number } | undefined)?.count === 1 ? r : undefined;
+      });
+      await press('U0EVE', card, thread, 'Approve');
+      const answered = await call('GET', `/reviews/${created.body.id}?wait=20`);
+      expect(answered.body).toMatchObject({
+        status: 'approved',
+        decision: {
+          by: 'U0EVE',
+          approvals: [
+            { by: 'U0BOB', at: expect.any(String) },
+            { by: 'U0EVE', at: expect.any(String), for: 'U0CAT' },
+          ],
+        },
+      });
+      expect((answered.body.decision as { approvals: unknown[] }).approvals).toHaveLength(2);
+    } finally {
+      await claims.away('U0CAT', null);
+    }
   });
 
   it('counts its tasks and decisions by door in /metrics', async () => {
@@ -439,7 +484,7 @@ describe('the HTTP API', () => {
       expect(JSON.parse(got.body)).toMatchObject({
         id: created.body.id,
         status: 'approved',
-        decision: { by: 'U0DAN' },
+        decision: { by: 'U0DAN', approvals: [{ by: 'U0DAN', at: expect.any(String) }] },
       });
       // Recorded once the receiver has answered: after it saw the call.
       const row = await until('the callback recorded as delivered', async () => {
@@ -478,6 +523,21 @@ describe('the HTTP API', () => {
       )?.[1]?.[method.toLowerCase()];
     };
     expect(seen.length).toBeGreaterThan(20);
+    // A decision says who approved, each approval with who, when and for whom (a delegate's).
+    const decision = (
+      doc.components.schemas.Review as {
+        properties: { decision: { properties: Record<string, unknown>; required: string[] } };
+      }
+    ).properties.decision;
+    expect(decision.required).toContain('approvals');
+    expect(decision.properties.approvals).toMatchObject({
+      type: 'array',
+      description: expect.stringContaining('N of M'),
+      items: {
+        properties: { by: { type: 'string' }, at: { type: 'string' }, for: { type: 'string' } },
+        required: ['by', 'at'],
+      },
+    });
     // The request side: what the server takes, the document takes; what it refuses field by field, so does the document.
     const request = ajv.compile(doc.components.schemas.CreateReview as object);
     expect(request(ask())).toBe(true);

@@ -101,7 +101,7 @@ describe('MCP over stdio (signoff mcp)', () => {
       );
       expect((await result).structuredContent, stderr()).toMatchObject({
         status: 'approved',
-        decision: { by: 'U0CAT' },
+        decision: { by: 'U0CAT', approvals: [{ by: 'U0CAT', at: expect.any(String) }] },
       });
     } finally {
       await client.close();

@@ -96,7 +96,7 @@ const heardSaying = (heard: Progress[], words: string) =>
   until(`progress saying "${words}"`, () => heard.find((p) => p.message?.includes(words)));
 
 describe('MCP over streamable HTTP', () => {
-  it('request_signoff blocks until the reviewers click, with progress as approvals come, and returns the decision', async () => {
+  it('request_signoff blocks until the reviewers click, with progress as approvals come, and returns the decision naming both approvers, in order', async () => {
     const client = await overHttp();
     const body = ask({ approvals: 2 });
     const call = calling(client, body);
@@ -113,9 +113,18 @@ describe('MCP over streamable HTTP', () => {
     expect(result.structuredContent).toMatchObject({
       status: 'approved',
       title: body.title,
-      decision: { by: 'U0CAT' },
+      decision: {
+        by: 'U0CAT',
+        approvals: [
+          { by: 'U0BOB', at: expect.any(String) },
+          { by: 'U0CAT', at: expect.any(String) },
+        ],
+      },
     });
-    expect((result.content as { text: string }[])[0]?.text).toMatch(/^Approved by U0CAT/);
+    // The words a model reads name both, not only the last to click.
+    expect((result.content as { text: string }[])[0]?.text).toMatch(
+      /^Approved by U0BOB and U0CAT \(2 approvals\)\./,
+    );
     // get_signoff reads the same review by its id.
     const id = (result.structuredContent as { id: string }).id;
     const read = (await client.callTool({ name: 'get_signoff', arguments: { id } })) as CallToolResult;
