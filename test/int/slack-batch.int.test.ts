@@ -217,7 +217,7 @@ describe('a batch of reviews', () => {
     for (const task of tasks) expect((await engine().reviews(task, 'decided'))[0]?.decidedBy).toBe('U0BOB');
   });
 
-  it('a review whose card names Approve or Reject in its own words gets no box, and Reject selected from elsewhere does not record its Search more', async () => {
+  it('a review whose Reject goes on instead of ending the task (Search more) gets no box, and Reject selected from elsewhere does not record it; one whose Approve has words of its own (Accept goal) gets its box', async () => {
     const tasks: string[] = [];
     for (const name of ['battery ageing', 'cell chemistry']) {
       await postSigned(file.events, commandBody(`asks labelled ${name}`));
@@ -227,12 +227,12 @@ describe('a batch of reviews', () => {
       tasks.push((await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '');
     }
     for (const name of ['first', 'second']) {
-      await postSigned(file.events, commandBody(`asks Sign off the ${name} plain item?`));
-      const thread = tsOf(await until('root', () => rootOf(`the ${name} plain item`)));
+      await postSigned(file.events, commandBody(`asks worded the ${name} goal item`));
+      const thread = tsOf(await until('root', () => rootOf(`the ${name} goal item`)));
       await until('card', () => cardsIn(thread)[0], 20_000);
     }
     const published = slack.callsOf('views.publish').length;
-    const options = await homeCheckboxes((o) => o.filter((x) => /plain item/.test(x.text.text)).length === 2);
+    const options = await homeCheckboxes((o) => o.filter((x) => /goal item/.test(x.text.text)).length === 2);
     expect(options.filter((o) => /labelled/.test(o.text.text))).toEqual([]);
     // Listed all the same, with its own words: it is decided on its card.
     expect(JSON.stringify(slack.callsOf('views.publish').slice(published).at(-1))).toContain(
@@ -262,7 +262,7 @@ describe('a batch of reviews', () => {
         .slice(updated)
         .find((c) => /None of the 2 was rejected/.test(JSON.stringify(c.view))),
     );
-    expect(JSON.stringify(outcome.view)).toContain('its card names its choices in words of its own');
+    expect(JSON.stringify(outcome.view)).toContain('its Search more does not end the task; decide it on its card.');
     for (const t of tasks) expect((await engine().reviews(t, 'pending')).length).toBe(1);
   });
 

@@ -181,7 +181,7 @@ describe('review card', () => {
       h: contentHash(review().request), // what the card shows, for "approve what you saw"
     });
   });
-  it("a Reject's confirmation says what that reject does, on the card as on a reply's question: a tool call's that the call does not run, a Search more that it answers so, only another that the task ends", () => {
+  it("a Reject's confirmation says what that reject does, on the card as on a reply's question: a tool call's that the call does not run, a Search more that the agents search again, any other (a Give up too) that the task ends", () => {
     type Confirm = { title: { text: string }; text: { text: string }; confirm: { text: string } };
     const confirms = (r: Review) => {
       const card = reviewCard(r, 'U0ANN').blocks.at(-1) as {
@@ -207,15 +207,23 @@ describe('review card', () => {
     const searchMore = review({
       title: 'Is this the gap to work on? (cycle 1)',
       labels: { approve: 'Continue', revise: 'Refine the gap', reject: 'Search more' },
+      rejectGoesOn: 'The agents search again (for what you write, if anything); the task goes on.',
     });
     for (const c of confirms(searchMore))
       expect(c).toEqual([
         'Search more?',
-        'This answers "Is this the gap to work on? (cycle 1)" with Search more.',
+        'The agents search again (for what you write, if anything); the task goes on.',
         'Search more',
       ]);
     for (const c of confirms(review()))
       expect(c).toEqual(['Reject this?', 'This ends the task: Approve the plan?', 'Reject']);
+    // Its own words, and still the end of the task: the failed specialist's Give up.
+    const giveUp = review({
+      title: 'The invoice specialist failed. Retry?',
+      labels: { approve: 'Retry', revise: 'Retry with instructions', reject: 'Give up' },
+    });
+    for (const c of confirms(giveUp))
+      expect(c?.slice(0, 2)).toEqual(['Give up?', 'This ends the task: The invoice specialist failed. Retry?']);
   });
   it('a title that names its round in its own word ("(cycle 2)") is not followed by "Round 2" too', () => {
     const cycle = sent(reviewCard(review({ title: "Review the agents' work (cycle 2)" }), 'U0ANN'));

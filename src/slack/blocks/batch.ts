@@ -40,27 +40,24 @@ export const LISTED_BODY_MAX = 300;
 export const listedWhole = (review: Review) =>
   !review.request.origin && !review.request.fields.length && review.request.body.length <= LISTED_BODY_MAX;
 
-const BATCH_WORDS = { approve: 'Approve', reject: 'Reject' } as const;
-
 /**
- * The card's own words for Approve and Reject where they differ from the list's (a proposal's
- * insight review: Continue, Search more), or undefined. Such a review is decided on its card:
- * "Reject selected", whose confirmation says the task ends, would record its "Search more", and
- * "Approve selected" a "Retry"; the list's words would not be the choice recorded.
+ * Why a review is decided on its card and not from a list, in a sentence; undefined when a list may
+ * decide it. A list shows a title and a short body under one Approve and one Reject for every box:
+ * not a review that asks more than that shows, nor one whose Reject goes on instead of ending the
+ * task (a proposal's Search more: "Reject selected", whose confirmation says the tasks end, would
+ * record it).
  */
-export function ownChoiceWords(review: Review): string | undefined {
-  const own = (['approve', 'reject'] as const).flatMap((a) => {
-    const label = review.request.labels[a];
-    return review.request.actions.includes(a) && label !== undefined && label !== BATCH_WORDS[a]
-      ? [label]
-      : [];
-  });
-  return own.length ? own.join(', ') : undefined;
+export function decidedOnItsCard(review: Review): string | undefined {
+  if (!listedWhole(review))
+    return 'it asks more than a list shows; decide it on its card, where all of it shows.';
+  if (review.request.rejectGoesOn)
+    return `its ${review.request.labels.reject ?? 'Reject'} does not end the task; decide it on its card.`;
+  return undefined;
 }
 
 export function batchBlocks(items: { review: Review; task: Task }[]): types.KnownBlock[] {
   const open = items
-    .filter(({ review }) => listedWhole(review) && !ownChoiceWords(review))
+    .filter(({ review }) => !decidedOnItsCard(review))
     .filter(({ review }) => review.request.actions.some((a) => a === 'approve' || a === 'reject'))
     .slice(0, MOST);
   if (open.length < 2) return [];

@@ -297,21 +297,22 @@ export function quorumLine(review: Review, requester: string): string {
 /**
  * A Reject's confirm dialog, saying what that reject does before it is sent (`confirm`: its
  * button's words; `reply`: a reply's words go with it as its message). A tool call's reject keeps
- * the call from running, and its agent goes on; a reject the card names in words of its own (a
- * proposal's Search more) means what the workflow makes of it; only another ends the task.
+ * the call from running, and its agent goes on; a reject the workflow says goes on (a proposal's
+ * Search more: `rejectGoesOn`) says how; any other ends the task, whatever its button's words
+ * (a failed specialist's Give up).
  */
 export function rejectConfirm(r: ReviewRequest, confirm: string, reply = false) {
   const title = neutralizePlain(r.title);
-  const own = r.labels.reject !== undefined && r.labels.reject !== DEFAULT_LABELS.reject && !r.origin;
   const text = r.origin
     ? r.origin.format === 'hitl'
       ? `The agent is told no${reply ? ', with your reply as the reason' : ''}; the call does not run.`
       : 'The call does not run.'
-    : own
-      ? `This answers "${title}" with ${r.labels.reject}.`
+    : r.rejectGoesOn
+      ? r.rejectGoesOn
       : `This ends the task: ${title}`;
+  const named = r.labels.reject !== undefined && r.labels.reject !== DEFAULT_LABELS.reject;
   return {
-    title: { type: 'plain_text' as const, text: own ? `${r.labels.reject}?` : 'Reject this?' },
+    title: { type: 'plain_text' as const, text: named ? `${r.labels.reject}?` : 'Reject this?' },
     text: { type: 'plain_text' as const, text: truncate(text, 300) },
     confirm: { type: 'plain_text' as const, text: truncate(confirm, 30) },
     deny: { type: 'plain_text' as const, text: 'Keep reviewing' },

@@ -196,6 +196,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
       round: s.cycle,
       actions: ['approve', 'revise', 'reject'],
       labels: { approve: 'Continue', revise: 'Refine the gap', reject: 'Search more' },
+      rejectGoesOn: 'The agents search again (for what you write, if anything); the task goes on.',
     });
     // "Search more, saying why": the words go to the next query, not only to the audit.
     if (d.action === 'reject') return { next: 'search' as const, searchFor: d.feedback?.trim() || null };

@@ -128,6 +128,13 @@ export const reviewRequestSchema = z.object({
   refusedWords: z
     .object({ words: z.array(z.string().max(3000)), because: z.string().trim().min(1).max(200) })
     .optional(),
+  /**
+   * What Reject does where it does not end the task, in a sentence (a proposal's Search more: the
+   * agents search again). Said by its confirmation; such a review is decided on its card alone,
+   * never by a list's "Reject selected". Absent: a reject ends the task (a tool call's: the call
+   * does not run, and its agent goes on).
+   */
+  rejectGoesOn: z.string().trim().min(1).max(150).optional(),
   round: z.number().int().min(1).default(1),
   /** What Edit asks (a tool call's decision and arguments, per call): at most 10 calls' worth. */
   fields: z.array(reviewFieldSchema).max(20).default([]),

@@ -127,6 +127,7 @@ function shortened(value: Record<string, unknown>): ReviewRequest {
         : undefined,
     round: Number.isInteger(v.round) && (v.round as number) >= 1 ? v.round : 1,
     refusedWords: reviewRequestSchema.shape.refusedWords.safeParse(v.refusedWords).data,
+    rejectGoesOn: reviewRequestSchema.shape.rejectGoesOn.safeParse(v.rejectGoesOn).data,
     fields,
     origin: v.origin,
     rules: reviewRequestSchema.shape.rules.safeParse(v.rules).data,

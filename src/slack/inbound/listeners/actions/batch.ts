@@ -7,13 +7,7 @@
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { Review } from '../../../../engine/index.js';
-import {
-  BATCH_ACTION_IDS,
-  BATCH_BLOCK,
-  listedWhole,
-  ownChoiceWords,
-  readBatchValue,
-} from '../../../blocks/batch.js';
+import { BATCH_ACTION_IDS, BATCH_BLOCK, decidedOnItsCard, readBatchValue } from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { slackOriginSchema } from '../../../shared/origin.js';
 import { decideFromSlack } from '../../decide.js';
@@ -89,17 +83,9 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           refused.push(`• ${title}: ${COULD_NOT_READ}`);
           continue;
         }
-        if (!listedWhole(review)) {
-          refused.push(
-            `• ${title}: it asks more than a list shows; decide it on its card, where all of it shows.`,
-          );
-          continue;
-        }
-        const own = ownChoiceWords(review);
-        if (own) {
-          refused.push(
-            `• ${title}: its card names its choices in words of its own (${escapeMrkdwn(own)}); decide it there.`,
-          );
+        const onCard = decidedOnItsCard(review);
+        if (onCard) {
+          refused.push(`• ${title}: ${onCard}`);
           continue;
         }
         const away = await notInChannel(deps, body.user.id, review).catch(() => COULD_NOT_READ);
