@@ -113,7 +113,8 @@ export class FakeSlack extends SlackFaults {
   /** Every call Slack would have refused, with its error. */
   readonly refusals: { method: string; error: string }[] = [];
   private server: Server | undefined;
-  private ts = 1_700_000_000;
+  /** The last ts handed out, in microseconds: a ts is when its message was posted, as Slack's is. */
+  private lastMicros = 0;
   /** User groups and their members, for reviewer checks; any other group is unknown (`no_such_subteam`). */
   groups: Record<string, string[]> = {};
   /** `users.info` over a member of T0TEAM: `{ is_restricted: true }` a guest, `null` no such user. */
@@ -182,8 +183,7 @@ export class FakeSlack extends SlackFaults {
   private answers = new FakeResponseUrls(this.refusals, this.now);
   /** Streamed messages (fake-slack-streams.ts), each also a message of its thread. */
   readonly streams = new FakeStreams(this.now, (channel, threadTs) => {
-    this.ts += 1;
-    const ts = `${this.ts}.000100`;
+    const ts = this.nextTs();
     this.messages.push({ channel, ts, thread_ts: threadTs, text: '', user: BOT.user_id });
     this.agentView.posted(channel, threadTs);
     return ts;
@@ -222,9 +222,19 @@ export class FakeSlack extends SlackFaults {
    * `user` writes `text` in `channel` (in the thread `threadTs`): kept as Slack keeps a person's
    * message, and its ts returned (what the event Slack sends about it carries).
    */
+  /**
+   * A new message's ts, as Slack makes it: when it was posted (seconds and six digits of
+   * microseconds since the epoch), each one later than the last; so a ts says when its message
+   * was written, and compares with a person's reply (slack-requests.ts) or a decision's time.
+   * This machine's clock, not `now()`: `later` moves Slack's windows, not the world's time.
+   */
+  private nextTs(): string {
+    this.lastMicros = Math.max(this.lastMicros + 1, Date.now() * 1000);
+    return `${Math.floor(this.lastMicros / 1e6)}.${String(this.lastMicros % 1e6).padStart(6, '0')}`;
+  }
+
   said(channel: string, user: string, text: string, threadTs?: string): string {
-    this.ts += 1;
-    const ts = `${this.ts}.000100`;
+    const ts = this.nextTs();
     this.messages.push({ channel, ts, thread_ts: threadTs, text, user });
     return ts;
   }
@@ -414,8 +424,7 @@ export class FakeSlack extends SlackFaults {
           this.refusals.push({ method, error: refused });
           return { ok: false, error: refused };
         }
-        this.ts += 1;
-        const ts = `${this.ts}.000100`;
+        const ts = this.nextTs();
         this.postedAt.set(args, ts);
         this.messages.push({
           channel: String(args.channel),

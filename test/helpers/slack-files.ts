@@ -5,7 +5,7 @@
  * channel a file from another organization comes with its id only (`file_access:
  * "check_file_info"`).
  */
-import { eventCallback } from './slack-requests.js';
+import { eventCallback, slackTsNow } from './slack-requests.js';
 
 let files = 0;
 
@@ -55,7 +55,7 @@ export function sharedFromElsewhere() {
 
 /** A reply with `attached` files by `user` in the thread `threadTs` of C0WORK, typed `text` with them. */
 export function fileShareEvent(user: string, text: string, threadTs: string, attached: object[]) {
-  const ts = `${Date.now() / 1000}`;
+  const ts = slackTsNow();
   return {
     type: 'message',
     subtype: 'file_share',

@@ -8,7 +8,7 @@
  * `authorizations` (docs: "Using APIs with organization-wide apps", "Slack Connect: working with
  * channels between organizations"; @slack/bolt's SlashCommand, BlockAction, EnvelopedEvent).
  */
-import { commandBody, payloadBody } from './slack-requests.js';
+import { commandBody, payloadBody, slackTsNow } from './slack-requests.js';
 
 /** A workspace people act from. */
 export interface Workspace {
@@ -106,8 +106,8 @@ export const replyEvent = (user: string, text: string, threadTs: string, channel
   channel_type: 'channel',
   user,
   text,
-  ts: `${Date.now() / 1000}`,
+  ts: slackTsNow(),
   thread_ts: threadTs,
   parent_user_id: 'U0BOT',
-  event_ts: `${Date.now() / 1000}`,
+  event_ts: slackTsNow(),
 });

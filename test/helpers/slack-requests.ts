@@ -260,6 +260,17 @@ export function startSubmission(
   });
 }
 
+let lastMicros = 0;
+/**
+ * A ts as Slack writes one for a message sent now: seconds and six digits of microseconds, each
+ * later than the last. At the end of its millisecond: a reply sent once a post was seen is never
+ * earlier than it, as in Slack.
+ */
+export function slackTsNow(): string {
+  lastMicros = Math.max(lastMicros + 1, Date.now() * 1000 + 999);
+  return `${Math.floor(lastMicros / 1e6)}.${String(lastMicros % 1e6).padStart(6, '0')}`;
+}
+
 let eventIds = 0;
 /** An Events API delivery of `event` in team T0TEAM (a given `eventId` repeats one, as Slack's retries do). */
 export function eventCallback(event: Record<string, unknown>, eventId = `Ev${++eventIds}`) {
@@ -292,7 +303,7 @@ export const threadMessage = (
     channel_type: 'channel',
     user,
     text,
-    ts: o.ts ?? `${Date.now() / 1000}`,
+    ts: o.ts ?? slackTsNow(),
     thread_ts: threadTs,
   });
 
@@ -303,7 +314,7 @@ export const appHomeOpened = (user: string) =>
     user,
     channel: 'D0HOME',
     tab: 'home',
-    event_ts: `${Date.now() / 1000}`,
+    event_ts: slackTsNow(),
   });
 
 /** `user` opening the app's Messages tab (its agent view): their DM with the app is `channel`. */
@@ -313,7 +324,7 @@ export const messagesTabOpened = (user: string, channel: string) =>
     user,
     channel,
     tab: 'messages',
-    event_ts: `${Date.now() / 1000}`,
+    event_ts: slackTsNow(),
   });
 
 /**
@@ -344,7 +355,7 @@ export const agentSessionStopped = (user: string, channel: string, threadTs: str
     user,
     thread_ts: threadTs,
     streaming_message_ts: [],
-    event_ts: `${Date.now() / 1000}`,
+    event_ts: slackTsNow(),
   });
 
 /** The same interaction carrying `responseUrl` (one a FakeSlack handed out, to see what it says). */

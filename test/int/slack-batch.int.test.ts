@@ -262,7 +262,9 @@ describe('a batch of reviews', () => {
         .slice(updated)
         .find((c) => /None of the 2 was rejected/.test(JSON.stringify(c.view))),
     );
-    expect(JSON.stringify(outcome.view)).toContain('its Search more does not end the task; decide it on its card.');
+    expect(JSON.stringify(outcome.view)).toContain(
+      'its Search more does not end the task; decide it on its card.',
+    );
     for (const t of tasks) expect((await engine().reviews(t, 'pending')).length).toBe(1);
   });
 

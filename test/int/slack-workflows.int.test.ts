@@ -23,11 +23,13 @@ const file = slackPerFile('slack_workflows', {
       if (prompt.includes('SLOW') && !prompt.includes('replaces the earlier goal') && ++slowCalls > 1) {
         await thinkUnlessAborted(30_000, options?.signal);
       }
+      // Feedback that says so keeps the agents working a while (abortably).
+      if (prompt.includes('take your time')) await thinkUnlessAborted(30_000, options?.signal);
     }),
   },
 });
 const { slack } = file;
-const { posts, cardsIn, rootOf, tsOf, buttons } = slackThreads(slack);
+const { posts, cardsIn, rootOf, tsOf, buttons, ephemeralsIn } = slackThreads(slack);
 
 const inThread = (thread: string) => posts().filter((p) => p.thread_ts === thread);
 const button = (card: Post, id: string) => buttons(card).find((b) => b.action_id === id);
@@ -117,6 +119,31 @@ describe('redirect in Slack', () => {
     expect(JSON.stringify(card.blocks)).toContain('one-page checklist');
     // The second agent's answer on the old goal was cut off and never posted.
     expect(posts().filter((p) => p.thread_ts === thread && p.text.includes('SLOW'))).toHaveLength(1);
+  });
+
+  it('words addressed to the bot while a review waited, read only once it was decided and the agents work, redirect nothing: their author is told they came before the decision', async () => {
+    await postSigned(file.events, commandBody('pair write the release FAQ'));
+    const thread = tsOf(await until('root', () => rootOf('write the release FAQ')));
+    await until('review card', () => cardsIn(thread)[0], 20_000);
+    // Ann writes to the bot at the card; Slack delivers it only after Bob's revise was recorded
+    // (a retried event, a busy listener): its ts is when she wrote it.
+    const words = '<@U0BOT> make it a one-page checklist instead';
+    const ts = slack.said('C0WORK', 'U0ANN', words, thread);
+    await postSigned(file.events, threadMessage('U0BOB', 'revise: take your time, add the dates', thread), {
+      json: true,
+    });
+    const taskId = slackTaskId({ channel: 'C0WORK', ts: thread });
+    await until('the agents at work again', async () =>
+      (await file.service.signoff.engine.getTask(taskId))?.status === 'working' ? true : undefined,
+    );
+    await postSigned(file.events, threadMessage('U0ANN', words, thread, { ts }), { json: true });
+    const told = await until('Ann told', () => ephemeralsIn(thread, 'U0ANN')[0]);
+    expect(told.text).toContain('Nothing was recorded: you wrote this while *');
+    expect(told.text).toContain('it was decided before your words were read');
+    await file.service.settled();
+    expect(posts().filter((p) => p.thread_ts === thread && p.text.startsWith('Redirected'))).toEqual([]);
+    expect((await file.service.signoff.engine.getTask(taskId))?.text).toBe('write the release FAQ');
+    await file.service.signoff.engine.cancel(taskId, { id: 'U0ANN' });
   });
 
   it('a colleague\'s "+1" and the requester\'s chat change nothing; the requester\'s "redirect:", also sent to the channel and sent twice by Slack, redirects once', async () => {

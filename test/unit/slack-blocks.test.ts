@@ -223,7 +223,10 @@ describe('review card', () => {
       labels: { approve: 'Retry', revise: 'Retry with instructions', reject: 'Give up' },
     });
     for (const c of confirms(giveUp))
-      expect(c?.slice(0, 2)).toEqual(['Give up?', 'This ends the task: The invoice specialist failed. Retry?']);
+      expect(c?.slice(0, 2)).toEqual([
+        'Give up?',
+        'This ends the task: The invoice specialist failed. Retry?',
+      ]);
   });
   it('a title that names its round in its own word ("(cycle 2)") is not followed by "Round 2" too', () => {
     const cycle = sent(reviewCard(review({ title: "Review the agents' work (cycle 2)" }), 'U0ANN'));

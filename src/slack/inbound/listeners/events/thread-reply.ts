@@ -13,6 +13,7 @@
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../../errors.js';
+import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { taskInThread } from '../../../shared/origin.js';
 import { claimRequest } from '../../claims.js';
 import { slackActor } from '../../decide.js';
@@ -90,6 +91,13 @@ export function createThreadReply(deps: ListenerDeps) {
         }
         const text = withFiles(reply.text, files);
         if (task.status === 'working') {
+          // Written while a review waited, and read once it was decided (a late event, a busy
+          // listener): words about that review, never a new goal for the agents.
+          const overtaken = await decidedSince(deps, task.id, event.ts);
+          if (overtaken) {
+            if (reply.addressed) await tell(OVERTAKEN(overtaken));
+            return;
+          }
           const actor = await slackActor(deps.directory, user, team);
           await deps.engine.redirect(task.id, text, actor, { addressed: reply.addressed });
           return;
@@ -111,4 +119,17 @@ export function createThreadReply(deps: ListenerDeps) {
       }
     });
   };
+}
+
+const OVERTAKEN = (title: string) =>
+  `Nothing was recorded: you wrote this while *${escapeMrkdwn(truncate(title, 150))}* waited for a review, and it was decided before your words were read. If you still want the agents to change course, say it again.`;
+
+/**
+ * The title of a review of the task decided after the message `ts` was written (Slack's ts is
+ * when it was written, in epoch seconds, however late its event comes), or undefined.
+ */
+async function decidedSince(deps: ListenerDeps, taskId: string, ts: string): Promise<string | undefined> {
+  const written = Number(ts) * 1000;
+  const decided = await deps.engine.reviews(taskId, 'decided');
+  return decided.find((r) => r.decidedAt !== null && Date.parse(r.decidedAt) > written)?.request.title;
 }
