@@ -258,6 +258,19 @@ describe('a reply at a review (replies: ask, the default)', () => {
 });
 
 describe('a reply written before the card of the review now waiting', () => {
+  it('while no card of the review is recorded (its post lost with a process, or waiting), an addressed reply decides nothing and is told the card is not in the thread yet', async () => {
+    const { thread } = await startTask('pair write the migration notes');
+    const [review] = await file.service.signoff.engine.reviews(taskOf(thread), 'pending');
+    // Posted, but not recorded: the process died between Slack's answer and its own record.
+    await file.service.signoff.db.pool.query('DELETE FROM signoff.slack_posts WHERE key = $1', [
+      `card:${review?.id}`,
+    ]);
+    await reply('U0BOB', 'revise: add the rollback steps', thread);
+    const told = await until('Bob told', () => ephemeralsIn(thread, 'U0BOB')[0]);
+    expect(told.text).toContain('is not in this thread yet. Once it is, read it, then reply again');
+    await nothingDecided(thread);
+  });
+
   it('decides nothing there: an addressed one is told it came before the card, a plain one gets no question about content its author had not seen', async () => {
     const { thread, cardTs } = await startTask('pair write the release notes');
     // Bob writes at round 1's card; Slack delivers his messages only once round 2 waits (an

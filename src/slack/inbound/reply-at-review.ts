@@ -37,18 +37,23 @@ export interface ReplyAtReview {
 const SEVERAL = 'Several reviews are waiting in this thread; use the buttons on the card you mean.';
 const IGNORED =
   "Replies in this thread do not decide this review; use the card's buttons to approve, revise or reject.";
+const titled = (review: Review) => `*${escapeMrkdwn(truncate(review.request.title, 150))}*`;
 const WRITTEN_BEFORE = (review: Review) =>
-  `Nothing was recorded: you wrote this before the card of *${escapeMrkdwn(truncate(review.request.title, 150))}* was posted in this thread, so it cannot be about what that card shows. Read the card, then reply again or use its buttons.`;
+  `Nothing was recorded: you wrote this before the card of ${titled(review)} was posted in this thread, so it cannot be about what that card shows. Read the card, then reply again or use its buttons.`;
+const NO_CARD_YET = (review: Review) =>
+  `Nothing was recorded: the card of ${titled(review)} is not in this thread yet. Once it is, read it, then reply again or use its buttons.`;
 
 /**
- * Whether the reply was written once the review's card was in the thread: Slack gives a message
- * the ts of when it was written, however late its event comes (a retry, a busy listener). Words
- * written before (at an earlier round's card, or before this one was posted) are about other
- * content, whatever review waits when they are read.
+ * Why the reply cannot be about the review's card, or undefined when it was written once the card
+ * was in the thread: Slack gives a message the ts of when it was written, however late its event
+ * comes (a retry, a busy listener). Words written before (at an earlier round's card, or before
+ * this one was posted) are about other content, whatever review waits when they are read; while
+ * no card is recorded (its post waits, or failed for now), there is nothing they can be about.
  */
-async function writtenAtCard(deps: ListenerDeps, review: Review, r: ReplyAtReview): Promise<boolean> {
+async function notAtCard(deps: ListenerDeps, review: Review, r: ReplyAtReview): Promise<string | undefined> {
   const card = await findPost(deps.pool, cardKey(review.id));
-  return card !== undefined && card.channel === r.channel && later(r.ts, card.ts);
+  if (card === undefined || card.channel !== r.channel) return NO_CARD_YET(review);
+  return later(r.ts, card.ts) ? undefined : WRITTEN_BEFORE(review);
 }
 
 /** Handles the reply; `tell` says a sentence (or asks the question) to its author alone, in the thread. */
@@ -84,14 +89,15 @@ export async function replyAtReview(
   }
   const words = review.request.origin === undefined && review.request.actions.includes('revise');
   // Never a decision, nor a question, on content the reply's author could not have seen yet.
-  if (!(await writtenAtCard(deps, review, r))) {
+  const unseen = await notAtCard(deps, review, r);
+  if (unseen) {
     // Told where the words would have been taken as a decision; a colleague's remark stays unanswered.
     const meant =
       r.addressed ||
       (words &&
         mode === 'feedback' &&
         (await deps.engine.choicesFor(review, r.task, actor)).actions.includes('revise'));
-    if (meant) await tell(WRITTEN_BEFORE(review));
+    if (meant) await tell(unseen);
     return;
   }
   const revise = () =>
