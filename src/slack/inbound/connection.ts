@@ -31,6 +31,7 @@ function reasonOf(error: unknown): string {
 export function watchSlackConnection(apiUrl: string): SlackConnection {
   let connected = false;
   let failure: string | undefined;
+  let socketFailure: string | undefined;
   return {
     fetch: async (input, init) => {
       try {
@@ -43,8 +44,10 @@ export function watchSlackConnection(apiUrl: string): SlackConnection {
       }
     },
     watchSocket: (client) => {
+      // Kept until the socket connects: each reconnect's apps.connections.open answers, and
+      // clearing it then would flip /healthz back to "starting" between two refusals.
       client.on('error', () => {
-        failure = "Slack's socket (Socket Mode) could not be opened";
+        socketFailure = "Slack's socket (Socket Mode) could not be opened";
       });
     },
     connected: () => {
@@ -52,7 +55,8 @@ export function watchSlackConnection(apiUrl: string): SlackConnection {
     },
     problem: () => {
       if (connected) return undefined;
-      return failure ? `unhealthy: ${failure}; still trying` : 'starting: connecting to Slack';
+      const why = failure ?? socketFailure;
+      return why ? `unhealthy: ${why}; still trying` : 'starting: connecting to Slack';
     },
   };
 }
