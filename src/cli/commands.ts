@@ -193,10 +193,19 @@ export async function runCommand(
       }
       case 'redirect': {
         const task = await runnable();
-        // Waiting, its agents are idle: what the person has to say reaches them as the review's feedback.
+        // Waiting, its agents are idle: what the person has to say reaches them as the review's
+        // feedback, where the review takes words that are feedback (not a tool call's, nor a
+        // proposal's "the query to search instead").
         if (task.status === 'waiting') {
+          const [review] = await engine.reviews(task.id, 'pending');
+          const feedback = review?.request.actions.includes('revise') && !review.request.feedbackLabel;
+          const resume = `${io.cli ?? CLI} resume ${task.id}`;
           io.err.write(
-            `Task ${task.id} is waiting for a review, so no agent is working to redirect. Send the agents your words as feedback instead: ${io.cli ?? CLI} resume ${task.id}, then type "revise: <your words>".\n`,
+            `Task ${task.id} is waiting for a review, so no agent is working to redirect. ${
+              feedback
+                ? `Send the agents your words as feedback instead: ${resume}, then type "revise: <your words>".`
+                : `Answer the review first: ${resume} (type help there for its choices).`
+            }\n`,
           );
           return EXIT_COULD_NOT;
         }

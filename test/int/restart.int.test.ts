@@ -195,13 +195,21 @@ describe('the terminal says what is wrong', () => {
     expect(r.stdout).toBe('2 documents in the collection "energy" (added or updated).\n');
   });
 
-  it('redirect needs a task whose agents are working; on one waiting for a review it says how to send feedback instead', async () => {
+  it('redirect needs a task whose agents are working; on one waiting for a review it says how to send feedback instead, or, where the review takes no feedback (a query to search), to answer it first', async () => {
     const waiting = await runSignoff(['run', 'pair', 'name the release'], env());
     const id = /task (\S+): waiting for review/.exec(waiting.stdout)?.[1] as string;
     const r = await runSignoff(['redirect', id, 'name the codename instead'], env());
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `Task ${id} is waiting for a review, so no agent is working to redirect. Send the agents your words as feedback instead: npx signoff resume ${id}, then type "revise: <your words>".\n`,
+    );
+    // A proposal's first review asks which query to search: its words are a query, not feedback.
+    const query = await runSignoff(['run', 'proposal', 'quiet office spaces'], env());
+    const queryId = /task (\S+): waiting for review/.exec(query.stdout)?.[1] as string;
+    const q = await runSignoff(['redirect', queryId, 'focus on libraries'], env());
+    expect(q.code).toBe(1);
+    expect(q.stderr).toBe(
+      `Task ${queryId} is waiting for a review, so no agent is working to redirect. Answer the review first: npx signoff resume ${queryId} (type help there for its choices).\n`,
     );
   });
 
