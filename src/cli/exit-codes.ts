@@ -10,7 +10,6 @@
  */
 import type { ErrorCode } from '../errors.js';
 
-export const EXIT_DONE = 0;
 export const EXIT_COULD_NOT = 1;
 export const EXIT_USAGE = 2;
 

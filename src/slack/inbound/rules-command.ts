@@ -29,7 +29,7 @@ async function notInSight(deps: ListenerDeps, user: string, id: number): Promise
   if (where.seen.includes(channel)) return undefined;
   if (where.unchecked.includes(channel))
     return 'Slack did not say just now whether you are in the channel of that rule; nothing was changed. Try again in a minute.';
-  return `You can see no rule #${id} here: its message is in a channel you are not in, so nothing was changed. A rule is signed off by someone who can read it, on its message or with this command.`;
+  return `You can see no rule #${id} here, so nothing was changed: a rule is signed off by someone who can read it, in a channel they are in (on its message, or with this command).`;
 }
 
 /** The answer to `/signoff rules …` (`words`: what followed "rules"). */
