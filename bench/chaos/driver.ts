@@ -12,6 +12,7 @@ import {
   payloadBody,
   postSigned,
   reviseSubmission,
+  slackTsNow,
 } from '../../test/helpers/slack-requests.js';
 import type { SlackPost, ThreadReply } from './slack-process.js';
 
@@ -184,7 +185,7 @@ export class SlackDriver {
       channel_type: 'channel',
       user,
       text,
-      ts: `${(Date.now() / 1000).toFixed(6)}`,
+      ts: slackTsNow(),
       thread_ts: threadTs,
     };
     return this.send(eventCallback(event), true);

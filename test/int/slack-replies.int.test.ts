@@ -174,6 +174,8 @@ describe('a reply at a review (replies: ask, the default)', () => {
     const { thread } = await startTask('priced priced launch plan');
     const [review] = await file.service.signoff.engine.reviews(taskOf(thread));
     if (!review) throw new Error('no review');
+    // Cat writes at the card before Bob's edit; Slack delivers it after.
+    const writtenBefore = slack.said('C0WORK', 'U0CAT', 'fine by me', thread);
     // Bob edits the price: his edit counts as his approval.
     await file.service.signoff.engine.decide({
       reviewId: review.id,
@@ -182,8 +184,7 @@ describe('a reply at a review (replies: ask, the default)', () => {
       values: { price: '12' },
       contentHash: contentHash(review.request),
     });
-    // Cat's replies: one written before the edit that reaches signoff after it, one written after.
-    const writtenBefore = `${Date.now() / 1000 - 5}`;
+    // Cat's replies: the one written before the edit reaches signoff after it; one written after.
     await postSigned(file.events, threadMessage('U0CAT', 'fine by me', thread, { ts: writtenBefore }), {
       json: true,
     });
