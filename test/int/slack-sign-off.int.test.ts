@@ -116,7 +116,10 @@ describe('sign-off rules in Slack', () => {
     const text = JSON.stringify(modal.view);
     expect(text).toContain('<@U0ANN> started the task');
     expect(text).toContain('<@U0BOB> approved _draft_review, round 1_ (1 of 2 approvals)');
-    expect(text).toContain('<@U0BOB> tried to approve _draft_review, round 1_: *refused* (counted_already');
+    // The refusal's sentence, as its author was told it; its code is the audit's, not a person's.
+    expect(text).toContain(
+      '<@U0BOB> tried to approve _draft_review, round 1_: *refused* (You have approved this already.',
+    );
     expect(text).toContain(
       'signoff escalated the review _final_review, round 1_ to <@U0EVE>, <@U0ZED> automatically: no decision within 1h',
     );
