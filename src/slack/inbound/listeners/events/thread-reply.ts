@@ -91,8 +91,9 @@ export function createThreadReply(deps: ListenerDeps) {
         }
         const text = withFiles(reply.text, files);
         if (task.status === 'working') {
-          // Written while a review waited, and read once it was decided (a late event, a busy
-          // listener): words about that review, never a new goal for the agents.
+          // Written before a review was decided, and read after (a late event, a busy listener):
+          // words about that review, or about a course the decision has changed since; never a
+          // new goal for the agents.
           const overtaken = await decidedSince(deps, task.id, event.ts);
           if (overtaken) {
             if (reply.addressed) await tell(OVERTAKEN(overtaken));
@@ -122,7 +123,7 @@ export function createThreadReply(deps: ListenerDeps) {
 }
 
 const OVERTAKEN = (title: string) =>
-  `Nothing was recorded: you wrote this while *${escapeMrkdwn(truncate(title, 150))}* waited for a review, and it was decided before your words were read. If you still want the agents to change course, say it again.`;
+  `Nothing was recorded: you wrote this before the review *${escapeMrkdwn(truncate(title, 150))}* was decided, and your words were read only after. If you still want the agents to change course, say it again.`;
 
 /**
  * The title of a review of the task decided after the message `ts` was written (Slack's ts is
