@@ -204,13 +204,17 @@ export interface Engine {
   /** Every attempt and decision, oldest first (`signoff audit`, a task's History in Slack). */
   auditTrail(filter?: AuditFilter): AsyncIterable<AuditEntry>;
   /**
-   * Records a command a door refused before any task was made (an agent's ask outside its
-   * channels, with looser rules, over the start limits): who tried, what, and the sentence they
-   * were given, so that every call an agent makes is in the audit.
+   * Records a command a surface or door refused before the engine was asked (an agent's ask
+   * outside its channels, with looser rules, over the start limits; a person's decision from a
+   * list or on a rule they cannot see): who tried, what, and the sentence they were given, so
+   * that every attempt is in the audit.
    */
   auditRefusal(entry: {
     actor: string;
     action: string;
+    /** The task (and review) it was about, where there is one: `signoff audit <task>` lists it then. */
+    taskId?: string;
+    reviewId?: string;
     code: string;
     message: string;
     detail?: Record<string, unknown>;

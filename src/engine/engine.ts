@@ -120,8 +120,8 @@ export function createEngine(deps: EngineDeps): Engine {
     events: (taskId) => eventsOf(pool, taskId),
     eventRecords: (taskId) => eventRecords(pool, taskId),
     auditTrail: (filter) => auditTrail(pool, filter),
-    auditRefusal: ({ actor, action, code, message, detail }) =>
-      audit(pool, { actor, action: `refused:${action}`, detail: { ...detail, code, message } }),
+    auditRefusal: ({ code, message, detail, action, ...about }) =>
+      audit(pool, { ...about, action: `refused:${action}`, detail: { ...detail, code, message } }),
     reviewTimes: (surface, since) => reviewTimes(pool, surface, since),
     stop: async () => {
       await delivery.stop();

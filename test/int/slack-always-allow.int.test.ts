@@ -168,6 +168,14 @@ describe('always allow in Slack', () => {
     await file.service.settled();
     const still = (await engine.rules.list(['proposed'])).find((r) => r.id === rule.id);
     expect(still?.approvals).toEqual([]);
+    // Both tries are in the task's audit, as the engine's own refusals of a rule are.
+    const tried = [];
+    for await (const e of engine.auditTrail({ taskId: task?.id }))
+      if (e.who === 'U0CAT') tried.push([e.action, e.result, e.code]);
+    expect(tried).toEqual([
+      ['rule_approve', 'refused', 'not_allowed'],
+      ['rule_reject', 'refused', 'not_allowed'],
+    ]);
     // Dan, in that channel, signs it off by its number.
     await postSigned(file.events, commandBody(`rules approve ${rule.id}`, 'U0DAN', inSecret));
     await said('U0DAN', new RegExp(`Your approval of rule #${rule.id} is recorded \\(1 of 2\\)`));

@@ -300,6 +300,13 @@ describe('a batch of reviews', () => {
     );
     expect(JSON.stringify(outcome.view)).toContain('None of the 2 was approved');
     expect(JSON.stringify(outcome.view)).toContain('you are not in its channel now');
-    for (const t of tasks) expect((await engine().reviews(t, 'pending')).length).toBe(1);
+    for (const t of tasks) {
+      expect((await engine().reviews(t, 'pending')).length).toBe(1);
+      // In each task's audit, as a refused click on its card would be.
+      const tried = [];
+      for await (const e of engine().auditTrail({ taskId: t }))
+        if (e.who === 'U0BOB') tried.push([e.action, e.result, e.code]);
+      expect(tried).toEqual([['approve', 'refused', 'not_allowed']]);
+    }
   });
 });

@@ -21,15 +21,28 @@ export const RULES_USAGE =
  * on; `/signoff rules` does not list it to them either. Undefined when they can see it, or when no
  * such rule waits for sign-off (the engine then says why). A revoke approves nothing: not asked.
  */
-async function notInSight(deps: ListenerDeps, user: string, id: number): Promise<string | undefined> {
+async function notInSight(
+  deps: ListenerDeps,
+  user: string,
+  id: number,
+): Promise<{ said: string; code: string; taskId?: string } | undefined> {
   const rule = (await deps.engine.rules.list(['proposed'])).find((r) => r.id === id);
   if (!rule) return undefined;
   const channel = rule.scope.channel;
   const where = channel ? await deps.audience.among(user, [channel]) : { seen: [], unchecked: [] };
   if (where.seen.includes(channel)) return undefined;
+  const taskId = rule.taskId ?? undefined;
   if (where.unchecked.includes(channel))
-    return 'Slack did not say just now whether you are in the channel of that rule; nothing was changed. Try again in a minute.';
-  return `You can see no rule #${id} here, so nothing was changed: a rule is signed off by someone who can read it, in a channel they are in (on its message, or with this command).`;
+    return {
+      said: 'Slack did not say just now whether you are in the channel of that rule; nothing was changed. Try again in a minute.',
+      code: 'directory_unavailable',
+      taskId,
+    };
+  return {
+    said: `You can see no rule #${id} here, so nothing was changed: a rule is signed off by someone who can read it, in a channel they are in (on its message, or with this command).`,
+    code: 'not_allowed',
+    taskId,
+  };
 }
 
 /** The answer to `/signoff rules …` (`words`: what followed "rules"). */
@@ -61,7 +74,20 @@ export async function rulesAnswer(
   try {
     if (action !== 'revoke') {
       const unseen = await notInSight(deps, who.user, id);
-      if (unseen) return unseen;
+      if (unseen) {
+        // In the audit as the engine's own refusals of a rule are: who tried what, and why.
+        await deps.engine
+          .auditRefusal({
+            actor: who.user,
+            action: `rule_${action}`,
+            taskId: unseen.taskId,
+            code: unseen.code,
+            message: unseen.said,
+            detail: { rule: id },
+          })
+          .catch((err) => deps.logger.warn({ err }, 'a refused rule command was not audited'));
+        return unseen.said;
+      }
     }
     const signers = deps.engine.rules.signers();
     const actor = await slackActor(deps.directory, who.user, who.team, signers && [signers.reviewers]);

@@ -30,14 +30,24 @@ type Values = Record<string, Record<string, { selected_options?: { value: string
  * was drawn before they left it, and nobody sees a review from a channel they are not in), or
  * Slack did not say just now. Asked as the list was drawn (audience.ts, kept a minute).
  */
-async function notInChannel(deps: ListenerDeps, user: string, review: Review): Promise<string | undefined> {
+async function notInChannel(
+  deps: ListenerDeps,
+  user: string,
+  review: Review,
+): Promise<{ said: string; code: string } | undefined> {
   const task = await deps.engine.getTask(review.taskId);
   const channel = slackOriginSchema.safeParse(task?.origin).data?.channel;
   const where = channel ? await deps.audience.among(user, [channel]) : { seen: [], unchecked: [] };
   if (channel && where.seen.includes(channel)) return undefined;
   if (channel && where.unchecked.includes(channel))
-    return 'Slack did not say just now whether you are in its channel; try again in a minute.';
-  return 'you are not in its channel now, so it is not yours to decide from a list.';
+    return {
+      said: 'Slack did not say just now whether you are in its channel; try again in a minute.',
+      code: 'directory_unavailable',
+    };
+  return {
+    said: 'you are not in its channel now, so it is not yours to decide from a list.',
+    code: 'not_allowed',
+  };
 }
 
 export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'reject', home: HomeRefresh) {
@@ -88,9 +98,24 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           refused.push(`• ${title}: ${onCard}`);
           continue;
         }
-        const away = await notInChannel(deps, body.user.id, review).catch(() => COULD_NOT_READ);
+        const away = await notInChannel(deps, body.user.id, review).catch(() => ({
+          said: COULD_NOT_READ,
+          code: 'directory_unavailable',
+        }));
         if (away) {
-          refused.push(`• ${title}: ${away}`);
+          // In the audit as a refused click on the card is: who tried what, and why.
+          await deps.engine
+            .auditRefusal({
+              actor: body.user.id,
+              action,
+              taskId: review.taskId,
+              reviewId: review.id,
+              code: away.code,
+              message: away.said,
+              detail: { from: 'list' },
+            })
+            .catch((err) => deps.logger.warn({ err }, 'a refused decision from a list was not audited'));
+          refused.push(`• ${title}: ${away.said}`);
           continue;
         }
         let why: string | undefined;
