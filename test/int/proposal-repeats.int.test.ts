@@ -87,16 +87,15 @@ describe('proposal with a model that repeats itself', () => {
     expect(searches(task.id)).toHaveLength(1);
   });
 
-  it('a typed query of punctuation alone is told it has no words to search for (not that it was searched before), and the query is asked again', async () => {
+  it('a typed query of punctuation alone is refused before anything is recorded, saying it has no words to search for (not that it was searched before); a query with words is then searched', async () => {
     const task = await t.h.start('proposal', 'solar canopies');
     const q1 = await t.h.nextReview(task.id);
-    await decide(q1.id, 'revise', '?!…');
-    const again = await t.h.nextReview(task.id, q1.id);
-    expect(again.request.kind).toBe('query_review');
-    expect(again.request.body).toContain('_"?!…" has no words to search for._');
-    expect(again.request.body).not.toContain('searched before');
-    await decide(again.id, 'revise', 'carport solar yield');
-    await t.h.nextReview(task.id, again.id);
+    await expect(decide(q1.id, 'revise', ' ?!… ')).rejects.toThrow(
+      'Nothing was recorded: "?!…" has no words to search for; type a query with words, or continue.',
+    );
+    expect(await t.h.engine.review(q1.id)).toMatchObject({ status: 'pending', decision: null });
+    await decide(q1.id, 'revise', 'carport solar yield');
+    await t.h.nextReview(task.id, q1.id);
     await t.h.shown(task.id);
     expect(searches(task.id).map((s) => s.split('\n')[0])).toEqual(['**Search:** "carport solar yield"']);
   });

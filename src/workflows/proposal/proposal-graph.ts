@@ -117,10 +117,10 @@ export function buildProposalGraph(deps: WorkflowDeps) {
 
   /**
    * The person sees the query this cycle searches (or that there is none) and may type another.
-   * A typed query that was searched before would find nothing new: the review lists those
-   * (`refusedWords`), so that the engine refuses one before it is recorded as a decision. Should
-   * one come back all the same (a review asked before requests carried the list), it is refused
-   * here and asked for again.
+   * A typed query that was searched before would find nothing new, and one of punctuation alone
+   * finds nothing: the review lists the first and refuses the second (`refusedWords`), so that the
+   * engine refuses either before it is recorded as a decision. Should one come back all the same
+   * (a review asked before requests carried the list), it is refused here and asked for again.
    */
   const queryReview = (s: ProposalStateType) => {
     const earlier = s.searchQueries.filter((q) => q !== s.currentQuery);
@@ -137,12 +137,11 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         actions: ['approve', 'revise'],
         labels: { approve: 'Continue', revise: 'Use my query' },
         feedbackLabel: 'The query to search instead',
-        refusedWords: earlier.length
-          ? {
-              words: earlier,
-              because: 'was searched before, so it would find nothing new; type another query, or continue',
-            }
-          : undefined,
+        refusedWords: {
+          words: earlier,
+          because: 'was searched before, so it would find nothing new; type another query, or continue',
+          wordless: 'has no words to search for; type a query with words, or continue',
+        },
       });
       const typed = d.action === 'revise' ? (d.feedback?.trim() ?? '') : '';
       if (!typed) return {};

@@ -19,6 +19,9 @@ export const wordsKey = (words: string) =>
 /** Why `words` cannot be the revise of `request`, in a sentence; undefined when they can. */
 export function refusedRevise(request: ReviewRequest, words: string): string | undefined {
   const refused = request.refusedWords;
-  if (!refused?.words.some((w) => wordsKey(w) === wordsKey(words))) return undefined;
+  if (!refused) return undefined;
+  const key = wordsKey(words);
+  if (!key && refused.wordless) return `Nothing was recorded: "${words.trim()}" ${refused.wordless}.`;
+  if (!refused.words.some((w) => wordsKey(w) === key)) return undefined;
   return `Nothing was recorded: "${words.trim()}" ${refused.because}.`;
 }

@@ -123,10 +123,16 @@ export const reviewRequestSchema = z.object({
   /**
    * Words the revise may not be, and why (a proposal's queries searched before): a decision saying
    * one of them, case and spacing aside, is refused before anything is recorded (refused-words.ts).
-   * `because` goes on from `"<the words typed>" …`: "was searched before, so …".
+   * `because` goes on from `"<the words typed>" …`: "was searched before, so …"; `wordless`, set
+   * where the words must have some (a query to search), says why words with no letter or digit
+   * ("???") are refused, the same way.
    */
   refusedWords: z
-    .object({ words: z.array(z.string().max(3000)), because: z.string().trim().min(1).max(200) })
+    .object({
+      words: z.array(z.string().max(3000)),
+      because: z.string().trim().min(1).max(200),
+      wordless: z.string().trim().min(1).max(200).optional(),
+    })
     .optional(),
   /**
    * What Reject does where it does not end the task, in a sentence (a proposal's Search more: the
