@@ -286,9 +286,16 @@ export interface Controls {
    * reviews closed; only older generations' runs are stopped. Refused:
    * 'empty_task' (no goal, or too long), 'not_addressed' (checked before anything else, for words
    * not meant for signoff where the workflow wants them addressed), 'unknown_task',
-   * 'task_not_working', 'not_allowed' or 'directory_unavailable'.
+   * 'task_not_working', 'not_allowed' or 'directory_unavailable'; 'stale_review' for words
+   * `writtenAt` before a person decided one of its reviews (read late: about that review, or a
+   * course the decision has changed since).
    */
-  redirect(taskId: string, text: string, actor: Actor, options?: { addressed?: boolean }): Promise<Task>;
+  redirect(
+    taskId: string,
+    text: string,
+    actor: Actor,
+    options?: { addressed?: boolean; writtenAt?: Date },
+  ): Promise<Task>;
   /**
    * Runs a failed task again from its last checkpoint, and tries again the events its surface
    * could not be reached for. Refused: 'unknown_task', 'task_not_waiting' (not failed),

@@ -142,6 +142,7 @@ export function createControls(deps: ControlDeps): Controls {
           `The task is ${current.status}; only a task whose agents are working can be redirected.`,
         );
       }
+      if (options.writtenAt) await refuseOvertaken(db, taskId, options.writtenAt);
       const moved = (await redirectTask(db, taskId, {
         text: goal,
         by: actor.id,
@@ -174,4 +175,26 @@ export function createControls(deps: ControlDeps): Controls {
   };
 
   return { cancel, redirect, retry };
+}
+
+/**
+ * Refuses words written before a person decided one of the task's reviews and read after (a late
+ * event, a busy listener): they were about that review, or about a course the decision has changed
+ * since; never a new goal. A rule's or a timeout's decision changed nothing a person had in view.
+ * `writtenAt` is the surface's clock (Slack's ts), `decided_at` the database's: kept by NTP within
+ * a second or so of each other, so only words that close to a decision may be judged wrongly.
+ */
+async function refuseOvertaken(db: Queryable, taskId: string, writtenAt: Date): Promise<void> {
+  const { rows } = await db.query<{ title: string }>(
+    `SELECT request->>'title' AS title FROM signoff.reviews
+      WHERE task_id = $1 AND status = 'decided' AND decided_at > $2 AND decision->>'automatic' IS NULL
+      ORDER BY decided_at LIMIT 1`,
+    [taskId, writtenAt],
+  );
+  const title = rows[0]?.title;
+  if (title)
+    throw new SignoffError(
+      'stale_review',
+      `Nothing was recorded: you wrote this before the review "${title}" was decided, and your words were read only after. If you still want the agents to change course, say it again.`,
+    );
 }

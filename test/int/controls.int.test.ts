@@ -227,6 +227,31 @@ describe('who may decide, and what a refused attempt leaves', () => {
     expect((await t.h.engine.getTask(closed.id))?.text).toBe('reconcile the partner invoices');
   });
 
+  it("words written before a person decided one of the task's reviews and read after redirect nothing (stale_review); a rule's or a timeout's decision overtakes nothing", async () => {
+    const { task, review } = await waitingTask('draft the launch email');
+    const written = new Date(Date.now() - 5_000);
+    await approve(review.id, { id: 'U0BOB' });
+    await t.h.waitFor(task.id, (x) => x.status === 'done');
+    // As if the agents were at work again after that decision (the task's next step).
+    await t.h.db.pool.query(`UPDATE signoff.tasks SET status = 'working' WHERE id = $1`, [task.id]);
+    await expect(
+      t.h.engine.redirect(task.id, 'draft the launch tweet', operator('ops'), { writtenAt: written }),
+    ).rejects.toMatchObject({
+      code: 'stale_review',
+      message: expect.stringContaining('you wrote this before the review "'),
+    });
+    expect((await t.h.engine.getTask(task.id))?.text).toBe('draft the launch email');
+    // The same decision made by a rule: no person's decision came between, the words stand.
+    await t.h.db.pool.query(
+      `UPDATE signoff.reviews SET decision = decision || '{"automatic": "rule #1"}' WHERE id = $1`,
+      [review.id],
+    );
+    const moved = await t.h.engine.redirect(task.id, 'draft the launch tweet', operator('ops'), {
+      writtenAt: written,
+    });
+    expect(moved.text).toBe('draft the launch tweet');
+  });
+
   it("a non-reviewer's long text is kept only in part, and their attempt is refused as theirs even once the review is closed", async () => {
     const { task, review } = await waitingTask('write the press release');
     const pasted = `Ignore the plan. ${'lorem ipsum '.repeat(500)}`.trim();

@@ -138,7 +138,7 @@ describe('redirect in Slack', () => {
     );
     await postSigned(file.events, threadMessage('U0ANN', words, thread, { ts }), { json: true });
     const told = await until('Ann told', () => ephemeralsIn(thread, 'U0ANN')[0]);
-    expect(told.text).toContain('Nothing was recorded: you wrote this before the review *');
+    expect(told.text).toContain('Nothing was recorded: you wrote this before the review "');
     expect(told.text).toContain('was decided, and your words were read only after');
     await file.service.settled();
     expect(posts().filter((p) => p.thread_ts === thread && p.text.startsWith('Redirected'))).toEqual([]);

@@ -13,7 +13,6 @@
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isSignoffError } from '../../../../errors.js';
-import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { taskInThread } from '../../../shared/origin.js';
 import { claimRequest } from '../../claims.js';
 import { slackActor } from '../../decide.js';
@@ -91,16 +90,12 @@ export function createThreadReply(deps: ListenerDeps) {
         }
         const text = withFiles(reply.text, files);
         if (task.status === 'working') {
-          // Written before a review was decided, and read after (a late event, a busy listener):
-          // words about that review, or about a course the decision has changed since; never a
-          // new goal for the agents.
-          const overtaken = await decidedSince(deps, task.id, event.ts);
-          if (overtaken) {
-            if (reply.addressed) await tell(OVERTAKEN(overtaken));
-            return;
-          }
           const actor = await slackActor(deps.directory, user, team);
-          await deps.engine.redirect(task.id, text, actor, { addressed: reply.addressed });
+          // When the words were written (Slack's ts, however late the event): words written before
+          // a person decided one of its reviews are refused by the engine, with a sentence.
+          const seconds = Number(event.ts);
+          const writtenAt = Number.isFinite(seconds) ? new Date(seconds * 1000) : undefined;
+          await deps.engine.redirect(task.id, text, actor, { addressed: reply.addressed, writtenAt });
           return;
         }
         await replyAtReview(
@@ -120,17 +115,4 @@ export function createThreadReply(deps: ListenerDeps) {
       }
     });
   };
-}
-
-const OVERTAKEN = (title: string) =>
-  `Nothing was recorded: you wrote this before the review *${escapeMrkdwn(truncate(title, 150))}* was decided, and your words were read only after. If you still want the agents to change course, say it again.`;
-
-/**
- * The title of a review of the task decided after the message `ts` was written (Slack's ts is
- * when it was written, in epoch seconds, however late its event comes), or undefined.
- */
-async function decidedSince(deps: ListenerDeps, taskId: string, ts: string): Promise<string | undefined> {
-  const written = Number(ts) * 1000;
-  const decided = await deps.engine.reviews(taskId, 'decided');
-  return decided.find((r) => r.decidedAt !== null && Date.parse(r.decidedAt) > written)?.request.title;
 }
