@@ -204,15 +204,14 @@ export interface Engine {
   /** Every attempt and decision, oldest first (`signoff audit`, a task's History in Slack). */
   auditTrail(filter?: AuditFilter): AsyncIterable<AuditEntry>;
   /**
-   * Records a command a surface or door refused before the engine was asked (an agent's ask
-   * outside its channels, with looser rules, over the start limits; a person's decision from a
-   * list or on a rule they cannot see): who tried, what, and the sentence they were given, so
-   * that every attempt is in the audit.
+   * Records what a surface or door refused before asking the engine (an agent's ask outside its
+   * channels, a decision from a list or on a rule its person cannot see): who tried, what, and the
+   * sentence they were given, so that every attempt is in the audit.
    */
   auditRefusal(entry: {
     actor: string;
     action: string;
-    /** The task (and review) it was about, where there is one: `signoff audit <task>` lists it then. */
+    /** What it was about, where known: `signoff audit <task>` lists it then. */
     taskId?: string;
     reviewId?: string;
     code: string;
@@ -265,6 +264,8 @@ export interface Runner {
   stop(): string[];
 }
 
+export type RedirectOptions = { addressed?: boolean; writtenAt?: Date };
+
 /**
  * Cancel, redirect and retry (controls.ts): the commands that steer a task as a whole. Each locks
  * the task's row, checks its actor against the task's rules there (authorize.ts), changes the task
@@ -286,16 +287,10 @@ export interface Controls {
    * reviews closed; only older generations' runs are stopped. Refused:
    * 'empty_task' (no goal, or too long), 'not_addressed' (checked before anything else, for words
    * not meant for signoff where the workflow wants them addressed), 'unknown_task',
-   * 'task_not_working', 'not_allowed' or 'directory_unavailable'; 'stale_review' for words
-   * `writtenAt` before a person decided one of its reviews (read late: about that review, or a
-   * course the decision has changed since).
+   * 'task_not_working', 'not_allowed', 'directory_unavailable'; 'stale_review': words written
+   * (`writtenAt`) before a person decided one of its reviews, read after (controls.ts).
    */
-  redirect(
-    taskId: string,
-    text: string,
-    actor: Actor,
-    options?: { addressed?: boolean; writtenAt?: Date },
-  ): Promise<Task>;
+  redirect(taskId: string, text: string, actor: Actor, options?: RedirectOptions): Promise<Task>;
   /**
    * Runs a failed task again from its last checkpoint, and tries again the events its surface
    * could not be reached for. Refused: 'unknown_task', 'task_not_waiting' (not failed),
