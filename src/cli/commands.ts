@@ -21,7 +21,7 @@ import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/index.js';
-import { operator, type Task } from '../engine/index.js';
+import { operator, type Task, takesWords } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import { isQuit, readsLikeCommand } from './answer.js';
 import { exportAudit } from './audit.js';
@@ -198,7 +198,7 @@ export async function runCommand(
         // proposal's "the query to search instead").
         if (task.status === 'waiting') {
           const [review] = await engine.reviews(task.id, 'pending');
-          const feedback = review?.request.actions.includes('revise') && !review.request.feedbackLabel;
+          const feedback = review && takesWords(review.request) && !review.request.feedbackLabel;
           const resume = `${io.cli ?? CLI} resume ${task.id}`;
           io.err.write(
             `Task ${task.id} is waiting for a review, so no agent is working to redirect. ${

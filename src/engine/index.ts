@@ -15,7 +15,7 @@ export {
 // What a review asks and how it may be answered, for surfaces that draw and read its form.
 export { canonicalJson, shownJson } from '../workflows/protocol/canonical-json.js';
 export { contentHash } from '../workflows/protocol/content-hash.js';
-export { requestRulesSchema } from '../workflows/protocol/requests.js';
+export { requestRulesSchema, takesWords } from '../workflows/protocol/requests.js';
 export { FORM, invalidEdit } from '../workflows/protocol/review-form.js';
 export { titleNamesRound, titleWithRound } from '../workflows/protocol/review-title.js';
 export { answeredWithWords, asDecided } from '../workflows/protocol/standard-interrupts.js';

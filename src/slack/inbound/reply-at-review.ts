@@ -11,7 +11,7 @@
  * takes only a line typed once the review is on screen.
  */
 import type { WebClient } from '@slack/web-api';
-import type { Review, Task } from '../../engine/index.js';
+import { type Review, type Task, takesWords } from '../../engine/index.js';
 import { carriesWords, fitsAsWords, questionChoices, replyQuestion } from '../blocks/reply-question.js';
 import { escapeMrkdwn, truncate } from '../blocks/text.js';
 import { cardKey, cardText, findPost, later } from '../shared/posts.js';
@@ -87,7 +87,7 @@ export async function replyAtReview(
     if (r.addressed) await tell(IGNORED);
     return;
   }
-  const words = review.request.origin === undefined && review.request.actions.includes('revise');
+  const words = takesWords(review.request);
   // Never a decision, nor a question, on content the reply's author could not have seen yet.
   const unseen = await notAtCard(deps, review, r);
   if (unseen) {

@@ -155,6 +155,12 @@ export const reviewRequestSchema = z.object({
   rules: requestRulesSchema.optional(),
 });
 export type ReviewRequest = z.infer<typeof reviewRequestSchema>;
+
+/**
+ * Whether a review takes a person's words as its revise (feedback, or what `feedbackLabel` says
+ * they are): its own shape with a Revise; never a tool call's, whose words can only reject it.
+ */
+export const takesWords = (r: ReviewRequest) => r.origin === undefined && r.actions.includes('revise');
 export type ReviewRequestInput = z.input<typeof reviewRequestSchema>;
 
 /** What the engine resumes the interrupt with. */
