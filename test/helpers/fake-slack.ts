@@ -40,6 +40,7 @@ import { FakeStreams } from './fake-slack-streams.js';
 import { conversationsOpen, type FakeUser, usersInfo } from './fake-slack-users.js';
 import { FakeViews, homeRefusal } from './fake-slack-views.js';
 import { viewRefusal } from './slack-blocks.js';
+import { slackTs } from './slack-requests.js';
 import { MANIFEST_SCOPES, scopesNeeded } from './slack-scopes.js';
 import { PUBLISHED_LIMITS, readBody, type SlackLimit, slackRefusal } from './slack-wire.js';
 
@@ -219,10 +220,6 @@ export class FakeSlack extends SlackFaults {
   }
 
   /**
-   * `user` writes `text` in `channel` (in the thread `threadTs`): kept as Slack keeps a person's
-   * message, and its ts returned (what the event Slack sends about it carries).
-   */
-  /**
    * A new message's ts, as Slack makes it: when it was posted (seconds and six digits of
    * microseconds since the epoch), each one later than the last; so a ts says when its message
    * was written, and compares with a person's reply (slack-requests.ts) or a decision's time.
@@ -230,9 +227,13 @@ export class FakeSlack extends SlackFaults {
    */
   private nextTs(): string {
     this.lastMicros = Math.max(this.lastMicros + 1, Date.now() * 1000);
-    return `${Math.floor(this.lastMicros / 1e6)}.${String(this.lastMicros % 1e6).padStart(6, '0')}`;
+    return slackTs(this.lastMicros);
   }
 
+  /**
+   * `user` writes `text` in `channel` (in the thread `threadTs`): kept as Slack keeps a person's
+   * message, and its ts returned (what the event Slack sends about it carries).
+   */
   said(channel: string, user: string, text: string, threadTs?: string): string {
     const ts = this.nextTs();
     this.messages.push({ channel, ts, thread_ts: threadTs, text, user });

@@ -260,15 +260,18 @@ export function startSubmission(
   });
 }
 
+/** A time in microseconds since the epoch as Slack writes a ts: seconds, then six digits. */
+export const slackTs = (micros: number) =>
+  `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')}`;
+
 let lastMicros = 0;
 /**
- * A ts as Slack writes one for a message sent now: seconds and six digits of microseconds, each
- * later than the last. At the end of its millisecond: a reply sent once a post was seen is never
- * earlier than it, as in Slack.
+ * A ts as Slack writes one for a message sent now, each later than the last. At the end of its
+ * millisecond: a reply sent once a post was seen is never earlier than it, as in Slack.
  */
 export function slackTsNow(): string {
   lastMicros = Math.max(lastMicros + 1, Date.now() * 1000 + 999);
-  return `${Math.floor(lastMicros / 1e6)}.${String(lastMicros % 1e6).padStart(6, '0')}`;
+  return slackTs(lastMicros);
 }
 
 let eventIds = 0;

@@ -9,7 +9,7 @@
  */
 import type { types } from '@slack/bolt';
 import { contentHash, type Review, type Task, titleWithRound } from '../../engine/index.js';
-import { truncate } from './text.js';
+import { escapeMrkdwn, truncate } from './text.js';
 
 export const BATCH_ACTION_IDS = {
   pick: 'signoff_batch_pick',
@@ -51,7 +51,7 @@ export function decidedOnItsCard(review: Review): string | undefined {
   if (!listedWhole(review))
     return 'it asks more than a list shows; decide it on its card, where all of it shows.';
   if (review.request.rejectGoesOn)
-    return `its ${review.request.labels.reject ?? 'Reject'} does not end the task; decide it on its card.`;
+    return `its ${escapeMrkdwn(review.request.labels.reject ?? 'Reject')} does not end the task; decide it on its card.`;
   return undefined;
 }
 
