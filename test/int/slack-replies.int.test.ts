@@ -263,9 +263,14 @@ describe('a reply written before the card of the review now waiting', () => {
     const { thread } = await startTask('pair write the migration notes');
     const [review] = await file.service.signoff.engine.reviews(taskOf(thread), 'pending');
     // Posted, but not recorded: the process died between Slack's answer and its own record.
-    await file.service.signoff.db.pool.query('DELETE FROM signoff.slack_posts WHERE key = $1', [
-      `card:${review?.id}`,
-    ]);
+    // (Deleted once recorded: the card shows in Slack a moment before its record is written.)
+    await until('the card recorded, then forgotten', async () => {
+      const { rowCount } = await file.service.signoff.db.pool.query(
+        'DELETE FROM signoff.slack_posts WHERE key = $1',
+        [`card:${review?.id}`],
+      );
+      return rowCount ? true : undefined;
+    });
     await reply('U0BOB', 'revise: add the rollback steps', thread);
     const told = await until('Bob told', () => ephemeralsIn(thread, 'U0BOB')[0]);
     expect(told.text).toContain('is not in this thread yet. Once it is, read it, then reply again');
