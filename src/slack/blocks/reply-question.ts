@@ -9,7 +9,8 @@ import type { Action, Review } from '../../engine/index.js';
 import { answeredWithWords } from '../../engine/index.js';
 import type { SlackMessage } from './messages.js';
 import { who } from './people.js';
-import { buttonValue, rejectConfirm } from './review-card.js';
+import { rejectConfirm } from './reject-confirm.js';
+import { buttonValue } from './review-card.js';
 import { escapeMrkdwn, LIMITS, truncate } from './text.js';
 
 type KnownBlock = types.KnownBlock;

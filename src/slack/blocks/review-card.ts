@@ -30,6 +30,7 @@ import { SIGNOFF_FAILED } from '../../errors.js';
 import { claimLines, withPolicyButtons } from './card-policy.js';
 import type { SlackMessage } from './messages.js';
 import { mentions, notified, slackDate } from './people.js';
+import { DEFAULT_LABELS, rejectConfirm } from './reject-confirm.js';
 import {
   blockTextRoom,
   escapeMrkdwn,
@@ -47,13 +48,6 @@ export const ACTION_IDS: Record<Action, string> = {
   edit: 'signoff_edit',
   revise: 'signoff_revise',
   reject: 'signoff_reject',
-};
-
-const DEFAULT_LABELS: Record<Action, string> = {
-  approve: 'Approve',
-  edit: 'Edit',
-  revise: 'Revise',
-  reject: 'Reject',
 };
 
 /**
@@ -292,32 +286,6 @@ export function quorumLine(review: Review, requester: string): string {
       ? `\n:warning: Only ${left} of the reviewers named can still approve, so this cannot reach ${needed} approvals: reject or revise it, or change the checkpoint's reviewers.`
       : '';
   return `:ballot_box_with_check: *${got.length} of ${needed} approvals*${by} · still may approve: ${still} · one Reject ends the review${stuck}`;
-}
-
-/**
- * A Reject's confirm dialog, saying what that reject does before it is sent (`confirm`: its
- * button's words; `reply`: a reply's words go with it as its message). A tool call's reject keeps
- * the call from running, and its agent goes on; a reject the workflow says goes on (a proposal's
- * Search more: `rejectGoesOn`) says how; any other ends the task, whatever its button's words
- * (a failed specialist's Give up).
- */
-export function rejectConfirm(r: ReviewRequest, confirm: string, reply = false) {
-  const title = neutralizePlain(r.title);
-  const text = r.origin
-    ? r.origin.format === 'hitl'
-      ? `The agent is told no${reply ? ', with your reply as the reason' : ''}; the call does not run.`
-      : 'The call does not run.'
-    : r.rejectGoesOn
-      ? r.rejectGoesOn
-      : `This ends the task: ${title}`;
-  const named = r.labels.reject !== undefined && r.labels.reject !== DEFAULT_LABELS.reject;
-  return {
-    title: { type: 'plain_text' as const, text: named ? `${r.labels.reject}?` : 'Reject this?' },
-    text: { type: 'plain_text' as const, text: truncate(text, 300) },
-    confirm: { type: 'plain_text' as const, text: truncate(confirm, 30) },
-    deny: { type: 'plain_text' as const, text: 'Keep reviewing' },
-    style: 'danger' as const,
-  };
 }
 
 /**
