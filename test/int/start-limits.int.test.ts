@@ -85,7 +85,7 @@ describe('start limits', () => {
     expect([again.created, again.task.id]).toEqual([false, kept.task.id]);
   });
 
-  it('at the terminal, a refused start is one line saying what to do, and exits 2', async () => {
+  it('at the terminal, a refused start is one line saying what to do, and exits 1 (it could not be done now; the words were right)', async () => {
     for (let i = 0; i < 3; i++) await start(terminalActor());
     let out = '';
     let err = '';
@@ -103,7 +103,7 @@ describe('start limits', () => {
       lines: { next: async () => undefined, asked: async () => 0, ended: () => true, close: () => undefined },
     };
     const feed = createFeed({ events: async () => [], out: io.out });
-    expect(await runCommand(['run', 'pair', 'one', 'more'], file.h.engine, feed, io)).toBe(2);
+    expect(await runCommand(['run', 'pair', 'one', 'more'], file.h.engine, feed, io)).toBe(1);
     expect(err).toBe(`${PERSON_FULL}\n`);
     expect(out).toBe('');
   });
