@@ -68,9 +68,26 @@ export const askViewSchema = z.object({
   channel: z.string(),
   title: z.string(),
   createdAt: z.string(),
-  /** While pending: who may decide, approvals counted of those needed, and when its timeout applies. */
-  reviewers: z.array(z.string()).optional(),
-  approvals: z.object({ count: z.number().int(), needed: z.number().int() }).optional(),
+  /** While pending: who may decide, the approvals so far, and when its timeout applies. */
+  reviewers: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'While pending: who may decide, as named (including those who approved already: they may still revise or reject).',
+    ),
+  approvals: z
+    .object({
+      count: z.number().int(),
+      needed: z.number().int(),
+      /** The card shows who approved so far; an agent reading the API sees the same. */
+      given: z
+        .array(approvalViewSchema)
+        .describe(
+          'The approvals counted so far towards a checkpoint that needs N of M, in the order given (`count` of them): who, when, and for whom (a delegate).',
+        ),
+    })
+    .optional()
+    .describe('While pending: how many approvals are counted, of how many needed, and whose.'),
   dueAt: z.string().nullable().optional(),
   /** Once decided. */
   decision: z

@@ -15,6 +15,13 @@ import type { AskView } from './ask-shapes.js';
 
 type ApprovalView = NonNullable<AskView['decision']>['approvals'][number];
 
+/** One approval as the client reads it: the engine's record less its content hash. */
+const approvalView = (a: { by: string; at: string; for?: string }): ApprovalView => ({
+  by: a.by,
+  at: a.at,
+  ...(a.for ? { for: a.for } : {}),
+});
+
 /**
  * The approvals that made a decision, oldest first. A quorum's decision records each (the last is
  * its `by`); a single approval is its decider alone. A timer or a rule approved for nobody, and a
@@ -22,11 +29,7 @@ type ApprovalView = NonNullable<AskView['decision']>['approvals'][number];
  */
 function approvalsOf(d: Decision, outcome: AskAnswer['outcome']): ApprovalView[] {
   if (d.automatic || outcome !== 'approved') return [];
-  return (d.approvals ?? [{ by: d.by, at: d.at }]).map((a) => ({
-    by: a.by,
-    at: a.at,
-    ...(a.for ? { for: a.for } : {}),
-  }));
+  return (d.approvals ?? [{ by: d.by, at: d.at }]).map(approvalView);
 }
 
 export function askView(
@@ -80,7 +83,12 @@ export function askView(
       ...stuck,
       status: 'pending',
       reviewers: review.settings.reviewers,
-      approvals: { count: review.approvals.length, needed: approvalsNeeded(review.settings) },
+      approvals: {
+        count: review.approvals.length,
+        needed: approvalsNeeded(review.settings),
+        // Counted towards the quorum so far, as the card shows them (the review row's, oldest first).
+        given: review.approvals.map(approvalView),
+      },
       dueAt: review.dueAt,
     };
   }

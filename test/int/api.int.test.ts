@@ -124,7 +124,10 @@ describe('the HTTP API', () => {
       const r = await call('GET', `/reviews/${created.body.id}`);
       return r.body.status === 'pending' ? r : undefined;
     });
-    expect(pending.body).toMatchObject({ reviewers: ['U0BOB', 'U0CAT'], approvals: { count: 0, needed: 2 } });
+    expect(pending.body).toMatchObject({
+      reviewers: ['U0BOB', 'U0CAT'],
+      approvals: { count: 0, needed: 2, given: [] },
+    });
     // Due in an hour, not the channel's two.
     const due = Date.parse(String(pending.body.dueAt)) - Date.now();
     expect(due).toBeGreaterThan(3500_000);
@@ -147,6 +150,46 @@ describe('the HTTP API', () => {
       { by: 'U0CAT', at: (answered.body.decision as { at: string }).at },
     ]);
     expect(Date.parse(approvals[0]?.at ?? '')).toBeLessThanOrEqual(Date.parse(approvals[1]?.at ?? ''));
+  });
+
+  it('after the first of two approvals (a click in the card) the review is still pending, and its answer says who approved and when', async () => {
+    const body = ask({ approvals: 2 });
+    const created = await call('POST', '/reviews', { body });
+    const id = created.body.id as string;
+    const { card, thread } = await cardOf(body.title);
+    await until('pending', async () => {
+      const r = await call('GET', `/reviews/${id}`);
+      return r.body.status === 'pending' ? r : undefined;
+    });
+    const before = Date.now();
+    await press('U0BOB', card, thread, 'Approve');
+    const one = await until('one approval', async () => {
+      const r = await call('GET', `/reviews/${id}`);
+      return (r.body.approvals as { count: number } | undefined)?.count === 1 ? r : undefined;
+    });
+    expect(one.body).toMatchObject({
+      status: 'pending',
+      // Who may decide still names U0BOB: one Reject from anyone of them ends the review.
+      reviewers: ['U0BOB', 'U0CAT', 'U0DAN'],
+      approvals: { count: 1, needed: 2, given: [{ by: 'U0BOB', at: expect.any(String) }] },
+    });
+    expect(one.body.decision).toBeUndefined();
+    const given = (one.body.approvals as { given: { by: string; at: string }[] }).given;
+    expect(given).toHaveLength(1);
+    // When: the click's time, not the review's.
+    const at = Date.parse(given[0]?.at ?? '');
+    expect(at).toBeGreaterThanOrEqual(before - 1000);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    expect(at).toBeGreaterThan(Date.parse(String(created.body.createdAt)));
+    // Still pending: a long-poll is not answered by one approval of two.
+    const polled = await call('GET', `/reviews/${id}?wait=1`);
+    expect(polled.body).toMatchObject({ status: 'pending', approvals: { count: 1, given } });
+    // The second decides it, and the decision lists the first as the pending answer did.
+    await press('U0DAN', card, thread, 'Approve');
+    const answered = await call('GET', `/reviews/${id}?wait=20`);
+    expect(answered.body).toMatchObject({ status: 'approved', decision: { by: 'U0DAN' } });
+    expect((answered.body.decision as { approvals: unknown[] }).approvals[0]).toEqual(given[0]);
+    expect(answered.body.approvals).toBeUndefined();
   });
 
   it('two of two where one reviewer is away: the answer says their delegate approved in their place', async () => {
@@ -533,6 +576,20 @@ describe('the HTTP API', () => {
     expect(decision.properties.approvals).toMatchObject({
       type: 'array',
       description: expect.stringContaining('N of M'),
+      items: {
+        properties: { by: { type: 'string' }, at: { type: 'string' }, for: { type: 'string' } },
+        required: ['by', 'at'],
+      },
+    });
+    // While pending, the same: who approved so far, each with who, when and for whom.
+    const pending = (
+      doc.components.schemas.Review as {
+        properties: { approvals: { properties: Record<string, unknown>; required: string[] } };
+      }
+    ).properties.approvals;
+    expect(pending.required).toEqual(['count', 'needed', 'given']);
+    expect(pending.properties.given).toMatchObject({
+      type: 'array',
       items: {
         properties: { by: { type: 'string' }, at: { type: 'string' }, for: { type: 'string' } },
         required: ['by', 'at'],
