@@ -131,7 +131,7 @@ export function createMcpServer(deps: McpDeps, client: ApiClient): McpServer {
     {
       title: 'Ask the team for sign-off',
       description:
-        'Asks people in a Slack channel to approve, revise or reject content or a tool call, and waits until they decide. Returns approved (with the arguments to run a tool call with, maybe edited; decision.approvals names everyone who approved, in order), revised (with feedback) or rejected. Sends progress while waiting ("waiting for U0BOB; 0 of 1 approvals"); cancelling the call cancels the review. People may take hours: pass an idempotencyKey, and if the call times out call again with the same key (the same review, not a second one), or call get_signoff with the id. Without progress notifications it returns after about 50 s with status pending and the id.',
+        'Asks people in a Slack channel to approve, revise or reject content or a tool call, and waits until they decide. Returns approved (with the arguments to run a tool call with, maybe edited; decision.approvals names everyone who approved, in order), revised (with feedback) or rejected. Sends progress while waiting ("waiting for U0CAT; 1 of 2 approvals (U0BOB approved)"); cancelling the call cancels the review. People may take hours: pass an idempotencyKey, and if the call times out call again with the same key (the same review, not a second one), or call get_signoff with the id. Without progress notifications it returns after about 50 s with status pending and the id.',
       inputSchema: requestInput,
       outputSchema: askViewSchema,
     },
@@ -170,7 +170,7 @@ export function createMcpServer(deps: McpDeps, client: ApiClient): McpServer {
     {
       title: 'Read a sign-off review',
       description:
-        'Reads a review request_signoff asked for, by its id: pending (with who may decide and the approvals so far) or its decision. Optionally waits up to waitSeconds for a decision.',
+        'Reads a review request_signoff asked for, by its id: pending (with who may decide, and approvals.given: who approved so far and when) or its decision. Optionally waits up to waitSeconds for a decision.',
       inputSchema: getInput,
       outputSchema: askViewSchema,
     },

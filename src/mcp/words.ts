@@ -6,26 +6,39 @@ import type { AskView } from '../api/ask-shapes.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** Who may decide, as the view names them (Slack user ids, a group, `anyone`). */
-const who = (reviewers: readonly string[]) =>
-  reviewers.includes('anyone') ? 'anyone in the channel' : reviewers.join(', ');
+/** "U0BOB, U0EVE (for U0CAT) and U0DAN": a list as a sentence names it. */
+const listed = (names: string[]) =>
+  names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
 
-/** While it waits: "waiting for U0BOB, U0CAT; 1 of 2 approvals". */
+type Given = NonNullable<AskView['approvals']>['given'];
+
+/**
+ * Whom it still waits on, as the view names them (Slack user ids, a group, `anyone`): not those
+ * who approved already, nor a reviewer whose delegate approved in their place (their approval
+ * would not count again, as the card says).
+ */
+function awaited(reviewers: readonly string[], given: Given): string {
+  if (reviewers.includes('anyone')) return 'anyone in the channel';
+  const approved = new Set(given.flatMap((a) => (a.for ? [a.by, a.for] : [a.by])));
+  const rest = reviewers.filter((r) => !approved.has(r));
+  return rest.length ? rest.join(', ') : 'a reviewer';
+}
+
+/** While it waits: "waiting for U0CAT, U0DAN; 1 of 2 approvals (U0BOB approved)". */
 export function waitingWords(view: AskView): string {
   if (view.status === 'starting') return `posting the review in ${view.channel}`;
   if (view.status === 'pending') {
-    const reviewers = view.reviewers?.length ? who(view.reviewers) : 'a reviewer';
+    const given = view.approvals?.given ?? [];
+    const reviewers = view.reviewers?.length ? awaited(view.reviewers, given) : 'a reviewer';
+    const names = given.map((a) => (a.for ? `${a.by} for ${a.for}` : a.by));
+    const so = names.length ? ` (${listed(names)} approved)` : '';
     const approvals = view.approvals
-      ? `; ${view.approvals.count} of ${plural(view.approvals.needed, 'approval', 'approvals')}`
+      ? `; ${view.approvals.count} of ${plural(view.approvals.needed, 'approval', 'approvals')}${so}`
       : '';
     return `waiting for ${reviewers}${approvals}`;
   }
   return view.status;
 }
-
-/** "U0BOB, U0EVE (for U0CAT) and U0DAN": a list as a sentence names it. */
-const listed = (names: string[]) =>
-  names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
 
 /**
  * Who decided. An approval names everyone whose approval made it (a model reading "by U0CAT" alone

@@ -96,7 +96,7 @@ const heardSaying = (heard: Progress[], words: string) =>
   until(`progress saying "${words}"`, () => heard.find((p) => p.message?.includes(words)));
 
 describe('MCP over streamable HTTP', () => {
-  it('request_signoff blocks until the reviewers click, with progress as approvals come, and returns the decision naming both approvers, in order', async () => {
+  it('request_signoff blocks until the reviewers click, with progress that names who approved so far (get_signoff reads the same while pending), and returns the decision naming both approvers, in order', async () => {
     const client = await overHttp();
     const body = ask({ approvals: 2 });
     const call = calling(client, body);
@@ -105,8 +105,22 @@ describe('MCP over streamable HTTP', () => {
     await heardSaying(call.heard, 'waiting for U0BOB, U0CAT, U0DAN; 0 of 2 approvals');
     expect(call.answered()).toBe(false);
     await press('U0BOB', card, thread, 'Approve');
-    await heardSaying(call.heard, '1 of 2 approvals');
+    // Who approved so far, and no longer among those it waits for.
+    const one = await heardSaying(call.heard, 'waiting for U0CAT, U0DAN; 1 of 2 approvals (U0BOB approved)');
     expect(call.answered()).toBe(false);
+    // get_signoff, meanwhile, reads it pending with the same: who approved, and when.
+    const pendingId = one.message?.match(/^review ([0-9a-f-]{36}):/)?.[1] as string;
+    const pending = (await client.callTool({
+      name: 'get_signoff',
+      arguments: { id: pendingId },
+    })) as CallToolResult;
+    expect(pending.structuredContent).toMatchObject({
+      status: 'pending',
+      approvals: { count: 1, needed: 2, given: [{ by: 'U0BOB', at: expect.any(String) }] },
+    });
+    expect((pending.content as { text: string }[])[0]?.text).toContain(
+      'is waiting for U0CAT, U0DAN; 1 of 2 approvals (U0BOB approved).',
+    );
     await press('U0CAT', card, thread, 'Approve');
     const result = await call.result;
     expect(result.isError).toBeFalsy();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AskRow } from '../../src/api/ask-rows.js';
 import { askView } from '../../src/api/ask-view.js';
 import type { Decision, Review, Task } from '../../src/engine/index.js';
-import { answerWords } from '../../src/mcp/words.js';
+import { answerWords, waitingWords } from '../../src/mcp/words.js';
 
 const AT = '2026-11-29T10:00:00.000Z';
 const LATER = '2026-11-29T10:05:00.000Z';
@@ -130,5 +130,35 @@ describe('who approved, as the doors answer it', () => {
     expect(view.status).toBe('rejected');
     expect(view.decision).toMatchObject({ by: 'U0CAT', approvals: [] });
     expect(answerWords(view)).toBe('Rejected by U0CAT; do not go ahead.\nFeedback: Not today');
+  });
+
+  it('while pending, the view lists the approvals so far (a delegate’s with whom for), and the words name them and wait on the rest only', () => {
+    const pending: Review = {
+      ...decided({}),
+      status: 'pending',
+      decision: null,
+      decidedBy: null,
+      decidedAt: null,
+      settings: { ...decided({}).settings, reviewers: ['U0BOB', 'U0CAT', 'U0DAN'], approvals: 3 },
+      approvals: [BOB, { by: 'U0EVE', at: LATER, contentHash: 'h', for: 'U0CAT' }],
+    };
+    const view = viewOf(pending);
+    expect(view).toMatchObject({ status: 'pending', reviewers: ['U0BOB', 'U0CAT', 'U0DAN'] });
+    expect(view.approvals).toEqual({
+      count: 2,
+      needed: 3,
+      given: [
+        { by: 'U0BOB', at: AT },
+        { by: 'U0EVE', at: LATER, for: 'U0CAT' },
+      ],
+    });
+    expect(waitingWords(view)).toBe(
+      'waiting for U0DAN; 2 of 3 approvals (U0BOB and U0EVE for U0CAT approved)',
+    );
+    expect(answerWords(view)).toMatch(/^Review \S+ is waiting for U0DAN; 2 of 3 approvals \(U0BOB and U0EVE/);
+    // None yet: the words are as before, and the list is empty, not missing.
+    const none = viewOf({ ...pending, approvals: [] });
+    expect(none.approvals?.given).toEqual([]);
+    expect(waitingWords(none)).toBe('waiting for U0BOB, U0CAT, U0DAN; 0 of 3 approvals');
   });
 });
