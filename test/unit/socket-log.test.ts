@@ -52,3 +52,11 @@ it('a stop is no drop, and a frame that is not a disconnect does not make the ne
   client.emit('close');
   expect(lines().map(([level]) => level)).toEqual([40, 30]);
 });
+
+it('a disconnect Slack sends for another reason than moving the connection (link_disabled) is a warning, with its reason', () => {
+  const { client, lines } = watched();
+  client.emit('connected');
+  client.emit('ws_message', JSON.stringify({ type: 'disconnect', reason: 'link_disabled' }));
+  client.emit('close');
+  expect(lines()).toEqual([[40, 'Slack closed its socket (Socket Mode, link_disabled); reconnecting']]);
+});

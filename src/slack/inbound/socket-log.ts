@@ -20,6 +20,9 @@ export function socketChatter(logger: Logger): BoltLogger {
   return boltLogger(logger, { component: 'socket-mode', level: 'debug' });
 }
 
+/** Slack's reasons for moving a connection that say nothing is wrong. */
+const ROUTINE = new Set(['refresh_requested', 'warning']);
+
 /** Why Slack asked the client to reconnect (a `disconnect` frame), if this frame is one. */
 function askedBecause(data: unknown): string | undefined {
   if (typeof data !== 'string' || !data.includes('"disconnect"')) return undefined;
@@ -32,9 +35,9 @@ function askedBecause(data: unknown): string | undefined {
 }
 
 /**
- * Says the socket's drops and returns. A drop Slack asked for (it moves connections every few
- * hours: `refresh_requested`) is routine and said at info; any other at warn, since Slack's
- * events wait until the socket is back. The first connection is the start's own line (a socket
+ * Says the socket's drops and returns. A drop Slack asked for to move the connection (every few
+ * hours: `refresh_requested`, or `warning` just before) is routine and said at info; any other at
+ * warn, since Slack's events wait until the socket is back. The first connection is the start's own line (a socket
  * that cannot be opened then is said once, as /healthz says it), and the close of a stop is no drop.
  */
 export function logSocketLifecycle(client: SocketEvents, logger: Logger, now: () => number = Date.now): void {
@@ -61,7 +64,11 @@ export function logSocketLifecycle(client: SocketEvents, logger: Logger, now: ()
     if (state !== 'up') return;
     state = 'down';
     downSince = now();
-    if (asked) log.info({ reason: asked }, `Slack moved its socket (Socket Mode, ${asked}); reconnecting`);
+    if (asked && ROUTINE.has(asked))
+      log.info({ reason: asked }, `Slack moved its socket (Socket Mode, ${asked}); reconnecting`);
+    else if (asked)
+      // link_disabled: Socket Mode was turned off in the app's settings; reconnecting will not do.
+      log.warn({ reason: asked }, `Slack closed its socket (Socket Mode, ${asked}); reconnecting`);
     else
       log.warn("Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)");
     asked = undefined;
