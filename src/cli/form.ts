@@ -10,19 +10,25 @@ import { sameJson } from './answer.js';
 import { answerTo, type LineSource } from './lines.js';
 import type { Output } from './printer.js';
 
-/** The form's values and note; `unchanged` when it decides nothing; undefined when the input ends first. */
+/**
+ * The form's values and note; `unchanged` when it decides nothing; undefined when the input ends
+ * first. `check` says what is wrong with the values (the engine's reading of the form, by field):
+ * a field typed wrong (arguments that are not JSON, or not what the call takes) is said and asked
+ * again, alone, so that the answers typed before it are kept.
+ */
 export async function fillForm(
   fields: ReviewField[],
   lines: LineSource,
   out: Output,
   /** The review's `feedback.maxLength`: the note's limit. */
   maxLength: number,
+  check: (values: Record<string, string>) => Record<string, string> = () => ({}),
 ): Promise<{ values: Record<string, string>; feedback?: string } | { unchanged: true } | undefined> {
   const values: Record<string, string> = {};
   // Without a decision to type, Enter on the arguments is not "keep them": it is "nothing to do".
   const decides = fields.some((f) => f.choices);
   const keep = decides ? 'Enter keeps them as shown' : 'Enter changes nothing and goes back to the review';
-  for (const f of fields) {
+  const ask = async (f: ReviewField): Promise<boolean> => {
     for (;;) {
       const options = f.choices?.map((c) => `"${c.value}"`).join(' or ');
       const line = await answerTo(
@@ -30,18 +36,29 @@ export async function fillForm(
         out,
         f.choices ? `${f.label}: ${options}? ` : `${withoutJson(f.label)}, as one line of JSON (${keep}): `,
       );
-      if (line === undefined) return undefined;
+      if (line === undefined) return false;
       const text = line.trim();
       if (!f.choices) {
         values[f.id] = text || oneLine(f.initial ?? '');
-        break;
+        return true;
       }
       const chosen = f.choices.find((c) => c.value === text.toLowerCase());
       if (chosen) {
         values[f.id] = chosen.value;
-        break;
+        return true;
       }
       out.write(`Type ${options}.\n`);
+    }
+  };
+  for (const f of fields) if (!(await ask(f))) return undefined;
+  // Choices are checked as typed; what the engine would refuse in a typed field is asked again.
+  for (;;) {
+    const errors = check(values);
+    const wrong = fields.filter((f) => !f.choices && errors[f.id]);
+    if (!wrong.length) break;
+    for (const f of wrong) {
+      out.write(`${errors[f.id]}\n`);
+      if (!(await ask(f))) return undefined;
     }
   }
   const changed = fields.some((f) => {

@@ -108,13 +108,14 @@ export function formatReview(given: Review, show: Show = PLAIN, shown: string[] 
   const due = review.dueAt ? `  due ${when(review.dueAt, show.now())}` : '';
   const needed = approvalsNeeded(review.settings);
   const body = unseen(r.body, shown);
+  // A review with nothing but its title (a graph's interrupt, a door's ask without content) has no
+  // body lines: an empty one printed as a lone "│ " between the title and the choices.
+  const lines = body.trim() ? renderMarkdown(body, show.style).split('\n') : [];
   return [
     '',
     `┌─ ${show.style.bold(`Review: ${titleWithRound(r)}`)}${due}`,
     ...(needed > 1 ? [`│ (${approvalProgress(review)}; any reject ends the review)`] : []),
-    ...renderMarkdown(body, show.style)
-      .split('\n')
-      .map((line) => `│ ${line}`),
+    ...lines.map((line) => `│ ${line}`),
     `└─ ${choicesOf(review)}.`,
   ].join('\n');
 }

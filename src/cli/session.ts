@@ -4,7 +4,7 @@
  * waiting, durably, and the session says how to continue.
  */
 import type { Engine, Review, Task } from '../engine/index.js';
-import { contentHash, DecisionRefused, operator } from '../engine/index.js';
+import { contentHash, DecisionRefused, invalidEdit, operator } from '../engine/index.js';
 import { isSignoffError } from '../errors.js';
 import { alwaysAllow } from './always-allow.js';
 import { answerHelp, type Decided, parseAnswer, parseFeedback } from './answer.js';
@@ -114,7 +114,13 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       if (!given) continue;
       answer = given;
     } else if ('form' in parsed) {
-      const form = await fillForm(review.request.fields, deps.lines, out, review.settings.feedback.maxLength);
+      const form = await fillForm(
+        review.request.fields,
+        deps.lines,
+        out,
+        review.settings.feedback.maxLength,
+        (values) => invalidEdit(review.request, values),
+      );
       if (!form) return await inputEnded(deps, taskId);
       if ('unchanged' in form) {
         out.write(

@@ -35,6 +35,11 @@ export class FakeSocketMode {
     });
   }
 
+  /** How many clients are connected now. */
+  get count(): number {
+    return this.sockets.size;
+  }
+
   /** Resolves once a client is connected (and has been sent `hello`). */
   async connected(ms = 10_000): Promise<void> {
     const deadline = Date.now() + ms;
@@ -58,6 +63,15 @@ export class FakeSocketMode {
     return acked;
   }
 
+  /**
+   * Slack's own way of moving a connection (`refresh_requested`, `warning`…): a `disconnect`
+   * message, after which the client closes the socket and opens another.
+   */
+  askToReconnect(reason: string): void {
+    for (const socket of this.sockets) socket.send(JSON.stringify({ type: 'disconnect', reason }));
+  }
+
+  /** Cuts every connection without a close frame (a network drop, Slack's host gone). */
   close(): void {
     for (const socket of this.sockets) socket.terminate();
   }

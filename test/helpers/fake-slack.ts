@@ -261,6 +261,21 @@ export class FakeSlack extends SlackFaults {
     return this.socket.connected(ms);
   }
 
+  /** Cuts the Socket Mode connections without a close frame, as a network drop does. */
+  dropSocket(): void {
+    this.socket.close();
+  }
+
+  /** Asks the Socket Mode clients to reconnect, as Slack does before it moves a connection. */
+  askSocketToReconnect(reason = 'refresh_requested'): void {
+    this.socket.askToReconnect(reason);
+  }
+
+  /** How many Socket Mode clients are connected now. */
+  get socketCount(): number {
+    return this.socket.count;
+  }
+
   /** Sends an envelope over Socket Mode; resolves with the payload of the app's ack. */
   sendEnvelope(type: 'slash_commands' | 'interactive' | 'events_api', payload: object): Promise<unknown> {
     return this.socket.send(type, payload);

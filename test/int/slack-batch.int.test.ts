@@ -6,7 +6,7 @@
  * tab showed, each with its own audit entry, and refuses the changed one on its own, saying why in
  * the modal. `/signoff list` offers the same checkboxes.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import {
   appHomeOpened,
@@ -307,6 +307,82 @@ describe('a batch of reviews', () => {
       for await (const e of engine().auditTrail({ taskId: t }))
         if (e.who === 'U0BOB') tried.push([e.action, e.result, e.code]);
       expect(tried).toEqual([['approve', 'refused', 'not_allowed']]);
+    }
+  });
+
+  it("a review whose task cannot be read (the database did not answer) is refused on its own, audited as database_unavailable (not as Slack's directory), and the person is told to tick it and click again", async () => {
+    const tasks: string[] = [];
+    for (const name of ['readable', 'unreadable']) {
+      await postSigned(file.events, commandBody(`asks Sign off the ${name} item?`));
+      const thread = tsOf(await until('root', () => rootOf(`the ${name} item`)));
+      await until('card', () => cardsIn(thread)[0], 20_000);
+      tasks.push((await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '');
+    }
+    const [readable, unreadable] = tasks;
+    const mine = (options: Checkbox[]) => options.filter((o) => /readable item/.test(o.text.text));
+    const picked = mine(await homeCheckboxes((o) => mine(o).length === 2));
+    // The database fails the read of one task's row, as a connection lost mid-query does; the rest
+    // of the database answers (the audit is written).
+    const getTask = engine().getTask;
+    const failing = vi.spyOn(engine(), 'getTask').mockImplementation(async (id) => {
+      if (id === unreadable) throw new Error('Connection terminated unexpectedly');
+      return getTask(id);
+    });
+    try {
+      const updated = slack.callsOf('views.update').length;
+      await postSigned(
+        file.events,
+        batchApproveClick(
+          'U0BOB',
+          picked.map((o) => o.value),
+        ),
+      );
+      const outcome = await until('the outcome', () =>
+        slack
+          .callsOf('views.update')
+          .slice(updated)
+          .find((c) => /Approved 1 of 2/.test(JSON.stringify(c.view))),
+      );
+      expect(JSON.stringify(outcome.view)).toContain(
+        // (Both are titled "Is this right?"; which one was refused is read from the database below.)
+        'Not decided* (each on its own):\\n• Is this right?: I could not read its task just now (the database did not answer), so it was not decided. Tick it and click Approve selected again in a minute.',
+      );
+    } finally {
+      failing.mockRestore();
+    }
+    expect((await engine().reviews(readable ?? '', 'decided'))[0]?.decidedBy).toBe('U0BOB');
+    expect((await engine().reviews(unreadable ?? '', 'pending')).length).toBe(1);
+    const tried = [];
+    for await (const e of engine().auditTrail({ taskId: unreadable }))
+      if (e.who === 'U0BOB') tried.push([e.action, e.result, e.code]);
+    expect(tried).toEqual([['approve', 'refused', 'database_unavailable']]);
+  });
+
+  it('a review that cannot be read is refused with what to do, and one that is no longer there is said so (both were "the database did not answer")', async () => {
+    const review = engine().review;
+    const failing = vi.spyOn(engine(), 'review').mockImplementation(async (id) => {
+      if (id === 'rev-unreadable') throw new Error('Connection terminated unexpectedly');
+      return review(id);
+    });
+    try {
+      const updated = slack.callsOf('views.update').length;
+      await postSigned(
+        file.events,
+        batchApproveClick('U0BOB', ['rev-unreadable:0123456789abcdef', 'rev-gone:0123456789abcdef']),
+      );
+      const outcome = await until('the outcome', () =>
+        slack
+          .callsOf('views.update')
+          .slice(updated)
+          .find((c) => /None of the 2 was approved/.test(JSON.stringify(c.view))),
+      );
+      const said = JSON.stringify(outcome.view);
+      expect(said).toContain(
+        '• rev-unreadable: I could not read it just now (the database did not answer), so it was not decided. Tick it and click Approve selected again in a minute.',
+      );
+      expect(said).toContain('• rev-gone: it is no longer there; nothing was decided.');
+    } finally {
+      failing.mockRestore();
     }
   });
 });

@@ -51,7 +51,12 @@ const healthAt = async (port: number) => {
  * A service starting on a new database while nothing listens where it looks for Slack's Web API;
  * `env` says how it talks to Slack (Socket Mode or HTTP). Start the fake at `slackPort` later.
  */
-async function startBeforeSlack(label: string, env: Record<string, string>, stop?: AbortSignal) {
+async function startBeforeSlack(
+  label: string,
+  env: Record<string, string>,
+  stop?: AbortSignal,
+  logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+) {
   const testDb = await createTestDatabase(label);
   const [slackPort, port] = [await unusedPort(), await unusedPort()];
   const slackUrl = `http://127.0.0.1:${slackPort}/api/`;
@@ -64,7 +69,7 @@ async function startBeforeSlack(label: string, env: Record<string, string>, stop
   });
   const starting = startSlack(
     { ...config, workflows: parseWorkflowConfig('', 'test.yml') },
-    { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), stopping: stop },
+    { logger, stopping: stop },
   );
   return { db: testDb, slackPort, port, slackUrl, starting };
 }
@@ -119,11 +124,13 @@ it('an HTTP process answers /healthz while Slack cannot be reached: 503 saying w
   expect(httpSlack.callsOf('auth.test').length).toBeGreaterThan(0);
 });
 
-it('says on /healthz when Slack answers but its socket cannot be opened: 503 "unhealthy: Slack\'s socket (Socket Mode) could not be opened", not "starting"', async () => {
+it('says on /healthz when Slack answers but its socket cannot be opened: 503 "unhealthy: Slack\'s socket (Socket Mode) could not be opened", not "starting"; the log says it once, at warn', async () => {
+  const lines: { level: number; msg: string }[] = [];
   const started = await startBeforeSlack(
     'slack_socket_refused',
     { SLACK_APP_TOKEN: 'xapp-test' },
     stopping.signal,
+    createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) }),
   );
   socketDb = started.db;
   socketService = started.starting;
@@ -151,6 +158,10 @@ it('says on /healthz when Slack answers but its socket cannot be opened: 503 "un
     expect(failing).toEqual([
       503,
       "unhealthy: Slack's socket (Socket Mode) could not be opened; still trying",
+    ]);
+    // Said once, in signoff's words; the library's own lines about it (WebSocket error…) at debug.
+    expect(lines.filter((l) => l.level >= 40 && /Slack|socket/i.test(l.msg)).map((l) => l.msg)).toEqual([
+      "Slack's socket (Socket Mode) could not be opened; still trying",
     ]);
   } finally {
     stopping.abort();

@@ -86,6 +86,47 @@ describe('piped answers', () => {
     );
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
   });
+
+  it("asks the Edit form's arguments again when they are not JSON, saying briefly where (the bit it stopped at, never the whole line back), keeping the calls' decisions", async () => {
+    const body = 'We ship today. '.repeat(40).trim();
+    const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
+    const r = await runSignoff(
+      ['run', 'tools', 'two calls'],
+      { DATABASE_URL: db.url, SIGNOFF_CONFIG: config },
+      [
+        'edit',
+        'approve',
+        // A long line with a comma left out, then one whose key lost its quotes.
+        `{"to": "ops@example.com", "subject": "Launch", "body": "${body}" "cc": "board@example.com"}`,
+        'reject',
+        '{"to": "ops@example.com", subject: "Launch", "body": "We ship today."}',
+        JSON.stringify(edited),
+        'not this mail',
+        '',
+      ].join('\n'),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const said = r.stdout
+      .split('\n')
+      .flatMap((line) => line.split(/(?=The arguments of)/))
+      .filter((line) => line.startsWith('The arguments'));
+    expect(said).toEqual([
+      'The arguments of 1. send_email could not be read as JSON (expected \',\' or \'}\' after property value at “"cc": "board@example…”): write them as one JSON object, such as {"to": "…"}.',
+      'The arguments of 1. send_email could not be read as JSON (expected double-quoted property name at “subject: "Launch", "…”): write them as one JSON object, such as {"to": "…"}.',
+    ]);
+    // Only the arguments are asked again: the log's "reject", typed once, is kept.
+    expect(r.stdout.split('2. log: "approve" or "reject"?')).toHaveLength(2);
+    expect(r.stdout.split('1. send_email arguments, as one line of JSON')).toHaveLength(4);
+    expect(r.stdout).toContain(
+      `RESUMED ${JSON.stringify({
+        decisions: [
+          { type: 'edit', editedAction: { name: 'send_email', args: edited } },
+          { type: 'reject', message: 'not this mail' },
+        ],
+      })}`,
+    );
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
+  });
 });
 
 describe('no decision is inferred at the prompt', () => {

@@ -365,11 +365,11 @@ describe("a tool call's edited arguments", () => {
     args: { to: 'team@example.com', subject: 'Launch' },
     allowed: ['approve', 'edit', 'reject'] as const,
   };
-  it('a truncated line of JSON is said not to parse, and where; JSON that is no object is asked for as one', () => {
+  it('a truncated line of JSON is said not to parse, and where (at the end); JSON that is no object is asked for as one', () => {
     expect(readDecisions([call], {}, { args_0: '{"to": "ops@example.com", "subj' })).toEqual({
       errors: {
         args_0: expect.stringMatching(
-          /^The arguments of send_email could not be read as JSON \(.*at character 32\): write them as one JSON object, such as \{"to": "…"\}\.$/,
+          /^The arguments of send_email could not be read as JSON \(unterminated string at the end\): write them as one JSON object, such as \{"to": "…"\}\.$/,
         ),
       },
     });

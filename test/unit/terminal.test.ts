@@ -205,6 +205,16 @@ describe('a review in the terminal', () => {
     expect(unseen(body, [`Plan:\n${line}`])).toBe(`*Plan*\nDraft the report.\n\n${ABOVE}`);
   });
 
+  it('prints no body line for an empty body (it printed a lone "│ " between the title and the choices)', () => {
+    for (const body of ['', ' \n  ']) {
+      expect(formatReview(review(body), show).split('\n')).toEqual([
+        '',
+        '┌─ Review: Check the draft (round 1)',
+        '└─ Enter or "approve" to approve, type feedback to revise, "reject" to reject.',
+      ]);
+    }
+  });
+
   it('shows its due time in local time and relative, and its body rendered', () => {
     const text = formatReview(review('**Goal:** ship it', '2026-11-26T13:35:29.469Z'), show);
     expect(text).toContain('due ');

@@ -3,7 +3,7 @@
  * Socket Mode. SLACK_API_URL reaches every Web API client the app makes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { App, type CustomRoute, SocketModeReceiver } from '@slack/bolt';
+import { App, type CustomRoute, defaultProcessEventErrorHandler, SocketModeReceiver } from '@slack/bolt';
 import { ErrorCode } from '@slack/web-api';
 import type { Config } from '../../config/config.js';
 import { SignoffError } from '../../errors.js';
@@ -20,6 +20,7 @@ import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
+import { logSocketLifecycle, socketChatter } from './socket-log.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
@@ -115,7 +116,8 @@ export function createSlackApp(deps: SlackAppDeps): App {
 
 /**
  * Socket Mode's receiver, made here (as Bolt would for `socketMode: true`) so that the connection
- * watcher hears its client: a socket that cannot be opened is said on /healthz.
+ * watcher hears its client: a socket that cannot be opened is said on /healthz; and so that the
+ * log says a drop and a return in signoff's words, with the client's own chatter at debug.
  */
 function socketReceiver(
   appToken: string,
@@ -124,12 +126,17 @@ function socketReceiver(
 ): SocketModeReceiver {
   const receiver = new SocketModeReceiver({
     appToken,
-    logger: boltLogger(deps.logger),
+    // The receiver hands its logger to Socket Mode's client (its socket, its Web API client)...
+    logger: socketChatter(deps.logger),
+    // ...and logs with it a listener's error that nothing else caught: that one stays at error.
+    processEventErrorHandler: (args) =>
+      defaultProcessEventErrorHandler({ ...args, logger: boltLogger(deps.logger) }),
     // Socket Mode's own client (apps.connections.open, which retries for hours as it should)
     // reads these, with the watched fetch.
     installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
   });
   deps.connection?.watchSocket(receiver.client);
+  logSocketLifecycle(receiver.client, deps.logger);
   return receiver;
 }
 

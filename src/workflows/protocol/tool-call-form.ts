@@ -8,6 +8,7 @@
 
 import { Ajv } from 'ajv';
 import { canonicalJson } from './canonical-json.js';
+import { jsonTrouble } from './json-trouble.js';
 import {
   type Action,
   FIELD_MAX,
@@ -153,22 +154,10 @@ const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadab
   try {
     v = JSON.parse(text);
   } catch (error) {
-    return { unreadable: jsonTrouble(error) };
+    return { unreadable: jsonTrouble(text, error) };
   }
   return v && typeof v === 'object' && !Array.isArray(v) ? { args: v as Record<string, unknown> } : {};
 };
-
-/**
- * What the JSON parser found, in short: "unterminated string at character 32". A truncated paste
- * told only "write a JSON object" looks like one already; where it broke says what to fix.
- */
-function jsonTrouble(error: unknown): string {
-  const message = error instanceof Error ? error.message : '';
-  const at = /at position (\d+)/.exec(message)?.[1];
-  const what = message.split(/ in JSON| \(line /)[0]?.replace(/\.$/, '') ?? '';
-  const said = what.length > 0 && what.length <= 60 ? what.charAt(0).toLowerCase() + what.slice(1) : '';
-  return [said, at === undefined ? '' : `at character ${Number(at) + 1}`].filter(Boolean).join(', ');
-}
 
 export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => canonicalJson(a) === canonicalJson(b);
 

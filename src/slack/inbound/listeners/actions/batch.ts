@@ -6,12 +6,12 @@
  * is then drawn again; home-notice.ts), through the list's response URL from `/signoff list`.
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { Review } from '../../../../engine/index.js';
+import type { Review, Task } from '../../../../engine/index.js';
 import { BATCH_ACTION_IDS, BATCH_BLOCK, decidedOnItsCard, readBatchValue } from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
 import { slackOriginSchema } from '../../../shared/origin.js';
 import { decideFromSlack } from '../../decide.js';
-import { type ButtonArgs, COULD_NOT_READ, type ListenerDeps } from '../../deps.js';
+import type { ButtonArgs, ListenerDeps } from '../../deps.js';
 import { homeNotice } from '../../home-notice.js';
 import type { HomeRefresh } from '../../home-refresh.js';
 import { respondPrivately } from '../../respond.js';
@@ -25,17 +25,35 @@ export const createBatchPick =
 
 type Values = Record<string, Record<string, { selected_options?: { value: string }[] }>>;
 
+/** A refusal from a list: the words for the person, and the audit's code. */
+interface Refusal {
+  said: string;
+  code: 'not_allowed' | 'directory_unavailable' | 'database_unavailable';
+}
+
+/** What to do when signoff could not read what it needs: the same box, the same button, later. */
+const couldNotRead = (what: string, button: string) =>
+  `I could not read ${what} just now (the database did not answer), so it was not decided. Tick it and click ${button} again in a minute.`;
+
 /**
  * Why `user` may not decide `review` from a list now: its channel is not one they are in (the list
- * was drawn before they left it, and nobody sees a review from a channel they are not in), or
- * Slack did not say just now. Asked as the list was drawn (audience.ts, kept a minute).
+ * was drawn before they left it, and nobody sees a review from a channel they are not in), Slack
+ * did not say just now (asked as the list was drawn, audience.ts, kept a minute), or its task
+ * could not be read (the database, not Slack's directory: the audit says which).
  */
 async function notInChannel(
   deps: ListenerDeps,
   user: string,
   review: Review,
-): Promise<{ said: string; code: string } | undefined> {
-  const task = await deps.engine.getTask(review.taskId);
+  button: string,
+): Promise<Refusal | undefined> {
+  let task: Task | undefined;
+  try {
+    task = await deps.engine.getTask(review.taskId);
+  } catch (err) {
+    deps.logger.warn({ err, review: review.id }, 'a decision from a list could not read its task');
+    return { said: couldNotRead('its task', button), code: 'database_unavailable' };
+  }
   const channel = slackOriginSchema.safeParse(task?.origin).data?.channel;
   const where = channel ? await deps.audience.among(user, [channel]) : { seen: [], unchecked: [] };
   if (channel && where.seen.includes(channel)) return undefined;
@@ -64,12 +82,13 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
     const fromHome = body.view?.type === 'home';
     // From the Home tab, the outcome's notice opens at once and is filled in once every review is
     // decided.
+    const button = action === 'approve' ? 'Approve selected' : 'Reject selected';
     const notice =
       fromHome &&
       homeNotice(
         { client, logger: deps.logger },
         { triggerId: body.trigger_id, user: body.user.id },
-        action === 'approve' ? 'Approve selected' : 'Reject selected',
+        button,
         `Deciding ${picked.length} reviews…`,
       );
     const say = async (text: string) => {
@@ -87,10 +106,16 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           `• ${unread} of the ticked reviews: their boxes are out of date. Open the list again and tick them there.`,
         );
       for (const { review: id, h } of picked) {
-        const review = await deps.engine.review(id).catch(() => undefined);
+        // null: it could not be read (the database); undefined: there is no such review.
+        const review = await deps.engine.review(id).catch((err) => {
+          deps.logger.warn({ err, review: id }, 'a decision from a list could not read its review');
+          return null;
+        });
         const title = review ? escapeMrkdwn(truncate(review.request.title, 80)) : id;
         if (!review) {
-          refused.push(`• ${title}: ${COULD_NOT_READ}`);
+          refused.push(
+            `• ${title}: ${review === null ? couldNotRead('it', button) : 'it is no longer there; nothing was decided.'}`,
+          );
           continue;
         }
         const onCard = decidedOnItsCard(review);
@@ -98,10 +123,7 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           refused.push(`• ${title}: ${onCard}`);
           continue;
         }
-        const away = await notInChannel(deps, body.user.id, review).catch(() => ({
-          said: COULD_NOT_READ,
-          code: 'directory_unavailable',
-        }));
+        const away = await notInChannel(deps, body.user.id, review, button);
         if (away) {
           // In the audit as a refused click on the card is: who tried what, and why.
           await deps.engine

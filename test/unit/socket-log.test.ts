@@ -1,0 +1,62 @@
+/** signoff's own lines about Socket Mode's connection: one per drop, one per return, none at a stop. */
+import { EventEmitter } from 'node:events';
+import { expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { logSocketLifecycle } from '../../src/slack/inbound/socket-log.js';
+
+function watched() {
+  const lines: { level: number; msg: string }[] = [];
+  const client = new EventEmitter();
+  let now = 0;
+  logSocketLifecycle(
+    client,
+    createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) }),
+    () => now,
+  );
+  return { client, lines: () => lines.map((l) => [l.level, l.msg]), advance: (ms: number) => (now += ms) };
+}
+
+it('a socket that cannot be opened at start is said once, however many attempts fail', () => {
+  const { client, lines } = watched();
+  for (let i = 0; i < 3; i++) {
+    client.emit('error');
+    client.emit('close');
+  }
+  client.emit('connected');
+  expect(lines()).toEqual([[40, "Slack's socket (Socket Mode) could not be opened; still trying"]]);
+});
+
+it('a drop whose reconnects fail for a while is still one line, and its return one more with how long it took', () => {
+  const { client, lines, advance } = watched();
+  client.emit('connected');
+  client.emit('close');
+  for (let i = 0; i < 3; i++) {
+    client.emit('error');
+    client.emit('close');
+  }
+  advance(12_345);
+  client.emit('connected');
+  expect(lines()).toEqual([
+    [40, "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)"],
+    [30, "Slack's socket (Socket Mode) is back after 12.3 s"],
+  ]);
+});
+
+it('a stop is no drop, and a frame that is not a disconnect does not make the next drop routine', () => {
+  const { client, lines } = watched();
+  client.emit('connected');
+  client.emit('ws_message', JSON.stringify({ type: 'events_api', payload: { text: '"disconnect"' } }));
+  client.emit('close');
+  client.emit('connected');
+  client.emit('disconnecting');
+  client.emit('close');
+  expect(lines().map(([level]) => level)).toEqual([40, 30]);
+});
+
+it('a disconnect Slack sends for another reason than moving the connection (link_disabled) is a warning, with its reason', () => {
+  const { client, lines } = watched();
+  client.emit('connected');
+  client.emit('ws_message', JSON.stringify({ type: 'disconnect', reason: 'link_disabled' }));
+  client.emit('close');
+  expect(lines()).toEqual([[40, 'Slack closed its socket (Socket Mode, link_disabled); reconnecting']]);
+});
