@@ -105,6 +105,13 @@ const noAnswerCause = (errno: string | undefined) =>
  */
 const AS_IT_RAN = 'OPENAI_BASE_URL as it was set when the task ran';
 
+/**
+ * Where a task that got no answer called, unnamed: with OPENAI_BASE_URL unset it was OpenAI's own
+ * service, and a sentence naming only the variable sent a reader who never set it looking for it.
+ */
+const WHERE_IT_RAN =
+  "the address the task used (OPENAI_BASE_URL as it was set then, or OpenAI's api.openai.com if it was not; it may differ from this terminal's)";
+
 /** The team's sentence for a call that got no answer, with its cause when known. */
 function unreachableSentence(errno: string | undefined): string {
   const known = noAnswerCause(errno);
@@ -117,7 +124,7 @@ function unreachableSentence(errno: string | undefined): string {
 function keyboardUnreachable(errno: string | undefined, at: string | undefined): string {
   const known = noAnswerCause(errno);
   if (!at)
-    return `The model service could not be reached${known ? ` (${known.cause})` : ''}. Check that a model service answers at ${AS_IT_RAN} (it may differ from this terminal's), then Retry.`;
+    return `The model service could not be reached${known ? ` (${known.cause})` : ''}. Check that a model service answers at ${WHERE_IT_RAN}, then Retry.`;
   return known
     ? `The model service at ${at} could not be reached (${known.cause}). ${known.fix(at)}`
     : `The model service at ${at} could not be reached. Retry once it runs there, or OPENAI_BASE_URL names the address where one does.`;

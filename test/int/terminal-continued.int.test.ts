@@ -69,7 +69,7 @@ describe('a task left working, continued by a later command', () => {
     });
     expect(events.code, events.stderr).toBe(0);
     expect(events.stdout).toContain(
-      "The model service could not be reached (connection refused: nothing listens there). Check that a model service answers at OPENAI_BASE_URL as it was set when the task ran (it may differ from this terminal's), then Retry.",
+      "The model service could not be reached (connection refused: nothing listens there). Check that a model service answers at the address the task used (OPENAI_BASE_URL as it was set then, or OpenAI's api.openai.com if it was not; it may differ from this terminal's), then Retry.",
     );
     expect(events.stdout).not.toContain(`127.0.0.1:${elsewhere}`);
   }, 120_000);

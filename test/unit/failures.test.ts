@@ -130,7 +130,7 @@ describe('a model service that gives no answer', () => {
     // Said without the address first (a card's body), named when the terminal prints it.
     const once = atTheKeyboard(describeFailure(refused).sentence);
     expect(once).toBe(
-      "The model service could not be reached (connection refused: nothing listens there). Check that a model service answers at OPENAI_BASE_URL as it was set when the task ran (it may differ from this terminal's), then Retry.",
+      "The model service could not be reached (connection refused: nothing listens there). Check that a model service answers at the address the task used (OPENAI_BASE_URL as it was set then, or OpenAI's api.openai.com if it was not; it may differ from this terminal's), then Retry.",
     );
     expect(atTheKeyboard(once, '127.0.0.1:1234')).toBe(
       atTheKeyboard(describeFailure(refused).sentence, '127.0.0.1:1234'),
