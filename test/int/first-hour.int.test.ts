@@ -79,7 +79,7 @@ describe('documents for proposal', () => {
 });
 
 describe("a proposal's reviews in the terminal", () => {
-  it('ask for a query as a query ("type the query to search instead", not "feedback") and echo a decision in the words of the card: a typed query is "use my query", reject is "search more"', async () => {
+  it('ask for a query as a query ("type the query to search instead", not "feedback") and echo a decision in the words of the card: a typed query is "use my query", reject is "search more"; the Query generator\'s "Next search" is printed once, above its card, not again in it', async () => {
     const env = await database('proposal_words');
     const r = await runSignoff(
       ['run', 'proposal', 'home batteries'],
@@ -87,6 +87,9 @@ describe("a proposal's reviews in the terminal", () => {
       'help\nrevise\nbattery degradation\nreject\n',
     );
     expect(r.code, r.stderr).toBe(0);
+    const first = r.stdout.slice(0, r.stdout.indexOf('└─ Enter or "approve" to continue'));
+    expect(first.match(/Next search:/g)).toHaveLength(1);
+    expect(first.slice(first.lastIndexOf('┌─'))).toContain('(what the agents said above)');
     expect(r.stdout).toContain('└─ Enter or "approve" to continue, type the query to search instead.');
     expect(r.stdout).toContain('revise: <the query to search instead>');
     expect(r.stdout).toContain('Type the query to search instead and press Enter');

@@ -92,7 +92,7 @@ export function buildProposalGraph(deps: WorkflowDeps) {
         await askStructured(agents.query.model, querySchema, messages, config.signal)
       ).query.trim();
       if (!repeats(query, s.searchQueries)) {
-        say(config, { agent: agents.query.name, text: `Next search: "${query}"` });
+        say(config, { agent: agents.query.name, text: `**Next search:** ${query}` });
         return {
           searchQueries: [...s.searchQueries, query],
           currentQuery: query,
