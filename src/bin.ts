@@ -6,6 +6,7 @@
  */
 
 import { configuredWorkflows, helpText, USAGE } from './cli/help.js';
+import { optionsPart } from './cli/options.js';
 import type { ScenarioTest } from './cli/scenario-run.js';
 import { startFailureInWords } from './cli/start-failure.js';
 import { usageError } from './cli/usage.js';
@@ -161,8 +162,10 @@ async function main(argv: string[]): Promise<number> {
     out.write(`${packageVersion()}\n`);
     return 0;
   }
-  // `--help` after a command too ("run pair --help"): asked for help, never a task named "--help".
-  const help = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+  // `--help` after a command too ("run pair --help"): asked for help, never a task named "--help"
+  // (which `run pair -- --help` starts: after `--`, words are the task's).
+  const options = optionsPart(argv);
+  const help = argv[0] === 'help' || options.includes('--help') || options.includes('-h');
   let config: Config;
   try {
     config = loadConfig();
