@@ -1,7 +1,8 @@
 /**
  * A newcomer's words in the shell and at a review, through the real CLI: an option where a command
  * takes none is refused (exit 2), never started as a task's text; `--` ends the options; a quoted
- * task holding a dash is a task.
+ * task holding a dash is a task. At a review, `run pair` or `pair` is asked about as a command,
+ * never sent as feedback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -72,5 +73,22 @@ describe('options where a command takes none', () => {
     expect(r.stderr).toContain('"--verbose" is not an option of run');
     expect(r.stdout.match(/Task cli-[0-9a-f]+ \(pair\): /g)).toHaveLength(1);
     expect(heading(r.stdout)).toBe('--verbose');
+  }, 120_000);
+});
+
+describe('at a review', () => {
+  it('run pair, a workflow named alone and signoff … are asked about as commands, never feedback; a sentence with them is feedback', async () => {
+    const r = await runSignoff(
+      ['run', 'pair', 'name the release'],
+      env,
+      'run pair\npair\nsignoff tasks\nrun the numbers again\n\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    for (const typed of ['run pair', 'pair', 'signoff tasks'])
+      expect(r.stdout).toContain(
+        `"${typed}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${typed}".\n`,
+      );
+    expect(r.stdout.match(/→ give feedback by /g)).toHaveLength(1);
+    expect(r.stdout).toMatch(/→ give feedback by cli:\S+: run the numbers again\n/);
   }, 120_000);
 });
