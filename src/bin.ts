@@ -95,7 +95,7 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
   // Slack first: the missing variable is what to fix before any client is named.
   if (config.slackMissing) return halfSlack(config.slackMissing);
   const { readMcpArgs } = await import('./cli/mcp-args.js');
-  const read = readMcpArgs(argv, config.workflows.api);
+  const read = readMcpArgs(argv, config.workflows.api, config.configPath);
   if ('error' in read) {
     err.write(`${read.error}\n`);
     return 2;

@@ -139,6 +139,22 @@ describe('the config file', () => {
     expect(r.stderr).toContain('SIGNOFF_ROLE=worker runs a part of signoff in Slack, and no Slack is set');
     expect(r.stdout).toBe('');
   });
+
+  it('signoff mcp with no config file read says SIGNOFF_CONFIG is not set and how to set it; with a file lacking clients, names that file', async () => {
+    // Nothing answers there: the clients are checked before the database opens.
+    const none = { DATABASE_URL: `postgres://nobody@127.0.0.1:${await unusedPort()}/none` };
+    const unset = await runSignoff(['mcp'], none);
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toBe(
+      "npx signoff mcp asks as one of the config file's api.clients, and no config file was read (SIGNOFF_CONFIG is not set; a signoff.yml here is not read without it): set it to the file that lists the client, e.g. SIGNOFF_CONFIG=signoff.yml npx signoff mcp\n",
+    );
+    const file = configFile('workflows:\n  pair:\n    maxIterations: 2\n');
+    const without = await runSignoff(['mcp'], { ...none, SIGNOFF_CONFIG: file });
+    expect(without.code).toBe(2);
+    expect(without.stderr).toBe(
+      `npx signoff mcp asks as one of the config file's api.clients, and ${file} has none: add one (see the README, "Ask from an MCP client").\n`,
+    );
+  });
 });
 
 describe('a task of a workflow declared in a config file', () => {
