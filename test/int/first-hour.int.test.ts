@@ -76,6 +76,22 @@ describe('documents for proposal', () => {
     const found = await runSignoff(['run', 'proposal', 'home batteries'], env, 'battery degradation\n');
     expect(found.stdout).toContain('Sources: [solar-storage.md]');
   }, 180_000);
+
+  it('a folder holding a file that cannot be used (not UTF-8) is exit 1, "could not", as one with no text file is; a folder that does not exist is 2', async () => {
+    const env = await database('docs_unusable');
+    const dir = folder();
+    // "Café" in Latin-1: é is a single byte that is no UTF-8.
+    writeFileSync(join(dir, 'menu.md'), Buffer.from('Caf\xe9 cr\xe8me', 'latin1'));
+    const latin1 = await runSignoff(['docs', 'add', dir], env);
+    expect([latin1.code, latin1.stderr]).toEqual([
+      1,
+      '"menu.md" is not UTF-8 text; save it as UTF-8 and add it again. Nothing was added: the collection "docs" is as it was.\n',
+    ]);
+    const empty = await runSignoff(['docs', 'add', folder()], env);
+    expect(empty.code, empty.stderr).toBe(1);
+    const missing = await runSignoff(['docs', 'add', join(dir, 'nowhere')], env);
+    expect(missing.code, missing.stderr).toBe(2);
+  }, 120_000);
 });
 
 describe("a proposal's reviews in the terminal", () => {
