@@ -35,6 +35,13 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 process.stderr.on('error', () => undefined);
 const out = { write: (s: string) => void (outputOpen && process.stdout.write(s)) };
 const err = { write: (s: string) => void process.stderr.write(s) };
+/**
+ * Said when PORT is set and `npm start` opens the terminal: what serves HTTP (the API, /mcp,
+ * /healthz, /metrics) is a process connected to Slack, in HTTP mode or Socket Mode; `signoff mcp`
+ * on stdio needs Slack too, so there is no other door to point to.
+ */
+const NO_HTTP =
+  'PORT is set, but without Slack tokens npm start is the terminal, which serves no HTTP (no /healthz, /api/v1, /mcp or /metrics): those are served by signoff connected to Slack, so set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode).';
 /** The configuration the process started with, for the words of a failure to start. */
 let started: Config | undefined;
 
@@ -205,6 +212,8 @@ async function main(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  // A port set for the server this is not: nothing will listen on it, and nothing else would say so.
+  if (argv.length === 0 && config.portSet) err.write(`${NO_HTTP}\n`);
   let test: ScenarioTest | undefined;
   if (argv[0] === 'test') {
     const { readScenarioTest } = await import('./cli/scenario-run.js');

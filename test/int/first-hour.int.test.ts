@@ -156,6 +156,21 @@ describe('the config file', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('npm start with PORT set and no Slack tokens says the terminal serves no HTTP and what would; PORT unset (or blank) says nothing', async () => {
+    const env = await database('port_terminal');
+    const said =
+      'PORT is set, but without Slack tokens npm start is the terminal, which serves no HTTP (no /healthz, /api/v1, /mcp or /metrics): those are served by signoff connected to Slack, so set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode).\n';
+    const set = await runSignoff([], { ...env, PORT: '3998' }, '');
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr.startsWith(said), set.stderr).toBe(true);
+    expect(set.stdout).toContain('signoff in the terminal (no Slack tokens set)');
+    for (const port of [undefined, ' ']) {
+      const unset = await runSignoff([], port === undefined ? env : { ...env, PORT: port }, '');
+      expect(unset.code, unset.stderr).toBe(0);
+      expect(unset.stderr).not.toContain('PORT is set');
+    }
+  }, 120_000);
+
   it('signoff mcp with no config file read says SIGNOFF_CONFIG is not set and how to set it; with a file lacking clients, names that file', async () => {
     // Nothing answers there: the clients are checked before the database opens.
     const none = { DATABASE_URL: `postgres://nobody@127.0.0.1:${await unusedPort()}/none` };
