@@ -6,6 +6,7 @@
  */
 
 import { configuredWorkflows, helpText, USAGE } from './cli/help.js';
+import { optionsPart } from './cli/options.js';
 import type { ScenarioTest } from './cli/scenario-run.js';
 import { startFailureInWords } from './cli/start-failure.js';
 import { usageError } from './cli/usage.js';
@@ -34,6 +35,13 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 process.stderr.on('error', () => undefined);
 const out = { write: (s: string) => void (outputOpen && process.stdout.write(s)) };
 const err = { write: (s: string) => void process.stderr.write(s) };
+/**
+ * Said when PORT is set and `npm start` opens the terminal: what serves HTTP (the API, /mcp,
+ * /healthz, /metrics) is a process connected to Slack, in HTTP mode or Socket Mode; `signoff mcp`
+ * on stdio needs Slack too, so there is no other door to point to.
+ */
+const NO_HTTP =
+  'PORT is set, but without Slack tokens npm start is the terminal, which serves no HTTP (no /healthz, /api/v1, /mcp or /metrics): those are served by signoff connected to Slack, so set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode).';
 /** The configuration the process started with, for the words of a failure to start. */
 let started: Config | undefined;
 
@@ -94,7 +102,7 @@ async function serveMcp(config: Config, argv: string[]): Promise<number> {
   // Slack first: the missing variable is what to fix before any client is named.
   if (config.slackMissing) return halfSlack(config.slackMissing);
   const { readMcpArgs } = await import('./cli/mcp-args.js');
-  const read = readMcpArgs(argv, config.workflows.api);
+  const read = readMcpArgs(argv, config.workflows.api, config.configPath);
   if ('error' in read) {
     err.write(`${read.error}\n`);
     return 2;
@@ -161,8 +169,10 @@ async function main(argv: string[]): Promise<number> {
     out.write(`${packageVersion()}\n`);
     return 0;
   }
-  // `--help` after a command too ("run pair --help"): asked for help, never a task named "--help".
-  const help = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+  // `--help` after a command too ("run pair --help"): asked for help, never a task named "--help"
+  // (which `run pair -- --help` starts: after `--`, words are the task's).
+  const options = optionsPart(argv);
+  const help = argv[0] === 'help' || options.includes('--help') || options.includes('-h');
   let config: Config;
   try {
     config = loadConfig();
@@ -202,6 +212,8 @@ async function main(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  // A port set for the server this is not: nothing will listen on it, and nothing else would say so.
+  if (argv.length === 0 && config.portSet) err.write(`${NO_HTTP}\n`);
   let test: ScenarioTest | undefined;
   if (argv[0] === 'test') {
     const { readScenarioTest } = await import('./cli/scenario-run.js');

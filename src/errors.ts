@@ -36,7 +36,9 @@ export type ErrorCode =
   | 'rules_off'
   | 'unknown_rule'
   /** A rule already signed off, refused or revoked (it takes no approval, refusal or revoke any more). */
-  | 'rule_closed';
+  | 'rule_closed'
+  /** A file named rightly that cannot be used as it is (`docs add`: not UTF-8, not text at all). */
+  | 'unusable_file';
 
 export class SignoffError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 import type { Action, Review } from '../engine/index.js';
 import { choicesOf, lowerFirst } from './choices.js';
-import { COMMANDS } from './usage.js';
+import { readsLikeCommand } from './command-lines.js';
 
 /**
  * Exactly these (case aside) approve, as the card and `help` show them: Enter too, except at a tool
@@ -64,20 +64,6 @@ const LIKE_REJECT = new Set([
 const HELP = new Set(['help', '?']);
 const QUIT = new Set(['quit', 'exit', 'q']);
 const CANCEL = new Set(['cancel', 'stop']);
-/**
- * A command's name typed alone ("tasks", "resume"), or a shell command line ("npx signoff tasks",
- * "npm start", "clear"): someone who thinks they are at the shell. Sent as feedback it would start
- * another round on words nobody meant; at the workflow prompt it is no workflow. Feedback that only
- * begins with such a word ("npm install step is missing") is feedback.
- */
-const COMMAND_WORDS = new Set([...COMMANDS, 'list', 'ls', 'status']);
-const SHELL_LINE = new RegExp(
-  // Case kept: the shell's words are lower case ("Signoff rules should…" is feedback).
-  `^(npx\\s+signoff\\b|signoff\\s+(${[...COMMANDS].join('|')})\\b|npm\\s+(start|test|install|i|ci|run\\s+\\S+)$|(clear|cls|pwd)$|cd(\\s+\\S+)?$|git\\s+(status|log|diff|show|pull|push|fetch|stash|branch|checkout|switch)(\\s+\\S+)*$)`,
-);
-/** Where a line holds several commands ("clear; npx signoff resume …"), each is one. */
-const COMMAND_SEPARATOR = /\s*(?:;|&&|\|\|)\s*/;
-
 /** `reject: <why>` rejects with its reason (for a tool call, the message the agent gets). */
 const REJECT_WITH = /^reject\s*:\s*(.*)$/is;
 /** `revise: <feedback>` (or the review's own word for it: `refine: …`) is feedback, whatever it says. */
@@ -138,14 +124,6 @@ const typed = (review: Review) =>
 /** Whether the line leaves the prompt it is typed at (a review's, or the interactive one). */
 export const isQuit = (line: string) => QUIT.has(bare(line));
 
-/** Whether the line reads like a command for the shell (or a signoff command's name alone). */
-export const readsLikeCommand = (line: string) =>
-  COMMAND_WORDS.has(bare(line)) ||
-  line
-    .trim()
-    .split(COMMAND_SEPARATOR)
-    .some((part) => SHELL_LINE.test(part));
-
 /**
  * One typed line → a decision: Enter/approve, reject (`reject: why` with its reason), feedback
  * (`revise: …`, or any other text) = revise with it; a line that reads like an approval or a
@@ -155,7 +133,7 @@ export const readsLikeCommand = (line: string) =>
  * arguments, "edit" asks the form field by field, and only the word "approve" approves (Enter
  * alone, or a "y", is too easily typed by accident to run a tool).
  */
-export function parseAnswer(line: string, review: Review): Answer {
+export function parseAnswer(line: string, review: Review, workflows: readonly string[] = []): Answer {
   const text = line.trim();
   const word = text.toLowerCase();
   const plain = bare(text);
@@ -244,7 +222,7 @@ export function parseAnswer(line: string, review: Review): Answer {
       };
     }
   }
-  if (allowed.includes('revise') && readsLikeCommand(text)) {
+  if (allowed.includes('revise') && readsLikeCommand(text, workflows)) {
     return {
       error: `"${text}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,
     };

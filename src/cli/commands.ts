@@ -23,11 +23,13 @@ import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/index.js';
 import { operator, type Task, takesWords } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
-import { isQuit, readsLikeCommand } from './answer.js';
+import { isQuit } from './answer.js';
 import { exportAudit } from './audit.js';
+import { readsLikeCommand } from './command-lines.js';
 import { EXIT_COULD_NOT, EXIT_USAGE, exitCodeOf } from './exit-codes.js';
 import { CLI, TASKS_LISTED, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
+import { commandWords } from './options.js';
 import { type createFeed, formatEventInFull, type Output, statusWords, taskHeading } from './printer.js';
 import { rulesCommand } from './rules.js';
 import { runSession } from './session.js';
@@ -91,7 +93,8 @@ export async function runCommand(
   documents?: Pick<Documents, 'addFolder'>,
   loaded?: Loaded,
 ): Promise<number> {
-  const [command, ...rest] = argv;
+  // `--` ends the options (options.ts): the words after it are taken as they are.
+  const [command, ...rest] = commandWords(argv);
   /**
    * The task `rest[0]` names, if this run can go on with it; followed from here on. At the prompt
    * this process's workers already run: a run of the task they start after a decision is this

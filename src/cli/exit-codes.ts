@@ -3,7 +3,8 @@
  * script can tell what went wrong without reading the sentence:
  *   0  done (what was asked was done; a list or an export that matched nothing is done too)
  *   1  could not do what was asked: the words were right, but the task, review or rule is in a
- *      state that does not allow it, the person may not, or there was nothing to do it with
+ *      state that does not allow it, the person may not, or there was nothing to do it with (or
+ *      only a file that cannot be used)
  *   2  bad usage: the words (or the configuration) name nothing or miss something: an unknown
  *      command, workflow, task id, rule or folder, a missing or malformed argument
  *   3  the task the command followed ended failed (TASK_FAILED)
@@ -24,6 +25,9 @@ const COULD_NOT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'stale_review',
   'too_many_tasks',
   'still_starting',
+  // `docs add` of a folder holding a file that is not UTF-8 text: the folder was named rightly,
+  // as one with no .md or .txt file (also 1), but what is in it cannot be used.
+  'unusable_file',
 ]);
 
 /** The exit code of a command refused with `code`. */

@@ -6,9 +6,15 @@
 import type { ApiClient, ApiConfig } from '../config/api-clients.js';
 import { CLI } from './help.js';
 
+/**
+ * `configPath`: the config file this process read (SIGNOFF_CONFIG), if any. A signoff.yml in the
+ * folder is not read unless SIGNOFF_CONFIG names it, so "there is none" with no file read would send
+ * someone to add a client to a file that already has one.
+ */
 export function readMcpArgs(
   argv: readonly string[],
   api: ApiConfig,
+  configPath?: string,
 ): { client: ApiClient } | { error: string } {
   const names = Object.keys(api.clients);
   let name: string | undefined;
@@ -19,9 +25,13 @@ export function readMcpArgs(
     else if (arg === '--client') name = argv[++i];
     else return { error: `Unknown argument "${arg}": ${CLI} mcp [--client <name>]` };
   }
+  if (!names.length && !configPath)
+    return {
+      error: `${CLI} mcp asks as one of the config file's api.clients, and no config file was read (SIGNOFF_CONFIG is not set; a signoff.yml here is not read without it): set it to the file that lists the client, e.g. SIGNOFF_CONFIG=signoff.yml ${CLI} mcp`,
+    };
   if (!names.length)
     return {
-      error: `${CLI} mcp asks as one of the config file's api.clients, and there is none: add one (see the README, "Ask from an MCP client").`,
+      error: `${CLI} mcp asks as one of the config file's api.clients, and ${configPath} has none: add one (see the README, "Ask from an MCP client").`,
     };
   if (name === undefined) {
     if (names.length === 1) return { client: clientNamed(api, names[0] as string) };

@@ -85,7 +85,12 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
       await watching;
     }
     if (line === undefined) return await inputEnded(deps, taskId);
-    const parsed = parseAnswer(line, review);
+    // A workflow's name typed alone, or after `run`, reads like a command, not feedback.
+    const parsed = parseAnswer(
+      line,
+      review,
+      engine.available().map((w) => w.name),
+    );
     if ('error' in parsed) {
       out.write(`${parsed.error}\n`);
       continue;

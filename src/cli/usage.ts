@@ -5,6 +5,7 @@
  * wait for a usage line); runCommand asks too, for the prompt, which runs the same commands.
  */
 import { CLI, TASKS_LISTED, USAGE } from './help.js';
+import { commandWords, END_OF_OPTIONS, looksLikeOption, unknownOption } from './options.js';
 
 /** The commands runCommand knows; `help` and `test` are answered in bin.ts. */
 export const COMMANDS: ReadonlySet<string> = new Set([
@@ -24,11 +25,15 @@ const ON_A_TASK = new Set(['resume', 'events', 'retry', 'cancel', 'redirect']);
 
 /** What is wrong with `argv`'s shape, in one line (or more: an unknown command adds the usage); undefined when nothing is. */
 export function usageError(argv: readonly string[], workflows: readonly string[]): string | undefined {
-  const [command, ...rest] = argv;
+  const [command, ...given] = argv;
   if (command === undefined || command === 'test' || command === 'help') return undefined;
   // A hint that names the command meant is the whole answer; the usage only when none does.
   if (!COMMANDS.has(command))
-    return unknownCommand(workflows, command, rest) ?? `Unknown command "${command}".\n${USAGE}`;
+    return unknownCommand(workflows, command, given) ?? `Unknown command "${command}".\n${USAGE}`;
+  // An option where none is taken would otherwise be read as a task's words or its id.
+  const option = unknownOption(argv);
+  if (option) return option;
+  const [, ...rest] = commandWords(argv);
   if (ON_A_TASK.has(command) && !rest[0]) return nameTheTask(command);
   // Words after `tasks` would be read as a filter that is not applied: refused, not ignored.
   if (command === 'tasks' && rest.length) return tasksTakeNothing(rest);
@@ -98,7 +103,11 @@ function unknownCommand(workflows: readonly string[], command: string, rest: str
     return `${said} Did you mean: ${CLI} ${looksLikeTaskId(rest[0]) ? `events ${rest[0]}` : 'tasks'}`;
   if (meant) return `${said} Did you mean: ${CLI} ${meant}${rest.length ? ` ${rest.join(' ')}` : ''}`;
   if (isWorkflow(workflows, command)) {
-    const task = rest.join(' ') || 'summarise Q3 invoices';
+    const words = rest.filter((w) => w !== END_OF_OPTIONS);
+    // Words that begin with a dash go after `--`, which `run` needs to take them as the task's.
+    if (words.some(looksLikeOption))
+      return `${said} To start a task: ${CLI} run ${command.toLowerCase()} -- ${words.join(' ')}`;
+    const task = words.join(' ') || 'summarise Q3 invoices';
     return `${said} To start a task: ${CLI} run ${command.toLowerCase()} "${task}"`;
   }
   return undefined;

@@ -142,6 +142,11 @@ export interface Config {
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   port: number;
   /**
+   * Whether PORT was set, not defaulted: without Slack, `npm start` is the terminal and serves no
+   * HTTP, which someone who set a port expects it to (bin.ts says so). Only this module reads env.
+   */
+  portSet?: boolean;
+  /**
    * What this process does: `web` answers Slack (acks stay fast), `worker` runs graphs and posts
    * their results, `all` both. Scale out with any mix against one database.
    */
@@ -214,6 +219,7 @@ export function loadConfig(given: Env = process.env, cwd = process.cwd()): Confi
     },
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
+    portSet: env.PORT !== undefined,
     role: e.SIGNOFF_ROLE,
     queue: {
       workers: e.SIGNOFF_WORKERS,

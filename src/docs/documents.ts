@@ -68,7 +68,7 @@ export function createDocuments(pool: pg.Pool) {
           content = UTF8.decode(bytes);
         } catch (error) {
           throw new SignoffError(
-            'bad_arguments',
+            'unusable_file',
             `"${name}" is not UTF-8 text; save it as UTF-8 and add it again. Nothing was added: the collection "${collection}" is as it was.`,
             { cause: error },
           );
@@ -76,7 +76,7 @@ export function createDocuments(pool: pg.Pool) {
         // Postgres's text cannot hold NUL: a binary file named .txt.
         if (content.includes('\u0000')) {
           throw new SignoffError(
-            'bad_arguments',
+            'unusable_file',
             `"${name}" is not text (it holds NUL bytes); nothing was added, the collection "${collection}" is as it was.`,
           );
         }

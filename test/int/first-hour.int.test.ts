@@ -76,6 +76,22 @@ describe('documents for proposal', () => {
     const found = await runSignoff(['run', 'proposal', 'home batteries'], env, 'battery degradation\n');
     expect(found.stdout).toContain('Sources: [solar-storage.md]');
   }, 180_000);
+
+  it('a folder holding a file that cannot be used (not UTF-8) is exit 1, "could not", as one with no text file is; a folder that does not exist is 2', async () => {
+    const env = await database('docs_unusable');
+    const dir = folder();
+    // "Café" in Latin-1: é is a single byte that is no UTF-8.
+    writeFileSync(join(dir, 'menu.md'), Buffer.from('Caf\xe9 cr\xe8me', 'latin1'));
+    const latin1 = await runSignoff(['docs', 'add', dir], env);
+    expect([latin1.code, latin1.stderr]).toEqual([
+      1,
+      '"menu.md" is not UTF-8 text; save it as UTF-8 and add it again. Nothing was added: the collection "docs" is as it was.\n',
+    ]);
+    const empty = await runSignoff(['docs', 'add', folder()], env);
+    expect(empty.code, empty.stderr).toBe(1);
+    const missing = await runSignoff(['docs', 'add', join(dir, 'nowhere')], env);
+    expect(missing.code, missing.stderr).toBe(2);
+  }, 120_000);
 });
 
 describe("a proposal's reviews in the terminal", () => {
@@ -141,6 +157,37 @@ describe('the config file', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('SIGNOFF_ROLE=worker runs a part of signoff in Slack, and no Slack is set');
     expect(r.stdout).toBe('');
+  });
+
+  it('npm start with PORT set and no Slack tokens says the terminal serves no HTTP and what would; PORT unset (or blank) says nothing', async () => {
+    const env = await database('port_terminal');
+    const said =
+      'PORT is set, but without Slack tokens npm start is the terminal, which serves no HTTP (no /healthz, /api/v1, /mcp or /metrics): those are served by signoff connected to Slack, so set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode).\n';
+    const set = await runSignoff([], { ...env, PORT: '3998' }, '');
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr.startsWith(said), set.stderr).toBe(true);
+    expect(set.stdout).toContain('signoff in the terminal (no Slack tokens set)');
+    for (const port of [undefined, ' ']) {
+      const unset = await runSignoff([], port === undefined ? env : { ...env, PORT: port }, '');
+      expect(unset.code, unset.stderr).toBe(0);
+      expect(unset.stderr).not.toContain('PORT is set');
+    }
+  }, 120_000);
+
+  it('signoff mcp with no config file read says SIGNOFF_CONFIG is not set and how to set it; with a file lacking clients, names that file', async () => {
+    // Nothing answers there: the clients are checked before the database opens.
+    const none = { DATABASE_URL: `postgres://nobody@127.0.0.1:${await unusedPort()}/none` };
+    const unset = await runSignoff(['mcp'], none);
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toBe(
+      "npx signoff mcp asks as one of the config file's api.clients, and no config file was read (SIGNOFF_CONFIG is not set; a signoff.yml here is not read without it): set it to the file that lists the client, e.g. SIGNOFF_CONFIG=signoff.yml npx signoff mcp\n",
+    );
+    const file = configFile('workflows:\n  pair:\n    maxIterations: 2\n');
+    const without = await runSignoff(['mcp'], { ...none, SIGNOFF_CONFIG: file });
+    expect(without.code).toBe(2);
+    expect(without.stderr).toBe(
+      `npx signoff mcp asks as one of the config file's api.clients, and ${file} has none: add one (see the README, "Ask from an MCP client").\n`,
+    );
   });
 });
 

@@ -17,7 +17,10 @@ describe('signoff mcp --client', () => {
 
   it('says what to fix: no client configured, several to choose from, an unknown name or argument', () => {
     const two = { clients: { 'coding-agent': client, 'deploy-bot': client } };
-    expect(readMcpArgs([], { clients: {} })).toEqual({ error: expect.stringContaining('there is none') });
+    expect(readMcpArgs([], { clients: {} }, '/srv/signoff/signoff.yml')).toEqual({
+      error:
+        'npx signoff mcp asks as one of the config file\'s api.clients, and /srv/signoff/signoff.yml has none: add one (see the README, "Ask from an MCP client").',
+    });
     expect(readMcpArgs([], two)).toEqual({
       error: 'Name the client to ask as: npx signoff mcp --client <name> (coding-agent, deploy-bot).',
     });
@@ -26,6 +29,13 @@ describe('signoff mcp --client', () => {
     });
     expect(readMcpArgs(['--verbose'], two)).toEqual({
       error: expect.stringContaining('Unknown argument "--verbose"'),
+    });
+  });
+
+  it('with no config file read (SIGNOFF_CONFIG unset: a signoff.yml in the folder is not read), says so and how to set it, not "add one"', () => {
+    expect(readMcpArgs([], { clients: {} })).toEqual({
+      error:
+        "npx signoff mcp asks as one of the config file's api.clients, and no config file was read (SIGNOFF_CONFIG is not set; a signoff.yml here is not read without it): set it to the file that lists the client, e.g. SIGNOFF_CONFIG=signoff.yml npx signoff mcp",
     });
   });
 });

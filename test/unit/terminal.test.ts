@@ -438,6 +438,44 @@ describe('an answer typed at a review', () => {
       expect(parseAnswer(typed, pair)).toEqual({ action: 'revise', feedback: typed });
   });
 
+  it('a workflow named alone or after run, and signoff with a command, are asked about at a review, in the same words; sentences holding them are feedback', () => {
+    const pair = asked(['approve', 'revise', 'reject'], { approve: 'Approve', revise: 'Give feedback' });
+    const workflows = ['pair', 'specialist', 'goal-plan', 'proposal'];
+    for (const typed of [
+      'run pair',
+      'run Pair',
+      'run pair write the launch email',
+      'run goal-plan "plan the offsite"',
+      'pair',
+      'Pair.',
+      'proposal',
+      'signoff',
+      'signoff help',
+      'signoff pair draft it',
+      'signoff --version',
+      'signoff mcp --client bot',
+      'clear; run pair again',
+    ]) {
+      const answer = parseAnswer(typed, pair, workflows);
+      expect([typed, 'error' in answer && answer.error]).toEqual([
+        typed,
+        `"${typed}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${typed}".`,
+      ]);
+    }
+    expect(parseAnswer('revise: pair', pair, workflows)).toEqual({ action: 'revise', feedback: 'pair' });
+    for (const typed of [
+      'run the numbers again',
+      'run it past legal first',
+      'pair it with a chart',
+      'the pair of paragraphs should merge',
+      'make it a proposal',
+      'Signoff from legal is needed',
+      'signoff of the budget comes first',
+      'run specialists on the figures',
+    ])
+      expect(parseAnswer(typed, pair, workflows)).toEqual({ action: 'revise', feedback: typed });
+  });
+
   it('the card\'s own words choose: a proposal\'s "search more" is its reject, "continue" its approve; "search" alone is asked about, not sent as words', () => {
     expect(parseAnswer('Search more', asked())).toEqual({ action: 'reject' });
     expect(parseAnswer('search', asked())).toEqual({
