@@ -1,7 +1,7 @@
 /**
  * What /healthz says of a Socket Mode socket once it had connected: nothing through a routine move
  * (Slack moves a socket every few hours; the client is back in about 5 s), 503 once it has been
- * down longer than the grace.
+ * down longer than the grace, and at once when its reconnects were refused for good.
  */
 import { EventEmitter } from 'node:events';
 import { expect, it } from 'vitest';
@@ -37,10 +37,14 @@ it('a socket down for up to the grace (30 s) says nothing; longer, 503 with how 
   expect(connection.problem()).toBeUndefined();
 });
 
-it('a stop is no drop', () => {
+it('a stop is no drop; reconnects refused for good are said at once', () => {
   const { connection, client, advance } = connectedSocket();
   client.emit('disconnecting');
   client.emit('close');
   advance(60_000);
   expect(connection.problem()).toBeUndefined();
+  connection.gaveUp('invalid_auth');
+  expect(connection.problem()).toBe(
+    "unhealthy: Slack's socket (Socket Mode) cannot reconnect (invalid_auth); not trying again",
+  );
 });

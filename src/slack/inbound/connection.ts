@@ -3,8 +3,8 @@
  * `app.start()` keeps retrying `apps.connections.open` (for hours, with backoff) and says nothing;
  * this watches those attempts through the Web API client's `fetch`, so that the health check can
  * say "starting" while the first attempt is under way, and why Slack cannot be reached after.
- * Once connected, it watches the socket: one down for longer than a routine move takes is said
- * too (no event reaches the process meanwhile).
+ * Once connected, it watches the socket: one down for longer than a routine move takes, or one
+ * whose reconnects Slack refused for good, is said too (no event reaches the process meanwhile).
  */
 
 export interface SlackConnection {
@@ -18,6 +18,8 @@ export interface SlackConnection {
   watchSocket(client: SocketLifecycle): void;
   /** The socket is connected: nothing to report any more, unless it drops. */
   connected(): void;
+  /** The socket's reconnects were refused for good (socket-reconnects.ts): said at once, in these words. */
+  gaveUp(reason: string): void;
   /** What /healthz says while not connected, or while the socket is down (503); else undefined. */
   problem(): string | undefined;
 }
@@ -36,7 +38,7 @@ export interface SocketLifecycle {
 export const SOCKET_DOWN_GRACE_MS = 30_000;
 
 /** The code of a failed connection (ECONNREFUSED, ENOTFOUND…), else the error's own words. */
-function reasonOf(error: unknown): string {
+export function reasonOf(error: unknown): string {
   for (let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined; e; ) {
     if (typeof e.code === 'string') return e.code;
     e = e.cause as typeof e;
@@ -58,6 +60,7 @@ export function watchSlackConnection(
   let socketFailure: string | undefined;
   let up = false;
   let downSince: number | undefined;
+  let refused: string | undefined;
   return {
     fetch: async (input, init) => {
       try {
@@ -94,7 +97,12 @@ export function watchSlackConnection(
     connected: () => {
       connected = true;
     },
+    gaveUp: (reason) => {
+      refused = reason;
+    },
     problem: () => {
+      if (refused)
+        return `unhealthy: Slack's socket (Socket Mode) cannot reconnect (${refused}); not trying again`;
       if (connected) {
         const down = downSince === undefined ? 0 : now() - downSince;
         if (down <= graceMs) return undefined;
