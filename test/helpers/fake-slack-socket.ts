@@ -11,8 +11,9 @@ export class FakeSocketMode {
   private acks = new Map<string, (payload: unknown) => void>();
   /** Slack's socket host is out of reach: each new socket is refused at its handshake. */
   refusing = false;
-  /** How many sockets have been opened in all (closed ones too). */
+  /** How many sockets have been opened in all (closed ones too), and how many were refused. */
   opened = 0;
+  refused = 0;
 
   /** Serves the socket on `server` at `/link`. */
   attach(server: Server): void {
@@ -20,7 +21,10 @@ export class FakeSocketMode {
       server,
       path: '/link',
       // Refused as a socket host that is down behind a proxy answers: 503, no socket.
-      verifyClient: (_info, done) => done(!this.refusing, 503),
+      verifyClient: (_info, done) => {
+        if (this.refusing) this.refused += 1;
+        done(!this.refusing, 503);
+      },
     });
     wss.on('connection', (socket) => {
       this.opened += 1;

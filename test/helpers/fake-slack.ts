@@ -289,6 +289,11 @@ export class FakeSlack extends SlackFaults {
     return this.socket.opened;
   }
 
+  /** How many Socket Mode sockets were refused (`refuseSockets`). */
+  get socketsRefused(): number {
+    return this.socket.refused;
+  }
+
   /** Sends an envelope over Socket Mode; resolves with the payload of the app's ack. */
   sendEnvelope(type: 'slash_commands' | 'interactive' | 'events_api', payload: object): Promise<unknown> {
     return this.socket.send(type, payload);
