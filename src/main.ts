@@ -240,6 +240,8 @@ export interface SlackOptions extends OpenOptions {
   mcpProgressEveryMs?: number;
   /** How long an MCP call that hears no progress waits before answering pending (tests shorten it). */
   mcpUnheardWaitMs?: number;
+  /** How long a Socket Mode socket may be down before /healthz says so (tests shorten it). */
+  socketDownGraceMs?: number;
 }
 
 /** The engine opened with Slack's parts (its sink, live view and directory). */
@@ -270,6 +272,7 @@ export async function startSlack(config: Config, options: SlackOptions): Promise
       live: slack.live(signoff.db),
       afterAckClock: options.afterAckClock,
       stopping: options.stopping,
+      socketDownGraceMs: options.socketDownGraceMs,
       doors: createDoors({
         pool: signoff.db.pool,
         engine: signoff.engine,

@@ -37,6 +37,8 @@ export interface SlackSurfaceOptions {
   afterAckClock?: AfterAckClock;
   /** Aborted by a stop asked for while it starts: it stops waiting for Slack and gives up. */
   stopping?: AbortSignal;
+  /** How long a Socket Mode socket may be down before /healthz says so (tests shorten it; connection.ts). */
+  socketDownGraceMs?: number;
   /**
    * The other doors (the HTTP API, MCP over HTTP): their routes on the port, given how to start a
    * task in a channel; served by a process that takes requests, in HTTP mode.
@@ -85,10 +87,13 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
   let ready = false;
   const listen = config.role !== 'worker';
   // Until it has reached Slack (auth.test; a Socket Mode process: its socket too) a process that
-  // listens says on /healthz how reaching Slack goes.
-  const connection = listen ? watchSlackConnection(slack.apiUrl ?? 'https://slack.com/api/') : undefined;
+  // listens says on /healthz how reaching Slack goes; a Socket Mode process, its socket down after.
+  const connection = listen
+    ? watchSlackConnection(slack.apiUrl ?? 'https://slack.com/api/', { graceMs: o.socketDownGraceMs })
+    : undefined;
   const healthy: Healthy = async () => {
-    if (!ready) return connection?.problem() ?? 'starting';
+    const problem = connection?.problem();
+    if (!ready || problem) return problem ?? 'starting';
     const answers = await signoff.db.pool.query('SELECT 1').then(
       () => true,
       () => false,

@@ -9,11 +9,25 @@ import { type WebSocket, WebSocketServer } from 'ws';
 export class FakeSocketMode {
   private sockets = new Set<WebSocket>();
   private acks = new Map<string, (payload: unknown) => void>();
+  /** Slack's socket host is out of reach: each new socket is refused at its handshake. */
+  refusing = false;
+  /** How many sockets have been opened in all (closed ones too), and how many were refused. */
+  opened = 0;
+  refused = 0;
 
   /** Serves the socket on `server` at `/link`. */
   attach(server: Server): void {
-    const wss = new WebSocketServer({ server, path: '/link' });
+    const wss = new WebSocketServer({
+      server,
+      path: '/link',
+      // Refused as a socket host that is down behind a proxy answers: 503, no socket.
+      verifyClient: (_info, done) => {
+        if (this.refusing) this.refused += 1;
+        done(!this.refusing, 503);
+      },
+    });
     wss.on('connection', (socket) => {
+      this.opened += 1;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
       socket.on('message', (data) => {

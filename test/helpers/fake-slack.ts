@@ -271,9 +271,27 @@ export class FakeSlack extends SlackFaults {
     this.socket.askToReconnect(reason);
   }
 
+  /**
+   * Slack's socket host out of reach (true) or back (false): apps.connections.open still hands out
+   * a URL, and each socket opened there is refused, as the drop's reconnects then meet.
+   */
+  refuseSockets(refusing: boolean): void {
+    this.socket.refusing = refusing;
+  }
+
   /** How many Socket Mode clients are connected now. */
   get socketCount(): number {
     return this.socket.count;
+  }
+
+  /** How many Socket Mode sockets have been opened in all, closed ones too. */
+  get socketsOpened(): number {
+    return this.socket.opened;
+  }
+
+  /** How many Socket Mode sockets were refused (`refuseSockets`). */
+  get socketsRefused(): number {
+    return this.socket.refused;
   }
 
   /** Sends an envelope over Socket Mode; resolves with the payload of the app's ack. */
@@ -323,6 +341,13 @@ export class FakeSlack extends SlackFaults {
         // Limited as any method (Tier 3): a client reconnecting in a loop meets 429s.
         const wait = this.overLimit(method, args);
         if (wait > 0) return this.limitedReply(method, args, wait, reply);
+        // Held or failed as any method (a reconnect waiting for Slack, an app-level token revoked).
+        await this.whileHeld(method, args);
+        const fault = this.faultFor(method, args);
+        if (fault) {
+          this.calls.push({ method, args: { ...args, failed: true }, at: Date.now() });
+          return reply(fault.status, fault.body, fault.headers);
+        }
         this.calls.push({ method, args, at: Date.now() });
         return reply(200, { ok: true, url: this.url.replace(/^http/, 'ws').replace(/api\/$/, 'link') });
       }

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { FakeSlack } from '../helpers/fake-slack.js';
 import { unusedPort } from '../helpers/ports.js';
 import { killedAfterFile, type Running, startSignoff, startSlackWorker } from '../helpers/processes.js';
 
@@ -105,5 +106,48 @@ it('a Socket Mode process whose socket cannot connect (Slack said who the bot is
     expect(lines.at(-1)?.msg).toMatch(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/);
   } finally {
     await new Promise((r) => api.close(r));
+  }
+}, 60_000);
+
+it('a Socket Mode process whose socket dropped and cannot come back (the socket host refuses its reconnects) stops on SIGTERM in order: "stopped after …", exit 143, not an unhandled rejection and exit 1', async () => {
+  const slack = new FakeSlack();
+  await slack.start();
+  try {
+    // The default role (`npm start`): its stop waits on its workers, and the rejection ended the
+    // process meanwhile (a web process's stop was over before Node got to it).
+    const server = started(
+      startSignoff([], {
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_APP_TOKEN: 'xapp-test',
+        SLACK_API_URL: slack.url,
+        PORT: '0',
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'debug',
+      }),
+    );
+    await server.waitFor(/listening to Slack/, 60_000, 'stderr');
+    await slack.socketConnected();
+    slack.refuseSockets(true);
+    slack.dropSocket();
+    // The client's reconnect (its own start() again, 5 s on) has had its socket refused, and waits
+    // for a socket until the stop rejects it: its client says each failure at debug (the drop's
+    // own, then the reconnect's).
+    const failures = () => server.stderr().match(/WebSocket error!/g)?.length ?? 0;
+    const deadline = Date.now() + 30_000;
+    while (failures() < 2) {
+      if (Date.now() > deadline) throw new Error(`no reconnect: ${server.stderr()}`);
+      if (server.child.exitCode !== null) throw new Error(`signoff exited: ${server.stderr()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    server.child.kill('SIGTERM');
+    const { code, stderr } = await server.exited;
+    // The last line as written (a crash's is Node's, not JSON: UnhandledPromiseRejection).
+    const last = stderr.trim().split('\n').at(-1) ?? '';
+    expect({ code, last: last.startsWith('{') ? (JSON.parse(last) as { msg: string }).msg : last }).toEqual({
+      code: 143,
+      last: expect.stringMatching(/^stopped after \d+(\.\d)? m?s: runs handed back, database closed$/),
+    });
+  } finally {
+    await slack.stop();
   }
 }, 60_000);

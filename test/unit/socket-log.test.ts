@@ -1,8 +1,8 @@
 /** signoff's own lines about Socket Mode's connection: one per drop, one per return, none at a stop. */
 import { EventEmitter } from 'node:events';
-import { expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { logSocketLifecycle } from '../../src/slack/inbound/socket-log.js';
+import { logSocketLifecycle, SOCKET_DOWN_SAY_EVERY_MS } from '../../src/slack/inbound/socket-log.js';
 
 function watched() {
   const lines: { level: number; msg: string }[] = [];
@@ -59,4 +59,37 @@ it('a disconnect Slack sends for another reason than moving the connection (link
   client.emit('ws_message', JSON.stringify({ type: 'disconnect', reason: 'link_disabled' }));
   client.emit('close');
   expect(lines()).toEqual([[40, 'Slack closed its socket (Socket Mode, link_disabled); reconnecting']]);
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+it('a socket that stays down is said again once a minute, with how long; none once it is back, nor after a stop', () => {
+  vi.useFakeTimers();
+  const lines: { level: number; msg: string }[] = [];
+  const client = new EventEmitter();
+  const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+  logSocketLifecycle(client, logger);
+  client.emit('connected');
+  client.emit('close');
+  expect(SOCKET_DOWN_SAY_EVERY_MS).toBe(60_000);
+  vi.advanceTimersByTime(59_000);
+  expect(lines).toHaveLength(1);
+  vi.advanceTimersByTime(2 * 60_000);
+  client.emit('connected');
+  vi.advanceTimersByTime(5 * 60_000);
+  expect(lines.map((l) => [l.level, l.msg])).toEqual([
+    [40, "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)"],
+    [40, "Slack's socket (Socket Mode) still down after 1 min"],
+    [40, "Slack's socket (Socket Mode) still down after 2 min"],
+    [30, "Slack's socket (Socket Mode) is back after 179.0 s"],
+  ]);
+  // Down again, then stopped while down: the drop is said, and nothing after the stop.
+  client.emit('close');
+  client.emit('disconnecting');
+  vi.advanceTimersByTime(5 * 60_000);
+  expect(lines.slice(4).map((l) => l.msg)).toEqual([
+    "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)",
+  ]);
 });

@@ -21,14 +21,15 @@ import type { StartDeps } from './deps.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
 import { logSocketLifecycle, socketChatter } from './socket-log.js';
+import { handleReconnects } from './socket-reconnects.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
   /** True once the database, migrations and queue are ready and the database answers. */
   healthy: Healthy;
   metrics: MetricsRoute;
-  /** Watches how reaching Slack goes until the app is connected (for /healthz). */
-  connection?: Pick<SlackConnection, 'fetch' | 'watchSocket'>;
+  /** Watches how reaching Slack goes, and (Socket Mode) how its socket fares once connected (for /healthz). */
+  connection?: Pick<SlackConnection, 'fetch' | 'watchSocket' | 'gaveUp'>;
   /** Slack's limits, kept with delivery (shared through Postgres): every listener call takes its slot. */
   limits: RateLimits;
   /** Who a person is (the engine asks the same directory about user groups). */
@@ -116,8 +117,9 @@ export function createSlackApp(deps: SlackAppDeps): App {
 
 /**
  * Socket Mode's receiver, made here (as Bolt would for `socketMode: true`) so that the connection
- * watcher hears its client: a socket that cannot be opened is said on /healthz; and so that the
- * log says a drop and a return in signoff's words, with the client's own chatter at debug.
+ * watcher hears its client: a socket that cannot be opened, or down for long, is said on /healthz;
+ * so that the log says a drop and a return in signoff's words, with the client's own chatter at
+ * debug; and so that a reconnect's end (a stop meanwhile, a refused handshake) is handled, not a crash.
  */
 function socketReceiver(
   appToken: string,
@@ -137,6 +139,10 @@ function socketReceiver(
   });
   deps.connection?.watchSocket(receiver.client);
   logSocketLifecycle(receiver.client, deps.logger);
+  handleReconnects(receiver.client, {
+    logger: deps.logger,
+    gaveUp: (reason) => deps.connection?.gaveUp(reason),
+  });
   return receiver;
 }
 

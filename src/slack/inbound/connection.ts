@@ -3,6 +3,8 @@
  * `app.start()` keeps retrying `apps.connections.open` (for hours, with backoff) and says nothing;
  * this watches those attempts through the Web API client's `fetch`, so that the health check can
  * say "starting" while the first attempt is under way, and why Slack cannot be reached after.
+ * Once connected, it watches the socket: one down for longer than a routine move takes, or one
+ * whose reconnects Slack refused for good, is said too (no event reaches the process meanwhile).
  */
 
 export interface SlackConnection {
@@ -10,17 +12,33 @@ export interface SlackConnection {
   fetch: typeof fetch;
   /**
    * Socket Mode's client: its socket failing to open (Slack handed out its URL, and the socket
-   * host refused or hung up) is said too. The client's error carries no reason to give.
+   * host refused or hung up) is said too, and so is its socket down once it had connected. The
+   * client's error carries no reason to give.
    */
-  watchSocket(client: { on(event: 'error', listener: () => void): unknown }): void;
-  /** The socket is connected: nothing to report any more. */
+  watchSocket(client: SocketLifecycle): void;
+  /** The socket is connected: nothing to report any more, unless it drops. */
   connected(): void;
-  /** What /healthz says while not connected (503); undefined once connected. */
+  /** The socket's reconnects were refused for good (socket-reconnects.ts): said at once, in these words. */
+  gaveUp(reason: string): void;
+  /** What /healthz says while not connected, or while the socket is down (503); else undefined. */
   problem(): string | undefined;
 }
 
+/** The Socket Mode client's events this listens to. */
+export interface SocketLifecycle {
+  on(event: 'error' | 'close' | 'connected' | 'disconnecting', listener: () => void): unknown;
+}
+
+/**
+ * How long the socket may be down, once it has connected, before /healthz says so. Slack moves a
+ * connection every few hours, and the client waits 5 s before each attempt to reconnect, so a
+ * routine move is back in about 5 s: that must not fail a health check an orchestrator restarts
+ * the process on. 30 s lets a few attempts fail first; longer, and events wait unnoticed.
+ */
+export const SOCKET_DOWN_GRACE_MS = 30_000;
+
 /** The code of a failed connection (ECONNREFUSED, ENOTFOUND…), else the error's own words. */
-function reasonOf(error: unknown): string {
+export function reasonOf(error: unknown): string {
   for (let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined; e; ) {
     if (typeof e.code === 'string') return e.code;
     e = e.cause as typeof e;
@@ -28,10 +46,21 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function watchSlackConnection(apiUrl: string): SlackConnection {
+/**
+ * Watches how reaching Slack at `apiUrl` goes. `graceMs`: how long a socket that had connected
+ * may be down before it is said (tests shorten it); `now`: the time it counts by.
+ */
+export function watchSlackConnection(
+  apiUrl: string,
+  o: { graceMs?: number; now?: () => number } = {},
+): SlackConnection {
+  const { graceMs = SOCKET_DOWN_GRACE_MS, now = Date.now } = o;
   let connected = false;
   let failure: string | undefined;
   let socketFailure: string | undefined;
+  let up = false;
+  let downSince: number | undefined;
+  let refused: string | undefined;
   return {
     fetch: async (input, init) => {
       try {
@@ -49,12 +78,36 @@ export function watchSlackConnection(apiUrl: string): SlackConnection {
       client.on('error', () => {
         socketFailure = "Slack's socket (Socket Mode) could not be opened";
       });
+      // 'close' is the client's own signal that its socket is gone: it reconnects on it.
+      client.on('close', () => {
+        if (!up) return;
+        up = false;
+        downSince = now();
+      });
+      client.on('connected', () => {
+        up = true;
+        downSince = undefined;
+      });
+      // A stop closes the socket: no drop.
+      client.on('disconnecting', () => {
+        up = false;
+        downSince = undefined;
+      });
     },
     connected: () => {
       connected = true;
     },
+    gaveUp: (reason) => {
+      refused = reason;
+    },
     problem: () => {
-      if (connected) return undefined;
+      if (refused)
+        return `unhealthy: Slack's socket (Socket Mode) cannot reconnect (${refused}); not trying again`;
+      if (connected) {
+        const down = downSince === undefined ? 0 : now() - downSince;
+        if (down <= graceMs) return undefined;
+        return `unhealthy: Slack's socket (Socket Mode) has been down for ${Math.round(down / 1000)} s; reconnecting`;
+      }
       const why = failure ?? socketFailure;
       return why ? `unhealthy: ${why}; still trying` : 'starting: connecting to Slack';
     },

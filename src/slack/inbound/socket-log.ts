@@ -20,6 +20,12 @@ export function socketChatter(logger: Logger): BoltLogger {
   return boltLogger(logger, { component: 'socket-mode', level: 'debug' });
 }
 
+/**
+ * How often a socket that stays down is said again: one line a minute, as a database outage is
+ * (db/outages.ts), so that a log read later shows it went on, without a line per attempt.
+ */
+export const SOCKET_DOWN_SAY_EVERY_MS = 60_000;
+
 /** Slack's reasons for moving a connection that say nothing is wrong. */
 const ROUTINE = new Set(['refresh_requested', 'warning']);
 
@@ -35,15 +41,25 @@ function askedBecause(data: unknown): string | undefined {
 }
 
 /**
- * Says the socket's drops and returns. A drop Slack asked for to move the connection (every few
+ * Says the socket's drops and returns, and once a minute that it is still down. A drop Slack asked for to move the connection (every few
  * hours: `refresh_requested`, or `warning` just before) is routine and said at info; any other at
  * warn, since Slack's events wait until the socket is back. The first connection is the start's own line (a socket
  * that cannot be opened then is said once, as /healthz says it), and the close of a stop is no drop.
  */
-export function logSocketLifecycle(client: SocketEvents, logger: Logger, now: () => number = Date.now): void {
+export function logSocketLifecycle(
+  client: SocketEvents,
+  logger: Logger,
+  now: () => number = Date.now,
+  sayEveryMs = SOCKET_DOWN_SAY_EVERY_MS,
+): void {
   const log = logger.child({ component: 'socket-mode' });
   let state: 'starting' | 'up' | 'down' | 'stopping' = 'starting';
   let downSince = 0;
+  let stillDown: NodeJS.Timeout | undefined;
+  const back = () => {
+    clearInterval(stillDown);
+    stillDown = undefined;
+  };
   let asked: string | undefined;
   let refusedAtStart = false;
   client.on('ws_message', (data) => {
@@ -57,6 +73,7 @@ export function logSocketLifecycle(client: SocketEvents, logger: Logger, now: ()
   });
   client.on('disconnecting', () => {
     state = 'stopping';
+    back();
   });
   // 'close' is the client's own signal that its socket is gone (it reconnects on it); a
   // lifecycle state ('reconnecting') comes only after its first wait, seconds later.
@@ -72,8 +89,15 @@ export function logSocketLifecycle(client: SocketEvents, logger: Logger, now: ()
     else
       log.warn("Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)");
     asked = undefined;
+    stillDown = setInterval(() => {
+      const minutes = Math.round((now() - downSince) / 60_000);
+      log.warn({ downMs: now() - downSince }, `Slack's socket (Socket Mode) still down after ${minutes} min`);
+    }, sayEveryMs);
+    // A line to say is no reason to keep a process up.
+    stillDown.unref();
   });
   client.on('connected', () => {
+    back();
     if (state === 'down') {
       const seconds = ((now() - downSince) / 1000).toFixed(1);
       log.info({ downMs: now() - downSince }, `Slack's socket (Socket Mode) is back after ${seconds} s`);
