@@ -133,6 +133,10 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
         );
         continue;
       }
+      if ('left' in form) {
+        out.write('Nothing was decided. Back to the review.\n');
+        continue;
+      }
       answer = { action: 'edit', ...form };
     } else answer = parsed;
     try {

@@ -145,6 +145,18 @@ describe('no decision is inferred at the prompt', () => {
     expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
   });
 
+  it('after arguments typed wrong, Enter where they are asked again goes back to the review: the calls are not approved as shown', async () => {
+    const r = await runSignoff(['run', 'tools', 'two calls'], env(), 'edit\napprove\n{"to": \napprove\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      '1. send_email arguments, as one line of JSON (Enter goes back to the review; nothing is decided): ',
+    );
+    expect(r.stdout).toContain('Nothing was decided. Back to the review.');
+    expect(r.stdout).not.toMatch(/→ (approve|approved)/);
+    expect(r.stdout).not.toContain('RESUMED');
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
+  });
+
   it('a tool call\'s arguments typed again as shown are no edit: only "approve" then approves, and a real edit is an edit', async () => {
     const shown = JSON.stringify({ to: 'team@example.com', subject: 'Launch', body: 'We ship today.' });
     const edited = JSON.stringify({ to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' });

@@ -17,6 +17,7 @@ import { taskTable } from '../../src/cli/task-table.js';
 import { createThinking } from '../../src/cli/thinking.js';
 import { ABOVE, unseen } from '../../src/cli/unseen.js';
 import { localTime, relativeTime, when } from '../../src/cli/when.js';
+import { invalidEdit } from '../../src/engine/index.js';
 import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
 import { ScriptedChatModel } from '../../src/llm/scripted.js';
 import { askStructured } from '../../src/llm/structured.js';
@@ -568,6 +569,80 @@ describe("a tool call's Edit form at the prompt", () => {
     const fields = toReviewRequest(REQUESTS.two).fields;
     const form = await fillForm(fields, script(['approve', '', 'approve']), collected().out, 3000);
     expect(form).toMatchObject({ values: { decision_0: 'approve', decision_1: 'approve' } });
+  });
+
+  /** A call whose own arguments do not fit its schema: the model left out the body it requires. */
+  const bodiless = () => {
+    const request = toReviewRequest({
+      actionRequests: [{ name: 'send_email', args: { to: 'team@example.com', subject: 'Launch' } }],
+      reviewConfigs: [
+        {
+          actionName: 'send_email',
+          allowedDecisions: ['approve', 'edit', 'reject'],
+          argsSchema: {
+            type: 'object',
+            properties: { to: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' } },
+            required: ['to', 'subject', 'body'],
+          },
+        },
+      ],
+    });
+    return {
+      fields: request.fields,
+      check: (values: Record<string, string>) => invalidEdit(request, values),
+    };
+  };
+
+  it('arguments as shown are never checked: Enter on a call whose own arguments do not fit its schema goes back to the review', async () => {
+    const { fields, check } = bodiless();
+    const printed = collected();
+    // Checked, Enter put the shown arguments back, they failed, and the field was asked for ever.
+    expect(await fillForm(fields, script(['']), printed.out, 3000, check)).toEqual({ unchanged: true });
+    expect(printed.text()).not.toContain('Not valid');
+    // What the person types differently is checked, and said.
+    const typed = collected();
+    const partial = JSON.stringify({ to: 'ops@example.com' });
+    expect(await fillForm(fields, script([partial, '']), typed.out, 3000, check)).toEqual({ left: true });
+    expect(typed.text()).toContain(
+      "Not valid for send_email: arguments must have required property 'subject'",
+    );
+  });
+
+  it('after arguments typed wrong, Enter at the field asked again goes back to the review: never an approval of the arguments they tried to change', async () => {
+    const request = toReviewRequest(REQUESTS.two);
+    const check = (values: Record<string, string>) => invalidEdit(request, values);
+    const printed = collected();
+    const form = await fillForm(
+      request.fields,
+      script(['approve', '{"to": ', 'approve', '']),
+      printed.out,
+      3000,
+      check,
+    );
+    expect(form).toEqual({ left: true });
+    expect(printed.text()).toContain(
+      '1. send_email arguments, as one line of JSON (Enter goes back to the review; nothing is decided): ',
+    );
+    // Words that leave a prompt leave the form, at the field asked again and at a first ask: never read as JSON.
+    for (const leave of ['quit', 'cancel', 'back'])
+      expect(
+        await fillForm(
+          request.fields,
+          script(['approve', '{"to": ', 'approve', leave]),
+          collected().out,
+          3000,
+          check,
+        ),
+      ).toEqual({ left: true });
+    expect(await fillForm(request.fields, script(['quit']), collected().out, 3000, check)).toEqual({
+      left: true,
+    });
+    // A choice typed wrong says the way out.
+    const choice = collected();
+    await fillForm(request.fields, script(['maybe']), choice.out, 3000, check);
+    expect(choice.text()).toContain(
+      'Type "approve" or "reject". ("quit" goes back to the review; nothing is decided.)\n',
+    );
   });
 });
 
