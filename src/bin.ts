@@ -170,7 +170,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // `--help` after a command too ("run pair --help"): asked for help, never a task named "--help"
-  // (which `run pair -- --help` starts: after `--`, words are the task's).
+  // (which `run pair -- --help` starts: after `--`, words are the task's). Only where options can
+  // be (options.ts): `run pair explain the -h flag` is a task.
   const options = optionsPart(argv);
   const help = argv[0] === 'help' || options.includes('--help') || options.includes('-h');
   let config: Config;

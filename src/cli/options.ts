@@ -1,10 +1,12 @@
 /**
  * Options in a command's words. The commands that take a task's words or a task id take no
  * options, so a word such as `--verbose` after `run pair` was never an option: taken as the task's
- * text it started a task nobody meant ("--verbose", exit 0). It is refused instead, and `--` ends
- * the options as in any Unix command, so a task whose words do begin with a dash can still be
- * started: `run pair -- --verbose`. A quoted task that merely holds a dash ("write about --force
- * flags") is one word with spaces in it, never an option.
+ * text it started a task nobody meant ("--verbose", exit 0). It is refused instead. As POSIX reads
+ * options, a word is one only where options can be (before the task's first word) and only if it
+ * looks like one (a dash or two, a letter): `run pair fix the -v flag`, `cut costs by -5%` and
+ * `compare -> B` are tasks, and `events -1` is an id. `--` there ends the options, as in any Unix
+ * command, so a task whose first word does begin with a dash can still be started
+ * (`run pair -- --verbose`); a `--` among the task's words is the task's.
  */
 import { CLI } from './help.js';
 
@@ -12,28 +14,51 @@ export const END_OF_OPTIONS = '--';
 
 /** The commands whose words are ids, a folder or a task's text: none of them takes an option. */
 const TAKES_NONE = new Set(['run', 'resume', 'events', 'retry', 'cancel', 'redirect', 'docs']);
+/**
+ * The words before a command's text: run's workflow, redirect's task id. The others take ids (and
+ * docs a folder) only, so an option can be anywhere in them.
+ */
+const BEFORE_TEXT: Record<string, number> = { run: 1, redirect: 1 };
+
+/** A word as a shell user types an option: `-v`, `--model`, `--model=x` (never `-5%`, `->`, `-1`). */
+export const looksLikeOption = (word: string) => /^--?[A-Za-z][\w-]*(=.*)?$/s.test(word);
 
 /**
- * A word as a shell user types an option: a dash, then no space. A lone `-` is no option (it is a
- * word), nor is a word with spaces, which only quotes can make: that is text.
+ * A command's words after it, read: the ones that stand where options can be and look like one,
+ * and the words as the command takes them (the `--` that ended the options dropped).
  */
-export const looksLikeOption = (word: string) => word !== END_OF_OPTIONS && /^-\S+$/.test(word);
+function read(command: string, rest: readonly string[]): { options: string[]; words: string[] } {
+  const before = BEFORE_TEXT[command] ?? Number.POSITIVE_INFINITY;
+  const options: string[] = [];
+  let named = 0;
+  for (const [i, word] of rest.entries()) {
+    if (word === END_OF_OPTIONS) return { options, words: [...rest.slice(0, i), ...rest.slice(i + 1)] };
+    if (looksLikeOption(word)) options.push(word);
+    // The text's first word: from here on every word is the text's, `--` and dashes too.
+    else if (++named > before) break;
+  }
+  return { options, words: [...rest] };
+}
 
-/** The words before `--`: where an option (`--help` too) can be. */
-export const optionsPart = (argv: readonly string[]): readonly string[] => {
+/**
+ * The words where an option (`--help` too) can be. A command that takes none reads them as above;
+ * the others (tasks, audit, rules, mcp) every word before `--`.
+ */
+export function optionsPart(argv: readonly string[]): readonly string[] {
+  const [command, ...rest] = argv;
+  if (command !== undefined && TAKES_NONE.has(command)) return read(command, rest).options;
   const end = argv.indexOf(END_OF_OPTIONS);
   return end < 0 ? argv : argv.slice(0, end);
-};
+}
 
 /**
- * `argv` as a command reads it: the first `--` after a command that takes no options is dropped,
- * the words after it kept as they are. (audit reads its own, with Node's parseArgs.)
+ * `argv` as a command reads it: the `--` that ends the options of a command that takes none is
+ * dropped, every other word kept as it is. (audit reads its own, with Node's parseArgs.)
  */
 export function commandWords(argv: readonly string[]): string[] {
   const [command, ...rest] = argv;
   if (command === undefined || !TAKES_NONE.has(command)) return [...argv];
-  const end = rest.indexOf(END_OF_OPTIONS);
-  return end < 0 ? [...argv] : [command, ...rest.slice(0, end), ...rest.slice(end + 1)];
+  return [command, ...read(command, rest).words];
 }
 
 /**
@@ -43,12 +68,12 @@ export function commandWords(argv: readonly string[]): string[] {
 export function unknownOption(argv: readonly string[]): string | undefined {
   const [command, ...rest] = argv;
   if (command === undefined || !TAKES_NONE.has(command)) return undefined;
-  const option = optionsPart(rest).find(looksLikeOption);
+  const { options, words } = read(command, rest);
+  const [option] = options;
   if (option === undefined) return undefined;
   const said = `"${option}" is not an option of ${command === 'docs' ? 'docs add' : command} (it takes none`;
-  // The words without `--`, in their order: the first one that is no option names the workflow
-  // (or the task), the rest are what the person typed after it.
-  const words = rest.filter((w) => w !== END_OF_OPTIONS);
+  // The first word that is no option names the workflow (or the task), the rest are what the
+  // person typed after it, in their order.
   const first = words.find((w) => !looksLikeOption(w));
   const after = first === undefined ? words : words.filter((_, i) => i !== words.indexOf(first));
   if (command === 'run') {

@@ -5,7 +5,7 @@
  * wait for a usage line); runCommand asks too, for the prompt, which runs the same commands.
  */
 import { CLI, TASKS_LISTED, USAGE } from './help.js';
-import { commandWords, END_OF_OPTIONS, looksLikeOption, unknownOption } from './options.js';
+import { commandWords, looksLikeOption, unknownOption } from './options.js';
 
 /** The commands runCommand knows; `help` and `test` are answered in bin.ts. */
 export const COMMANDS: ReadonlySet<string> = new Set([
@@ -103,9 +103,10 @@ function unknownCommand(workflows: readonly string[], command: string, rest: str
     return `${said} Did you mean: ${CLI} ${looksLikeTaskId(rest[0]) ? `events ${rest[0]}` : 'tasks'}`;
   if (meant) return `${said} Did you mean: ${CLI} ${meant}${rest.length ? ` ${rest.join(' ')}` : ''}`;
   if (isWorkflow(workflows, command)) {
-    const words = rest.filter((w) => w !== END_OF_OPTIONS);
-    // Words that begin with a dash go after `--`, which `run` needs to take them as the task's.
-    if (words.some(looksLikeOption))
+    // The words as `run` would read them after the workflow: a `--` that ends options is dropped.
+    const words = commandWords(['run', command, ...rest]).slice(2);
+    // A first word that looks like an option goes after `--`, which `run` needs to take it as the task's.
+    if (looksLikeOption(words[0] ?? ''))
       return `${said} To start a task: ${CLI} run ${command.toLowerCase()} -- ${words.join(' ')}`;
     const task = words.join(' ') || 'summarise Q3 invoices';
     return `${said} To start a task: ${CLI} run ${command.toLowerCase()} "${task}"`;

@@ -1,7 +1,7 @@
 /**
  * A newcomer's words in the shell and at a review, through the real CLI: an option where a command
  * takes none is refused (exit 2), never started as a task's text; `--` ends the options; a quoted
- * task holding a dash is a task. At a review, `run pair` or `pair` is asked about as a command,
+ * task holding a dash is a task, and so is one whose dash comes after its first word. At a review, `run pair` or `pair` is asked about as a command,
  * never sent as feedback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,18 @@ describe('options where a command takes none', () => {
     const quoted = await runSignoff(['run', 'pair', 'write about --force flags'], env);
     expect(quoted.code, quoted.stderr).toBe(0);
     expect(heading(quoted.stdout)).toBe('write about --force flags');
+  }, 120_000);
+
+  it("a dash among the task's words is the task's, as POSIX reads options: only before its first word can one be an option; a later -- is text", async () => {
+    const flag = await runSignoff(['run', 'pair', 'fix', 'the', '-v', 'flag'], env);
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(heading(flag.stdout)).toBe('fix the -v flag');
+    const later = await runSignoff(
+      ['run', 'pair', 'rewrite', 'the', 'intro', '--', 'keep', 'it', 'short'],
+      env,
+    );
+    expect(later.code, later.stderr).toBe(0);
+    expect(heading(later.stdout)).toBe('rewrite the intro -- keep it short');
   }, 120_000);
 
   it('typed at the prompt as the shell takes it, `run pair --verbose` is refused the same way; `pair --verbose` is typed text, a task', async () => {

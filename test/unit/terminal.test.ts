@@ -11,6 +11,7 @@ import { answerHelp, parseAnswer, parseFeedback } from '../../src/cli/answer.js'
 import { fillForm } from '../../src/cli/form.js';
 import type { LineSource } from '../../src/cli/lines.js';
 import { ANSI_STYLE, PLAIN_STYLE, renderMarkdown } from '../../src/cli/markdown.js';
+import { commandWords, optionsPart, unknownOption } from '../../src/cli/options.js';
 import { createFeed, formatEvent, formatReview, type Show, statusWithReason } from '../../src/cli/printer.js';
 import { statusLine } from '../../src/cli/status-line.js';
 import { taskTable } from '../../src/cli/task-table.js';
@@ -666,5 +667,51 @@ describe('what the terminal echoes', () => {
     expect(statusWithReason('rejected', 'rejected at review', [' (', ')'])).toBe('rejected at review');
     expect(statusWithReason('failed', 'the model', [': ', ''])).toBe('failed: the model');
     expect(statusWithReason('done', null, [' (', ')'])).toBe('done');
+  });
+});
+
+describe("a command's options, read as POSIX reads them", () => {
+  const split = (line: string) => line.split(' ');
+
+  it("a word is an option only before the task's first word, and only if it looks like one", () => {
+    for (const line of [
+      'run pair cut costs by -5%',
+      'run pair fix the -v flag',
+      'run pair compare -> B',
+      'run pair write about --force flags',
+      'redirect cli-1a2b3c4d drop the -x switch',
+      'events -1',
+      'cancel -',
+    ]) {
+      expect([line, unknownOption(split(line))]).toEqual([line, undefined]);
+      expect(commandWords(split(line))).toEqual(split(line));
+    }
+    for (const [line, option] of [
+      ['run pair --verbose', '--verbose'],
+      ['run pair --model gpt-4 x', '--model'],
+      ['run --verbose pair x', '--verbose'],
+      ['run pair --model=gpt-4 x', '--model=gpt-4'],
+      ['redirect cli-1a2b3c4d -f a goal', '-f'],
+      ['retry cli-1a2b3c4d --verbose', '--verbose'],
+      ['events cli-1a2b3c4d -v', '-v'],
+    ] as const)
+      expect([line, unknownOption(split(line))]).toEqual([
+        line,
+        expect.stringMatching(`^"${option}" is not an option`),
+      ]);
+  });
+
+  it("-- ends the options only where they can be: later it is the task's", () => {
+    expect(commandWords(split('run pair -- --verbose'))).toEqual(split('run pair --verbose'));
+    expect(commandWords(split('run pair rewrite the intro -- keep it short'))).toEqual(
+      split('run pair rewrite the intro -- keep it short'),
+    );
+    expect(commandWords(split('cancel -- -x'))).toEqual(['cancel', '-x']);
+    expect(unknownOption(split('run pair fix -- --verbose'))).toBeUndefined();
+    // Help is asked for only where an option can be.
+    expect(optionsPart(split('run pair --help'))).toContain('--help');
+    expect(optionsPart(split('resume -h'))).toContain('-h');
+    expect(optionsPart(split('run pair explain the -h flag'))).not.toContain('-h');
+    expect(optionsPart(split('run pair -- --help page'))).not.toContain('--help');
   });
 });
