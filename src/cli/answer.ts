@@ -238,13 +238,19 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
 export function parseFeedback(
   line: string,
   review: Review,
+  /** The configured workflows' names: `pair` typed here is a command, as at the review. */
+  workflows: readonly string[] = [],
 ): { action: 'revise'; feedback: string } | { again: true } | { back: string } {
   const text = line.trim();
   if (!text) return { back: 'No feedback typed; nothing was sent. Back to the review.' };
-  const answer = parseAnswer(text, review);
+  const answer = parseAnswer(text, review, workflows);
   if ('action' in answer && answer.action === 'revise' && answer.feedback)
     return { action: 'revise', feedback: answer.feedback };
   if ('feedback' in answer && answer.feedback === true) return { again: true };
+  if (readsLikeCommand(text, workflows))
+    return {
+      back: `"${text}" reads like a command, not feedback; nothing was sent. Back to the review: answer it first, or type "quit" there to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,
+    };
   return {
     back: `"${text}" reads as one of the review's choices, not as feedback; nothing was sent. Back to the review: type it there, or "revise: ${text}" to send it as feedback.`,
   };

@@ -18,9 +18,10 @@ const SHELL_LINE = new RegExp(
 );
 /**
  * `run pair …` or `signoff pair …`: a command only with a workflow's name after it ("run the numbers
- * again" is feedback). The name without case, as `run Pair` starts pair.
+ * again" is feedback). Without case, the name as the word before it: `run Pair` starts pair, and a
+ * line's first letter is often capitalised for you (`Run pair draft it`).
  */
-const WITH_A_WORKFLOW = /^(?:run|signoff)\s+(\S+)/;
+const WITH_A_WORKFLOW = /^(?:run|signoff)\s+(\S+)/i;
 /** Where a line holds several commands ("clear; npx signoff resume …"), each is one. */
 const COMMAND_SEPARATOR = /\s*(?:;|&&|\|\|)\s*/;
 

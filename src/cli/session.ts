@@ -168,7 +168,11 @@ async function feedbackFor(deps: SessionDeps, review: Review): Promise<Decided |
   for (;;) {
     const line = await answerTo(deps.lines, deps.out, 'feedback> ');
     if (line === undefined) return 'ended';
-    const read = parseFeedback(line, review);
+    const read = parseFeedback(
+      line,
+      review,
+      deps.engine.available().map((w) => w.name),
+    );
     if ('action' in read) return read;
     if ('back' in read) {
       deps.out.write(`${read.back}\n`);

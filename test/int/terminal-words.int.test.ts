@@ -103,4 +103,18 @@ describe('at a review', () => {
     expect(r.stdout.match(/→ give feedback by /g)).toHaveLength(1);
     expect(r.stdout).toMatch(/→ give feedback by cli:\S+: run the numbers again\n/);
   }, 120_000);
+
+  it('whatever its case, and on the line after "revise" too, a command is asked about, never sent as feedback', async () => {
+    const r = await runSignoff(
+      ['run', 'pair', 'name the release'],
+      env,
+      'Run pair draft it\nrevise\npair\nquit\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"Run pair draft it" reads like a command, not an answer to this review');
+    expect(r.stdout).toContain(
+      '"pair" reads like a command, not feedback; nothing was sent. Back to the review',
+    );
+    expect(r.stdout).not.toMatch(/→ /);
+  }, 120_000);
 });

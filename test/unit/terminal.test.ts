@@ -541,6 +541,26 @@ describe('an answer typed at a review', () => {
     });
     expect(parseFeedback('revise', pair)).toEqual({ again: true });
   });
+
+  it('a command typed at a review or after "revise" is asked about, whatever its case; never sent as feedback', () => {
+    const pair = asked(['approve', 'revise', 'reject'], { revise: 'Give feedback' });
+    for (const line of ['Run pair draft it', 'RUN Pair', 'Signoff pair'])
+      expect([line, parseAnswer(line, pair, ['pair'])]).toEqual([
+        line,
+        { error: expect.stringContaining('reads like a command') },
+      ]);
+    expect(parseAnswer('Run the numbers again', pair, ['pair'])).toEqual({
+      action: 'revise',
+      feedback: 'Run the numbers again',
+    });
+    for (const line of ['pair', 'Run pair draft it', 'tasks'])
+      expect([line, parseFeedback(line, pair, ['pair'])]).toEqual([
+        line,
+        {
+          back: `"${line}" reads like a command, not feedback; nothing was sent. Back to the review: answer it first, or type "quit" there to leave it waiting, then run the command. To send it as feedback, type "revise: ${line}".`,
+        },
+      ]);
+  });
 });
 
 /** Lines given in advance, then end of input. */
