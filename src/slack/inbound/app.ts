@@ -138,10 +138,13 @@ function socketReceiver(
     installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
   });
   deps.connection?.watchSocket(receiver.client);
-  logSocketLifecycle(receiver.client, deps.logger);
+  const lifecycle = logSocketLifecycle(receiver.client, deps.logger);
   handleReconnects(receiver.client, {
     logger: deps.logger,
-    gaveUp: (reason) => deps.connection?.gaveUp(reason),
+    gaveUp: (reason) => {
+      lifecycle.gaveUp();
+      deps.connection?.gaveUp(reason);
+    },
   });
   return receiver;
 }
