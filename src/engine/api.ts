@@ -179,8 +179,8 @@ export interface Engine {
    */
   taskAt(surface: Surface, place: { channel: string; thread: string }): Promise<Task | undefined>;
   listTasks(filter?: TaskFilter): Promise<Task[]>;
-  /** One review, for a surface that must show its form before a decision (Slack's modal). */
-  review(id: string): Promise<Review | undefined>;
+  /** One review and its task (one read), for a surface that shows its form or checks its place before a decision. */
+  review(id: string): Promise<{ review: Review; task: Task } | undefined>;
   reviews(taskId: string, status?: Review['status']): Promise<Review[]>;
   /**
    * What the actor may do at a pending review (its actions the rules allow them), or, when

@@ -111,7 +111,7 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     getTask: (id) => getTask(pool, id),
     taskAt: (surface, place) => taskAt(pool, surface, place),
-    review: async (id) => (await getReviewWithTask(pool, id))?.review,
+    review: (id) => getReviewWithTask(pool, id),
     listTasks: (filter) => listTasks(pool, filter),
     choicesFor: (review, task, actor) => choicesAt(deps.directories[task.surface], review, task, actor),
     reviewsFor: (surface, actor, query) => waitingFor(pool, deps.directories[surface], surface, actor, query),

@@ -150,7 +150,9 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
             ? (await startHealthServer(mode.port, healthy, metrics, doors?.routes)).stop
             : async () => undefined,
       });
-    server = listen ? await startSlackApp(app, mode, o.stopping) : undefined;
+    server = listen
+      ? await startSlackApp(app, mode, { stopping: o.stopping, givenUp: connection?.givenUp })
+      : undefined;
   } catch (error) {
     await doors?.stop();
     await health?.stop();

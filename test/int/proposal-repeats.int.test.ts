@@ -64,7 +64,7 @@ describe('proposal with a model that repeats itself', () => {
       'Nothing was recorded: "Battery   STORAGE costs" was searched before, so it would find nothing new; type another query, or continue.',
     );
     // Refused, not decided: the same review waits, with no decision that a surface would echo.
-    expect(await t.h.engine.review(q2.id)).toMatchObject({ status: 'pending', decision: null });
+    expect((await t.h.engine.review(q2.id))?.review).toMatchObject({ status: 'pending', decision: null });
     await decide(q2.id, 'revise', 'grid tariffs for home batteries');
     await t.h.nextReview(task.id, q2.id); // the insight review after the search
     await t.h.shown(task.id);
@@ -93,7 +93,7 @@ describe('proposal with a model that repeats itself', () => {
     await expect(decide(q1.id, 'revise', ' ?!… ')).rejects.toThrow(
       'Nothing was recorded: "?!…" has no words to search for; type a query with words, or continue.',
     );
-    expect(await t.h.engine.review(q1.id)).toMatchObject({ status: 'pending', decision: null });
+    expect((await t.h.engine.review(q1.id))?.review).toMatchObject({ status: 'pending', decision: null });
     await decide(q1.id, 'revise', 'carport solar yield');
     await t.h.nextReview(task.id, q1.id);
     await t.h.shown(task.id);

@@ -6,7 +6,17 @@
  * tab showed, each with its own audit entry, and refuses the changed one on its own, saying why in
  * the modal. `/signoff list` offers the same checkboxes.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { WebClient } from '@slack/web-api';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createAfterAck } from '../../src/slack/inbound/after-ack.js';
+import type { ListenerDeps } from '../../src/slack/inbound/deps.js';
+import { createBatchDecision } from '../../src/slack/inbound/listeners/actions/batch.js';
+import { createAudience } from '../../src/slack/shared/audience.js';
+import { createDirectory } from '../../src/slack/shared/directory.js';
+import { createPermalinks } from '../../src/slack/shared/permalinks.js';
+import { createStandingStore } from '../../src/slack/shared/standing-store.js';
 import { contentHash } from '../../src/workflows/protocol/content-hash.js';
 import {
   appHomeOpened,
@@ -310,66 +320,32 @@ describe('a batch of reviews', () => {
     }
   });
 
-  it("a review whose task cannot be read (the database did not answer) is refused on its own, audited as database_unavailable (not as Slack's directory), and the person is told to tick it and click again", async () => {
-    const tasks: string[] = [];
-    for (const name of ['readable', 'unreadable']) {
-      await postSigned(file.events, commandBody(`asks Sign off the ${name} item?`));
-      const thread = tsOf(await until('root', () => rootOf(`the ${name} item`)));
-      await until('card', () => cardsIn(thread)[0], 20_000);
-      tasks.push((await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '');
-    }
-    const [readable, unreadable] = tasks;
-    const mine = (options: Checkbox[]) => options.filter((o) => /readable item/.test(o.text.text));
-    const picked = mine(await homeCheckboxes((o) => mine(o).length === 2));
-    // The database fails the read of one task's row, as a connection lost mid-query does; the rest
-    // of the database answers (the audit is written).
-    const getTask = engine().getTask;
-    const failing = vi.spyOn(engine(), 'getTask').mockImplementation(async (id) => {
-      if (id === unreadable) throw new Error('Connection terminated unexpectedly');
-      return getTask(id);
-    });
-    try {
-      const updated = slack.callsOf('views.update').length;
-      await postSigned(
-        file.events,
-        batchApproveClick(
-          'U0BOB',
-          picked.map((o) => o.value),
-        ),
-      );
-      const outcome = await until('the outcome', () =>
-        slack
-          .callsOf('views.update')
-          .slice(updated)
-          .find((c) => /Approved 1 of 2/.test(JSON.stringify(c.view))),
-      );
-      expect(JSON.stringify(outcome.view)).toContain(
-        // (Both are titled "Is this right?"; which one was refused is read from the database below.)
-        'Not decided* (each on its own):\\n• Is this right?: I could not read its task just now (the database did not answer), so it was not decided. Tick it and click Approve selected again in a minute.',
-      );
-    } finally {
-      failing.mockRestore();
-    }
-    expect((await engine().reviews(readable ?? '', 'decided'))[0]?.decidedBy).toBe('U0BOB');
-    expect((await engine().reviews(unreadable ?? '', 'pending')).length).toBe(1);
-    const tried = [];
-    for await (const e of engine().auditTrail({ taskId: unreadable }))
-      if (e.who === 'U0BOB') tried.push([e.action, e.result, e.code]);
-    expect(tried).toEqual([['approve', 'refused', 'database_unavailable']]);
-  });
+  it('a review whose read loses its database connection (a real one, cut) is refused with what to do and said, not audited (no task is known); one that is no longer there is said so', async () => {
+    await postSigned(file.events, commandBody('asks Sign off the unreadable item?'));
+    const thread = tsOf(await until('root', () => rootOf('the unreadable item')));
+    await until('card', () => cardsIn(thread)[0], 20_000);
+    const task = (await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '';
+    const [review] = await engine().reviews(task, 'pending');
+    const box = `${review?.id}:${contentHash(review?.request as never)}`;
 
-  it('a review that cannot be read is refused with what to do, and one that is no longer there is said so (both were "the database did not answer")', async () => {
-    const review = engine().review;
-    const failing = vi.spyOn(engine(), 'review').mockImplementation(async (id) => {
-      if (id === 'rev-unreadable') throw new Error('Connection terminated unexpectedly');
-      return review(id);
-    });
+    // Every read of the reviews waits behind this lock; the one the click makes loses its
+    // connection (as a restart of Postgres or a cut network does), and then the lock goes.
+    const pool = file.service.signoff.db.pool;
+    const locker = new pg.Client({ connectionString: file.db.url });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE signoff.reviews IN ACCESS EXCLUSIVE MODE');
     try {
       const updated = slack.callsOf('views.update').length;
-      await postSigned(
-        file.events,
-        batchApproveClick('U0BOB', ['rev-unreadable:0123456789abcdef', 'rev-gone:0123456789abcdef']),
-      );
+      await postSigned(file.events, batchApproveClick('U0BOB', [box, 'rev-gone:0123456789abcdef']));
+      const blocked = await until('the read of the review, waiting on the lock', async () => {
+        const r = await pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%to_jsonb(r) AS r, to_jsonb(t) AS t%'`,
+        );
+        return r.rows.length === 1 ? r.rows[0]?.pid : undefined;
+      });
+      await locker.query('SELECT pg_terminate_backend($1)', [blocked]);
+      await locker.query('ROLLBACK');
       const outcome = await until('the outcome', () =>
         slack
           .callsOf('views.update')
@@ -378,11 +354,113 @@ describe('a batch of reviews', () => {
       );
       const said = JSON.stringify(outcome.view);
       expect(said).toContain(
-        '• rev-unreadable: I could not read it just now (the database did not answer), so it was not decided. Tick it and click Approve selected again in a minute.',
+        `• ${review?.id}: I could not read it just now (the database did not answer), so it was not decided. Tick it and click Approve selected again in a minute.`,
       );
       expect(said).toContain('• rev-gone: it is no longer there; nothing was decided.');
     } finally {
-      failing.mockRestore();
+      await locker.end();
     }
+    expect((await engine().reviews(task, 'pending')).length).toBe(1);
+    const tried = [];
+    for await (const e of engine().auditTrail({ taskId: task })) if (e.who === 'U0BOB') tried.push(e);
+    expect(tried).toEqual([]);
+  });
+
+  it('a review that cannot be read for another reason than the database (its stored row does not read) is refused without blaming the database', async () => {
+    await postSigned(file.events, commandBody('asks Sign off the garbled item?'));
+    const thread = tsOf(await until('root', () => rootOf('the garbled item')));
+    await until('card', () => cardsIn(thread)[0], 20_000);
+    const task = (await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '';
+    const [review] = await engine().reviews(task, 'pending');
+    const box = `${review?.id}:${contentHash(review?.request as never)}`;
+    const pool = file.service.signoff.db.pool;
+    // A row another version wrote (or a hand's UPDATE): it is there, it answers, it does not read.
+    await pool.query(`UPDATE signoff.reviews SET request = '{}' WHERE id = $1`, [review?.id]);
+    try {
+      const updated = slack.callsOf('views.update').length;
+      await postSigned(file.events, batchApproveClick('U0BOB', [box]));
+      const outcome = await until('the outcome', () =>
+        slack
+          .callsOf('views.update')
+          .slice(updated)
+          .find((c) => /None of the 1 was approved/.test(JSON.stringify(c.view))),
+      );
+      const said = JSON.stringify(outcome.view);
+      expect(said).toContain(
+        `• ${review?.id}: I could not read it (an error, logged for whoever runs signoff)`,
+      );
+      expect(said).not.toContain('the database did not answer');
+    } finally {
+      await pool.query('UPDATE signoff.reviews SET request = $2 WHERE id = $1', [
+        review?.id,
+        review?.request,
+      ]);
+    }
+  });
+
+  it("Slack's directory failing outright for one ticked review refuses only that one (directory_unavailable): the others are still decided and the person is told", async () => {
+    const tasks: string[] = [];
+    const boxes: string[] = [];
+    for (const name of ['first', 'second']) {
+      await postSigned(file.events, commandBody(`asks Sign off the ${name} asked item?`));
+      const thread = tsOf(await until('root', () => rootOf(`the ${name} asked item`)));
+      await until('card', () => cardsIn(thread)[0], 20_000);
+      const task = (await engine().taskAt('slack', { channel: 'C0WORK', thread }))?.id ?? '';
+      const [review] = await engine().reviews(task, 'pending');
+      tasks.push(task);
+      boxes.push(`${review?.id}:${contentHash(review?.request as never)}`);
+    }
+    // The listener as the service builds it, on the same engine, Postgres and (fake) Slack, but
+    // with a directory that throws for the second review asked about instead of answering.
+    const pool = file.service.signoff.db.pool;
+    const logger = createLogger('silent');
+    const client = new WebClient('xoxb-test', { slackApiUrl: slack.url });
+    let asked = 0;
+    const audience = createAudience({ client, logger });
+    const deps: ListenerDeps = {
+      engine: engine(),
+      pool,
+      logger,
+      afterAck: createAfterAck({ size: 1, quietMs: 0, maxWaitMs: 0 }),
+      audience: {
+        ...audience,
+        among: (user, places) =>
+          ++asked === 2 ? Promise.reject(new Error('socket hang up')) : audience.among(user, places),
+      },
+      directory: createDirectory({ client, kept: createStandingStore(pool), logger }),
+      permalinks: createPermalinks({ client, pool, logger }),
+    };
+    const approve = createBatchDecision(deps, 'approve', { refresh: async () => undefined } as never);
+    const responded = slack.ephemerals.length;
+    await approve({
+      ack: async () => undefined,
+      client,
+      body: {
+        type: 'block_actions',
+        user: { id: 'U0BOB', team_id: 'T0TEAM' },
+        trigger_id: 'unused',
+        response_url: slack.responseUrl('C0WORK', '', 'U0BOB'),
+        state: {
+          values: {
+            signoff_batch: {
+              signoff_batch_pick: { type: 'checkboxes', selected_options: boxes.map((value) => ({ value })) },
+            },
+          },
+        },
+        actions: [],
+      },
+    } as never);
+    const outcome = await until('the outcome', () =>
+      slack.ephemerals.slice(responded).find((e) => /Approved 1 of 2/.test(String(e.text))),
+    );
+    expect(String(outcome.text)).toContain(
+      'Not decided* (each on its own):\n• Is this right?: Slack did not say just now whether you are in its channel; try again in a minute.',
+    );
+    expect((await engine().reviews(tasks[0] ?? '', 'decided'))[0]?.decidedBy).toBe('U0BOB');
+    expect((await engine().reviews(tasks[1] ?? '', 'pending')).length).toBe(1);
+    const tried = [];
+    for await (const e of engine().auditTrail({ taskId: tasks[1] }))
+      if (e.who === 'U0BOB') tried.push([e.action, e.result, e.code]);
+    expect(tried).toEqual([['approve', 'refused', 'directory_unavailable']]);
   });
 });

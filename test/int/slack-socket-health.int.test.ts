@@ -26,7 +26,12 @@ const httpSlack = new FakeSlack();
 let socketDb: TestDatabase | undefined;
 let socketService: Promise<SlackService> | undefined;
 const stopping = new AbortController();
+// Vitest reports an unhandled rejection too, after the file: this names the test that caused it.
+const unhandled: unknown[] = [];
+const heard = (reason: unknown) => unhandled.push(reason);
+process.on('unhandledRejection', heard);
 afterAll(async () => {
+  process.off('unhandledRejection', heard);
   stopping.abort();
   await socketService?.catch(() => undefined);
   await socketDb?.drop();
@@ -174,6 +179,12 @@ it('says on /healthz when Slack answers but its socket cannot be opened: 503 "un
     // The client's second attempt (5 s on) is its own `start()` again, which a stop rejects: that
     // rejection, unhandled, ended the process (vitest reports it as an error of this file).
     await until('a second attempt', async () => attempts >= 2 || undefined, 30_000);
+    stopping.abort();
+    // Ended by the stop, in order: its own reason, and no rejection left unhandled (heard once
+    // the stop's turn of the event loop is over).
+    await expect(socketService).rejects.toBe(stopping.signal.reason);
+    await new Promise((r) => setImmediate(r));
+    expect(unhandled).toEqual([]);
   } finally {
     stopping.abort();
     await socketService.catch(() => undefined);

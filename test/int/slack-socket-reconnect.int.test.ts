@@ -136,3 +136,41 @@ it("the first start's refusal is still Bolt's to see: a process whose app-level 
     undo();
   }
 });
+
+it('a first socket that cannot be opened, then a reconnect Slack refuses for good (invalid_auth): the start fails with its sentence instead of waiting for ever', async () => {
+  const [refusedBefore, from] = [slack.socketsRefused, lines.length];
+  slack.refuseSockets(true);
+  let undo: () => void = () => undefined;
+  try {
+    const starting = file.startService({ env: { SLACK_APP_TOKEN: 'xapp-test' }, options: { logger } });
+    let ended: unknown;
+    starting.then(
+      () => {
+        ended = 'started';
+      },
+      (error: unknown) => {
+        ended = error;
+      },
+    );
+    // Its first socket refused, Slack refuses the reconnect's handshake (the token revoked meanwhile).
+    await until('its first socket refused', async () => slack.socketsRefused > refusedBefore || undefined);
+    undo = slack.refuse('apps.connections.open', () => true, 'invalid_auth');
+    const error = await until('the start ended', async () => ended, 30_000);
+    expect((error as Error).message).toBe(
+      "Slack's socket (Socket Mode) never connected: its first socket could not be opened, and its reconnect was refused for good (invalid_auth); not trying again",
+    );
+    expect(
+      lines
+        .slice(from)
+        .filter((l) => l.level >= 50)
+        .map((l) => l.msg),
+    ).toEqual([
+      "Slack's socket (Socket Mode) cannot reconnect (invalid_auth); not trying again: /healthz says so, and a restart tries afresh",
+    ]);
+    await new Promise((r) => setImmediate(r));
+    expect(unhandled).toEqual([]);
+  } finally {
+    undo();
+    slack.refuseSockets(false);
+  }
+});

@@ -236,7 +236,7 @@ describe('a tool call is decided explicitly', () => {
     const approve = labelled(redrawn.blocks as Post['blocks'], 'Approve as edited');
     expect(approve && JSON.parse(approve.value).h).toBe(
       contentHash(
-        (await file.service.signoff.engine.review(JSON.parse(approve?.value ?? '{}').review))
+        (await file.service.signoff.engine.review(JSON.parse(approve?.value ?? '{}').review))?.review
           ?.request as never,
       ),
     );
@@ -447,7 +447,7 @@ describe('a tool call is decided explicitly', () => {
        WHERE id = $1`,
       [review?.id],
     );
-    const stored = (await file.service.signoff.engine.review(review?.id as string))?.request;
+    const stored = (await file.service.signoff.engine.review(review?.id as string))?.review.request;
     const oldApprove = {
       action_id: 'signoff_approve',
       value: JSON.stringify({ review: review?.id, task: taskId, h: contentHash(stored as never) }),

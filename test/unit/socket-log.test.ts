@@ -93,3 +93,20 @@ it('a socket that stays down is said again once a minute, with how long; none on
     "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)",
   ]);
 });
+
+it('a socket whose reconnects were given up (refused for good) is not said to be still down every minute after: its give-up said that nothing tries any more', () => {
+  vi.useFakeTimers();
+  const lines: { level: number; msg: string }[] = [];
+  const client = new EventEmitter();
+  const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
+  const lifecycle = logSocketLifecycle(client, logger);
+  client.emit('connected');
+  client.emit('close');
+  vi.advanceTimersByTime(61_000);
+  lifecycle.gaveUp();
+  vi.advanceTimersByTime(10 * 60_000);
+  expect(lines.map((l) => l.msg)).toEqual([
+    "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)",
+    "Slack's socket (Socket Mode) still down after 1 min",
+  ]);
+});

@@ -138,10 +138,13 @@ function socketReceiver(
     installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
   });
   deps.connection?.watchSocket(receiver.client);
-  logSocketLifecycle(receiver.client, deps.logger);
+  const lifecycle = logSocketLifecycle(receiver.client, deps.logger);
   handleReconnects(receiver.client, {
     logger: deps.logger,
-    gaveUp: (reason) => deps.connection?.gaveUp(reason),
+    gaveUp: (reason) => {
+      lifecycle.gaveUp();
+      deps.connection?.gaveUp(reason);
+    },
   });
   return receiver;
 }
@@ -201,33 +204,47 @@ export async function initSlackApp(
 }
 
 /**
- * Bolt's `app.start()`, given up for a stop. In Socket Mode it resolves once the socket is
- * connected, and while Slack's socket cannot be reached it reconnects for hours, hearing no stop:
- * a deploy's SIGTERM would wait for it. A stop meanwhile tells the socket client to disconnect
- * (not waited for: a socket never opened may never say it closed) and throws the stop's reason.
+ * Bolt's `app.start()`, given up for a stop, or for a socket Slack will not hand out again. In
+ * Socket Mode it resolves once the socket is connected, and while Slack's socket cannot be reached
+ * it reconnects for hours, hearing no stop: a deploy's SIGTERM would wait for it. A stop meanwhile
+ * tells the socket client to disconnect (not waited for: a socket never opened may never say it
+ * closed) and throws the stop's reason. Its first socket failing to open, the client reconnects
+ * through its own `start()`, not Bolt's: a reconnect refused for good then (`givenUp`,
+ * socket-reconnects.ts) leaves Bolt's start waiting for ever, so the start fails on it, as it does
+ * on a token refused at once.
  */
 export async function startSlackApp(
   app: App,
   mode: NonNullable<Config['slack']>['mode'],
-  stopping?: AbortSignal,
+  o: { stopping?: AbortSignal; givenUp?: Promise<string> } = {},
 ): Promise<unknown> {
+  const { stopping, givenUp } = o;
   const starting = mode.kind === 'http' ? app.start(mode.port) : app.start();
-  if (!stopping) return await starting;
+  if (!stopping && !givenUp) return await starting;
   let giveUp: () => void = () => undefined;
   const stopped = new Promise<never>((_, reject) => {
-    giveUp = () => reject(stopping.reason);
+    giveUp = () => reject(stopping?.reason);
   });
-  stopping.addEventListener('abort', giveUp, { once: true });
-  if (stopping.aborted) giveUp();
+  let refusedForGood = false;
+  // Heard by the race even once it is over (a give-up after the socket connected is /healthz's).
+  const refused = (givenUp ?? new Promise<never>(() => undefined)).then((reason): never => {
+    refusedForGood = true;
+    throw new Error(
+      `Slack's socket (Socket Mode) never connected: its first socket could not be opened, and its reconnect was refused for good (${reason}); not trying again`,
+    );
+  });
+  stopping?.addEventListener('abort', giveUp, { once: true });
+  if (stopping?.aborted) giveUp();
   try {
-    return await Promise.race([starting, stopped]);
+    return await Promise.race([starting, stopped, refused]);
   } catch (error) {
-    if (stopping.aborted) {
+    if (stopping?.aborted || refusedForGood) {
+      // Bolt's start, left behind: settled by the stop's disconnect, or never.
       starting.catch(() => undefined);
       void app.stop().catch(() => undefined);
     }
     throw error;
   } finally {
-    stopping.removeEventListener('abort', giveUp);
+    stopping?.removeEventListener('abort', giveUp);
   }
 }

@@ -20,6 +20,11 @@ export interface SlackConnection {
   connected(): void;
   /** The socket's reconnects were refused for good (socket-reconnects.ts): said at once, in these words. */
   gaveUp(reason: string): void;
+  /**
+   * Resolves with `gaveUp`'s reason: a start still waiting for its first connection fails on it
+   * (Bolt's `start()` would wait for ever, since nothing tries any more).
+   */
+  givenUp: Promise<string>;
   /** What /healthz says while not connected, or while the socket is down (503); else undefined. */
   problem(): string | undefined;
 }
@@ -61,6 +66,10 @@ export function watchSlackConnection(
   let up = false;
   let downSince: number | undefined;
   let refused: string | undefined;
+  let giveUp: (reason: string) => void = () => undefined;
+  const givenUp = new Promise<string>((resolve) => {
+    giveUp = resolve;
+  });
   return {
     fetch: async (input, init) => {
       try {
@@ -99,7 +108,9 @@ export function watchSlackConnection(
     },
     gaveUp: (reason) => {
       refused = reason;
+      giveUp(reason);
     },
+    givenUp,
     problem: () => {
       if (refused)
         return `unhealthy: Slack's socket (Socket Mode) cannot reconnect (${refused}); not trying again`;

@@ -165,7 +165,7 @@ export async function decideFromSlack(
   ),
 ): Promise<Decided | undefined> {
   try {
-    const review = await deps.engine.review(d.click.review);
+    const review = (await deps.engine.review(d.click.review))?.review;
     const unseen = await approvesUnseen(deps, d, review);
     if (unseen) {
       await tell(CANNOT_SHOW);

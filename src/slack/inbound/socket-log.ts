@@ -41,7 +41,8 @@ function askedBecause(data: unknown): string | undefined {
 }
 
 /**
- * Says the socket's drops and returns, and once a minute that it is still down. A drop Slack asked for to move the connection (every few
+ * Says the socket's drops and returns, and once a minute that it is still down (until its
+ * reconnects are given up: `gaveUp`). A drop Slack asked for to move the connection (every few
  * hours: `refresh_requested`, or `warning` just before) is routine and said at info; any other at
  * warn, since Slack's events wait until the socket is back. The first connection is the start's own line (a socket
  * that cannot be opened then is said once, as /healthz says it), and the close of a stop is no drop.
@@ -51,7 +52,7 @@ export function logSocketLifecycle(
   logger: Logger,
   now: () => number = Date.now,
   sayEveryMs = SOCKET_DOWN_SAY_EVERY_MS,
-): void {
+): { gaveUp(): void } {
   const log = logger.child({ component: 'socket-mode' });
   let state: 'starting' | 'up' | 'down' | 'stopping' = 'starting';
   let downSince = 0;
@@ -104,4 +105,9 @@ export function logSocketLifecycle(
     }
     state = 'up';
   });
+  return {
+    // The reconnects were refused for good (socket-reconnects.ts, whose error line says nothing
+    // tries any more): "still down" once a minute for ever would say nothing new, and bury that.
+    gaveUp: back,
+  };
 }

@@ -56,9 +56,9 @@ async function fill(
   const named = buttonValueSchema.safeParse(meta.value);
   let modal = alwaysLoading(NOT_OFFERED);
   try {
-    const review = named.success ? await deps.engine.review(named.data.review) : undefined;
-    const task =
-      review && review.taskId === named.data?.task ? await deps.engine.getTask(review.taskId) : undefined;
+    const found = named.success ? await deps.engine.review(named.data.review) : undefined;
+    const review = found?.review;
+    const task = review && review.taskId === named.data?.task ? found.task : undefined;
     const scopes = review?.status === 'pending' && task ? deps.engine.rules.scopes(review, task) : [];
     const signers = deps.engine.rules.signers();
     if (scopes.length && signers) modal = alwaysModal(meta, scopes, signers);

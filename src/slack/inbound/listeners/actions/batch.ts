@@ -6,6 +6,7 @@
  * is then drawn again; home-notice.ts), through the list's response URL from `/signoff list`.
  */
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { isConnectionError } from '../../../../db/queryable.js';
 import type { Review, Task } from '../../../../engine/index.js';
 import { BATCH_ACTION_IDS, BATCH_BLOCK, decidedOnItsCard, readBatchValue } from '../../../blocks/batch.js';
 import { escapeMrkdwn, truncate } from '../../../blocks/text.js';
@@ -28,40 +29,40 @@ type Values = Record<string, Record<string, { selected_options?: { value: string
 /** A refusal from a list: the words for the person, and the audit's code. */
 interface Refusal {
   said: string;
-  code: 'not_allowed' | 'directory_unavailable' | 'database_unavailable';
+  code: 'not_allowed' | 'directory_unavailable';
 }
 
-/** What to do when signoff could not read what it needs: the same box, the same button, later. */
-const couldNotRead = (what: string, button: string) =>
-  `I could not read ${what} just now (the database did not answer), so it was not decided. Tick it and click ${button} again in a minute.`;
+/**
+ * Why a ticked review could not be read: the database did not answer (the same box, the same
+ * button, later), or something else, which is not called the database's doing.
+ */
+const couldNotRead = (deps: ListenerDeps, err: unknown, button: string) =>
+  isConnectionError(err, deps.pool)
+    ? `I could not read it just now (the database did not answer), so it was not decided. Tick it and click ${button} again in a minute.`
+    : 'I could not read it (an error, logged for whoever runs signoff), so it was not decided; decide it on its card.';
 
 /**
- * Why `user` may not decide `review` from a list now: its channel is not one they are in (the list
- * was drawn before they left it, and nobody sees a review from a channel they are not in), Slack
- * did not say just now (asked as the list was drawn, audience.ts, kept a minute), or its task
- * could not be read (the database, not Slack's directory: the audit says which).
+ * Why `user` may not decide the review from a list now: its channel is not one they are in (the
+ * list was drawn before they left it, and nobody sees a review from a channel they are not in), or
+ * Slack did not say just now (asked as the list was drawn, audience.ts, kept a minute). The task
+ * is the one read with the review: no second read.
  */
-async function notInChannel(
-  deps: ListenerDeps,
-  user: string,
-  review: Review,
-  button: string,
-): Promise<Refusal | undefined> {
-  let task: Task | undefined;
+async function notInChannel(deps: ListenerDeps, user: string, task: Task): Promise<Refusal | undefined> {
+  const unsure: Refusal = {
+    said: 'Slack did not say just now whether you are in its channel; try again in a minute.',
+    code: 'directory_unavailable',
+  };
+  const channel = slackOriginSchema.safeParse(task.origin).data?.channel;
+  let where = { seen: [] as string[], unchecked: [] as string[] };
   try {
-    task = await deps.engine.getTask(review.taskId);
+    if (channel) where = await deps.audience.among(user, [channel]);
   } catch (err) {
-    deps.logger.warn({ err, review: review.id }, 'a decision from a list could not read its task');
-    return { said: couldNotRead('its task', button), code: 'database_unavailable' };
+    // Its own refusal: the reviews after it are still decided, and the person still told.
+    deps.logger.warn({ err, task: task.id }, "a decision from a list could not ask Slack's directory");
+    return unsure;
   }
-  const channel = slackOriginSchema.safeParse(task?.origin).data?.channel;
-  const where = channel ? await deps.audience.among(user, [channel]) : { seen: [], unchecked: [] };
   if (channel && where.seen.includes(channel)) return undefined;
-  if (channel && where.unchecked.includes(channel))
-    return {
-      said: 'Slack did not say just now whether you are in its channel; try again in a minute.',
-      code: 'directory_unavailable',
-    };
+  if (channel && where.unchecked.includes(channel)) return unsure;
   return {
     said: 'you are not in its channel now, so it is not yours to decide from a list.',
     code: 'not_allowed',
@@ -106,24 +107,27 @@ export function createBatchDecision(deps: ListenerDeps, action: 'approve' | 'rej
           `• ${unread} of the ticked reviews: their boxes are out of date. Open the list again and tick them there.`,
         );
       for (const { review: id, h } of picked) {
-        // null: it could not be read (the database); undefined: there is no such review.
-        const review = await deps.engine.review(id).catch((err) => {
+        // A review that could not be read has no task to audit it under: it is said, not audited.
+        let found: { review: Review; task: Task } | undefined;
+        try {
+          found = await deps.engine.review(id);
+        } catch (err) {
           deps.logger.warn({ err, review: id }, 'a decision from a list could not read its review');
-          return null;
-        });
-        const title = review ? escapeMrkdwn(truncate(review.request.title, 80)) : id;
-        if (!review) {
-          refused.push(
-            `• ${title}: ${review === null ? couldNotRead('it', button) : 'it is no longer there; nothing was decided.'}`,
-          );
+          refused.push(`• ${id}: ${couldNotRead(deps, err, button)}`);
           continue;
         }
+        if (!found) {
+          refused.push(`• ${id}: it is no longer there; nothing was decided.`);
+          continue;
+        }
+        const { review, task } = found;
+        const title = escapeMrkdwn(truncate(review.request.title, 80));
         const onCard = decidedOnItsCard(review);
         if (onCard) {
           refused.push(`• ${title}: ${onCard}`);
           continue;
         }
-        const away = await notInChannel(deps, body.user.id, review, button);
+        const away = await notInChannel(deps, body.user.id, task);
         if (away) {
           // In the audit as a refused click on the card is: who tried what, and why.
           await deps.engine

@@ -41,7 +41,7 @@ export function createQuestionAction(deps: ListenerDeps, choice: QuestionChoice)
         if (choice === 'ignore') return void (await tell(NOTHING_DONE));
         const { click, reply } = found;
         // Only what a question about this review offers: never an approval or an edit of a tool call.
-        const review = await deps.engine.review(click.review);
+        const review = (await deps.engine.review(click.review))?.review;
         if (!review || !questionChoices(review, review.request.actions).includes(choice))
           return void (await tell(NOT_THIS_CARD));
         // The reply is the feedback of a revise, and the message of a tool call's reject; the

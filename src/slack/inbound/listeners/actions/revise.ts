@@ -93,7 +93,7 @@ async function fillEdit(
 ): Promise<void> {
   let shown: types.View;
   try {
-    const review = value ? await deps.engine.review(value.review) : undefined;
+    const review = value ? (await deps.engine.review(value.review))?.review : undefined;
     const fields = review && review.taskId === value?.task ? review.request.fields : [];
     shown = reviseModal(
       meta,

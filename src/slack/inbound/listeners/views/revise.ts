@@ -46,7 +46,10 @@ export function createReviseSubmission(deps: ListenerDeps) {
         () => undefined,
         () => undefined,
       );
-      const review = deps.engine.review(named.data.review).catch(() => undefined);
+      const review = deps.engine.review(named.data.review).then(
+        (found) => found?.review,
+        () => undefined,
+      );
       const found = await Promise.race([review, late]);
       read.abort();
       return found;
