@@ -1,6 +1,6 @@
 import type { Action, Review } from '../engine/index.js';
 import { choicesOf, lowerFirst } from './choices.js';
-import { readsLikeCommand } from './command-lines.js';
+import { plain as bare, readsLikeCommand } from './command-lines.js';
 
 /**
  * Exactly these (case aside) approve, as the card and `help` show them: Enter too, except at a tool
@@ -87,14 +87,6 @@ export type Answer =
   /** Approve, and propose a rule that approves what this covers from now on (always-allow.ts). */
   | { always: true }
   | { error: string };
-
-/** A line as compared with the word sets: lower case, no trailing punctuation, single spaces. */
-const bare = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/[.!?]+$/, '')
-    .replace(/\s+/g, ' ')
-    .trim();
 
 /**
  * The words that, typed alone, choose each of this review's actions: its name, and the card's own

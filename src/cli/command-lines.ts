@@ -26,7 +26,7 @@ const WITH_A_WORKFLOW = /^(?:run|signoff)\s+(\S+)/i;
 const COMMAND_SEPARATOR = /\s*(?:;|&&|\|\|)\s*/;
 
 /** A line as compared with the word sets: lower case, no trailing punctuation, single spaces. */
-const plain = (text: string) =>
+export const plain = (text: string) =>
   text
     .toLowerCase()
     .replace(/[.!?]+$/, '')
