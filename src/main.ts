@@ -8,6 +8,7 @@ import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { createAsks } from './api/asks.js';
 import { createClientAuth } from './api/clients.js';
 import { createDoors } from './api/doors.js';
+import { createUnavailable } from './api/unavailable.js';
 import { type ScenarioTest, startTerminalSurface, type TerminalIo, terminalParts } from './cli/surface.js';
 import type { ApiClient } from './config/api-clients.js';
 import type { Config } from './config/config.js';
@@ -328,6 +329,7 @@ export async function startMcp(
         asks,
         take: auth.take,
         logger,
+        unavailable: createUnavailable(signoff.db.pool),
         progressEveryMs: options.mcpProgressEveryMs,
         unheardWaitMs: options.mcpUnheardWaitMs,
       },

@@ -13,6 +13,7 @@ import { createCallbackKey } from './callback-key.js';
 import { startCallbacks } from './callbacks.js';
 import { createClientAuth } from './clients.js';
 import { apiRoutes, type Route } from './http.js';
+import { createUnavailable } from './unavailable.js';
 
 export interface DoorsDeps {
   pool: pg.Pool;
@@ -31,6 +32,7 @@ export function createDoors(deps: DoorsDeps) {
     const auth = createClientAuth(deps.pool, deps.workflows.api);
     const stopping = new AbortController();
     const key = createCallbackKey(deps.pool);
+    const unavailable = createUnavailable(deps.pool);
     const callbacks = startCallbacks({
       pool: deps.pool,
       asks,
@@ -47,6 +49,7 @@ export function createDoors(deps: DoorsDeps) {
             asks,
             take: auth.take,
             logger: deps.logger,
+            unavailable,
             progressEveryMs: deps.mcpProgressEveryMs,
             unheardWaitMs: deps.mcpUnheardWaitMs,
           },
@@ -56,7 +59,7 @@ export function createDoors(deps: DoorsDeps) {
     });
     return {
       routes: [
-        ...apiRoutes({ asks, auth, key, logger: deps.logger, stopping: stopping.signal }),
+        ...apiRoutes({ asks, auth, key, logger: deps.logger, stopping: stopping.signal, unavailable }),
         ...mcp.routes,
       ],
       stop: async () => {

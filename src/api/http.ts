@@ -100,6 +100,8 @@ export function apiRoutes(deps: {
   stopping?: AbortSignal;
   /** The key callbacks are signed with: its public half is served for clients to check them. */
   key: CallbackKey;
+  /** The sentence for a call that failed on signoff's side, naming what did not answer (unavailable.ts). */
+  unavailable(error: unknown): string;
 }): Route[] {
   const { asks, auth } = deps;
 
@@ -164,11 +166,7 @@ export function apiRoutes(deps: {
           }
           deps.logger.error({ err: error, path: req.url }, 'an API call failed');
           send(res, 503, {
-            error: {
-              code: 'unavailable',
-              message:
-                'signoff could not do that just now (the database or Slack did not answer); try again in a few seconds.',
-            },
+            error: { code: 'unavailable', message: deps.unavailable(error) },
           });
         }
       })();

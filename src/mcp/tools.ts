@@ -35,6 +35,8 @@ export interface McpDeps {
   /** Takes one of the client's calls: 0 when it may go, else the milliseconds to wait. */
   take(client: ApiClient): Promise<number>;
   logger: Logger;
+  /** The sentence for a call that failed on signoff's side, naming what did not answer (api/unavailable.ts). */
+  unavailable(error: unknown): string;
   /** How often a waiting call sends progress (tests shorten it). */
   progressEveryMs?: number;
   /** How long a call that hears no progress waits before answering pending (tests shorten it). */
@@ -120,9 +122,7 @@ export function createMcpServer(deps: McpDeps, client: ApiClient): McpServer {
       } catch (error) {
         if (isSignoffError(error)) return refusal(error.message);
         logger.error({ err: error, client: client.name }, 'an MCP call failed');
-        return refusal(
-          'signoff could not do that just now (the database or Slack did not answer); try again in a few seconds.',
-        );
+        return refusal(deps.unavailable(error));
       }
     };
 
