@@ -372,7 +372,8 @@ describe('the HTTP API', () => {
     // about one a second here), so by now a dozen updates may be ahead of this one.
     await until(
       'the card updated',
-      () => updatesOf(tsOf(card)).find((u) => !(u.blocks as Post['blocks'])?.some((b) => b.type === 'actions')),
+      () =>
+        updatesOf(tsOf(card)).find((u) => !(u.blocks as Post['blocks'])?.some((b) => b.type === 'actions')),
       60_000,
     );
   });
