@@ -16,11 +16,14 @@ type Given = NonNullable<AskView['approvals']>['given'];
 /**
  * Whom it still waits on, as the view names them (Slack user ids, a group, `anyone`): the seats an
  * approval could still fill, by the engine's rule (`seatFilled`): not a person who approved, nor
- * one whose delegate approved in their place (theirs would not count again, as the card says).
+ * one whose delegate approved in their place (theirs would not count again, as the card says). A
+ * group stays: the engine counts each member as themselves (a member's approval fills no seat of
+ * the group's), so another member's approval still counts. `requester` is never named: at a door
+ * the requester is the agent asking, who waits on the review and decides nothing (api/asks.ts).
  */
 function awaited(reviewers: readonly string[], given: Given): string {
   if (reviewers.includes('anyone')) return 'anyone in the channel';
-  const rest = reviewers.filter((r) => !seatFilled(given, r));
+  const rest = reviewers.filter((r) => r !== 'requester' && !seatFilled(given, r));
   return rest.length ? rest.join(', ') : 'a reviewer';
 }
 
