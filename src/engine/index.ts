@@ -60,6 +60,7 @@ export {
   approversLeft,
   atDeadline,
   narrowRules,
+  seatFilled,
   timerMayNotApprove,
 } from './sign-off-rules.js';
 // What tasks, reviews and events are (the review protocol is the workflows', re-exported here).

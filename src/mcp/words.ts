@@ -3,6 +3,7 @@
  * answered (the tool result's text, beside the view as structured content). Pure.
  */
 import type { AskView } from '../api/ask-shapes.js';
+import { seatFilled } from '../engine/index.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -13,14 +14,16 @@ const listed = (names: string[]) =>
 type Given = NonNullable<AskView['approvals']>['given'];
 
 /**
- * Whom it still waits on, as the view names them (Slack user ids, a group, `anyone`): not those
- * who approved already, nor a reviewer whose delegate approved in their place (their approval
- * would not count again, as the card says).
+ * Whom it still waits on, as the view names them (Slack user ids, a group, `anyone`): the seats an
+ * approval could still fill, by the engine's rule (`seatFilled`): not a person who approved, nor
+ * one whose delegate approved in their place (theirs would not count again, as the card says). A
+ * group stays: the engine counts each member as themselves (a member's approval fills no seat of
+ * the group's), so another member's approval still counts. `requester` is never named: at a door
+ * the requester is the agent asking, who waits on the review and decides nothing (api/asks.ts).
  */
 function awaited(reviewers: readonly string[], given: Given): string {
   if (reviewers.includes('anyone')) return 'anyone in the channel';
-  const approved = new Set(given.flatMap((a) => (a.for ? [a.by, a.for] : [a.by])));
-  const rest = reviewers.filter((r) => !approved.has(r));
+  const rest = reviewers.filter((r) => r !== 'requester' && !seatFilled(given, r));
   return rest.length ? rest.join(', ') : 'a reviewer';
 }
 

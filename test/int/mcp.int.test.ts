@@ -4,7 +4,8 @@
  * person clicks in the card, telling the client how the review goes while it waits (and again and
  * again when nothing changes, so that a client that resets its timeout on progress keeps waiting);
  * cancelling the call cancels the review, while a client's own timeout leaves it open for a retry
- * with the same idempotency key; get_signoff reads a review by id; a wrong token is refused.
+ * with the same idempotency key; get_signoff reads a review by id; a wrong token is refused. The
+ * progress names whom the review still waits on, as the engine fills its seats.
  */
 import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -39,7 +40,7 @@ workflows:
   ask:
     checkpoints:
       review: { reviewers: [U0BOB, U0CAT, U0DAN], timeout: 2h }
-      tool_call: { reviewers: [anyone] }
+      tool_call: { reviewers: [requester, S0OPS, U0DAN] }
 `;
 
 /** Progress every 300 ms here (15 s in production): a test sees several within a short timeout. */
@@ -143,6 +144,37 @@ describe('MCP over streamable HTTP', () => {
     const id = (result.structuredContent as { id: string }).id;
     const read = (await client.callTool({ name: 'get_signoff', arguments: { id } })) as CallToolResult;
     expect(read.structuredContent).toMatchObject({ id, status: 'approved' });
+    await client.close();
+  });
+
+  it('names only whom the review still waits on: never `requester` (at a door, the agent asking), and a user group until the end, since each of its members counts as one approval', async () => {
+    slack.groups = { ...slack.groups, S0OPS: ['U0EVE', 'U0ANN'] };
+    const client = await overHttp();
+    const toolCall = { name: 'restart_service', arguments: { service: 'billing' } };
+    const body = ask({ content: undefined, toolCall, approvals: 2 });
+    const call = calling(client, body);
+    const { card, thread } = await cardOf(body.title);
+    await heardSaying(call.heard, 'waiting for S0OPS, U0DAN; 0 of 2 approvals');
+    await press('U0EVE', card, thread, 'Approve');
+    const one = await heardSaying(call.heard, 'waiting for S0OPS, U0DAN; 1 of 2 approvals (U0EVE approved)');
+    // The view still names every reviewer as the checkpoint does; only the words leave seats out.
+    const id = one.message?.match(/^review ([0-9a-f-]{36}):/)?.[1] as string;
+    const pending = (await client.callTool({ name: 'get_signoff', arguments: { id } })) as CallToolResult;
+    expect(pending.structuredContent).toMatchObject({
+      status: 'pending',
+      reviewers: ['requester', 'S0OPS', 'U0DAN'],
+      approvals: { count: 1, needed: 2, given: [{ by: 'U0EVE' }] },
+    });
+    expect((pending.content as { text: string }[])[0]?.text).toContain(
+      'is waiting for S0OPS, U0DAN; 1 of 2 approvals (U0EVE approved).',
+    );
+    // Another member of the group makes the quorum: one member's approval did not fill the group's seat.
+    await press('U0ANN', card, thread, 'Approve');
+    const result = await call.result;
+    expect(result.structuredContent).toMatchObject({
+      status: 'approved',
+      decision: { approvals: [{ by: 'U0EVE' }, { by: 'U0ANN' }] },
+    });
     await client.close();
   });
 

@@ -6,7 +6,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Action, Actor, AllowRule, Decided, Review, RuleScope } from '../../engine/index.js';
+import type { Action, Actor, AllowRule, Decided, Review, RuleScope, Task } from '../../engine/index.js';
 import { approvalsNeeded, contentHash, DecisionRefused } from '../../engine/index.js';
 import { isSignoffError, SignoffError } from '../../errors.js';
 import { plainActions, reviewCard } from '../blocks/review-card.js';
@@ -165,12 +165,13 @@ export async function decideFromSlack(
   ),
 ): Promise<Decided | undefined> {
   try {
-    const review = (await deps.engine.review(d.click.review))?.review;
+    const found = await deps.engine.review(d.click.review);
+    const review = found?.review;
     const unseen = await approvesUnseen(deps, d, review);
-    if (unseen) {
+    if (unseen && found) {
       await tell(CANNOT_SHOW);
       // The card may still show buttons it should not (a redraw Slack refused): redrawn plain.
-      await refreshCard(deps, client, unseen);
+      await refreshCard(deps, client, unseen, found.task);
       return undefined;
     }
     const input = {
@@ -197,8 +198,8 @@ export async function decideFromSlack(
     if (result instanceof SignoffError) {
       await tell(result.message);
       // A stale card is shown again as it is now, so that the next click is on what is decided.
-      if (result instanceof DecisionRefused && result.code === 'stale_review' && result.review)
-        await refreshCard(deps, client, result.review);
+      if (result instanceof DecisionRefused && result.code === 'stale_review' && result.review && found)
+        await refreshCard(deps, client, result.review, found.task);
       return undefined;
     }
     if ('rule' in result && result.rule)
@@ -240,11 +241,14 @@ async function approvesUnseen(
   return (await cardText(deps.pool, review.id, review.request)).plain ? review : undefined;
 }
 
-/** Redraws a review's card from its current content (after a click it refused); a plain card stays plain. */
-async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review): Promise<void> {
+/**
+ * Redraws a review's card from its current content (after a click it refused); a plain card stays
+ * plain. `task` is the one read with the review at the click: the card takes only its requester,
+ * which a task keeps for good, so it is not read again.
+ */
+async function refreshCard(deps: ListenerDeps, client: WebClient, review: Review, task: Task): Promise<void> {
   const card = await findPost(deps.pool, cardKey(review.id));
-  const task = await deps.engine.getTask(review.taskId);
-  if (!card || !task) return;
+  if (!card) return;
   const text = await cardText(deps.pool, review.id, review.request);
   await client.chat
     .update({
