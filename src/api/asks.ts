@@ -22,6 +22,7 @@ import {
 } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { unreachableReview } from './ask-quorum.js';
 import { type AskRow, getAsk, getAskByKey, insertAsk } from './ask-rows.js';
 import { type AskView, type CreateAsk, FINAL_ASK_STATUSES } from './ask-shapes.js';
 import { askView } from './ask-view.js';
@@ -81,12 +82,8 @@ export function createAsks(deps: AsksDeps) {
     const kind = body.toolCall ? 'tool_call' : 'review';
     const { settings, refused } = narrowRules(checkpointSettings(deps.workflows, ASK_WORKFLOW, kind), rules);
     if (refused.length) throw new SignoffError('not_allowed', refused.join(' '));
-    // The requester here is the agent, who cannot click: somebody else must be able to decide.
-    if (settings.reviewers.every((r) => r === 'requester'))
-      throw new SignoffError(
-        'not_allowed',
-        `This checkpoint's only reviewer is the requester, which is the agent here: name reviewers (reviewers: [U…]), or give workflows.ask.checkpoints.${kind} reviewers.`,
-      );
+    const unreachable = unreachableReview(settings, kind);
+    if (unreachable) throw new SignoffError('not_allowed', unreachable);
     const limit = await engine.startRefusal({
       surface: 'slack',
       requester: requester(door, client),
