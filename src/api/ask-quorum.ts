@@ -7,15 +7,18 @@ import { approvalsNeeded, approversLeft, type ReviewSettings } from '../engine/i
 
 /** Why nobody could ever decide (or approve) the ask, as a sentence; undefined when people can. */
 export function unreachableReview(
-  settings: Pick<ReviewSettings, 'reviewers' | 'approvals'>,
+  settings: Pick<ReviewSettings, 'reviewers' | 'approvals' | 'escalation'>,
   kind: string,
 ): string | undefined {
   const others = settings.reviewers.filter((r) => r !== 'requester');
   if (!others.length)
     return `This checkpoint's only reviewer is the requester, which is the agent here: name reviewers (reviewers: [U…]), or give workflows.ask.checkpoints.${kind} reviewers.`;
-  // Only named people can be counted: anyone in the channel, or a group, may hold enough.
-  const people = approversLeft({ reviewers: others, allowSelfApproval: true }, [], '');
+  // Only named people can be counted: anyone in the channel, or a group, may hold enough. Those
+  // an escalation adds later count too.
+  const added = settings.escalation?.steps.flatMap((s) => s.to) ?? [];
+  const reviewers = [...new Set([...others, ...added])];
+  const people = approversLeft({ reviewers, allowSelfApproval: true }, [], '');
   const needed = approvalsNeeded(settings);
   if (people === undefined || people >= needed) return undefined;
-  return `This review would need ${needed} approvals, but only ${people} of its reviewers can give one (${others.join(', ')}; the requester is the agent here, which cannot approve): ask for ${people === 1 ? 'one approval' : `${people} approvals`} at most, or name more reviewers in workflows.ask.checkpoints.${kind}.`;
+  return `This review would need ${needed} approvals, but only ${people} of its reviewers can give one (${reviewers.join(', ')}; the requester is the agent here, which cannot approve): ask for ${people === 1 ? 'one approval' : `${people} approvals`} at most, or name more reviewers in workflows.ask.checkpoints.${kind}.`;
 }

@@ -21,5 +21,9 @@ describe('an ask people could never decide', () => {
     expect(unreachableReview({ reviewers: ['requester', 'anyone'], approvals: 3 }, 'review')).toBeUndefined();
     expect(unreachableReview({ reviewers: ['requester', 'S0OPS'], approvals: 2 }, 'review')).toBeUndefined();
     expect(unreachableReview({ reviewers: ['U0DAN'] }, 'review')).toBeUndefined();
+    const escalation = { steps: [{ to: ['U0EVE'], afterSeconds: 60 }], finalAction: 'reject' as const };
+    expect(
+      unreachableReview({ reviewers: ['requester', 'U0DAN'], approvals: 2, escalation }, 'review'),
+    ).toBeUndefined();
   });
 });
