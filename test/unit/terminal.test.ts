@@ -500,6 +500,10 @@ describe('an answer typed at a review', () => {
         'Those are the arguments as shown; nothing changed. Type "approve" to approve, or "reject" (or "reject: why") to reject.',
     });
     expect(parseAnswer(shown.replace('team@', 'ops@'), one)).toMatchObject({ action: 'edit' });
+    // Keys in another order, spaced otherwise: still the arguments as shown, so no edit (which the
+    // engine would read as an approval nobody typed).
+    const reordered = '{ "body": "We ship today.",  "subject": "Launch", "to": "team@example.com" }';
+    expect(parseAnswer(reordered, one)).toEqual(parseAnswer(shown, one));
     const help = answerHelp(one, 'npx signoff resume cli-1');
     expect(help).toMatch(/^At this review, type:\n {2}approve +approve\n/);
     expect(help).not.toContain('Enter');
@@ -584,6 +588,12 @@ describe("a tool call's Edit form at the prompt", () => {
     expect(await fillForm(fields, script([edited]), printed.out, 3000)).toEqual({
       values: { args_0: edited },
     });
+  });
+
+  it('with nothing to decide but the arguments, the same arguments with their keys reordered change nothing', async () => {
+    const fields = toReviewRequest(REQUESTS.one).fields;
+    const reordered = '{"body": "We ship today.", "subject": "Launch", "to": "team@example.com"}';
+    expect(await fillForm(fields, script([reordered]), collected().out, 3000)).toEqual({ unchanged: true });
   });
 
   it('with a decision typed for each call, Enter keeps the arguments of a call approved by its typed word', async () => {

@@ -7,7 +7,7 @@
  */
 
 import { Ajv } from 'ajv';
-import { canonicalJson } from './canonical-json.js';
+import { sameJson } from './canonical-json.js';
 import { jsonTrouble } from './json-trouble.js';
 import {
   type Action,
@@ -159,7 +159,7 @@ const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadab
   return v && typeof v === 'object' && !Array.isArray(v) ? { args: v as Record<string, unknown> } : {};
 };
 
-export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => canonicalJson(a) === canonicalJson(b);
+export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => sameJson(a, b);
 
 /**
  * One decision per call from a filled-in form (`values`), as the review shows the calls now.
@@ -203,8 +203,7 @@ export function readDecisions(
       }
       args = parsed;
     }
-    if (call.allowed.includes('approve') && canonicalJson(args) === canonicalJson(call.args))
-      return { type: 'approve' };
+    if (call.allowed.includes('approve') && sameJson(args, call.args)) return { type: 'approve' };
     if (!call.allowed.includes('edit')) {
       errors[argsId(i)] = `${name} may not be changed: approve it as asked, or reject it.`;
       return { type: 'reject' };
