@@ -6,7 +6,6 @@
  * arguments that do not parse or fit its schema, makes the form refused.
  */
 
-import { Ajv } from 'ajv';
 import { sameJson } from './canonical-json.js';
 import { jsonTrouble } from './json-trouble.js';
 import {
@@ -18,6 +17,7 @@ import {
   type ReviewRequestInput,
   TOOL_CALL_KIND,
 } from './requests.js';
+import { argsTrouble } from './schema-trouble.js';
 import { type CallDecision, type ToolCall, toolCallsBody, valuesCut } from './tool-call-body.js';
 
 /** Calls decided one by one in a form, at most (two fields each, and Slack's modal has room). */
@@ -138,16 +138,6 @@ export function toolCallForm(
   };
 }
 
-/**
- * The arguments checked against their call's schema, by an Ajv of their own: a shared one keeps
- * every schema it compiled (each form read from the database is a new object: it would grow for
- * ever) and refuses a second schema with an `$id` it has seen, which an agent's schemas share.
- */
-function argsError(schema: Record<string, unknown>, args: Record<string, unknown>): string | undefined {
-  const ajv = new Ajv({ allErrors: false, strict: false });
-  return ajv.validate(schema, args) ? undefined : ajv.errorsText(ajv.errors, { dataVar: 'arguments' });
-}
-
 /** The arguments typed, or why they are none: not JSON at all (and where), or JSON but no object. */
 const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadable?: string } => {
   let v: unknown;
@@ -196,9 +186,9 @@ export function readDecisions(
         return { type: 'reject' };
       }
       const parsed = read.args;
-      const invalid = call.argsSchema && argsError(call.argsSchema, parsed);
+      const invalid = call.argsSchema && argsTrouble(call.argsSchema, parsed);
       if (invalid) {
-        errors[argsId(i)] = `Not valid for ${call.name}: ${invalid}.`.slice(0, 150);
+        errors[argsId(i)] = invalid;
         return { type: 'reject' };
       }
       args = parsed;
