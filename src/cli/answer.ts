@@ -1,4 +1,4 @@
-import type { Action, Review } from '../engine/index.js';
+import { type Action, type Review, sameJsonText } from '../engine/index.js';
 import { choicesOf, lowerFirst } from './choices.js';
 import { plain as bare, readsLikeCommand } from './command-lines.js';
 
@@ -199,8 +199,8 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
     const only = fields.length === 1 && !fields[0]?.choices ? fields[0] : undefined;
     if (words.edit.includes(plain)) return { form: true };
     if (only && text.startsWith('{')) {
-      // The arguments as shown, typed again, change nothing: that is no edit, and no approval.
-      if (sameJson(text, only.initial ?? ''))
+      // The arguments as shown, typed again (in any key order), change nothing: no edit, no approval.
+      if (sameJsonText(text, only.initial ?? ''))
         return {
           error: `Those are the arguments as shown; nothing changed. Type ${choices(review, ['approve', 'reject'])}.`,
         };
@@ -246,15 +246,6 @@ export function parseFeedback(
   return {
     back: `"${text}" reads as one of the review's choices, not as feedback; nothing was sent. Back to the review: type it there, or "revise: ${text}" to send it as feedback.`,
   };
-}
-
-/** Whether two texts are the same JSON value (keys in the same order, as the form shows them). */
-export function sameJson(a: string, b: string): boolean {
-  try {
-    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
-  } catch {
-    return false;
-  }
 }
 
 /** The action as the card names it: "search more" for a proposal's reject. */

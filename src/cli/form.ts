@@ -6,8 +6,7 @@
  * approval that nobody typed. Nor does a form left at a field ("quit", or Enter where arguments
  * typed wrong are asked again).
  */
-import type { ReviewField } from '../engine/index.js';
-import { sameJson } from './answer.js';
+import { type ReviewField, sameJsonText } from '../engine/index.js';
 import { answerTo, type LineSource } from './lines.js';
 import type { Output } from './printer.js';
 
@@ -62,11 +61,11 @@ export async function fillForm(
       out.write(`Type ${options}. ("quit" goes back to the review; ${NOTHING_DECIDED}.)\n`);
     }
   };
-  /** Arguments typed as shown: nothing the person changed (Enter puts them back). */
+  /** Arguments typed as shown, keys in any order: nothing the person changed (Enter puts them back). */
   const asShown = (f: ReviewField) => {
     const typed = values[f.id] ?? '';
     const shown = f.initial ?? '';
-    return typed === oneLine(shown) || sameJson(typed, shown);
+    return typed === oneLine(shown) || sameJsonText(typed, shown);
   };
   for (const f of fields) {
     const asked = await ask(f);

@@ -13,7 +13,7 @@ export {
   toolCallSchema,
 } from '../workflows/ask/ask-request.js';
 // What a review asks and how it may be answered, for surfaces that draw and read its form.
-export { canonicalJson, shownJson } from '../workflows/protocol/canonical-json.js';
+export { canonicalJson, sameJsonText, shownJson } from '../workflows/protocol/canonical-json.js';
 export { contentHash } from '../workflows/protocol/content-hash.js';
 export { requestRulesSchema, takesWords } from '../workflows/protocol/requests.js';
 export { FORM, invalidEdit } from '../workflows/protocol/review-form.js';

@@ -63,7 +63,12 @@ describe('your own graph (createAgent + humanInTheLoopMiddleware)', () => {
       errors: { field_args_0: expect.stringContaining('JSON object') },
     });
     const missing = await submit(JSON.stringify({ to: 'team@example.com', subject: 'Launch' }));
-    expect(JSON.parse(missing.body).errors.field_args_0).toContain("must have required property 'body'");
+    // In words, as the terminal says it too.
+    expect(JSON.parse(missing.body).errors.field_args_0).toBe('The arguments need "body".');
+    const several = await submit(JSON.stringify({ to: 7, subject: 'Launch' }));
+    expect(JSON.parse(several.body).errors.field_args_0).toBe(
+      'The arguments need "body". "to" must be text in double quotes.',
+    );
     expect(slack.callsOf('chat.update').filter((u) => u.ts === tsOf(card))).toEqual([]);
 
     const ok = await submit(

@@ -131,6 +131,21 @@ describe('a tool call is decided explicitly', () => {
     expect(answer).toEqual({ decisions: [{ type: 'approve' }] });
   });
 
+  it('an Edit whose arguments differ from those shown only in key order and spacing is an approval as asked, never an edit', async () => {
+    const { thread, card, taskId } = await start('mail', 'one');
+    const view = await openEdit('U0BOB', card, thread);
+    const reordered = '{ "body": "We ship today.",\n"subject": "Launch",   "to": "team@example.com" }';
+    const sent = await postSigned(
+      file.events,
+      reviseSubmission('U0BOB', view.private_metadata, '', { field_args_0: reordered }),
+    );
+    expect(sent.status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({ decisions: [{ type: 'approve' }] });
+    const [decided] = await file.service.signoff.engine.reviews(taskId, 'decided');
+    expect(decided?.decision).toMatchObject({ action: 'approve', by: 'U0BOB', values: {} });
+  });
+
   it('the requester may still reject every call through the Edit form when self-approval is off', async () => {
     const { thread, card, taskId } = await start('mail', 'two');
     const told = ephemeralsTo('U0ANN').length;

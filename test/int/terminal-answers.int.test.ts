@@ -168,6 +168,17 @@ describe('no decision is inferred at the prompt', () => {
     expect(last(r.stdout)).toMatch(/^task \S+: done$/);
   });
 
+  it("a tool call's arguments typed with their keys in another order are the arguments as shown: no edit, and no approval", async () => {
+    const reordered = '{"body": "We ship today.", "subject": "Launch", "to": "team@example.com"}';
+    const r = await runSignoff(['run', 'tools', 'one call'], env(), `${reordered}\nedit\n${reordered}\n`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Those are the arguments as shown; nothing changed.');
+    expect(r.stdout).toContain('Nothing changed in the arguments, so nothing was decided.');
+    expect(r.stdout).not.toMatch(/→ (approve|approved)/);
+    expect(r.stdout).not.toContain('RESUMED');
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
+  });
+
   it('after "revise" the next line is the feedback; an empty one goes back to the review and approves nothing', async () => {
     const r = await runSignoff(['run', 'pair', 'name the launch'], env(), 'revise\n\n');
     expect(r.code, r.stderr).toBe(0);

@@ -135,8 +135,8 @@ describe('HITLRequest', () => {
 
   it('edited arguments are checked as JSON and against argsSchema; a field that is not the form’s is refused', () => {
     expect(invalidEdit(one, { args_0: 'nope' }).args_0).toContain('JSON object');
-    expect(invalidEdit(one, { args_0: '{"to": 3, "subject": "s", "body": "b"}' }).args_0).toContain(
-      'must be string',
+    expect(invalidEdit(one, { args_0: '{"to": 3, "subject": "s", "body": "b"}' }).args_0).toBe(
+      '"to" must be text in double quotes.',
     );
     expect(invalidEdit(one, { args_0: JSON.stringify(mail) })).toEqual({});
     expect(invalidEdit(one, {}).args_0).toContain('Fill in');

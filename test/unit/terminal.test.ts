@@ -500,6 +500,10 @@ describe('an answer typed at a review', () => {
         'Those are the arguments as shown; nothing changed. Type "approve" to approve, or "reject" (or "reject: why") to reject.',
     });
     expect(parseAnswer(shown.replace('team@', 'ops@'), one)).toMatchObject({ action: 'edit' });
+    // Keys in another order, spaced otherwise: still the arguments as shown, so no edit (which the
+    // engine would read as an approval nobody typed).
+    const reordered = '{ "body": "We ship today.",  "subject": "Launch", "to": "team@example.com" }';
+    expect(parseAnswer(reordered, one)).toEqual(parseAnswer(shown, one));
     const help = answerHelp(one, 'npx signoff resume cli-1');
     expect(help).toMatch(/^At this review, type:\n {2}approve +approve\n/);
     expect(help).not.toContain('Enter');
@@ -586,6 +590,12 @@ describe("a tool call's Edit form at the prompt", () => {
     });
   });
 
+  it('with nothing to decide but the arguments, the same arguments with their keys reordered change nothing', async () => {
+    const fields = toReviewRequest(REQUESTS.one).fields;
+    const reordered = '{"body": "We ship today.", "subject": "Launch", "to": "team@example.com"}';
+    expect(await fillForm(fields, script([reordered]), collected().out, 3000)).toEqual({ unchanged: true });
+  });
+
   it('with a decision typed for each call, Enter keeps the arguments of a call approved by its typed word', async () => {
     const fields = toReviewRequest(REQUESTS.two).fields;
     const form = await fillForm(fields, script(['approve', '', 'approve']), collected().out, 3000);
@@ -619,14 +629,13 @@ describe("a tool call's Edit form at the prompt", () => {
     const printed = collected();
     // Checked, Enter put the shown arguments back, they failed, and the field was asked for ever.
     expect(await fillForm(fields, script(['']), printed.out, 3000, check)).toEqual({ unchanged: true });
-    expect(printed.text()).not.toContain('Not valid');
+    expect(printed.text()).not.toContain('need "body"');
     // What the person types differently is checked, and said.
     const typed = collected();
     const partial = JSON.stringify({ to: 'ops@example.com' });
     expect(await fillForm(fields, script([partial, '']), typed.out, 3000, check)).toEqual({ left: true });
-    expect(typed.text()).toContain(
-      "Not valid for send_email: arguments must have required property 'subject'",
-    );
+    // Every problem, in words (not Ajv's "must have required property 'subject'").
+    expect(typed.text()).toContain('The arguments need "subject" and "body".\n');
   });
 
   it('after arguments typed wrong, Enter at the field asked again goes back to the review: never an approval of the arguments they tried to change', async () => {

@@ -10,6 +10,24 @@ export const canonicalJson = (value: unknown): string =>
   ) ?? 'null';
 
 /**
+ * Whether two values are the same JSON, whatever the order of their keys: the one rule for "the
+ * arguments did not change" (a reviewer who only reordered keys changed nothing).
+ */
+export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
+/**
+ * Whether two texts are the same JSON value, whatever their key order and white space (arguments
+ * typed at a prompt, and as the form shows them); text that is not JSON is the same as nothing.
+ */
+export function sameJsonText(a: string, b: string): boolean {
+  try {
+    return sameJson(JSON.parse(a), JSON.parse(b));
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The same, to be read: runs of three backticks as `\u0060` escapes (JSON's own, meaning the same
  * value), so that no code block or inline code it is shown in ends early.
  */

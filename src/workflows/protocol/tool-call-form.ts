@@ -6,8 +6,7 @@
  * arguments that do not parse or fit its schema, makes the form refused.
  */
 
-import { Ajv } from 'ajv';
-import { canonicalJson } from './canonical-json.js';
+import { sameJson } from './canonical-json.js';
 import { jsonTrouble } from './json-trouble.js';
 import {
   type Action,
@@ -18,6 +17,7 @@ import {
   type ReviewRequestInput,
   TOOL_CALL_KIND,
 } from './requests.js';
+import { argsTrouble } from './schema-trouble.js';
 import { type CallDecision, type ToolCall, toolCallsBody, valuesCut } from './tool-call-body.js';
 
 /** Calls decided one by one in a form, at most (two fields each, and Slack's modal has room). */
@@ -138,16 +138,6 @@ export function toolCallForm(
   };
 }
 
-/**
- * The arguments checked against their call's schema, by an Ajv of their own: a shared one keeps
- * every schema it compiled (each form read from the database is a new object: it would grow for
- * ever) and refuses a second schema with an `$id` it has seen, which an agent's schemas share.
- */
-function argsError(schema: Record<string, unknown>, args: Record<string, unknown>): string | undefined {
-  const ajv = new Ajv({ allErrors: false, strict: false });
-  return ajv.validate(schema, args) ? undefined : ajv.errorsText(ajv.errors, { dataVar: 'arguments' });
-}
-
 /** The arguments typed, or why they are none: not JSON at all (and where), or JSON but no object. */
 const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadable?: string } => {
   let v: unknown;
@@ -159,7 +149,7 @@ const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadab
   return v && typeof v === 'object' && !Array.isArray(v) ? { args: v as Record<string, unknown> } : {};
 };
 
-export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => canonicalJson(a) === canonicalJson(b);
+export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => sameJson(a, b);
 
 /**
  * One decision per call from a filled-in form (`values`), as the review shows the calls now.
@@ -196,15 +186,14 @@ export function readDecisions(
         return { type: 'reject' };
       }
       const parsed = read.args;
-      const invalid = call.argsSchema && argsError(call.argsSchema, parsed);
+      const invalid = call.argsSchema && argsTrouble(call.argsSchema, parsed);
       if (invalid) {
-        errors[argsId(i)] = `Not valid for ${call.name}: ${invalid}.`.slice(0, 150);
+        errors[argsId(i)] = invalid;
         return { type: 'reject' };
       }
       args = parsed;
     }
-    if (call.allowed.includes('approve') && canonicalJson(args) === canonicalJson(call.args))
-      return { type: 'approve' };
+    if (call.allowed.includes('approve') && sameJson(args, call.args)) return { type: 'approve' };
     if (!call.allowed.includes('edit')) {
       errors[argsId(i)] = `${name} may not be changed: approve it as asked, or reject it.`;
       return { type: 'reject' };
