@@ -17,6 +17,7 @@ import { statusLine } from '../../src/cli/status-line.js';
 import { taskTable } from '../../src/cli/task-table.js';
 import { createThinking } from '../../src/cli/thinking.js';
 import { ABOVE, unseen } from '../../src/cli/unseen.js';
+import { usageError } from '../../src/cli/usage.js';
 import { localTime, relativeTime, when } from '../../src/cli/when.js';
 import { invalidEdit } from '../../src/engine/index.js';
 import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
@@ -733,5 +734,24 @@ describe("a command's options, read as POSIX reads them", () => {
     expect(optionsPart(split('resume -h'))).toContain('-h');
     expect(optionsPart(split('run pair explain the -h flag'))).not.toContain('-h');
     expect(optionsPart(split('run pair -- --help page'))).not.toContain('--help');
+  });
+});
+
+describe('words after the task id of a command that takes only one', () => {
+  const split = (line: string) => line.split(' ');
+
+  it('resume, events, retry and cancel refuse them whole, saying nothing was done and the command that works', () => {
+    for (const command of ['resume', 'events', 'retry', 'cancel']) {
+      expect(usageError(split(`${command} abc extra words`), ['pair'])).toBe(
+        `npx signoff ${command} takes one task id and nothing after it (not "extra words"), so nothing was done: npx signoff ${command} abc`,
+      );
+      expect(usageError(split(`${command} cli-1a2b3c4d`), ['pair'])).toBeUndefined();
+    }
+    // Several ids: each one's command, never one of them done and the others dropped.
+    expect(usageError(split('cancel cli-1a2b3c4d cli-5e6f7a8b'), [])).toBe(
+      'npx signoff cancel takes one task id at a time, so nothing was done: npx signoff cancel cli-1a2b3c4d, then npx signoff cancel cli-5e6f7a8b',
+    );
+    // redirect's words after the id are its new goal.
+    expect(usageError(split('redirect cli-1a2b3c4d a one-page checklist'), [])).toBeUndefined();
   });
 });
