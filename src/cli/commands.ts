@@ -280,8 +280,8 @@ async function interactive(
     io.out.write(
       '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (quit, or an empty line, to leave)\n> ',
     );
-    // A command pasted as the shell takes it ("npx signoff resume cli-…") is that command.
-    const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/, '');
+    // A command pasted as the shell takes it ("npx signoff resume cli-…", "Signoff tasks") is that command.
+    const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/i, '');
     // `quit` alone leaves here as it leaves a review (a workflow's name alone starts nothing).
     if (!line || isQuit(line)) {
       await sayWaiting(engine, io);

@@ -75,7 +75,7 @@ function oneTaskId(command: string, [id, ...after]: readonly string[]): string {
 }
 
 /** A word that names a task: `cli-1a2b3c4d`, `slack-C0123ABC-1700000000.000100` (a surface, a dash, the rest). */
-const looksLikeTaskId = (word: string | undefined) => /^[a-z]+-[\w.-]+$/i.test(word ?? '');
+export const looksLikeTaskId = (word: string | undefined) => /^[a-z]+-[\w.-]+$/i.test(word ?? '');
 
 /**
  * `tasks` with words after it: it takes none. A task id there meant that one task, which `events`

@@ -128,14 +128,15 @@ describe('at a review', () => {
     expect(r.stdout).toMatch(/→ give feedback by cli:\S+: run the numbers again\n/);
   }, 120_000);
 
-  it('whatever its case, and on the line after "revise" too, a command is asked about, never sent as feedback', async () => {
+  it('whatever its case (a workflow or a command after Signoff alike), and on the line after "revise" too, a command is asked about, never sent as feedback', async () => {
     const r = await runSignoff(
       ['run', 'pair', 'name the release'],
       env,
-      'Run pair draft it\nrevise\npair\nquit\n',
+      'Run pair draft it\nSignoff tasks\nrevise\npair\nquit\n',
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"Run pair draft it" reads like a command, not an answer to this review');
+    expect(r.stdout).toContain('"Signoff tasks" reads like a command, not an answer to this review');
     expect(r.stdout).toContain(
       '"pair" reads like a command, not feedback; nothing was sent. Back to the review',
     );

@@ -543,18 +543,34 @@ describe('an answer typed at a review', () => {
     expect(parseFeedback('revise', pair)).toEqual({ again: true });
   });
 
-  it('a command typed at a review or after "revise" is asked about, whatever its case; never sent as feedback', () => {
+  it('a command typed at a review or after "revise" is asked about, whatever its case (a workflow or a command after Signoff alike); never sent as feedback', () => {
     const pair = asked(['approve', 'revise', 'reject'], { revise: 'Give feedback' });
-    for (const line of ['Run pair draft it', 'RUN Pair', 'Signoff pair'])
+    for (const line of [
+      'Run pair draft it',
+      'RUN Pair',
+      'Signoff pair',
+      'Signoff run pair draft it',
+      'Signoff tasks',
+      'Signoff tasks.',
+      'SIGNOFF RESUME cli-1a2b3c4d',
+      'Signoff rules approve 4',
+      'Signoff --version',
+      'Signoff',
+      'Npx signoff tasks',
+    ])
       expect([line, parseAnswer(line, pair, ['pair'])]).toEqual([
         line,
         { error: expect.stringContaining('reads like a command') },
       ]);
-    expect(parseAnswer('Run the numbers again', pair, ['pair'])).toEqual({
-      action: 'revise',
-      feedback: 'Run the numbers again',
-    });
-    for (const line of ['pair', 'Run pair draft it', 'tasks'])
+    // A sentence that only begins with a command's word is feedback, whatever its case.
+    for (const line of [
+      'Run the numbers again',
+      'Signoff rules should name the owner',
+      'Signoff tasks are on the wiki',
+      'Signoff resume the old tone',
+    ])
+      expect(parseAnswer(line, pair, ['pair'])).toEqual({ action: 'revise', feedback: line });
+    for (const line of ['pair', 'Run pair draft it', 'tasks', 'Signoff tasks'])
       expect([line, parseFeedback(line, pair, ['pair'])]).toEqual([
         line,
         {
