@@ -684,6 +684,22 @@ describe("a tool call's Edit form at the prompt", () => {
   });
 });
 
+describe("a tool call's Edit form: the message for the calls rejected", () => {
+  it('quit, back or cancel there goes back to the review, nothing decided, as at every field; other words are the message', async () => {
+    const fields = toReviewRequest(REQUESTS.two).fields;
+    const answers = (message: string) => ['reject', '', 'approve', message];
+    for (const leave of ['quit', 'back', 'cancel', 'Quit'])
+      expect([leave, await fillForm(fields, script(answers(leave)), collected().out, 3000)]).toEqual([
+        leave,
+        { left: true },
+      ]);
+    expect(await fillForm(fields, script(answers('wrong list')), collected().out, 3000)).toEqual({
+      values: { decision_0: 'reject', args_0: expect.any(String), decision_1: 'approve' },
+      feedback: 'wrong list',
+    });
+  });
+});
+
 describe('what the terminal echoes', () => {
   const decided = (action: 'approve' | 'revise' | 'reject', feedback?: string) =>
     ({
