@@ -116,6 +116,9 @@ const typed = (review: Review) =>
 /** Whether the line leaves the prompt it is typed at (a review's, or the interactive one). */
 export const isQuit = (line: string) => QUIT.has(bare(line));
 
+/** Whether the line asks what can be typed, at a review or at the interactive prompt. */
+export const isHelp = (line: string) => HELP.has(line.trim().toLowerCase());
+
 /**
  * One typed line → a decision: Enter/approve, reject (`reject: why` with its reason), feedback
  * (`revise: …`, or any other text) = revise with it; a line that reads like an approval or a
@@ -136,7 +139,7 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
       ? { action, feedback }
       : { error: `"${action}" is not possible here: ${choicesOf(review)}.` };
   const toolCall = r.origin !== undefined;
-  if (HELP.has(word)) return { help: true };
+  if (isHelp(text)) return { help: true };
   if (QUIT.has(plain)) return { quit: true };
   if (CANCEL.has(plain)) return { cancel: true };
   if (plain === 'always' && r.actions.includes('approve')) return { always: true };

@@ -23,7 +23,7 @@ import type { Documents } from '../docs/documents.js';
 import type { Engine } from '../engine/index.js';
 import { operator, type Task, takesWords } from '../engine/index.js';
 import { isSignoffError, SignoffError } from '../errors.js';
-import { isQuit } from './answer.js';
+import { isHelp, isQuit } from './answer.js';
 import { exportAudit } from './audit.js';
 import { readsLikeCommand } from './command-lines.js';
 import { EXIT_COULD_NOT, EXIT_USAGE, exitCodeOf } from './exit-codes.js';
@@ -280,8 +280,8 @@ async function interactive(
     io.out.write(
       '\nWhat should the agents do? Type "<workflow> <task>", or help, tasks (quit, or an empty line, to leave)\n> ',
     );
-    // A command pasted as the shell takes it ("npx signoff resume cli-…") is that command.
-    const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/, '');
+    // A command pasted as the shell takes it ("npx signoff resume cli-…", "Signoff tasks") is that command.
+    const line = (await io.lines.next())?.trim().replace(/^(npx\s+)?signoff\s+/i, '');
     // `quit` alone leaves here as it leaves a review (a workflow's name alone starts nothing).
     if (!line || isQuit(line)) {
       await sayWaiting(engine, io);
@@ -289,8 +289,8 @@ async function interactive(
     }
     const [first = '', ...words] = line.split(/\s+/);
     const workflow = first.toLowerCase();
-    // The prompt's own commands; no workflow can be named so (the config file's names are checked).
-    if (workflow === 'help' && !words.length) {
+    // The prompt's own commands (`?` too, as at a review); no workflow is named so (config checks names).
+    if (isHelp(line)) {
       io.out.write(
         `Workflows:\n${describe(engine)}\nAt a review: Enter or "approve" approves (only the word "approve" at a tool call), "reject" rejects, a sentence (or "revise: …") is feedback; "help" there lists every choice.\nThe commands (${[...PROMPT_COMMANDS].join(', ')}) work here as in the shell, e.g. resume cli-1a2b3c4d.\n`,
       );

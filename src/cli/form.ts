@@ -4,7 +4,7 @@
  * calls rejected is asked last, when some are. A form with no decision to type (one call: its
  * arguments only) that changes nothing decides nothing: sent, the engine would read it as an
  * approval that nobody typed. Nor does a form left at a field ("quit", or Enter where arguments
- * typed wrong are asked again).
+ * typed wrong are asked again) or at the message.
  */
 import { type ReviewField, sameJsonText } from '../engine/index.js';
 import { answerTo, type LineSource } from './lines.js';
@@ -12,7 +12,7 @@ import type { Output } from './printer.js';
 
 /**
  * The form's values and note; `unchanged` when it decides nothing, `left` when the person went back
- * to the review from a field (nothing decided either); undefined when the input ends first. `check`
+ * to the review from a field or the message (nothing decided either); undefined when the input ends first. `check`
  * says what is wrong with the values (the engine's reading of the form, by field): a field typed
  * wrong (arguments that are not JSON, or not what the call takes) is said and asked again, alone,
  * so that the answers typed before it are kept.
@@ -91,6 +91,8 @@ export async function fillForm(
     const note = await answerTo(lines, out, 'A message for the calls you reject (Enter for none): ');
     if (note === undefined) return undefined;
     const feedback = note.trim();
+    // As at a field: taken as the message, "quit" would be sent to the agent and the calls decided.
+    if (LEAVE.has(feedback.toLowerCase())) return { left: true };
     // The engine refuses a longer one too; asked again here, the calls' decisions are kept.
     if (feedback.length <= maxLength) return { values, feedback: feedback || undefined };
     out.write(

@@ -22,6 +22,8 @@ export const COMMANDS: ReadonlySet<string> = new Set([
 ]);
 /** The commands that name a task first. */
 const ON_A_TASK = new Set(['resume', 'events', 'retry', 'cancel', 'redirect']);
+/** The commands that take a task id and nothing else (redirect takes a goal after it). */
+const ONLY_A_TASK = new Set(['resume', 'events', 'retry', 'cancel']);
 
 /** What is wrong with `argv`'s shape, in one line (or more: an unknown command adds the usage); undefined when nothing is. */
 export function usageError(argv: readonly string[], workflows: readonly string[]): string | undefined {
@@ -35,6 +37,8 @@ export function usageError(argv: readonly string[], workflows: readonly string[]
   if (option) return option;
   const [, ...rest] = commandWords(argv);
   if (ON_A_TASK.has(command) && !rest[0]) return nameTheTask(command);
+  // Words after the id would be dropped unread: `cancel cli-1 cli-2` would cancel one of the two.
+  if (ONLY_A_TASK.has(command) && rest.length > 1) return oneTaskId(command, rest);
   // Words after `tasks` would be read as a filter that is not applied: refused, not ignored.
   if (command === 'tasks' && rest.length) return tasksTakeNothing(rest);
   if (command === 'run') {
@@ -59,8 +63,19 @@ export function usageError(argv: readonly string[], workflows: readonly string[]
 export const nameTheTask = (command: string) =>
   `Name the task, e.g. ${CLI} ${command} cli-1a2b3c4d${command === 'redirect' ? ' <goal…>' : ''} (see: ${CLI} tasks).`;
 
+/**
+ * A command that takes one task id given more words: refused whole, nothing done, with the command
+ * that works (each command, when the words after the id are task ids too).
+ */
+function oneTaskId(command: string, [id, ...after]: readonly string[]): string {
+  const said = `${CLI} ${command} takes one task id`;
+  if (after.every(looksLikeTaskId))
+    return `${said} at a time, so nothing was done: ${[id, ...after].map((t) => `${CLI} ${command} ${t}`).join(', then ')}`;
+  return `${said} and nothing after it (not "${after.join(' ')}"), so nothing was done: ${CLI} ${command} ${id}`;
+}
+
 /** A word that names a task: `cli-1a2b3c4d`, `slack-C0123ABC-1700000000.000100` (a surface, a dash, the rest). */
-const looksLikeTaskId = (word: string | undefined) => /^[a-z]+-[\w.-]+$/i.test(word ?? '');
+export const looksLikeTaskId = (word: string | undefined) => /^[a-z]+-[\w.-]+$/i.test(word ?? '');
 
 /**
  * `tasks` with words after it: it takes none. A task id there meant that one task, which `events`

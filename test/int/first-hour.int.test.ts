@@ -276,18 +276,21 @@ describe('help', () => {
     expect(r.stdout).not.toMatch(/Task cli-/);
   });
 
-  it('at the prompt, help and tasks are commands, not workflow names', async () => {
+  it('at the prompt, help (or ?, as at a review) and tasks (pasted as Signoff tasks too) are commands, not workflow names', async () => {
     const env = await database('prompt_commands');
-    const r = await runSignoff([], env, 'help\ntasks\n\n');
+    const r = await runSignoff([], env, 'help\n?\ntasks\nSignoff tasks\n\n');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('There is no workflow');
     // At the prompt, how to start one is what to type there, not another command.
-    expect(r.stdout).toContain(
-      'No tasks yet. Start one here: type "<workflow> <task>", e.g. pair write a product announcement',
-    );
+    expect(
+      r.stdout.split(
+        'No tasks yet. Start one here: type "<workflow> <task>", e.g. pair write a product announcement',
+      ),
+    ).toHaveLength(3);
     expect(r.stdout).not.toContain('npx signoff run <workflow>');
-    // `help` lists the workflows again, after the greeting did.
-    expect(r.stdout.match(/ {2}proposal +Research/g)).toHaveLength(2);
+    // `help` and `?` list the workflows again, after the greeting did.
+    expect(r.stdout.match(/ {2}proposal +Research/g)).toHaveLength(3);
+    expect(r.stdout.match(/The commands \(.+\) work here as in the shell/g)).toHaveLength(2);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * A newcomer's words in the shell and at a review, through the real CLI: an option where a command
  * takes none is refused (exit 2), never started as a task's text; `--` ends the options; a quoted
- * task holding a dash is a task, and so is one whose dash comes after its first word. At a review, `run pair` or `pair` is asked about as a command,
- * never sent as feedback.
+ * task holding a dash is a task, and so is one whose dash comes after its first word. Words after
+ * the task id of a command that takes one are refused whole (exit 2; nothing done). At a review,
+ * `run pair` or `pair` is asked about as a command, never sent as feedback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -88,6 +89,29 @@ describe('options where a command takes none', () => {
   }, 120_000);
 });
 
+describe('words after the task id of resume, events, retry or cancel', () => {
+  it('are refused with exit 2 before the database starts; at the prompt too, where nothing is done and the prompt goes on', async () => {
+    const none = { DATABASE_URL: `postgres://nobody@127.0.0.1:${await unusedPort()}/none` };
+    for (const command of ['resume', 'events', 'retry', 'cancel']) {
+      const r = await runSignoff([command, 'cli-1a2b3c4d', 'extra', 'words'], none);
+      expect([command, r.code, r.stderr]).toEqual([
+        command,
+        2,
+        `npx signoff ${command} takes one task id and nothing after it (not "extra words"), so nothing was done: npx signoff ${command} cli-1a2b3c4d\n`,
+      ]);
+    }
+    const run = await runSignoff(['run', 'pair', 'name the release'], env);
+    const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    const r = await runSignoff([], env, `cancel ${id} it is not needed\ntasks\n\n`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `npx signoff cancel takes one task id and nothing after it (not "it is not needed"), so nothing was done: npx signoff cancel ${id}\n`,
+    );
+    // Not cancelled: `tasks`, typed next at the same prompt, lists it still waiting.
+    expect(r.stdout).toMatch(new RegExp(`\\n${id} +pair +waiting `));
+  }, 120_000);
+});
+
 describe('at a review', () => {
   it('run pair, a workflow named alone and signoff … are asked about as commands, never feedback; a sentence with them is feedback', async () => {
     const r = await runSignoff(
@@ -104,14 +128,15 @@ describe('at a review', () => {
     expect(r.stdout).toMatch(/→ give feedback by cli:\S+: run the numbers again\n/);
   }, 120_000);
 
-  it('whatever its case, and on the line after "revise" too, a command is asked about, never sent as feedback', async () => {
+  it('whatever its case (a workflow or a command after Signoff alike), and on the line after "revise" too, a command is asked about, never sent as feedback', async () => {
     const r = await runSignoff(
       ['run', 'pair', 'name the release'],
       env,
-      'Run pair draft it\nrevise\npair\nquit\n',
+      'Run pair draft it\nSignoff tasks\nrevise\npair\nquit\n',
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"Run pair draft it" reads like a command, not an answer to this review');
+    expect(r.stdout).toContain('"Signoff tasks" reads like a command, not an answer to this review');
     expect(r.stdout).toContain(
       '"pair" reads like a command, not feedback; nothing was sent. Back to the review',
     );

@@ -17,6 +17,7 @@ import { statusLine } from '../../src/cli/status-line.js';
 import { taskTable } from '../../src/cli/task-table.js';
 import { createThinking } from '../../src/cli/thinking.js';
 import { ABOVE, unseen } from '../../src/cli/unseen.js';
+import { usageError } from '../../src/cli/usage.js';
 import { localTime, relativeTime, when } from '../../src/cli/when.js';
 import { invalidEdit } from '../../src/engine/index.js';
 import type { DeliveredEvent, Review, Task } from '../../src/engine/types.js';
@@ -546,18 +547,34 @@ describe('an answer typed at a review', () => {
     expect(parseFeedback('revise', pair)).toEqual({ again: true });
   });
 
-  it('a command typed at a review or after "revise" is asked about, whatever its case; never sent as feedback', () => {
+  it('a command typed at a review or after "revise" is asked about, whatever its case (a workflow or a command after Signoff alike); never sent as feedback', () => {
     const pair = asked(['approve', 'revise', 'reject'], { revise: 'Give feedback' });
-    for (const line of ['Run pair draft it', 'RUN Pair', 'Signoff pair'])
+    for (const line of [
+      'Run pair draft it',
+      'RUN Pair',
+      'Signoff pair',
+      'Signoff run pair draft it',
+      'Signoff tasks',
+      'Signoff tasks.',
+      'SIGNOFF RESUME cli-1a2b3c4d',
+      'Signoff rules approve 4',
+      'Signoff --version',
+      'Signoff',
+      'Npx signoff tasks',
+    ])
       expect([line, parseAnswer(line, pair, ['pair'])]).toEqual([
         line,
         { error: expect.stringContaining('reads like a command') },
       ]);
-    expect(parseAnswer('Run the numbers again', pair, ['pair'])).toEqual({
-      action: 'revise',
-      feedback: 'Run the numbers again',
-    });
-    for (const line of ['pair', 'Run pair draft it', 'tasks'])
+    // A sentence that only begins with a command's word is feedback, whatever its case.
+    for (const line of [
+      'Run the numbers again',
+      'Signoff rules should name the owner',
+      'Signoff tasks are on the wiki',
+      'Signoff resume the old tone',
+    ])
+      expect(parseAnswer(line, pair, ['pair'])).toEqual({ action: 'revise', feedback: line });
+    for (const line of ['pair', 'Run pair draft it', 'tasks', 'Signoff tasks'])
       expect([line, parseFeedback(line, pair, ['pair'])]).toEqual([
         line,
         {
@@ -676,6 +693,22 @@ describe("a tool call's Edit form at the prompt", () => {
   });
 });
 
+describe("a tool call's Edit form: the message for the calls rejected", () => {
+  it('quit, back or cancel there goes back to the review, nothing decided, as at every field; other words are the message', async () => {
+    const fields = toReviewRequest(REQUESTS.two).fields;
+    const answers = (message: string) => ['reject', '', 'approve', message];
+    for (const leave of ['quit', 'back', 'cancel', 'Quit'])
+      expect([leave, await fillForm(fields, script(answers(leave)), collected().out, 3000)]).toEqual([
+        leave,
+        { left: true },
+      ]);
+    expect(await fillForm(fields, script(answers('wrong list')), collected().out, 3000)).toEqual({
+      values: { decision_0: 'reject', args_0: expect.any(String), decision_1: 'approve' },
+      feedback: 'wrong list',
+    });
+  });
+});
+
 describe('what the terminal echoes', () => {
   const decided = (action: 'approve' | 'revise' | 'reject', feedback?: string) =>
     ({
@@ -742,5 +775,24 @@ describe("a command's options, read as POSIX reads them", () => {
     expect(optionsPart(split('resume -h'))).toContain('-h');
     expect(optionsPart(split('run pair explain the -h flag'))).not.toContain('-h');
     expect(optionsPart(split('run pair -- --help page'))).not.toContain('--help');
+  });
+});
+
+describe('words after the task id of a command that takes only one', () => {
+  const split = (line: string) => line.split(' ');
+
+  it('resume, events, retry and cancel refuse them whole, saying nothing was done and the command that works', () => {
+    for (const command of ['resume', 'events', 'retry', 'cancel']) {
+      expect(usageError(split(`${command} abc extra words`), ['pair'])).toBe(
+        `npx signoff ${command} takes one task id and nothing after it (not "extra words"), so nothing was done: npx signoff ${command} abc`,
+      );
+      expect(usageError(split(`${command} cli-1a2b3c4d`), ['pair'])).toBeUndefined();
+    }
+    // Several ids: each one's command, never one of them done and the others dropped.
+    expect(usageError(split('cancel cli-1a2b3c4d cli-5e6f7a8b'), [])).toBe(
+      'npx signoff cancel takes one task id at a time, so nothing was done: npx signoff cancel cli-1a2b3c4d, then npx signoff cancel cli-5e6f7a8b',
+    );
+    // redirect's words after the id are its new goal.
+    expect(usageError(split('redirect cli-1a2b3c4d a one-page checklist'), [])).toBeUndefined();
   });
 });
