@@ -450,6 +450,34 @@ describe('a tool call is decided explicitly', () => {
     });
   });
 
+  it('a call that may be edited but not approved as asked, sent back unchanged (keys reordered), is refused in the form and nothing runs; changed, it runs as edited', async () => {
+    const { thread, card } = await start('mail', 'guarded');
+    const view = await openEdit('U0BOB', card, thread, /^Edit/);
+    const submit = (args: Record<string, string>) =>
+      postSigned(
+        file.events,
+        reviseSubmission('U0BOB', view.private_metadata, '', {
+          field_decision_0: { selected: 'approve' },
+          field_args_0: JSON.stringify(args),
+          field_decision_1: { selected: 'approve' },
+        }),
+      );
+    const same = await submit({ body: 'We ship today.', subject: 'Launch', to: 'all@example.com' });
+    expect(JSON.parse(same.body)).toMatchObject({
+      response_action: 'errors',
+      errors: {
+        field_args_0: '1. send_email may not go ahead as asked: change its arguments, or reject it.',
+      },
+    });
+    expect(resumed(thread)).toEqual([]);
+    const edited = { to: 'team@example.com', subject: 'Launch', body: 'We ship today.' };
+    expect((await submit(edited)).status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }, { type: 'approve' }],
+    });
+  });
+
   it('a review stored by the previous version: its Approve is refused where a call may not be approved as asked, and nothing runs', async () => {
     const { thread, card, taskId } = await start('mail', 'guarded');
     expect(labels(card)).not.toContain('Approve all 2');

@@ -193,7 +193,12 @@ export function readDecisions(
       }
       args = parsed;
     }
-    if (call.allowed.includes('approve') && sameJson(args, call.args)) return { type: 'approve' };
+    if (sameJson(args, call.args)) {
+      if (call.allowed.includes('approve')) return { type: 'approve' };
+      // Sent back unchanged, an edit would run the call as asked, which its rules do not allow.
+      errors[argsId(i)] = `${name} may not go ahead as asked: change its arguments, or reject it.`;
+      return { type: 'reject' };
+    }
     if (!call.allowed.includes('edit')) {
       errors[argsId(i)] = `${name} may not be changed: approve it as asked, or reject it.`;
       return { type: 'reject' };
