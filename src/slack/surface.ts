@@ -15,6 +15,7 @@ import { createSlackApp, initSlackApp, startSlackApp } from './inbound/app.js';
 import { watchSlackConnection } from './inbound/connection.js';
 import { createDoorStarts } from './inbound/door-starts.js';
 import { type Healthy, startHealthServer } from './inbound/health.js';
+import { watchSocket } from './inbound/socket-watch.js';
 import { finishUnfinishedStarts, UNFINISHED_START_MS } from './inbound/start-task.js';
 import type { SlackLive } from './outbound/streams.js';
 import { boltLogger } from './shared/bolt-logger.js';
@@ -87,9 +88,11 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
   let ready = false;
   const listen = config.role !== 'worker';
   // Until it has reached Slack (auth.test; a Socket Mode process: its socket too) a process that
-  // listens says on /healthz how reaching Slack goes; a Socket Mode process, its socket down after.
+  // listens says on /healthz how reaching Slack goes; a Socket Mode process, its socket down after,
+  // as the socket's one watcher has it (the log says the same watcher's state).
+  const socket = listen && slack.mode.kind === 'socket' ? watchSocket({ logger }) : undefined;
   const connection = listen
-    ? watchSlackConnection(slack.apiUrl ?? 'https://slack.com/api/', { graceMs: o.socketDownGraceMs })
+    ? watchSlackConnection(slack.apiUrl ?? 'https://slack.com/api/', { socket, graceMs: o.socketDownGraceMs })
     : undefined;
   const healthy: Healthy = async () => {
     const problem = connection?.problem();
@@ -122,6 +125,7 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
     afterAck,
     stopping: stopping.signal,
     connection,
+    socket,
     // The listeners keep to the budget delivery keeps: one limit per method, for every process.
     limits: createRateLimits(signoff.db.pool),
     routes: doors?.routes,
@@ -151,7 +155,7 @@ export async function startSlackSurface(o: SlackSurfaceOptions): Promise<SlackSu
             : async () => undefined,
       });
     server = listen
-      ? await startSlackApp(app, mode, { stopping: o.stopping, givenUp: connection?.givenUp })
+      ? await startSlackApp(app, mode, { stopping: o.stopping, givenUp: socket?.givenUp })
       : undefined;
   } catch (error) {
     await doors?.stop();

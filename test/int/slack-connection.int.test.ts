@@ -2,7 +2,9 @@ import { EventEmitter } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
 import { watchSlackConnection } from '../../src/slack/inbound/connection.js';
+import { watchSocket } from '../../src/slack/inbound/socket-watch.js';
 
 // Slack's Web API, answering apps.connections.open as it does while its socket host refuses.
 const api = createServer((_req, res) => {
@@ -17,9 +19,10 @@ beforeAll(async () => {
 afterAll(() => new Promise((r) => api.close(r)));
 
 it("a socket that cannot be opened stays said on /healthz through each reconnect's answered apps.connections.open, until it connects", async () => {
-  const watch = watchSlackConnection(url);
   const socket = new EventEmitter();
-  watch.watchSocket(socket);
+  const watcher = watchSocket({ logger: createLogger('silent') });
+  watcher.listen(socket);
+  const watch = watchSlackConnection(url, { socket: watcher });
   expect(watch.problem()).toBe('starting: connecting to Slack');
   await watch.fetch(`${url}apps.connections.open`, { method: 'POST' });
   socket.emit('error', new Error('refused'));

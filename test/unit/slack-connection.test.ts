@@ -5,16 +5,19 @@
  */
 import { EventEmitter } from 'node:events';
 import { expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
 import { SOCKET_DOWN_GRACE_MS, watchSlackConnection } from '../../src/slack/inbound/connection.js';
+import { watchSocket } from '../../src/slack/inbound/socket-watch.js';
 
 function connectedSocket() {
   let now = 0;
-  const connection = watchSlackConnection('https://slack.com/api/', { now: () => now });
   const client = new EventEmitter();
-  connection.watchSocket(client);
+  const socket = watchSocket({ logger: createLogger('silent'), now: () => now });
+  socket.listen(client);
+  const connection = watchSlackConnection('https://slack.com/api/', { socket });
   client.emit('connected');
   connection.connected();
-  return { connection, client, advance: (ms: number) => (now += ms) };
+  return { connection, socket, client, advance: (ms: number) => (now += ms) };
 }
 
 it('a socket down for up to the grace (30 s) says nothing; longer, 503 with how long; back, nothing again', () => {
@@ -38,12 +41,12 @@ it('a socket down for up to the grace (30 s) says nothing; longer, 503 with how 
 });
 
 it('a stop is no drop; reconnects refused for good are said at once', () => {
-  const { connection, client, advance } = connectedSocket();
+  const { connection, socket, client, advance } = connectedSocket();
   client.emit('disconnecting');
   client.emit('close');
   advance(60_000);
   expect(connection.problem()).toBeUndefined();
-  connection.gaveUp('invalid_auth');
+  socket.gaveUp('invalid_auth');
   expect(connection.problem()).toBe(
     "unhealthy: Slack's socket (Socket Mode) cannot reconnect (invalid_auth); not trying again",
   );

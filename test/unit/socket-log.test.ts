@@ -2,17 +2,16 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { logSocketLifecycle, SOCKET_DOWN_SAY_EVERY_MS } from '../../src/slack/inbound/socket-log.js';
+import { SOCKET_DOWN_SAY_EVERY_MS, watchSocket } from '../../src/slack/inbound/socket-watch.js';
 
 function watched() {
   const lines: { level: number; msg: string }[] = [];
   const client = new EventEmitter();
   let now = 0;
-  logSocketLifecycle(
-    client,
-    createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) }),
-    () => now,
-  );
+  watchSocket({
+    logger: createLogger('debug', { write: (line: string) => lines.push(JSON.parse(line)) }),
+    now: () => now,
+  }).listen(client);
   return { client, lines: () => lines.map((l) => [l.level, l.msg]), advance: (ms: number) => (now += ms) };
 }
 
@@ -70,7 +69,7 @@ it('a socket that stays down is said again once a minute, with how long; none on
   const lines: { level: number; msg: string }[] = [];
   const client = new EventEmitter();
   const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
-  logSocketLifecycle(client, logger);
+  watchSocket({ logger }).listen(client);
   client.emit('connected');
   client.emit('close');
   expect(SOCKET_DOWN_SAY_EVERY_MS).toBe(60_000);
@@ -99,11 +98,12 @@ it('a socket whose reconnects were given up (refused for good) is not said to be
   const lines: { level: number; msg: string }[] = [];
   const client = new EventEmitter();
   const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
-  const lifecycle = logSocketLifecycle(client, logger);
+  const socket = watchSocket({ logger });
+  socket.listen(client);
   client.emit('connected');
   client.emit('close');
   vi.advanceTimersByTime(61_000);
-  lifecycle.gaveUp();
+  socket.gaveUp('invalid_auth');
   vi.advanceTimersByTime(10 * 60_000);
   expect(lines.map((l) => l.msg)).toEqual([
     "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)",

@@ -20,16 +20,18 @@ import type { SlackConnection } from './connection.js';
 import type { StartDeps } from './deps.js';
 import { answerHealth, answerMetrics, type Healthy, type MetricsRoute } from './health.js';
 import { registerListeners } from './listeners/index.js';
-import { logSocketLifecycle, socketChatter } from './socket-log.js';
 import { handleReconnects } from './socket-reconnects.js';
+import { type SocketWatch, socketChatter } from './socket-watch.js';
 
 export interface SlackAppDeps extends StartDeps {
   slack: NonNullable<Config['slack']>;
   /** True once the database, migrations and queue are ready and the database answers. */
   healthy: Healthy;
   metrics: MetricsRoute;
-  /** Watches how reaching Slack goes, and (Socket Mode) how its socket fares once connected (for /healthz). */
-  connection?: Pick<SlackConnection, 'fetch' | 'watchSocket' | 'gaveUp'>;
+  /** Watches how reaching Slack goes (for /healthz). */
+  connection?: Pick<SlackConnection, 'fetch'>;
+  /** Socket Mode's socket's watcher (for /healthz and the log): it listens to the client made here. */
+  socket?: SocketWatch;
   /** Slack's limits, kept with delivery (shared through Postgres): every listener call takes its slot. */
   limits: RateLimits;
   /** Who a person is (the engine asks the same directory about user groups). */
@@ -124,7 +126,7 @@ export function createSlackApp(deps: SlackAppDeps): App {
 function socketReceiver(
   appToken: string,
   clientOptions: { slackApiUrl: string } | undefined,
-  deps: Pick<SlackAppDeps, 'connection' | 'logger'>,
+  deps: Pick<SlackAppDeps, 'connection' | 'logger' | 'socket'>,
 ): SocketModeReceiver {
   const receiver = new SocketModeReceiver({
     appToken,
@@ -137,15 +139,11 @@ function socketReceiver(
     // reads these, with the watched fetch.
     installerOptions: { clientOptions: { ...clientOptions, fetch: deps.connection?.fetch } },
   });
-  deps.connection?.watchSocket(receiver.client);
-  const lifecycle = logSocketLifecycle(receiver.client, deps.logger);
-  handleReconnects(receiver.client, {
-    logger: deps.logger,
-    gaveUp: (reason) => {
-      lifecycle.gaveUp();
-      deps.connection?.gaveUp(reason);
-    },
-  });
+  // A process that never starts its socket (a worker) watches none.
+  if (deps.socket) {
+    deps.socket.listen(receiver.client);
+    handleReconnects(receiver.client, { logger: deps.logger, socket: deps.socket });
+  }
   return receiver;
 }
 

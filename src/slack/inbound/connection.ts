@@ -3,35 +3,19 @@
  * `app.start()` keeps retrying `apps.connections.open` (for hours, with backoff) and says nothing;
  * this watches those attempts through the Web API client's `fetch`, so that the health check can
  * say "starting" while the first attempt is under way, and why Slack cannot be reached after.
- * Once connected, it watches the socket: one down for longer than a routine move takes, or one
- * whose reconnects Slack refused for good, is said too (no event reaches the process meanwhile).
+ * Once connected, it reads the socket's watcher (socket-watch.ts): a socket down for longer than a
+ * routine move takes, or whose reconnects Slack refused for good, is said too (no event reaches
+ * the process meanwhile).
  */
+import type { SocketWatch } from './socket-watch.js';
 
 export interface SlackConnection {
   /** The `fetch` for Socket Mode's own Web API client: records how each attempt ended. */
   fetch: typeof fetch;
-  /**
-   * Socket Mode's client: its socket failing to open (Slack handed out its URL, and the socket
-   * host refused or hung up) is said too, and so is its socket down once it had connected. The
-   * client's error carries no reason to give.
-   */
-  watchSocket(client: SocketLifecycle): void;
   /** The socket is connected: nothing to report any more, unless it drops. */
   connected(): void;
-  /** The socket's reconnects were refused for good (socket-reconnects.ts): said at once, in these words. */
-  gaveUp(reason: string): void;
-  /**
-   * Resolves with `gaveUp`'s reason: a start still waiting for its first connection fails on it
-   * (Bolt's `start()` would wait for ever, since nothing tries any more).
-   */
-  givenUp: Promise<string>;
   /** What /healthz says while not connected, or while the socket is down (503); else undefined. */
   problem(): string | undefined;
-}
-
-/** The Socket Mode client's events this listens to. */
-export interface SocketLifecycle {
-  on(event: 'error' | 'close' | 'connected' | 'disconnecting', listener: () => void): unknown;
 }
 
 /**
@@ -52,24 +36,18 @@ export function reasonOf(error: unknown): string {
 }
 
 /**
- * Watches how reaching Slack at `apiUrl` goes. `graceMs`: how long a socket that had connected
- * may be down before it is said (tests shorten it); `now`: the time it counts by.
+ * Watches how reaching Slack at `apiUrl` goes. `socket`: Socket Mode's socket, as its watcher sees
+ * it; one that fails to open is said too, and so is one down once it had connected, or whose
+ * reconnects were refused for good. `graceMs`: how long a socket that had connected may be down
+ * before it is said (tests shorten it).
  */
 export function watchSlackConnection(
   apiUrl: string,
-  o: { graceMs?: number; now?: () => number } = {},
+  o: { socket?: Pick<SocketWatch, 'state'>; graceMs?: number } = {},
 ): SlackConnection {
-  const { graceMs = SOCKET_DOWN_GRACE_MS, now = Date.now } = o;
+  const { socket, graceMs = SOCKET_DOWN_GRACE_MS } = o;
   let connected = false;
   let failure: string | undefined;
-  let socketFailure: string | undefined;
-  let up = false;
-  let downSince: number | undefined;
-  let refused: string | undefined;
-  let giveUp: (reason: string) => void = () => undefined;
-  const givenUp = new Promise<string>((resolve) => {
-    giveUp = resolve;
-  });
   return {
     fetch: async (input, init) => {
       try {
@@ -81,45 +59,19 @@ export function watchSlackConnection(
         throw error;
       }
     },
-    watchSocket: (client) => {
-      // Kept until the socket connects: each reconnect's apps.connections.open answers, and
-      // clearing it then would flip /healthz back to "starting" between two refusals.
-      client.on('error', () => {
-        socketFailure = "Slack's socket (Socket Mode) could not be opened";
-      });
-      // 'close' is the client's own signal that its socket is gone: it reconnects on it.
-      client.on('close', () => {
-        if (!up) return;
-        up = false;
-        downSince = now();
-      });
-      client.on('connected', () => {
-        up = true;
-        downSince = undefined;
-      });
-      // A stop closes the socket: no drop.
-      client.on('disconnecting', () => {
-        up = false;
-        downSince = undefined;
-      });
-    },
     connected: () => {
       connected = true;
     },
-    gaveUp: (reason) => {
-      refused = reason;
-      giveUp(reason);
-    },
-    givenUp,
     problem: () => {
-      if (refused)
-        return `unhealthy: Slack's socket (Socket Mode) cannot reconnect (${refused}); not trying again`;
+      const s = socket?.state();
+      if (s?.refused)
+        return `unhealthy: Slack's socket (Socket Mode) cannot reconnect (${s.refused}); not trying again`;
       if (connected) {
-        const down = downSince === undefined ? 0 : now() - downSince;
-        if (down <= graceMs) return undefined;
-        return `unhealthy: Slack's socket (Socket Mode) has been down for ${Math.round(down / 1000)} s; reconnecting`;
+        if (!s || s.downMs <= graceMs) return undefined;
+        return `unhealthy: Slack's socket (Socket Mode) has been down for ${Math.round(s.downMs / 1000)} s; reconnecting`;
       }
-      const why = failure ?? socketFailure;
+      const why =
+        failure ?? (s?.couldNotOpen ? "Slack's socket (Socket Mode) could not be opened" : undefined);
       return why ? `unhealthy: ${why}; still trying` : 'starting: connecting to Slack';
     },
   };

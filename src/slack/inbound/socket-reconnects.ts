@@ -13,12 +13,12 @@
  */
 import type { Logger } from '../../logger.js';
 import { reasonOf } from './connection.js';
+import type { SocketWatch } from './socket-watch.js';
 
-/** The part of Socket Mode's client this wraps and listens to. */
+/** The part of Socket Mode's client this wraps. */
 export interface Reconnecting {
   start(): Promise<unknown>;
   disconnect(): Promise<void>;
-  on(event: 'disconnecting', listener: () => void): unknown;
 }
 
 /** Why Slack refused a handshake, in a word: Slack's error, its HTTP status, or the network's code. */
@@ -32,20 +32,18 @@ export function refusalOf(error: unknown): string {
 
 /**
  * Handles each reconnect's end: given up for a stop (said at debug; a socket it opened after the
- * stop is closed again), or refused for good (said at error, and `gaveUp` told: the library tries
- * no more, so /healthz must say so for an orchestrator to restart the process).
+ * stop is closed again), or refused for good (said at error, and the socket's watcher told: the
+ * library tries no more, so /healthz must say so for an orchestrator to restart the process).
+ * Whether a stop began is the watcher's to say too.
  */
 export function handleReconnects(
   client: Reconnecting,
-  o: { logger: Logger; gaveUp(reason: string): void },
+  o: { logger: Logger; socket: Pick<SocketWatch, 'state' | 'gaveUp'> },
 ): void {
   const log = o.logger.child({ component: 'socket-mode' });
   const start = client.start.bind(client);
   let first = true;
-  let stopping = false;
-  client.on('disconnecting', () => {
-    stopping = true;
-  });
+  const stopping = () => o.socket.state().stopping;
   client.start = () => {
     if (first) {
       first = false;
@@ -57,10 +55,10 @@ export function handleReconnects(
         // Slack handed out a socket while a stop was under way (the handshake was in flight): the
         // socket opened after the client was told to disconnect, and would take events for a
         // process that has stopped.
-        if (stopping) void client.disconnect().catch(() => undefined);
+        if (stopping()) void client.disconnect().catch(() => undefined);
       },
       (error: unknown) => {
-        if (stopping) {
+        if (stopping()) {
           log.debug("Slack's socket (Socket Mode): the reconnect under way was given up for the stop");
           return;
         }
@@ -69,7 +67,7 @@ export function handleReconnects(
           { err: error, reason },
           `Slack's socket (Socket Mode) cannot reconnect (${reason}); not trying again: /healthz says so, and a restart tries afresh`,
         );
-        o.gaveUp(reason);
+        o.socket.gaveUp(reason);
       },
     );
   };
