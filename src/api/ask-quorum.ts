@@ -10,13 +10,12 @@ export function unreachableReview(
   settings: Pick<ReviewSettings, 'reviewers' | 'approvals' | 'escalation'>,
   kind: string,
 ): string | undefined {
-  const others = settings.reviewers.filter((r) => r !== 'requester');
-  if (!others.length)
-    return `This checkpoint's only reviewer is the requester, which is the agent here: name reviewers (reviewers: [U…]), or give workflows.ask.checkpoints.${kind} reviewers.`;
-  // Only named people can be counted: anyone in the channel, or a group, may hold enough. Those
-  // an escalation adds later count too.
+  // Those an escalation adds later count too: the review then waits for them.
   const added = settings.escalation?.steps.flatMap((s) => s.to) ?? [];
-  const reviewers = [...new Set([...others, ...added])];
+  const reviewers = [...new Set([...settings.reviewers.filter((r) => r !== 'requester'), ...added])];
+  if (!reviewers.length)
+    return `This checkpoint's only reviewer is the requester, which is the agent here: name reviewers (reviewers: [U…]), or give workflows.ask.checkpoints.${kind} reviewers.`;
+  // Only named people can be counted: anyone in the channel, or a group, may hold enough.
   const people = approversLeft({ reviewers, allowSelfApproval: true }, [], '');
   const needed = approvalsNeeded(settings);
   if (people === undefined || people >= needed) return undefined;

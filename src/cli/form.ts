@@ -88,11 +88,16 @@ export async function fillForm(
   if (!decides && !changed) return { unchanged: true };
   if (!Object.values(values).includes('reject')) return { values };
   for (;;) {
-    const note = await answerTo(lines, out, 'A message for the calls you reject (Enter for none): ');
+    const note = await answerTo(
+      lines,
+      out,
+      'A message for the calls you reject (Enter for none, "back" to go back to the review): ',
+    );
     if (note === undefined) return undefined;
     const feedback = note.trim();
     // As at a field: taken as the message, "quit" would be sent to the agent and the calls decided.
-    if (LEAVE.has(feedback.toLowerCase())) return { left: true };
+    // Not "stop" or "cancel": words a person may well mean to tell the agent of a call rejected.
+    if (LEAVE_MESSAGE.has(feedback.toLowerCase())) return { left: true };
     // The engine refuses a longer one too; asked again here, the calls' decisions are kept.
     if (feedback.length <= maxLength) return { values, feedback: feedback || undefined };
     out.write(
@@ -106,6 +111,7 @@ export async function fillForm(
  * prompt: none is JSON or a choice, so none takes an answer away.
  */
 const LEAVE = new Set(['quit', 'exit', 'q', 'cancel', 'stop', 'back']);
+const LEAVE_MESSAGE = new Set(['quit', 'exit', 'q', 'back']);
 const NOTHING_DECIDED = 'nothing is decided';
 
 /**

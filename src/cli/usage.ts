@@ -74,8 +74,13 @@ function oneTaskId(command: string, [id, ...after]: readonly string[]): string {
   return `${said} and nothing after it (not "${after.join(' ')}"), so nothing was done: ${CLI} ${command} ${id}`;
 }
 
-/** A word that names a task: `cli-1a2b3c4d`, `slack-C0123ABC-1700000000.000100` (a surface, a dash, the rest). */
-export const looksLikeTaskId = (word: string | undefined) => /^[a-z]+-[\w.-]+$/i.test(word ?? '');
+/**
+ * A word that names a task: `cli-1a2b3c4d`, `slack-C0123ABC-1700000000.000100` (a surface, a dash,
+ * the rest). Only the surfaces' own prefixes (the engine's SURFACES, not imported: the shell's
+ * usage is checked before the engine loads): `follow-up` or `extra-words` are words, not tasks.
+ */
+const TASK_ID = /^(cli|slack)-[\w.-]+$/i;
+export const looksLikeTaskId = (word: string | undefined) => TASK_ID.test(word ?? '');
 
 /**
  * `tasks` with words after it: it takes none. A task id there meant that one task, which `events`

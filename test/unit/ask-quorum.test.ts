@@ -25,5 +25,7 @@ describe('an ask people could never decide', () => {
     expect(
       unreachableReview({ reviewers: ['requester', 'U0DAN'], approvals: 2, escalation }, 'review'),
     ).toBeUndefined();
+    // Nobody but the agent until the deadline escalates: the review waits for those it adds.
+    expect(unreachableReview({ reviewers: ['requester'], escalation }, 'review')).toBeUndefined();
   });
 });

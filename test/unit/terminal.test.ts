@@ -572,6 +572,8 @@ describe('an answer typed at a review', () => {
       'Signoff rules should name the owner',
       'Signoff tasks are on the wiki',
       'Signoff resume the old tone',
+      // A hyphenated word is no task id.
+      'Signoff cancel follow-up',
     ])
       expect(parseAnswer(line, pair, ['pair'])).toEqual({ action: 'revise', feedback: line });
     for (const line of ['pair', 'Run pair draft it', 'tasks', 'Signoff tasks'])
@@ -694,18 +696,19 @@ describe("a tool call's Edit form at the prompt", () => {
 });
 
 describe("a tool call's Edit form: the message for the calls rejected", () => {
-  it('quit, back or cancel there goes back to the review, nothing decided, as at every field; other words are the message', async () => {
+  it('quit or back there goes back to the review, nothing decided, as at every field; other words (stop, cancel too) are the message', async () => {
     const fields = toReviewRequest(REQUESTS.two).fields;
     const answers = (message: string) => ['reject', '', 'approve', message];
-    for (const leave of ['quit', 'back', 'cancel', 'Quit'])
+    for (const leave of ['quit', 'back', 'Quit'])
       expect([leave, await fillForm(fields, script(answers(leave)), collected().out, 3000)]).toEqual([
         leave,
         { left: true },
       ]);
-    expect(await fillForm(fields, script(answers('wrong list')), collected().out, 3000)).toEqual({
-      values: { decision_0: 'reject', args_0: expect.any(String), decision_1: 'approve' },
-      feedback: 'wrong list',
-    });
+    for (const message of ['wrong list', 'stop', 'cancel'])
+      expect(await fillForm(fields, script(answers(message)), collected().out, 3000)).toEqual({
+        values: { decision_0: 'reject', args_0: expect.any(String), decision_1: 'approve' },
+        feedback: message,
+      });
   });
 });
 
@@ -791,6 +794,10 @@ describe('words after the task id of a command that takes only one', () => {
     // Several ids: each one's command, never one of them done and the others dropped.
     expect(usageError(split('cancel cli-1a2b3c4d cli-5e6f7a8b'), [])).toBe(
       'npx signoff cancel takes one task id at a time, so nothing was done: npx signoff cancel cli-1a2b3c4d, then npx signoff cancel cli-5e6f7a8b',
+    );
+    // A hyphenated word is no task id: only a surface's prefix (cli-, slack-) makes one.
+    expect(usageError(split('cancel cli-1a2b3c4d extra-words'), [])).toBe(
+      'npx signoff cancel takes one task id and nothing after it (not "extra-words"), so nothing was done: npx signoff cancel cli-1a2b3c4d',
     );
     // redirect's words after the id are its new goal.
     expect(usageError(split('redirect cli-1a2b3c4d a one-page checklist'), [])).toBeUndefined();

@@ -93,8 +93,8 @@ export function watchSocket(o: { logger: Logger; now?: () => number }): SocketWa
       client.on('ws_message', (data) => {
         asked = askedBecause(data) ?? asked;
       });
-      // Each attempt's error is the same: said once. Kept until the socket connects: each
-      // reconnect's apps.connections.open answers, and /healthz must not flip back to "starting".
+      // Each attempt's error is the same: said once. Only before the first connection (phase
+      // 'starting'); once connected, /healthz reads the connection, not this flag.
       client.on('error', () => {
         if (phase !== 'starting' || couldNotOpen) return;
         couldNotOpen = true;

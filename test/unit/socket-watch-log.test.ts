@@ -1,4 +1,7 @@
-/** signoff's own lines about Socket Mode's connection: one per drop, one per return, none at a stop. */
+/**
+ * signoff's own lines about Socket Mode's connection, from its watcher: one per drop, one per
+ * return, none at a stop. A give-up, with /healthz beside the log: socket-watch.test.ts.
+ */
 import { EventEmitter } from 'node:events';
 import { afterEach, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
@@ -90,23 +93,5 @@ it('a socket that stays down is said again once a minute, with how long; none on
   vi.advanceTimersByTime(5 * 60_000);
   expect(lines.slice(4).map((l) => l.msg)).toEqual([
     "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)",
-  ]);
-});
-
-it('a socket whose reconnects were given up (refused for good) is not said to be still down every minute after: its give-up said that nothing tries any more', () => {
-  vi.useFakeTimers();
-  const lines: { level: number; msg: string }[] = [];
-  const client = new EventEmitter();
-  const logger = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) });
-  const socket = watchSocket({ logger });
-  socket.listen(client);
-  client.emit('connected');
-  client.emit('close');
-  vi.advanceTimersByTime(61_000);
-  socket.gaveUp('invalid_auth');
-  vi.advanceTimersByTime(10 * 60_000);
-  expect(lines.map((l) => l.msg)).toEqual([
-    "Slack's socket (Socket Mode) dropped; reconnecting (Slack's events wait until it is back)",
-    "Slack's socket (Socket Mode) still down after 1 min",
   ]);
 });
