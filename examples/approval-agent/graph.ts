@@ -49,6 +49,8 @@ export function createGraph({
               type: 'object',
               properties: { to: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' } },
               required: ['to', 'subject', 'body'],
+              // The tool takes these three: an edit that adds a field (a `cc`) is refused in the form.
+              additionalProperties: false,
             },
           },
         },

@@ -85,8 +85,9 @@ describe('an edit towards a quorum', () => {
         approvals: '1 of 2',
         contentHash: contentHash(now?.request as never),
       });
-      // The arguments as the object they are, not a string of JSON inside the JSON.
-      expect(JSON.parse(editEntry?.edited as string).args_0).toEqual(edited);
+      // Each call by its tool's name, with its arguments as the object they are (not `args_0`, nor
+      // a string of JSON inside the JSON).
+      expect(JSON.parse(editEntry?.edited as string)).toEqual([{ tool: 'send_email', args: edited }]);
       expect(trail.filter((e) => e.who === 'U0DAN').map((e) => e.result)).toEqual(['refused', 'decided']);
     }
   });
@@ -122,6 +123,13 @@ describe('an edit towards a quorum', () => {
     });
     const [left] = await t.h.engine.reviews(two.id, 'pending');
     expect(t.h.engine.rules.scopes(left as never, two).map((s) => s.kind)).toEqual(['task', 'workflow']);
+    // The audit names each call by its tool, the one the edit rejected too.
+    const trail = [];
+    for await (const entry of t.h.engine.auditTrail({ taskId: two.id })) trail.push(entry);
+    expect(JSON.parse(trail.find((e) => e.action === 'edit')?.edited as string)).toEqual([
+      { tool: 'send_email', args: { to: 'team@example.com', subject: 'Launch', body: 'We ship today.' } },
+      { tool: 'log', rejected: true },
+    ]);
     await t.h.engine.cancel(two.id, { id: 'ann' });
   });
 
@@ -148,7 +156,7 @@ describe('an edit towards a quorum', () => {
     const trail = [];
     for await (const entry of t.h.engine.auditTrail({ taskId: task.id })) trail.push(entry);
     const byBob = trail.find((e) => e.who === 'U0BOB' && e.action === 'edit');
-    expect(JSON.parse(byBob?.edited as string).args_0).toEqual(sent);
+    expect(JSON.parse(byBob?.edited as string)).toEqual([{ tool: 'send_email', args: sent }]);
     expect(trail.find((e) => e.who === 'U0CAT')?.edited).toBeNull();
   });
 });
