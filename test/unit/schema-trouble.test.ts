@@ -5,6 +5,9 @@
  * the terminal's form and the engine's refusal).
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { askReviewRequest, toolCallSchema } from '../../src/workflows/ask/ask-request.js';
+import { readArgSchema } from '../../src/workflows/protocol/arg-schema.js';
 import { invalidEdit } from '../../src/workflows/protocol/review-form.js';
 import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
 import { argsTrouble } from '../../src/workflows/protocol/schema-trouble.js';
@@ -30,6 +33,12 @@ const request = toReviewRequest({
   actionRequests: [{ name: 'pay', args: { to: 'ann', subject: 'Rent', amount: 900 } }],
   reviewConfigs: [{ actionName: 'pay', allowedDecisions: ['approve', 'edit', 'reject'], argsSchema: schema }],
 });
+/** What is wrong with `args` by the schema above, in words. */
+const fits = (args: Record<string, unknown>) => {
+  const read = readArgSchema(schema);
+  if (!('validate' in read)) throw new Error(read.unreadable);
+  return argsTrouble(read.validate, args);
+};
 /** The Edit form's error for these arguments, as every surface shows it. */
 const errorFor = (args: Record<string, unknown>) =>
   invalidEdit(request, { args_0: JSON.stringify(args) }).args_0;
@@ -69,11 +78,99 @@ describe('arguments that do not fit the schema', () => {
   });
 
   it('the words of other rules: allowed values, bounds, a nested required field', () => {
-    expect(argsTrouble(schema, { to: 'a', subject: 'b', priority: 'urgent' })).toBe(
+    expect(fits({ to: 'a', subject: 'b', priority: 'urgent' })).toBe(
       '"priority" must be one of "low", "high".',
     );
-    expect(argsTrouble(schema, { to: 'a', subject: 'b', amount: -1 })).toBe('"amount" must be at least 0.');
-    expect(argsTrouble(schema, { to: 'a', subject: 'b', address: {} })).toBe('"address" needs "city".');
-    expect(argsTrouble(schema, { to: 'a', subject: 'b' })).toBeUndefined();
+    expect(fits({ to: 'a', subject: 'b', amount: -1 })).toBe('"amount" must be at least 0.');
+    expect(fits({ to: 'a', subject: 'b', address: {} })).toBe('"address" needs "city".');
+    expect(fits({ to: 'a', subject: 'b' })).toBeUndefined();
+  });
+});
+
+describe('a schema signoff cannot compile, or one of a later draft', () => {
+  /** A single send_email call with `argsSchema`, and the Edit form's error for `args`. */
+  const editOf = (argsSchema: Record<string, unknown>, allowed = ['approve', 'edit', 'reject']) => {
+    const one = toReviewRequest({
+      actionRequests: [{ name: 'send_email', args: { to: 'ann' } }],
+      reviewConfigs: [{ actionName: 'send_email', allowedDecisions: allowed, argsSchema }],
+    });
+    return (args: Record<string, unknown>) => invalidEdit(one, { args_0: JSON.stringify(args) });
+  };
+  const unreadable =
+    'The argument schema of send_email cannot be read, so edited arguments cannot be checked: approve it as asked, or reject it.';
+
+  it("zod v4's z.toJSONSchema (draft 2020-12) checks an edit: arguments that fit pass, others are said in words", () => {
+    const schema = z.toJSONSchema(z.object({ to: z.string() })) as Record<string, unknown>;
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    const edit = editOf(schema);
+    expect(edit({ to: 'bob' })).toEqual({});
+    expect(edit({ to: 7 })).toEqual({ args_0: '"to" must be text in double quotes.' });
+    expect(edit({ to: 'bob', cc: 'eve' })).toEqual({ args_0: '"cc" is not one of the allowed fields.' });
+  });
+
+  it('an edit checked by a schema Ajv cannot compile is refused in a sentence, never thrown: unknown type, $ref to nowhere, bad pattern, unknown draft', () => {
+    for (const schema of [
+      { type: 'foo' },
+      { type: 'object', properties: { to: { $ref: '#/$defs/nowhere' } } },
+      { type: 'object', properties: { to: { type: 'string', pattern: '(' } } },
+      { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
+    ])
+      expect([schema, editOf(schema)({ to: 'bob' })]).toEqual([schema, { args_0: unreadable }]);
+  });
+
+  it('arguments sent back as shown under a schema that cannot be read are the call as asked: approvable where approve is allowed, never checked', () => {
+    expect(editOf({ type: 'foo' })({ to: 'ann' })).toEqual({});
+    // Not approvable as asked: the same arguments are refused by that rule, an edit by the schema.
+    const guarded = editOf({ type: 'foo' }, ['edit', 'reject']);
+    expect(guarded({ to: 'ann' }).args_0).toContain('may not go ahead as asked');
+    expect(guarded({ to: 'bob' }).args_0).toBe(
+      'The argument schema of send_email cannot be read, so edited arguments cannot be checked: reject it.',
+    );
+  });
+
+  it("a schema with an $id compiles again and again, and one call's $ref never reaches another call's schema", () => {
+    const withId = {
+      $id: 'https://example.com/mail',
+      type: 'object',
+      properties: { to: { type: 'string' } },
+    };
+    expect(editOf(withId)({ to: 'bob' })).toEqual({});
+    expect(editOf({ ...withId })({ to: 7 })).toEqual({ args_0: '"to" must be text in double quotes.' });
+    expect(editOf({ $ref: 'https://example.com/mail' })({ to: 'bob' }).args_0).toContain('cannot be read');
+  });
+});
+
+describe("an API ask's schema is read as its Edit form reads it", () => {
+  const askWith = (schema: Record<string, unknown>) =>
+    toolCallSchema.safeParse({ name: 'send_email', arguments: { to: 'ann' }, schema });
+
+  it("zod v4's 2020-12 schema is accepted at the door, and an edit under it is checked", () => {
+    const schema = z.toJSONSchema(z.object({ to: z.string() })) as Record<string, unknown>;
+    expect(askWith(schema).success).toBe(true);
+    const request = askReviewRequest({
+      title: 'Mail?',
+      toolCall: { name: 'send_email', arguments: { to: 'ann' }, schema },
+    });
+    expect(invalidEdit(request, { args_0: '{"to": 7}' })).toEqual({
+      args_0: '"to" must be text in double quotes.',
+    });
+    expect(invalidEdit(request, { args_0: '{"to": "bob"}' })).toEqual({});
+  });
+
+  it('a schema that cannot be compiled is refused at the door with a sentence saying why', () => {
+    const refused = askWith({ type: 'object', properties: { to: { type: 'string', pattern: '(' } } });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['schema'],
+        message: expect.stringMatching(
+          /^not a JSON Schema signoff can check edited arguments with \(.*regular expression/,
+        ),
+      }),
+    ]);
+    const draft4 = askWith({ $schema: 'http://json-schema.org/draft-04/schema#' });
+    expect(draft4.error?.issues[0]?.message).toBe(
+      'not a JSON Schema signoff can check edited arguments with (its "$schema" ("http://json-schema.org/draft-04/schema#") is not a draft signoff reads: draft-07, 2019-09 or 2020-12)',
+    );
   });
 });

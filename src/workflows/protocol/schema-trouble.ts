@@ -4,7 +4,7 @@
  * the JSON they typed (`The arguments need "subject".`, `"amount" must be a number.`, `"cc" is not
  * one of the allowed fields.`), never Ajv's own (`must have required property 'subject'`).
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 
 /** Problems said one by one; more are counted. */
 const SAID_MAX = 3;
@@ -14,19 +14,9 @@ const NAME_MAX = 40;
 const VALUES_MAX = 5;
 const VALUE_MAX = 30;
 
-/**
- * Why `args` do not fit `schema`, or undefined when they do. An Ajv of its own each time: a shared
- * one keeps every schema it compiled (each form read from the database is a new object: it would
- * grow for ever) and refuses a second schema with an `$id` it has seen, which an agent's schemas share.
- */
-export function argsTrouble(
-  schema: Record<string, unknown>,
-  args: Record<string, unknown>,
-): string | undefined {
-  // Every problem, so that all are said at once; no logger: a format it does not know (`email`
-  // without ajv-formats) is left unchecked, not warned about in the middle of a terminal's prompt.
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
-  return ajv.validate(schema, args) ? undefined : schemaTrouble(ajv.errors ?? []);
+/** Why `args` do not fit the schema `validate` checks (arg-schema.ts), or undefined when they do. */
+export function argsTrouble(validate: ValidateFunction, args: Record<string, unknown>): string | undefined {
+  return validate(args) ? undefined : schemaTrouble(validate.errors ?? []);
 }
 
 /** Ajv's errors as sentences: the first few, then how many more. */

@@ -6,6 +6,7 @@
  * arguments that do not parse or fit its schema, makes the form refused.
  */
 
+import { readArgSchema } from './arg-schema.js';
 import { sameJson } from './canonical-json.js';
 import { jsonTrouble } from './json-trouble.js';
 import {
@@ -149,6 +150,25 @@ const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadab
   return v && typeof v === 'object' && !Array.isArray(v) ? { args: v as Record<string, unknown> } : {};
 };
 
+/**
+ * Why `parsed` cannot run as `call`'s arguments by its schema. A schema that cannot be read (one
+ * Ajv cannot compile: a `$schema` it does not know, a `$ref` to nowhere) checks nothing, so edited
+ * arguments are refused, never run unchecked; the arguments as shown (`args`) are what the call
+ * asked, and go on to the rules of an approval.
+ */
+function schemaTroubleOf(
+  call: ToolCall,
+  schema: Record<string, unknown>,
+  o: { name: string; parsed: Record<string, unknown>; args: Record<string, unknown> },
+): string | undefined {
+  const { name, parsed, args } = o;
+  const check = readArgSchema(schema);
+  if ('validate' in check) return argsTrouble(check.validate, parsed);
+  if (sameJson(parsed, args)) return undefined;
+  const way = call.allowed.includes('approve') ? 'approve it as asked, or reject it' : 'reject it';
+  return `The argument schema of ${name} cannot be read, so edited arguments cannot be checked: ${way}.`;
+}
+
 export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => sameJson(a, b);
 
 /**
@@ -186,7 +206,7 @@ export function readDecisions(
         return { type: 'reject' };
       }
       const parsed = read.args;
-      const invalid = call.argsSchema && argsTrouble(call.argsSchema, parsed);
+      const invalid = call.argsSchema && schemaTroubleOf(call, call.argsSchema, { name, parsed, args });
       if (invalid) {
         errors[argsId(i)] = invalid;
         return { type: 'reject' };
