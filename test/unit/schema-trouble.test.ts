@@ -174,3 +174,43 @@ describe("an API ask's schema is read as its Edit form reads it", () => {
     );
   });
 });
+
+describe('a list that must contain an item', () => {
+  /** The Edit form's error for `args` of a call whose schema is `properties` (draft 2020-12). */
+  const errorUnder = (properties: Record<string, unknown>, args: Record<string, unknown>) => {
+    const argsSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties,
+    };
+    const one = toReviewRequest({
+      actionRequests: [{ name: 'tag', args: {} }],
+      reviewConfigs: [{ actionName: 'tag', allowedDecisions: ['approve', 'edit', 'reject'], argsSchema }],
+    });
+    return invalidEdit(one, { args_0: JSON.stringify(args) }).args_0;
+  };
+
+  it('a list without the item it must contain says so once: its other items are not errors, and no Ajv words', () => {
+    const a = { type: 'array', contains: { const: 1 } };
+    expect(errorUnder({ a }, { a: [2, 3] })).toBe('"a" has no item of the kind it needs.');
+    expect(errorUnder({ a }, { a: [2, 1] })).toBeUndefined();
+  });
+
+  it('how many such items it must list, at least and at most, is said in words', () => {
+    const between = { type: 'array', contains: { const: 1 }, minContains: 2, maxContains: 3 };
+    expect(errorUnder({ a: between }, { a: [1, 2] })).toBe(
+      '"a" must list at least 2 and at most 3 items of the kind it needs.',
+    );
+    expect(errorUnder({ a: between }, { a: [1, 1, 1, 1] })).toBe(
+      '"a" must list at least 2 and at most 3 items of the kind it needs.',
+    );
+    const twice = { type: 'array', contains: { const: 1 }, minContains: 2 };
+    expect(errorUnder({ a: twice }, { a: [1] })).toBe('"a" must list at least 2 items of the kind it needs.');
+  });
+
+  it('a field named "contains" is a field like any other: its errors are said', () => {
+    expect(errorUnder({ contains: { type: 'string' } }, { contains: 3 })).toBe(
+      '"contains" must be text in double quotes.',
+    );
+  });
+});

@@ -43,10 +43,28 @@ export function schemaTrouble(errors: readonly ErrorObject[]): string {
 /**
  * Whether an error is one a person can act on by itself: not one branch of an `anyOf`/`oneOf`
  * (the error of the whole says that none fits), nor an `if` (its `then`'s errors say what is wrong),
- * nor why a field's name did not fit `propertyNames` (the error of the whole names the field).
+ * nor why a field's name did not fit `propertyNames` (the error of the whole names the field), nor
+ * why an item is not the one a `contains` looks for (the list may rightly hold other items: the
+ * error of the whole says what it lacks).
  */
 const said = (e: ErrorObject) =>
-  e.keyword !== 'if' && e.propertyName === undefined && !/\/(anyOf|oneOf)\/\d+\//.test(`${e.schemaPath}/`);
+  e.keyword !== 'if' &&
+  e.propertyName === undefined &&
+  !/\/(anyOf|oneOf)\/\d+\//.test(`${e.schemaPath}/`) &&
+  !insideContains(e.schemaPath);
+
+/** Keywords whose next part of a schema path is a name the schema chose (a field `contains`, say). */
+const NAMING = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** Whether a schema path goes through a `contains` keyword's schema (not ends at it). */
+function insideContains(schemaPath: string): boolean {
+  const parts = partsOf(schemaPath.replace(/^#/, ''));
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (NAMING.has(parts[i] as string)) i++;
+    else if (parts[i] === 'contains') return true;
+  }
+  return false;
+}
 
 /** The JSON pointer's parts: `/items/0/name` → items, 0, name. */
 const partsOf = (pointer: string) =>
@@ -148,6 +166,20 @@ function sentence(e: ErrorObject): string {
       return n === 1 ? `${it} must not be an empty list.` : `${it} must list at least ${plural(n, 'item')}.`;
     case 'maxItems':
       return `${it} must list at most ${plural(n, 'item')}.`;
+    case 'contains': {
+      const [min, max] = [
+        Number(p.minContains ?? 1),
+        p.maxContains === undefined ? undefined : Number(p.maxContains),
+      ];
+      const kind = 'of the kind it needs';
+      if (max === undefined)
+        return min === 1
+          ? `${it} has no item ${kind}.`
+          : `${it} must list at least ${plural(min, 'item')} ${kind}.`;
+      return min > 0
+        ? `${it} must list at least ${min} and at most ${plural(max, 'item')} ${kind}.`
+        : `${it} must list at most ${plural(max, 'item')} ${kind}.`;
+    }
     case 'uniqueItems':
       return `${it} must not list the same item twice.`;
     case 'minProperties':
