@@ -214,3 +214,40 @@ describe('a list that must contain an item', () => {
     );
   });
 });
+
+describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
+  /** The Edit form's error for `args` under `argsSchema`. */
+  const errorUnder = (argsSchema: Record<string, unknown>, args: Record<string, unknown>) => {
+    const one = toReviewRequest({
+      actionRequests: [{ name: 'ship', args: {} }],
+      reviewConfigs: [{ actionName: 'ship', allowedDecisions: ['approve', 'edit', 'reject'], argsSchema }],
+    });
+    return invalidEdit(one, { args_0: JSON.stringify(args) }).args_0;
+  };
+
+  it('dependentRequired (2019-09) names the field the other one needs', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2019-09/schema',
+      type: 'object',
+      dependentRequired: { card: ['expiry'] },
+    };
+    expect(errorUnder(schema, { card: '4111' })).toBe('With "card", the arguments need "expiry" too.');
+    expect(errorUnder(schema, { card: '4111', expiry: '12/30' })).toBeUndefined();
+  });
+
+  it('unevaluatedProperties (2020-12) names the field no part of the schema takes', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      allOf: [{ properties: { to: { type: 'string' } } }],
+      unevaluatedProperties: false,
+    };
+    expect(errorUnder(schema, { to: 'ann', cc: 'bob' })).toBe('"cc" is not one of the allowed fields.');
+    expect(errorUnder(schema, { to: 'ann' })).toBeUndefined();
+  });
+
+  it('formats are not checked: text that is no email passes a field of format "email"', () => {
+    const schema = { type: 'object', properties: { to: { type: 'string', format: 'email' } } };
+    expect(errorUnder(schema, { to: 'not an email' })).toBeUndefined();
+  });
+});

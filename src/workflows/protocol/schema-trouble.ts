@@ -191,8 +191,6 @@ function sentence(e: ErrorObject): string {
       const which = pattern.length <= NAME_MAX ? ` (the pattern ${pattern})` : '';
       return `${it} is not written the way this call takes${which}.`;
     }
-    case 'format':
-      return `${it} must be written as ${/^[aeiou]/i.test(String(p.format)) ? 'an' : 'a'} ${String(p.format)}.`;
     case 'propertyNames':
       return `${quoted(String(p.propertyName))} is not an allowed field name${field ? ` in ${field}` : ''}.`;
     case 'anyOf':
@@ -202,6 +200,7 @@ function sentence(e: ErrorObject): string {
     case 'not':
     case 'false schema':
       return field ? `${field} is not allowed here.` : 'The arguments are not what this call takes.';
+    // No `format`: formats are not checked (arg-schema.ts loads no ajv-formats), so Ajv never says one.
     default:
       // A keyword not named above: Ajv's own words, with the field named as above.
       return `${it} ${e.message ?? 'does not fit what this call takes'}.`;
