@@ -251,3 +251,33 @@ describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
     expect(errorUnder(schema, { to: 'not an email' })).toBeUndefined();
   });
 });
+
+describe('fields named as typed', () => {
+  /** The Edit form's error for `args` under `properties`, each of which must be text. */
+  const errorFor = (properties: Record<string, unknown>, args: Record<string, unknown>) => {
+    const argsSchema = { type: 'object', properties };
+    const one = toReviewRequest({
+      actionRequests: [{ name: 'ship', args: {} }],
+      reviewConfigs: [{ actionName: 'ship', allowedDecisions: ['approve', 'edit', 'reject'], argsSchema }],
+    });
+    return invalidEdit(one, { args_0: JSON.stringify(args) }).args_0;
+  };
+  const text = { type: 'string' };
+
+  it('a top-level key "0" is a key, not an index; a number after a part is an index', () => {
+    expect(errorFor({ 0: text }, { 0: 1 })).toBe('"0" must be text in double quotes.');
+    expect(errorFor({ items: { type: 'array', items: text } }, { items: ['a', 1] })).toBe(
+      '"items[1]" must be text in double quotes.',
+    );
+  });
+
+  it('a key with a dot in it is bracketed, never read as a nested field', () => {
+    expect(errorFor({ 'a.b': text }, { 'a.b': 1 })).toBe('"["a.b"]" must be text in double quotes.');
+    expect(errorFor({ a: { type: 'object', properties: { 'b.c': text } } }, { a: { 'b.c': 1 } })).toBe(
+      '"a["b.c"]" must be text in double quotes.',
+    );
+    expect(errorFor({ a: { type: 'object', properties: { b: text } } }, { a: { b: 1 } })).toBe(
+      '"a.b" must be text in double quotes.',
+    );
+  });
+});

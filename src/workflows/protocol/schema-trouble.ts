@@ -73,11 +73,16 @@ const partsOf = (pointer: string) =>
     .slice(1)
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 
-/** A field by its path as typed (`"address.city"`, `"items[0]"`), or the arguments themselves. */
+/**
+ * A field by its path as typed (`"address.city"`, `"items[0]"`), or the arguments themselves. A
+ * number is an index only after a part (the arguments are an object: a first "0" is a key), and a
+ * key with a dot or bracket in it is bracketed (`["a.b"]`), so that it never reads as a path.
+ */
 function named(parts: string[]): string | undefined {
   if (!parts.length) return undefined;
-  const path = parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('');
-  return quoted(path);
+  const part = (p: string, i: number) =>
+    /[.[\]]/.test(p) ? `[${JSON.stringify(p)}]` : i && /^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p;
+  return quoted(parts.map(part).join(''));
 }
 
 const quoted = (name: string) => `"${name.length > NAME_MAX ? `${name.slice(0, NAME_MAX - 1)}…` : name}"`;
