@@ -43,6 +43,23 @@ const fits = (args: Record<string, unknown>) => {
 const errorFor = (args: Record<string, unknown>) =>
   invalidEdit(request, { args_0: JSON.stringify(args) }).args_0;
 
+/**
+ * The Edit form of one call to `name` (arguments as shown: `shown`) under `argsSchema`: its error
+ * for the arguments typed, by field.
+ */
+const editUnder =
+  (argsSchema: Record<string, unknown>, o: { allowed?: string[]; name?: string; shown?: object } = {}) =>
+  (args: Record<string, unknown>) => {
+    const name = o.name ?? 'ship';
+    const one = toReviewRequest({
+      actionRequests: [{ name, args: o.shown ?? {} }],
+      reviewConfigs: [
+        { actionName: name, allowedDecisions: o.allowed ?? ['approve', 'edit', 'reject'], argsSchema },
+      ],
+    });
+    return invalidEdit(one, { args_0: JSON.stringify(args) });
+  };
+
 describe('arguments that do not fit the schema', () => {
   it('a required field left out is named: the arguments need it', () => {
     expect(errorFor({ to: 'ann' })).toBe('The arguments need "subject".');
@@ -88,14 +105,9 @@ describe('arguments that do not fit the schema', () => {
 });
 
 describe('a schema signoff cannot compile, or one of a later draft', () => {
-  /** A single send_email call with `argsSchema`, and the Edit form's error for `args`. */
-  const editOf = (argsSchema: Record<string, unknown>, allowed = ['approve', 'edit', 'reject']) => {
-    const one = toReviewRequest({
-      actionRequests: [{ name: 'send_email', args: { to: 'ann' } }],
-      reviewConfigs: [{ actionName: 'send_email', allowedDecisions: allowed, argsSchema }],
-    });
-    return (args: Record<string, unknown>) => invalidEdit(one, { args_0: JSON.stringify(args) });
-  };
+  /** A single send_email call to ann, under `argsSchema`. */
+  const editOf = (argsSchema: Record<string, unknown>, allowed?: string[]) =>
+    editUnder(argsSchema, { allowed, name: 'send_email', shown: { to: 'ann' } });
   const unreadable =
     'The argument schema of send_email cannot be read, so edited arguments cannot be checked: approve it as asked, or reject it.';
 
@@ -177,18 +189,9 @@ describe("an API ask's schema is read as its Edit form reads it", () => {
 
 describe('a list that must contain an item', () => {
   /** The Edit form's error for `args` of a call whose schema is `properties` (draft 2020-12). */
-  const errorUnder = (properties: Record<string, unknown>, args: Record<string, unknown>) => {
-    const argsSchema = {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      properties,
-    };
-    const one = toReviewRequest({
-      actionRequests: [{ name: 'tag', args: {} }],
-      reviewConfigs: [{ actionName: 'tag', allowedDecisions: ['approve', 'edit', 'reject'], argsSchema }],
-    });
-    return invalidEdit(one, { args_0: JSON.stringify(args) }).args_0;
-  };
+  const errorUnder = (properties: Record<string, unknown>, args: Record<string, unknown>) =>
+    editUnder({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties })(args)
+      .args_0;
 
   it('a list without the item it must contain says so once: its other items are not errors, and no Ajv words', () => {
     const a = { type: 'array', contains: { const: 1 } };
@@ -217,13 +220,8 @@ describe('a list that must contain an item', () => {
 
 describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
   /** The Edit form's error for `args` under `argsSchema`. */
-  const errorUnder = (argsSchema: Record<string, unknown>, args: Record<string, unknown>) => {
-    const one = toReviewRequest({
-      actionRequests: [{ name: 'ship', args: {} }],
-      reviewConfigs: [{ actionName: 'ship', allowedDecisions: ['approve', 'edit', 'reject'], argsSchema }],
-    });
-    return invalidEdit(one, { args_0: JSON.stringify(args) }).args_0;
-  };
+  const errorUnder = (argsSchema: Record<string, unknown>, args: Record<string, unknown>) =>
+    editUnder(argsSchema)(args).args_0;
 
   it('dependentRequired (2019-09) names the field the other one needs', () => {
     const schema = {
@@ -253,15 +251,9 @@ describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
 });
 
 describe('fields named as typed', () => {
-  /** The Edit form's error for `args` under `properties`, each of which must be text. */
-  const errorFor = (properties: Record<string, unknown>, args: Record<string, unknown>) => {
-    const argsSchema = { type: 'object', properties };
-    const one = toReviewRequest({
-      actionRequests: [{ name: 'ship', args: {} }],
-      reviewConfigs: [{ actionName: 'ship', allowedDecisions: ['approve', 'edit', 'reject'], argsSchema }],
-    });
-    return invalidEdit(one, { args_0: JSON.stringify(args) }).args_0;
-  };
+  /** The Edit form's error for `args` under `properties`. */
+  const errorFor = (properties: Record<string, unknown>, args: Record<string, unknown>) =>
+    editUnder({ type: 'object', properties })(args).args_0;
   const text = { type: 'string' };
 
   it('a top-level key "0" is a key, not an index; a number after a part is an index', () => {
