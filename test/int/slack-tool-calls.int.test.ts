@@ -478,6 +478,28 @@ describe('a tool call is decided explicitly', () => {
     });
   });
 
+  it("a call whose schema is zod v4's (draft 2020-12, as a createAgent tool's): an Edit that does not fit is said in the modal, nothing runs; one that fits runs as edited", async () => {
+    const { thread, card } = await start('mail', 'zod');
+    const view = await openEdit('U0BOB', card, thread);
+    const submit = (args: Record<string, unknown>) =>
+      postSigned(
+        file.events,
+        reviseSubmission('U0BOB', view.private_metadata, '', { field_args_0: JSON.stringify(args) }),
+      );
+    const wrong = await submit({ to: 7, subject: 'Launch', body: 'We ship today.' });
+    expect(JSON.parse(wrong.body)).toEqual({
+      response_action: 'errors',
+      errors: { field_args_0: '"to" must be text in double quotes.' },
+    });
+    expect(resumed(thread)).toEqual([]);
+    const edited = { to: 'ops@example.com', subject: 'Launch', body: 'We ship today.' };
+    expect((await submit(edited)).status).toBe(200);
+    const [answer] = await until('resumed', () => (resumed(thread).length ? resumed(thread) : undefined));
+    expect(answer).toEqual({
+      decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }],
+    });
+  });
+
   it('a review stored by the previous version: its Approve is refused where a call may not be approved as asked, and nothing runs', async () => {
     const { thread, card, taskId } = await start('mail', 'guarded');
     expect(labels(card)).not.toContain('Approve all 2');

@@ -657,6 +657,40 @@ describe("a tool call's Edit form at the prompt", () => {
     expect(typed.text()).toContain('The arguments need "subject" and "body".\n');
   });
 
+  it("a zod v4 schema (draft 2020-12) checks arguments typed at the terminal: wrong ones are said in words, right ones are the form's values", async () => {
+    const request = toReviewRequest(REQUESTS.zod);
+    const check = (values: Record<string, string>) => invalidEdit(request, values);
+    const right = JSON.stringify({ to: 'ops@example.com', subject: 'Launch', body: 'Today.' });
+    const printed = collected();
+    const wrong = JSON.stringify({ to: 7, subject: 'Launch', body: 'Today.' });
+    expect(await fillForm(request.fields, script([wrong, right]), printed.out, 3000, check)).toEqual({
+      values: { args_0: right },
+    });
+    expect(printed.text()).toContain('"to" must be text in double quotes.\n');
+  });
+
+  it('arguments typed under a schema that cannot be read are refused in a sentence and asked again, never thrown; Enter then goes back, nothing decided', async () => {
+    const request = toReviewRequest({
+      actionRequests: [{ name: 'send_email', args: { to: 'team@example.com' } }],
+      reviewConfigs: [
+        {
+          actionName: 'send_email',
+          allowedDecisions: ['approve', 'edit', 'reject'],
+          argsSchema: { type: 'foo' },
+        },
+      ],
+    });
+    const check = (values: Record<string, string>) => invalidEdit(request, values);
+    const printed = collected();
+    const typed = JSON.stringify({ to: 'ops@example.com' });
+    expect(await fillForm(request.fields, script([typed, '']), printed.out, 3000, check)).toEqual({
+      left: true,
+    });
+    expect(printed.text()).toContain(
+      'The argument schema of send_email cannot be read, so edited arguments cannot be checked: approve it as asked, or reject it.\n',
+    );
+  });
+
   it('after arguments typed wrong, Enter at the field asked again goes back to the review: never an approval of the arguments they tried to change', async () => {
     const request = toReviewRequest(REQUESTS.two);
     const check = (values: Record<string, string>) => invalidEdit(request, values);

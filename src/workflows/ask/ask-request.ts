@@ -5,8 +5,8 @@
  * channel's config (requests.ts `rules`). The same shape whatever the door; `askReviewRequest` makes it
  * the review the `ask` workflow interrupts with.
  */
-import { Ajv } from 'ajv';
 import { z } from 'zod';
+import { readArgSchema } from '../protocol/arg-schema.js';
 import {
   type ReviewRequest,
   requestRulesSchema,
@@ -28,16 +28,14 @@ export const toolCallSchema = z
   })
   .strict()
   .superRefine((call, ctx) => {
-    if (!call.schema) return;
-    try {
-      new Ajv({ strict: false }).compile(call.schema);
-    } catch (error) {
+    // Read as the Edit form reads it: a schema accepted here is one a reviewer's edit is checked by.
+    const read = call.schema && readArgSchema(call.schema);
+    if (read && 'unreadable' in read)
       ctx.addIssue({
         code: 'custom',
         path: ['schema'],
-        message: `not a JSON Schema Ajv can use: ${(error as Error).message}`,
+        message: `not a JSON Schema signoff can check edited arguments with (${read.unreadable})`,
       });
-    }
   });
 
 /** An ask reviews content or a tool call: one of them, said as what is wrong. */

@@ -4,7 +4,7 @@
  * the JSON they typed (`The arguments need "subject".`, `"amount" must be a number.`, `"cc" is not
  * one of the allowed fields.`), never Ajv's own (`must have required property 'subject'`).
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 
 /** Problems said one by one; more are counted. */
 const SAID_MAX = 3;
@@ -14,19 +14,9 @@ const NAME_MAX = 40;
 const VALUES_MAX = 5;
 const VALUE_MAX = 30;
 
-/**
- * Why `args` do not fit `schema`, or undefined when they do. An Ajv of its own each time: a shared
- * one keeps every schema it compiled (each form read from the database is a new object: it would
- * grow for ever) and refuses a second schema with an `$id` it has seen, which an agent's schemas share.
- */
-export function argsTrouble(
-  schema: Record<string, unknown>,
-  args: Record<string, unknown>,
-): string | undefined {
-  // Every problem, so that all are said at once; no logger: a format it does not know (`email`
-  // without ajv-formats) is left unchecked, not warned about in the middle of a terminal's prompt.
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
-  return ajv.validate(schema, args) ? undefined : schemaTrouble(ajv.errors ?? []);
+/** Why `args` do not fit the schema `validate` checks (arg-schema.ts), or undefined when they do. */
+export function argsTrouble(validate: ValidateFunction, args: Record<string, unknown>): string | undefined {
+  return validate(args) ? undefined : schemaTrouble(validate.errors ?? []);
 }
 
 /** Ajv's errors as sentences: the first few, then how many more. */
@@ -53,10 +43,28 @@ export function schemaTrouble(errors: readonly ErrorObject[]): string {
 /**
  * Whether an error is one a person can act on by itself: not one branch of an `anyOf`/`oneOf`
  * (the error of the whole says that none fits), nor an `if` (its `then`'s errors say what is wrong),
- * nor why a field's name did not fit `propertyNames` (the error of the whole names the field).
+ * nor why a field's name did not fit `propertyNames` (the error of the whole names the field), nor
+ * why an item is not the one a `contains` looks for (the list may rightly hold other items: the
+ * error of the whole says what it lacks).
  */
 const said = (e: ErrorObject) =>
-  e.keyword !== 'if' && e.propertyName === undefined && !/\/(anyOf|oneOf)\/\d+\//.test(`${e.schemaPath}/`);
+  e.keyword !== 'if' &&
+  e.propertyName === undefined &&
+  !/\/(anyOf|oneOf)\/\d+\//.test(`${e.schemaPath}/`) &&
+  !insideContains(e.schemaPath);
+
+/** Keywords whose next part of a schema path is a name the schema chose (a field `contains`, say). */
+const NAMING = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** Whether a schema path goes through a `contains` keyword's schema (not ends at it). */
+function insideContains(schemaPath: string): boolean {
+  const parts = partsOf(schemaPath.replace(/^#/, ''));
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (NAMING.has(parts[i] as string)) i++;
+    else if (parts[i] === 'contains') return true;
+  }
+  return false;
+}
 
 /** The JSON pointer's parts: `/items/0/name` → items, 0, name. */
 const partsOf = (pointer: string) =>
@@ -65,11 +73,16 @@ const partsOf = (pointer: string) =>
     .slice(1)
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 
-/** A field by its path as typed (`"address.city"`, `"items[0]"`), or the arguments themselves. */
+/**
+ * A field by its path as typed (`"address.city"`, `"items[0]"`), or the arguments themselves. A
+ * number is an index only after a part (the arguments are an object: a first "0" is a key), and a
+ * key with a dot or bracket in it is bracketed (`["a.b"]`), so that it never reads as a path.
+ */
 function named(parts: string[]): string | undefined {
   if (!parts.length) return undefined;
-  const path = parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('');
-  return quoted(path);
+  const part = (p: string, i: number) =>
+    /[.[\]]/.test(p) ? `[${JSON.stringify(p)}]` : i && /^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p;
+  return quoted(parts.map(part).join(''));
 }
 
 const quoted = (name: string) => `"${name.length > NAME_MAX ? `${name.slice(0, NAME_MAX - 1)}…` : name}"`;
@@ -158,6 +171,20 @@ function sentence(e: ErrorObject): string {
       return n === 1 ? `${it} must not be an empty list.` : `${it} must list at least ${plural(n, 'item')}.`;
     case 'maxItems':
       return `${it} must list at most ${plural(n, 'item')}.`;
+    case 'contains': {
+      const [min, max] = [
+        Number(p.minContains ?? 1),
+        p.maxContains === undefined ? undefined : Number(p.maxContains),
+      ];
+      const kind = 'of the kind it needs';
+      if (max === undefined)
+        return min === 1
+          ? `${it} has no item ${kind}.`
+          : `${it} must list at least ${plural(min, 'item')} ${kind}.`;
+      return min > 0
+        ? `${it} must list at least ${min} and at most ${plural(max, 'item')} ${kind}.`
+        : `${it} must list at most ${plural(max, 'item')} ${kind}.`;
+    }
     case 'uniqueItems':
       return `${it} must not list the same item twice.`;
     case 'minProperties':
@@ -169,8 +196,6 @@ function sentence(e: ErrorObject): string {
       const which = pattern.length <= NAME_MAX ? ` (the pattern ${pattern})` : '';
       return `${it} is not written the way this call takes${which}.`;
     }
-    case 'format':
-      return `${it} must be written as ${/^[aeiou]/i.test(String(p.format)) ? 'an' : 'a'} ${String(p.format)}.`;
     case 'propertyNames':
       return `${quoted(String(p.propertyName))} is not an allowed field name${field ? ` in ${field}` : ''}.`;
     case 'anyOf':
@@ -180,6 +205,7 @@ function sentence(e: ErrorObject): string {
     case 'not':
     case 'false schema':
       return field ? `${field} is not allowed here.` : 'The arguments are not what this call takes.';
+    // No `format`: formats are not checked (arg-schema.ts loads no ajv-formats), so Ajv never says one.
     default:
       // A keyword not named above: Ajv's own words, with the field named as above.
       return `${it} ${e.message ?? 'does not fit what this call takes'}.`;

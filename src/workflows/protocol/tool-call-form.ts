@@ -6,7 +6,9 @@
  * arguments that do not parse or fit its schema, makes the form refused.
  */
 
+import { readArgSchema } from './arg-schema.js';
 import { sameJson } from './canonical-json.js';
+import { numberNotKept } from './json-numbers.js';
 import { jsonTrouble } from './json-trouble.js';
 import {
   type Action,
@@ -138,16 +140,52 @@ export function toolCallForm(
   };
 }
 
-/** The arguments typed, or why they are none: not JSON at all (and where), or JSON but no object. */
-const parseArgs = (text: string): { args: Record<string, unknown> } | { unreadable?: string } => {
+/**
+ * The arguments typed, or why they are none: not JSON at all (and where), a number JSON would not
+ * keep as typed (`inexact`), or JSON but no object.
+ */
+const parseArgs = (
+  text: string,
+): { args: Record<string, unknown> } | { unreadable?: string } | { inexact: string } => {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (error) {
     return { unreadable: jsonTrouble(text, error) };
   }
+  const inexact = numberNotKept(text);
+  if (inexact !== undefined) return { inexact };
   return v && typeof v === 'object' && !Array.isArray(v) ? { args: v as Record<string, unknown> } : {};
 };
+
+/** A number quoted at most this long (a thousand digits typed are no sentence). */
+const NUMBER_SHOWN = 40;
+
+/** Why a number typed cannot go to the call as typed, and how to send it as text. */
+function inexactSentence(name: string, token: string): string {
+  const whole = token.length <= NUMBER_SHOWN;
+  const shownToken = whole ? token : `${token.slice(0, NUMBER_SHOWN - 1)}…`;
+  return `The arguments of ${name} hold the number ${shownToken}, which is too large to keep exactly as typed: write it in quotes${whole ? `, as "${token}"` : ''}.`;
+}
+
+/**
+ * Why `parsed` cannot run as `call`'s arguments by its schema. A schema that cannot be read (one
+ * Ajv cannot compile: a `$schema` it does not know, a `$ref` to nowhere) checks nothing, so edited
+ * arguments are refused, never run unchecked; the arguments as shown (`args`) are what the call
+ * asked, and go on to the rules of an approval.
+ */
+function schemaTroubleOf(
+  call: ToolCall,
+  schema: Record<string, unknown>,
+  o: { name: string; parsed: Record<string, unknown>; args: Record<string, unknown> },
+): string | undefined {
+  const { name, parsed, args } = o;
+  const check = readArgSchema(schema);
+  if ('validate' in check) return argsTrouble(check.validate, parsed);
+  if (sameJson(parsed, args)) return undefined;
+  const way = call.allowed.includes('approve') ? 'approve it as asked, or reject it' : 'reject it';
+  return `The argument schema of ${name} cannot be read, so edited arguments cannot be checked: ${way}.`;
+}
 
 export const sameDecisions = (a: CallDecision[], b: CallDecision[]) => sameJson(a, b);
 
@@ -178,6 +216,10 @@ export function readDecisions(
     let args = argsShown(call, shown[i]);
     if (text !== undefined) {
       const read = parseArgs(text);
+      if ('inexact' in read) {
+        errors[argsId(i)] = inexactSentence(name, read.inexact);
+        return { type: 'reject' };
+      }
       if (!('args' in read)) {
         errors[argsId(i)] =
           read.unreadable === undefined
@@ -186,7 +228,7 @@ export function readDecisions(
         return { type: 'reject' };
       }
       const parsed = read.args;
-      const invalid = call.argsSchema && argsTrouble(call.argsSchema, parsed);
+      const invalid = call.argsSchema && schemaTroubleOf(call, call.argsSchema, { name, parsed, args });
       if (invalid) {
         errors[argsId(i)] = invalid;
         return { type: 'reject' };

@@ -1,0 +1,64 @@
+/**
+ * A tool call's argument schema made a check, the one way every door and form reads it: the Ajv of
+ * the draft its `$schema` names (2020-12, which zod v4's `z.toJSONSchema` writes; 2019-09; else
+ * draft-07), with the same options, so that what an API ask is accepted with is what its Edit form
+ * can check. A schema that cannot be compiled is said, never thrown: its callers word it for their
+ * own readers (a reviewer's form, an API client's 400).
+ */
+import type { Ajv as AjvCore, ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+// Every problem, so that all are said at once. No logger: a format it does not know (`email`
+// without ajv-formats, which signoff does not load: formats stay unchecked) is left unchecked,
+// not warned about in the middle of a terminal's prompt. Not strict: agents' schemas carry
+// keywords of their own (`title`, `examples`, vendor extensions).
+const OPTIONS = { allErrors: true, strict: false, logger: false } as const;
+
+const DRAFTS = {
+  '2020-12': () => new Ajv2020(OPTIONS),
+  '2019-09': () => new Ajv2019(OPTIONS),
+  '07': () => new Ajv(OPTIONS),
+} as const;
+type Draft = keyof typeof DRAFTS;
+
+/** One Ajv per draft: making one compiles its meta-schemas, too slow to do at every form read. */
+const made = new Map<Draft, AjvCore>();
+
+/** The draft a `$schema` names; draft-07's Ajv for none, and for one it may know (draft-07, draft-06). */
+const draftOf = (id: unknown): Draft =>
+  typeof id === 'string' && /\/draft\/2020-12\/schema#?$/.test(id)
+    ? '2020-12'
+    : typeof id === 'string' && /\/draft\/2019-09\/schema#?$/.test(id)
+      ? '2019-09'
+      : '07';
+
+/**
+ * `schema` as a check of arguments, or why it cannot be one (Ajv's reason, or the `$schema` it
+ * does not know), for a developer to read.
+ */
+export function readArgSchema(
+  schema: Record<string, unknown>,
+): { validate: ValidateFunction } | { unreadable: string } {
+  const draft = draftOf(schema.$schema);
+  const ajv = made.get(draft) ?? DRAFTS[draft]();
+  made.set(draft, ajv);
+  try {
+    return { validate: ajv.compile(schema) };
+  } catch (error) {
+    const unknown =
+      /^no schema with key or ref/.test((error as Error).message) && schema.$schema !== undefined;
+    return {
+      unreadable: unknown
+        ? `its "$schema" (${JSON.stringify(schema.$schema)}) is not a draft signoff reads: draft-07, 2019-09 or 2020-12`
+        : String((error as Error)?.message ?? error),
+    };
+  } finally {
+    // Forgotten once compiled (the check keeps what it needs): a shared Ajv would keep every schema
+    // (each form read from the database is a new object: it would grow for ever), refuse a second
+    // schema with an `$id` it has seen (an agent's schemas share them), and let one call's `$ref`
+    // reach another call's schema.
+    ajv.removeSchema();
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Numbers typed in edited arguments that JSON.parse would not keep as typed (Infinity stored as
+ * null, a big integer rounded to the nearest double) are refused, naming the number and saying to
+ * quote it: a call never runs with a number nobody typed, nor reads as unchanged because of one.
+ */
+import { describe, expect, it } from 'vitest';
+import { invalidEdit } from '../../src/workflows/protocol/review-form.js';
+import { toReviewRequest } from '../../src/workflows/protocol/review-request.js';
+import { toolCallsOf } from '../../src/workflows/protocol/standard-interrupts.js';
+import { readDecisions } from '../../src/workflows/protocol/tool-call-form.js';
+
+/** A call to `pay` with `args`, which may be approved, edited or rejected. */
+const payWith = (args: Record<string, unknown>, allowed = ['approve', 'edit', 'reject']) =>
+  toReviewRequest({
+    actionRequests: [{ name: 'pay', args }],
+    reviewConfigs: [{ actionName: 'pay', allowedDecisions: allowed }],
+  });
+
+describe('numbers typed that JSON would not keep as typed', () => {
+  it('a number too large for a double (1e400, read as Infinity and stored as null) is refused, named, and said to be quoted', () => {
+    const request = payWith({ n: 1 });
+    expect(invalidEdit(request, { args_0: '{"n": 1e400}' })).toEqual({
+      args_0:
+        'The arguments of pay hold the number 1e400, which is too large to keep exactly as typed: write it in quotes, as "1e400".',
+    });
+    expect(invalidEdit(request, { args_0: '{"list": [1, -1E+400]}' }).args_0).toContain(
+      'the number -1E+400,',
+    );
+  });
+
+  it('Infinity never reads as unchanged against a null shown (an approval as asked nobody gave): the edit is refused, nothing decided', () => {
+    const request = payWith({ n: null });
+    const calls = toolCallsOf(request) ?? [];
+    expect(readDecisions(calls, request, { args_0: '{"n": 1e400}' })).toEqual({
+      errors: { args_0: expect.stringContaining('the number 1e400') },
+    });
+  });
+
+  it('an integer beyond what a double holds exactly is refused rather than rounded, inside nested values too', () => {
+    const request = payWith({ id: '1' });
+    expect(invalidEdit(request, { args_0: '{"id": 12345678901234567891}' }).args_0).toBe(
+      'The arguments of pay hold the number 12345678901234567891, which is too large to keep exactly as typed: write it in quotes, as "12345678901234567891".',
+    );
+    expect(invalidEdit(request, { args_0: '{"a": {"b": [-9007199254740993]}}' }).args_0).toContain(
+      'the number -9007199254740993,',
+    );
+    // Quoted, it is text, and goes as typed.
+    const calls = toolCallsOf(request) ?? [];
+    expect(readDecisions(calls, request, { args_0: '{"id": "12345678901234567891"}' })).toEqual({
+      decisions: [{ type: 'edit', args: { id: '12345678901234567891' } }],
+    });
+  });
+
+  it('numbers inside strings, and numbers a double holds, are not refused', () => {
+    const request = payWith({ n: 1 });
+    const calls = toolCallsOf(request) ?? [];
+    const typed =
+      '{"note": "1e400 and 12345678901234567891 \\" 1e999", "n": 9007199254740993.5, "m": -0, "k": 9007199254740992, "e": 1e308}';
+    expect(readDecisions(calls, request, { args_0: typed })).toEqual({
+      decisions: [{ type: 'edit', args: JSON.parse(typed) }],
+    });
+  });
+
+  it('arguments shown with a big number the agent sent rounded (a JS number) are approvable unchanged: the number as printed reads back the same', () => {
+    // biome-ignore lint/correctness/noPrecisionLoss: the agent's number, rounded, is the point
+    const rounded = 12345678901234567891;
+    const request = payWith({ id: rounded, n: 1e21 });
+    const calls = toolCallsOf(request) ?? [];
+    const shown = request.fields.find((f) => f.id === 'args_0')?.initial ?? '';
+    expect(shown).toContain('12345678901234567000');
+    expect(readDecisions(calls, request, { args_0: shown })).toEqual({ decisions: [{ type: 'approve' }] });
+    // The double's exact value, typed in full, is the same number too.
+    expect(readDecisions(calls, request, { args_0: '{"id": 12345678901234567168, "n": 1e21}' })).toEqual({
+      decisions: [{ type: 'approve' }],
+    });
+  });
+});
