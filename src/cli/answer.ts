@@ -1,5 +1,5 @@
 import { type Action, type Review, sameJsonText } from '../engine/index.js';
-import { choicesOf, lowerFirst } from './choices.js';
+import { argumentsField, choicesOf, lowerFirst, mustChange, mustChangeSentence } from './choices.js';
 import { plain as bare, readsLikeCommand } from './command-lines.js';
 
 /**
@@ -143,6 +143,9 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
   if (QUIT.has(plain)) return { quit: true };
   if (CANCEL.has(plain)) return { cancel: true };
   if (plain === 'always' && r.actions.includes('approve')) return { always: true };
+  // A call that may not go ahead as asked: Enter, "approve" (or "y") is met by how to change it.
+  if (mustChange(review) && (APPROVE.has(word) || LIKE_APPROVE.has(plain) || misspelt(plain) === 'approve'))
+    return { error: mustChangeSentence(review) };
   if (toolCall && word !== 'approve' && APPROVE.has(word)) {
     return {
       error: `A tool call is approved by the word only: type ${choices(review, ['approve', 'reject']) || 'one of the choices above'}.`,
@@ -198,14 +201,13 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
     };
   }
   if (allowed.includes('edit')) {
-    const fields = r.fields;
-    const only = fields.length === 1 && !fields[0]?.choices ? fields[0] : undefined;
+    const only = argumentsField(review);
     if (words.edit.includes(plain)) return { form: true };
     if (only && text.startsWith('{')) {
       // The arguments as shown, typed again (in any key order), change nothing: no edit, no approval.
       if (sameJsonText(text, only.initial ?? ''))
         return {
-          error: `Those are the arguments as shown; nothing changed. Type ${choices(review, ['approve', 'reject'])}.`,
+          error: `Those are the arguments as shown; nothing changed. ${mustChange(review) ? mustChangeSentence(review) : `Type ${choices(review, ['approve', 'reject'])}.`}`,
         };
       return { action: 'edit', values: { [only.id]: text } };
     }

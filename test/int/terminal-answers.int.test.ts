@@ -179,6 +179,30 @@ describe('no decision is inferred at the prompt', () => {
     expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
   });
 
+  it('a call that may be edited but not approved as asked: Enter, "approve" and its arguments pasted back as shown each say it must be changed, and how; an edit runs it', async () => {
+    const shown = '{"body": "We ship today.", "subject": "Launch", "to": "all@example.com"}';
+    const edited = { to: 'team@example.com', subject: 'Launch', body: 'We ship today.' };
+    const r = await runSignoff(
+      ['run', 'tools', 'edit-only mail'],
+      env(),
+      `\napprove\n${shown}\n${JSON.stringify(edited)}\n`,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const say =
+      'This call may not go ahead as asked: type its edited arguments as one line of JSON, "edit" for a form, or "reject" (or "reject: why").';
+    expect(r.stdout.split(say)).toHaveLength(4);
+    expect(r.stdout).toContain(`Those are the arguments as shown; nothing changed. ${say}`);
+    expect(r.stdout).toContain(
+      '└─ type its edited arguments as one line of JSON (it may not go ahead as asked), "edit" for a form, "reject" to reject.',
+    );
+    // The title is the interrupt's review's own, shared with Slack's card (tool-call-form.ts).
+    expect(r.stdout).toContain('Review: Approve send_email?');
+    expect(r.stdout).toContain(
+      `RESUMED ${JSON.stringify({ decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }] })}`,
+    );
+    expect(last(r.stdout)).toMatch(/^task \S+: done$/);
+  });
+
   it('after "revise" the next line is the feedback; an empty one goes back to the review and approves nothing', async () => {
     const r = await runSignoff(['run', 'pair', 'name the launch'], env(), 'revise\n\n');
     expect(r.code, r.stderr).toBe(0);
