@@ -228,28 +228,29 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
 }
 
 /**
- * The line typed after `revise` alone: the feedback, or nothing (an empty line, a choice's word)
- * to go back to the review. Never a decision: "approve" typed here is not feedback and approves
- * nothing either.
+ * The line typed after `revise` alone: the feedback, or (an empty line, `quit`) back to the review.
+ * Never a decision: a line that is no feedback ("approve", a command) is said to be none and the
+ * feedback asked `again`, so that the Enter typed next only goes back, never approves.
  */
 export function parseFeedback(
   line: string,
   review: Review,
   /** The configured workflows' names: `pair` typed here is a command, as at the review. */
   workflows: readonly string[] = [],
-): { action: 'revise'; feedback: string } | { again: true } | { back: string } {
+): { action: 'revise'; feedback: string } | { again: string } | { back: string } {
   const text = line.trim();
   if (!text) return { back: 'No feedback typed; nothing was sent. Back to the review.' };
+  if (isQuit(text)) return { back: 'Nothing was sent. Back to the review.' };
   const answer = parseAnswer(text, review, workflows);
   if ('action' in answer && answer.action === 'revise' && answer.feedback)
     return { action: 'revise', feedback: answer.feedback };
-  if ('feedback' in answer && answer.feedback === true) return { again: true };
-  if (readsLikeCommand(text, workflows))
-    return {
-      back: `"${text}" reads like a command, not feedback; nothing was sent. Back to the review: answer it first, or type "quit" there to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,
-    };
+  if ('feedback' in answer && answer.feedback === true)
+    return { again: 'Type the feedback itself (what should change), or an empty line to go back.' };
+  const what = readsLikeCommand(text, workflows)
+    ? 'reads like a command, not feedback'
+    : "reads as one of the review's choices, not as feedback";
   return {
-    back: `"${text}" reads as one of the review's choices, not as feedback; nothing was sent. Back to the review: type it there, or "revise: ${text}" to send it as feedback.`,
+    again: `"${text}" ${what}; nothing was sent. Type ${review.request.feedbackLabel ? typed(review) : 'the feedback'}, "revise: ${text}" to send it as is, or Enter to go back to the review.`,
   };
 }
 

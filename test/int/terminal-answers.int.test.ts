@@ -214,6 +214,24 @@ describe('no decision is inferred at the prompt', () => {
     expect(given.stdout).toMatch(/→ give feedback by \S+: name the formats\n/);
   });
 
+  it('after "revise", a command or a choice typed as the feedback keeps the feedback prompt: the Enter typed next goes back to the review and approves nothing', async () => {
+    const r = await runSignoff(
+      ['run', 'pair', 'name the launch'],
+      env(),
+      'revise\ntasks\n\nrevise\nreject\n\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    for (const typed of ['tasks', 'reject'])
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `"${typed}" reads [^\\n]*; nothing was sent\\. Type the feedback, "revise: ${typed}" to send it as is, or Enter to go back to the review\\.\\nfeedback> No feedback typed; nothing was sent\\. Back to the review\\.`,
+        ),
+      );
+    expect(r.stdout).not.toMatch(/→ /);
+    expect(r.stdout).not.toContain('RESUMED');
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
+  });
+
   it('words that read like a decision are asked about, not sent as feedback; help lists the choices; quit leaves the task waiting', async () => {
     const words = [
       'approved',

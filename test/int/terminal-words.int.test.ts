@@ -137,8 +137,9 @@ describe('at a review', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"Run pair draft it" reads like a command, not an answer to this review');
     expect(r.stdout).toContain('"Signoff tasks" reads like a command, not an answer to this review');
+    // Still at the feedback prompt after it: "quit" there goes back to the review.
     expect(r.stdout).toContain(
-      '"pair" reads like a command, not feedback; nothing was sent. Back to the review',
+      '"pair" reads like a command, not feedback; nothing was sent. Type the feedback, "revise: pair" to send it as is, or Enter to go back to the review.\nfeedback> Nothing was sent. Back to the review.',
     );
     expect(r.stdout).not.toMatch(/→ /);
   }, 120_000);
