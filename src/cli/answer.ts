@@ -1,5 +1,12 @@
 import { type Action, type Review, sameJsonText } from '../engine/index.js';
-import { argumentsField, choicesOf, lowerFirst, mustChange, mustChangeSentence } from './choices.js';
+import {
+  argumentsField,
+  choicesOf,
+  lowerFirst,
+  mustChange,
+  mustChangeSentence,
+  wordsDoNotChange,
+} from './choices.js';
 import { plain as bare, readsLikeCommand } from './command-lines.js';
 
 /**
@@ -211,14 +218,9 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
         };
       return { action: 'edit', values: { [only.id]: text } };
     }
-    if (!allowed.includes('revise')) {
-      return {
-        error: only
-          ? `Type the edited arguments as one line of JSON, such as ${only.initial?.replace(/\s*\n\s*/g, ' ')}.`
-          : 'Type "edit" to decide each call, or approve or reject them all.',
-      };
-    }
   }
+  // Words are no answer to a tool call, unless it takes a response (Agent Inbox's allow_respond).
+  if (toolCall && !allowed.includes('revise')) return { error: wordsDoNotChange(review, text) };
   if (allowed.includes('revise') && readsLikeCommand(text, workflows)) {
     return {
       error: `"${text}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,

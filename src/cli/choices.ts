@@ -73,3 +73,44 @@ export function choicesOf(review: Review): string {
     .filter(Boolean)
     .join(', ');
 }
+
+/**
+ * What a line typed at a tool call (one that takes no response) is answered with when it is no
+ * answer: words change no call (nor do arguments that name no call, or a call that may not be
+ * edited), and what does. The example names the call's first argument only: the whole set,
+ * wrapped over lines, buried the sentence.
+ */
+export function wordsDoNotChange(review: Review, typed: string): string {
+  const r = review.request;
+  const word = (action: keyof typeof r.labels) => (r.labels[action] ?? action).toLowerCase();
+  const only = argumentsField(review);
+  const edit = r.actions.includes('edit')
+    ? only
+      ? [`its edited arguments as one line of JSON (such as ${briefly(only.initial)})`, '"edit" for a form']
+      : ['"edit" to decide each call']
+    : [];
+  const approve = r.actions.includes('approve') && !only ? [`"approve" to ${word('approve')}`] : [];
+  // An Agent Inbox call's ignore takes no message; a LangChain call's reject tells its agent why.
+  const reject = !r.actions.includes('reject')
+    ? []
+    : r.origin?.format === 'agent_inbox'
+      ? [`"reject" to ${word('reject')}`]
+      : [`"reject: <why>" to ${only ? '' : `${word('reject')} and `}tell the agent why`];
+  const lead = !typed.startsWith('{')
+    ? 'Words do not change a tool call'
+    : edit.length
+      ? "Arguments typed here could be any call's"
+      : 'These arguments may not be changed';
+  return `${lead}: type ${either([...edit, ...approve, ...reject])}.`;
+}
+
+/** `{"to": "…"}`: arguments shown by their first key alone. */
+function briefly(args: string | undefined): string {
+  let first: string | undefined;
+  try {
+    first = Object.keys(JSON.parse(args ?? '{}') as object)[0];
+  } catch {
+    first = undefined;
+  }
+  return first === undefined ? '{…}' : `{${JSON.stringify(first)}: "…"}`;
+}

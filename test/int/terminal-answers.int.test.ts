@@ -203,6 +203,17 @@ describe('no decision is inferred at the prompt', () => {
     expect(last(r.stdout)).toMatch(/^task \S+: done$/);
   });
 
+  it('words typed at a tool call are said to change no call, with what does in one short line (no argument set wrapped over lines); nothing is decided', async () => {
+    const r = await runSignoff(['run', 'tools', 'one call'], env(), 'please change the subject\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'Words do not change a tool call: type its edited arguments as one line of JSON (such as {"to": "…"}), "edit" for a form, or "reject: <why>" to tell the agent why.\n',
+    );
+    expect(r.stdout).not.toMatch(/→ /);
+    expect(r.stdout).not.toContain('RESUMED');
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
+  });
+
   it('after "revise" the next line is the feedback; an empty one goes back to the review and approves nothing', async () => {
     const r = await runSignoff(['run', 'pair', 'name the launch'], env(), 'revise\n\n');
     expect(r.code, r.stderr).toBe(0);

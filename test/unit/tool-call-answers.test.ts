@@ -66,3 +66,56 @@ describe('a tool call that may be edited but not approved as asked', () => {
     expect(parseAnswer('approve', may)).toEqual({ action: 'approve' });
   });
 });
+
+describe('words typed at a tool call', () => {
+  it('say that words change no call, with a short example of its arguments (one key, on one line), the form, and "reject: <why>" for the agent', () => {
+    const say =
+      'Words do not change a tool call: type its edited arguments as one line of JSON (such as {"to": "…"}), "edit" for a form, or "reject: <why>" to tell the agent why.';
+    for (const request of [REQUESTS.one, REQUESTS['edit-only']])
+      expect(parseAnswer('please change the subject', reviewOf(request))).toEqual({ error: say });
+    // A call whose first argument is another: the example names that one.
+    const publish = reviewOf({
+      actionRequests: [{ name: 'publish', args: { title: 'Q3', text: 'The quarter.' } }],
+      reviewConfigs: [{ actionName: 'publish', allowedDecisions: ['approve', 'edit', 'reject'] }],
+    });
+    expect(parseAnswer('shorter', publish)).toMatchObject({
+      error: expect.stringContaining('(such as {"title": "…"})'),
+    });
+    // Arguments too long to edit here: no JSON offered, what can be typed is said.
+    expect(parseAnswer('shorter', reviewOf(REQUESTS.long))).toEqual({
+      error:
+        'Words do not change a tool call: type "approve" to approve, or "reject: <why>" to reject and tell the agent why.',
+    });
+  });
+
+  it('at several calls say to decide each in the form; arguments typed there name no call', () => {
+    const two = reviewOf(REQUESTS.two);
+    const ways =
+      'type "edit" to decide each call, "approve" to approve all 2, or "reject: <why>" to reject all 2 and tell the agent why.';
+    expect(parseAnswer('please change the subject', two)).toEqual({
+      error: `Words do not change a tool call: ${ways}`,
+    });
+    expect(parseAnswer('{"to": "x"}', two)).toEqual({
+      error: `Arguments typed here could be any call's: ${ways}`,
+    });
+  });
+
+  it('at an Agent Inbox call that takes a response are that response, as before; at one that takes none, its ignore takes no reason', () => {
+    const inbox = (allowRespond: boolean) =>
+      reviewOf([
+        {
+          action_request: { action: 'send_email', args: { to: 'a@example.com' } },
+          config: { allow_accept: true, allow_edit: true, allow_ignore: true, allow_respond: allowRespond },
+          description: 'An email',
+        },
+      ]);
+    expect(parseAnswer('please change the subject', inbox(true))).toEqual({
+      action: 'revise',
+      feedback: 'please change the subject',
+    });
+    expect(parseAnswer('please change the subject', inbox(false))).toEqual({
+      error:
+        'Words do not change a tool call: type its edited arguments as one line of JSON (such as {"to": "…"}), "edit" for a form, or "reject" to ignore.',
+    });
+  });
+});
