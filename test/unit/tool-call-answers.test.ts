@@ -1,7 +1,7 @@
 /**
  * What the terminal says at a tool call's review when a line cannot answer it: a call that may not
  * go ahead as asked (edit or reject only) says it must be changed, and words say they change no
- * call. (The feedback prompt's and the interactive prompt's hints are tested here too.)
+ * call.
  */
 import { describe, expect, it } from 'vitest';
 import { parseAnswer } from '../../src/cli/answer.js';
