@@ -1,5 +1,12 @@
 import { type Action, type Review, sameJsonText } from '../engine/index.js';
-import { choicesOf, lowerFirst } from './choices.js';
+import {
+  argumentsField,
+  choicesOf,
+  lowerFirst,
+  mustChange,
+  mustChangeSentence,
+  wordsDoNotChange,
+} from './choices.js';
 import { plain as bare, readsLikeCommand } from './command-lines.js';
 
 /**
@@ -143,6 +150,9 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
   if (QUIT.has(plain)) return { quit: true };
   if (CANCEL.has(plain)) return { cancel: true };
   if (plain === 'always' && r.actions.includes('approve')) return { always: true };
+  // A call that may not go ahead as asked: Enter, "approve" (or "y") is met by how to change it.
+  if (mustChange(review) && (APPROVE.has(word) || LIKE_APPROVE.has(plain) || misspelt(plain) === 'approve'))
+    return { error: mustChangeSentence(review) };
   if (toolCall && word !== 'approve' && APPROVE.has(word)) {
     return {
       error: `A tool call is approved by the word only: type ${choices(review, ['approve', 'reject']) || 'one of the choices above'}.`,
@@ -198,25 +208,19 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
     };
   }
   if (allowed.includes('edit')) {
-    const fields = r.fields;
-    const only = fields.length === 1 && !fields[0]?.choices ? fields[0] : undefined;
+    const only = argumentsField(review);
     if (words.edit.includes(plain)) return { form: true };
     if (only && text.startsWith('{')) {
       // The arguments as shown, typed again (in any key order), change nothing: no edit, no approval.
       if (sameJsonText(text, only.initial ?? ''))
         return {
-          error: `Those are the arguments as shown; nothing changed. Type ${choices(review, ['approve', 'reject'])}.`,
+          error: `Those are the arguments as shown; nothing changed. ${mustChange(review) ? mustChangeSentence(review) : `Type ${choices(review, ['approve', 'reject'])}.`}`,
         };
       return { action: 'edit', values: { [only.id]: text } };
     }
-    if (!allowed.includes('revise')) {
-      return {
-        error: only
-          ? `Type the edited arguments as one line of JSON, such as ${only.initial?.replace(/\s*\n\s*/g, ' ')}.`
-          : 'Type "edit" to decide each call, or approve or reject them all.',
-      };
-    }
   }
+  // Words are no answer to a tool call, unless it takes a response (Agent Inbox's allow_respond).
+  if (toolCall && !allowed.includes('revise')) return { error: wordsDoNotChange(review, text) };
   if (allowed.includes('revise') && readsLikeCommand(text, workflows)) {
     return {
       error: `"${text}" reads like a command, not an answer to this review: answer the review first ("help" lists the choices), or type "quit" to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,
@@ -226,28 +230,29 @@ export function parseAnswer(line: string, review: Review, workflows: readonly st
 }
 
 /**
- * The line typed after `revise` alone: the feedback, or nothing (an empty line, a choice's word)
- * to go back to the review. Never a decision: "approve" typed here is not feedback and approves
- * nothing either.
+ * The line typed after `revise` alone: the feedback, or (an empty line, `quit`) back to the review.
+ * Never a decision: a line that is no feedback ("approve", a command) is said to be none and the
+ * feedback asked `again`, so that the Enter typed next only goes back, never approves.
  */
 export function parseFeedback(
   line: string,
   review: Review,
   /** The configured workflows' names: `pair` typed here is a command, as at the review. */
   workflows: readonly string[] = [],
-): { action: 'revise'; feedback: string } | { again: true } | { back: string } {
+): { action: 'revise'; feedback: string } | { again: string } | { back: string } {
   const text = line.trim();
   if (!text) return { back: 'No feedback typed; nothing was sent. Back to the review.' };
+  if (isQuit(text)) return { back: 'Nothing was sent. Back to the review.' };
   const answer = parseAnswer(text, review, workflows);
   if ('action' in answer && answer.action === 'revise' && answer.feedback)
     return { action: 'revise', feedback: answer.feedback };
-  if ('feedback' in answer && answer.feedback === true) return { again: true };
-  if (readsLikeCommand(text, workflows))
-    return {
-      back: `"${text}" reads like a command, not feedback; nothing was sent. Back to the review: answer it first, or type "quit" there to leave it waiting, then run the command. To send it as feedback, type "revise: ${text}".`,
-    };
+  if ('feedback' in answer && answer.feedback === true)
+    return { again: 'Type the feedback itself (what should change), or an empty line to go back.' };
+  const what = readsLikeCommand(text, workflows)
+    ? 'reads like a command, not feedback'
+    : "reads as one of the review's choices, not as feedback";
   return {
-    back: `"${text}" reads as one of the review's choices, not as feedback; nothing was sent. Back to the review: type it there, or "revise: ${text}" to send it as feedback.`,
+    again: `"${text}" ${what}; nothing was sent. Type ${review.request.feedbackLabel ? typed(review) : 'the feedback'}, "revise: ${text}" to send it as is, or Enter to go back to the review.`,
   };
 }
 

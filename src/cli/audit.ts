@@ -7,10 +7,11 @@ import { parseArgs } from 'node:util';
 import { durationSeconds } from '../config/duration.js';
 import type { AuditEntry, Engine } from '../engine/index.js';
 import { SignoffError } from '../errors.js';
-import { CLI } from './help.js';
+import { SHELL } from './help.js';
 import type { Output } from './printer.js';
 
-export const AUDIT_USAGE = `usage: ${CLI} audit [<task-id>] [--since 7d | --since 2026-11-01] [--format jsonl|csv]`;
+const auditUsage = (cli: string) =>
+  `usage: ${cli}audit [<task-id>] [--since 7d | --since 2026-11-01] [--format jsonl|csv]`;
 
 /** Every field of an entry, `id` first: the key an auditor cites a row by, as in the JSON export. */
 const COLUMNS: (keyof AuditEntry)[] = [
@@ -34,14 +35,20 @@ const COLUMNS: (keyof AuditEntry)[] = [
   'edited',
 ];
 
-/** Writes the trail; returns how many entries it wrote. Bad arguments throw a `SignoffError`. */
-export async function exportAudit(args: string[], engine: Engine, out: Output, now: Date): Promise<number> {
-  const parsed = parseAuditArgs(args, now);
+/**
+ * Writes the trail; returns how many entries it wrote. Bad arguments throw a `SignoffError`, whose
+ * hints name the command as `cli` says (help.ts: SHELL, or AT_THE_PROMPT).
+ */
+export async function exportAudit(
+  args: string[],
+  engine: Engine,
+  out: Output,
+  now: Date,
+  cli = SHELL,
+): Promise<number> {
+  const parsed = parseAuditArgs(args, now, cli);
   if (parsed.taskId && !(await engine.getTask(parsed.taskId))) {
-    throw new SignoffError(
-      'unknown_task',
-      `There is no task "${parsed.taskId}". See them with: ${CLI} tasks`,
-    );
+    throw new SignoffError('unknown_task', `There is no task "${parsed.taskId}". See them with: ${cli}tasks`);
   }
   if (parsed.format === 'csv') out.write(`${COLUMNS.join(',')}\n`);
   let n = 0;
@@ -55,6 +62,7 @@ export async function exportAudit(args: string[], engine: Engine, out: Output, n
 function parseAuditArgs(
   args: string[],
   now: Date,
+  cli: string,
 ): { taskId?: string; since?: Date; format: 'jsonl' | 'csv' } {
   let values: { since?: string; format?: string };
   let positionals: string[];
@@ -65,10 +73,10 @@ function parseAuditArgs(
       allowPositionals: true,
     }));
   } catch (error) {
-    throw new SignoffError('bad_arguments', `${(error as Error).message}\n${AUDIT_USAGE}`);
+    throw new SignoffError('bad_arguments', `${(error as Error).message}\n${auditUsage(cli)}`);
   }
   if (positionals.length > 1)
-    throw new SignoffError('bad_arguments', `Name one task at most.\n${AUDIT_USAGE}`);
+    throw new SignoffError('bad_arguments', `Name one task at most.\n${auditUsage(cli)}`);
   const format = values.format ?? 'jsonl';
   if (format !== 'jsonl' && format !== 'csv') {
     throw new SignoffError('bad_arguments', `--format is jsonl or csv, not "${format}".`);

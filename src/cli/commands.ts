@@ -27,14 +27,15 @@ import { isHelp, isQuit } from './answer.js';
 import { exportAudit } from './audit.js';
 import { readsLikeCommand } from './command-lines.js';
 import { EXIT_COULD_NOT, EXIT_USAGE, exitCodeOf } from './exit-codes.js';
-import { CLI, TASKS_LISTED, workflowLines } from './help.js';
+import { AT_THE_PROMPT, CLI, SHELL, TASKS_LISTED, workflowLines } from './help.js';
 import type { LineSource } from './lines.js';
 import { commandWords } from './options.js';
 import { type createFeed, formatEventInFull, type Output, statusWords, taskHeading } from './printer.js';
 import { rulesCommand } from './rules.js';
 import { runSession } from './session.js';
+import { existing, notLoaded } from './task-lookup.js';
 import { taskTable } from './task-table.js';
-import { COMMANDS, isOtherName, isWorkflow, nameTheTask, usageError } from './usage.js';
+import { COMMANDS, isOtherName, isWorkflow, usageError } from './usage.js';
 
 export interface CliIo {
   lines: LineSource;
@@ -46,6 +47,8 @@ export interface CliIo {
   follow?: (taskId: string) => void;
   /** The command as hints name it (help.ts's commandWith); `npx signoff` when not given. */
   cli?: string;
+  /** At the interactive prompt, whose hints name a command as typed there: `events cli-…`. */
+  atPrompt?: boolean;
 }
 
 /**
@@ -95,13 +98,15 @@ export async function runCommand(
 ): Promise<number> {
   // `--` ends the options (options.ts): the words after it are taken as they are.
   const [command, ...rest] = commandWords(argv);
+  const cli = io.atPrompt ? AT_THE_PROMPT : SHELL;
+  const resume = (task: Task) => `${io.atPrompt ? '' : `${io.cli ?? CLI} `}resume ${task.id}`;
   /**
    * The task `rest[0]` names, if this run can go on with it; followed from here on. At the prompt
    * this process's workers already run: a run of the task they start after a decision is this
    * session's to show, not one to announce as "continued here" (unfollowed.ts).
    */
   const runnable = async () => {
-    const task = await existing(engine, rest[0], command as string);
+    const task = await existing(engine, rest[0], command as string, cli);
     if (loaded && !loaded.workflows.has(task.workflow))
       throw new SignoffError('unknown_workflow', notLoaded(task, command as string, loaded.configPath));
     io.follow?.(task.id);
@@ -109,7 +114,7 @@ export async function runCommand(
   };
   const actor = terminalActor();
   const session = { engine, lines: io.lines, out: io.out, actor, feed, stopping: io.stopping, cli: io.cli };
-  const usage = usageError(argv, names(engine));
+  const usage = usageError(argv, names(engine), cli);
   if (usage) return fail(io, usage);
   try {
     switch (command) {
@@ -134,7 +139,7 @@ export async function runCommand(
         await listTasks(engine, io.out);
         return 0;
       case 'events': {
-        const task = await existing(engine, rest[0], command);
+        const task = await existing(engine, rest[0], command, cli);
         for (const e of await engine.eventRecords(task.id)) {
           const how = e.state === 'delivered' ? 'shown' : e.state === 'failed' ? 'NOT SHOWN' : 'waiting';
           const error = e.lastError ? ` (${e.lastError}; ${e.attempts} attempts)` : '';
@@ -145,9 +150,9 @@ export async function runCommand(
         return 0;
       }
       case 'rules':
-        return await rulesCommand(rest, engine, io.out, actor);
+        return await rulesCommand(rest, engine, io.out, actor, cli);
       case 'audit': {
-        const n = await exportAudit(rest, engine, io.out, new Date());
+        const n = await exportAudit(rest, engine, io.out, new Date(), cli);
         if (!n) io.err.write('No audit entries match.\n');
         return 0;
       }
@@ -156,7 +161,7 @@ export async function runCommand(
         // A task left working (Ctrl-C) or waiting goes on with resume, not retry: say that one.
         if (task.status === 'working' || task.status === 'waiting') {
           io.err.write(
-            `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${io.cli ?? CLI} resume ${task.id}\n`,
+            `Task ${task.id} is ${statusWords(task.status)}, not failed: ${task.status === 'working' ? 'it goes on from its last step' : 'answer its review'} with: ${resume(task)}\n`,
           );
           return EXIT_COULD_NOT;
         }
@@ -168,19 +173,19 @@ export async function runCommand(
         return followed(await runSession(session, task.id));
       }
       case 'cancel': {
-        const task = await engine.cancel((await existing(engine, rest[0], command)).id, operator(actor));
+        const task = await engine.cancel((await existing(engine, rest[0], command, cli)).id, operator(actor));
         io.out.write(`task ${task.id}: ${statusWords(task.status)}\n`);
         return 0;
       }
       case 'docs': {
         // The words (`add <folder>`) were checked by usageError above.
         const [, folder = '', collection] = rest;
-        if (!documents) return fail(io, `usage: ${CLI} docs add <folder> [collection]`);
+        if (!documents) return fail(io, `usage: ${cli}docs add <folder> [collection]`);
         if (!existsSync(folder)) return fail(io, `There is no folder "${folder}".`);
         if (!statSync(folder).isDirectory()) {
           return fail(
             io,
-            `"${folder}" is a file; docs add takes the folder it is in: ${CLI} docs add ${dirname(folder)}${collection ? ` ${collection}` : ''}`,
+            `"${folder}" is a file; docs add takes the folder it is in: ${cli}docs add ${dirname(folder)}${collection ? ` ${collection}` : ''}`,
           );
         }
         const added = await documents.addFolder(folder, collection);
@@ -202,12 +207,11 @@ export async function runCommand(
         if (task.status === 'waiting') {
           const [review] = await engine.reviews(task.id, 'pending');
           const feedback = review && takesWords(review.request) && !review.request.feedbackLabel;
-          const resume = `${io.cli ?? CLI} resume ${task.id}`;
           io.err.write(
             `Task ${task.id} is waiting for a review, so no agent is working to redirect. ${
               feedback
-                ? `Send the agents your words as feedback instead: ${resume}, then type "revise: <your words>".`
-                : `Answer the review first: ${resume} (type help there for its choices).`
+                ? `Send the agents your words as feedback instead: ${resume(task)}, then type "revise: <your words>".`
+                : `Answer the review first: ${resume(task)} (type help there for its choices).`
             }\n`,
           );
           return EXIT_COULD_NOT;
@@ -266,6 +270,8 @@ async function interactive(
   documents?: Pick<Documents, 'addFolder'>,
   loaded?: Loaded,
 ): Promise<number> {
+  // The shell's commands run here are said as typed here (`events cli-…`, not `npx signoff events …`).
+  const here = { ...io, atPrompt: true };
   io.out.write(`signoff in the terminal (no Slack tokens set). Workflows:\n${describe(engine)}\n`);
   await sayWaiting(engine, io, 'here');
   for (;;) {
@@ -303,7 +309,7 @@ async function interactive(
     // `resume cli-…`, as the stopped task's hint says: run here as from the shell (a workflow of
     // that name, if the config file has one, keeps it). `tasks` with words is refused as there.
     if (COMMANDS.has(workflow) && !isWorkflow(names(engine), workflow)) {
-      await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
+      await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, here, documents, loaded);
       continue;
     }
     // A shell line (`npm start`, `clear`) typed here, as at a review: said to be one, not taken
@@ -317,7 +323,7 @@ async function interactive(
     // A command by another name with its words (`status cli-…`, pasted from the shell): the
     // shell's answer, which names the command meant.
     if (isOtherName(workflow) && !isWorkflow(names(engine), workflow)) {
-      await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, io, documents, loaded);
+      await runCommand([workflow, ...shellWords(words.join(' '))], engine, feed, here, documents, loaded);
       continue;
     }
     try {
@@ -349,25 +355,6 @@ async function sayWaiting(engine: Engine, io: CliIo, at: 'here' | 'shell' = 'she
   io.out.write(
     `${at === 'here' ? '' : '\n'}${waiting.length === 1 ? '1 task waits' : `${waiting.length} tasks wait`} for a review${at === 'here' ? '' : ', kept for later'}: \`${cli}tasks\` lists them; \`${cli}resume ${first.id}\` picks ${which} up.\n`,
   );
-}
-
-/** The task `id` names, for `command`, whose own name the hint repeats when the id is missing. */
-async function existing(engine: Engine, id: string | undefined, command: string) {
-  if (!id) throw new SignoffError('unknown_task', nameTheTask(command));
-  const task = await engine.getTask(id);
-  if (!task) throw new SignoffError('unknown_task', `There is no task "${id}". See them with: ${CLI} tasks`);
-  return task;
-}
-
-/**
- * Why `command` cannot go on with `task` here: its workflow came from a config file (or a module
- * named there) that this run did not load, and which file that was is not kept with the task.
- */
-function notLoaded(task: Task, command: string, configPath: string | undefined): string {
-  const loadedFile = configPath
-    ? `this run loaded ${configPath}, which does not have it`
-    : 'this run loaded none (SIGNOFF_CONFIG is not set)';
-  return `Task ${task.id} runs the workflow "${task.workflow}" from a config file, and ${loadedFile}: nothing was decided. Set SIGNOFF_CONFIG to the file that declares "${task.workflow}" and run it again: SIGNOFF_CONFIG=<file> ${CLI} ${command} ${task.id}`;
 }
 
 /** The tasks table; with none, how to start one (`start`: at the prompt, what to type there). */

@@ -10,6 +10,13 @@ import { BUILT_IN_DESCRIPTIONS, ownWorkflowDescription } from '../workflows/cata
 export const CLI = 'npx signoff';
 
 /**
+ * The words before a command in a hint, as it is typed where the hint is read: `npx signoff ` in the
+ * shell; none at the interactive prompt, where `events cli-…` and `pair <task>` are typed as they are.
+ */
+export const SHELL = `${CLI} `;
+export const AT_THE_PROMPT = '';
+
+/**
  * The command as a hint that continues a task names it: with a config file, the file too, since a
  * task of a workflow declared there is refused by a run that did not load it.
  */

@@ -8,7 +8,7 @@
  * command, so a task whose first word does begin with a dash can still be started
  * (`run pair -- --verbose`); a `--` among the task's words is the task's.
  */
-import { CLI } from './help.js';
+import { SHELL } from './help.js';
 
 export const END_OF_OPTIONS = '--';
 
@@ -65,7 +65,11 @@ export function commandWords(argv: readonly string[]): string[] {
  * The sentence refusing the first option given to a command that takes none, with the command as
  * it would work; undefined when there is none.
  */
-export function unknownOption(argv: readonly string[]): string | undefined {
+export function unknownOption(
+  argv: readonly string[],
+  /** How the hint names a command: SHELL, or AT_THE_PROMPT (help.ts). */
+  cli = SHELL,
+): string | undefined {
   const [command, ...rest] = argv;
   if (command === undefined || !TAKES_NONE.has(command)) return undefined;
   const { options, words } = read(command, rest);
@@ -77,15 +81,15 @@ export function unknownOption(argv: readonly string[]): string | undefined {
   const first = words.find((w) => !looksLikeOption(w));
   const after = first === undefined ? words : words.filter((_, i) => i !== words.indexOf(first));
   if (command === 'run') {
-    if (first === undefined) return `${said}): ${CLI} run <workflow> <task…>`;
-    return `${said}; settings come from the environment and the config file): to make it part of the task, put -- before the task's words: ${CLI} run ${first.toLowerCase()} -- ${after.map(quoted).join(' ')}`;
+    if (first === undefined) return `${said}): ${cli}run <workflow> <task…>`;
+    return `${said}; settings come from the environment and the config file): to make it part of the task, put -- before the task's words: ${cli}run ${first.toLowerCase()} -- ${after.map(quoted).join(' ')}`;
   }
   if (command === 'redirect') {
-    if (first === undefined) return `${said}): ${CLI} redirect <task-id> <goal…>`;
-    return `${said}): to make it part of the new goal, put -- before the goal's words: ${CLI} redirect ${first} -- ${after.map(quoted).join(' ')}`;
+    if (first === undefined) return `${said}): ${cli}redirect <task-id> <goal…>`;
+    return `${said}): to make it part of the new goal, put -- before the goal's words: ${cli}redirect ${first} -- ${after.map(quoted).join(' ')}`;
   }
-  if (command === 'docs') return `${said}): ${CLI} docs add <folder> [collection]`;
-  return `${said}): ${CLI} ${command} ${first ?? '<task-id>'}`;
+  if (command === 'docs') return `${said}): ${cli}docs add <folder> [collection]`;
+  return `${said}): ${cli}${command} ${first ?? '<task-id>'}`;
 }
 
 /** A word as a shell reads it back: double-quoted when it holds anything but plain characters. */

@@ -4,7 +4,7 @@
  */
 import { type AllowRule, type Engine, operator, scopeInWords } from '../engine/index.js';
 import { SignoffError } from '../errors.js';
-import { CLI } from './help.js';
+import { CLI, SHELL } from './help.js';
 import type { Output } from './printer.js';
 
 export const RULE_ACTIONS = ['approve', 'reject', 'revoke'] as const;
@@ -30,6 +30,8 @@ export async function rulesCommand(
   engine: Engine,
   out: Output,
   actor: string,
+  /** How the hints name a command (help.ts: SHELL, or AT_THE_PROMPT). */
+  cli = SHELL,
 ): Promise<number> {
   const [action, n] = rest;
   const signers = engine.rules.signers();
@@ -43,7 +45,7 @@ export async function rulesCommand(
       engine.rules.list(['proposed', 'active']),
       engine.rules.list(['revoked', 'refused']),
     ]);
-    const past = ended.length ? `(${ended.length} revoked or refused: see ${CLI} audit)\n` : '';
+    const past = ended.length ? `(${ended.length} revoked or refused: see ${cli}audit)\n` : '';
     out.write(
       rules.length
         ? `${rules.map((r) => ruleRow(r, new Date(), needed)).join('\n')}\n${past}${off}`

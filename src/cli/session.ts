@@ -157,9 +157,10 @@ export async function runSession(deps: SessionDeps, taskId: string): Promise<Tas
 }
 
 /**
- * `revise` alone: the next line is the feedback. An empty line, or a line that is a choice rather
- * than feedback, goes back to the review and decides nothing (never an approval by Enter).
- * 'ended' at end of input.
+ * `revise` alone: the next line is the feedback. An empty line (or `quit`) goes back to the review
+ * and decides nothing; a line that is a choice or a command rather than feedback is said to be,
+ * and the feedback asked again: the Enter typed after it goes back, never approves. 'ended' at
+ * end of input.
  */
 async function feedbackFor(deps: SessionDeps, review: Review): Promise<Decided | 'ended' | undefined> {
   // In the review's own words where its Revise asks for something else (a proposal's query).
@@ -178,7 +179,7 @@ async function feedbackFor(deps: SessionDeps, review: Review): Promise<Decided |
       deps.out.write(`${read.back}\n`);
       return undefined;
     }
-    deps.out.write('Type the feedback itself (what should change), or an empty line to go back.\n');
+    deps.out.write(`${read.again}\n`);
   }
 }
 

@@ -436,11 +436,11 @@ describe('hints say what to do next', () => {
     expect(all.stderr).toBe(
       'npx signoff tasks takes nothing after it (not "--all"): it lists the 50 tasks updated last, with their status.\n',
     );
-    // At the prompt too (pasted whole or not), rather than "There is no workflow".
+    // At the prompt too (pasted whole or not), rather than "There is no workflow"; named as typed there.
     const prompt = await runSignoff([], env, `tasks ${id}\nnpx signoff status ${id}\n\n`);
     expect(prompt.stdout).not.toContain('There is no workflow');
-    expect(prompt.stderr).toContain(`One task, all it showed: npx signoff events ${id}\n`);
-    expect(prompt.stderr).toContain(`Unknown command "status". Did you mean: npx signoff events ${id}\n`);
+    expect(prompt.stderr).toContain(`One task, all it showed: events ${id}\n`);
+    expect(prompt.stderr).toContain(`Unknown command "status". Did you mean: events ${id}\n`);
   }, 120_000);
 
   it('wrong words are answered before the database starts: with none that answers, the usage line and exit 2', async () => {

@@ -122,7 +122,9 @@ describe('the terminal says what is wrong', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Approve send_email?');
-    expect(r.stdout).toContain('Type the edited arguments as one line of JSON');
+    expect(r.stdout).toContain(
+      'Words do not change a tool call: type its edited arguments as one line of JSON',
+    );
     expect(r.stdout).toContain('Sent "Minutes" to ops@example.com.');
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^task \S+: done$/);
   });
@@ -150,7 +152,9 @@ describe('the terminal says what is wrong', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('└─ "approve" to approve all 2');
     expect(r.stdout).toContain('"edit" to edit or decide each');
-    expect(r.stdout).toContain('Type "edit" to decide each call, or approve or reject them all.');
+    expect(r.stdout).toContain(
+      'Words do not change a tool call: type "edit" to decide each call, "approve" to approve all 2, or "reject: <why>" to reject all 2 and tell the agent why.',
+    );
     expect(r.stdout).toContain('Type "approve" or "reject".');
     expect(r.stdout).toContain(
       `RESUMED ${JSON.stringify({

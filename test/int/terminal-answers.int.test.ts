@@ -179,6 +179,41 @@ describe('no decision is inferred at the prompt', () => {
     expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
   });
 
+  it('a call that may be edited but not approved as asked: Enter, "approve" and its arguments pasted back as shown each say it must be changed, and how; an edit runs it', async () => {
+    const shown = '{"body": "We ship today.", "subject": "Launch", "to": "all@example.com"}';
+    const edited = { to: 'team@example.com', subject: 'Launch', body: 'We ship today.' };
+    const r = await runSignoff(
+      ['run', 'tools', 'edit-only mail'],
+      env(),
+      `\napprove\n${shown}\n${JSON.stringify(edited)}\n`,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const say =
+      'This call may not go ahead as asked: type its edited arguments as one line of JSON, "edit" for a form, or "reject" (or "reject: why").';
+    expect(r.stdout.split(say)).toHaveLength(4);
+    expect(r.stdout).toContain(`Those are the arguments as shown; nothing changed. ${say}`);
+    expect(r.stdout).toContain(
+      '└─ type its edited arguments as one line of JSON (it may not go ahead as asked), "edit" for a form, "reject" to reject.',
+    );
+    // The title is the interrupt's review's own, shared with Slack's card (tool-call-form.ts).
+    expect(r.stdout).toContain('Review: Approve send_email?');
+    expect(r.stdout).toContain(
+      `RESUMED ${JSON.stringify({ decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }] })}`,
+    );
+    expect(last(r.stdout)).toMatch(/^task \S+: done$/);
+  });
+
+  it('words typed at a tool call are said to change no call, with what does in one short line (no argument set wrapped over lines); nothing is decided', async () => {
+    const r = await runSignoff(['run', 'tools', 'one call'], env(), 'please change the subject\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'Words do not change a tool call: type its edited arguments as one line of JSON (such as {"to": "…"}), "edit" for a form, or "reject: <why>" to tell the agent why.\n',
+    );
+    expect(r.stdout).not.toMatch(/→ /);
+    expect(r.stdout).not.toContain('RESUMED');
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
+  });
+
   it('after "revise" the next line is the feedback; an empty one goes back to the review and approves nothing', async () => {
     const r = await runSignoff(['run', 'pair', 'name the launch'], env(), 'revise\n\n');
     expect(r.code, r.stderr).toBe(0);
@@ -188,6 +223,24 @@ describe('no decision is inferred at the prompt', () => {
 
     const given = await runSignoff(['run', 'pair', 'name the launch'], env(), 'revise\nname the formats\n');
     expect(given.stdout).toMatch(/→ give feedback by \S+: name the formats\n/);
+  });
+
+  it('after "revise", a command or a choice typed as the feedback keeps the feedback prompt: the Enter typed next goes back to the review and approves nothing', async () => {
+    const r = await runSignoff(
+      ['run', 'pair', 'name the launch'],
+      env(),
+      'revise\ntasks\n\nrevise\nreject\n\n',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    for (const typed of ['tasks', 'reject'])
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `"${typed}" reads [^\\n]*; nothing was sent\\. Type the feedback, "revise: ${typed}" to send it as is, or Enter to go back to the review\\.\\nfeedback> No feedback typed; nothing was sent\\. Back to the review\\.`,
+        ),
+      );
+    expect(r.stdout).not.toMatch(/→ /);
+    expect(r.stdout).not.toContain('RESUMED');
+    expect(last(r.stdout)).toMatch(/^task \S+: waiting for review$/);
   });
 
   it('words that read like a decision are asked about, not sent as feedback; help lists the choices; quit leaves the task waiting', async () => {

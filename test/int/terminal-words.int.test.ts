@@ -3,7 +3,8 @@
  * takes none is refused (exit 2), never started as a task's text; `--` ends the options; a quoted
  * task holding a dash is a task, and so is one whose dash comes after its first word. Words after
  * the task id of a command that takes one are refused whole (exit 2; nothing done). At a review,
- * `run pair` or `pair` is asked about as a command, never sent as feedback.
+ * `run pair` or `pair` is asked about as a command, never sent as feedback. At the interactive
+ * prompt, a command's hints name it as typed there (`events cli-…`, `pair …`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -104,9 +105,11 @@ describe('words after the task id of resume, events, retry or cancel', () => {
     const id = /Task (cli-[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
     const r = await runSignoff([], env, `cancel ${id} it is not needed\ntasks\n\n`);
     expect(r.code, r.stderr).toBe(0);
+    // Said as typed at the prompt: no "npx signoff" there.
     expect(r.stderr).toContain(
-      `npx signoff cancel takes one task id and nothing after it (not "it is not needed"), so nothing was done: npx signoff cancel ${id}\n`,
+      `cancel takes one task id and nothing after it (not "it is not needed"), so nothing was done: cancel ${id}\n`,
     );
+    expect(r.stderr).not.toContain('npx signoff cancel');
     // Not cancelled: `tasks`, typed next at the same prompt, lists it still waiting.
     expect(r.stdout).toMatch(new RegExp(`\\n${id} +pair +waiting `));
   }, 120_000);
@@ -137,9 +140,27 @@ describe('at a review', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"Run pair draft it" reads like a command, not an answer to this review');
     expect(r.stdout).toContain('"Signoff tasks" reads like a command, not an answer to this review');
+    // Still at the feedback prompt after it: "quit" there goes back to the review.
     expect(r.stdout).toContain(
-      '"pair" reads like a command, not feedback; nothing was sent. Back to the review',
+      '"pair" reads like a command, not feedback; nothing was sent. Type the feedback, "revise: pair" to send it as is, or Enter to go back to the review.\nfeedback> Nothing was sent. Back to the review.',
     );
     expect(r.stdout).not.toMatch(/→ /);
+  }, 120_000);
+});
+
+describe('hints at the interactive prompt', () => {
+  it("name a command as typed at the prompt (`pair …`, `events cli-…`, `tasks`), not as the shell's `npx signoff …`; the shell's keep it", async () => {
+    const r = await runSignoff([], env, 'run pair\nrun\nevents\nevents cli-0000dead\nrules approve\n\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Describe the task after the workflow's name: pair summarise Q3 invoices\n");
+    expect(r.stderr).toMatch(/\nName a workflow: <workflow> <task…> \(pair, [a-z-, ]+\)\.\n/);
+    expect(r.stderr).toContain('Name the task, e.g. events cli-1a2b3c4d (see: tasks).\n');
+    expect(r.stderr).toContain('There is no task "cli-0000dead". See them with: tasks\n');
+    expect(r.stderr).toContain('usage: rules [approve|reject|revoke <number>] (see: rules)\n');
+    expect(r.stderr).not.toContain('npx signoff');
+    const shell = await runSignoff(['events'], env);
+    expect(shell.stderr).toBe(
+      'Name the task, e.g. npx signoff events cli-1a2b3c4d (see: npx signoff tasks).\n',
+    );
   }, 120_000);
 });

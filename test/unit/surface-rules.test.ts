@@ -152,12 +152,13 @@ describe('terminal answers', () => {
     const json = '{"to": "ops@example.com", "subject": "Hi", "body": "x"}';
     expect(parseAnswer(json, one)).toEqual({ action: 'edit', values: { args_0: json } });
     expect(parseAnswer('NO, wrong recipient', one)).toEqual({
-      error: expect.stringContaining('Type the edited arguments as one line of JSON'),
+      error: expect.stringContaining('Words do not change a tool call: type its edited arguments'),
     });
     const two = { ...review(), request: toReviewRequest(REQUESTS.two) } as Review;
     expect(parseAnswer('edit', two)).toEqual({ form: true });
     expect(parseAnswer('{"to": "x"}', two)).toEqual({
-      error: 'Type "edit" to decide each call, or approve or reject them all.',
+      error:
+        'Arguments typed here could be any call\'s: type "edit" to decide each call, "approve" to approve all 2, or "reject: <why>" to reject all 2 and tell the agent why.',
     });
     expect(formatReview(two)).toContain('"reject" to reject all 2.');
   });

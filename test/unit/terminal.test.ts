@@ -535,16 +535,20 @@ describe('an answer typed at a review', () => {
           expect([word, parseAnswer(word, one)]).not.toEqual([word, { error: expect.anything() }]);
   });
 
-  it('the line after "revise" is feedback; empty, or a choice, goes back to the review', () => {
+  it('the line after "revise" is feedback; empty (or quit) goes back to the review; a choice is said to be one and the feedback asked again, so Enter after it only goes back', () => {
     const pair = asked(['approve', 'revise', 'reject'], { revise: 'Give feedback' });
     expect(parseFeedback('shorter please', pair)).toEqual({ action: 'revise', feedback: 'shorter please' });
     expect(parseFeedback('  ', pair)).toEqual({
       back: 'No feedback typed; nothing was sent. Back to the review.',
     });
-    expect(parseFeedback('approve', pair)).toMatchObject({
-      back: expect.stringContaining('not as feedback'),
+    expect(parseFeedback('quit', pair)).toEqual({ back: 'Nothing was sent. Back to the review.' });
+    expect(parseFeedback('reject', pair)).toEqual({
+      again:
+        '"reject" reads as one of the review\'s choices, not as feedback; nothing was sent. Type the feedback, "revise: reject" to send it as is, or Enter to go back to the review.',
     });
-    expect(parseFeedback('revise', pair)).toEqual({ again: true });
+    expect(parseFeedback('revise', pair)).toEqual({
+      again: 'Type the feedback itself (what should change), or an empty line to go back.',
+    });
   });
 
   it('a command typed at a review or after "revise" is asked about, whatever its case (a workflow or a command after Signoff alike); never sent as feedback', () => {
@@ -576,11 +580,12 @@ describe('an answer typed at a review', () => {
       'Signoff cancel follow-up',
     ])
       expect(parseAnswer(line, pair, ['pair'])).toEqual({ action: 'revise', feedback: line });
+    // After "revise", the feedback is asked again: the Enter typed next goes back, never approves.
     for (const line of ['pair', 'Run pair draft it', 'tasks', 'Signoff tasks'])
       expect([line, parseFeedback(line, pair, ['pair'])]).toEqual([
         line,
         {
-          back: `"${line}" reads like a command, not feedback; nothing was sent. Back to the review: answer it first, or type "quit" there to leave it waiting, then run the command. To send it as feedback, type "revise: ${line}".`,
+          again: `"${line}" reads like a command, not feedback; nothing was sent. Type the feedback, "revise: ${line}" to send it as is, or Enter to go back to the review.`,
         },
       ]);
   });
