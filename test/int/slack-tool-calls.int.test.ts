@@ -452,6 +452,9 @@ describe('a tool call is decided explicitly', () => {
 
   it('a call that may be edited but not approved as asked, sent back unchanged (keys reordered), is refused in the form and nothing runs; changed, it runs as edited', async () => {
     const { thread, card } = await start('mail', 'guarded');
+    // The card asks for a change, not an approval: one of its calls may not go ahead as asked.
+    expect(JSON.stringify(card.blocks)).toContain('Change send_email, log?');
+    expect(JSON.stringify(card.blocks)).not.toContain('Approve send_email');
     const view = await openEdit('U0BOB', card, thread, /^Edit/);
     const submit = (args: Record<string, string>) =>
       postSigned(

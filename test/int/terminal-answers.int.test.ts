@@ -195,8 +195,8 @@ describe('no decision is inferred at the prompt', () => {
     expect(r.stdout).toContain(
       '└─ type its edited arguments as one line of JSON (it may not go ahead as asked), "edit" for a form, "reject" to reject.',
     );
-    // The title is the interrupt's review's own, shared with Slack's card (tool-call-form.ts).
-    expect(r.stdout).toContain('Review: Approve send_email?');
+    // The title asks what may be done: no approval of the call as asked (Slack's card says the same).
+    expect(r.stdout).toContain('Review: Change send_email?');
     expect(r.stdout).toContain(
       `RESUMED ${JSON.stringify({ decisions: [{ type: 'edit', editedAction: { name: 'send_email', args: edited } }] })}`,
     );

@@ -126,7 +126,12 @@ export function toolCallForm(
   const body = over ? `${full.slice(0, BODY_MAX)}\n\n_…cut: this call is longer than a review holds._` : full;
   return {
     kind: TOOL_CALL_KIND,
-    title: `Approve ${calls.map((c) => c.name).join(', ')}?`.slice(0, 150),
+    // What the card asks: a call that may not go ahead as asked is not offered for approval.
+    title:
+      `${actions.includes('approve') || !actions.includes('edit') ? 'Approve' : 'Change'} ${calls.map((c) => c.name).join(', ')}?`.slice(
+        0,
+        150,
+      ),
     body: unseen ? `> :warning: ${UNSEEN}\n\n${body}` : body,
     // A review no button could answer would wait for ever: Reject is left (the graph says if it may not).
     actions: actions.length ? actions : ['reject'],
