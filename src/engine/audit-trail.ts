@@ -7,9 +7,7 @@
 
 import type pg from 'pg';
 import { z } from 'zod';
-import { reviewRequestSchema } from '../workflows/protocol/requests.js';
-import { toolCallsOf } from '../workflows/protocol/standard-interrupts.js';
-import { isArgumentsField, readDecisions } from '../workflows/protocol/tool-call-form.js';
+import { isArgumentsField } from '../workflows/protocol/tool-call-form.js';
 
 export const auditEntrySchema = z.object({
   id: z.number(),
@@ -46,7 +44,8 @@ export const auditEntrySchema = z.object({
   /**
    * An edit (approved with edits): what was approved instead of what was asked, as JSON. For tool
    * calls, each call by its tool's name: `[{"tool": "send_email", "args": {…}}, {"tool": "log",
-   * "rejected": true}]`; else each form field's value. `contentHash` is of what the person saw.
+   * "rejected": true}]`, as recorded when it was decided (entries from before that was kept: the
+   * form's fields, as below); else each form field's value. `contentHash` is of what the person saw.
    */
   edited: z.string().nullable(),
 });
@@ -88,8 +87,6 @@ type Row = {
   actor: string;
   action: string;
   detail: Record<string, unknown>;
-  /** The review's request, read for an edit only (its calls' names). */
-  request: unknown;
 };
 
 const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
@@ -134,29 +131,21 @@ function toEntry(row: Row): AuditEntry {
     to: Array.isArray(d.to) ? d.to.join(' ') : null,
     approvals: approvalsOf(d),
     edited:
-      action === 'edit' && d.values && typeof d.values === 'object'
-        ? editedOf(d.values as Record<string, string>, row.request)
-        : null,
+      action !== 'edit'
+        ? null
+        : Array.isArray(d.calls)
+          ? JSON.stringify(d.calls)
+          : d.values && typeof d.values === 'object'
+            ? editedOf(d.values)
+            : null,
   });
 }
 
 /**
- * The form as approved, one JSON. A tool call review's: each call named by its tool, with the
- * arguments it was approved with as the object they are (a reader should not have to know that
- * `args_0` was the form's first call). Any other form's: each field's value as typed.
+ * The form as approved, one JSON: a call's arguments (typed as a line of JSON) as the object they
+ * are, not a string of JSON inside it; any other field's value as typed.
  */
-function editedOf(values: Record<string, string>, request: unknown): string {
-  const asked = reviewRequestSchema.safeParse(request);
-  const calls = asked.success ? toolCallsOf(asked.data) : undefined;
-  const read = calls && asked.success ? readDecisions(calls, asked.data, values) : undefined;
-  if (calls && read && 'decisions' in read)
-    return JSON.stringify(
-      calls.map((call, i) => {
-        const d = read.decisions[i];
-        if (d?.type === 'reject') return { tool: call.name, rejected: true };
-        return { tool: call.name, args: d?.type === 'edit' ? d.args : call.args };
-      }),
-    );
+function editedOf(values: object): string {
   const asTyped = (field: string, value: unknown) => {
     if (!isArgumentsField(field) || typeof value !== 'string') return value;
     try {
@@ -189,8 +178,7 @@ export async function* auditTrail(pool: pg.Pool, filter: AuditFilter = {}): Asyn
     for (;;) {
       const r = await client.query<Row>(
         `SELECT a.id, a.at, a.task_id, t.workflow, r.checkpoint, (r.request->>'round')::int AS round,
-                a.review_id, a.actor, a.action, a.detail,
-                CASE WHEN a.action = 'edit' THEN r.request END AS request
+                a.review_id, a.actor, a.action, a.detail
          FROM signoff.audit a
          LEFT JOIN signoff.tasks t ON t.id = a.task_id
          LEFT JOIN signoff.reviews r ON r.id = a.review_id

@@ -242,7 +242,7 @@ export function createDecisions(deps: DecisionDeps) {
         ...(seat ? { for: seat } : {}),
       }));
     }
-    const decided = await decideReview(db, review.id, decision);
+    const decided = await decideReview(db, review.id, decision, review.request);
     // Closed while this waited for the task's lock: read it again, as it is now.
     if (!decided) return closed((await getReviewWithTask(db, review.id))?.review ?? review);
     await renewRoundBudget(db, task, review);

@@ -7,7 +7,7 @@
  */
 import { atomically, type Queryable } from '../db/queryable.js';
 import { contentHash } from '../workflows/protocol/content-hash.js';
-import { withEdit } from '../workflows/protocol/standard-interrupts.js';
+import { decidedCalls, withEdit } from '../workflows/protocol/standard-interrupts.js';
 import { eventKey } from './event-keys.js';
 import { recordAll } from './event-store.js';
 import { reviewFromRow } from './rows.js';
@@ -35,8 +35,17 @@ async function changeReview(
 
 const WORKING = { type: 'task_status', status: 'working', reason: null } as const;
 
-/** The exactly-once step: only a pending review becomes decided; a second caller gets nothing. */
-export function decideReview(db: Queryable, id: string, decision: Decision): Promise<Review | undefined> {
+/**
+ * The exactly-once step: only a pending review becomes decided; a second caller gets nothing.
+ * `shown`: the request the decision was read against, whose calls an edit's audit entry names.
+ */
+export function decideReview(
+  db: Queryable,
+  id: string,
+  decision: Decision,
+  shown?: Review['request'],
+): Promise<Review | undefined> {
+  const edited = decision.action === 'edit' && shown ? decidedCalls(shown, decision.values ?? {}) : undefined;
   return changeReview(
     db,
     `WITH decided AS (
@@ -65,8 +74,9 @@ export function decideReview(db: Queryable, id: string, decision: Decision): Pro
         automatic: decision.automatic,
         contentHash: decision.contentHash,
         approvals: decision.approvals,
-        // What an edit ran instead of what was asked.
+        // What an edit ran instead of what was asked: as typed, and each call as decided.
         values: decision.action === 'edit' ? decision.values : undefined,
+        calls: edited,
       },
     ],
     (review, row) => [
@@ -122,6 +132,9 @@ export function countEdit(db: Queryable, current: Review, d: Decision): Promise<
     feedback: d.feedback,
   });
   const approval: Approval = { by: d.by, at: d.at, contentHash: contentHash(request) };
+  // Each call as this editor decided it, read against the review they saw (not as a later edit
+  // leaves it: the audit must never credit them with another's arguments).
+  const calls = decidedCalls(current.request, d.values ?? {});
   return changeReview(
     db,
     `WITH edited AS (
@@ -132,7 +145,7 @@ export function countEdit(db: Queryable, current: Review, d: Decision): Promise<
        INSERT INTO signoff.audit (task_id, review_id, actor, action, detail)
        SELECT task_id, id, $4, 'edit',
               jsonb_strip_nulls(jsonb_build_object('contentHash', $6::text, 'counted', 1, 'needed', $7::int,
-                                                   'feedback', $8::text, 'values', $9::jsonb))
+                                                   'feedback', $8::text, 'values', $9::jsonb, 'calls', $10::jsonb))
        FROM edited)
      SELECT * FROM edited`,
     [
@@ -146,6 +159,7 @@ export function countEdit(db: Queryable, current: Review, d: Decision): Promise<
       // As the review now keeps them (a tool call's, one explicit decision per call).
       request.edit?.feedback ?? null,
       JSON.stringify(request.edit?.values ?? {}),
+      calls ? JSON.stringify(calls) : null,
     ],
     (review) => [
       { key: eventKey.edited(review.id, n), event: { type: 'review_progress', by: d.by, review } },

@@ -159,4 +159,55 @@ describe('an edit towards a quorum', () => {
     expect(JSON.parse(byBob?.edited as string)).toEqual([{ tool: 'send_email', args: sent }]);
     expect(trail.find((e) => e.who === 'U0CAT')?.edited).toBeNull();
   });
+
+  it("each edit's audit entry names the calls as its editor decided them on the review they saw, never as a later edit left them", async () => {
+    const task = await t.h.start('mail', 'three calls, two editors');
+    const review = await t.h.nextReview(task.id);
+    const mail = (to: string) => ({ to, subject: 'Launch', body: 'We ship today.' });
+    await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0BOB' },
+      action: 'edit',
+      values: {
+        decision_0: 'approve',
+        args_0: JSON.stringify(mail('finance@example.com')),
+        decision_1: 'approve',
+        args_1: JSON.stringify(mail('press@example.com')),
+        decision_2: 'reject',
+        args_2: JSON.stringify(mail('board@example.com')),
+      },
+      contentHash: contentHash(review.request),
+    });
+    const [afterBob] = await t.h.engine.reviews(task.id, 'pending');
+    await t.h.engine.decide({
+      reviewId: review.id,
+      actor: { id: 'U0CAT' },
+      action: 'edit',
+      values: {
+        decision_0: 'approve',
+        args_0: JSON.stringify(mail('finance@example.com')),
+        decision_1: 'approve',
+        args_1: JSON.stringify(mail('cat@example.com')),
+        decision_2: 'reject',
+        args_2: JSON.stringify(mail('board@example.com')),
+      },
+      contentHash: contentHash(afterBob?.request as never),
+    });
+    const trail: { who: string; action: string; edited: string | null }[] = [];
+    for await (const entry of t.h.engine.auditTrail({ taskId: task.id })) trail.push(entry);
+    const editOf = (who: string) =>
+      JSON.parse(trail.find((e) => e.who === who && e.action === 'edit')?.edited as string);
+    expect(editOf('U0BOB')).toEqual([
+      { tool: 'send_email', args: mail('finance@example.com') },
+      { tool: 'send_email', args: mail('press@example.com') },
+      { tool: 'send_email', rejected: true },
+    ]);
+    // Cat saw Bob's edit of the first call, and changed the second.
+    expect(editOf('U0CAT')).toEqual([
+      { tool: 'send_email', args: mail('finance@example.com') },
+      { tool: 'send_email', args: mail('cat@example.com') },
+      { tool: 'send_email', rejected: true },
+    ]);
+    await t.h.engine.cancel(task.id, { id: 'ann' });
+  });
 });

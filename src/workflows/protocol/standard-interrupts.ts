@@ -176,6 +176,27 @@ export function editMeans(
   return same && request.actions.includes('approve') ? 'approve' : 'edit';
 }
 
+/** One call as an Edit form decided it, by its tool's name: what the audit keeps. */
+export type DecidedCall = { tool: string; args: Record<string, unknown> } | { tool: string; rejected: true };
+
+/**
+ * What an Edit form decided of each call, read against the review as the person saw it (its
+ * pending edit too); undefined for signoff's own requests, or a form that does not read.
+ */
+export function decidedCalls(
+  request: ReviewRequest,
+  values: Record<string, string>,
+): DecidedCall[] | undefined {
+  const calls = toolCallsOf(request);
+  const read = calls && readDecisions(calls, request, values);
+  if (!calls || !read || !('decisions' in read)) return undefined;
+  return calls.map((call, i) => {
+    const d = read.decisions[i];
+    if (d?.type === 'reject') return { tool: call.name, rejected: true };
+    return { tool: call.name, args: d?.type === 'edit' ? d.args : call.args };
+  });
+}
+
 /**
  * The calls an Edit form would run, each with the arguments it would run with (a rejected call
  * runs not at all); undefined for signoff's own requests, or a form that does not read.
