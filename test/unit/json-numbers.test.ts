@@ -54,8 +54,9 @@ describe('numbers typed that JSON would not keep as typed', () => {
   it('numbers inside strings, and numbers a double holds, are not refused', () => {
     const request = payWith({ n: 1 });
     const calls = toolCallsOf(request) ?? [];
+    // 4503599627370495.5 is 2^52 - 0.5: a double holds it (above 2^52 a double holds no halves).
     const typed =
-      '{"note": "1e400 and 12345678901234567891 \\" 1e999", "n": 9007199254740993.5, "m": -0, "k": 9007199254740992, "e": 1e308}';
+      '{"note": "1e400 and 12345678901234567891 \\" 1e999", "n": 4503599627370495.5, "m": -0, "k": 9007199254740992, "e": 1e308}';
     expect(readDecisions(calls, request, { args_0: typed })).toEqual({
       decisions: [{ type: 'edit', args: JSON.parse(typed) }],
     });
