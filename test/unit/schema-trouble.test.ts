@@ -140,6 +140,17 @@ describe('a schema signoff cannot compile, or one of a later draft', () => {
     );
   });
 
+  it('an async schema ($async: its check is a Promise, truthy for any arguments) checks no edit: edits are refused in a sentence, none passes, no Promise is left to reject', () => {
+    const async = { $async: true, type: 'object', properties: { to: { type: 'string' } } };
+    expect(readArgSchema(async)).toEqual({
+      unreadable: 'an async schema ($async) is not one signoff can check edited arguments with',
+    });
+    expect(editOf(async)({ to: 7 })).toEqual({ args_0: unreadable });
+    expect(editOf(async)({ to: 'bob' })).toEqual({ args_0: unreadable });
+    // As shown, the call as asked: approvable, as under any schema that cannot be read.
+    expect(editOf(async)({ to: 'ann' })).toEqual({});
+  });
+
   it("a schema with an $id compiles again and again, and one call's $ref never reaches another call's schema", () => {
     const withId = {
       $id: 'https://example.com/mail',
@@ -167,6 +178,17 @@ describe("an API ask's schema is read as its Edit form reads it", () => {
       args_0: '"to" must be text in double quotes.',
     });
     expect(invalidEdit(request, { args_0: '{"to": "bob"}' })).toEqual({});
+  });
+
+  it('an async schema ($async) is refused at the door with a sentence saying why', () => {
+    const refused = askWith({ $async: true, type: 'object' });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues.map((i) => [i.path, i.message])).toEqual([
+      [
+        ['schema'],
+        'not a JSON Schema signoff can check edited arguments with (an async schema ($async) is not one signoff can check edited arguments with)',
+      ],
+    ]);
   });
 
   it('a schema that cannot be compiled is refused at the door with a sentence saying why', () => {

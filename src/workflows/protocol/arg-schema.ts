@@ -34,6 +34,8 @@ const draftOf = (id: unknown): Draft =>
       ? '2019-09'
       : '07';
 
+const ASYNC = 'an async schema ($async) is not one signoff can check edited arguments with';
+
 /**
  * `schema` as a check of arguments, or why it cannot be one (Ajv's reason, or the `$schema` it
  * does not know), for a developer to read.
@@ -45,7 +47,12 @@ export function readArgSchema(
   const ajv = made.get(draft) ?? DRAFTS[draft]();
   made.set(draft, ajv);
   try {
-    return { validate: ajv.compile(schema) };
+    const validate = ajv.compile(schema);
+    // An async schema's check returns a Promise: truthy whatever the arguments, and rejected (with
+    // no one to catch it, which can end the process) for arguments that do not fit. Its type says
+    // sync: Ajv types a compile by the schema it is given, and this one is any JSON.
+    if ((validate as { $async?: unknown }).$async) return { unreadable: ASYNC };
+    return { validate };
   } catch (error) {
     const unknown =
       /^no schema with key or ref/.test((error as Error).message) && schema.$schema !== undefined;
