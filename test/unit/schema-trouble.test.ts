@@ -204,7 +204,7 @@ describe("an API ask's schema is read as its Edit form reads it", () => {
     ]);
     const draft4 = askWith({ $schema: 'http://json-schema.org/draft-04/schema#' });
     expect(draft4.error?.issues[0]?.message).toBe(
-      'not a JSON Schema signoff can check edited arguments with (its "$schema" ("http://json-schema.org/draft-04/schema#") is not a draft signoff reads: draft-07, 2019-09 or 2020-12)',
+      'not a JSON Schema signoff can check edited arguments with (its "$schema" ("http://json-schema.org/draft-04/schema#") is not a draft signoff reads: json-schema.org draft-07, 2019-09 or 2020-12)',
     );
   });
 });
@@ -240,7 +240,7 @@ describe('a list that must contain an item', () => {
   });
 });
 
-describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
+describe('the keywords of drafts 2019-09 and 2020-12, the ids of drafts, and formats', () => {
   /** The Edit form's error for `args` under `argsSchema`. */
   const errorUnder = (argsSchema: Record<string, unknown>, args: Record<string, unknown>) =>
     editUnder(argsSchema)(args).args_0;
@@ -264,6 +264,47 @@ describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
     };
     expect(errorUnder(schema, { to: 'ann', cc: 'bob' })).toBe('"cc" is not one of the allowed fields.');
     expect(errorUnder(schema, { to: 'ann' })).toBeUndefined();
+  });
+
+  it("a draft's id written by http or https, with a trailing # or none, is read by that draft's rules", () => {
+    for (const $schema of [
+      'http://json-schema.org/draft/2020-12/schema',
+      'https://json-schema.org/draft/2020-12/schema#',
+    ]) {
+      const schema = {
+        $schema,
+        type: 'object',
+        allOf: [{ properties: { to: {} } }],
+        unevaluatedProperties: false,
+      };
+      expect(errorUnder(schema, { to: 'ann', cc: 'bob' })).toBe('"cc" is not one of the allowed fields.');
+    }
+    for (const $schema of [
+      'http://json-schema.org/draft/2019-09/schema',
+      'https://json-schema.org/draft/2019-09/schema#',
+    ]) {
+      const schema = { $schema, type: 'object', dependentRequired: { card: ['expiry'] } };
+      expect(errorUnder(schema, { card: '4111' })).toBe('With "card", the arguments need "expiry" too.');
+    }
+    for (const $schema of [
+      'https://json-schema.org/draft-07/schema#',
+      'http://json-schema.org/draft-07/schema',
+    ]) {
+      // `items` as a list checks each place (draft-07's meaning; 2020-12 calls it prefixItems).
+      const schema = { $schema, type: 'object', properties: { pair: { items: [{ type: 'string' }] } } };
+      expect(errorUnder(schema, { pair: [1] })).toBe('"pair[0]" must be text in double quotes.');
+    }
+  });
+
+  it('a $schema that is no draft signoff reads (draft-06, draft-04, a look-alike id elsewhere) is refused in a sentence naming the ids it reads', () => {
+    for (const $schema of [
+      'http://json-schema.org/draft-06/schema#',
+      'http://json-schema.org/draft-04/schema#',
+      'https://example.com/draft/2020-12/schema',
+    ])
+      expect(readArgSchema({ $schema, type: 'object' })).toEqual({
+        unreadable: `its "$schema" (${JSON.stringify($schema)}) is not a draft signoff reads: json-schema.org draft-07, 2019-09 or 2020-12`,
+      });
   });
 
   it('formats are not checked: text that is no email passes a field of format "email"', () => {

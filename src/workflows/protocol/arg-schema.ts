@@ -16,23 +16,32 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 // keywords of their own (`title`, `examples`, vendor extensions).
 const OPTIONS = { allErrors: true, strict: false, logger: false } as const;
 
+/** Each draft's Ajv, and the id of the draft's meta-schema as that Ajv knows it. */
 const DRAFTS = {
-  '2020-12': () => new Ajv2020(OPTIONS),
-  '2019-09': () => new Ajv2019(OPTIONS),
-  '07': () => new Ajv(OPTIONS),
+  '2020-12': { id: 'https://json-schema.org/draft/2020-12/schema', make: () => new Ajv2020(OPTIONS) },
+  '2019-09': { id: 'https://json-schema.org/draft/2019-09/schema', make: () => new Ajv2019(OPTIONS) },
+  '07': { id: 'http://json-schema.org/draft-07/schema#', make: () => new Ajv(OPTIONS) },
 } as const;
 type Draft = keyof typeof DRAFTS;
 
 /** One Ajv per draft: making one compiles its meta-schemas, too slow to do at every form read. */
 const made = new Map<Draft, AjvCore>();
 
-/** The draft a `$schema` names; draft-07's Ajv for none, and for one it may know (draft-07, draft-06). */
-const draftOf = (id: unknown): Draft =>
-  typeof id === 'string' && /\/draft\/2020-12\/schema#?$/.test(id)
-    ? '2020-12'
-    : typeof id === 'string' && /\/draft\/2019-09\/schema#?$/.test(id)
-      ? '2019-09'
-      : '07';
+/**
+ * A draft's id as schemas write it: by http or https, with a trailing `#` or none (Ajv knows each
+ * by one spelling only, and refused the others while the sentence named the very draft written).
+ */
+const DRAFT_ID = /^https?:\/\/json-schema\.org\/(?:draft\/(2020-12|2019-09)|draft-(07))\/schema#?$/;
+
+/**
+ * The draft a `$schema` names, or undefined: none named (read as draft-07), or one signoff does not
+ * read. That includes draft-06 and draft-04, whose meta-schemas no Ajv here is given: refused in
+ * a sentence, not read by another draft's rules.
+ */
+function draftOf(id: unknown): Draft | undefined {
+  const [, later, seven] = (typeof id === 'string' && DRAFT_ID.exec(id)) || [];
+  return (later ?? seven) as Draft | undefined;
+}
 
 const ASYNC = 'an async schema ($async) is not one signoff can check edited arguments with';
 
@@ -43,11 +52,13 @@ const ASYNC = 'an async schema ($async) is not one signoff can check edited argu
 export function readArgSchema(
   schema: Record<string, unknown>,
 ): { validate: ValidateFunction } | { unreadable: string } {
-  const draft = draftOf(schema.$schema);
-  const ajv = made.get(draft) ?? DRAFTS[draft]();
+  const named = draftOf(schema.$schema);
+  const draft = named ?? '07';
+  const ajv = made.get(draft) ?? DRAFTS[draft].make();
   made.set(draft, ajv);
   try {
-    const validate = ajv.compile(schema);
+    // Its `$schema` spelled as the Ajv knows it; nothing else is changed.
+    const validate = ajv.compile(named ? { ...schema, $schema: DRAFTS[named].id } : schema);
     // An async schema's check returns a Promise: truthy whatever the arguments, and rejected (with
     // no one to catch it, which can end the process) for arguments that do not fit. Its type says
     // sync: Ajv types a compile by the schema it is given, and this one is any JSON.
@@ -55,10 +66,10 @@ export function readArgSchema(
     return { validate };
   } catch (error) {
     const unknown =
-      /^no schema with key or ref/.test((error as Error).message) && schema.$schema !== undefined;
+      !named && schema.$schema !== undefined && /^no schema with key or ref/.test((error as Error).message);
     return {
       unreadable: unknown
-        ? `its "$schema" (${JSON.stringify(schema.$schema)}) is not a draft signoff reads: draft-07, 2019-09 or 2020-12`
+        ? `its "$schema" (${JSON.stringify(schema.$schema)}) is not a draft signoff reads: json-schema.org draft-07, 2019-09 or 2020-12`
         : String((error as Error)?.message ?? error),
     };
   } finally {
