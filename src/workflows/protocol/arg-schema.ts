@@ -9,6 +9,7 @@ import type { Ajv as AjvCore, ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { canonicalJson } from './canonical-json.js';
 
 // Every problem, so that all are said at once. No logger: a format it does not know (`email`
 // without ajv-formats, which signoff does not load: formats stay unchecked) is left unchecked,
@@ -45,13 +46,33 @@ function draftOf(id: unknown): Draft | undefined {
 
 const ASYNC = 'an async schema ($async) is not one signoff can check edited arguments with';
 
+type Read = { validate: ValidateFunction } | { unreadable: string };
+
+/** Schemas read, the most recently used last: this many are kept, the least recently used dropped. */
+export const SCHEMAS_KEPT = 100;
+
+/**
+ * Reads by the schema's canonical JSON (its `$schema` is in it, so the draft is too). A compile is
+ * 1.5–4 ms and a call's schema is read at every form read, card and decision; each compile stands
+ * alone (the Ajv forgets it, below), so a check made once serves every later read of that schema.
+ */
+const reads = new Map<string, Read>();
+
 /**
  * `schema` as a check of arguments, or why it cannot be one (Ajv's reason, or the `$schema` it
- * does not know), for a developer to read.
+ * does not know), for a developer to read. The same schema (whatever its key order) gets the same
+ * result, compiled once while it is among the last SCHEMAS_KEPT read.
  */
-export function readArgSchema(
-  schema: Record<string, unknown>,
-): { validate: ValidateFunction } | { unreadable: string } {
+export function readArgSchema(schema: Record<string, unknown>): Read {
+  const key = canonicalJson(schema);
+  const known = reads.get(key) ?? compiled(schema);
+  reads.delete(key);
+  reads.set(key, known);
+  if (reads.size > SCHEMAS_KEPT) reads.delete(reads.keys().next().value as string);
+  return known;
+}
+
+function compiled(schema: Record<string, unknown>): Read {
   const named = draftOf(schema.$schema);
   const draft = named ?? '07';
   const ajv = made.get(draft) ?? DRAFTS[draft].make();
