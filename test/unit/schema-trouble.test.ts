@@ -238,6 +238,12 @@ describe('a list that must contain an item', () => {
       '"contains" must be text in double quotes.',
     );
   });
+
+  it('a field named "contains" under draft-07 dependencies is a field like any other: what it needs is said', () => {
+    const schema = { type: 'object', dependencies: { contains: { required: ['items'] } } };
+    expect(editUnder(schema)({ contains: 3 }).args_0).toBe('The arguments need "items".');
+    expect(editUnder(schema)({ contains: 3, items: [] })).toEqual({});
+  });
 });
 
 describe('the keywords of drafts 2019-09 and 2020-12, the ids of drafts, and formats', () => {
