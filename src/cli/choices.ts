@@ -36,10 +36,14 @@ export function mustChangeSentence(review: Review): string {
   const r = review.request;
   const word = (action: keyof typeof r.labels) => (r.labels[action] ?? action).toLowerCase();
   const respond = r.actions.includes('revise') ? [`a sentence to ${word('revise')}`] : [];
-  const reject = r.actions.includes('reject') ? ['"reject" (or "reject: why")'] : [];
+  // As wordsDoNotChange says: an Agent Inbox call's ignore takes no message (a why typed would be
+  // dropped), so it is offered with what it does; a LangChain call's reject tells its agent why.
+  const saysWhy = r.origin?.format !== 'agent_inbox';
+  const reject = r.actions.includes('reject') ? [saysWhy ? '"reject" (or "reject: why")' : '"reject"'] : [];
+  const rejectTo = reject.map((w) => `${w} to ${word('reject')}`);
   if (argumentsField(review))
-    return `This call may not go ahead as asked: type ${either(['its edited arguments as one line of JSON', '"edit" for a form', ...respond, ...reject])}.`;
-  return `Not every call here may go ahead as asked: type ${either(['"edit" to decide each', ...respond, ...reject.map((w) => `${w} to ${word('reject')}`)])}.`;
+    return `This call may not go ahead as asked: type ${either(['its edited arguments as one line of JSON', '"edit" for a form', ...respond, ...(saysWhy ? reject : rejectTo)])}.`;
+  return `Not every call here may go ahead as asked: type ${either(['"edit" to decide each', ...respond, ...rejectTo])}.`;
 }
 
 export function choicesOf(review: Review): string {

@@ -4,7 +4,7 @@
  * here before the database opens (a fresh clone's first start is ~10 s of initdb, too long to
  * wait for a usage line); runCommand asks too, for the prompt, which runs the same commands.
  */
-import { SHELL, TASKS_LISTED, USAGE } from './help.js';
+import { AT_THE_PROMPT, SHELL, TASKS_LISTED, USAGE } from './help.js';
 import { commandWords, looksLikeOption, unknownOption } from './options.js';
 
 /** The commands runCommand knows; `help` and `test` are answered in bin.ts. */
@@ -30,7 +30,7 @@ const ONLY_A_TASK = new Set(['resume', 'events', 'retry', 'cancel']);
  * at the prompt (which takes the words after the workflow as they are, quotes and all).
  */
 const startLine = (cli: string, workflow: string, task: string) =>
-  cli ? `${cli}run ${workflow} ${task}` : `${workflow} ${task.replace(/^"(.*)"$/, '$1')}`;
+  cli === AT_THE_PROMPT ? `${workflow} ${task.replace(/^"(.*)"$/, '$1')}` : `${cli}run ${workflow} ${task}`;
 
 /** What is wrong with `argv`'s shape, in one line (or more: an unknown command adds the usage); undefined when nothing is. */
 export function usageError(

@@ -421,6 +421,14 @@ describe('the HTTP API', () => {
       body: ask({ content: undefined, toolCall: { name: 'x', arguments: {}, schema: { type: 'nonsense' } } }),
     });
     expect(badSchema.status).toBe(400);
+    // An async schema's check is a Promise (truthy for any arguments): it checks no edit.
+    const asyncSchema = await call('POST', '/reviews', {
+      body: ask({ content: undefined, toolCall: { name: 'x', arguments: {}, schema: { $async: true } } }),
+    });
+    expect(asyncSchema.status).toBe(400);
+    expect(JSON.stringify(asyncSchema.body)).toContain(
+      'an async schema ($async) is not one signoff can check',
+    );
     const huge = await call('POST', '/reviews', { body: ask({ content: 'x'.repeat(300_000) }) });
     expect(huge).toMatchObject({ status: 413, body: { error: { code: 'too_large' } } });
     const wrongToken = await call('POST', '/reviews', { body: ask(), token: 'sk-nobody' });

@@ -140,6 +140,17 @@ describe('a schema signoff cannot compile, or one of a later draft', () => {
     );
   });
 
+  it('an async schema ($async: its check is a Promise, truthy for any arguments) checks no edit: edits are refused in a sentence, none passes, no Promise is left to reject', () => {
+    const async = { $async: true, type: 'object', properties: { to: { type: 'string' } } };
+    expect(readArgSchema(async)).toEqual({
+      unreadable: 'an async schema ($async) is not one signoff can check edited arguments with',
+    });
+    expect(editOf(async)({ to: 7 })).toEqual({ args_0: unreadable });
+    expect(editOf(async)({ to: 'bob' })).toEqual({ args_0: unreadable });
+    // As shown, the call as asked: approvable, as under any schema that cannot be read.
+    expect(editOf(async)({ to: 'ann' })).toEqual({});
+  });
+
   it("a schema with an $id compiles again and again, and one call's $ref never reaches another call's schema", () => {
     const withId = {
       $id: 'https://example.com/mail',
@@ -169,6 +180,17 @@ describe("an API ask's schema is read as its Edit form reads it", () => {
     expect(invalidEdit(request, { args_0: '{"to": "bob"}' })).toEqual({});
   });
 
+  it('an async schema ($async) is refused at the door with a sentence saying why', () => {
+    const refused = askWith({ $async: true, type: 'object' });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues.map((i) => [i.path, i.message])).toEqual([
+      [
+        ['schema'],
+        'not a JSON Schema signoff can check edited arguments with (an async schema ($async) is not one signoff can check edited arguments with)',
+      ],
+    ]);
+  });
+
   it('a schema that cannot be compiled is refused at the door with a sentence saying why', () => {
     const refused = askWith({ type: 'object', properties: { to: { type: 'string', pattern: '(' } } });
     expect(refused.success).toBe(false);
@@ -182,7 +204,7 @@ describe("an API ask's schema is read as its Edit form reads it", () => {
     ]);
     const draft4 = askWith({ $schema: 'http://json-schema.org/draft-04/schema#' });
     expect(draft4.error?.issues[0]?.message).toBe(
-      'not a JSON Schema signoff can check edited arguments with (its "$schema" ("http://json-schema.org/draft-04/schema#") is not a draft signoff reads: draft-07, 2019-09 or 2020-12)',
+      'not a JSON Schema signoff can check edited arguments with (its "$schema" ("http://json-schema.org/draft-04/schema#") is not a draft signoff reads: json-schema.org draft-07, 2019-09 or 2020-12)',
     );
   });
 });
@@ -216,9 +238,15 @@ describe('a list that must contain an item', () => {
       '"contains" must be text in double quotes.',
     );
   });
+
+  it('a field named "contains" under draft-07 dependencies is a field like any other: what it needs is said', () => {
+    const schema = { type: 'object', dependencies: { contains: { required: ['items'] } } };
+    expect(editUnder(schema)({ contains: 3 }).args_0).toBe('The arguments need "items".');
+    expect(editUnder(schema)({ contains: 3, items: [] })).toEqual({});
+  });
 });
 
-describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
+describe('the keywords of drafts 2019-09 and 2020-12, the ids of drafts, and formats', () => {
   /** The Edit form's error for `args` under `argsSchema`. */
   const errorUnder = (argsSchema: Record<string, unknown>, args: Record<string, unknown>) =>
     editUnder(argsSchema)(args).args_0;
@@ -242,6 +270,47 @@ describe('the keywords of drafts 2019-09 and 2020-12, and formats', () => {
     };
     expect(errorUnder(schema, { to: 'ann', cc: 'bob' })).toBe('"cc" is not one of the allowed fields.');
     expect(errorUnder(schema, { to: 'ann' })).toBeUndefined();
+  });
+
+  it("a draft's id written by http or https, with a trailing # or none, is read by that draft's rules", () => {
+    for (const $schema of [
+      'http://json-schema.org/draft/2020-12/schema',
+      'https://json-schema.org/draft/2020-12/schema#',
+    ]) {
+      const schema = {
+        $schema,
+        type: 'object',
+        allOf: [{ properties: { to: {} } }],
+        unevaluatedProperties: false,
+      };
+      expect(errorUnder(schema, { to: 'ann', cc: 'bob' })).toBe('"cc" is not one of the allowed fields.');
+    }
+    for (const $schema of [
+      'http://json-schema.org/draft/2019-09/schema',
+      'https://json-schema.org/draft/2019-09/schema#',
+    ]) {
+      const schema = { $schema, type: 'object', dependentRequired: { card: ['expiry'] } };
+      expect(errorUnder(schema, { card: '4111' })).toBe('With "card", the arguments need "expiry" too.');
+    }
+    for (const $schema of [
+      'https://json-schema.org/draft-07/schema#',
+      'http://json-schema.org/draft-07/schema',
+    ]) {
+      // `items` as a list checks each place (draft-07's meaning; 2020-12 calls it prefixItems).
+      const schema = { $schema, type: 'object', properties: { pair: { items: [{ type: 'string' }] } } };
+      expect(errorUnder(schema, { pair: [1] })).toBe('"pair[0]" must be text in double quotes.');
+    }
+  });
+
+  it('a $schema that is no draft signoff reads (draft-06, draft-04, a look-alike id elsewhere) is refused in a sentence naming the ids it reads', () => {
+    for (const $schema of [
+      'http://json-schema.org/draft-06/schema#',
+      'http://json-schema.org/draft-04/schema#',
+      'https://example.com/draft/2020-12/schema',
+    ])
+      expect(readArgSchema({ $schema, type: 'object' })).toEqual({
+        unreadable: `its "$schema" (${JSON.stringify($schema)}) is not a draft signoff reads: json-schema.org draft-07, 2019-09 or 2020-12`,
+      });
   });
 
   it('formats are not checked: text that is no email passes a field of format "email"', () => {

@@ -57,6 +57,28 @@ describe('a tool call that may be edited but not approved as asked', () => {
     );
   });
 
+  it('at an Agent Inbox call that may be edited, not accepted: Enter offers "reject" to ignore, never a why its ignore would drop', () => {
+    const inbox = reviewOf([
+      {
+        action_request: { action: 'send_email', args: { to: 'a@example.com' } },
+        config: { allow_accept: false, allow_edit: true, allow_ignore: true, allow_respond: false },
+        description: 'An email',
+      },
+    ]);
+    const mustChangeInbox =
+      'This call may not go ahead as asked: type its edited arguments as one line of JSON, "edit" for a form, or "reject" to ignore.';
+    for (const typed of ['', 'approve', '{"to": "a@example.com"}'])
+      expect([typed, parseAnswer(typed, inbox)]).toEqual([
+        typed,
+        {
+          error: typed.startsWith('{')
+            ? `Those are the arguments as shown; nothing changed. ${mustChangeInbox}`
+            : mustChangeInbox,
+        },
+      ]);
+    expect(parseAnswer('reject', inbox)).toEqual({ action: 'reject' });
+  });
+
   it('a call that may be approved is still approved by the word only, as before', () => {
     const may = reviewOf(REQUESTS.one);
     expect(parseAnswer('', may)).toEqual({

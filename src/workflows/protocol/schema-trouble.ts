@@ -53,8 +53,18 @@ const said = (e: ErrorObject) =>
   !/\/(anyOf|oneOf)\/\d+\//.test(`${e.schemaPath}/`) &&
   !insideContains(e.schemaPath);
 
-/** Keywords whose next part of a schema path is a name the schema chose (a field `contains`, say). */
-const NAMING = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/**
+ * Keywords whose next part of a schema path is a name the schema chose (a field `contains`, say);
+ * `dependencies` is draft-07's `dependentSchemas`.
+ */
+const NAMING = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
 
 /** Whether a schema path goes through a `contains` keyword's schema (not ends at it). */
 function insideContains(schemaPath: string): boolean {

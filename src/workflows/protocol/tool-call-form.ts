@@ -8,7 +8,7 @@
 
 import { readArgSchema } from './arg-schema.js';
 import { sameJson } from './canonical-json.js';
-import { numberNotKept } from './json-numbers.js';
+import { numberNotKept, whyNotKept } from './json-numbers.js';
 import { jsonTrouble } from './json-trouble.js';
 import {
   type Action,
@@ -166,11 +166,11 @@ const parseArgs = (
 /** A number quoted at most this long (a thousand digits typed are no sentence). */
 const NUMBER_SHOWN = 40;
 
-/** Why a number typed cannot go to the call as typed, and how to send it as text. */
+/** Why a number typed cannot go to the call as typed (too large, too small, too many digits), and how to send it as text. */
 function inexactSentence(name: string, token: string): string {
   const whole = token.length <= NUMBER_SHOWN;
   const shownToken = whole ? token : `${token.slice(0, NUMBER_SHOWN - 1)}…`;
-  return `The arguments of ${name} hold the number ${shownToken}, which is too large to keep exactly as typed: write it in quotes${whole ? `, as "${token}"` : ''}.`;
+  return `The arguments of ${name} hold the number ${shownToken}, ${whyNotKept(token)}: write it in quotes${whole ? `, as "${token}"` : ''}.`;
 }
 
 /**
