@@ -164,35 +164,26 @@ describe('an edit towards a quorum', () => {
     const task = await t.h.start('mail', 'three calls, two editors');
     const review = await t.h.nextReview(task.id);
     const mail = (to: string) => ({ to, subject: 'Launch', body: 'We ship today.' });
-    await t.h.engine.decide({
-      reviewId: review.id,
-      actor: { id: 'U0BOB' },
-      action: 'edit',
-      values: {
-        decision_0: 'approve',
-        args_0: JSON.stringify(mail('finance@example.com')),
-        decision_1: 'approve',
-        args_1: JSON.stringify(mail('press@example.com')),
-        decision_2: 'reject',
-        args_2: JSON.stringify(mail('board@example.com')),
-      },
-      contentHash: contentHash(review.request),
-    });
-    const [afterBob] = await t.h.engine.reviews(task.id, 'pending');
-    await t.h.engine.decide({
-      reviewId: review.id,
-      actor: { id: 'U0CAT' },
-      action: 'edit',
-      values: {
-        decision_0: 'approve',
-        args_0: JSON.stringify(mail('finance@example.com')),
-        decision_1: 'approve',
-        args_1: JSON.stringify(mail('cat@example.com')),
-        decision_2: 'reject',
-        args_2: JSON.stringify(mail('board@example.com')),
-      },
-      contentHash: contentHash(afterBob?.request as never),
-    });
+    // The first two calls sent to `first` and `second`, the third rejected: every field typed.
+    const editAs = async (who: string, first: string, second: string) => {
+      const [now] = await t.h.engine.reviews(task.id, 'pending');
+      await t.h.engine.decide({
+        reviewId: review.id,
+        actor: { id: who },
+        action: 'edit',
+        values: {
+          decision_0: 'approve',
+          args_0: JSON.stringify(mail(first)),
+          decision_1: 'approve',
+          args_1: JSON.stringify(mail(second)),
+          decision_2: 'reject',
+          args_2: JSON.stringify(mail('board@example.com')),
+        },
+        contentHash: contentHash(now?.request as never),
+      });
+    };
+    await editAs('U0BOB', 'finance@example.com', 'press@example.com');
+    await editAs('U0CAT', 'finance@example.com', 'cat@example.com');
     const trail: { who: string; action: string; edited: string | null }[] = [];
     for await (const entry of t.h.engine.auditTrail({ taskId: task.id })) trail.push(entry);
     const editOf = (who: string) =>

@@ -206,12 +206,11 @@ export function callsAsEdited(
   values: Record<string, string>,
 ): ToolCall[] | undefined {
   const calls = toolCallsOf(request);
-  const read = calls && readDecisions(calls, request, values);
-  if (!calls || !read || !('decisions' in read)) return undefined;
+  const decided = decidedCalls(request, values);
+  if (!calls || !decided) return undefined;
   return calls.flatMap((call, i) => {
-    const d = read.decisions[i];
-    if (!d || d.type === 'reject') return [];
-    return [d.type === 'edit' ? { ...call, args: d.args } : call];
+    const d = decided[i];
+    return !d || 'rejected' in d ? [] : [{ ...call, args: d.args }];
   });
 }
 
