@@ -260,7 +260,9 @@ export class FakeOpenAI {
     }
     const fault = this.faults.shift();
     const call: ModelCall = { at: Date.now(), model: request.model, stream: !!request.stream, answered: 0 };
-    this.calls.push(call);
+    // The call's number is its place on arrival: read after a slow answer's wait, it would be the
+    // number of the last call that came meanwhile, and two calls would give the same answer.
+    const n = this.calls.push(call);
     if (fault?.delayMs) await this.wait(fault.delayMs, res);
     if (res.destroyed || req.socket.destroyed) {
       call.hungUp = true;
@@ -277,7 +279,7 @@ export class FakeOpenAI {
         call.hungUp = true;
       });
     }
-    const answered = this.answer(request, this.calls.length);
+    const answered = this.answer(request, n);
     const { content, toolCall } = fault?.answer
       ? answered.toolCall
         ? { content: null, toolCall: { ...answered.toolCall, arguments: JSON.stringify(fault.answer) } }

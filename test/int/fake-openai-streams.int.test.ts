@@ -59,3 +59,26 @@ describe('the fake model server, streaming', () => {
     expect(model.calls.at(-1)?.tokensSent).toBe(3);
   });
 });
+
+describe('the fake model server, numbering its calls', () => {
+  // The chaos checker tells whose words a reply shows by the `[call N]` its answer opens with
+  // (bench/chaos/answers.ts): two calls must never answer with the same number.
+  const numbered = new FakeOpenAI({ reply: (_, n) => `[call ${n}] words` });
+  beforeAll(() => numbered.start());
+  afterAll(() => numbered.stop());
+
+  it('numbers a slowed call by its arrival, not by the calls that came while it waited', async () => {
+    const client = new ChatOpenAI({
+      model: 'gpt-4o-mini',
+      apiKey: 'sk-test',
+      configuration: { baseURL: numbered.url },
+      maxRetries: 0,
+    });
+    numbered.failNext({ delayMs: 600 });
+    const slowed = client.invoke('first, slowed');
+    // Arrives while the first waits, and is answered at once.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const quick = await client.invoke('second');
+    expect([(await slowed).content, quick.content]).toEqual(['[call 1] words', '[call 2] words']);
+  });
+});
